@@ -1,0 +1,62 @@
+/**
+ * The one asynchronous store interface that every backend implements (memory, SQLite, PostgreSQL).
+ * A store keeps bytes; it never interprets a record beyond its sequence number. Every write is
+ * conditional on the run's next sequence number, so two writers on one run never both succeed.
+ */
+
+export interface StoredRecord {
+  seq: number;
+  bytes: Uint8Array;
+  /** Commit time recorded by the store (milliseconds since the epoch); not part of the log bytes. */
+  committedAtMs: number;
+}
+
+export type AppendOutcome =
+  | { committed: true; nextSeq: number }
+  /** Another writer appended first (or expectedSeq was stale); nothing was written. */
+  | { committed: false; nextSeq: number };
+
+export type ForkOutcome =
+  | { committed: true }
+  /** The target run id already exists, or the source has fewer than `prefixRecords` records. */
+  | { committed: false; reason: 'TARGET_EXISTS' | 'SOURCE_TOO_SHORT' };
+
+export interface RunListing {
+  runId: string;
+  nextSeq: number;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+export interface Store {
+  /** A short name for messages and reports, e.g. "sqlite:/path/remit.db". */
+  readonly description: string;
+
+  /** The run's records from `fromSeq` (inclusive) concatenated in seq order; empty if none. */
+  readLog(runId: string, fromSeq?: number): Promise<Uint8Array>;
+
+  /** The run's records from `fromSeq` one by one, with store metadata (for inspection). */
+  readRecords(runId: string, fromSeq?: number): Promise<StoredRecord[]>;
+
+  /**
+   * Append `records` (already encoded, seqs expectedSeq, expectedSeq+1, ...) atomically, only if
+   * the run's next seq is `expectedSeq`. All or nothing. Store failures throw a StoreError.
+   */
+  append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome>;
+
+  /**
+   * Atomically create run `targetRunId` holding a byte copy of the source's records
+   * 0..prefixRecords-1 followed by `forkRecord` (whose seq is prefixRecords). The source is not
+   * touched.
+   */
+  fork(
+    sourceRunId: string,
+    prefixRecords: number,
+    targetRunId: string,
+    forkRecord: Uint8Array,
+  ): Promise<ForkOutcome>;
+
+  listRuns(): Promise<RunListing[]>;
+
+  close(): Promise<void>;
+}
