@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The test suite: typecheck, the Rust core's host tests, and every vitest suite (cores, equivalence,
+# shell, stores including PostgreSQL on a server this script starts and stops).
+# REMIT_SKIP_PG=1 skips the PostgreSQL tests explicitly (they are never skipped silently).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log() { printf '[test] %s\n' "$*"; }
+
+log "typecheck"
+npx tsc --noEmit -p tsconfig.json
+
+log "Rust core: host tests"
+(cd verus-core && cargo test --release --quiet)
+
+pg_started=0
+if [ "${REMIT_SKIP_PG:-0}" != "1" ]; then
+  bash scripts/pg.sh start
+  pg_started=1
+  REMIT_PG_URL=$(bash scripts/pg.sh url)
+  export REMIT_PG_URL
+fi
+cleanup() { if [ "$pg_started" = 1 ]; then bash scripts/pg.sh stop || true; fi; }
+trap cleanup EXIT
+
+log "vitest"
+npx vitest run "$@"
