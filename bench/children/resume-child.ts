@@ -1,0 +1,23 @@
+/**
+ * A fresh process for the resume suite. Usage:
+ *   node --import tsx bench/children/resume-child.ts <remit|langgraph> <import|resume> <db file> <N>
+ * "import" loads the library and the workload module and exits (the baseline every resume pays);
+ * "resume" also opens the file, resumes the parked run to its end, checks the result and prints
+ * {"resume_ms": ...}, the time from after the imports to the end, measured inside the child.
+ */
+
+const [impl, mode, file, nodesArg] = process.argv.slice(2);
+if ((impl !== 'remit' && impl !== 'langgraph') || (mode !== 'import' && mode !== 'resume') || !file || !nodesArg) {
+  process.stderr.write('usage: resume-child.ts <remit|langgraph> <import|resume> <db file> <N>\n');
+  process.exit(2);
+}
+const nodes = Number(nodesArg);
+const workload = impl === 'remit' ? await import('../workloads/remit.js') : await import('../workloads/langgraph.js');
+if (mode === 'resume') {
+  const t0 = performance.now();
+  if (impl === 'remit') await (workload as typeof import('../workloads/remit.js')).remitResume(file, nodes);
+  else await (workload as typeof import('../workloads/langgraph.js')).langgraphResume(file, nodes);
+  process.stdout.write(JSON.stringify({ resume_ms: performance.now() - t0 }) + '\n');
+} else {
+  process.stdout.write(JSON.stringify({ imported: Object.keys(workload).length }) + '\n');
+}

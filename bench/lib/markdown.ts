@@ -1,0 +1,127 @@
+/** The Markdown report (bench/results/latest.md): machine, one table per suite, targets, notes. */
+
+import type { ResultRow, ResultsDocument, SuiteName } from './results.js';
+
+interface Column {
+  header: string;
+  cell: (r: ResultRow) => string;
+}
+
+export function fmt(v: number | undefined, digits = 3): string {
+  if (v === undefined || !Number.isFinite(v)) return '–';
+  const a = Math.abs(v);
+  if (a >= 1e9) return `${(v / 1e9).toPrecision(digits)} G`;
+  if (a >= 1e6) return `${(v / 1e6).toPrecision(digits)} M`;
+  if (a >= 1e4) return `${(v / 1e3).toPrecision(digits)} k`;
+  if (a >= 100) return Math.round(v).toString();
+  return v.toPrecision(digits);
+}
+
+const ratio = (v: number | undefined) => (v === undefined ? '–' : `${fmt(v)}×`);
+const pct = (v: number | undefined) => (v === undefined ? '–' : `${(v * 100).toFixed(1)} %`);
+const ms = (r: ResultRow) => fmt(r.time_ms?.median);
+const spread = (r: ResultRow) => (r.time_ms ? `${fmt(r.time_ms.p25)}–${fmt(r.time_ms.p75)}` : '–');
+const samples = (r: ResultRow) => (r.time_ms ? String(r.time_ms.samples) : '–');
+const implCell = (r: ResultRow) => (r.status === 'measured' ? r.impl : `${r.impl} (${r.status}${r.note ? `: ${r.note.slice(0, 80)}` : ''})`);
+
+const COLUMNS: Record<SuiteName, Column[]> = {
+  recovery: [
+    { header: 'case', cell: (r) => r.case },
+    { header: 'impl', cell: implCell },
+    { header: 'median ms', cell: ms },
+    { header: 'p25–p75 ms', cell: spread },
+    { header: 'n', cell: samples },
+    { header: 'records/s', cell: (r) => fmt(r.metrics.records_per_s) },
+    { header: 'MB/s', cell: (r) => fmt(r.metrics.mb_per_s) },
+    { header: 'speed vs framing walk', cell: (r) => ratio(r.ratios['speed_vs_framing-crc-walk']) },
+    { header: 'wasm / reference', cell: (r) => ratio(r.ratios.speed_vs_reference) },
+    { header: 'boundary share', cell: (r) => pct(r.metrics.boundary_share) },
+  ],
+  resume: [
+    { header: 'N', cell: (r) => String(r.params.nodes ?? '–') },
+    { header: 'impl', cell: implCell },
+    { header: 'spawn→exit median ms', cell: ms },
+    { header: 'p25–p75 ms', cell: spread },
+    { header: 'n', cell: samples },
+    { header: 'minus import-only child ms', cell: (r) => fmt(r.metrics.resume_over_import_ms) },
+    { header: 'in-child resume ms', cell: (r) => fmt(r.metrics.in_child_resume_ms) },
+    { header: 'speedup vs LangGraph (minus import / in-child)', cell: (r) => `${ratio(r.ratios['resume_over_import_vs_langgraph'])} / ${ratio(r.ratios['in_child_vs_langgraph'])}` },
+  ],
+  commit: [
+    { header: 'synchronous', cell: (r) => String(r.params.synchronous ?? '–') },
+    { header: 'impl', cell: implCell },
+    { header: 'ms per step median', cell: ms },
+    { header: 'p25–p75 ms', cell: spread },
+    { header: 'n', cell: samples },
+    { header: 'steps/s', cell: (r) => fmt(r.metrics.steps_per_s) },
+    { header: 'share of raw rate', cell: (r) => pct(r.ratios['speed_vs_raw-insert-commit']) },
+  ],
+  gate: [
+    { header: 'racers k', cell: (r) => String(r.params.racers ?? '–') },
+    { header: 'impl', cell: implCell },
+    { header: 'ms per claim median', cell: ms },
+    { header: 'p25–p75 ms', cell: spread },
+    { header: 'n', cell: samples },
+    { header: 'claims/s', cell: (r) => fmt(r.metrics.claims_per_s) },
+    { header: 'share of raw rate', cell: (r) => pct(r.ratios['speed_vs_raw-on-conflict']) },
+  ],
+  storage: [
+    { header: 'state', cell: (r) => String(r.params.state ?? '–') },
+    { header: 'steps N', cell: (r) => String(r.params.steps ?? '–') },
+    { header: 'impl', cell: implCell },
+    { header: 'bytes on disk', cell: (r) => fmt(r.metrics.bytes_on_disk) },
+    { header: 'stored payload bytes', cell: (r) => fmt(r.metrics.logical_bytes) },
+    { header: 'bytes/step (disk, fit)', cell: (r) => fmt(r.metrics.bytes_per_step_fit) },
+    { header: 'REMIT / LangGraph bytes', cell: (r) => ratio(r.ratios.bytes_vs_langgraph) },
+  ],
+};
+
+const TITLES: Record<SuiteName, string> = {
+  recovery: '1. Recovery throughput',
+  resume: '2. Resume latency, fresh process (SQLite file)',
+  commit: '3. Durable step commit (SQLite)',
+  gate: '4. Consume-once gate',
+  storage: '5. Storage growth',
+};
+
+function table(rows: ResultRow[], columns: Column[]): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  const lines = [`| ${columns.map((c) => c.header).join(' | ')} |`, `|${columns.map(() => '---').join('|')}|`];
+  for (const r of rows) lines.push(`| ${columns.map((c) => esc(c.cell(r))).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+export function machineLine(doc: ResultsDocument): string {
+  const m = doc.machine;
+  return `${m.cpu_model}, ${m.cpu_cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB; ${m.os_platform} ${m.os_release}; Node ${m.node_version} (V8 ${m.v8_version}); SQLite ${m.sqlite_version}; load average at start ${m.load_avg_at_start.join(' / ')}, at end ${m.load_avg_at_end.join(' / ')}; git ${m.git_commit.slice(0, 10)}${m.git_dirty ? ' (uncommitted changes)' : ''}`;
+}
+
+export function renderMarkdown(doc: ResultsDocument): string {
+  const out: string[] = [];
+  out.push(`# REMIT benchmarks (${doc.profile} profile)`, '');
+  out.push(`Run ${doc.started_at}, ${doc.duration_s.toFixed(0)} s, \`${doc.command}\`.`, '');
+  out.push(`Machine: ${machineLine(doc)}.`, '');
+  out.push('Packages: ' + Object.entries(doc.machine.packages).map(([k, v]) => `${k} ${v}`).join(', ') + '.', '');
+  out.push('Times are medians over pooled samples (p25–p75 shown); rates are derived from the medians. Ratios compare rows of the same case measured in this run; a speed ratio above 1 means faster than the row named.', '');
+  if (doc.targets.length > 0) {
+    out.push('## Targets', '', '| target | goal | measured | met |', '|---|---|---|---|');
+    for (const t of doc.targets) {
+      const met = t.met === null ? 'not measured' : t.met ? 'yes' : 'no';
+      out.push(`| ${t.id} | ${t.goal} | ${t.measured === null ? '–' : `${fmt(t.measured)} ${t.unit}`} | ${met} |`);
+    }
+    out.push('');
+    for (const t of doc.targets) if (t.note) out.push(`- **${t.id}**: ${t.note}`);
+    out.push('');
+  }
+  for (const suite of doc.suites) {
+    out.push(`## ${TITLES[suite.name]}`, '');
+    if (suite.status === 'skipped') {
+      out.push(`Skipped. ${suite.notes.join(' ')}`, '');
+      continue;
+    }
+    out.push(table(suite.rows, COLUMNS[suite.name]), '');
+    for (const n of suite.notes) out.push(`- ${n}`);
+    out.push(`- Suite time: ${suite.duration_s.toFixed(1)} s.`, '');
+  }
+  return out.join('\n');
+}

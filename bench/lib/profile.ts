@@ -1,0 +1,57 @@
+/**
+ * The two profiles. quick: `npm run bench`, under five minutes on two shared cores, so sizes are
+ * smaller and samples fewer; full: `npm run bench -- --full`, every size with more samples. Both
+ * run the same code; only these numbers differ.
+ */
+
+import type { SamplingPlan } from './measure.js';
+
+export interface RecoveryCasePlan {
+  records: number;
+  plan: SamplingPlan;
+}
+
+export interface Profile {
+  name: 'quick' | 'full';
+  recovery: RecoveryCasePlan[];
+  /** Tiny-log and invalid-at-offset-0 calls that isolate the JS/Wasm boundary cost. */
+  boundaryPlan: SamplingPlan;
+  resume: { nodes: number[]; samples: number };
+  commit: { steps: number; samples: number; syncModes: ('FULL' | 'NORMAL')[] };
+  gate: { claims: number; racers: number[]; samples: number };
+  storage: { steps: number[] };
+}
+
+const plan = (iterations: number, timeMs: number, warmupIterations: number, rounds: number): SamplingPlan => ({
+  iterations, timeMs, warmupIterations, rounds,
+});
+
+export const QUICK: Profile = {
+  name: 'quick',
+  recovery: [
+    { records: 1_000, plan: plan(100, 150, 20, 3) },
+    { records: 10_000, plan: plan(20, 150, 5, 3) },
+    { records: 100_000, plan: plan(4, 100, 1, 3) },
+    { records: 1_000_000, plan: plan(1, 0, 1, 3) },
+  ],
+  boundaryPlan: plan(200, 150, 50, 3),
+  resume: { nodes: [10, 100, 1000], samples: 5 },
+  commit: { steps: 200, samples: 5, syncModes: ['FULL', 'NORMAL'] },
+  gate: { claims: 200, racers: [1, 2, 8], samples: 5 },
+  storage: { steps: [10, 100, 1000] },
+};
+
+export const FULL: Profile = {
+  name: 'full',
+  recovery: [
+    { records: 1_000, plan: plan(500, 1000, 50, 5) },
+    { records: 10_000, plan: plan(100, 1000, 10, 5) },
+    { records: 100_000, plan: plan(15, 1000, 3, 5) },
+    { records: 1_000_000, plan: plan(3, 0, 1, 5) },
+  ],
+  boundaryPlan: plan(1000, 1000, 200, 5),
+  resume: { nodes: [10, 100, 1000], samples: 15 },
+  commit: { steps: 1000, samples: 10, syncModes: ['FULL', 'NORMAL'] },
+  gate: { claims: 1000, racers: [1, 2, 8], samples: 10 },
+  storage: { steps: [10, 100, 1000, 10_000] },
+};

@@ -1,0 +1,86 @@
+/**
+ * The results document (bench/results/latest.json). Keys are stable and documented in
+ * bench/README.md ("Results JSON"); add keys, never rename them. Times are milliseconds, sizes bytes,
+ * rates per second; every rate is derived from a median time measured in the same process run.
+ */
+
+import type { Summary } from './stats.js';
+import type { MachineDescription } from './machine.js';
+
+export const RESULTS_SCHEMA = 'remit-bench/1';
+
+export type SuiteName = 'recovery' | 'resume' | 'commit' | 'gate' | 'storage';
+export const SUITE_NAMES: readonly SuiteName[] = ['recovery', 'resume', 'commit', 'gate', 'storage'];
+
+/** subject: one of ours or a competitor; limit: what the hardware/runtime allows (the yardstick). */
+export type Role = 'subject' | 'limit' | 'competitor';
+
+export interface ResultRow {
+  suite: SuiteName;
+  /** Human-readable case, e.g. "records=10000" or "N=100". */
+  case: string;
+  /** The workload parameters of the case (numbers where they are counts). */
+  params: Record<string, number | string>;
+  impl: string;
+  role: Role;
+  status: 'measured' | 'unavailable' | 'error';
+  /** Why a row is unavailable or errored, or what a reader must know to read it. */
+  note?: string;
+  /** Time per operation (ms) over the pooled samples; absent for size-only rows. */
+  time_ms?: Summary;
+  /** Derived figures with units in their names (records_per_s, bytes_on_disk, ...). */
+  metrics: Record<string, number>;
+  /**
+   * Ratios to other rows of the same case, named "<metric>_vs_<impl>". For times and rates the
+   * ratio is a speed ratio: baseline median time / this median time (above 1 = faster).
+   */
+  ratios: Record<string, number>;
+}
+
+export interface TargetReport {
+  id: string;
+  goal: string;
+  /** The measured figure the goal is about, with its unit in `unit`. */
+  measured: number | null;
+  unit: string;
+  met: boolean | null;
+  note: string;
+}
+
+export interface SuiteReport {
+  name: SuiteName;
+  status: 'measured' | 'partial' | 'skipped';
+  duration_s: number;
+  notes: string[];
+  rows: ResultRow[];
+}
+
+export interface ResultsDocument {
+  schema: typeof RESULTS_SCHEMA;
+  profile: 'quick' | 'full';
+  started_at: string;
+  finished_at: string;
+  duration_s: number;
+  command: string;
+  machine: MachineDescription;
+  suites: SuiteReport[];
+  targets: TargetReport[];
+}
+
+export function row(partial: Omit<ResultRow, 'metrics' | 'ratios' | 'status'> & Partial<ResultRow>): ResultRow {
+  return { status: 'measured', metrics: {}, ratios: {}, ...partial };
+}
+
+export function unavailableRow(
+  suite: SuiteName, caseName: string, params: ResultRow['params'], impl: string, role: Role, note: string,
+): ResultRow {
+  return { suite, case: caseName, params, impl, role, status: 'unavailable', note, metrics: {}, ratios: {} };
+}
+
+/** Speed ratio baseline/self from median times; undefined when either is missing. */
+export function speedRatio(self: ResultRow | undefined, baseline: ResultRow | undefined): number | undefined {
+  const a = self?.time_ms?.median;
+  const b = baseline?.time_ms?.median;
+  if (a === undefined || b === undefined || a <= 0) return undefined;
+  return b / a;
+}

@@ -1,0 +1,116 @@
+/**
+ * Entry point of `npm run bench` (quick profile) and `npm run bench -- --full`.
+ *
+ *   --full               every size, more samples (the quick profile finishes in under five minutes)
+ *   --suite NAME[,NAME]  run only these suites: recovery, resume, commit, gate, storage
+ *   --out DIR            where results go (default bench/results): latest.json, latest.md, *.svg
+ *   --pg URL             reserved for PostgreSQL columns (reported as not measured for now)
+ *
+ * Writes the JSON document (keys: bench/README.md), the Markdown table and the SVG charts, and
+ * prints the Markdown. Profile with: NODE_OPTIONS=--cpu-prof npx tsx bench/run.ts --suite recovery
+ */
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import Database from 'better-sqlite3';
+import { describeMachine } from './lib/machine.js';
+import { FULL, QUICK } from './lib/profile.js';
+import { renderMarkdown } from './lib/markdown.js';
+import { lineChartSvg } from './lib/svg.js';
+import { evaluateTargets } from './lib/targets.js';
+import { RESULTS_SCHEMA, SUITE_NAMES, type ResultsDocument, type SuiteName, type SuiteReport } from './lib/results.js';
+import type { SuiteContext, SuiteOutput } from './lib/context.js';
+import os from 'node:os';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const SUITES: Record<SuiteName, () => Promise<(ctx: SuiteContext) => Promise<SuiteOutput>>> = {
+  recovery: async () => (await import('./suites/recovery.js')).runRecovery,
+  resume: async () => (await import('./suites/resume.js')).runResume,
+  commit: async () => (await import('./suites/commit.js')).runCommit,
+  gate: async () => (await import('./suites/gate.js')).runGate,
+  storage: async () => (await import('./suites/storage.js')).runStorage,
+};
+
+function parseArgs(argv: string[]) {
+  const program = new Command()
+    .name('bench')
+    .option('--full', 'full profile (all sizes, more samples)', false)
+    .option('--suite <names>', 'comma-separated suites to run', (v: string, prev: string[]) => prev.concat(v.split(',')), [] as string[])
+    .option('--out <dir>', 'output folder', path.join(repoRoot, 'bench', 'results'))
+    .option('--pg <url>', 'PostgreSQL URL (reserved: columns not measured yet)')
+    .parse(argv);
+  const opts = program.opts<{ full: boolean; suite: string[]; out: string; pg?: string }>();
+  const suites = opts.suite.length === 0 ? [...SUITE_NAMES] : opts.suite.map((s) => s.trim()).filter(Boolean);
+  for (const s of suites) {
+    if (!SUITE_NAMES.includes(s as SuiteName)) throw new Error(`unknown suite "${s}": expected one of ${SUITE_NAMES.join(', ')}`);
+  }
+  return { full: opts.full, suites: suites as SuiteName[], out: path.resolve(opts.out), pgUrl: opts.pg };
+}
+
+async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: SuiteReport; output: SuiteOutput | null }> {
+  const t0 = performance.now();
+  fs.rmSync(ctx.tmpDir, { recursive: true, force: true });
+  fs.mkdirSync(ctx.tmpDir, { recursive: true });
+  try {
+    const output = await (await SUITES[name]())(ctx);
+    const partial = output.rows.some((r) => r.status !== 'measured');
+    return {
+      report: { name, status: partial ? 'partial' : 'measured', duration_s: (performance.now() - t0) / 1000, notes: output.notes, rows: output.rows },
+      output,
+    };
+  } catch (e) {
+    const message = (e as Error)?.stack ?? String(e);
+    ctx.log(`${name}: FAILED ${message}`);
+    return {
+      report: { name, status: 'skipped', duration_s: (performance.now() - t0) / 1000, notes: [`suite failed: ${String((e as Error)?.message ?? e)}`], rows: [] },
+      output: null,
+    };
+  } finally {
+    fs.rmSync(ctx.tmpDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv);
+  const profile = args.full ? FULL : QUICK;
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const sqliteVersion = String(new Database(':memory:').prepare('select sqlite_version() as v').pluck().get());
+  const machine = describeMachine(repoRoot, sqliteVersion);
+  const log = (m: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${m}\n`);
+  log(`profile ${profile.name}; suites ${args.suites.join(', ')}; load average ${machine.load_avg_at_start.join(' ')}`);
+  const reports: SuiteReport[] = [];
+  const charts: SuiteOutput['charts'] = [];
+  for (const name of args.suites) {
+    const ctx: SuiteContext = { profile, repoRoot, tmpDir: path.join(repoRoot, 'bench', 'results', 'tmp', name), pgUrl: args.pgUrl, log };
+    const { report, output } = await runSuite(name, ctx);
+    reports.push(report);
+    if (output) charts.push(...output.charts);
+    log(`${name}: ${report.status} in ${report.duration_s.toFixed(1)} s`);
+  }
+  machine.load_avg_at_end = os.loadavg().map((x) => Math.round(x * 100) / 100);
+  const doc: ResultsDocument = {
+    schema: RESULTS_SCHEMA,
+    profile: profile.name,
+    started_at: startedAt.toISOString(),
+    finished_at: new Date().toISOString(),
+    duration_s: (performance.now() - t0) / 1000,
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    machine,
+    suites: reports,
+    targets: [],
+  };
+  doc.targets = evaluateTargets(doc);
+  fs.mkdirSync(args.out, { recursive: true });
+  fs.writeFileSync(path.join(args.out, 'latest.json'), JSON.stringify(doc, null, 2) + '\n');
+  const markdown = renderMarkdown(doc);
+  fs.writeFileSync(path.join(args.out, 'latest.md'), markdown);
+  for (const c of charts) fs.writeFileSync(path.join(args.out, `${c.file}.svg`), lineChartSvg(c.spec) + '\n');
+  process.stdout.write(markdown + '\n');
+  log(`wrote ${path.relative(repoRoot, args.out)}/latest.{json,md} and ${charts.length} chart(s) in ${doc.duration_s.toFixed(0)} s`);
+}
+
+await main();

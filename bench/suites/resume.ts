@@ -1,0 +1,156 @@
+/**
+ * Suite 2, resume latency end to end: a run with N completed `work` steps parked on an interrupt,
+ * in a SQLite file, resumed by a fresh process (children/resume-child.ts) that opens the file,
+ * resumes with a value, runs the rest of the workflow and exits. REMIT vs LangGraph.js with its
+ * SQLite checkpointer; same shape and state size (workloads/shapes.ts).
+ *
+ * Three figures per case: spawn-to-exit time (what a user waits for); the same minus the median
+ * of an import-only child of the same library (the resume work itself, without Node start-up and
+ * module loading); and the resume time the child measures itself after its imports.
+ * Each sample resumes its own copy of the parked file, made before the clock starts.
+ */
+
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { copyDb, freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
+import { row, unavailableRow, type ResultRow } from '../lib/results.js';
+import { shiftSummary, summarize } from '../lib/stats.js';
+import { langgraphPrepareParked } from '../workloads/langgraph.js';
+import { PARKED_PAYLOAD_BYTES } from '../workloads/shapes.js';
+
+type Impl = 'remit' | 'langgraph';
+
+interface ChildRun {
+  wallMs: number;
+  resumeMs: number | undefined;
+}
+
+function runChild(ctx: SuiteContext, args: string[]): Promise<ChildRun> {
+  const child = path.join(ctx.repoRoot, 'bench', 'children', 'resume-child.ts');
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const p = spawn(process.execPath, ['--import', 'tsx', child, ...args], { cwd: ctx.repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      const wallMs = performance.now() - t0;
+      if (code !== 0) return reject(new Error(`child ${args.join(' ')} exited ${code}: ${err.trim().slice(-400)}`));
+      const last = out.trim().split('\n').pop() ?? '{}';
+      const parsed = JSON.parse(last) as { resume_ms?: number };
+      resolve({ wallMs, resumeMs: parsed.resume_ms });
+    });
+  });
+}
+
+async function prepare(impl: Impl, file: string, nodes: number): Promise<void> {
+  if (impl === 'langgraph') return langgraphPrepareParked(file, nodes);
+  const { remitPrepareParked } = await import('../workloads/remit.js');
+  return remitPrepareParked(file, nodes);
+}
+
+export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
+  const { nodes: sizes, samples } = ctx.profile.resume;
+  const rows: ResultRow[] = [];
+  const notes: string[] = [
+    `Workflow: \`work\` ×N (self-loop on a counter), then \`approve\` (interrupt), then \`finish\`; state = counter + a ${PARKED_PAYLOAD_BYTES}-byte string. REMIT: SqliteStore (synchronous=FULL). LangGraph: SqliteSaver, durability "sync".`,
+    'Each child is `node --import tsx bench/children/resume-child.ts`; children run one after another, alternating libraries, so both see the same machine load. Resume = open file, build the workflow, resume with a value, run to the end, close.',
+  ];
+  const impls: Impl[] = ['remit', 'langgraph'];
+  const available = new Map<Impl, string | null>();
+  for (const impl of impls) available.set(impl, null);
+  try {
+    await import('../workloads/remit.js');
+  } catch (e) {
+    available.set('remit', `REMIT workload unavailable: ${String((e as Error)?.message ?? e).slice(0, 200)}`);
+  }
+  const live = impls.filter((i) => available.get(i) === null);
+
+  // Import-only baselines: one per library, sampled alternately.
+  const importWall = new Map<Impl, number[]>(live.map((i) => [i, []]));
+  for (let s = 0; s < samples; s++) {
+    for (const impl of live) importWall.get(impl)!.push((await runChild(ctx, [impl, 'import', '-', '0'])).wallMs);
+  }
+  const importMedian = new Map<Impl, number>();
+  for (const impl of live) {
+    const sum = summarize(importWall.get(impl)!);
+    importMedian.set(impl, sum.median);
+    rows.push(row({
+      suite: 'resume', case: 'import only', params: { nodes: 0 }, impl: `${impl}:import-only`, role: impl === 'remit' ? 'subject' : 'competitor',
+      time_ms: sum, note: 'node start + tsx + library import, no resume',
+    }));
+  }
+
+  for (const nodes of sizes) {
+    const caseName = `N=${nodes}`;
+    const params = { nodes, state_payload_bytes: PARKED_PAYLOAD_BYTES };
+    const templates = new Map<Impl, string>();
+    for (const impl of live) {
+      const file = freshDbPath(ctx.tmpDir, `${impl}-parked-${nodes}.db`);
+      ctx.log(`resume: preparing ${impl} parked run with N=${nodes}`);
+      await prepare(impl, file, nodes);
+      templates.set(impl, file);
+    }
+    const wall = new Map<Impl, number[]>(live.map((i) => [i, []]));
+    const inChild = new Map<Impl, number[]>(live.map((i) => [i, []]));
+    ctx.log(`resume: ${caseName}, ${samples} fresh processes per library`);
+    for (let s = 0; s < samples; s++) {
+      for (const impl of live) {
+        const copy = path.join(ctx.tmpDir, `${impl}-resume-copy.db`);
+        copyDb(templates.get(impl)!, copy);
+        const run = await runChild(ctx, [impl, 'resume', copy, String(nodes)]);
+        wall.get(impl)!.push(run.wallMs);
+        if (run.resumeMs !== undefined) inChild.get(impl)!.push(run.resumeMs);
+      }
+    }
+    const caseRows: ResultRow[] = [];
+    for (const impl of impls) {
+      const why = available.get(impl);
+      if (why) {
+        caseRows.push(unavailableRow('resume', caseName, params, impl, impl === 'remit' ? 'subject' : 'competitor', why));
+        continue;
+      }
+      const sum = summarize(wall.get(impl)!);
+      const child = summarize(inChild.get(impl)!);
+      const overImport = shiftSummary(sum, importMedian.get(impl)!);
+      caseRows.push(row({
+        suite: 'resume', case: caseName, params, impl, role: impl === 'remit' ? 'subject' : 'competitor', time_ms: sum,
+        metrics: { resume_over_import_ms: overImport.median, in_child_resume_ms: child.median, in_child_resume_p25_ms: child.p25, in_child_resume_p75_ms: child.p75 },
+      }));
+    }
+    const remit = caseRows.find((r) => r.impl === 'remit' && r.status === 'measured');
+    const lg = caseRows.find((r) => r.impl === 'langgraph' && r.status === 'measured');
+    if (remit && lg) {
+      remit.ratios.spawn_to_exit_vs_langgraph = lg.time_ms!.median / remit.time_ms!.median;
+      remit.ratios.resume_over_import_vs_langgraph = lg.metrics.resume_over_import_ms! / remit.metrics.resume_over_import_ms!;
+      remit.ratios.in_child_vs_langgraph = lg.metrics.in_child_resume_ms! / remit.metrics.in_child_resume_ms!;
+    }
+    rows.push(...caseRows);
+  }
+  return { rows, notes, charts: [resumeChart(rows, ctx)] };
+}
+
+function resumeChart(rows: ResultRow[], ctx: SuiteContext) {
+  const pick = (impl: string, metric: 'resume_over_import_ms' | 'in_child_resume_ms') =>
+    rows.filter((r) => r.impl === impl && r.status === 'measured' && (r.params.nodes as number) > 0)
+      .map((r) => ({ x: r.params.nodes as number, y: r.metrics[metric] ?? NaN }));
+  return {
+    file: 'resume-latency',
+    spec: {
+      title: 'Resume latency vs completed nodes N',
+      subtitle: `fresh process, SQLite file; medians, ${ctx.profile.name} profile; lower is better`,
+      xLabel: 'completed nodes before the interrupt (N)',
+      yLabel: 'milliseconds',
+      xLog: true,
+      yLog: true,
+      series: [
+        { name: 'REMIT (exit − import)', points: pick('remit', 'resume_over_import_ms') },
+        { name: 'LangGraph (exit − import)', points: pick('langgraph', 'resume_over_import_ms') },
+        { name: 'REMIT (in child)', points: pick('remit', 'in_child_resume_ms'), dashed: true },
+        { name: 'LangGraph (in child)', points: pick('langgraph', 'in_child_resume_ms'), dashed: true },
+      ],
+    },
+  };
+}

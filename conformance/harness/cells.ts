@@ -1,0 +1,142 @@
+/**
+ * The cell catalogue: named fault points of the reference workflow crossed with fault kinds (the
+ * fault matrix), and concurrent resumers (the concurrency matrix). Names are system-neutral; each
+ * adapter says which points it can reach and how (`hello` reply), and cells on points it has no
+ * equivalent for are reported "not applicable" with the adapter's reason.
+ *
+ * Record kinds are those of docs/log-format.md. A point `before-commit:K@n` fires just before the
+ * record of kind K for node n is made durable, `after-commit:K@n` just after the store confirmed it.
+ */
+
+export const FAULT_KINDS = ['sigkill', 'throw', 'store-error'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** Which command of the schedule reaches the point: the first run, the resume, or a fork. */
+export type PointPhase = 'start' | 'resume' | 'fork';
+
+export interface FaultPointSpec {
+  name: string;
+  phase: PointPhase;
+  /** commit points can also get store errors; code points (inside a node or handler) cannot. */
+  place: 'commit' | 'code';
+  description: string;
+}
+
+function commitPoints(kind: string, node: string | null, phase: PointPhase, what: string): FaultPointSpec[] {
+  const suffix = node === null ? '' : `@${node}`;
+  return [
+    { name: `before-commit:${kind}${suffix}`, phase, place: 'commit', description: `just before ${what} is committed` },
+    { name: `after-commit:${kind}${suffix}`, phase, place: 'commit', description: `just after ${what} was committed` },
+  ];
+}
+
+function handlerPoints(node: string, phase: PointPhase): FaultPointSpec[] {
+  return [
+    {
+      name: `in-handler-before-effect:${node}`,
+      phase,
+      place: 'code',
+      description: `inside the ${node} handler, after it was invoked, before the outside effect`,
+    },
+    {
+      name: `in-handler-after-effect:${node}`,
+      phase,
+      place: 'code',
+      description: `inside the ${node} handler, after the outside effect, before it returns`,
+    },
+  ];
+}
+
+/** Every persistence point of the reference workflow, in the order a run reaches them. */
+export const FAULT_POINTS: readonly FaultPointSpec[] = [
+  ...commitPoints('RUN_STARTED', null, 'start', 'the run-started record'),
+  { name: 'inside-pure:compute', phase: 'start', place: 'code', description: 'inside the pure node compute' },
+  ...commitPoints('NODE_COMPLETED', 'compute', 'start', 'the completion of compute'),
+  ...commitPoints('EFFECT_INTENT', 'charge', 'start', 'the effect intent of charge'),
+  ...handlerPoints('charge', 'start'),
+  ...commitPoints('EFFECT_DONE', 'charge', 'start', 'the effect result of charge'),
+  ...commitPoints('NODE_COMPLETED', 'charge', 'start', 'the completion of charge'),
+  ...commitPoints('INTERRUPT_PARKED', 'approval', 'start', 'the parked interrupt'),
+  ...commitPoints('RESUME_CLAIMED', 'approval', 'resume', 'the resume claim (after = between claim and next node)'),
+  ...commitPoints('NODE_COMPLETED', 'approval', 'resume', 'the completion of approval'),
+  ...commitPoints('EFFECT_INTENT', 'notify', 'resume', 'the effect intent of notify'),
+  ...handlerPoints('notify', 'resume'),
+  ...commitPoints('EFFECT_DONE', 'notify', 'resume', 'the effect result of notify'),
+  ...commitPoints('NODE_COMPLETED', 'notify', 'resume', 'the completion of notify'),
+  ...commitPoints('RUN_COMPLETED', null, 'resume', 'the run-completed record'),
+  ...commitPoints('FORKED', null, 'fork', 'the fork record (during fork)'),
+];
+
+export function faultKindsFor(point: FaultPointSpec): readonly FaultKind[] {
+  return point.place === 'commit' ? FAULT_KINDS : ['sigkill', 'throw'];
+}
+
+export interface FaultCell {
+  matrix: 'fault';
+  id: string;
+  point: string;
+  kind: FaultKind;
+  phase: PointPhase;
+}
+
+export const CONCURRENCY_KS = [2, 4, 8, 16] as const;
+export const CONCURRENCY_MODES = ['in-process', 'processes'] as const;
+export const CONCURRENCY_VALUES = ['same', 'different'] as const;
+export type ConcurrencyMode = (typeof CONCURRENCY_MODES)[number];
+export type ConcurrencyValues = (typeof CONCURRENCY_VALUES)[number];
+
+export interface ConcurrencyCell {
+  matrix: 'concurrency';
+  id: string;
+  k: number;
+  mode: ConcurrencyMode;
+  values: ConcurrencyValues;
+}
+
+export type Cell = FaultCell | ConcurrencyCell;
+
+export function faultCellId(point: string, kind: FaultKind): string {
+  return `${point}/${kind}`;
+}
+
+export function concurrencyCellId(k: number, mode: ConcurrencyMode, values: ConcurrencyValues): string {
+  return `k=${k}/${mode}/${values}`;
+}
+
+export const FAULT_CELLS: readonly FaultCell[] = FAULT_POINTS.flatMap((point) =>
+  faultKindsFor(point).map((kind) => ({
+    matrix: 'fault' as const,
+    id: faultCellId(point.name, kind),
+    point: point.name,
+    kind,
+    phase: point.phase,
+  })),
+);
+
+export const CONCURRENCY_CELLS: readonly ConcurrencyCell[] = CONCURRENCY_KS.flatMap((k) =>
+  CONCURRENCY_MODES.flatMap((mode) =>
+    CONCURRENCY_VALUES.map((values) => ({
+      matrix: 'concurrency' as const,
+      id: concurrencyCellId(k, mode, values),
+      k,
+      mode,
+      values,
+    })),
+  ),
+);
+
+export const ALL_CELLS: readonly Cell[] = [...FAULT_CELLS, ...CONCURRENCY_CELLS];
+
+export function findCell(id: string): Cell {
+  const cell = ALL_CELLS.find((c) => c.id === id);
+  if (cell === undefined) {
+    throw new Error(`unknown cell "${id}"; cells are listed in conformance/README.md ("Cell catalogue")`);
+  }
+  return cell;
+}
+
+export function findPoint(name: string): FaultPointSpec {
+  const point = FAULT_POINTS.find((p) => p.name === name);
+  if (point === undefined) throw new Error(`unknown fault point "${name}"`);
+  return point;
+}

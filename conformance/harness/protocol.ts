@@ -1,0 +1,154 @@
+/**
+ * The adapter protocol: JSON lines over stdio. The harness writes one request per line to the
+ * adapter's stdin; the adapter writes one reply per request (same `id`) and, unprompted, event
+ * lines (`{"event":"fault",...}`) to stdout. Anything an adapter writes is validated here before a
+ * checker sees it. The full specification, for adapters in other languages: conformance/README.md.
+ */
+import { z } from 'zod';
+
+export const PROTOCOL_VERSION = 1;
+
+export const OutcomeSchema = z.object({
+  outcome: z.enum(['parked', 'completed', 'failed', 'refused', 'error', 'forked']),
+  state: z.unknown().optional(),
+  /** For `fork`: the id under which the adapter addresses the new run. */
+  runId: z.string().optional(),
+  refusal: z
+    .object({
+      code: z.enum(['ALREADY_CONSUMED', 'NOT_PARKED', 'INVALID_VALUE', 'IMPLICIT_FORK', 'DEFINITION_MISMATCH', 'OTHER']),
+      message: z.string(),
+      field: z.string().optional(),
+    })
+    .optional(),
+  error: z
+    .object({
+      kind: z.enum(['injected', 'store', 'validation', 'other']),
+      message: z.string(),
+      field: z.string().optional(),
+    })
+    .optional(),
+});
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
+export const StoredRecordViewSchema = z.object({
+  /** Identity of the record in its store (REMIT: the seq; a table store: table + primary key). */
+  id: z.string(),
+  /** The record's raw bytes as the store keeps them, hex. Byte comparisons use this. */
+  hex: z.string(),
+});
+
+export const RunViewSchema = z.object({
+  runId: z.string(),
+  exists: z.boolean(),
+  records: z.array(StoredRecordViewSchema),
+  /** Decoded records with run ids, checkpoint ids and timestamps masked (fork comparison). */
+  normalized: z.array(z.unknown()),
+  status: z.enum(['absent', 'empty', 'running', 'parked', 'completed', 'failed', 'invalid']),
+  integrity: z.union([
+    z.object({ ok: z.literal(true) }),
+    z.object({ ok: z.literal(false), record: z.string(), message: z.string() }),
+  ]),
+  completedNodes: z.array(z.string()),
+  effectsDone: z.array(z.string()),
+  /** Durable resume claims of the run's interrupt. */
+  claims: z.number().int().min(0),
+  states: z.array(z.unknown()),
+  headState: z.unknown(),
+  /** What recovery says happens next, e.g. "AWAIT_RESUME approval", "NONE" when finished. */
+  nextAction: z.string(),
+  /** Digest of the recovered result per recovery implementation (e.g. wasm and reference cores). */
+  recoveries: z.record(z.string(), z.string()),
+});
+export type RunView = z.infer<typeof RunViewSchema>;
+
+const SupportSchema = z.union([
+  z.object({ supported: z.literal(true), where: z.string() }),
+  z.object({ supported: z.literal(false), reason: z.string() }),
+]);
+export type Support = z.infer<typeof SupportSchema>;
+
+export const HelloResultSchema = z.object({
+  protocol: z.literal(PROTOCOL_VERSION),
+  system: z.string(),
+  variant: z.string(),
+  versions: z.record(z.string(), z.string()),
+  points: z.record(z.string(), SupportSchema),
+  faultKinds: z.record(z.string(), SupportSchema),
+  concurrency: z.record(z.string(), SupportSchema),
+  fork: SupportSchema,
+});
+export type HelloResult = z.infer<typeof HelloResultSchema>;
+
+export const CorruptionProbeSchema = z.object({
+  detected: z.boolean(),
+  message: z.string(),
+  corruptedRunId: z.string(),
+  corruptedRecord: z.string(),
+  /** Typed fields of the system's error, when it has them. */
+  reportedRunId: z.string().nullable(),
+  reportedRecord: z.string().nullable(),
+});
+export type CorruptionProbe = z.infer<typeof CorruptionProbeSchema>;
+
+export const InvalidStateProbeSchema = z.object({ outcome: OutcomeSchema, view: RunViewSchema });
+export type InvalidStateProbe = z.infer<typeof InvalidStateProbeSchema>;
+
+export const DefinitionChangeProbeSchema = z.object({
+  change: z.string(),
+  changedNode: z.string(),
+  outcome: OutcomeSchema,
+});
+export type DefinitionChangeProbe = z.infer<typeof DefinitionChangeProbeSchema>;
+
+export const ResumeManySchema = z.object({ outcomes: z.array(OutcomeSchema) });
+
+export const FaultEventSchema = z.object({
+  event: z.literal('fault'),
+  point: z.string(),
+  kind: z.enum(['sigkill', 'throw', 'store-error']),
+});
+export type FaultEvent = z.infer<typeof FaultEventSchema>;
+
+export type Request =
+  | { op: 'hello' }
+  | { op: 'open'; storePath: string; sinkPath: string }
+  | { op: 'arm'; fault: { point: string; kind: 'sigkill' | 'throw' | 'store-error' } | null }
+  | { op: 'start'; runId: string; input: unknown }
+  | { op: 'resume'; runId: string; value: unknown }
+  | { op: 'resumeMany'; runId: string; values: unknown[] }
+  | { op: 'continue'; runId: string }
+  | { op: 'continueFrom'; runId: string; after: string }
+  | { op: 'fork'; sourceRunId: string; after: string; targetRunId: string; intent: unknown }
+  | { op: 'readStore'; runId: string }
+  | { op: 'probe'; kind: 'corruption'; runId: string; pick: number }
+  | { op: 'probe'; kind: 'invalid-state'; runId: string; input: unknown }
+  | { op: 'probe'; kind: 'definition-change'; runId: string; input: unknown }
+  | { op: 'shutdown' };
+
+export const ReplySchema = z.union([
+  z.object({ id: z.number().int(), ok: z.literal(true), result: z.unknown() }),
+  z.object({ id: z.number().int(), ok: z.literal(false), error: z.object({ message: z.string() }) }),
+]);
+export type Reply = z.infer<typeof ReplySchema>;
+
+export class ProtocolError extends Error {
+  constructor(
+    readonly adapter: string,
+    readonly op: string,
+    message: string,
+  ) {
+    super(`adapter ${adapter}, op ${op}: ${message}`);
+    this.name = 'ProtocolError';
+  }
+}
+
+/** Validate an adapter's result with `schema`, naming the adapter, op and the bad field. */
+export function parseResult<T>(schema: z.ZodType<T>, adapter: string, op: string, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined ? '' : `${issue.path.join('.') || '(root)'}: ${issue.message}`;
+    throw new ProtocolError(adapter, op, `malformed result (${where})`);
+  }
+  return parsed.data;
+}

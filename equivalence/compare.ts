@@ -1,0 +1,110 @@
+/**
+ * The equivalence check: two cores must return byte-identical encodings for a log at every record
+ * boundary (recover + every request of ./requests.ts) and at byte cut points (recover + a few
+ * requests). Exceptions count as outputs ("threw: ..."), so a trap is a divergence, not a crash.
+ */
+
+import type { RecoveryCore } from '../ts-shell/src/core/types.js';
+import { splitRecords } from './mutations.js';
+import { planRequests, requestsAtCut, requestsAtPrefix } from './requests.js';
+
+export interface Divergence {
+  operation: 'recover' | 'admit';
+  coreNames: [string, string];
+  log: Uint8Array;
+  request: Uint8Array | null;
+  outputs: [string, string];
+}
+
+export interface CompareOptions {
+  /** 'all': recover at every byte length; 'boundary±': a few cuts around each record boundary. */
+  cuts?: 'all' | 'boundary±' | 'none';
+  /** Extra cut points (arbitrary, e.g. from fast-check), taken modulo the log length + 1. */
+  extraCuts?: readonly number[];
+}
+
+export interface CompareStats {
+  recoverCalls: number;
+  admitCalls: number;
+}
+
+export const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
+
+function outcome(f: () => Uint8Array): string {
+  try {
+    return hex(f());
+  } catch (e) {
+    return `threw: ${(e as Error)?.message ?? String(e)}`;
+  }
+}
+
+/** Record boundaries as the length fields say (0, end of each record, ...). */
+export function recordBoundaries(log: Uint8Array): number[] {
+  const bounds = [0];
+  for (const c of splitRecords(log).chunks) bounds.push(bounds[bounds.length - 1]! + c.length);
+  return bounds;
+}
+
+function cutPoints(log: Uint8Array, bounds: number[], options: CompareOptions): number[] {
+  const n = log.length;
+  const cuts = new Set<number>();
+  if (options.cuts === 'all') for (let i = 0; i <= n; i++) cuts.add(i);
+  else if (options.cuts !== 'none') {
+    for (const b of bounds) for (const d of [1, 4, 11, 12, 13, 17, -1, -4, -5]) if (b + d >= 0 && b + d <= n) cuts.add(b + d);
+    cuts.add(n);
+  }
+  for (const x of options.extraCuts ?? []) cuts.add(x % (n + 1));
+  for (const b of bounds) cuts.delete(b);
+  return [...cuts].sort((a, b) => a - b);
+}
+
+export class CoreComparison {
+  readonly stats: CompareStats = { recoverCalls: 0, admitCalls: 0 };
+  constructor(readonly a: RecoveryCore, readonly b: RecoveryCore) {}
+
+  recover(log: Uint8Array): Divergence | null {
+    this.stats.recoverCalls++;
+    const x = outcome(() => this.a.recoverEncoded(log));
+    const y = outcome(() => this.b.recoverEncoded(log));
+    return x === y ? null : this.divergence('recover', log, null, x, y);
+  }
+
+  admit(log: Uint8Array, request: Uint8Array): Divergence | null {
+    this.stats.admitCalls++;
+    const x = outcome(() => this.a.admitEncoded(log, request));
+    const y = outcome(() => this.b.admitEncoded(log, request));
+    return x === y ? null : this.divergence('admit', log, request, x, y);
+  }
+
+  private divergence(operation: 'recover' | 'admit', log: Uint8Array, request: Uint8Array | null, x: string, y: string): Divergence {
+    return { operation, coreNames: [this.a.name, this.b.name], log: log.slice(), request, outputs: [x, y] };
+  }
+
+  /** The full check of one log; the first divergence found (shortest prefix first), or null. */
+  everyPrefix(log: Uint8Array, options: CompareOptions = {}): Divergence | null {
+    const plan = planRequests(log);
+    const bounds = recordBoundaries(log);
+    const end = bounds[bounds.length - 1]!;
+    if (end !== log.length) bounds.push(log.length); // trailing bytes that are not a whole record
+    for (let k = 0; k < bounds.length; k++) {
+      const prefix = log.subarray(0, bounds[k]);
+      const d = this.recover(prefix) ?? this.admitAll(prefix, requestsAtPrefix(plan, k));
+      if (d) return d;
+    }
+    for (const cut of cutPoints(log, bounds, options)) {
+      const prefix = log.subarray(0, cut);
+      const recordsBefore = bounds.filter((b) => b < cut).length - 1;
+      const d = this.recover(prefix) ?? this.admitAll(prefix, requestsAtCut(plan, recordsBefore));
+      if (d) return d;
+    }
+    return null;
+  }
+
+  private admitAll(log: Uint8Array, requests: Uint8Array[]): Divergence | null {
+    for (const r of requests) {
+      const d = this.admit(log, r);
+      if (d) return d;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The cores the suite compares. The Wasm core must be built: when it is missing the suite fails
+ * with a message, unless REMIT_ALLOW_NO_WASM=1 says to skip the Wasm comparisons (loudly).
+ */
+
+import { reference } from '../ts-shell/src/core/reference-core.js';
+import { CoreUnavailableError, loadWasmCore } from '../ts-shell/src/core/wasm-core.js';
+import type { RecoveryCore } from '../ts-shell/src/core/types.js';
+
+export interface CoresUnderTest {
+  reference: RecoveryCore;
+  wasm: RecoveryCore | null;
+  /** Why the Wasm core is missing (null when loaded). */
+  wasmMissing: string | null;
+  allowNoWasm: boolean;
+}
+
+export async function loadCoresUnderTest(): Promise<CoresUnderTest> {
+  const allowNoWasm = process.env['REMIT_ALLOW_NO_WASM'] === '1';
+  try {
+    return { reference, wasm: await loadWasmCore(), wasmMissing: null, allowNoWasm };
+  } catch (e) {
+    if (!(e instanceof CoreUnavailableError)) throw e;
+    if (allowNoWasm) console.warn(`[equivalence] SKIPPING Wasm comparisons (REMIT_ALLOW_NO_WASM=1): ${e.message}`);
+    return { reference, wasm: null, wasmMissing: e.message, allowNoWasm };
+  }
+}
+
+export const NO_WASM_HELP =
+  'the Wasm core is required for the equivalence suite; build it with `npm run setup`, or set REMIT_ALLOW_NO_WASM=1 to skip the Wasm comparisons';

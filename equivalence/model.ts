@@ -1,0 +1,262 @@
+/**
+ * A model of executions that produces record sequences (never recoveries): a small workflow node
+ * table, a run that steps through it the way the sequencer would, and the environment's choices
+ * (which route a node takes, snapshot or delta, fail, fork at a checkpoint). Crashes are prefixes of
+ * what this produces (the comparison checks every prefix and byte cut); duplicate and late resumes
+ * are admission requests (./requests.ts), which are refused and never recorded.
+ *
+ * Written from docs/log-format.md and CONTRACT.md independently of the cores: it keeps its own
+ * small state and never asks a core what to do next.
+ */
+
+import { encodeLog } from '../ts-shell/src/core/codec.js';
+import { RecordKind, type LogRecord } from '../ts-shell/src/core/types.js';
+
+export type ModelNodeKind = 'pure' | 'effect' | 'interrupt';
+
+export interface ModelNode {
+  name: string;
+  kind: ModelNodeKind;
+  /** Where the node may route; null ends the workflow. At least one entry. */
+  routes: Array<string | null>;
+}
+
+export interface ModelWorkflow {
+  name: string;
+  version: string;
+  nodes: ModelNode[];
+  start: string;
+  /** 'per-visit': a fresh effect key per node instance; 'per-node': one key reused (allowed). */
+  keyScheme: 'per-visit' | 'per-node';
+  /** Extra bytes in every state, to vary record sizes. */
+  statePadBytes: number;
+}
+
+type Stage = 'at' | 'intent' | 'done' | 'parked' | 'claimed' | 'ended' | 'completed' | 'failed';
+
+/** The model's own view of a run after some records: enough to say what may come next. */
+interface RunState {
+  runId: string;
+  stage: Stage;
+  node: string;
+  key: string;
+  interruptId: string;
+  visits: Record<string, number>;
+  step: number;
+  forkCount: number;
+}
+
+export type Move =
+  | { type: 'complete'; route: number; stateForm: 0 | 1 }
+  | { type: 'intent' }
+  | { type: 'effect-done'; result: string }
+  | { type: 'park' }
+  | { type: 'claim'; value: string }
+  | { type: 'finish' }
+  | { type: 'fail'; namesNode: boolean }
+  | { type: 'fork'; checkpointIndex: number };
+
+const te = new TextEncoder();
+const bytes = (s: string) => te.encode(s);
+const KIND_CODE: Record<ModelNodeKind, number> = { pure: 1, effect: 2, interrupt: 3 };
+
+/** One run being driven through the model; `states[i]` is the model state after record i. */
+export class ModelExecution {
+  readonly records: LogRecord[] = [];
+  private readonly states: RunState[] = [];
+  /** Logs left behind by forks (the source log stays as it was). */
+  readonly abandonedLogs: LogRecord[][] = [];
+
+  constructor(readonly workflow: ModelWorkflow, runId = 'run-0') {
+    const state: RunState = {
+      runId, stage: 'at', node: workflow.start, key: '', interruptId: '', visits: { [workflow.start]: 1 }, step: 0, forkCount: 0,
+    };
+    this.push(this.runStarted(state), state);
+  }
+
+  get state(): RunState {
+    return this.states[this.states.length - 1]!;
+  }
+
+  private node(name: string): ModelNode {
+    const node = this.workflow.nodes.find((n) => n.name === name);
+    if (!node) throw new Error(`model: workflow has no node ${name}`);
+    return node;
+  }
+
+  private stateBytes(step: number): Uint8Array {
+    return bytes(JSON.stringify({ step, pad: 'x'.repeat(this.workflow.statePadBytes) }));
+  }
+
+  private runStarted(s: RunState): LogRecord {
+    const wf = this.workflow;
+    return {
+      kind: RecordKind.RUN_STARTED, seq: 0, runId: bytes(s.runId), workflow: bytes(wf.name), version: bytes(wf.version),
+      fingerprint: bytes(`fp:${wf.name}:${wf.version}`), definition: bytes(JSON.stringify(wf.nodes)),
+      nodes: wf.nodes.map((n) => ({ name: bytes(n.name), kind: KIND_CODE[n.kind] })), startNode: bytes(wf.start),
+      state: this.stateBytes(0),
+    };
+  }
+
+  private push(record: LogRecord, state: RunState): void {
+    this.records.push({ ...record, seq: this.records.length } as LogRecord);
+    this.states.push(state);
+  }
+
+  private isCheckpoint(r: LogRecord): boolean {
+    return r.kind === RecordKind.RUN_STARTED || r.kind === RecordKind.NODE_COMPLETED;
+  }
+
+  checkpointIndices(): number[] {
+    const out: number[] = [];
+    this.records.forEach((r, i) => this.isCheckpoint(r) && out.push(i));
+    return out;
+  }
+
+  /** Whether the last record is a checkpoint (a fork of the head is possible). */
+  headIsCheckpoint(): boolean {
+    return this.isCheckpoint(this.records[this.records.length - 1]!);
+  }
+
+  /** What the sequencer may do next, in a fixed order (fork and fail excluded). */
+  stepMoves(): Move[] {
+    const s = this.state;
+    switch (s.stage) {
+      case 'at': {
+        const kind = this.node(s.node).kind;
+        if (kind === 'effect') return [{ type: 'intent' }];
+        if (kind === 'interrupt') return [{ type: 'park' }];
+        return this.completeMoves(s.node);
+      }
+      case 'intent': return [{ type: 'effect-done', result: '{"ok":true}' }];
+      case 'done': case 'claimed': return this.completeMoves(s.node);
+      case 'parked': return [{ type: 'claim', value: '{"approved":true}' }];
+      case 'ended': return [{ type: 'finish' }];
+      default: return [];
+    }
+  }
+
+  private completeMoves(node: string): Move[] {
+    const moves: Move[] = [];
+    this.node(node).routes.forEach((_, route) => {
+      moves.push({ type: 'complete', route, stateForm: 0 }, { type: 'complete', route, stateForm: 1 });
+    });
+    return moves;
+  }
+
+  canFail(): boolean {
+    return this.state.stage !== 'completed' && this.state.stage !== 'failed';
+  }
+
+  apply(move: Move): void {
+    const s: RunState = { ...this.state, visits: { ...this.state.visits } };
+    const seq = this.records.length;
+    switch (move.type) {
+      case 'complete': {
+        const next = this.node(s.node).routes[move.route] ?? null;
+        s.step += 1;
+        const record: LogRecord = {
+          kind: RecordKind.NODE_COMPLETED, seq, node: bytes(s.node), next: bytes(next ?? ''), stateForm: move.stateForm,
+          state: move.stateForm === 0 ? this.stateBytes(s.step) : bytes(JSON.stringify({ set: { step: s.step } })),
+        };
+        if (next === null) {
+          s.stage = 'ended';
+        } else {
+          s.stage = 'at';
+          s.node = next;
+          s.visits[next] = (s.visits[next] ?? 0) + 1;
+        }
+        return this.push(record, s);
+      }
+      case 'intent':
+        s.stage = 'intent';
+        s.key = this.workflow.keyScheme === 'per-node' ? `key:${s.node}` : `${s.runId}/${s.node}#${s.visits[s.node]}`;
+        return this.push({ kind: RecordKind.EFFECT_INTENT, seq, node: bytes(s.node), key: bytes(s.key) }, s);
+      case 'effect-done':
+        s.stage = 'done';
+        return this.push({ kind: RecordKind.EFFECT_DONE, seq, node: bytes(s.node), key: bytes(s.key), result: bytes(move.result) }, s);
+      case 'park':
+        s.stage = 'parked';
+        s.interruptId = `${s.runId}/${s.node}#${s.visits[s.node]}`;
+        return this.push({ kind: RecordKind.INTERRUPT_PARKED, seq, node: bytes(s.node), interruptId: bytes(s.interruptId) }, s);
+      case 'claim':
+        s.stage = 'claimed';
+        return this.push({ kind: RecordKind.RESUME_CLAIMED, seq, interruptId: bytes(s.interruptId), value: bytes(move.value) }, s);
+      case 'finish':
+        s.stage = 'completed';
+        return this.push({ kind: RecordKind.RUN_COMPLETED, seq }, s);
+      case 'fail': {
+        const node = move.namesNode && s.stage !== 'ended' ? s.node : '';
+        s.stage = 'failed';
+        return this.push({ kind: RecordKind.RUN_FAILED, seq, node: bytes(node), code: bytes('E_THROWN'), message: bytes(`failed at ${seq}`) }, s);
+      }
+      case 'fork':
+        return this.fork(move.checkpointIndex);
+    }
+  }
+
+  /** fork(run, checkpoint, intent): copy the prefix up to the checkpoint, then a FORKED record. */
+  private fork(checkpoint: number): void {
+    const source = this.state;
+    this.abandonedLogs.push(this.records.slice());
+    this.records.length = checkpoint + 1;
+    this.states.length = checkpoint + 1;
+    const s: RunState = { ...this.state, visits: { ...this.state.visits } };
+    s.forkCount = source.forkCount + 1;
+    s.runId = `${source.runId}~f${s.forkCount}`;
+    this.push({
+      kind: RecordKind.FORKED, seq: checkpoint + 1, sourceRunId: bytes(source.runId), sourceSeq: checkpoint,
+      runId: bytes(s.runId), intent: bytes(JSON.stringify({ reason: 'retry', from: checkpoint })),
+    }, s);
+  }
+
+  /** Every log this execution produced: the abandoned fork sources and the current log. */
+  logs(): Uint8Array[] {
+    return [...this.abandonedLogs.map(encodeLog), encodeLog(this.records)];
+  }
+}
+
+/**
+ * Drive a run by a list of choices (what fast-check generates and shrinks). Most choices pick a
+ * sequencer step; one in 16 picks a failure or a fork of some checkpoint instead.
+ */
+export function runChoices(workflow: ModelWorkflow, choices: readonly number[]): ModelExecution {
+  const ex = new ModelExecution(workflow);
+  for (const c of choices) {
+    const steps = ex.stepMoves();
+    if (steps.length === 0 && c % 4 !== 0) break; // a finished run mostly stays finished
+    const rare = c % 16 === 15 || steps.length === 0;
+    if (!rare) {
+      ex.apply(steps[c % steps.length]!);
+      continue;
+    }
+    const checkpoints = ex.checkpointIndices();
+    if ((c >>> 4) % 2 === 0 && ex.canFail()) ex.apply({ type: 'fail', namesNode: (c >>> 5) % 2 === 0 });
+    else ex.apply({ type: 'fork', checkpointIndex: checkpoints[(c >>> 6) % checkpoints.length]! });
+  }
+  return ex;
+}
+
+/** Every move available now, for exhaustive enumeration (forks only of the head: see enumerate.ts). */
+export function allMoves(ex: ModelExecution): Move[] {
+  const moves = ex.stepMoves();
+  if (ex.canFail()) moves.push({ type: 'fail', namesNode: true });
+  if (ex.headIsCheckpoint()) {
+    moves.push({ type: 'fork', checkpointIndex: ex.records.length - 1 });
+  }
+  return moves;
+}
+
+/** The small fixed workflow of the enumerator and the fixtures: pure, effect, interrupt, a loop. */
+export const SMALL_WORKFLOW: ModelWorkflow = {
+  name: 'order',
+  version: '1',
+  nodes: [
+    { name: 'prepare', kind: 'pure', routes: ['charge'] },
+    { name: 'charge', kind: 'effect', routes: ['approve'] },
+    { name: 'approve', kind: 'interrupt', routes: [null, 'prepare'] },
+  ],
+  start: 'prepare',
+  keyScheme: 'per-visit',
+  statePadBytes: 4,
+};

@@ -1,0 +1,77 @@
+/**
+ * The equivalence property and its runner: for every generated case, every log it holds is
+ * compared at every prefix (./compare.ts). A failure names the seed and path (to replay with
+ * fast-check), prints the shrunk divergence, and writes its log to the corpus.
+ */
+
+import fc from 'fast-check';
+import type { RecoveryCore } from '../ts-shell/src/core/types.js';
+import type { LogCase } from './arbitraries.js';
+import { CoreComparison, type CompareOptions, type Divergence } from './compare.js';
+import { divergenceNote, writeCorpusEntry } from './corpus.js';
+import { describeDivergence } from './report.js';
+
+export class DivergenceError extends Error {
+  override readonly name = 'DivergenceError';
+  constructor(readonly divergence: Divergence, readonly source: string) {
+    super(`${source}: ${describeDivergence(divergence)}`);
+  }
+}
+
+export function equivalenceProperty(
+  comparison: CoreComparison,
+  cases: fc.Arbitrary<LogCase>,
+  compare: CompareOptions = {},
+  onCase: () => void = () => {},
+): fc.IPropertyWithHooks<[LogCase, number[]]> {
+  return fc.property(cases, fc.array(fc.nat(), { maxLength: 6 }), (c, extraCuts) => {
+    onCase();
+    for (const log of c.logs) {
+      const d = comparison.everyPrefix(log, { ...compare, extraCuts });
+      if (d) throw new DivergenceError(d, c.source);
+    }
+  });
+}
+
+export interface EquivalenceRun {
+  details: fc.RunDetails<[LogCase, number[]]>;
+  divergence: Divergence | null;
+  corpusName: string | null;
+  message: string | null;
+}
+
+export function defaultSeed(): number {
+  const fromEnv = process.env['REMIT_EQ_SEED'];
+  return fromEnv !== undefined ? Number(fromEnv) : (Date.now() ^ (process.pid << 8)) | 0;
+}
+
+/** Run the property; on failure, write the shrunk divergence to the corpus (unless told not to). */
+export function runEquivalence(
+  a: RecoveryCore,
+  b: RecoveryCore,
+  cases: fc.Arbitrary<LogCase>,
+  options: { numRuns: number; seed?: number; compare?: CompareOptions; writeCorpus?: boolean; label: string; onCase?: () => void },
+): EquivalenceRun {
+  const seed = options.seed ?? defaultSeed();
+  const comparison = new CoreComparison(a, b);
+  const details = fc.check(equivalenceProperty(comparison, cases, options.compare, options.onCase), { numRuns: options.numRuns, seed });
+  if (!details.failed) return { details, divergence: null, corpusName: null, message: null };
+  const err = details.errorInstance;
+  const divergence = err instanceof DivergenceError ? err.divergence : null;
+  let corpusName: string | null = null;
+  if (divergence && options.writeCorpus !== false) {
+    corpusName = writeCorpusEntry(divergence.log, {
+      note: `shrunk counterexample of "${options.label}" (${a.name} vs ${b.name})`,
+      source: err instanceof DivergenceError ? err.source : 'unknown',
+      seed: details.seed, path: details.counterexamplePath ?? undefined,
+      divergence: divergenceNote(divergence),
+    });
+  }
+  const message = [
+    `equivalence "${options.label}" failed after ${details.numRuns} runs (${details.numShrinks} shrinks)`,
+    `replay: seed ${details.seed}, path "${details.counterexamplePath}"`,
+    corpusName ? `written to equivalence/corpus/${corpusName}.hex` : '',
+    err instanceof Error ? err.message : String(err),
+  ].filter(Boolean).join('\n');
+  return { details, divergence, corpusName, message };
+}

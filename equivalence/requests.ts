@@ -1,0 +1,69 @@
+/**
+ * The admission requests asked at every prefix of a log: resumes of every interrupt id the log
+ * mentions (parked, claimed, or only parked later: an unknown id at earlier prefixes), an id it
+ * never mentions, ids at and past the length limit; FORK_AT and CONTINUE_FROM at every seq up to
+ * one past the head and at the largest u32; and malformed request bytes.
+ */
+
+import { decodeRecordAt } from '../ts-shell/src/core/codec.js';
+import { encodeAdmissionRequest } from '../ts-shell/src/core/encoding.js';
+import { RecordKind } from '../ts-shell/src/core/types.js';
+import { splitRecords } from './mutations.js';
+
+const te = new TextEncoder();
+
+export const MALFORMED_REQUESTS: readonly Uint8Array[] = [
+  [], [0], [4], [255], [1], [1, 0, 0, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0, 0], [1, 1, 0, 0, 0, 0x61, 0x62],
+  [1, 0xff, 0xff, 0xff, 0xff, 0x61], [2], [2, 0, 0, 0], [2, 0, 0, 0, 0, 0], [3, 1, 0, 0], [3, 1, 0, 0, 0, 9],
+].map((b) => Uint8Array.from(b));
+
+const resume = (id: Uint8Array) => encodeAdmissionRequest({ tag: 'RESUME', interruptId: id });
+const forkAt = (seq: number) => encodeAdmissionRequest({ tag: 'FORK_AT', seq });
+const continueFrom = (seq: number) => encodeAdmissionRequest({ tag: 'CONTINUE_FROM', seq });
+
+/** Interrupt ids named by any record of the log that decodes on its own (even after damage). */
+export function interruptIdsIn(log: Uint8Array): Uint8Array[] {
+  const seen = new Map<string, Uint8Array>();
+  for (const chunk of splitRecords(log).chunks) {
+    const step = decodeRecordAt(chunk, 0);
+    if (step.outcome !== 'record') continue;
+    const r = step.record;
+    if (r.kind === RecordKind.INTERRUPT_PARKED || r.kind === RecordKind.RESUME_CLAIMED) {
+      seen.set(Buffer.from(r.interruptId).toString('hex'), r.interruptId);
+    }
+  }
+  return [...seen.values()];
+}
+
+export interface RequestPlan {
+  /** Requests that do not depend on the prefix: resumes and malformed bytes. */
+  fixed: Uint8Array[];
+  /** A resume that is likely to matter at cut points (the first id, or an unknown one). */
+  sampleResume: Uint8Array;
+}
+
+export function planRequests(log: Uint8Array): RequestPlan {
+  const ids = interruptIdsIn(log);
+  const resumes = [
+    ...ids.map(resume),
+    resume(te.encode('never-parked')),
+    resume(new Uint8Array(1024).fill(0x69)),
+    resume(new Uint8Array(0)), // refused BAD_REQUEST (empty id), after the log checks
+    resume(new Uint8Array(1025).fill(0x69)), // over-long id
+  ];
+  return { fixed: [...resumes, ...MALFORMED_REQUESTS], sampleResume: ids[0] ? resume(ids[0]) : resume(te.encode('never-parked')) };
+}
+
+/** Every request for a prefix of `recordCount` records: fork and continue at 0..recordCount. */
+export function requestsAtPrefix(plan: RequestPlan, recordCount: number): Uint8Array[] {
+  const out = plan.fixed.slice();
+  for (let seq = 0; seq <= recordCount; seq++) out.push(forkAt(seq), continueFrom(seq));
+  out.push(forkAt(0xffff_ffff), continueFrom(0xffff_ffff));
+  return out;
+}
+
+/** The few requests asked at byte cut points (torn tails). */
+export function requestsAtCut(plan: RequestPlan, recordCount: number): Uint8Array[] {
+  const head = Math.max(recordCount - 1, 0);
+  return [plan.sampleResume, continueFrom(head), forkAt(head), continueFrom(recordCount)];
+}

@@ -1,0 +1,106 @@
+/**
+ * What every CLI command shares: the global options, opening the store and the workflows, JSON
+ * arguments, and printing. Commands stay thin: parse, call the library, print.
+ */
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Command } from 'commander';
+import type { CoreKind } from '../core/index.js';
+import { createRemit, type Remit } from '../remit.js';
+import { SqliteStore } from '../store/sqlite.js';
+import type { Workflow } from '../workflow/workflow.js';
+
+export const DEFAULT_DB = './.remit/remit.db';
+export const BUNDLED_WORKFLOW_MODULE = fileURLToPath(new URL('../../../examples/refund/index.ts', import.meta.url));
+
+export interface GlobalOptions {
+  db: string;
+  core: CoreKind;
+  workflow?: string;
+  json: boolean;
+  synchronous: 'FULL' | 'NORMAL';
+}
+
+/** A bad command line: exit code 2 with a message saying what to type instead. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function globalOptions(command: Command): GlobalOptions {
+  return command.optsWithGlobals() as GlobalOptions;
+}
+
+/** The workflow module's exports, as the CLI uses them. */
+export interface WorkflowModule {
+  workflows: Workflow[];
+  sampleInput?: unknown;
+  path: string;
+}
+
+function isWorkflow(value: unknown): value is Workflow {
+  const v = value as Partial<Workflow> | null;
+  return !!v && typeof v === 'object' && typeof v.name === 'string' && v.nodes instanceof Map && v.fingerprint instanceof Uint8Array;
+}
+
+export async function loadWorkflowModule(modulePath: string | undefined, dataDir: string): Promise<WorkflowModule> {
+  const path = modulePath ? resolve(modulePath) : BUNDLED_WORKFLOW_MODULE;
+  if (!existsSync(path)) throw new UsageError(`--workflow ${modulePath}: no such file (${path})`);
+  const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  let exported: unknown;
+  if (typeof mod['createWorkflows'] === 'function') exported = await (mod['createWorkflows'] as (c: { dataDir: string }) => unknown)({ dataDir });
+  else exported = mod['workflows'] ?? mod['default'];
+  const list = (Array.isArray(exported) ? exported : [exported]).filter(isWorkflow);
+  if (list.length === 0) {
+    throw new UsageError(`--workflow ${path}: the module exports no workflow (export createWorkflows(context), workflows, or a default workflow)`);
+  }
+  return { workflows: list, sampleInput: mod['sampleInput'], path };
+}
+
+export interface CliSession {
+  remit: Remit;
+  module: WorkflowModule;
+  options: GlobalOptions;
+  dbPath: string;
+  close(): Promise<void>;
+}
+
+export async function openSession(command: Command): Promise<CliSession> {
+  const options = globalOptions(command);
+  const dbPath = resolve(options.db);
+  const module = await loadWorkflowModule(options.workflow, dirname(dbPath));
+  const store = new SqliteStore(dbPath, { synchronous: options.synchronous });
+  const remit = await createRemit({ store, workflows: module.workflows, core: options.core }).catch(async (error) => {
+    await store.close();
+    throw error;
+  });
+  return { remit, module, options, dbPath, close: () => remit.close() };
+}
+
+/** A JSON argument: inline JSON, or @path to read a file. */
+export function parseJsonArgument(text: string, what: string): unknown {
+  let source = text;
+  if (text.startsWith('@')) {
+    const path = resolve(text.slice(1));
+    if (!existsSync(path)) throw new UsageError(`${what}: no such file ${path}`);
+    source = readFileSync(path, 'utf8');
+  }
+  try {
+    return JSON.parse(source);
+  } catch (error) {
+    throw new UsageError(`${what} is not valid JSON (${(error as Error).message}); quote it for the shell, e.g. '{"approved":true}', or pass @file.json`);
+  }
+}
+
+export function parseSeq(text: string, what: string): number {
+  if (!/^\d+$/.test(text)) throw new UsageError(`${what} must be a sequence number (0, 1, 2, ...), got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+export function print(options: GlobalOptions, json: unknown, human: () => string): void {
+  process.stdout.write((options.json ? JSON.stringify(json, null, 2) : human()) + '\n');
+}

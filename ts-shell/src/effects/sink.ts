@@ -1,0 +1,117 @@
+/**
+ * Effect sinks: stand-ins for an outside system that deduplicates by idempotency key (a payment
+ * provider, a mail service). They count raw invocations and applied effects separately, which is
+ * what the resume contract measures: a handler may be invoked again after a crash between the
+ * outside effect and its durable completion, but the effect must be applied once.
+ *
+ * FileEffectSink is safe across processes: "applied" is the atomic creation of a marker file
+ * (O_EXCL) named after the key, so two processes invoking one key apply it once.
+ */
+
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface EffectReceipt {
+  /** True when this invocation applied the effect; false when the key was applied before. */
+  applied: boolean;
+  /** Stable per key: the same on a duplicate invocation (what a real provider returns). */
+  receiptId: string;
+}
+
+export interface EffectSink {
+  apply(effect: string, key: string, payload: unknown): Promise<EffectReceipt>;
+  counts(): Promise<EffectCounts>;
+}
+
+export interface EffectCount {
+  invocations: number;
+  applied: number;
+}
+
+/** Per effect name; `byKey` counts applications per key (1 everywhere when exactly-once held). */
+export interface EffectCounts {
+  byEffect: Record<string, EffectCount>;
+  byKey: Record<string, { effect: string; invocations: number; applied: number }>;
+}
+
+export function receiptIdFor(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}
+
+export class MemoryEffectSink implements EffectSink {
+  private readonly invocations: Array<{ effect: string; key: string; applied: boolean }> = [];
+  private readonly appliedKeys = new Map<string, unknown>();
+
+  async apply(effect: string, key: string, payload: unknown): Promise<EffectReceipt> {
+    const applied = !this.appliedKeys.has(key);
+    if (applied) this.appliedKeys.set(key, payload);
+    this.invocations.push({ effect, key, applied });
+    return { applied, receiptId: receiptIdFor(key) };
+  }
+
+  async counts(): Promise<EffectCounts> {
+    return tally(this.invocations);
+  }
+
+  appliedPayload(key: string): unknown {
+    return this.appliedKeys.get(key);
+  }
+}
+
+export class FileEffectSink implements EffectSink {
+  private readonly invocationsPath: string;
+  private readonly appliedDir: string;
+
+  constructor(readonly dir: string) {
+    this.invocationsPath = join(dir, 'invocations.jsonl');
+    this.appliedDir = join(dir, 'applied');
+    mkdirSync(this.appliedDir, { recursive: true });
+  }
+
+  async apply(effect: string, key: string, payload: unknown): Promise<EffectReceipt> {
+    const marker = join(this.appliedDir, receiptIdFor(key) + '.json');
+    let applied = true;
+    try {
+      writeFileSync(marker, JSON.stringify({ effect, key, payload }) + '\n', { flag: 'wx' });
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error;
+      applied = false;
+    }
+    appendFileSync(this.invocationsPath, JSON.stringify({ effect, key, applied, atMs: Date.now() }) + '\n');
+    return { applied, receiptId: receiptIdFor(key) };
+  }
+
+  async counts(): Promise<EffectCounts> {
+    const lines = existsSync(this.invocationsPath) ? readFileSync(this.invocationsPath, 'utf8').split('\n').filter(Boolean) : [];
+    const invocations = lines.map((line) => JSON.parse(line) as { effect: string; key: string; applied: boolean });
+    const counts = tally(invocations);
+    // The markers are the truth for "applied" (an invocation line may be missing after a SIGKILL
+    // between the marker and the line); count them too and keep the larger number.
+    for (const file of readdirSync(this.appliedDir)) {
+      const { effect, key } = JSON.parse(readFileSync(join(this.appliedDir, file), 'utf8')) as { effect: string; key: string };
+      const perKey = (counts.byKey[key] ??= { effect, invocations: 0, applied: 0 });
+      if (perKey.applied === 0) {
+        perKey.applied = 1;
+        (counts.byEffect[effect] ??= { invocations: 0, applied: 0 }).applied += 1;
+      }
+    }
+    return counts;
+  }
+}
+
+function tally(invocations: Array<{ effect: string; key: string; applied: boolean }>): EffectCounts {
+  const byEffect: EffectCounts['byEffect'] = {};
+  const byKey: EffectCounts['byKey'] = {};
+  for (const inv of invocations) {
+    const e = (byEffect[inv.effect] ??= { invocations: 0, applied: 0 });
+    const k = (byKey[inv.key] ??= { effect: inv.effect, invocations: 0, applied: 0 });
+    e.invocations += 1;
+    k.invocations += 1;
+    if (inv.applied) {
+      e.applied += 1;
+      k.applied += 1;
+    }
+  }
+  return { byEffect, byKey };
+}

@@ -1,0 +1,420 @@
+/**
+ * One hierarchy of typed errors with stable codes (docs/errors.md). Every error names what it can:
+ * the run id, the sequence number, the node, the field. Codes are strings that never change once
+ * published; messages may be reworded. The CLI maps each code to an exit code (`exitCodeFor`).
+ */
+
+export const ErrorCode = {
+  DEFINITION_INVALID: 'REMIT_DEFINITION_INVALID',
+  DEFINITION_MISMATCH: 'REMIT_DEFINITION_MISMATCH',
+  UNKNOWN_WORKFLOW: 'REMIT_UNKNOWN_WORKFLOW',
+  RUN_NOT_FOUND: 'REMIT_RUN_NOT_FOUND',
+  RUN_EXISTS: 'REMIT_RUN_EXISTS',
+  RUN_ID_INVALID: 'REMIT_RUN_ID_INVALID',
+  STATE_INVALID: 'REMIT_STATE_INVALID',
+  NOT_JSON: 'REMIT_NOT_JSON',
+  ROUTE_INVALID: 'REMIT_ROUTE_INVALID',
+  HANDLER_THREW: 'REMIT_HANDLER_THREW',
+  RESUME_VALUE_INVALID: 'REMIT_RESUME_VALUE_INVALID',
+  UNKNOWN_INTERRUPT: 'REMIT_UNKNOWN_INTERRUPT',
+  NOT_PARKED: 'REMIT_NOT_PARKED',
+  ALREADY_CONSUMED: 'REMIT_ALREADY_CONSUMED',
+  CONFLICT: 'REMIT_CONFLICT',
+  NOT_A_CHECKPOINT: 'REMIT_NOT_A_CHECKPOINT',
+  BEYOND_HEAD: 'REMIT_BEYOND_HEAD',
+  IMPLICIT_FORK: 'REMIT_IMPLICIT_FORK',
+  FORK_TARGET_EXISTS: 'REMIT_FORK_TARGET_EXISTS',
+  LOG_CORRUPT: 'REMIT_LOG_CORRUPT',
+  LOG_TORN: 'REMIT_LOG_TORN',
+  STORE: 'REMIT_STORE',
+  CORE_UNAVAILABLE: 'REMIT_CORE_UNAVAILABLE',
+  CORE_REFUSED: 'REMIT_CORE_REFUSED',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** What an error is about; every field optional because not every error has every subject. */
+export interface ErrorSubject {
+  runId?: string;
+  seq?: number;
+  node?: string;
+  field?: string;
+}
+
+export abstract class RemitError extends Error {
+  abstract readonly code: ErrorCode;
+  readonly runId: string | undefined;
+  readonly seq: number | undefined;
+  readonly node: string | undefined;
+  readonly field: string | undefined;
+
+  constructor(message: string, subject: ErrorSubject = {}, options?: { cause?: unknown }) {
+    super(withSubject(message, subject), options);
+    this.name = new.target.name;
+    this.runId = subject.runId;
+    this.seq = subject.seq;
+    this.node = subject.node;
+    this.field = subject.field;
+  }
+
+  /** A plain object for JSON output (CLI `--json`, logs). */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { code: this.code, name: this.name, message: this.message };
+    for (const key of ['runId', 'seq', 'node', 'field'] as const) {
+      if (this[key] !== undefined) out[key] = this[key];
+    }
+    return { ...out, ...this.details() };
+  }
+
+  /** Extra machine-readable fields of a subclass. */
+  protected details(): Record<string, unknown> {
+    return {};
+  }
+}
+
+function withSubject(message: string, subject: ErrorSubject): string {
+  const parts: string[] = [];
+  if (subject.runId !== undefined) parts.push(`run ${subject.runId}`);
+  if (subject.seq !== undefined) parts.push(`seq ${subject.seq}`);
+  if (subject.node !== undefined) parts.push(`node ${subject.node}`);
+  if (subject.field !== undefined) parts.push(`field ${subject.field}`);
+  return parts.length === 0 ? message : `${message} [${parts.join(', ')}]`;
+}
+
+// ------------------------------------------------------------------ definitions
+
+export class DefinitionInvalidError extends RemitError {
+  readonly code = ErrorCode.DEFINITION_INVALID;
+  constructor(readonly workflow: string, problem: string, subject: ErrorSubject = {}) {
+    super(`workflow ${workflow}: ${problem}`, subject);
+  }
+}
+
+/** The run was started under another definition; `differences` names each change. */
+export class DefinitionMismatchError extends RemitError {
+  readonly code = ErrorCode.DEFINITION_MISMATCH;
+  constructor(runId: string, readonly workflow: string, readonly differences: string[]) {
+    super(
+      `run was started under a different definition of workflow ${workflow}: ${differences.join('; ')}`,
+      { runId },
+    );
+  }
+  protected override details() {
+    return { workflow: this.workflow, differences: this.differences };
+  }
+}
+
+export class UnknownWorkflowError extends RemitError {
+  readonly code = ErrorCode.UNKNOWN_WORKFLOW;
+  constructor(readonly workflow: string, readonly known: string[], subject: ErrorSubject = {}) {
+    super(`no workflow named ${JSON.stringify(workflow)} is registered (known: ${known.join(', ') || 'none'})`, subject);
+  }
+  protected override details() {
+    return { workflow: this.workflow, known: this.known };
+  }
+}
+
+// ------------------------------------------------------------------ runs
+
+export class RunNotFoundError extends RemitError {
+  readonly code = ErrorCode.RUN_NOT_FOUND;
+  constructor(runId: string) {
+    super('no such run (its log is empty)', { runId });
+  }
+}
+
+export class RunExistsError extends RemitError {
+  readonly code = ErrorCode.RUN_EXISTS;
+  constructor(runId: string) {
+    super('a run with this id already exists; nothing was written', { runId, seq: 0 });
+  }
+}
+
+export class RunIdInvalidError extends RemitError {
+  readonly code = ErrorCode.RUN_ID_INVALID;
+  constructor(runId: string, problem: string) {
+    super(`invalid run id ${JSON.stringify(runId.slice(0, 80))}: ${problem}`);
+  }
+}
+
+// ------------------------------------------------------------------ node execution
+
+/** A state failed the workflow's state schema: nothing was persisted. `field` is the zod path. */
+export class StateInvalidError extends RemitError {
+  readonly code = ErrorCode.STATE_INVALID;
+  constructor(subject: ErrorSubject, readonly issues: ValidationIssue[]) {
+    super(`state fails the state schema: ${describeIssues(issues)}`, { ...subject, field: subject.field ?? firstPath(issues) });
+  }
+  protected override details() {
+    return { issues: this.issues };
+  }
+}
+
+/** A value that must be JSON (state, effect result, resume value, fork intent) is not. */
+export class NotJsonError extends RemitError {
+  readonly code = ErrorCode.NOT_JSON;
+  constructor(what: string, problem: string, subject: ErrorSubject = {}) {
+    super(`${what} is not JSON-serialisable: ${problem}`, subject);
+  }
+}
+
+export class RouteInvalidError extends RemitError {
+  readonly code = ErrorCode.ROUTE_INVALID;
+  constructor(readonly target: unknown, subject: ErrorSubject) {
+    super(`the route returned ${JSON.stringify(target)}, which is neither a node of the workflow nor END`, subject);
+  }
+}
+
+/**
+ * A node's code threw an ordinary error. Nothing was recorded for the step; the run continues from
+ * its durable prefix on the next `continueRun`. (A `TerminalFailure` fails the run instead.)
+ */
+export class HandlerThrewError extends RemitError {
+  readonly code = ErrorCode.HANDLER_THREW;
+  constructor(subject: ErrorSubject, cause: unknown) {
+    super(`node code threw: ${causeMessage(cause)}; nothing was recorded for this step`, subject, { cause });
+  }
+}
+
+// ------------------------------------------------------------------ resume
+
+export class ResumeValueInvalidError extends RemitError {
+  readonly code = ErrorCode.RESUME_VALUE_INVALID;
+  constructor(readonly interruptId: string, subject: ErrorSubject, readonly issues: ValidationIssue[]) {
+    super(
+      `resume value for ${interruptId} fails its schema: ${describeIssues(issues)}; the interrupt was not consumed`,
+      { ...subject, field: subject.field ?? firstPath(issues) },
+    );
+  }
+  protected override details() {
+    return { interruptId: this.interruptId, issues: this.issues };
+  }
+}
+
+export class UnknownInterruptError extends RemitError {
+  readonly code = ErrorCode.UNKNOWN_INTERRUPT;
+  constructor(readonly interruptId: string, subject: ErrorSubject, why: string) {
+    super(`unknown interrupt ${interruptId}: ${why}`, subject);
+  }
+  protected override details() {
+    return { interruptId: this.interruptId };
+  }
+}
+
+export class NotParkedError extends RemitError {
+  readonly code = ErrorCode.NOT_PARKED;
+  constructor(readonly interruptId: string, readonly status: string, subject: ErrorSubject) {
+    super(`cannot resume ${interruptId}: the run is ${status}, not parked`, subject);
+  }
+  protected override details() {
+    return { interruptId: this.interruptId, status: this.status };
+  }
+}
+
+/** A second resume of an interrupt; `seq` is the seq of the claim that consumed it. */
+export class AlreadyConsumedError extends RemitError {
+  readonly code = ErrorCode.ALREADY_CONSUMED;
+  constructor(readonly interruptId: string, subject: ErrorSubject) {
+    super(`interrupt ${interruptId} was already resumed; this resume was refused and not recorded`, subject);
+  }
+  protected override details() {
+    return { interruptId: this.interruptId };
+  }
+}
+
+// ------------------------------------------------------------------ concurrency, fork, continue
+
+/** Another writer appended at the expected seq first. This writer wrote nothing and stopped. */
+export class ConflictError extends RemitError {
+  readonly code = ErrorCode.CONFLICT;
+  constructor(runId: string, expectedSeq: number, readonly storeNextSeq: number) {
+    super(
+      `another sequencer appended first (expected next seq ${expectedSeq}, store is at ${storeNextSeq}); nothing was written`,
+      { runId, seq: expectedSeq },
+    );
+  }
+  protected override details() {
+    return { storeNextSeq: this.storeNextSeq };
+  }
+}
+
+export class NotACheckpointError extends RemitError {
+  readonly code = ErrorCode.NOT_A_CHECKPOINT;
+  constructor(runId: string, seq: number) {
+    super('the record at this seq is not a checkpoint (RUN_STARTED or NODE_COMPLETED)', { runId, seq });
+  }
+}
+
+export class BeyondHeadError extends RemitError {
+  readonly code = ErrorCode.BEYOND_HEAD;
+  constructor(runId: string, readonly requestedSeq: number, headSeq: number) {
+    super(`seq ${requestedSeq} is beyond the head of the log (head seq ${headSeq})`, { runId, seq: headSeq });
+  }
+  protected override details() {
+    return { requestedSeq: this.requestedSeq };
+  }
+}
+
+/** Continuing from a checkpoint other than the head needs an explicit fork. */
+export class ImplicitForkError extends RemitError {
+  readonly code = ErrorCode.IMPLICIT_FORK;
+  constructor(runId: string, readonly requestedSeq: number, headSeq: number) {
+    super(
+      `refusing to continue from seq ${requestedSeq}: the head is seq ${headSeq}; fork the run at that checkpoint to go back in time`,
+      { runId, seq: headSeq },
+    );
+  }
+  protected override details() {
+    return { requestedSeq: this.requestedSeq };
+  }
+}
+
+export class ForkTargetExistsError extends RemitError {
+  readonly code = ErrorCode.FORK_TARGET_EXISTS;
+  constructor(readonly targetRunId: string, subject: ErrorSubject) {
+    super(`cannot fork into ${targetRunId}: a run with that id exists; nothing was written`, subject);
+  }
+  protected override details() {
+    return { targetRunId: this.targetRunId };
+  }
+}
+
+// ------------------------------------------------------------------ log, store, core
+
+/** A record failed its integrity check; nothing after it was loaded. */
+export class LogCorruptError extends RemitError {
+  readonly code = ErrorCode.LOG_CORRUPT;
+  constructor(runId: string, seq: number, readonly offset: number, readonly logError: string) {
+    super(`log record is invalid (${logError}) at byte offset ${offset}; nothing after it was loaded`, { runId, seq });
+  }
+  protected override details() {
+    return { offset: this.offset, logError: this.logError };
+  }
+}
+
+/** The stored log ends in an incomplete record (stores keep whole records, so this is damage). */
+export class LogTornError extends RemitError {
+  readonly code = ErrorCode.LOG_TORN;
+  constructor(runId: string, seq: number, readonly tornBytes: number) {
+    super(`the stored log ends in an incomplete record of ${tornBytes} bytes`, { runId, seq });
+  }
+  protected override details() {
+    return { tornBytes: this.tornBytes };
+  }
+}
+
+/** A store operation failed (I/O, lock timeout, constraint). `storeCode` is the backend's code. */
+export class StoreError extends RemitError {
+  readonly code = ErrorCode.STORE;
+  constructor(readonly store: string, readonly operation: string, readonly storeCode: string, subject: ErrorSubject = {}, cause?: unknown) {
+    super(`store ${store}: ${operation} failed (${storeCode})${cause ? `: ${causeMessage(cause)}` : ''}`, subject, { cause });
+  }
+  protected override details() {
+    return { store: this.store, operation: this.operation, storeCode: this.storeCode };
+  }
+}
+
+export class CoreUnavailableError extends RemitError {
+  readonly code = ErrorCode.CORE_UNAVAILABLE;
+  constructor(readonly core: string, hint: string, cause?: unknown) {
+    super(`the ${core} recovery core is unavailable: ${hint}`, {}, { cause });
+  }
+}
+
+/** The core refused an admission for a reason the shell does not expect here (e.g. BAD_REQUEST). */
+export class CoreRefusedError extends RemitError {
+  readonly code = ErrorCode.CORE_REFUSED;
+  constructor(readonly reason: string, subject: ErrorSubject) {
+    super(`the recovery core refused the request: ${reason}`, subject);
+  }
+}
+
+// ------------------------------------------------------------------ terminal failure
+
+/**
+ * Thrown by node code (or through `fail()`) to end the run as failed: a RUN_FAILED record is
+ * appended and the run is terminal. Any other thrown error stops the sequencer without recording.
+ */
+export class TerminalFailure extends Error {
+  constructor(readonly failureCode: string, message: string) {
+    super(message);
+    this.name = 'TerminalFailure';
+  }
+}
+
+export function fail(failureCode: string, message: string): never {
+  throw new TerminalFailure(failureCode, message);
+}
+
+// ------------------------------------------------------------------ helpers
+
+export interface ValidationIssue {
+  /** The zod path joined with dots (`approval.approver`, `items.3.sku`), or "(root)". */
+  path: string;
+  message: string;
+}
+
+/** zod issues (`{ path, message }`) in a stable, printable form. */
+export function toValidationIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): ValidationIssue[] {
+  return issues.map((issue) => ({
+    path: issue.path.length === 0 ? '(root)' : issue.path.map((p) => String(p)).join('.'),
+    message: issue.message,
+  }));
+}
+
+function describeIssues(issues: ValidationIssue[]): string {
+  return issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+}
+
+function firstPath(issues: ValidationIssue[]): string | undefined {
+  return issues[0]?.path;
+}
+
+function causeMessage(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+/** Exit codes of the CLI, by error code. Documented in docs/errors.md. */
+export const ExitCode = {
+  OK: 0,
+  UNEXPECTED: 1,
+  USAGE: 2,
+  NOT_FOUND: 3,
+  REFUSED: 4,
+  INVALID_VALUE: 5,
+  DEFINITION: 6,
+  LOG_DAMAGED: 7,
+  STORE: 8,
+  HANDLER: 9,
+  RUN_FAILED: 10,
+} as const;
+
+const exitByCode: Record<ErrorCode, number> = {
+  REMIT_DEFINITION_INVALID: ExitCode.DEFINITION,
+  REMIT_DEFINITION_MISMATCH: ExitCode.DEFINITION,
+  REMIT_UNKNOWN_WORKFLOW: ExitCode.DEFINITION,
+  REMIT_RUN_NOT_FOUND: ExitCode.NOT_FOUND,
+  REMIT_RUN_EXISTS: ExitCode.REFUSED,
+  REMIT_RUN_ID_INVALID: ExitCode.USAGE,
+  REMIT_STATE_INVALID: ExitCode.INVALID_VALUE,
+  REMIT_NOT_JSON: ExitCode.INVALID_VALUE,
+  REMIT_ROUTE_INVALID: ExitCode.HANDLER,
+  REMIT_HANDLER_THREW: ExitCode.HANDLER,
+  REMIT_RESUME_VALUE_INVALID: ExitCode.INVALID_VALUE,
+  REMIT_UNKNOWN_INTERRUPT: ExitCode.REFUSED,
+  REMIT_NOT_PARKED: ExitCode.REFUSED,
+  REMIT_ALREADY_CONSUMED: ExitCode.REFUSED,
+  REMIT_CONFLICT: ExitCode.REFUSED,
+  REMIT_NOT_A_CHECKPOINT: ExitCode.REFUSED,
+  REMIT_BEYOND_HEAD: ExitCode.REFUSED,
+  REMIT_IMPLICIT_FORK: ExitCode.REFUSED,
+  REMIT_FORK_TARGET_EXISTS: ExitCode.REFUSED,
+  REMIT_LOG_CORRUPT: ExitCode.LOG_DAMAGED,
+  REMIT_LOG_TORN: ExitCode.LOG_DAMAGED,
+  REMIT_STORE: ExitCode.STORE,
+  REMIT_CORE_UNAVAILABLE: ExitCode.UNEXPECTED,
+  REMIT_CORE_REFUSED: ExitCode.UNEXPECTED,
+};
+
+export function exitCodeFor(error: unknown): number {
+  return error instanceof RemitError ? exitByCode[error.code] : ExitCode.UNEXPECTED;
+}

@@ -1,0 +1,206 @@
+/**
+ * A run's log for people: one row per record (seq, kind, node, commit time, sizes, keys) and the
+ * recovered summary. A damaged log is shown up to the first bad record, with the error named.
+ */
+
+import { decodeLog, LogErrorName } from './core/codec.js';
+import { EffectStatus, RecordKind, type LogRecord, type NextAction, type RecoveryCore } from './core/types.js';
+import { fromUtf8, toHex } from './json.js';
+import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
+import type { StoredRecord } from './store/store.js';
+
+export interface InspectedRecord {
+  seq: number;
+  kind: string;
+  node: string | null;
+  committedAt: string;
+  /** The whole record's bytes, framing included. */
+  bytes: number;
+  /** Bytes of the state payload (RUN_STARTED, NODE_COMPLETED) and its form. */
+  stateBytes?: number;
+  stateForm?: 'snapshot' | 'delta';
+  next?: string | null;
+  key?: string;
+  interruptId?: string;
+  /** Bytes of an effect result or resume value, or the fork intent and failure as text. */
+  payloadBytes?: number;
+  detail?: string;
+}
+
+export interface RunInspection {
+  runId: string;
+  workflow: string | null;
+  version: string | null;
+  fingerprint: string | null;
+  status: string;
+  /** What the core says comes next, e.g. "AWAIT_RESUME managerApproval@6". */
+  nextAction: string;
+  headSeq: number;
+  records: InspectedRecord[];
+  effects: Array<{ node: string; status: string; doneCount: number }>;
+  interruptsParked: number;
+  interruptsClaimed: number;
+  lineage: Array<{ sourceRunId: string; sourceSeq: number; runId: string; forkSeq: number; intent: string }>;
+  failure?: { node: string; code: string; message: string };
+  /** Set when the log is damaged: the first bad record. */
+  error?: { code: string; seq: number; offset: number };
+  totals: { records: number; bytes: number; stateBytes: number };
+}
+
+const EFFECT_STATUS_NAMES: Record<number, string> = {
+  [EffectStatus.FRESH]: 'fresh',
+  [EffectStatus.INTENT_ONLY]: 'intent-only',
+  [EffectStatus.DONE]: 'done',
+};
+
+export function inspectLog(runId: string, stored: StoredRecord[], core: RecoveryCore): RunInspection {
+  const log = concat(stored.map((r) => r.bytes));
+  const decoded = decodeLog(log);
+  const records = decoded.records.map((r, i) => describeRecord(r, stored[i]!));
+  const totals = {
+    records: stored.length,
+    bytes: log.length,
+    stateBytes: records.reduce((n, r) => n + (r.stateBytes ?? 0), 0),
+  };
+  const recovery = core.recover(log);
+  if (!recovery.ok) {
+    return {
+      runId, workflow: null, version: null, fingerprint: null, status: 'damaged', nextAction: 'NONE',
+      headSeq: recovery.seq - 1, records, effects: [], interruptsParked: 0, interruptsClaimed: 0, lineage: [],
+      error: { code: LogErrorName[recovery.code] ?? String(recovery.code), seq: recovery.seq, offset: recovery.offset },
+      totals,
+    };
+  }
+  const out: RunInspection = {
+    runId,
+    workflow: fromUtf8(recovery.workflow),
+    version: fromUtf8(recovery.version),
+    fingerprint: toHex(recovery.fingerprint),
+    status: STATUS_NAMES[recovery.status],
+    nextAction: actionText(recovery.action),
+    headSeq: recovery.recordCount - 1,
+    records,
+    effects: recovery.effects.map((e) => ({ node: fromUtf8(e.node), status: EFFECT_STATUS_NAMES[e.status] ?? '?', doneCount: e.doneCount })),
+    interruptsParked: recovery.interruptsParked,
+    interruptsClaimed: recovery.interruptsClaimed,
+    lineage: recovery.lineage.map((l) => ({
+      sourceRunId: fromUtf8(l.sourceRunId), sourceSeq: l.sourceSeq, runId: fromUtf8(l.runId), forkSeq: l.forkSeq, intent: fromUtf8(l.intent),
+    })),
+    totals,
+  };
+  if (recovery.failure) {
+    out.failure = { node: fromUtf8(recovery.failure.node), code: fromUtf8(recovery.failure.code), message: fromUtf8(recovery.failure.message) };
+  }
+  if (decoded.error) out.error = { code: decoded.error.codeName, seq: decoded.error.seq, offset: decoded.error.offset };
+  return out;
+}
+
+function describeRecord(r: LogRecord, stored: StoredRecord): InspectedRecord {
+  const base: InspectedRecord = {
+    seq: r.seq,
+    kind: kindName(r.kind),
+    node: null,
+    committedAt: new Date(stored.committedAtMs).toISOString(),
+    bytes: stored.bytes.length,
+  };
+  switch (r.kind) {
+    case RecordKind.RUN_STARTED:
+      return { ...base, stateBytes: r.state.length, stateForm: 'snapshot', next: fromUtf8(r.startNode), detail: `${fromUtf8(r.workflow)} v${fromUtf8(r.version)}, ${r.nodes.length} nodes` };
+    case RecordKind.NODE_COMPLETED:
+      return {
+        ...base, node: fromUtf8(r.node), stateBytes: r.state.length, stateForm: r.stateForm === 0 ? 'snapshot' : 'delta',
+        next: r.next.length === 0 ? null : fromUtf8(r.next),
+      };
+    case RecordKind.EFFECT_INTENT:
+      return { ...base, node: fromUtf8(r.node), key: fromUtf8(r.key) };
+    case RecordKind.EFFECT_DONE:
+      return { ...base, node: fromUtf8(r.node), key: fromUtf8(r.key), payloadBytes: r.result.length };
+    case RecordKind.INTERRUPT_PARKED:
+      return { ...base, node: fromUtf8(r.node), interruptId: fromUtf8(r.interruptId) };
+    case RecordKind.RESUME_CLAIMED:
+      return { ...base, interruptId: fromUtf8(r.interruptId), payloadBytes: r.value.length };
+    case RecordKind.FORKED:
+      return { ...base, detail: `from ${fromUtf8(r.sourceRunId)}@${r.sourceSeq} as ${fromUtf8(r.runId)}, intent ${fromUtf8(r.intent)}` };
+    case RecordKind.RUN_COMPLETED:
+      return base;
+    case RecordKind.RUN_FAILED:
+      return { ...base, node: r.node.length ? fromUtf8(r.node) : null, detail: `${fromUtf8(r.code)}: ${fromUtf8(r.message)}` };
+  }
+}
+
+function actionText(action: NextAction): string {
+  switch (action.tag) {
+    case 'NONE':
+    case 'FINISH_RUN':
+      return action.tag;
+    case 'AWAIT_RESUME':
+    case 'FINISH_INTERRUPT':
+      return `${action.tag} ${fromUtf8(action.interruptId)}`;
+    case 'INVOKE_EFFECT':
+    case 'FINISH_EFFECT':
+      return `${action.tag} ${fromUtf8(action.node)} key ${fromUtf8(action.key)}`;
+    default:
+      return `${action.tag} ${fromUtf8(action.node)}`;
+  }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let pos = 0;
+  for (const p of parts) {
+    out.set(p, pos);
+    pos += p.length;
+  }
+  return out;
+}
+
+/** A fixed-width table for a terminal. */
+export function renderInspection(inspection: RunInspection): string {
+  const lines: string[] = [];
+  const head = [`run ${inspection.runId}`];
+  if (inspection.workflow) head.push(`workflow ${inspection.workflow} v${inspection.version}`);
+  head.push(`status ${inspection.status}`, `next ${inspection.nextAction}`);
+  lines.push(head.join('  '));
+  if (inspection.fingerprint) lines.push(`fingerprint ${inspection.fingerprint.slice(0, 16)}…`);
+  const rows = inspection.records.map((r) => [
+    String(r.seq),
+    r.kind,
+    r.node ?? '-',
+    r.committedAt.replace('T', ' ').replace('Z', ''),
+    String(r.bytes),
+    r.stateBytes === undefined ? '' : `${r.stateBytes} ${r.stateForm === 'snapshot' ? 'snap' : 'delta'}`,
+    recordDetail(r),
+  ]);
+  lines.push(...table(['seq', 'kind', 'node', 'committed (UTC)', 'bytes', 'state', 'detail'], rows, [true, false, false, false, true, true, false]));
+  const t = inspection.totals;
+  lines.push(`${t.records} records, ${t.bytes} bytes (${t.stateBytes} of state)`);
+  if (inspection.effects.length > 0) {
+    lines.push(`effects: ${inspection.effects.map((e) => `${e.node} ${e.status} (done ${e.doneCount}×)`).join(', ')}`);
+  }
+  lines.push(`interrupts: ${inspection.interruptsParked} parked, ${inspection.interruptsClaimed} claimed`);
+  for (const l of inspection.lineage) lines.push(`forked from ${l.sourceRunId} at seq ${l.sourceSeq} (fork record ${l.forkSeq}), intent ${l.intent}`);
+  if (inspection.failure) lines.push(`failed at ${inspection.failure.node || '-'}: ${inspection.failure.code}: ${inspection.failure.message}`);
+  if (inspection.error) lines.push(`DAMAGED: ${inspection.error.code} at seq ${inspection.error.seq} (byte offset ${inspection.error.offset}); nothing after it was loaded`);
+  return lines.join('\n');
+}
+
+function recordDetail(r: InspectedRecord): string {
+  const parts: string[] = [];
+  if (r.next !== undefined) parts.push(r.kind === 'RUN_STARTED' ? `start ${r.next}` : `next ${r.next ?? 'END'}`);
+  if (r.key) parts.push(`key ${r.key}`);
+  if (r.interruptId) parts.push(`interrupt ${r.interruptId}`);
+  if (r.payloadBytes !== undefined) parts.push(`${r.kind === 'EFFECT_DONE' ? 'result' : 'value'} ${r.payloadBytes} B`);
+  if (r.detail) parts.push(r.detail);
+  return parts.join(', ');
+}
+
+export function table(header: string[], rows: string[][], alignRight: boolean[] = []): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : alignRight[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [fmt(header), ...rows.map(fmt)];
+}
+

@@ -1,0 +1,86 @@
+/**
+ * JSON and UTF-8 helpers. Everything the shell writes into a payload is UTF-8 JSON; a value goes
+ * through `toJsonValue` (stringify + parse) before anyone uses it, so a fresh run and a recovered
+ * run see the very same value (a Date becomes a string in both, an undefined field is gone in both).
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function utf8(text: string): Uint8Array {
+  return utf8Encoder.encode(text);
+}
+
+export function fromUtf8(bytes: Uint8Array): string {
+  return utf8Decoder.decode(bytes);
+}
+
+/** The UTF-8 JSON bytes of `value` and its round-tripped copy; throws a plain Error when not JSON. */
+export function encodeJson(value: unknown): { bytes: Uint8Array; text: string; value: Json } {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new Error(error instanceof Error ? error.message : String(error));
+  }
+  if (text === undefined) throw new Error(`${typeof value} has no JSON form`);
+  return { bytes: utf8(text), text, value: JSON.parse(text) as Json };
+}
+
+export function decodeJson(bytes: Uint8Array): Json {
+  return JSON.parse(fromUtf8(bytes)) as Json;
+}
+
+/** JSON with object keys sorted at every depth: the same value always gives the same text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+export function isPlainObject(value: unknown): value is { [key: string]: Json } {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Structural equality of two JSON values. */
+export function jsonEqual(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i]!, b[i]!)) return false;
+    return true;
+  }
+  if (isPlainObject(a)) {
+    if (!isPlainObject(b)) return false;
+    const keysA = Object.keys(a);
+    if (keysA.length !== Object.keys(b).length) return false;
+    for (const key of keysA) {
+      if (!Object.prototype.hasOwnProperty.call(b, key) || !jsonEqual(a[key]!, b[key]!)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export function toHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}

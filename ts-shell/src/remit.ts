@@ -1,0 +1,345 @@
+/**
+ * The public façade: a Remit instance binds a store, a recovery core and the workflows it can run.
+ *
+ *   const remit = await createRemit({ store: openSqliteStore('./remit.db'), workflows: [refund] });
+ *   const run = await remit.start(refund, { orderId: 'o-1', amountCents: 1250, reason: 'damaged' });
+ *   if (run.status === 'parked') await remit.resume(run.runId, run.interrupt!.id, { approved: true, approver: 'kim' });
+ *
+ * Several instances (in one process or many) may share a store: every write is a conditional
+ * append, so at most one of them moves a run forward at each step.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { encodeRecord } from './core/codec.js';
+import { createCore, type CoreKind } from './core/index.js';
+import {
+  NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveryCore,
+} from './core/types.js';
+import {
+  AlreadyConsumedError, BeyondHeadError, ConflictError, CoreRefusedError, CoreUnavailableError, DefinitionInvalidError,
+  ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotJsonError, NotParkedError,
+  ResumeValueInvalidError, RunExistsError, RunIdInvalidError, RunNotFoundError, StateInvalidError, StoreError,
+  toValidationIssues, UnknownInterruptError, UnknownWorkflowError,
+} from './errors.js';
+import { NO_HOOKS, type SequencerHooks } from './faults.js';
+import { inspectLog, type RunInspection } from './inspect.js';
+import { encodeJson, fromUtf8, utf8, type Json } from './json.js';
+import { STATUS_NAMES, type RunStatusName } from './sequencer/log-view.js';
+import { RunSession, type Engine, type RunResult } from './sequencer/sequencer.js';
+import type { Store } from './store/store.js';
+import { canonicalDescriptor } from './workflow/descriptor.js';
+import { MAX_NODE_NAME_BYTES, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
+
+export const MAX_RUN_ID_BYTES = 200;
+
+export interface RemitOptions {
+  store: Store;
+  workflows?: Workflow[];
+  /** 'wasm' (default): the Rust core compiled to WebAssembly; 'reference': the TypeScript twin. */
+  core?: CoreKind | RecoveryCore;
+  /** Fault-injection hooks for the conformance harness and tests (faults.ts). */
+  hooks?: SequencerHooks;
+}
+
+export interface StartOptions {
+  /** Default: `${workflow}-${uuid}`. At most 200 UTF-8 bytes. */
+  runId?: string;
+}
+
+export interface ForkOptions {
+  /** Why this fork exists; recorded in the FORKED record as JSON. */
+  intent?: unknown;
+  /** Default: `${sourceRunId}.fork-${8 hex}`. */
+  newRunId?: string;
+}
+
+export interface ForkResult {
+  runId: string;
+  sourceRunId: string;
+  checkpointSeq: number;
+  forkSeq: number;
+}
+
+export interface RunSummary {
+  runId: string;
+  workflow: string;
+  status: RunStatusName | 'damaged';
+  headSeq: number;
+  createdAtMs: number;
+  updatedAtMs: number;
+  interruptId?: string;
+}
+
+export type RecoverAllOutcome = { runId: string; result: RunResult } | { runId: string; error: unknown };
+
+export async function loadCore(kind: CoreKind | RecoveryCore = 'wasm'): Promise<RecoveryCore> {
+  if (typeof kind === 'object') return kind;
+  try {
+    return await createCore(kind);
+  } catch (error) {
+    const hint = kind === 'wasm' ? 'build it with `npm run setup`, or choose the TypeScript reference core (core: "reference", CLI --core reference)' : String(error);
+    throw new CoreUnavailableError(String(kind), hint, error);
+  }
+}
+
+export async function createRemit(options: RemitOptions): Promise<Remit> {
+  const core = await loadCore(options.core ?? 'wasm');
+  return new Remit(options.store, core, options.workflows ?? [], options.hooks ?? NO_HOOKS);
+}
+
+export class Remit implements Engine {
+  private readonly workflows = new Map<string, Workflow>();
+
+  constructor(
+    readonly store: Store,
+    readonly core: RecoveryCore,
+    workflows: Workflow[] = [],
+    readonly hooks: SequencerHooks = NO_HOOKS,
+  ) {
+    for (const wf of workflows) this.register(wf);
+  }
+
+  register(wf: Workflow): this {
+    const known = this.workflows.get(wf.name);
+    if (known && known.fingerprintHex !== wf.fingerprintHex) {
+      throw new DefinitionInvalidError(wf.name, 'two different definitions with this name are registered');
+    }
+    this.workflows.set(wf.name, wf);
+    return this;
+  }
+
+  workflowNamed(name: string): Workflow | undefined {
+    return this.workflows.get(name);
+  }
+
+  workflowNames(): string[] {
+    return [...this.workflows.keys()];
+  }
+
+  /** Start a run and drive it until it parks, completes or fails. */
+  async start<W extends Workflow>(workflow: W | string, input: InputOf<W>, options: StartOptions = {}): Promise<RunResult<StateOf<W>>> {
+    const wf = this.resolveWorkflow(workflow);
+    const runId = options.runId ?? `${wf.name}-${randomUUID()}`;
+    checkRunId(runId);
+    const parsed = wf.stateSchema.safeParse(input);
+    if (!parsed.success) throw new StateInvalidError({ runId, seq: 0 }, toValidationIssues(parsed.error.issues));
+    const state = jsonOrThrow('the initial state', parsed.data, { runId, seq: 0 });
+    const started: LogRecord = {
+      kind: RecordKind.RUN_STARTED,
+      seq: 0,
+      runId: utf8(runId),
+      workflow: utf8(wf.name),
+      version: utf8(wf.version),
+      fingerprint: wf.fingerprint,
+      definition: utf8(canonicalDescriptor(wf.descriptor)),
+      nodes: wf.nodeOrder.map((name) => ({ name: utf8(name), kind: nodeKindCode(wf, name) })),
+      startNode: utf8(wf.start),
+      state: state.bytes,
+    };
+    const session = await RunSession.open(this, runId);
+    if (session.bytes.length > 0) throw new RunExistsError(runId);
+    try {
+      await session.append(0, [started]);
+    } catch (error) {
+      if (error instanceof ConflictError) throw new RunExistsError(runId);
+      throw error;
+    }
+    return (await session.drive()) as RunResult<StateOf<W>>;
+  }
+
+  /**
+   * Resume a parked interrupt with `value`: validated by the interrupt's schema (invalid: refused,
+   * nothing recorded), then claimed by a conditional append (a second or concurrent resume is
+   * refused with AlreadyConsumedError before any node runs), then the run is driven on.
+   */
+  async resume(runId: string, interruptId: string, value: unknown): Promise<RunResult> {
+    const session = await RunSession.open(this, runId);
+    const wf = session.workflowFor(session.recover());
+    const nodeName = interruptId.slice(0, Math.max(0, interruptId.lastIndexOf('@')));
+    const def = wf.nodes.get(nodeName);
+    if (!def || def.kind !== 'interrupt') {
+      throw new UnknownInterruptError(interruptId, { runId }, `workflow ${wf.name} has no interrupt node ${JSON.stringify(nodeName)}; ids look like node@seq`);
+    }
+    const parsed = def.spec.resume.safeParse(value);
+    if (!parsed.success) {
+      throw new ResumeValueInvalidError(interruptId, { runId, node: nodeName }, toValidationIssues(parsed.error.issues));
+    }
+    const encoded = jsonOrThrow('the resume value', parsed.data, { runId, node: nodeName });
+    const request: AdmissionRequest = { tag: 'RESUME', interruptId: utf8(interruptId) };
+    for (let attempt = 0; ; attempt++) {
+      const admission = this.core.admit(session.bytes, request);
+      if (!admission.accepted) throw this.refusal(admission, runId, session, { interruptId, node: nodeName });
+      const claim: LogRecord = { kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId: utf8(interruptId), value: encoded.bytes };
+      try {
+        await session.append(admission.seq, [claim], nodeName);
+        break;
+      } catch (error) {
+        // Another writer got there first: re-read and ask the core again; it names the winner.
+        if (!(error instanceof ConflictError) || attempt >= 3) throw error;
+        await session.reload();
+      }
+    }
+    await this.hooks.at('resume.after-claim', { runId, seq: session.recover().recordCount, node: nodeName, kinds: ['RESUME_CLAIMED'] });
+    return session.drive();
+  }
+
+  /**
+   * Drive an existing run from its durable head (after a crash, a thrown error, a fork). With
+   * `fromSeq`, refuse unless it is the head: going back in time needs an explicit fork.
+   */
+  async continueRun(runId: string, options: { fromSeq?: number } = {}): Promise<RunResult> {
+    const session = await RunSession.open(this, runId);
+    session.recover();
+    if (options.fromSeq !== undefined) {
+      const admission = this.core.admit(session.bytes, { tag: 'CONTINUE_FROM', seq: options.fromSeq });
+      if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: options.fromSeq });
+    }
+    return session.drive();
+  }
+
+  /**
+   * Create a new run from `runId`'s checkpoint at `checkpointSeq`: a byte copy of records
+   * 0..checkpointSeq and a FORKED record, in one atomic store operation. The source is not
+   * touched. The new run is not driven; call continueRun(fork.runId).
+   */
+  async fork(runId: string, checkpointSeq: number, options: ForkOptions = {}): Promise<ForkResult> {
+    const session = await RunSession.open(this, runId);
+    const recovered = session.recover();
+    const admission = this.core.admit(session.bytes, { tag: 'FORK_AT', seq: checkpointSeq });
+    if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: checkpointSeq });
+    const newRunId = options.newRunId ?? `${runId}.fork-${randomUUID().slice(0, 8)}`;
+    checkRunId(newRunId);
+    const intent = jsonOrThrow('the fork intent', options.intent ?? null, { runId, seq: checkpointSeq });
+    const forked: LogRecord = {
+      kind: RecordKind.FORKED,
+      seq: admission.seq,
+      sourceRunId: recovered.runId,
+      sourceSeq: checkpointSeq,
+      runId: utf8(newRunId),
+      intent: intent.bytes,
+    };
+    const info = { runId, seq: admission.seq, targetRunId: newRunId, kinds: ['FORKED'] };
+    await this.hooks.at('fork.before-store', info);
+    const outcome = await this.store.fork(runId, checkpointSeq + 1, newRunId, encodeRecord(forked));
+    if (!outcome.committed) {
+      if (outcome.reason === 'TARGET_EXISTS') throw new ForkTargetExistsError(newRunId, { runId, seq: checkpointSeq });
+      throw new StoreError(this.store.description, 'fork', outcome.reason, { runId, seq: checkpointSeq });
+    }
+    await this.hooks.at('fork.after-store', info);
+    return { runId: newRunId, sourceRunId: runId, checkpointSeq, forkSeq: admission.seq };
+  }
+
+  /** Where a run stands, without moving it. */
+  async status(runId: string): Promise<RunResult> {
+    const session = await RunSession.open(this, runId);
+    return session.result(session.recover());
+  }
+
+  /** The log rendered for people: one row per record plus the recovered summary. */
+  async inspect(runId: string): Promise<RunInspection> {
+    const records = await this.store.readRecords(runId);
+    if (records.length === 0) throw new RunNotFoundError(runId);
+    return inspectLog(runId, records, this.core);
+  }
+
+  async runs(): Promise<RunSummary[]> {
+    const listings = await this.store.listRuns();
+    const out: RunSummary[] = [];
+    for (const listing of listings) {
+      const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
+      const recovery = this.core.recover(await this.store.readLog(listing.runId));
+      if (!recovery.ok) {
+        out.push({ ...base, workflow: '?', status: 'damaged', headSeq: recovery.seq - 1 });
+        continue;
+      }
+      const summary: RunSummary = { ...base, workflow: fromUtf8(recovery.workflow), status: STATUS_NAMES[recovery.status], headSeq: recovery.recordCount - 1 };
+      if (recovery.action.tag === 'AWAIT_RESUME') summary.interruptId = fromUtf8(recovery.action.interruptId);
+      out.push(summary);
+    }
+    return out;
+  }
+
+  /** Continue every running run of a registered workflow (call at service start-up). */
+  async recoverAll(): Promise<RecoverAllOutcome[]> {
+    const out: RecoverAllOutcome[] = [];
+    for (const run of await this.runs()) {
+      if (run.status !== 'running' || !this.workflows.has(run.workflow)) continue;
+      try {
+        out.push({ runId: run.runId, result: await this.continueRun(run.runId) });
+      } catch (error) {
+        out.push({ runId: run.runId, error });
+      }
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+
+  private resolveWorkflow(workflow: Workflow | string): Workflow {
+    if (typeof workflow !== 'string') {
+      this.register(workflow);
+      return workflow;
+    }
+    const wf = this.workflows.get(workflow);
+    if (!wf) throw new UnknownWorkflowError(workflow, this.workflowNames());
+    return wf;
+  }
+
+  /** The typed error for a refused admission. */
+  private refusal(
+    admission: Admission,
+    runId: string,
+    session: RunSession,
+    about: { interruptId?: string; node?: string; requestedSeq?: number },
+  ): Error {
+    const subject = { runId, seq: admission.seq, ...(about.node === undefined ? {} : { node: about.node }) };
+    const id = about.interruptId ?? '';
+    switch (admission.reason) {
+      case RefusalReason.ALREADY_CONSUMED:
+        return new AlreadyConsumedError(id, subject);
+      case RefusalReason.NOT_PARKED:
+        return new NotParkedError(id, STATUS_NAMES[session.recover().status], subject);
+      case RefusalReason.UNKNOWN_INTERRUPT: {
+        const action = session.recover().action;
+        const current = action.tag === 'AWAIT_RESUME' ? fromUtf8(action.interruptId) : '?';
+        return new UnknownInterruptError(id, subject, `the run is parked on ${current}`);
+      }
+      case RefusalReason.NOT_A_CHECKPOINT:
+        return new NotACheckpointError(runId, admission.seq);
+      case RefusalReason.BEYOND_HEAD:
+        return new BeyondHeadError(runId, about.requestedSeq ?? -1, admission.seq);
+      case RefusalReason.IMPLICIT_FORK:
+        return new ImplicitForkError(runId, about.requestedSeq ?? -1, admission.seq);
+      case RefusalReason.NO_RUN:
+        return new RunNotFoundError(runId);
+      case RefusalReason.LOG_INVALID:
+        return new LogCorruptError(runId, admission.seq, admission.offset, `recovery error code ${admission.detail}`);
+      default:
+        return new CoreRefusedError(`reason ${admission.reason}`, subject);
+    }
+  }
+}
+
+function nodeKindCode(wf: Workflow, name: string): number {
+  const kind = wf.nodes.get(name)!.kind;
+  return kind === 'pure' ? NodeKind.PURE : kind === 'effect' ? NodeKind.EFFECT : NodeKind.INTERRUPT;
+}
+
+export function checkRunId(runId: string): void {
+  if (typeof runId !== 'string' || runId.length === 0) throw new RunIdInvalidError(String(runId), 'must be a non-empty string');
+  if (utf8(runId).length > MAX_RUN_ID_BYTES) throw new RunIdInvalidError(runId, `over ${MAX_RUN_ID_BYTES} UTF-8 bytes`);
+  if (/[\u0000-\u001f\u007f]/.test(runId)) throw new RunIdInvalidError(runId, 'contains control characters');
+}
+
+function jsonOrThrow(what: string, value: unknown, subject: { runId: string; seq?: number; node?: string }): { bytes: Uint8Array; value: Json } {
+  try {
+    return encodeJson(value);
+  } catch (error) {
+    throw new NotJsonError(what, (error as Error).message, subject);
+  }
+}
+
+// Keep the node-name limit visible next to the run-id limit: together they bound effect keys.
+export const LIMITS = { MAX_RUN_ID_BYTES, MAX_NODE_NAME_BYTES } as const;

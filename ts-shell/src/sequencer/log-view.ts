@@ -1,0 +1,110 @@
+/**
+ * Reading a run's log on the shell's side: recovery with typed errors, the state at the head
+ * checkpoint (snapshot plus the deltas after it), and single records at known offsets. The core
+ * decides; this module only decodes what the core pointed at.
+ */
+
+import { decodeRecordAt, LogErrorName } from '../core/codec.js';
+import {
+  RecordKind, RunStatus, StateForm, type LogRecord, type RecoveredRun, type RecoveryCore,
+} from '../core/types.js';
+import { LogCorruptError, LogTornError, RunNotFoundError } from '../errors.js';
+import { decodeJson, fromUtf8, type Json } from '../json.js';
+import { applyDelta, type Delta } from '../state/delta.js';
+
+export const KIND_NAMES: Record<number, string> = {
+  [RecordKind.RUN_STARTED]: 'RUN_STARTED',
+  [RecordKind.NODE_COMPLETED]: 'NODE_COMPLETED',
+  [RecordKind.EFFECT_INTENT]: 'EFFECT_INTENT',
+  [RecordKind.EFFECT_DONE]: 'EFFECT_DONE',
+  [RecordKind.INTERRUPT_PARKED]: 'INTERRUPT_PARKED',
+  [RecordKind.RESUME_CLAIMED]: 'RESUME_CLAIMED',
+  [RecordKind.FORKED]: 'FORKED',
+  [RecordKind.RUN_COMPLETED]: 'RUN_COMPLETED',
+  [RecordKind.RUN_FAILED]: 'RUN_FAILED',
+};
+
+export function kindName(kind: number): string {
+  return KIND_NAMES[kind] ?? `KIND_${kind}`;
+}
+
+export const STATUS_NAMES = {
+  [RunStatus.EMPTY]: 'empty',
+  [RunStatus.RUNNING]: 'running',
+  [RunStatus.PARKED]: 'parked',
+  [RunStatus.COMPLETED]: 'completed',
+  [RunStatus.FAILED]: 'failed',
+} as const;
+export type RunStatusName = (typeof STATUS_NAMES)[keyof typeof STATUS_NAMES];
+
+/**
+ * Recover `log` and turn a damaged log into a typed error naming run, seq and offset. A torn tail
+ * is an error here too: stores keep whole records, so an incomplete one is damage, and appending
+ * after it would be refused forever.
+ */
+export function recoverOrThrow(core: RecoveryCore, runId: string, log: Uint8Array, allowEmpty = false): RecoveredRun {
+  const recovery = core.recover(log);
+  if (!recovery.ok) {
+    throw new LogCorruptError(runId, recovery.seq, recovery.offset, LogErrorName[recovery.code] ?? `code ${recovery.code}`);
+  }
+  if (recovery.tornLen > 0) throw new LogTornError(runId, recovery.recordCount, recovery.tornLen);
+  if (recovery.status === RunStatus.EMPTY && !allowEmpty) throw new RunNotFoundError(runId);
+  return recovery;
+}
+
+/** The record at a byte offset the core reported; a failure here means the core and codec disagree. */
+export function recordAt(log: Uint8Array, offset: number, runId: string): LogRecord {
+  const step = decodeRecordAt(log, offset);
+  if (step.outcome !== 'record') {
+    const seq = step.outcome === 'corrupt' ? step.error.seq : -1;
+    throw new LogCorruptError(runId, seq, offset, step.outcome === 'corrupt' ? step.error.codeName : 'TORN');
+  }
+  return step.record;
+}
+
+export interface HeadState {
+  state: Json;
+  /** Bytes of the delta payloads written after the snapshot, up to the checkpoint. */
+  deltaBytesSinceSnapshot: number;
+}
+
+/**
+ * The state at the head checkpoint: the snapshot at `snapshotOffset`, then every NODE_COMPLETED
+ * delta after it up to the checkpoint. The storage policy bounds those deltas by one snapshot.
+ */
+export function headState(log: Uint8Array, recovered: RecoveredRun, runId: string): HeadState {
+  let offset = recovered.snapshotOffset;
+  let state: Json = null;
+  let deltaBytesSinceSnapshot = 0;
+  for (;;) {
+    const step = decodeRecordAt(log, offset);
+    if (step.outcome !== 'record') {
+      throw new LogCorruptError(runId, step.outcome === 'corrupt' ? step.error.seq : -1, offset, 'UNREADABLE_STATE');
+    }
+    const record = step.record;
+    if (record.kind === RecordKind.RUN_STARTED) {
+      state = decodeJson(record.state);
+    } else if (record.kind === RecordKind.NODE_COMPLETED) {
+      if (record.stateForm === StateForm.SNAPSHOT) {
+        state = decodeJson(record.state);
+        deltaBytesSinceSnapshot = 0;
+      } else {
+        state = applyDelta(state, decodeJson(record.state) as Delta);
+        deltaBytesSinceSnapshot += record.state.length;
+      }
+    }
+    if (offset >= recovered.checkpointOffset) return { state, deltaBytesSinceSnapshot };
+    offset = step.end;
+  }
+}
+
+export function text(bytes: Uint8Array): string {
+  return fromUtf8(bytes);
+}
+
+/** The RUN_STARTED record (seq 0). */
+export function runStartedRecord(log: Uint8Array, runId: string): Extract<LogRecord, { kind: 1 }> {
+  const record = recordAt(log, 0, runId);
+  if (record.kind !== RecordKind.RUN_STARTED) throw new LogCorruptError(runId, 0, 0, 'NOT_RUN_STARTED');
+  return record;
+}

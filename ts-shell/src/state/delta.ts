@@ -1,0 +1,78 @@
+/**
+ * Structural deltas between two JSON states and the snapshot/delta policy (docs/guide.md,
+ * "Storage policy").
+ *
+ * A delta is one of:
+ *   { "r": value }                       replace the value
+ *   { "a": [items] }                     the old array is a prefix of the new one: append items
+ *   { "o": { key: delta }, "d": [keys] } patch an object: change these keys, delete those
+ *
+ * Why these three: a state of fixed size changes a few keys per step (`o` keeps the delta as
+ * small as the change), and a history-carrying state grows an array (`a` keeps the delta as small
+ * as the growth), where LangGraph's per-step full snapshot grows quadratically in total.
+ */
+
+import { isPlainObject, jsonEqual, type Json } from '../json.js';
+
+export type Delta =
+  | { r: Json }
+  | { a: Json[] }
+  | { o: { [key: string]: Delta }; d?: string[] };
+
+/** The delta turning `before` into `after`; `null` when they are equal. */
+export function computeDelta(before: Json, after: Json): Delta | null {
+  if (jsonEqual(before, after)) return null;
+  if (isPlainObject(before) && isPlainObject(after)) return objectDelta(before, after);
+  if (Array.isArray(before) && Array.isArray(after) && after.length > before.length && isPrefix(before, after)) {
+    return { a: after.slice(before.length) };
+  }
+  return { r: after };
+}
+
+function objectDelta(before: { [key: string]: Json }, after: { [key: string]: Json }): Delta {
+  const changed: { [key: string]: Delta } = {};
+  for (const key of Object.keys(after)) {
+    if (!Object.prototype.hasOwnProperty.call(before, key)) {
+      changed[key] = { r: after[key]! };
+      continue;
+    }
+    const inner = computeDelta(before[key]!, after[key]!);
+    if (inner !== null) changed[key] = inner;
+  }
+  const deleted = Object.keys(before).filter((key) => !Object.prototype.hasOwnProperty.call(after, key));
+  return deleted.length > 0 ? { o: changed, d: deleted } : { o: changed };
+}
+
+function isPrefix(prefix: Json[], whole: Json[]): boolean {
+  for (let i = 0; i < prefix.length; i++) if (!jsonEqual(prefix[i]!, whole[i]!)) return false;
+  return true;
+}
+
+/** Apply `delta` to `before` without modifying it. Throws on a delta that does not fit. */
+export function applyDelta(before: Json, delta: Delta): Json {
+  if ('r' in delta) return delta.r;
+  if ('a' in delta) {
+    if (!Array.isArray(before)) throw new Error('append delta applied to a non-array');
+    return [...before, ...delta.a];
+  }
+  if (!isPlainObject(before)) throw new Error('object delta applied to a non-object');
+  const out: { [key: string]: Json } = { ...before };
+  for (const key of delta.d ?? []) delete out[key];
+  for (const [key, inner] of Object.entries(delta.o)) {
+    out[key] = Object.prototype.hasOwnProperty.call(before, key) ? applyDelta(before[key]!, inner) : applyDelta(null, inner);
+  }
+  return out;
+}
+
+/** The delta of an unchanged state: an empty object patch. */
+export const EMPTY_DELTA: Delta = { o: {} };
+
+/**
+ * Snapshot or delta for the next checkpoint. A snapshot is written when the deltas since the last
+ * snapshot, this one included, would reach the size of a full snapshot. So the delta bytes a
+ * rebuild must apply never exceed one snapshot, and every record's state bytes are at most one
+ * snapshot: total bytes stay linear in the number of steps.
+ */
+export function chooseSnapshot(snapshotBytes: number, deltaBytes: number, deltaBytesSinceSnapshot: number): boolean {
+  return deltaBytesSinceSnapshot + deltaBytes >= snapshotBytes;
+}

@@ -1,0 +1,41 @@
+/**
+ * Small pieces every store shares. A store never interprets a record beyond its sequence number
+ * (bytes 4..8 of its frame, docs/log-format.md); it does check that one field, because a record
+ * stored at the wrong position would make the whole log unreadable later.
+ */
+
+import { StoreError } from '../errors.js';
+import type { StoredRecord } from './store.js';
+
+export type StoreClock = () => number;
+
+/** The smallest frame: a 12-byte header and a 4-byte checksum around an empty payload. */
+export const MIN_RECORD_BYTES = 16;
+
+export function recordSeqField(bytes: Uint8Array): number {
+  return (bytes[4]! | (bytes[5]! << 8) | (bytes[6]! << 16) | (bytes[7]! << 24)) >>> 0;
+}
+
+/** Throws StoreError BAD_RECORD_SEQ unless record i carries seq firstSeq + i. Writes nothing. */
+export function checkBatchSeqs(store: string, runId: string, firstSeq: number, records: readonly Uint8Array[]): void {
+  if (!Number.isInteger(firstSeq) || firstSeq < 0) {
+    throw new StoreError(store, 'append', 'BAD_EXPECTED_SEQ', { runId, seq: firstSeq });
+  }
+  records.forEach((bytes, i) => {
+    if (!(bytes instanceof Uint8Array) || bytes.length < MIN_RECORD_BYTES || recordSeqField(bytes) !== firstSeq + i) {
+      throw new StoreError(store, 'append', 'BAD_RECORD_SEQ', { runId, seq: firstSeq + i });
+    }
+  });
+}
+
+export function concatRecords(records: readonly StoredRecord[]): Uint8Array {
+  let total = 0;
+  for (const r of records) total += r.bytes.length;
+  const out = new Uint8Array(total);
+  let pos = 0;
+  for (const r of records) {
+    out.set(r.bytes, pos);
+    pos += r.bytes.length;
+  }
+  return out;
+}

@@ -1,0 +1,6 @@
+import { describeStoreContract } from './store-contract.js';
+import { MemoryBacking, MemoryStore } from './memory.js';
+
+describeStoreContract('memory', () => new MemoryStore(), {
+  openSecondHandle: (store) => new MemoryStore({ backing: (store as MemoryStore).backing }),
+});

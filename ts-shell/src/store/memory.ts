@@ -1,0 +1,96 @@
+/**
+ * The in-memory store: one array of records per run. For tests and for embedding where losing
+ * everything at process exit is acceptable. Several MemoryStore views may share one
+ * `MemoryBacking`, which is how tests "reopen" a memory store after dropping a sequencer.
+ * Every method copies bytes in and out, so no caller can change a committed record.
+ */
+
+import { StoreError } from '../errors.js';
+import { checkBatchSeqs, concatRecords, type StoreClock } from './common.js';
+import type { AppendOutcome, ForkOutcome, RunListing, Store, StoredRecord } from './store.js';
+
+interface MemoryRun {
+  records: StoredRecord[];
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** The data of a memory store; outlives any one MemoryStore view. */
+export class MemoryBacking {
+  readonly runs = new Map<string, MemoryRun>();
+}
+
+export interface MemoryStoreOptions {
+  backing?: MemoryBacking;
+  clock?: StoreClock;
+}
+
+export class MemoryStore implements Store {
+  readonly description = 'memory';
+  readonly backing: MemoryBacking;
+  private readonly nowMs: StoreClock;
+  private closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.backing = options.backing ?? new MemoryBacking();
+    this.nowMs = options.clock ?? Date.now;
+  }
+
+  async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
+    return concatRecords(await this.readRecords(runId, fromSeq));
+  }
+
+  async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
+    this.assertOpen('readRecords', runId);
+    const run = this.backing.runs.get(runId);
+    if (!run) return [];
+    return run.records.slice(Math.max(0, fromSeq)).map((r) => ({ ...r, bytes: r.bytes.slice() }));
+  }
+
+  async append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome> {
+    this.assertOpen('append', runId);
+    checkBatchSeqs(this.description, runId, expectedSeq, records);
+    const run = this.backing.runs.get(runId);
+    const nextSeq = run ? run.records.length : 0;
+    if (nextSeq !== expectedSeq) return { committed: false, nextSeq };
+    if (records.length === 0) return { committed: true, nextSeq };
+    const now = this.nowMs();
+    const target = run ?? { records: [], createdAtMs: now, updatedAtMs: now };
+    records.forEach((bytes, i) => target.records.push({ seq: expectedSeq + i, bytes: bytes.slice(), committedAtMs: now }));
+    target.updatedAtMs = now;
+    this.backing.runs.set(runId, target);
+    return { committed: true, nextSeq: target.records.length };
+  }
+
+  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): Promise<ForkOutcome> {
+    this.assertOpen('fork', sourceRunId);
+    checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
+    if (this.backing.runs.has(targetRunId)) return { committed: false, reason: 'TARGET_EXISTS' };
+    const source = this.backing.runs.get(sourceRunId);
+    if (!source || source.records.length < prefixRecords) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
+    const now = this.nowMs();
+    const records = source.records.slice(0, prefixRecords).map((r) => ({ ...r, bytes: r.bytes.slice() }));
+    records.push({ seq: prefixRecords, bytes: forkRecord.slice(), committedAtMs: now });
+    this.backing.runs.set(targetRunId, { records, createdAtMs: now, updatedAtMs: now });
+    return { committed: true };
+  }
+
+  async listRuns(): Promise<RunListing[]> {
+    this.assertOpen('listRuns');
+    return [...this.backing.runs.entries()]
+      .map(([runId, run]) => ({ runId, nextSeq: run.records.length, createdAtMs: run.createdAtMs, updatedAtMs: run.updatedAtMs }))
+      .sort((a, b) => a.createdAtMs - b.createdAtMs || a.runId.localeCompare(b.runId));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private assertOpen(operation: string, runId?: string): void {
+    if (this.closed) throw new StoreError(this.description, operation, 'CLOSED', runId === undefined ? {} : { runId });
+  }
+}
+
+export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  return new MemoryStore(options);
+}

@@ -1,0 +1,119 @@
+/**
+ * Test support for the PostgreSQL store (imported by postgres*.test.ts only).
+ *
+ * The tests need a server: `REMIT_PG_URL` (scripts/test.sh sets it after `scripts/pg.sh start`).
+ * Without it they FAIL, saying how to start one, unless `REMIT_SKIP_PG=1` asks to skip them; a
+ * skip is announced on stderr and shows in vitest's skipped count. Never a silent pass.
+ */
+
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import pg from 'pg';
+import { describe, it } from 'vitest';
+
+export const HOW_TO_START = [
+  'the PostgreSQL store tests need a server: set REMIT_PG_URL, e.g.',
+  '  bash scripts/pg.sh start && export REMIT_PG_URL="$(bash scripts/pg.sh url)"',
+  '(or run bash scripts/test.sh, which does this), or set REMIT_SKIP_PG=1 to skip them explicitly.',
+].join('\n');
+
+export type PgTestTarget = { kind: 'url'; url: string } | { kind: 'skip' } | { kind: 'missing' };
+
+export function pgTestTarget(): PgTestTarget {
+  const url = process.env.REMIT_PG_URL;
+  if (url) return { kind: 'url', url };
+  if (process.env.REMIT_SKIP_PG === '1') return { kind: 'skip' };
+  return { kind: 'missing' };
+}
+
+/** `describe` that runs with a server, fails without one, and skips only when told to. */
+export function describePg(name: string, body: (url: string) => void): void {
+  const target = pgTestTarget();
+  if (target.kind === 'url') {
+    describe(name, () => body(target.url));
+  } else if (target.kind === 'skip') {
+    process.stderr.write(`SKIPPED (REMIT_SKIP_PG=1): ${name}\n`);
+    describe.skip(name, () => it('needs PostgreSQL', () => {}));
+  } else {
+    describe(name, () => {
+      it('has a PostgreSQL server to test against (REMIT_PG_URL)', () => {
+        throw new Error(HOW_TO_START);
+      });
+    });
+  }
+}
+
+/** A schema name no other test uses. */
+export function freshSchemaName(prefix = 'remit_t'): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}
+
+/** Drops schemas created by a test file (each test works in its own). */
+export async function dropSchemas(url: string, schemas: Iterable<string>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A TCP relay between the store and the server that can lose a reply: after `armLoseReply(marker)`,
+ * the next client message containing `marker` is delivered to the server, the server's answer is
+ * swallowed, and both sockets are cut. The server has by then executed (and committed) the
+ * statement; the client only sees a broken connection. That is the ambiguous commit.
+ */
+export class ReplyLosingProxy {
+  private server: net.Server | undefined;
+  private marker: string | undefined;
+  readonly sockets = new Set<net.Socket>();
+  lostReplies = 0;
+
+  constructor(private readonly upstreamHost: string, private readonly upstreamPort: number) {}
+
+  async start(): Promise<number> {
+    this.server = net.createServer((client) => this.relay(client));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return (this.server!.address() as net.AddressInfo).port;
+  }
+
+  armLoseReply(marker: string): void {
+    this.marker = marker;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private relay(client: net.Socket): void {
+    const upstream = net.connect(this.upstreamPort, this.upstreamHost);
+    this.sockets.add(client).add(upstream);
+    let losing = false;
+    client.on('data', (chunk) => {
+      if (this.marker !== undefined && chunk.includes(this.marker)) {
+        this.marker = undefined;
+        losing = true;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!losing) {
+        client.write(chunk);
+        return;
+      }
+      // The server answered, so it has finished the statement. Drop the answer and the line.
+      this.lostReplies++;
+      client.destroy();
+      upstream.destroy();
+    });
+    const closeBoth = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', closeBoth).on('error', closeBoth);
+    upstream.on('close', closeBoth).on('error', closeBoth);
+  }
+}

@@ -1,0 +1,604 @@
+/**
+ * The PostgreSQL store, through `pg` (node-postgres) with a connection pool.
+ *
+ * Tables (created and migrated by the library, postgres-migrations.ts), in a configurable schema:
+ *   runs    (run_id PK, next_seq, created_at, updated_at)         one row per run
+ *   records (run_id, seq) PK, bytes, append_token, committed_at   one row per record
+ *
+ * Conditional append is ONE statement: a compare-and-set on `runs.next_seq` (insert the run row
+ * when expectedSeq is 0, else `UPDATE ... WHERE next_seq = expectedSeq`) feeding the insert of all
+ * the batch's rows. Of two writers at the same seq, the second waits on the run row and then finds
+ * the compare false, so it writes nothing. The primary key (run_id, seq) is the backstop that makes
+ * a second record at any seq impossible even if the run row were wrong; its violation (23505) is
+ * reported as "not committed". A single statement is atomic: the whole batch or none of it.
+ *
+ * Fork is one transaction: claim the target's run row (absent → TARGET_EXISTS), check the source
+ * is long enough, copy rows 0..prefix-1 byte for byte, insert the fork record.
+ *
+ * Faults (docs/postgres.md, "Ambiguous commits"): when a connection breaks while a write is in
+ * flight, the write may or may not have committed. The store then (1) makes sure the old server
+ * backend is gone (pg_terminate_backend on it, then waits until it has left pg_stat_activity, so
+ * it can no longer commit), (2) looks for rows carrying this call's `append_token`. Found: report
+ * committed. Other rows at that seq: report not committed. Nothing: the write definitely did not
+ * commit, and it is retried, still conditional on the same seq, so it can never land twice.
+ * Tokens, not byte comparison, decide: two resumers sending the same value write identical bytes,
+ * and only one of them may be told it committed.
+ */
+
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
+import { StoreError, type ErrorSubject } from '../errors.js';
+import { checkBatchSeqs, concatRecords } from './common.js';
+import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
+import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
+import type { AppendOutcome, ForkOutcome, RunListing, Store, StoredRecord } from './store.js';
+
+export interface PostgresStoreOptions {
+  /** e.g. postgres://user:password@host:5432/db (any libpq-style URL pg accepts). */
+  connectionString?: string;
+  /** Further pg.Pool settings (host, port, user, ssl, ...); `connectionString` wins over its own. */
+  pool?: PoolConfig;
+  /** Schema holding the tables (default "remit"); lower-case letters, digits, underscore. */
+  schema?: string;
+  /** Server-side statement_timeout for every statement (default 10000 ms; 0 = none). */
+  statementTimeoutMs?: number;
+  /** Client-side limit for a reply, for networks that go silent (default statementTimeoutMs + 5000). */
+  clientTimeoutMs?: number;
+  /** How long to wait for a new connection (default 5000 ms). */
+  connectTimeoutMs?: number;
+  /** Pool size (default 10). */
+  maxConnections?: number;
+  /**
+   * Time one call may spend on transparent retries and on resolving an ambiguous commit (default
+   * 15000 ms). 0: no retry; every failure is reported at once.
+   */
+  retryBudgetMs?: number;
+  /** 'apply' (default): create/migrate the schema. 'verify': only check it is up to date. */
+  migrate?: 'apply' | 'verify';
+  /** Replaces the built-in migration list (tests only). */
+  migrations?: readonly Migration[];
+  applicationName?: string;
+  /** Test hook: awaited after a connection broke mid-write, before the outcome is resolved. */
+  onAmbiguousWrite?: (info: { operation: 'append' | 'fork'; runId: string; seq: number }) => Promise<void> | void;
+}
+
+/** What the store did about faults, for tests and reports. */
+export interface PostgresFaultCounters {
+  retries: number;
+  ambiguousWrites: number;
+  resolvedCommitted: number;
+  resolvedNotCommitted: number;
+  resolvedConflict: number;
+}
+
+interface Backend {
+  pid: number;
+  startedAt: string;
+}
+
+/** One failed attempt, before deciding what to tell the caller. Internal. */
+class AttemptFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    override readonly cause: unknown,
+    /** Present when a statement was sent on this backend (the write may be in flight there). */
+    readonly backend?: Backend,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+const MAX_SEQ = 2 ** 31 - 1;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class PostgresStore implements Store {
+  readonly description: string;
+  readonly schema: string;
+  readonly faultCounters: PostgresFaultCounters = { retries: 0, ambiguousWrites: 0, resolvedCommitted: 0, resolvedNotCommitted: 0, resolvedConflict: 0 };
+  private readonly pool: pg.Pool;
+  private readonly sql: ReturnType<typeof statements>;
+  private readonly retryBudgetMs: number;
+  private readonly backends = new WeakMap<PoolClient, Backend>();
+  private readonly onAmbiguousWrite: PostgresStoreOptions['onAmbiguousWrite'];
+  private closed = false;
+
+  private constructor(pool: pg.Pool, schema: string, description: string, options: PostgresStoreOptions) {
+    this.pool = pool;
+    this.schema = schema;
+    this.description = description;
+    this.sql = statements(quoteSchema(schema));
+    this.retryBudgetMs = Math.max(0, options.retryBudgetMs ?? 15_000);
+    this.onAmbiguousWrite = options.onAmbiguousWrite;
+  }
+
+  /** Connects, applies (or verifies) the migrations, and returns a ready store. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const schema = options.schema ?? 'remit';
+    const description = describeTarget(options, schema);
+    if (!SCHEMA_NAME_PATTERN.test(schema)) {
+      throw new StoreError(description, 'open', 'BAD_SCHEMA_NAME', { field: 'schema' }, new Error(`schema must match ${SCHEMA_NAME_PATTERN}`));
+    }
+    const pool = createPool(options);
+    const store = new PostgresStore(pool, schema, description, options);
+    try {
+      await store.migrate(options);
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw error;
+    }
+    return store;
+  }
+
+  async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
+    return concatRecords(await this.readRecords(runId, fromSeq));
+  }
+
+  async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
+    this.checkRunId('readRecords', runId);
+    const from = Math.min(MAX_SEQ, Math.max(0, Math.floor(fromSeq)));
+    const rows = await this.read('readRecords', { runId }, (c) =>
+      c.query<{ seq: number; bytes: Buffer; committed_ms: number }>(this.sql.readFrom, [runId, from]),
+    );
+    return rows.rows.map((row) => ({ seq: row.seq, bytes: new Uint8Array(row.bytes), committedAtMs: row.committed_ms }));
+  }
+
+  async append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome> {
+    this.checkRunId('append', runId);
+    checkBatchSeqs(this.description, runId, expectedSeq, records);
+    if (expectedSeq + records.length > MAX_SEQ) throw this.storeError('append', 'SEQ_OUT_OF_RANGE', { runId, seq: expectedSeq });
+    if (records.length === 0) {
+      const nextSeq = await this.nextSeq(runId);
+      return { committed: nextSeq === expectedSeq, nextSeq };
+    }
+    const subject = { runId, seq: expectedSeq };
+    const token = randomUUID();
+    const deadline = Date.now() + this.retryBudgetMs;
+    for (let attempt = 1; ; attempt++) {
+      let failure: AttemptFailure;
+      try {
+        const committed = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, records, token));
+        return committed ? { committed: true, nextSeq: expectedSeq + records.length } : await this.conflictOutcome(runId, expectedSeq);
+      } catch (error) {
+        if (!(error instanceof AttemptFailure)) throw error;
+        failure = error;
+      }
+      if (failure.kind === 'conflict') return this.conflictOutcome(runId, expectedSeq);
+      if (failure.kind === 'connection_lost') {
+        const resolved = await this.resolveAppend(runId, expectedSeq, records.length, token, failure, deadline);
+        if (resolved) return resolved;
+      } else if (!isRetryable(failure.kind)) {
+        throw this.failureError('append', subject, failure, 'nothing was written');
+      }
+      if (!(await this.pauseBeforeRetry(attempt, deadline))) {
+        throw this.failureError('append', subject, failure, 'nothing was written; retries exhausted');
+      }
+    }
+  }
+
+  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): Promise<ForkOutcome> {
+    this.checkRunId('fork', sourceRunId);
+    this.checkRunId('fork', targetRunId);
+    checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
+    if (prefixRecords + 1 > MAX_SEQ) throw this.storeError('fork', 'SEQ_OUT_OF_RANGE', { runId: targetRunId, seq: prefixRecords });
+    const subject = { runId: targetRunId, seq: prefixRecords };
+    const token = randomUUID();
+    const deadline = Date.now() + this.retryBudgetMs;
+    for (let attempt = 1; ; attempt++) {
+      let failure: AttemptFailure;
+      try {
+        return await this.attempt((c) => this.forkOnce(c, sourceRunId, prefixRecords, targetRunId, forkRecord, token));
+      } catch (error) {
+        if (!(error instanceof AttemptFailure)) throw error;
+        failure = error;
+      }
+      // A racing fork that claimed the target first can surface as a key violation.
+      if (failure.kind === 'conflict') return { committed: false, reason: 'TARGET_EXISTS' };
+      if (failure.kind === 'connection_lost') {
+        const resolved = await this.resolveFork(targetRunId, prefixRecords, token, failure, deadline);
+        if (resolved) return resolved;
+      } else if (!isRetryable(failure.kind)) {
+        throw this.failureError('fork', subject, failure, 'nothing was written');
+      }
+      if (!(await this.pauseBeforeRetry(attempt, deadline))) {
+        throw this.failureError('fork', subject, failure, 'nothing was written; retries exhausted');
+      }
+    }
+  }
+
+  async listRuns(): Promise<RunListing[]> {
+    const rows = await this.read('listRuns', {}, (c) =>
+      c.query<{ run_id: string; next_seq: number; created_ms: number; updated_ms: number }>(this.sql.listRuns),
+    );
+    return rows.rows.map((r) => ({ runId: r.run_id, nextSeq: r.next_seq, createdAtMs: r.created_ms, updatedAtMs: r.updated_ms }));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  // ---------------------------------------------------------------- single attempts
+
+  /** The one-statement conditional append. True: committed. False: the seq was not expectedSeq. */
+  private async appendOnce(c: PoolClient, runId: string, expectedSeq: number, records: Uint8Array[], token: string): Promise<boolean> {
+    const sql = expectedSeq === 0 ? this.sql.appendFirst : this.sql.appendNext;
+    const result = await c.query<{ inserted: number }>(sql, [runId, expectedSeq, records.map(toBuffer), token]);
+    const inserted = result.rows[0]?.inserted ?? 0;
+    if (inserted !== 0 && inserted !== records.length) {
+      throw new Error(`append inserted ${inserted} of ${records.length} rows in one statement`); // cannot happen
+    }
+    return inserted === records.length;
+  }
+
+  private async forkOnce(
+    c: PoolClient,
+    sourceRunId: string,
+    prefixRecords: number,
+    targetRunId: string,
+    forkRecord: Uint8Array,
+    token: string,
+  ): Promise<ForkOutcome> {
+    return this.inTransaction(c, async (): Promise<ForkOutcome> => {
+      const claimed = await c.query(this.sql.claimForkTarget, [targetRunId, prefixRecords + 1]);
+      if (claimed.rowCount === 0) return { committed: false, reason: 'TARGET_EXISTS' };
+      const source = await c.query<{ next_seq: number }>(this.sql.nextSeq, [sourceRunId]);
+      const sourceNext = source.rows[0]?.next_seq ?? 0;
+      if (sourceNext === 0 || sourceNext < prefixRecords) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
+      const copied = await c.query(this.sql.copyPrefixAndFork, [targetRunId, sourceRunId, prefixRecords, token, toBuffer(forkRecord)]);
+      if (copied.rowCount !== prefixRecords + 1) {
+        throw new Error(`fork copied ${copied.rowCount} rows, expected ${prefixRecords + 1}`); // cannot happen
+      }
+      return { committed: true };
+    }, (outcome) => outcome.committed);
+  }
+
+  /**
+   * Runs `body` in a transaction; commits when `keep(result)`, else rolls back. If the rollback
+   * itself fails the connection is broken, and that (not the SQL error) is what the caller must
+   * handle: the client is discarded and the write treated as in flight.
+   */
+  private async inTransaction<T>(c: PoolClient, body: () => Promise<T>, keep: (result: T) => boolean): Promise<T> {
+    await c.query('BEGIN');
+    let result: T;
+    try {
+      result = await body();
+    } catch (error) {
+      await this.rollback(c, error);
+      throw error;
+    }
+    if (keep(result)) await c.query('COMMIT');
+    else await this.rollback(c, undefined);
+    return result;
+  }
+
+  private async rollback(c: PoolClient, original: unknown): Promise<void> {
+    try {
+      await c.query('ROLLBACK');
+    } catch (rollbackError) {
+      throw new AttemptFailure('connection_lost', original ?? rollbackError, this.backends.get(c));
+    }
+  }
+
+  // ---------------------------------------------------------------- ambiguous commits
+
+  /**
+   * After a connection broke mid-append: the append's outcome, or undefined when it definitely did
+   * not commit (the caller may then retry it). Throws OUTCOME_UNKNOWN when the budget runs out first.
+   */
+  private async resolveAppend(
+    runId: string,
+    expectedSeq: number,
+    count: number,
+    token: string,
+    failure: AttemptFailure,
+    deadline: number,
+  ): Promise<AppendOutcome | undefined> {
+    this.faultCounters.ambiguousWrites++;
+    await this.onAmbiguousWrite?.({ operation: 'append', runId, seq: expectedSeq });
+    const subject = { runId, seq: expectedSeq };
+    await this.waitUntilBackendGone('append', subject, failure, deadline);
+    const rows = await this.resolveRead('append', subject, failure, deadline, (c) =>
+      c.query<{ mine: boolean }>(this.sql.tokensAt, [runId, expectedSeq, count, token]),
+    );
+    const mine = rows.rows.filter((r) => r.mine).length;
+    if (mine === count) {
+      this.faultCounters.resolvedCommitted++;
+      return { committed: true, nextSeq: expectedSeq + count };
+    }
+    if (mine !== 0) throw this.storeError('append', 'INCONSISTENT', subject, new Error(`${mine} of ${count} rows of one append found`));
+    if (rows.rowCount !== 0) {
+      this.faultCounters.resolvedConflict++;
+      return this.conflictOutcome(runId, expectedSeq);
+    }
+    this.faultCounters.resolvedNotCommitted++;
+    return undefined;
+  }
+
+  private async resolveFork(
+    targetRunId: string,
+    prefixRecords: number,
+    token: string,
+    failure: AttemptFailure,
+    deadline: number,
+  ): Promise<ForkOutcome | undefined> {
+    this.faultCounters.ambiguousWrites++;
+    await this.onAmbiguousWrite?.({ operation: 'fork', runId: targetRunId, seq: prefixRecords });
+    const subject = { runId: targetRunId, seq: prefixRecords };
+    await this.waitUntilBackendGone('fork', subject, failure, deadline);
+    const rows = await this.resolveRead('fork', subject, failure, deadline, (c) =>
+      c.query<{ target_exists: boolean; mine: boolean }>(this.sql.forkTokenAt, [targetRunId, prefixRecords, token]),
+    );
+    const row = rows.rows[0];
+    if (row?.mine) {
+      this.faultCounters.resolvedCommitted++;
+      return { committed: true };
+    }
+    if (row?.target_exists) {
+      this.faultCounters.resolvedConflict++;
+      return { committed: false, reason: 'TARGET_EXISTS' };
+    }
+    this.faultCounters.resolvedNotCommitted++;
+    return undefined;
+  }
+
+  /**
+   * Returns once the server backend that ran the interrupted write has exited: from then on its
+   * transaction is finished (committed or rolled back) and reading tells the truth. It is asked to
+   * terminate, which is allowed for one's own role's backends; without that right, we only wait.
+   */
+  private async waitUntilBackendGone(operation: string, subject: ErrorSubject, failure: AttemptFailure, deadline: number): Promise<void> {
+    const backend = failure.backend;
+    if (!backend) return;
+    let terminate = true;
+    for (let round = 1; ; round++) {
+      try {
+        const sql = terminate ? this.sql.terminateBackend : this.sql.backendAlive;
+        const alive = await this.attempt((c) => c.query(sql, [backend.pid, backend.startedAt]));
+        if (alive.rowCount === 0) return;
+      } catch (error) {
+        if (!(error instanceof AttemptFailure)) throw error;
+        if (error.kind === 'fatal' && errorCode(error.cause) === '42501') terminate = false;
+        else if (!isRetryable(error.kind)) throw this.unknownOutcome(operation, subject, error);
+      }
+      if (Date.now() + 25 > deadline) throw this.unknownOutcome(operation, subject, failure);
+      await sleep(Math.min(25 * round, 250));
+    }
+  }
+
+  /** A read made while resolving; if it cannot be made in time, the outcome stays unknown. */
+  private async resolveRead<R extends QueryResultRow>(
+    operation: string,
+    subject: ErrorSubject,
+    failure: AttemptFailure,
+    deadline: number,
+    step: (c: PoolClient) => Promise<pg.QueryResult<R>>,
+  ): Promise<pg.QueryResult<R>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(step);
+      } catch (error) {
+        if (!(error instanceof AttemptFailure)) throw error;
+        if (!isRetryable(error.kind) || Date.now() + backoffMs(attempt) > deadline) throw this.unknownOutcome(operation, subject, failure);
+      }
+      await sleep(backoffMs(attempt));
+    }
+  }
+
+  // ---------------------------------------------------------------- plumbing
+
+  /** Runs `step` on a pooled client. Failures become AttemptFailure; broken clients are discarded. */
+  private async attempt<T>(step: (c: PoolClient) => Promise<T>): Promise<T> {
+    if (this.closed) throw this.storeError('use', 'CLOSED', {});
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw new AttemptFailure(classifyConnectFailure(error), error);
+    }
+    let backend: Backend;
+    try {
+      backend = await this.backendOf(client);
+    } catch (error) {
+      client.release(true);
+      throw new AttemptFailure(classifyConnectFailure(error), error); // our statement was not sent
+    }
+    try {
+      const result = await step(client);
+      client.release();
+      return result;
+    } catch (error) {
+      const kind = error instanceof AttemptFailure ? error.kind : classifyStatementFailure(error);
+      // A client whose statement failed for a connection reason, or whose state is unknown, is
+      // never reused; one that got an ordinary SQL error is healthy.
+      client.release(kind === 'fatal' || kind === 'conflict' || kind === 'timeout' || kind === 'transient' ? undefined : true);
+      throw error instanceof AttemptFailure ? error : new AttemptFailure(kind, error, backend);
+    }
+  }
+
+  /** The server process behind a pooled client, looked up once per connection. */
+  private async backendOf(client: PoolClient): Promise<Backend> {
+    const known = this.backends.get(client);
+    if (known) return known;
+    const row = (await client.query<{ pid: number; started_at: string }>(this.sql.whoAmI)).rows[0];
+    if (!row) throw new Error('pg_stat_activity has no row for this connection');
+    const backend = { pid: row.pid, startedAt: row.started_at };
+    this.backends.set(client, backend);
+    return backend;
+  }
+
+  /** A read with transparent retries (reads change nothing, so running one twice is harmless). */
+  private async read<T>(operation: string, subject: ErrorSubject, step: (c: PoolClient) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.retryBudgetMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(step);
+      } catch (error) {
+        if (!(error instanceof AttemptFailure)) throw error;
+        if (!isRetryable(error.kind) || !(await this.pauseBeforeRetry(attempt, deadline))) throw this.failureError(operation, subject, error);
+      }
+    }
+  }
+
+  private async nextSeq(runId: string): Promise<number> {
+    const rows = await this.read('append', { runId }, (c) => c.query<{ next_seq: number }>(this.sql.nextSeq, [runId]));
+    return rows.rows[0]?.next_seq ?? 0;
+  }
+
+  /** The outcome for an append that found another writer's seq; asserts the store moved on. */
+  private async conflictOutcome(runId: string, expectedSeq: number): Promise<AppendOutcome> {
+    const nextSeq = await this.nextSeq(runId);
+    if (nextSeq === expectedSeq) {
+      throw this.storeError('append', 'INCONSISTENT', { runId, seq: expectedSeq }, new Error('a conflicting append was refused but the run is still at the expected seq'));
+    }
+    return { committed: false, nextSeq };
+  }
+
+  /** Sleeps before retry `attempt + 1`; false if that would overrun the budget. */
+  private async pauseBeforeRetry(attempt: number, deadline: number): Promise<boolean> {
+    const waitMs = backoffMs(attempt);
+    if (Date.now() + waitMs > deadline || this.closed) return false;
+    this.faultCounters.retries++;
+    await sleep(waitMs);
+    return true;
+  }
+
+  private checkRunId(operation: string, runId: string): void {
+    if (typeof runId !== 'string' || runId.includes('\u0000')) {
+      throw this.storeError(operation, 'BAD_RUN_ID', { field: 'runId' }, new Error('a run id must be a string without NUL characters'));
+    }
+  }
+
+  private storeError(operation: string, storeCode: string, subject: ErrorSubject, cause?: unknown): StoreError {
+    return new StoreError(this.description, operation, storeCode, subject, cause);
+  }
+
+  /** The typed error for a failure known not to have written anything. */
+  private failureError(operation: string, subject: ErrorSubject, failure: AttemptFailure, note?: string): StoreError {
+    const storeCode =
+      failure.kind === 'timeout' ? 'TIMEOUT'
+      : failure.kind === 'fatal' ? errorCode(failure.cause) ?? 'PG_ERROR'
+      : 'UNAVAILABLE';
+    const message = note ? `${failure.message} (${note})` : failure.message;
+    return this.storeError(operation, storeCode, subject, new Error(message, { cause: failure.cause }));
+  }
+
+  private unknownOutcome(operation: string, subject: ErrorSubject, failure: AttemptFailure): StoreError {
+    return this.storeError(
+      operation,
+      'OUTCOME_UNKNOWN',
+      subject,
+      new Error(`${failure.message} (the connection broke mid-write and the server could not be asked in time whether it committed; re-read the run)`, {
+        cause: failure.cause,
+      }),
+    );
+  }
+
+  private async migrate(options: PostgresStoreOptions): Promise<void> {
+    const mode = options.migrate ?? 'apply';
+    try {
+      await this.read('open', {}, async (c) => {
+        await migrateSchema(c, this.schema, { mode, ...(options.migrations ? { migrations: options.migrations } : {}) });
+      });
+    } catch (error) {
+      if (error instanceof StoreError && error.cause instanceof Error && error.cause.cause instanceof SchemaVersionError) {
+        throw this.storeError('open', 'SCHEMA_VERSION', { field: 'schema' }, error.cause.cause);
+      }
+      throw error;
+    }
+  }
+}
+
+/** Opens a PostgresStore; see PostgresStoreOptions and docs/postgres.md. */
+export function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  return PostgresStore.open(options);
+}
+
+function createPool(options: PostgresStoreOptions): pg.Pool {
+  const statementTimeoutMs = Math.max(0, Math.floor(options.statementTimeoutMs ?? 10_000));
+  const clientTimeoutMs = Math.max(0, Math.floor(options.clientTimeoutMs ?? (statementTimeoutMs === 0 ? 0 : statementTimeoutMs + 5000)));
+  const config: PoolConfig = {
+    ...options.pool,
+    max: options.maxConnections ?? options.pool?.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? options.pool?.connectionTimeoutMillis ?? 5000,
+    application_name: options.applicationName ?? options.pool?.application_name ?? 'remit',
+    keepAlive: true,
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+    ...(clientTimeoutMs > 0 ? { query_timeout: clientTimeoutMs } : {}),
+  };
+  if (options.connectionString !== undefined) config.connectionString = options.connectionString;
+  const pool = new pg.Pool(config);
+  // A broken idle connection (server restart, terminated backend) is reported here and dropped by
+  // the pool; without a listener Node would treat it as an uncaught error and exit.
+  pool.on('error', () => {});
+  // Same for a connection that breaks while checked out: the failing query carries the error.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
+
+/** "postgres://user@host:port/db#schema", never the password. */
+function describeTarget(options: PostgresStoreOptions, schema: string): string {
+  const url = options.connectionString ?? options.pool?.connectionString;
+  if (url) {
+    try {
+      const parsed = new URL(url);
+      const user = parsed.username ? `${decodeURIComponent(parsed.username)}@` : '';
+      return `postgres://${user}${parsed.host}${parsed.pathname}#${schema}`;
+    } catch {
+      return `postgres:(unparsed url)#${schema}`;
+    }
+  }
+  const p = options.pool ?? {};
+  return `postgres://${p.user ? `${p.user}@` : ''}${p.host ?? 'localhost'}:${p.port ?? 5432}/${p.database ?? ''}#${schema}`;
+}
+
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** Every statement the store runs, for one schema. */
+function statements(s: string) {
+  const insertBatch = (claimCte: string) => `
+WITH claim AS (${claimCte}),
+ins AS (
+  INSERT INTO ${s}.records (run_id, seq, bytes, append_token, committed_at)
+  SELECT $1, $2 + (t.ord - 1)::int, t.bytes, $4, now()
+  FROM claim, unnest($3::bytea[]) WITH ORDINALITY AS t(bytes, ord)
+  RETURNING seq
+)
+SELECT count(*)::int AS inserted FROM ins`;
+  return {
+    // expectedSeq 0: the run must not exist; a racing creator makes ON CONFLICT skip the insert.
+    appendFirst: insertBatch(`
+  INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at)
+  VALUES ($1, $2 + cardinality($3::bytea[]), now(), now())
+  ON CONFLICT (run_id) DO NOTHING
+  RETURNING run_id`),
+    // expectedSeq > 0: compare-and-set; a racing writer's update makes this one re-check and skip.
+    appendNext: insertBatch(`
+  UPDATE ${s}.runs SET next_seq = $2 + cardinality($3::bytea[]), updated_at = now()
+  WHERE run_id = $1 AND next_seq = $2
+  RETURNING run_id`),
+    nextSeq: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1`,
+    readFrom: `SELECT seq, bytes, (extract(epoch FROM committed_at) * 1000)::float8 AS committed_ms
+      FROM ${s}.records WHERE run_id = $1 AND seq >= $2 ORDER BY seq`,
+    listRuns: `SELECT run_id, next_seq,
+        (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
+        (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms
+      FROM ${s}.runs ORDER BY created_at, run_id`,
+    claimForkTarget: `INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at)
+      VALUES ($1, $2, now(), now()) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+    copyPrefixAndFork: `INSERT INTO ${s}.records (run_id, seq, bytes, append_token, committed_at)
+      SELECT $1::text, seq, bytes, $4::uuid, committed_at FROM ${s}.records WHERE run_id = $2::text AND seq < $3::int
+      UNION ALL SELECT $1::text, $3::int, $5::bytea, $4::uuid, now()`,
+    tokensAt: `SELECT seq, append_token = $4 AS mine FROM ${s}.records
+      WHERE run_id = $1 AND seq >= $2 AND seq < $2 + $3 ORDER BY seq`,
+    forkTokenAt: `SELECT EXISTS (SELECT 1 FROM ${s}.runs WHERE run_id = $1) AS target_exists,
+      EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND append_token = $3) AS mine`,
+    whoAmI: `SELECT pid, backend_start::text AS started_at FROM pg_stat_activity WHERE pid = pg_backend_pid()`,
+    terminateBackend: `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
+    backendAlive: `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
+  };
+}

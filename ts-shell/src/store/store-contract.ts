@@ -1,0 +1,185 @@
+/**
+ * The store contract as a reusable vitest suite: every Store implementation (memory, SQLite,
+ * PostgreSQL) runs `describeStoreContract(name, openStore)` and must pass all of it.
+ *
+ * The records here are real frames (docs/log-format.md) with an opaque payload, built locally:
+ * the contract is about bytes and sequence numbers, not about what the records mean.
+ */
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../errors.js';
+import type { Store } from './store.js';
+
+/** Opens a fresh, empty store (a new database, schema, or memory backing) for one test. */
+export type OpenStore = () => Store | Promise<Store>;
+
+export interface StoreContractOptions {
+  /** Opens a second handle on the same data as `store` (another connection or view), if possible. */
+  openSecondHandle?: (store: Store) => Store | Promise<Store>;
+}
+
+/** A syntactically framed record with seq `seq` and an opaque payload (the store checks only seq). */
+export function testRecord(seq: number, payload: string | Uint8Array = `payload-${seq}`): Uint8Array {
+  const body = typeof payload === 'string' ? new TextEncoder().encode(payload) : payload;
+  const out = new Uint8Array(16 + body.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, body.length, true);
+  view.setUint32(4, seq, true);
+  out[8] = 1;
+  out[9] = 2;
+  out.set(body, 12);
+  return out;
+}
+
+function records(firstSeq: number, count: number, tag = 'r'): Uint8Array[] {
+  return Array.from({ length: count }, (_, i) => testRecord(firstSeq + i, `${tag}-${firstSeq + i}`));
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let pos = 0;
+  for (const p of parts) {
+    out.set(p, pos);
+    pos += p.length;
+  }
+  return out;
+}
+
+export function describeStoreContract(name: string, openStore: OpenStore, options: StoreContractOptions = {}): void {
+  describe(`store contract: ${name}`, () => {
+    const opened: Store[] = [];
+    const open = async () => {
+      const store = await openStore();
+      opened.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close().catch(() => {});
+    });
+
+    it('an unknown run reads as empty and lists nothing', async () => {
+      const store = await open();
+      expect(await store.readLog('nope')).toEqual(new Uint8Array());
+      expect(await store.readRecords('nope')).toEqual([]);
+      expect((await store.listRuns()).find((r) => r.runId === 'nope')).toBeUndefined();
+    });
+
+    it('appends a batch at the expected seq and reads it back byte for byte', async () => {
+      const store = await open();
+      const batch = records(0, 3);
+      expect(await store.append('run-a', 0, batch)).toEqual({ committed: true, nextSeq: 3 });
+      expect(await store.readLog('run-a')).toEqual(concat(batch));
+      const stored = await store.readRecords('run-a');
+      expect(stored.map((r) => r.seq)).toEqual([0, 1, 2]);
+      expect(stored.map((r) => r.bytes)).toEqual(batch);
+      for (const r of stored) expect(r.committedAtMs).toBeGreaterThan(0);
+    });
+
+    it('reads from a sequence number', async () => {
+      const store = await open();
+      const batch = records(0, 5);
+      await store.append('run-a', 0, batch);
+      expect(await store.readLog('run-a', 3)).toEqual(concat(batch.slice(3)));
+      expect((await store.readRecords('run-a', 4)).map((r) => r.seq)).toEqual([4]);
+      expect(await store.readLog('run-a', 5)).toEqual(new Uint8Array());
+    });
+
+    it('refuses an append at a stale or future seq and writes nothing', async () => {
+      const store = await open();
+      await store.append('run-a', 0, records(0, 2));
+      const before = await store.readLog('run-a');
+      expect(await store.append('run-a', 1, records(1, 1, 'other'))).toEqual({ committed: false, nextSeq: 2 });
+      expect(await store.append('run-a', 5, records(5, 1))).toEqual({ committed: false, nextSeq: 2 });
+      expect(await store.append('run-b', 1, records(1, 1))).toEqual({ committed: false, nextSeq: 0 });
+      expect(await store.readLog('run-a')).toEqual(before);
+      expect(await store.readLog('run-b')).toEqual(new Uint8Array());
+    });
+
+    it('rejects a batch whose records carry the wrong seqs, writing none of it', async () => {
+      const store = await open();
+      await store.append('run-a', 0, records(0, 1));
+      const bad = [testRecord(1), testRecord(3)];
+      await expect(store.append('run-a', 1, bad)).rejects.toBeInstanceOf(StoreError);
+      await expect(store.append('run-a', 1, [new Uint8Array(3)])).rejects.toBeInstanceOf(StoreError);
+      expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0]);
+    });
+
+    it('of concurrent appends at one seq exactly one commits', async () => {
+      const store = await open();
+      await store.append('run-a', 0, records(0, 1));
+      const second = options.openSecondHandle ? await options.openSecondHandle(store) : store;
+      if (second !== store) opened.push(second);
+      const outcomes = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? store : second).append('run-a', 1, records(1, 2, `writer${i}`))),
+      );
+      expect(outcomes.filter((o) => o.committed)).toHaveLength(1);
+      for (const o of outcomes) expect(o.nextSeq).toBe(3);
+      expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0, 1, 2]);
+    });
+
+    it('keeps runs apart', async () => {
+      const store = await open();
+      await store.append('run-a', 0, records(0, 2, 'a'));
+      await store.append('run-b', 0, records(0, 1, 'b'));
+      expect(await store.readLog('run-a')).toEqual(concat(records(0, 2, 'a')));
+      expect(await store.readLog('run-b')).toEqual(concat(records(0, 1, 'b')));
+      const listed = (await store.listRuns()).filter((r) => r.runId === 'run-a' || r.runId === 'run-b');
+      expect(listed.map((r) => [r.runId, r.nextSeq]).sort()).toEqual([['run-a', 2], ['run-b', 1]]);
+      for (const r of listed) expect(r.updatedAtMs).toBeGreaterThanOrEqual(r.createdAtMs);
+    });
+
+    it('forks: copies the prefix and the fork record atomically, leaves the source byte-identical', async () => {
+      const store = await open();
+      await store.append('src', 0, records(0, 4, 's'));
+      const sourceBefore = await store.readLog('src');
+      const forkRecord = testRecord(2, 'fork');
+      expect(await store.fork('src', 2, 'dst', forkRecord)).toEqual({ committed: true });
+      expect(await store.readLog('src')).toEqual(sourceBefore);
+      expect(await store.readLog('dst')).toEqual(concat([...records(0, 2, 's'), forkRecord]));
+      expect(await store.append('dst', 3, records(3, 1, 'd'))).toEqual({ committed: true, nextSeq: 4 });
+      expect(await store.readLog('src')).toEqual(sourceBefore);
+      expect((await store.listRuns()).some((r) => r.runId === 'dst' && r.nextSeq === 4)).toBe(true);
+    });
+
+    it('refuses a fork into an existing run or from a short source, writing nothing', async () => {
+      const store = await open();
+      await store.append('src', 0, records(0, 2, 's'));
+      await store.append('taken', 0, records(0, 1, 't'));
+      const takenBefore = await store.readLog('taken');
+      expect(await store.fork('src', 1, 'taken', testRecord(1, 'fork'))).toEqual({ committed: false, reason: 'TARGET_EXISTS' });
+      expect(await store.readLog('taken')).toEqual(takenBefore);
+      expect(await store.fork('src', 5, 'dst', testRecord(5, 'fork'))).toEqual({ committed: false, reason: 'SOURCE_TOO_SHORT' });
+      expect(await store.fork('missing', 1, 'dst2', testRecord(1, 'fork'))).toEqual({ committed: false, reason: 'SOURCE_TOO_SHORT' });
+      expect(await store.readLog('dst')).toEqual(new Uint8Array());
+      expect(await store.readLog('dst2')).toEqual(new Uint8Array());
+      await expect(store.fork('src', 1, 'dst3', testRecord(7, 'fork'))).rejects.toBeInstanceOf(StoreError);
+      expect(await store.readLog('dst3')).toEqual(new Uint8Array());
+    });
+
+    it('of concurrent forks into one target exactly one commits', async () => {
+      const store = await open();
+      await store.append('src', 0, records(0, 3, 's'));
+      const outcomes = await Promise.all(
+        Array.from({ length: 4 }, (_, i) => store.fork('src', 2, 'dst', testRecord(2, `fork${i}`))),
+      );
+      expect(outcomes.filter((o) => o.committed)).toHaveLength(1);
+      expect((await store.readRecords('dst')).map((r) => r.seq)).toEqual([0, 1, 2]);
+    });
+
+    it('returns copies: changing returned or appended bytes does not change the store', async () => {
+      const store = await open();
+      const batch = records(0, 1);
+      await store.append('run-a', 0, batch);
+      batch[0]![20] = 0xff;
+      const read = await store.readLog('run-a');
+      read[12] = 0xee;
+      expect(await store.readLog('run-a')).toEqual(concat(records(0, 1)));
+    });
+
+    it('an empty batch at the expected seq commits nothing and changes nothing', async () => {
+      const store = await open();
+      expect(await store.append('run-a', 0, [])).toEqual({ committed: true, nextSeq: 0 });
+      expect(await store.readLog('run-a')).toEqual(new Uint8Array());
+    });
+  });
+}

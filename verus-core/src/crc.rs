@@ -1,0 +1,146 @@
+//! CRC-32C (Castagnoli): reflected polynomial 0x82F63B78, init 0xFFFFFFFF, final XOR 0xFFFFFFFF.
+//!
+//! The specification (`spec_crc32c`) is the bit-at-a-time definition; the executable code is
+//! slice-by-8 over eight 256-entry tables built at compile time. The tables make the code fast
+//! and unreadable, so the two are tied by an `ensures` clause (trusted here: `external_body`)
+//! and by the test twin `crc_table_matches_bitwise_definition` in tests/codec.rs.
+
+use vstd::prelude::*;
+
+/// Reflected CRC-32C polynomial.
+pub const CRC32C_POLY: u32 = 0x82F6_3B78;
+
+/// Slice-by-8 tables: `TABLES[0]` is the classic byte table; `TABLES[k][i]` advances
+/// `TABLES[k-1][i]` by one more zero byte.
+// Indexing in a const initialiser cannot fail at run time: an out-of-range index would be a
+// compile error, so the crate-wide ban on indexing is lifted for this one function.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn build_tables() -> [[u32; 256]; 8] {
+    let mut tables = [[0u32; 256]; 8];
+    let mut i = 0usize;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut bit = 0;
+        while bit < 8 {
+            c = if c & 1 == 1 { (c >> 1) ^ CRC32C_POLY } else { c >> 1 };
+            bit += 1;
+        }
+        tables[0][i] = c;
+        i += 1;
+    }
+    let mut k = 1usize;
+    while k < 8 {
+        let mut i = 0usize;
+        while i < 256 {
+            let prev = tables[k - 1][i];
+            tables[k][i] = (prev >> 8) ^ tables[0][(prev & 0xFF) as usize];
+            i += 1;
+        }
+        k += 1;
+    }
+    tables
+}
+
+static TABLES: [[u32; 256]; 8] = build_tables();
+
+#[inline(always)]
+fn lookup(table: usize, index: u32) -> u32 {
+    // `index & 0xFF` < 256 and `table` < 8 at every call site, so LLVM removes both checks;
+    // the fallbacks are unreachable and only keep the function total.
+    match TABLES.get(table) {
+        Some(t) => t.get((index & 0xFF) as usize).copied().unwrap_or(0),
+        None => 0,
+    }
+}
+
+verus! {
+
+/// One bit step of the reflected CRC register.
+pub open spec fn spec_crc_bit(c: u32) -> u32 {
+    if c & 1 == 1 { (c >> 1u32) ^ 0x82F6_3B78u32 } else { c >> 1u32 }
+}
+
+/// Feed one byte: XOR it in, then eight bit steps.
+pub open spec fn spec_crc_byte(c: u32, b: u8) -> u32 {
+    let x = c ^ (b as u32);
+    spec_crc_bit(spec_crc_bit(spec_crc_bit(spec_crc_bit(
+        spec_crc_bit(spec_crc_bit(spec_crc_bit(spec_crc_bit(x))))))))
+}
+
+/// The raw register after feeding `bytes` to register value `c` (no init or final XOR).
+pub open spec fn spec_crc_update(c: u32, bytes: Seq<u8>) -> u32
+    decreases bytes.len(),
+{
+    if bytes.len() == 0 {
+        c
+    } else {
+        spec_crc_update(spec_crc_byte(c, bytes[0]), bytes.subrange(1, bytes.len() as int))
+    }
+}
+
+/// CRC-32C as docs/log-format.md defines it.
+pub open spec fn spec_crc32c(bytes: Seq<u8>) -> u32 {
+    spec_crc_update(0xFFFF_FFFFu32, bytes) ^ 0xFFFF_FFFFu32
+}
+
+/// Raw register update (slice-by-8). `crc32c_update(!0, b) ^ !0 == crc32c(b)`; feeding a
+/// message in two pieces equals feeding it at once, which is how the record check reuses the
+/// header's register.
+#[verifier::external_body]
+pub fn crc32c_update(state: u32, bytes: &[u8]) -> (out: u32)
+    ensures
+        out == spec_crc_update(state, bytes@),
+{
+    let mut crc = state;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        if let [b0, b1, b2, b3, b4, b5, b6, b7] = *word {
+            let low = crc ^ u32::from_le_bytes([b0, b1, b2, b3]);
+            crc = lookup(7, low)
+                ^ lookup(6, low >> 8)
+                ^ lookup(5, low >> 16)
+                ^ lookup(4, low >> 24)
+                ^ lookup(3, b4 as u32)
+                ^ lookup(2, b5 as u32)
+                ^ lookup(1, b6 as u32)
+                ^ lookup(0, b7 as u32);
+        }
+    }
+    for byte in words.remainder() {
+        crc = (crc >> 8) ^ lookup(0, crc ^ (*byte as u32));
+    }
+    crc
+}
+
+/// CRC-32C of `bytes`.
+pub fn crc32c(bytes: &[u8]) -> (out: u32)
+    ensures
+        out == spec_crc32c(bytes@),
+{
+    crc32c_update(0xFFFF_FFFFu32, bytes) ^ 0xFFFF_FFFFu32
+}
+
+/// The record header's check: the low 16 bits of CRC-32C over the header's first 10 bytes.
+pub fn header_check_of_register(register: u32) -> (out: u16)
+    ensures
+        out == ((register ^ 0xFFFF_FFFFu32) & 0xFFFFu32) as u16,
+{
+    ((register ^ 0xFFFF_FFFFu32) & 0xFFFFu32) as u16
+}
+
+} // verus!
+
+/// Bit-at-a-time CRC-32C: the executable copy of `spec_crc32c`, used by tests as the oracle
+/// for the table-driven code. Slow on purpose.
+pub fn crc32c_bitwise(bytes: &[u8]) -> u32 {
+    let mut c: u32 = 0xFFFF_FFFF;
+    for byte in bytes {
+        c ^= *byte as u32;
+        let mut bit = 0;
+        while bit < 8 {
+            c = if c & 1 == 1 { (c >> 1) ^ CRC32C_POLY } else { c >> 1 };
+            bit += 1;
+        }
+    }
+    c ^ 0xFFFF_FFFF
+}

@@ -1,0 +1,491 @@
+//! Recovery: one pass over the log, folding each record through the phase machine of
+//! docs/core-api.md ("Transitions"). The model is `spec::recovery::spec_recover`.
+//!
+//! Hot-path rules: no allocation per record (names are slices of the log; the node table and
+//! its index are built once, at RUN_STARTED), one CRC pass per record.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use vstd::prelude::*;
+
+use crate::codec::*;
+
+/// A record's place: its sequence number and start offset.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Position {
+    pub seq: u32,
+    pub offset: u32,
+}
+
+/// The recovery phase (docs/core-api.md). Nodes are indices into the node table.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Phase<'a> {
+    Empty,
+    At { node: u32 },
+    Intent { node: u32, key: &'a [u8], seq: u32 },
+    Done { node: u32, key: &'a [u8], seq: u32, offset: u32 },
+    Parked { node: u32, interrupt_id: &'a [u8], seq: u32 },
+    Claimed { node: u32, interrupt_id: &'a [u8], seq: u32, offset: u32 },
+    Ended,
+    Completed,
+    Failed,
+}
+
+impl<'a> Phase<'a> {
+    /// The node the phase is at or inside.
+    pub fn node(&self) -> Option<u32> {
+        match *self {
+            Phase::At { node }
+            | Phase::Intent { node, .. }
+            | Phase::Done { node, .. }
+            | Phase::Parked { node, .. }
+            | Phase::Claimed { node, .. } => Some(node),
+            _ => None,
+        }
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Phase::Completed | Phase::Failed)
+    }
+}
+
+/// Run status byte of the recovery encoding.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum RunStatus {
+    Empty = 0,
+    Running = 1,
+    Parked = 2,
+    Completed = 3,
+    Failed = 4,
+}
+
+/// Effect status of an effect node's latest instance.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum EffectStatus {
+    Fresh = 0,
+    IntentOnly = 1,
+    Done = 2,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct EffectTally {
+    pub status: EffectStatus,
+    pub done_count: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ForkLink<'a> {
+    pub source_run_id: &'a [u8],
+    pub source_seq: u32,
+    pub run_id: &'a [u8],
+    pub fork_seq: u32,
+    pub intent: &'a [u8],
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Failure<'a> {
+    pub node: &'a [u8],
+    pub code: &'a [u8],
+    pub message: &'a [u8],
+}
+
+/// The next action (docs/core-api.md, phase table).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Action<'a> {
+    None,
+    RunPure { node: &'a [u8] },
+    BeginEffect { node: &'a [u8] },
+    InvokeEffect { node: &'a [u8], key: &'a [u8], intent_seq: u32 },
+    FinishEffect { node: &'a [u8], key: &'a [u8], done_seq: u32, done_offset: u32 },
+    Park { node: &'a [u8] },
+    AwaitResume { node: &'a [u8], interrupt_id: &'a [u8], parked_seq: u32 },
+    FinishInterrupt { node: &'a [u8], interrupt_id: &'a [u8], claim_seq: u32, claim_offset: u32 },
+    FinishRun,
+}
+
+/// A successfully recovered run. Byte fields borrow the log.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Recovered<'a> {
+    pub record_count: u32,
+    pub durable_len: u32,
+    pub torn_len: u32,
+    pub run_id: &'a [u8],
+    pub workflow: &'a [u8],
+    pub version: &'a [u8],
+    pub fingerprint: &'a [u8],
+    pub checkpoint: Option<Position>,
+    pub snapshot: Option<Position>,
+    pub phase: Phase<'a>,
+    pub nodes: Vec<NodeEntry<'a>>,
+    /// Parallel to `nodes`; meaningful for effect nodes only.
+    pub effects: Vec<EffectTally>,
+    /// Every interrupt id parked in the log, with the position of its claim if claimed.
+    pub interrupts: BTreeMap<&'a [u8], Option<Position>>,
+    pub interrupts_parked: u32,
+    pub interrupts_claimed: u32,
+    pub lineage: Vec<ForkLink<'a>>,
+    pub failure: Option<Failure<'a>>,
+}
+
+/// Recovery failed at one record (the first bad one).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct RecoveryError {
+    pub code: LogErrorCode,
+    /// Position of the bad record (the expected seq, not the stored field).
+    pub seq: u32,
+    /// Byte offset where the bad record starts.
+    pub offset: u32,
+    /// The record's kind byte if its header check passed, else 0.
+    pub kind: u8,
+}
+
+/// Offsets and lengths travel as u32 (the encodings' width). A wasm32 log cannot exceed it;
+/// on a 64-bit host a log over 4 GiB saturates instead of wrapping.
+pub fn to_u32(x: usize) -> u32 {
+    match u32::try_from(x) {
+        Ok(v) => v,
+        Err(_) => u32::MAX,
+    }
+}
+
+impl<'a> Recovered<'a> {
+    fn empty() -> Self {
+        Recovered {
+            record_count: 0,
+            durable_len: 0,
+            torn_len: 0,
+            run_id: &[],
+            workflow: &[],
+            version: &[],
+            fingerprint: &[],
+            checkpoint: None,
+            snapshot: None,
+            phase: Phase::Empty,
+            nodes: Vec::new(),
+            effects: Vec::new(),
+            interrupts: BTreeMap::new(),
+            interrupts_parked: 0,
+            interrupts_claimed: 0,
+            lineage: Vec::new(),
+            failure: None,
+        }
+    }
+
+    pub fn status(&self) -> RunStatus {
+        match self.phase {
+            Phase::Empty => RunStatus::Empty,
+            Phase::Parked { .. } => RunStatus::Parked,
+            Phase::Completed => RunStatus::Completed,
+            Phase::Failed => RunStatus::Failed,
+            _ => RunStatus::Running,
+        }
+    }
+
+    fn node_name(&self, node: u32) -> &'a [u8] {
+        match self.nodes.get(node as usize) {
+            Some(entry) => entry.name,
+            None => &[],
+        }
+    }
+
+    fn node_kind(&self, node: u32) -> u8 {
+        match self.nodes.get(node as usize) {
+            Some(entry) => entry.kind,
+            None => 0,
+        }
+    }
+
+    /// The next action, from the phase alone.
+    pub fn action(&self) -> Action<'a> {
+        match self.phase {
+            Phase::At { node } => {
+                let name = self.node_name(node);
+                match self.node_kind(node) {
+                    NODE_PURE => Action::RunPure { node: name },
+                    NODE_EFFECT => Action::BeginEffect { node: name },
+                    _ => Action::Park { node: name },
+                }
+            }
+            Phase::Intent { node, key, seq } => {
+                Action::InvokeEffect { node: self.node_name(node), key, intent_seq: seq }
+            }
+            Phase::Done { node, key, seq, offset } => Action::FinishEffect {
+                node: self.node_name(node),
+                key,
+                done_seq: seq,
+                done_offset: offset,
+            },
+            Phase::Parked { node, interrupt_id, seq } => {
+                Action::AwaitResume { node: self.node_name(node), interrupt_id, parked_seq: seq }
+            }
+            Phase::Claimed { node, interrupt_id, seq, offset } => Action::FinishInterrupt {
+                node: self.node_name(node),
+                interrupt_id,
+                claim_seq: seq,
+                claim_offset: offset,
+            },
+            Phase::Ended => Action::FinishRun,
+            Phase::Empty | Phase::Completed | Phase::Failed => Action::None,
+        }
+    }
+
+    /// Where the claim of `interrupt_id` is, if the log holds one.
+    pub fn claim_of(&self, interrupt_id: &[u8]) -> Option<Position> {
+        match self.interrupts.get(interrupt_id) {
+            Some(claim) => *claim,
+            None => None,
+        }
+    }
+}
+
+/// The fold's state: the run so far, plus what only the fold needs.
+struct Fold<'a> {
+    run: Recovered<'a>,
+    /// Node name -> index into the table, built once at RUN_STARTED.
+    index: BTreeMap<&'a [u8], u32>,
+    /// Kind of the previous record (FORKED must follow a checkpoint).
+    prev_kind: u8,
+}
+
+impl<'a> Fold<'a> {
+    /// Index of `name` in the node table. Most records name the node the phase is at, so that
+    /// one is compared first; the map answers the rest.
+    fn find_node(&self, name: &[u8]) -> Option<u32> {
+        if let Some(current) = self.run.phase.node() {
+            if self.run.node_name(current) == name {
+                return Some(current);
+            }
+        }
+        self.index.get(name).copied()
+    }
+
+    fn run_started(&mut self, seq: u32, offset: u32, r: RunStarted<'a>) -> Result<(), LogErrorCode> {
+        if seq != 0 {
+            return Err(LogErrorCode::ImpossibleOrder);
+        }
+        if r.nodes.is_empty() || r.nodes.len() > 65535 {
+            return Err(LogErrorCode::BadNodeTable);
+        }
+        let mut index = BTreeMap::new();
+        let mut position: u32 = 0;
+        for entry in &r.nodes {
+            if entry.kind < NODE_PURE || entry.kind > NODE_INTERRUPT {
+                return Err(LogErrorCode::BadNodeTable);
+            }
+            if index.insert(entry.name, position).is_some() {
+                return Err(LogErrorCode::BadNodeTable);
+            }
+            position = position.saturating_add(1);
+        }
+        let start = match index.get(r.start_node) {
+            Some(ix) => *ix,
+            None => return Err(LogErrorCode::UnknownNode),
+        };
+        let fresh = EffectTally { status: EffectStatus::Fresh, done_count: 0 };
+        self.run.effects = alloc::vec![fresh; r.nodes.len()];
+        self.run.nodes = r.nodes;
+        self.index = index;
+        self.run.run_id = r.run_id;
+        self.run.workflow = r.workflow;
+        self.run.version = r.version;
+        self.run.fingerprint = r.fingerprint;
+        self.run.phase = Phase::At { node: start };
+        self.run.checkpoint = Some(Position { seq, offset });
+        self.run.snapshot = Some(Position { seq, offset });
+        Ok(())
+    }
+
+    fn node_completed(&mut self, seq: u32, offset: u32, node: &[u8], next: &[u8], form: u8) -> Result<(), LogErrorCode> {
+        let ix = self.find_node(node).ok_or(LogErrorCode::UnknownNode)?;
+        let next_ix = if next.is_empty() {
+            None
+        } else {
+            Some(self.index.get(next).copied().ok_or(LogErrorCode::UnknownNode)?)
+        };
+        let allowed = match self.run.phase {
+            Phase::At { node } => node == ix && self.run.node_kind(ix) == NODE_PURE,
+            Phase::Done { node, .. } | Phase::Claimed { node, .. } => node == ix,
+            _ => false,
+        };
+        if !allowed {
+            return Err(LogErrorCode::ImpossibleOrder);
+        }
+        self.run.phase = match next_ix {
+            Some(n) => Phase::At { node: n },
+            None => Phase::Ended,
+        };
+        self.run.checkpoint = Some(Position { seq, offset });
+        if form == 0 {
+            self.run.snapshot = Some(Position { seq, offset });
+        }
+        Ok(())
+    }
+
+    fn effect_intent(&mut self, seq: u32, node: &[u8], key: &'a [u8]) -> Result<(), LogErrorCode> {
+        let ix = self.find_node(node).ok_or(LogErrorCode::UnknownNode)?;
+        if self.run.phase != (Phase::At { node: ix }) || self.run.node_kind(ix) != NODE_EFFECT {
+            return Err(LogErrorCode::ImpossibleOrder);
+        }
+        self.run.phase = Phase::Intent { node: ix, key, seq };
+        if let Some(tally) = self.run.effects.get_mut(ix as usize) {
+            tally.status = EffectStatus::IntentOnly;
+        }
+        Ok(())
+    }
+
+    fn effect_done(&mut self, seq: u32, offset: u32, node: &[u8], key: &'a [u8]) -> Result<(), LogErrorCode> {
+        let ix = self.find_node(node).ok_or(LogErrorCode::UnknownNode)?;
+        let matches_intent = match self.run.phase {
+            Phase::Intent { node, key: intent_key, .. } => node == ix && intent_key == key,
+            _ => false,
+        };
+        if !matches_intent {
+            return Err(LogErrorCode::ImpossibleOrder);
+        }
+        self.run.phase = Phase::Done { node: ix, key, seq, offset };
+        if let Some(tally) = self.run.effects.get_mut(ix as usize) {
+            tally.status = EffectStatus::Done;
+            tally.done_count = tally.done_count.saturating_add(1);
+        }
+        Ok(())
+    }
+
+    fn interrupt_parked(&mut self, seq: u32, node: &[u8], interrupt_id: &'a [u8]) -> Result<(), LogErrorCode> {
+        let ix = self.find_node(node).ok_or(LogErrorCode::UnknownNode)?;
+        if self.run.phase != (Phase::At { node: ix }) || self.run.node_kind(ix) != NODE_INTERRUPT {
+            return Err(LogErrorCode::ImpossibleOrder);
+        }
+        if self.run.interrupts.insert(interrupt_id, None).is_some() {
+            return Err(LogErrorCode::DuplicateInterrupt);
+        }
+        self.run.phase = Phase::Parked { node: ix, interrupt_id, seq };
+        self.run.interrupts_parked = self.run.interrupts_parked.saturating_add(1);
+        Ok(())
+    }
+
+    fn resume_claimed(&mut self, seq: u32, offset: u32, interrupt_id: &'a [u8]) -> Result<(), LogErrorCode> {
+        let node = match self.run.phase {
+            Phase::Parked { node, interrupt_id: parked, .. } if parked == interrupt_id => node,
+            _ => return Err(LogErrorCode::ImpossibleOrder),
+        };
+        self.run.phase = Phase::Claimed { node, interrupt_id, seq, offset };
+        self.run.interrupts.insert(interrupt_id, Some(Position { seq, offset }));
+        self.run.interrupts_claimed = self.run.interrupts_claimed.saturating_add(1);
+        Ok(())
+    }
+
+    fn forked(&mut self, seq: u32, link: ForkLink<'a>) -> Result<(), LogErrorCode> {
+        let after_checkpoint = self.prev_kind == KIND_RUN_STARTED || self.prev_kind == KIND_NODE_COMPLETED;
+        if !after_checkpoint || seq.checked_sub(1) != Some(link.source_seq) {
+            return Err(LogErrorCode::ImpossibleOrder);
+        }
+        self.run.run_id = link.run_id;
+        self.run.lineage.push(link);
+        Ok(())
+    }
+
+    /// Steps 2 and 3 of "Transitions" for an already parsed record.
+    fn apply(&mut self, seq: u32, offset: u32, record: Record<'a>) -> Result<(), LogErrorCode> {
+        if self.run.phase.is_terminal() {
+            return Err(LogErrorCode::ImpossibleOrder);
+        }
+        if seq == 0 && !matches!(record, Record::RunStarted(_)) {
+            return Err(LogErrorCode::ImpossibleOrder);
+        }
+        match record {
+            Record::RunStarted(r) => self.run_started(seq, offset, r),
+            Record::NodeCompleted { node, next, state_form, .. } => {
+                self.node_completed(seq, offset, node, next, state_form)
+            }
+            Record::EffectIntent { node, key } => self.effect_intent(seq, node, key),
+            Record::EffectDone { node, key, .. } => self.effect_done(seq, offset, node, key),
+            Record::InterruptParked { node, interrupt_id } => self.interrupt_parked(seq, node, interrupt_id),
+            Record::ResumeClaimed { interrupt_id, .. } => self.resume_claimed(seq, offset, interrupt_id),
+            Record::Forked { source_run_id, source_seq, run_id, intent } => {
+                self.forked(seq, ForkLink { source_run_id, source_seq, run_id, fork_seq: seq, intent })
+            }
+            Record::RunCompleted => {
+                if self.run.phase != Phase::Ended {
+                    return Err(LogErrorCode::ImpossibleOrder);
+                }
+                self.run.phase = Phase::Completed;
+                Ok(())
+            }
+            Record::RunFailed { node, code, message } => {
+                if self.run.phase == Phase::Empty {
+                    return Err(LogErrorCode::ImpossibleOrder);
+                }
+                self.run.phase = Phase::Failed;
+                self.run.failure = Some(Failure { node, code, message });
+                Ok(())
+            }
+        }
+    }
+}
+
+verus! {
+
+/// Recovers a run from its log: the typed result behind `crate::recover`.
+/// Model: `spec::recovery::spec_recover(log@)`; the byte-level tie is on `crate::recover`.
+#[verifier::external_body]
+pub fn recover_log<'a>(log: &'a [u8]) -> Result<Recovered<'a>, RecoveryError> {
+    let mut fold = Fold { run: Recovered::empty(), index: BTreeMap::new(), prev_kind: 0 };
+    let mut offset: usize = 0;
+    let mut seq: u32 = 0;
+    loop {
+        let at = to_u32(offset);
+        match read_frame(log, offset, seq) {
+            Frame::End => break,
+            Frame::Torn => {
+                fold.run.torn_len = to_u32(log.len().saturating_sub(offset));
+                break;
+            }
+            Frame::Corrupt { code, kind } => return Err(RecoveryError { code, seq, offset: at, kind }),
+            Frame::Sound { kind, payload, end } => {
+                let applied = match decode_payload(kind, payload) {
+                    Ok(record) => fold.apply(seq, at, record),
+                    Err(code) => Err(code),
+                };
+                if let Err(code) = applied {
+                    return Err(RecoveryError { code, seq, offset: at, kind });
+                }
+                fold.prev_kind = kind;
+                offset = end;
+                // Every record is at least 16 bytes, so 2^32 records cannot fit in memory;
+                // reaching the limit would be a 64 GiB log on a 64-bit host. Stop there.
+                seq = match seq.checked_add(1) {
+                    Some(next) => next,
+                    None => return Err(RecoveryError { code: LogErrorCode::BadSeq, seq, offset: at, kind }),
+                };
+            }
+        }
+    }
+    fold.run.record_count = seq;
+    fold.run.durable_len = to_u32(offset);
+    Ok(fold.run)
+}
+
+} // verus!
+
+/// Start offset, end offset and kind byte of record `n` of a log that recovered: the framing
+/// was checked, so this only hops over lengths. `None` if the log has fewer records.
+pub fn record_span(log: &[u8], n: u32) -> Option<(usize, usize, u8)> {
+    let mut offset: usize = 0;
+    let mut seq: u32 = 0;
+    loop {
+        let (header, _) = log.get(offset..)?.split_first_chunk::<12>()?;
+        let [l0, l1, l2, l3, _, _, _, _, _, kind, _, _] = *header;
+        let payload_len = usize::try_from(u32::from_le_bytes([l0, l1, l2, l3])).ok()?;
+        let end = offset.checked_add(payload_len)?.checked_add(HEADER_LEN + TRAILER_LEN)?;
+        if end > log.len() {
+            return None;
+        }
+        if seq == n {
+            return Some((offset, end, kind));
+        }
+        offset = end;
+        seq = seq.checked_add(1)?;
+    }
+}

@@ -1,0 +1,169 @@
+//! The properties the recovery core promises, stated over the model (spec/*.rs).
+//!
+//! STATUS: stated, NOT proved. No Verus verifier runs on this machine (verus-core/README.md).
+//! Each lemma's body is empty: a Verus run will report each one it cannot discharge, and the
+//! proofs are the work left to do. Every lemma has an executable twin in tests/ (the table in
+//! verus-core/README.md names it); those twins run on every `cargo test`.
+
+use vstd::prelude::*;
+
+use crate::spec::admission::*;
+use crate::spec::codec::*;
+use crate::spec::recovery::*;
+
+verus! {
+
+/// The node a phase is at or inside, if any.
+pub open spec fn spec_current_node(p: SpecPhase) -> Option<Seq<u8>> {
+    match p {
+        SpecPhase::At { node } => Some(node),
+        SpecPhase::Intent { node, .. } => Some(node),
+        SpecPhase::Done { node, .. } => Some(node),
+        SpecPhase::Parked { node, .. } => Some(node),
+        SpecPhase::Claimed { node, .. } => Some(node),
+        _ => None,
+    }
+}
+
+/// "The first node not durably completed", defined from the records alone: the `next` of the
+/// last NODE_COMPLETED, or the start node when no node completed yet.
+pub open spec fn spec_first_not_completed(records: Seq<SpecRecord>) -> Seq<u8>
+    decreases records.len(),
+{
+    if records.len() == 0 {
+        Seq::empty()
+    } else {
+        match records.last() {
+            SpecRecord::NodeCompleted { next, .. } => next,
+            SpecRecord::RunStarted { start_node, .. } => start_node,
+            _ => spec_first_not_completed(records.drop_last()),
+        }
+    }
+}
+
+pub open spec fn spec_resume_request(id: Seq<u8>) -> Seq<u8> {
+    seq![1u8] + spec_field(id)
+}
+
+/// P1 (codec roundtrip): decode(encode(x)) == x for every well-formed record.
+pub proof fn lemma_decode_encode(seq: u32, r: SpecRecord)
+    requires
+        spec_record_well_formed(r),
+    ensures
+        spec_read_frame(spec_encode_record(seq, r), 0, seq) == (SpecFrame::Sound {
+            kind: spec_kind_byte(r),
+            payload: spec_encode_payload(r),
+            end: spec_encode_record(seq, r).len() as int,
+        }),
+        spec_decode_payload(spec_kind_byte(r), spec_encode_payload(r)) == Ok::<SpecRecord, u8>(r),
+{
+}
+
+/// P2 (prefix continuation): the node recovery continues at is the first node not durably
+/// completed.
+pub proof fn lemma_next_node_is_first_not_completed(log: Seq<u8>)
+    requires
+        spec_recover(log) is Ok,
+    ensures
+        spec_current_node(spec_recover(log)->Ok_0.run.phase) matches Some(n) ==> n
+            == spec_first_not_completed(spec_records(log)),
+{
+}
+
+/// P3 (effect exactly-once, core side): when the next action is to invoke an effect handler,
+/// no completion of that effect instance is in the log.
+pub proof fn lemma_never_invoke_a_done_effect(log: Seq<u8>)
+    requires
+        spec_recover(log) is Ok,
+    ensures
+        spec_next_action(spec_recover(log)->Ok_0.run) matches SpecAction::InvokeEffect {
+            node,
+            key,
+            intent_seq,
+        } ==> forall|j: int|
+            intent_seq < j < spec_records(log).len() ==> !(#[trigger] spec_records(log)[j] matches SpecRecord::EffectDone {
+                node: n2,
+                key: k2,
+                ..
+            } && n2 == node && k2 == key),
+{
+}
+
+/// P4a (consume-once): an interrupt whose claim is durable refuses every further claim.
+pub proof fn lemma_second_claim_refused(log: Seq<u8>, id: Seq<u8>)
+    requires
+        spec_recover(log) is Ok,
+        spec_recover(log)->Ok_0.run.claims.contains_key(id),
+    ensures
+        spec_admit(log, spec_resume_request(id)).verdict == 2,
+        spec_admit(log, spec_resume_request(id)).reason == reason_already_consumed(),
+{
+}
+
+/// P4b (consume-once): after an accepted claim is appended, the same claim is refused.
+pub proof fn lemma_accepted_claim_is_consumed(log: Seq<u8>, id: Seq<u8>, value: Seq<u8>)
+    requires
+        spec_recover(log) is Ok,
+        spec_recover(log)->Ok_0.torn_len == 0,
+        spec_admit(log, spec_resume_request(id)).verdict == 1,
+        spec_fits_u32(value),
+        spec_field(id).len() + spec_field(value).len() <= spec_max_payload_len(),
+    ensures
+        ({
+            let claimed = log + spec_encode_record(
+                spec_recover(log)->Ok_0.record_count as u32,
+                SpecRecord::ResumeClaimed { interrupt_id: id, value },
+            );
+            spec_admit(claimed, spec_resume_request(id)).reason == reason_already_consumed()
+        }),
+{
+}
+
+/// P5 (recovery determinism): the recovery encoding is a function of the log bytes. (The
+/// executable half is `recover`'s `ensures out@ == spec_recovery_encoding(log@)`.)
+pub proof fn lemma_recovery_is_a_function_of_bytes(a: Seq<u8>, b: Seq<u8>)
+    requires
+        a =~= b,
+    ensures
+        spec_recovery_encoding(a) == spec_recovery_encoding(b),
+{
+}
+
+/// P6a (torn tail): cutting a recoverable log at any byte never yields an error; the cut-off
+/// part of the last record is reported as a torn tail.
+pub proof fn lemma_truncation_is_a_torn_tail(log: Seq<u8>, k: int)
+    requires
+        spec_recover(log) is Ok,
+        0 <= k <= log.len(),
+    ensures
+        spec_recover(log.subrange(0, k)) is Ok,
+        spec_recover(log.subrange(0, k))->Ok_0.durable_len + spec_recover(log.subrange(0, k))->Ok_0.torn_len
+            == k,
+{
+}
+
+/// P6b (corruption): changing any one byte of a record that is not the last one is an error
+/// naming that record's position.
+pub proof fn lemma_damage_before_the_last_record_is_named(log: Seq<u8>, i: u32, pos: int, byte: u8)
+    requires
+        spec_recover(log) is Ok,
+        spec_recover(log)->Ok_0.torn_len == 0,
+        i + 1 < spec_recover(log)->Ok_0.record_count,
+        spec_record_start(log, 0, 0, i) <= pos < spec_record_start(log, 0, 0, (i + 1) as u32),
+        log[pos] != byte,
+    ensures
+        spec_recover(log.update(pos, byte)) is Err,
+        spec_recover(log.update(pos, byte))->Err_0.seq == i,
+{
+}
+
+/// P7 (interrupt ids): a log that parks one interrupt id twice does not recover.
+pub proof fn lemma_duplicate_park_is_an_error(log: Seq<u8>)
+    requires
+        spec_recover(log) is Ok,
+    ensures
+        spec_recover(log)->Ok_0.run.parked_count == spec_recover(log)->Ok_0.run.parked.len(),
+{
+}
+
+} // verus!
