@@ -109,8 +109,28 @@ async function main(): Promise<void> {
   const markdown = renderMarkdown(doc);
   fs.writeFileSync(path.join(args.out, 'latest.md'), markdown);
   for (const c of charts) fs.writeFileSync(path.join(args.out, `${c.file}.svg`), lineChartSvg(c.spec) + '\n');
+  if (path.resolve(args.out) === path.join(repoRoot, 'bench', 'results')) updateReadme(markdown, charts.map((c) => c.file));
   process.stdout.write(markdown + '\n');
   log(`wrote ${path.relative(repoRoot, args.out)}/latest.{json,md} and ${charts.length} chart(s) in ${doc.duration_s.toFixed(0)} s`);
+}
+
+const README_BEGIN = '<!-- latest-results:begin (written by bench/run.ts; edits inside are overwritten) -->';
+const README_END = '<!-- latest-results:end -->';
+
+/** Put the latest table and charts into bench/README.md between its markers (default --out only). */
+function updateReadme(markdown: string, chartFiles: string[]): void {
+  const readme = path.join(repoRoot, 'bench', 'README.md');
+  if (!fs.existsSync(readme)) return;
+  const text = fs.readFileSync(readme, 'utf8');
+  const begin = text.indexOf(README_BEGIN);
+  const end = text.indexOf(README_END);
+  if (begin < 0 || end < begin) return;
+  // One heading level down: the README's own section is the level-2 heading.
+  const body = markdown.replace(/^# .*\n/, '').replace(/^(#+) /gm, '$1# ');
+  const known = ['recovery-throughput', 'resume-latency', 'storage-growth'].filter((f) => chartFiles.includes(f) || fs.existsSync(path.join(repoRoot, 'bench', 'results', `${f}.svg`)));
+  const images = known.map((f) => `![${f}](results/${f}.svg)`).join('\n\n');
+  const block = `${README_BEGIN}\n${body.trim()}\n\n${images}\n${README_END}`;
+  fs.writeFileSync(readme, text.slice(0, begin) + block + text.slice(end + README_END.length));
 }
 
 await main();

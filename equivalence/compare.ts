@@ -1,7 +1,8 @@
 /**
  * The equivalence check: two cores must return byte-identical encodings for a log at every record
  * boundary (recover + every request of ./requests.ts) and at byte cut points (recover + a few
- * requests). Exceptions count as outputs ("threw: ..."), so a trap is a divergence, not a crash.
+ * requests). Exceptions count as outputs ("threw: ..."), so a trap is a divergence, not a crash;
+ * both cores must be total, so a throw fails the check even when both threw.
  */
 
 import type { RecoveryCore } from '../ts-shell/src/core/types.js';
@@ -38,6 +39,11 @@ function outcome(f: () => Uint8Array): string {
   }
 }
 
+/** Equal outputs, neither a throw: both cores are total, so a throw fails even when both threw. */
+function same(x: string, y: string): boolean {
+  return x === y && !x.startsWith('threw');
+}
+
 /** Record boundaries as the length fields say (0, end of each record, ...). */
 export function recordBoundaries(log: Uint8Array): number[] {
   const bounds = [0];
@@ -66,14 +72,14 @@ export class CoreComparison {
     this.stats.recoverCalls++;
     const x = outcome(() => this.a.recoverEncoded(log));
     const y = outcome(() => this.b.recoverEncoded(log));
-    return x === y ? null : this.divergence('recover', log, null, x, y);
+    return same(x, y) ? null : this.divergence('recover', log, null, x, y);
   }
 
   admit(log: Uint8Array, request: Uint8Array): Divergence | null {
     this.stats.admitCalls++;
     const x = outcome(() => this.a.admitEncoded(log, request));
     const y = outcome(() => this.b.admitEncoded(log, request));
-    return x === y ? null : this.divergence('admit', log, request, x, y);
+    return same(x, y) ? null : this.divergence('admit', log, request, x, y);
   }
 
   private divergence(operation: 'recover' | 'admit', log: Uint8Array, request: Uint8Array | null, x: string, y: string): Divergence {

@@ -74,6 +74,15 @@ export class ModelExecution {
     this.push(this.runStarted(state), state);
   }
 
+  /** An independent copy (records and states are immutable values, so sharing them is safe). */
+  clone(): ModelExecution {
+    const copy = Object.create(ModelExecution.prototype) as ModelExecution;
+    Object.assign(copy, {
+      workflow: this.workflow, records: this.records.slice(), states: this.states.slice(), abandonedLogs: this.abandonedLogs.slice(),
+    });
+    return copy;
+  }
+
   get state(): RunState {
     return this.states[this.states.length - 1]!;
   }

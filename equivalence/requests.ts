@@ -42,7 +42,10 @@ export interface RequestPlan {
   sampleResume: Uint8Array;
 }
 
-export function planRequests(log: Uint8Array): RequestPlan {
+/** A few malformed requests (one per way to be malformed that matters most), for big sweeps. */
+export const FEW_MALFORMED_REQUESTS: readonly Uint8Array[] = [[0], [1, 0, 0, 0, 0], [2, 0, 0, 0]].map((b) => Uint8Array.from(b));
+
+export function planRequests(log: Uint8Array, malformed: readonly Uint8Array[] = MALFORMED_REQUESTS): RequestPlan {
   const ids = interruptIdsIn(log);
   const resumes = [
     ...ids.map(resume),
@@ -51,7 +54,7 @@ export function planRequests(log: Uint8Array): RequestPlan {
     resume(new Uint8Array(0)), // refused BAD_REQUEST (empty id), after the log checks
     resume(new Uint8Array(1025).fill(0x69)), // over-long id
   ];
-  return { fixed: [...resumes, ...MALFORMED_REQUESTS], sampleResume: ids[0] ? resume(ids[0]) : resume(te.encode('never-parked')) };
+  return { fixed: [...resumes, ...malformed], sampleResume: ids[0] ? resume(ids[0]) : resume(te.encode('never-parked')) };
 }
 
 /** Every request for a prefix of `recordCount` records: fork and continue at 0..recordCount. */

@@ -67,9 +67,20 @@ ensure_installed() {
     [ "$(id -u)" = 0 ] || die "PostgreSQL is not installed; run as root once, or: sudo apt-get install -y postgresql"
     echo "pg.sh: installing PostgreSQL from Debian (apt-get install -y postgresql)" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q postgresql >/dev/null 2>&1 \
-      || { apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null; } \
-      || die "apt-get install -y postgresql failed"
+    local apt_log
+    apt_log="$(mktemp)"
+    if ! apt-get install -y -q postgresql >"$apt_log" 2>&1; then
+      apt-get update -q >>"$apt_log" 2>&1 || true
+      apt-get install -y -q postgresql >>"$apt_log" 2>&1 || { tail -n 30 "$apt_log" >&2; die "apt-get install -y postgresql failed"; }
+    fi
+    rm -f "$apt_log"
+    # The package may have created and started Debian's default cluster; this script installed it
+    # only to get the binaries, so that server is stopped again (our own cluster is separate).
+    if command -v pg_lsclusters >/dev/null; then
+      pg_lsclusters -h 2>/dev/null | while read -r version name _; do
+        [ "$name" = main ] && pg_ctlcluster "$version" main stop >/dev/null 2>&1 || true
+      done
+    fi
     BIN="$(find_bin_dir)"
     [ -n "$BIN" ] || die "PostgreSQL installed but no /usr/lib/postgresql/*/bin/initdb found"
   fi
@@ -88,6 +99,8 @@ port = $PORT
 listen_addresses = '$LISTEN'
 unix_socket_directories = '$SOCKET_DIR'
 max_connections = 200
+# Lets fault tests hold a lock across a server restart (PREPARE TRANSACTION).
+max_prepared_transactions = 10
 password_encryption = 'scram-sha-256'
 logging_collector = off
 log_min_messages = warning
@@ -118,9 +131,6 @@ psql_admin() {
 
 cmd_start() {
   ensure_installed
-  mkdir -p "$BASE"
-  chown "$OWNER" "$BASE"
-  chmod 700 "$BASE"
   as_owner mkdir -p "$SOCKET_DIR"
   if [ ! -f "$DATA/PG_VERSION" ]; then
     echo "pg.sh: creating cluster in $DATA" >&2
@@ -188,10 +198,12 @@ cmd_destroy() {
 }
 
 # One invocation at a time per cluster, so two test runs starting together do not race initdb.
+# The lock file lives in the base directory (created here for start; absent means nothing to do).
 with_lock() {
-  local lock="${BASE%/}.lock"
-  exec 9>"$lock"
-  flock -w 120 9 || die "could not lock $lock"
+  if [ "$1" = cmd_start ]; then mkdir -p "$BASE"; [ "$(id -u)" = 0 ] && chown "$OWNER" "$BASE"; chmod 700 "$BASE"; fi
+  if [ ! -d "$BASE" ]; then "$@"; return; fi
+  exec 9>>"$BASE/.lock"
+  flock -w 120 9 || die "could not lock $BASE/.lock"
   "$@"
 }
 

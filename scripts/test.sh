@@ -12,14 +12,19 @@ npx tsc --noEmit -p tsconfig.json
 log "Rust core: host tests"
 (cd verus-core && cargo test --release --quiet)
 
+# PostgreSQL: a project-owned cluster on loopback, unless the caller points REMIT_PG_URL at one.
 pg_started=0
-if [ "${REMIT_SKIP_PG:-0}" != "1" ]; then
+if [ "${REMIT_SKIP_PG:-0}" != "1" ] && [ -z "${REMIT_PG_URL:-}" ]; then
   bash scripts/pg.sh start
   pg_started=1
   REMIT_PG_URL=$(bash scripts/pg.sh url)
   export REMIT_PG_URL
 fi
-cleanup() { if [ "$pg_started" = 1 ]; then bash scripts/pg.sh stop || true; fi; }
+cleanup() {
+  if [ "$pg_started" = 1 ]; then bash scripts/pg.sh stop || true; fi
+  # The restart test runs a second cluster of its own; never leave it behind.
+  REMIT_PG_PORT=54339 bash scripts/pg.sh stop >/dev/null 2>&1 || true
+}
 trap cleanup EXIT
 
 log "vitest"

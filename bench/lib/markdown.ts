@@ -71,7 +71,8 @@ const COLUMNS: Record<SuiteName, Column[]> = {
     { header: 'impl', cell: implCell },
     { header: 'bytes on disk', cell: (r) => fmt(r.metrics.bytes_on_disk) },
     { header: 'stored payload bytes', cell: (r) => fmt(r.metrics.logical_bytes) },
-    { header: 'bytes/step (disk, fit)', cell: (r) => fmt(r.metrics.bytes_per_step_fit) },
+    { header: 'bytes/step (disk, linear fit)', cell: (r) => fmt(r.metrics.bytes_per_step_fit) },
+    { header: 'stored bytes/step since previous N', cell: (r) => fmt(r.metrics.bytes_per_step_marginal) },
     { header: 'REMIT / LangGraph bytes', cell: (r) => ratio(r.ratios.bytes_vs_langgraph) },
   ],
 };

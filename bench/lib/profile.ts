@@ -35,10 +35,10 @@ export const QUICK: Profile = {
     { records: 1_000_000, plan: plan(1, 0, 1, 3) },
   ],
   boundaryPlan: plan(200, 150, 50, 3),
-  resume: { nodes: [10, 100, 1000], samples: 5 },
-  commit: { steps: 200, samples: 5, syncModes: ['FULL', 'NORMAL'] },
+  resume: { nodes: [10, 100, 1000], samples: 7 },
+  commit: { steps: 200, samples: 15, syncModes: ['FULL', 'NORMAL'] },
   gate: { claims: 200, racers: [1, 2, 8], samples: 5 },
-  storage: { steps: [10, 100, 1000] },
+  storage: { steps: [10, 100, 300, 1000] },
 };
 
 export const FULL: Profile = {
@@ -51,7 +51,7 @@ export const FULL: Profile = {
   ],
   boundaryPlan: plan(1000, 1000, 200, 5),
   resume: { nodes: [10, 100, 1000], samples: 15 },
-  commit: { steps: 1000, samples: 10, syncModes: ['FULL', 'NORMAL'] },
+  commit: { steps: 500, samples: 30, syncModes: ['FULL', 'NORMAL'] },
   gate: { claims: 1000, racers: [1, 2, 8], samples: 10 },
-  storage: { steps: [10, 100, 1000, 10_000] },
+  storage: { steps: [10, 100, 300, 1000, 3000] },
 };

@@ -27,7 +27,8 @@ function quantile(sorted: readonly number[], q: number): number {
 
 export function summarize(samples: readonly number[]): Summary {
   if (samples.length === 0) throw new Error('summarize: no samples');
-  for (const s of samples) if (!Number.isFinite(s) || s < 0) throw new Error(`summarize: bad sample ${s}`);
+  // Negative samples are legitimate for paired differences (resume minus import-only child).
+  for (const s of samples) if (!Number.isFinite(s)) throw new Error(`summarize: bad sample ${s}`);
   const sorted = [...samples].sort((a, b) => a - b);
   const median = quantile(sorted, 0.5);
   const deviations = sorted.map((s) => Math.abs(s - median)).sort((a, b) => a - b);

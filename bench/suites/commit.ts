@@ -72,6 +72,10 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     for (const r of caseRows) {
       if (r.impl !== RAW && r.time_ms && raw?.time_ms) r.ratios[`speed_vs_${RAW}`] = raw.time_ms.median / r.time_ms.median;
     }
+    if (ctx.pgUrl) {
+      // The place for the PostgreSQL column (a later step): same case, store = postgres.
+      caseRows.push(unavailableRow('commit', caseName, { ...params, store: 'postgres' }, 'remit:postgres', 'subject', 'PostgreSQL bench not implemented yet'));
+    }
     rows.push(...caseRows);
   }
   notes.push(

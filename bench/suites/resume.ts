@@ -4,9 +4,10 @@
  * resumes with a value, runs the rest of the workflow and exits. REMIT vs LangGraph.js with its
  * SQLite checkpointer; same shape and state size (workloads/shapes.ts).
  *
- * Three figures per case: spawn-to-exit time (what a user waits for); the same minus the median
- * of an import-only child of the same library (the resume work itself, without Node start-up and
- * module loading); and the resume time the child measures itself after its imports.
+ * Three figures per case: spawn-to-exit time (what a user waits for); that time minus the time of
+ * an import-only child of the same library started right after it (the resume work itself,
+ * without Node start-up and module loading; median of the paired differences); and the resume
+ * time the child measures itself after its imports.
  * Each sample resumes its own copy of the parked file, made before the clock starts.
  */
 
@@ -14,7 +15,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { copyDb, freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
 import { row, unavailableRow, type ResultRow } from '../lib/results.js';
-import { shiftSummary, summarize } from '../lib/stats.js';
+import { summarize } from '../lib/stats.js';
 import { langgraphPrepareParked } from '../workloads/langgraph.js';
 import { PARKED_PAYLOAD_BYTES } from '../workloads/shapes.js';
 
@@ -68,21 +69,10 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
   }
   const live = impls.filter((i) => available.get(i) === null);
 
-  // Import-only baselines: one per library, sampled alternately.
+  // Every resume child is paired with an import-only child of the same library started right
+  // after it; the pair's difference is one sample of the resume work. Pairing cancels slow drifts
+  // of machine load that a separately sampled baseline would fold into the difference.
   const importWall = new Map<Impl, number[]>(live.map((i) => [i, []]));
-  for (let s = 0; s < samples; s++) {
-    for (const impl of live) importWall.get(impl)!.push((await runChild(ctx, [impl, 'import', '-', '0'])).wallMs);
-  }
-  const importMedian = new Map<Impl, number>();
-  for (const impl of live) {
-    const sum = summarize(importWall.get(impl)!);
-    importMedian.set(impl, sum.median);
-    rows.push(row({
-      suite: 'resume', case: 'import only', params: { nodes: 0 }, impl: `${impl}:import-only`, role: impl === 'remit' ? 'subject' : 'competitor',
-      time_ms: sum, note: 'node start + tsx + library import, no resume',
-    }));
-  }
-
   for (const nodes of sizes) {
     const caseName = `N=${nodes}`;
     const params = { nodes, state_payload_bytes: PARKED_PAYLOAD_BYTES };
@@ -94,14 +84,18 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
       templates.set(impl, file);
     }
     const wall = new Map<Impl, number[]>(live.map((i) => [i, []]));
+    const overImport = new Map<Impl, number[]>(live.map((i) => [i, []]));
     const inChild = new Map<Impl, number[]>(live.map((i) => [i, []]));
-    ctx.log(`resume: ${caseName}, ${samples} fresh processes per library`);
+    ctx.log(`resume: ${caseName}, ${samples} fresh resume processes (+ ${samples} import-only) per library`);
     for (let s = 0; s < samples; s++) {
       for (const impl of live) {
         const copy = path.join(ctx.tmpDir, `${impl}-resume-copy.db`);
         copyDb(templates.get(impl)!, copy);
         const run = await runChild(ctx, [impl, 'resume', copy, String(nodes)]);
+        const base = await runChild(ctx, [impl, 'import', '-', '0']);
         wall.get(impl)!.push(run.wallMs);
+        importWall.get(impl)!.push(base.wallMs);
+        overImport.get(impl)!.push(run.wallMs - base.wallMs);
         if (run.resumeMs !== undefined) inChild.get(impl)!.push(run.resumeMs);
       }
     }
@@ -112,12 +106,14 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
         caseRows.push(unavailableRow('resume', caseName, params, impl, impl === 'remit' ? 'subject' : 'competitor', why));
         continue;
       }
-      const sum = summarize(wall.get(impl)!);
+      const over = summarize(overImport.get(impl)!);
       const child = summarize(inChild.get(impl)!);
-      const overImport = shiftSummary(sum, importMedian.get(impl)!);
       caseRows.push(row({
-        suite: 'resume', case: caseName, params, impl, role: impl === 'remit' ? 'subject' : 'competitor', time_ms: sum,
-        metrics: { resume_over_import_ms: overImport.median, in_child_resume_ms: child.median, in_child_resume_p25_ms: child.p25, in_child_resume_p75_ms: child.p75 },
+        suite: 'resume', case: caseName, params, impl, role: impl === 'remit' ? 'subject' : 'competitor', time_ms: summarize(wall.get(impl)!),
+        metrics: {
+          resume_over_import_ms: over.median, resume_over_import_p25_ms: over.p25, resume_over_import_p75_ms: over.p75,
+          in_child_resume_ms: child.median, in_child_resume_p25_ms: child.p25, in_child_resume_p75_ms: child.p75,
+        },
       }));
     }
     const remit = caseRows.find((r) => r.impl === 'remit' && r.status === 'measured');
@@ -128,6 +124,12 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
       remit.ratios.in_child_vs_langgraph = lg.metrics.in_child_resume_ms! / remit.metrics.in_child_resume_ms!;
     }
     rows.push(...caseRows);
+  }
+  for (const impl of live) {
+    rows.push(row({
+      suite: 'resume', case: 'import only', params: { nodes: 0 }, impl: `${impl}:import-only`, role: impl === 'remit' ? 'subject' : 'competitor',
+      time_ms: summarize(importWall.get(impl)!), note: 'node start + tsx + library import, no resume (all sizes pooled)',
+    }));
   }
   return { rows, notes, charts: [resumeChart(rows, ctx)] };
 }

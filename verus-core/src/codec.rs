@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use vstd::prelude::*;
 
 use crate::crc::{crc32c_update, header_check_of_register};
+#[allow(unused_imports)] // used only by ghost code
 use crate::spec::codec::*;
 
 /// Format version byte of every record.
@@ -112,6 +113,82 @@ impl<'a> Record<'a> {
     }
 }
 
+impl<'a> View for NodeEntry<'a> {
+    type V = SpecNodeEntry;
+
+    open spec fn view(&self) -> SpecNodeEntry {
+        SpecNodeEntry { name: self.name@, kind: self.kind }
+    }
+}
+
+impl<'a> View for Record<'a> {
+    type V = SpecRecord;
+
+    open spec fn view(&self) -> SpecRecord {
+        match self {
+            Record::RunStarted(r) => SpecRecord::RunStarted {
+                run_id: r.run_id@,
+                workflow: r.workflow@,
+                version: r.version@,
+                fingerprint: r.fingerprint@,
+                definition: r.definition@,
+                nodes: r.nodes@.map_values(|e: NodeEntry<'a>| e@),
+                start_node: r.start_node@,
+                state: r.state@,
+            },
+            Record::NodeCompleted { node, next, state_form, state } => SpecRecord::NodeCompleted {
+                node: node@,
+                next: next@,
+                state_form: *state_form,
+                state: state@,
+            },
+            Record::EffectIntent { node, key } => SpecRecord::EffectIntent { node: node@, key: key@ },
+            Record::EffectDone { node, key, result } => SpecRecord::EffectDone {
+                node: node@,
+                key: key@,
+                result: result@,
+            },
+            Record::InterruptParked { node, interrupt_id } => SpecRecord::InterruptParked {
+                node: node@,
+                interrupt_id: interrupt_id@,
+            },
+            Record::ResumeClaimed { interrupt_id, value } => SpecRecord::ResumeClaimed {
+                interrupt_id: interrupt_id@,
+                value: value@,
+            },
+            Record::Forked { source_run_id, source_seq, run_id, intent } => SpecRecord::Forked {
+                source_run_id: source_run_id@,
+                source_seq: *source_seq,
+                run_id: run_id@,
+                intent: intent@,
+            },
+            Record::RunCompleted => SpecRecord::RunCompleted,
+            Record::RunFailed { node, code, message } => SpecRecord::RunFailed {
+                node: node@,
+                code: code@,
+                message: message@,
+            },
+        }
+    }
+}
+
+/// Wire value of an error code.
+pub open spec fn spec_code(c: LogErrorCode) -> u8 {
+    match c {
+        LogErrorCode::BadHeader => 1,
+        LogErrorCode::BadVersion => 2,
+        LogErrorCode::RecordTooLarge => 3,
+        LogErrorCode::BadChecksum => 4,
+        LogErrorCode::BadSeq => 5,
+        LogErrorCode::BadKind => 6,
+        LogErrorCode::MalformedPayload => 7,
+        LogErrorCode::ImpossibleOrder => 8,
+        LogErrorCode::UnknownNode => 9,
+        LogErrorCode::DuplicateInterrupt => 10,
+        LogErrorCode::BadNodeTable => 11,
+    }
+}
+
 /// What the framing checks found at one offset (docs/log-format.md, "Integrity classification").
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Frame<'a> {
@@ -125,9 +202,23 @@ pub enum Frame<'a> {
     Sound { kind: u8, payload: &'a [u8], end: usize },
 }
 
+impl<'a> View for Frame<'a> {
+    type V = SpecFrame;
+
+    open spec fn view(&self) -> SpecFrame {
+        match self {
+            Frame::End => SpecFrame::End,
+            Frame::Torn => SpecFrame::Torn,
+            Frame::Corrupt { code, kind } => SpecFrame::Corrupt { code: spec_code(*code), kind: *kind },
+            Frame::Sound { kind, payload, end } => SpecFrame::Sound { kind: *kind, payload: payload@, end: *end as int },
+        }
+    }
+}
+
 /// Classifies the bytes of `log` at `offset`, expecting the record at position `expected_seq`.
 /// Steps 1-8 of the integrity classification, in the document's order; the payload is not
-/// parsed here.
+/// parsed here. Trusted (`external_body`): std slice splitting has no Verus specification here.
+#[verifier::external_body]
 pub fn read_frame<'a>(log: &'a [u8], offset: usize, expected_seq: u32) -> (frame: Frame<'a>)
     ensures
         frame@ == spec_read_frame(log@, offset as int, expected_seq),
@@ -171,7 +262,7 @@ pub fn read_frame<'a>(log: &'a [u8], offset: usize, expected_seq: u32) -> (frame
     if u32::from_le_bytes([s0, s1, s2, s3]) != expected_seq {
         return Frame::Corrupt { code: LogErrorCode::BadSeq, kind };
     }
-    if kind < KIND_RUN_STARTED || kind > KIND_RUN_FAILED {
+    if !(KIND_RUN_STARTED..=KIND_RUN_FAILED).contains(&kind) {
         return Frame::Corrupt { code: LogErrorCode::BadKind, kind };
     }
     // HEADER_LEN + payload_len + TRAILER_LEN bytes were present after `offset`, so neither sum
@@ -231,12 +322,10 @@ fn parse_node_table<'a>(reader: &mut Reader<'a>) -> Option<Vec<NodeEntry<'a>>> {
     // lying count cannot make us reserve more than the payload could hold.
     let plausible = reader.rest.len() / 6;
     let mut nodes = Vec::with_capacity(plausible.min(usize::try_from(count).unwrap_or(usize::MAX)));
-    let mut remaining = count;
-    while remaining > 0 {
+    for _ in 0..count {
         let name = reader.name()?;
         let kind = reader.u8()?;
         nodes.push(NodeEntry { name, kind });
-        remaining -= 1;
     }
     Some(nodes)
 }
@@ -395,7 +484,10 @@ impl Writer {
     }
 
     fn bytes(&mut self, field: &'static str, v: &[u8]) -> Result<(), EncodeError> {
-        let len = u32::try_from(v.len()).map_err(|_| EncodeError::FieldTooLong { field })?;
+        let len = match u32::try_from(v.len()) {
+            Ok(len) => len,
+            Err(_) => return Err(EncodeError::FieldTooLong { field }),
+        };
         self.u32(len);
         self.out.extend_from_slice(v);
         Ok(())
@@ -418,7 +510,10 @@ fn encode_run_started(w: &mut Writer, r: &RunStarted<'_>) -> Result<(), EncodeEr
     w.bytes("version", r.version)?;
     w.bytes("fingerprint", r.fingerprint)?;
     w.bytes("definition", r.definition)?;
-    w.u32(u32::try_from(r.nodes.len()).map_err(|_| EncodeError::TooManyNodes)?);
+    match u32::try_from(r.nodes.len()) {
+        Ok(count) => w.u32(count),
+        Err(_) => return Err(EncodeError::TooManyNodes),
+    }
     for entry in &r.nodes {
         w.name("node", entry.name)?;
         w.u8(entry.kind);

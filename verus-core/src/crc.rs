@@ -136,10 +136,8 @@ pub fn crc32c_bitwise(bytes: &[u8]) -> u32 {
     let mut c: u32 = 0xFFFF_FFFF;
     for byte in bytes {
         c ^= *byte as u32;
-        let mut bit = 0;
-        while bit < 8 {
+        for _ in 0..8 {
             c = if c & 1 == 1 { (c >> 1) ^ CRC32C_POLY } else { c >> 1 };
-            bit += 1;
         }
     }
     c ^ 0xFFFF_FFFF

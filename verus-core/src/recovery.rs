@@ -144,10 +144,7 @@ pub struct RecoveryError {
 /// Offsets and lengths travel as u32 (the encodings' width). A wasm32 log cannot exceed it;
 /// on a 64-bit host a log over 4 GiB saturates instead of wrapping.
 pub fn to_u32(x: usize) -> u32 {
-    match u32::try_from(x) {
-        Ok(v) => v,
-        Err(_) => u32::MAX,
-    }
+    u32::try_from(x).unwrap_or(u32::MAX)
 }
 
 impl<'a> Recovered<'a> {

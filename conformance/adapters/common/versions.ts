@@ -14,3 +14,13 @@ export function installedVersion(pkg: string): string {
     return 'not installed';
   }
 }
+
+/** The version of this repository's own package (REMIT). */
+export function repositoryVersion(): string {
+  try {
+    const json = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof json.version === 'string' ? json.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

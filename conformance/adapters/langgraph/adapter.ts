@@ -54,6 +54,10 @@ class FaultingSaver extends SqliteSaver {
     if (point !== null) faults.hit(`after-commit:${point}`, storeError);
   }
 
+  ensureSetup(): void {
+    this.setup();
+  }
+
   private pointOfPut(checkpoint: Checkpoint, metadata: CheckpointMetadata): string | null {
     if (metadata?.source === 'input') return 'RUN_STARTED';
     if (metadata?.source === 'update') return 'FORKED';
@@ -76,8 +80,6 @@ class Session {
   readonly db: Database.Database;
   readonly saver: FaultingSaver;
   readonly app: ReturnType<typeof buildGraph>;
-  /** Fork run id -> (thread, checkpoint id of the fork). */
-  readonly forks = new Map<string, { thread: string; checkpointId: string }>();
 
   constructor(readonly storePath: string) {
     this.db = new Database(storePath);
@@ -85,8 +87,13 @@ class Session {
     this.app = buildGraph({ sink: currentSink, faults }, this.saver);
   }
 
+  /** A fork is addressed as "<thread>@<checkpoint id of the fork>": it lives in its source's thread. */
   threadOf(runId: string): string {
-    return this.forks.get(runId)?.thread ?? runId;
+    return runId.split('@')[0] as string;
+  }
+
+  forkCheckpointOf(runId: string): string | null {
+    return runId.split('@')[1] ?? null;
   }
 }
 
@@ -192,14 +199,22 @@ function parseBlob(type: string | null, blob: Buffer | null): unknown {
   return JSON.parse(blob.toString('utf8'));
 }
 
+function maskInterruptIds(channel: string, value: unknown): unknown {
+  if (channel !== '__interrupt__' || !Array.isArray(value)) return value;
+  return value.map((i) => (i !== null && typeof i === 'object' ? { ...(i as object), id: '<id>' } : i));
+}
+
 /** Decoded rows with checkpoint ids, task ids and timestamps masked, in branch order. */
 function normalizeRows(rows: { checkpoints: CheckpointRow[]; writes: WriteRow[] }): unknown[] {
   return rows.checkpoints.map((row) => {
     const cp = parseBlob(row.type, row.checkpoint) as { channel_values?: Record<string, unknown> };
     const md = parseBlob(row.type, row.metadata) as { source?: string; step?: number };
+    // Task ids and interrupt ids derive from checkpoint ids, so they are masked, and writes are
+    // ordered by what they write rather than by task id.
     const writes = rows.writes
       .filter((w) => w.checkpoint_id === row.checkpoint_id)
-      .map((w) => ({ channel: w.channel, task: w.task_id === NULL_TASK_ID ? 'null' : 'task', value: parseBlob(w.type, w.value) }));
+      .map((w) => ({ channel: w.channel, task: w.task_id === NULL_TASK_ID ? 'null' : 'task', idx: w.idx, value: maskInterruptIds(w.channel, parseBlob(w.type, w.value)) }))
+      .sort((a, b) => (JSON.stringify([a.task, a.idx, a.channel]) < JSON.stringify([b.task, b.idx, b.channel]) ? -1 : 1));
     return { source: md?.source, values: stateOf(cp?.channel_values ?? {}), writes };
   });
 }
@@ -223,9 +238,9 @@ async function headOf(thread: string, forkCheckpointId: string | null) {
 
 async function readStore(runId: string) {
   const s = currentSession();
-  const fork = s.forks.get(runId) ?? null;
-  const thread = fork?.thread ?? runId;
-  const rows = branchRows(s.db, thread, fork?.checkpointId ?? null);
+  const thread = s.threadOf(runId);
+  const forkCheckpointId = s.forkCheckpointOf(runId);
+  const rows = branchRows(s.db, thread, forkCheckpointId);
   const records = [
     ...rows.checkpoints.map((r) => ({ id: `checkpoint:${r.checkpoint_id}`, hex: bytesHex(r.parent_checkpoint_id, r.type, r.checkpoint, r.metadata) })),
     ...rows.writes.map((w) => ({ id: `write:${w.checkpoint_id}:${w.task_id}:${w.idx}`, hex: bytesHex(w.channel, w.type, w.value) })),
@@ -235,7 +250,7 @@ async function readStore(runId: string) {
     return { ...base, normalized: [], status: 'absent', integrity: { ok: true }, completedNodes: [], effectsDone: [], states: [], headState: null, nextAction: 'NONE', recoveries: {} };
   }
   try {
-    const head = await headOf(thread, fork?.checkpointId ?? null);
+    const head = await headOf(thread, forkCheckpointId);
     const values = head.values as Record<string, unknown>;
     const completedNodes = Array.isArray(values.visited) ? values.visited.map(String) : [];
     const interrupted = head.tasks.some((t) => (t.interrupts?.length ?? 0) > 0);
@@ -284,9 +299,7 @@ async function fork(args: Record<string, unknown>) {
     // is that one; the thread's next invocation continues from it.
     const forked = await s.app.updateState(runConfig(thread, from), {}, stringArg(args, 'after'));
     const checkpointId = String(forked.configurable?.checkpoint_id);
-    const runId = `${thread}@${checkpointId}`;
-    s.forks.set(runId, { thread, checkpointId });
-    return { outcome: 'forked', runId };
+    return { outcome: 'forked', runId: `${thread}@${checkpointId}` };
   } catch (e) {
     return outcomeOfError(e);
   }
@@ -304,9 +317,11 @@ async function probeCorruption(args: Record<string, unknown>) {
     const candidates = rowsOf(copy, thread).checkpoints.filter((r) => r.checkpoint.includes('"amountCents":'));
     const target = candidates[pick % candidates.length];
     if (target === undefined) throw new Error(`thread ${thread} has no checkpoint to corrupt`);
-    // A one-bit flip in a stored value: the low bit of amountCents's first digit.
+    // A one-bit flip in a stored value: the low bit of amountCents's last digit. The JSON stays
+    // well-formed, the case a store without record checksums cannot tell from a real value.
     const blob = Buffer.from(target.checkpoint);
-    const at = blob.indexOf('"amountCents":') + '"amountCents":'.length;
+    let at = blob.indexOf('"amountCents":') + '"amountCents":'.length;
+    while (at + 1 < blob.length && (blob[at + 1] as number) >= 0x30 && (blob[at + 1] as number) <= 0x39) at++;
     blob[at] = (blob[at] as number) ^ 0x01;
     copy.prepare(`UPDATE checkpoints SET checkpoint = ? WHERE thread_id = ? AND checkpoint_id = ?`).run(blob, thread, target.checkpoint_id);
     const reader = buildGraph({ sink: currentSink, faults: new FaultSwitch() }, new SqliteSaver(copy));
@@ -385,7 +400,7 @@ serve({
     faults.arm(null);
     sink = new EffectSinkWriter(stringArg(args, 'sinkPath'));
     session = new Session(stringArg(args, 'storePath'));
-    session.saver.setup();
+    session.saver.ensureSetup();
     return {};
   },
   arm: async (args) => {

@@ -15,6 +15,7 @@ export class ByteRangeMap {
   private readonly ends: number[] = [];
   private readonly values: number[] = [];
   private readonly values2: number[] = [];
+  private readonly hashes: number[] = [];
   /** Open addressing: entry index + 1, 0 = empty. Size is a power of two, at most half full. */
   private slots: Int32Array;
 
@@ -47,6 +48,7 @@ export class ByteRangeMap {
     this.ends.push(end);
     this.values.push(value);
     this.values2.push(value2);
+    this.hashes.push(hashRange(this.home, start, end));
     if ((entry + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
     else this.place(entry);
     return entry;
@@ -71,7 +73,7 @@ export class ByteRangeMap {
 
   private place(entry: number): void {
     const mask = this.slots.length - 1;
-    let slot = hashRange(this.home, this.starts[entry]!, this.ends[entry]!) & mask;
+    let slot = this.hashes[entry]! & mask;
     while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
     this.slots[slot] = entry + 1;
   }

@@ -43,8 +43,11 @@ export class MemoryEffectSink implements EffectSink {
   private readonly invocations: Array<{ effect: string; key: string; applied: boolean }> = [];
   private readonly appliedKeys = new Map<string, unknown>();
 
+  /** `deduplicate: false` makes a sink that applies every call: a canary for the exactly-once checks. */
+  constructor(private readonly options: { deduplicate: boolean } = { deduplicate: true }) {}
+
   async apply(effect: string, key: string, payload: unknown): Promise<EffectReceipt> {
-    const applied = !this.appliedKeys.has(key);
+    const applied = !this.options.deduplicate || !this.appliedKeys.has(key);
     if (applied) this.appliedKeys.set(key, payload);
     this.invocations.push({ effect, key, applied });
     return { applied, receiptId: receiptIdFor(key) };

@@ -130,6 +130,12 @@ export class RunSession {
     await this.engine.hooks.at('append.after', info);
   }
 
+  /** Throws ConflictError when the store holds records at or after `nextSeq` (someone else wrote). */
+  async assertNoNewRecords(nextSeq: number): Promise<void> {
+    const newer = await this.engine.store.readRecords(this.runId, nextSeq);
+    if (newer.length > 0) throw new ConflictError(this.runId, nextSeq, nextSeq + newer.length);
+  }
+
   /** Where the run stands, without doing anything. */
   result(recovered: RecoveredRun): RunResult {
     const status = STATUS_NAMES[recovered.status];
@@ -252,6 +258,9 @@ class Step {
     const head = this.state();
     const hooks = this.session.hooks;
     await hooks.at('effect.before-handler', { runId: this.runId, seq: this.nextSeq, node: name });
+    // Another sequencer may have moved the run on since this one read it (it may even have
+    // recorded this effect's completion): look once more, and stop rather than call the handler.
+    await this.session.assertNoNewRecords(this.nextSeq);
     let result: unknown;
     try {
       result = await def.spec.run(head.state, { runId: this.runId, node: name, idempotencyKey: key });

@@ -54,6 +54,11 @@ export interface PostgresStoreOptions {
    * 15000 ms). 0: no retry; every failure is reported at once.
    */
   retryBudgetMs?: number;
+  /**
+   * After a connection broke mid-write: how long to keep trying to learn whether the write
+   * committed before reporting OUTCOME_UNKNOWN (default 15000 ms). Independent of retryBudgetMs.
+   */
+  resolveTimeoutMs?: number;
   /** 'apply' (default): create/migrate the schema. 'verify': only check it is up to date. */
   migrate?: 'apply' | 'verify';
   /** Replaces the built-in migration list (tests only). */
@@ -100,6 +105,7 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly sql: ReturnType<typeof statements>;
   private readonly retryBudgetMs: number;
+  private readonly resolveTimeoutMs: number;
   private readonly backends = new WeakMap<PoolClient, Backend>();
   private readonly onAmbiguousWrite: PostgresStoreOptions['onAmbiguousWrite'];
   private closed = false;
@@ -110,6 +116,7 @@ export class PostgresStore implements Store {
     this.description = description;
     this.sql = statements(quoteSchema(schema));
     this.retryBudgetMs = Math.max(0, options.retryBudgetMs ?? 15_000);
+    this.resolveTimeoutMs = Math.max(0, options.resolveTimeoutMs ?? 15_000);
     this.onAmbiguousWrite = options.onAmbiguousWrite;
   }
 
@@ -153,20 +160,24 @@ export class PostgresStore implements Store {
       return { committed: nextSeq === expectedSeq, nextSeq };
     }
     const subject = { runId, seq: expectedSeq };
+    const batch = records.map((r) => Buffer.from(r)); // our own copy: a retry sends the same bytes
     const token = randomUUID();
     const deadline = Date.now() + this.retryBudgetMs;
+    let afterAmbiguity = false;
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
       try {
-        const committed = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, records, token));
-        return committed ? { committed: true, nextSeq: expectedSeq + records.length } : await this.conflictOutcome(runId, expectedSeq);
+        const committed = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token));
+        if (committed) return { committed: true, nextSeq: expectedSeq + records.length };
+        return await this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity);
       } catch (error) {
         if (!(error instanceof AttemptFailure)) throw error;
         failure = error;
       }
-      if (failure.kind === 'conflict') return this.conflictOutcome(runId, expectedSeq);
+      if (failure.kind === 'conflict') return this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity);
       if (failure.kind === 'connection_lost') {
-        const resolved = await this.resolveAppend(runId, expectedSeq, records.length, token, failure, deadline);
+        afterAmbiguity = true;
+        const resolved = await this.resolveAppend(runId, expectedSeq, records.length, token, failure);
         if (resolved) return resolved;
       } else if (!isRetryable(failure.kind)) {
         throw this.failureError('append', subject, failure, 'nothing was written');
@@ -185,18 +196,24 @@ export class PostgresStore implements Store {
     const subject = { runId: targetRunId, seq: prefixRecords };
     const token = randomUUID();
     const deadline = Date.now() + this.retryBudgetMs;
+    let afterAmbiguity = false;
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
       try {
-        return await this.attempt((c) => this.forkOnce(c, sourceRunId, prefixRecords, targetRunId, forkRecord, token));
+        const outcome = await this.attempt((c) => this.forkOnce(c, sourceRunId, prefixRecords, targetRunId, forkRecord, token));
+        if (outcome.committed || outcome.reason !== 'TARGET_EXISTS' || !afterAmbiguity) return outcome;
+        return await this.refusedForkAfterAmbiguity(targetRunId, prefixRecords, token);
       } catch (error) {
         if (!(error instanceof AttemptFailure)) throw error;
         failure = error;
       }
       // A racing fork that claimed the target first can surface as a key violation.
-      if (failure.kind === 'conflict') return { committed: false, reason: 'TARGET_EXISTS' };
+      if (failure.kind === 'conflict') {
+        return afterAmbiguity ? this.refusedForkAfterAmbiguity(targetRunId, prefixRecords, token) : { committed: false, reason: 'TARGET_EXISTS' };
+      }
       if (failure.kind === 'connection_lost') {
-        const resolved = await this.resolveFork(targetRunId, prefixRecords, token, failure, deadline);
+        afterAmbiguity = true;
+        const resolved = await this.resolveFork(targetRunId, prefixRecords, token, failure);
         if (resolved) return resolved;
       } else if (!isRetryable(failure.kind)) {
         throw this.failureError('fork', subject, failure, 'nothing was written');
@@ -223,9 +240,9 @@ export class PostgresStore implements Store {
   // ---------------------------------------------------------------- single attempts
 
   /** The one-statement conditional append. True: committed. False: the seq was not expectedSeq. */
-  private async appendOnce(c: PoolClient, runId: string, expectedSeq: number, records: Uint8Array[], token: string): Promise<boolean> {
+  private async appendOnce(c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string): Promise<boolean> {
     const sql = expectedSeq === 0 ? this.sql.appendFirst : this.sql.appendNext;
-    const result = await c.query<{ inserted: number }>(sql, [runId, expectedSeq, records.map(toBuffer), token]);
+    const result = await c.query<{ inserted: number }>(sql, [runId, expectedSeq, records, token]);
     const inserted = result.rows[0]?.inserted ?? 0;
     if (inserted !== 0 && inserted !== records.length) {
       throw new Error(`append inserted ${inserted} of ${records.length} rows in one statement`); // cannot happen
@@ -286,7 +303,7 @@ export class PostgresStore implements Store {
 
   /**
    * After a connection broke mid-append: the append's outcome, or undefined when it definitely did
-   * not commit (the caller may then retry it). Throws OUTCOME_UNKNOWN when the budget runs out first.
+   * not commit (the caller may then retry it). Throws OUTCOME_UNKNOWN when time runs out first.
    */
   private async resolveAppend(
     runId: string,
@@ -294,22 +311,17 @@ export class PostgresStore implements Store {
     count: number,
     token: string,
     failure: AttemptFailure,
-    deadline: number,
   ): Promise<AppendOutcome | undefined> {
     this.faultCounters.ambiguousWrites++;
     await this.onAmbiguousWrite?.({ operation: 'append', runId, seq: expectedSeq });
-    const subject = { runId, seq: expectedSeq };
-    await this.waitUntilBackendGone('append', subject, failure, deadline);
-    const rows = await this.resolveRead('append', subject, failure, deadline, (c) =>
-      c.query<{ mine: boolean }>(this.sql.tokensAt, [runId, expectedSeq, count, token]),
-    );
-    const mine = rows.rows.filter((r) => r.mine).length;
-    if (mine === count) {
+    const deadline = Date.now() + this.resolveTimeoutMs;
+    await this.waitUntilBackendGone('append', { runId, seq: expectedSeq }, failure, deadline);
+    const owner = await this.appendOwner(runId, expectedSeq, count, token, failure, deadline);
+    if (owner === 'mine') {
       this.faultCounters.resolvedCommitted++;
       return { committed: true, nextSeq: expectedSeq + count };
     }
-    if (mine !== 0) throw this.storeError('append', 'INCONSISTENT', subject, new Error(`${mine} of ${count} rows of one append found`));
-    if (rows.rowCount !== 0) {
+    if (owner === 'other') {
       this.faultCounters.resolvedConflict++;
       return this.conflictOutcome(runId, expectedSeq);
     }
@@ -317,31 +329,87 @@ export class PostgresStore implements Store {
     return undefined;
   }
 
+  /**
+   * The store refused an append. If an earlier attempt of this same call broke mid-flight, the rows
+   * in the way may be that attempt's (committed after all): the token tells. Otherwise a conflict.
+   */
+  private async refusedAppend(runId: string, expectedSeq: number, count: number, token: string, afterAmbiguity: boolean): Promise<AppendOutcome> {
+    if (afterAmbiguity) {
+      const failure = new AttemptFailure('connection_lost', new Error('an earlier attempt of this append lost its connection'));
+      const owner = await this.appendOwner(runId, expectedSeq, count, token, failure, Date.now() + this.resolveTimeoutMs);
+      if (owner === 'mine') {
+        this.faultCounters.resolvedCommitted++;
+        return { committed: true, nextSeq: expectedSeq + count };
+      }
+    }
+    return this.conflictOutcome(runId, expectedSeq);
+  }
+
+  /** Who holds seqs expectedSeq..expectedSeq+count-1: this call (by token), another writer, or nobody. */
+  private async appendOwner(
+    runId: string,
+    expectedSeq: number,
+    count: number,
+    token: string,
+    failure: AttemptFailure,
+    deadline: number,
+  ): Promise<'mine' | 'other' | 'none'> {
+    const subject = { runId, seq: expectedSeq };
+    const rows = await this.resolveRead('append', subject, failure, deadline, (c) =>
+      c.query<{ mine: boolean }>(this.sql.tokensAt, [runId, expectedSeq, count, token]),
+    );
+    const mine = rows.rows.filter((r) => r.mine).length;
+    if (mine === count) return 'mine';
+    if (mine !== 0) throw this.storeError('append', 'INCONSISTENT', subject, new Error(`${mine} of ${count} rows of one append found`));
+    return rows.rowCount === 0 ? 'none' : 'other';
+  }
+
   private async resolveFork(
     targetRunId: string,
     prefixRecords: number,
     token: string,
     failure: AttemptFailure,
-    deadline: number,
   ): Promise<ForkOutcome | undefined> {
     this.faultCounters.ambiguousWrites++;
     await this.onAmbiguousWrite?.({ operation: 'fork', runId: targetRunId, seq: prefixRecords });
-    const subject = { runId: targetRunId, seq: prefixRecords };
-    await this.waitUntilBackendGone('fork', subject, failure, deadline);
-    const rows = await this.resolveRead('fork', subject, failure, deadline, (c) =>
-      c.query<{ target_exists: boolean; mine: boolean }>(this.sql.forkTokenAt, [targetRunId, prefixRecords, token]),
-    );
-    const row = rows.rows[0];
-    if (row?.mine) {
+    const deadline = Date.now() + this.resolveTimeoutMs;
+    await this.waitUntilBackendGone('fork', { runId: targetRunId, seq: prefixRecords }, failure, deadline);
+    const owner = await this.forkOwner(targetRunId, prefixRecords, token, failure, deadline);
+    if (owner === 'mine') {
       this.faultCounters.resolvedCommitted++;
       return { committed: true };
     }
-    if (row?.target_exists) {
+    if (owner === 'other') {
       this.faultCounters.resolvedConflict++;
       return { committed: false, reason: 'TARGET_EXISTS' };
     }
     this.faultCounters.resolvedNotCommitted++;
     return undefined;
+  }
+
+  /** A fork refused with TARGET_EXISTS after an earlier attempt broke: the target may be ours. */
+  private async refusedForkAfterAmbiguity(targetRunId: string, prefixRecords: number, token: string): Promise<ForkOutcome> {
+    const failure = new AttemptFailure('connection_lost', new Error('an earlier attempt of this fork lost its connection'));
+    const owner = await this.forkOwner(targetRunId, prefixRecords, token, failure, Date.now() + this.resolveTimeoutMs);
+    if (owner === 'mine') {
+      this.faultCounters.resolvedCommitted++;
+      return { committed: true };
+    }
+    return { committed: false, reason: 'TARGET_EXISTS' };
+  }
+
+  private async forkOwner(
+    targetRunId: string,
+    prefixRecords: number,
+    token: string,
+    failure: AttemptFailure,
+    deadline: number,
+  ): Promise<'mine' | 'other' | 'none'> {
+    const rows = await this.resolveRead('fork', { runId: targetRunId, seq: prefixRecords }, failure, deadline, (c) =>
+      c.query<{ target_exists: boolean; mine: boolean }>(this.sql.forkTokenAt, [targetRunId, prefixRecords, token]),
+    );
+    const row = rows.rows[0];
+    return row?.mine ? 'mine' : row?.target_exists ? 'other' : 'none';
   }
 
   /**

@@ -1,10 +1,13 @@
 //! Specification of admission (docs/core-api.md, "Admission", "Admission request encoding",
 //! "Admission encoding"). Trusted model; erased in normal builds.
 
+#[cfg(verus_keep_ghost)] // spec items exist only when ghost code is kept
 use vstd::bytes::spec_u32_to_le_bytes;
 use vstd::prelude::*;
 
+#[allow(unused_imports)] // used only by ghost code
 use crate::spec::codec::*;
+#[allow(unused_imports)] // used only by ghost code
 use crate::spec::recovery::*;
 
 verus! {

@@ -2,9 +2,11 @@
 //! Trusted: this file is the model the executable code is measured against. It has no
 //! executable code; in a normal build the `verus!` macro erases all of it.
 
+#[cfg(verus_keep_ghost)] // spec items exist only when ghost code is kept
 use vstd::bytes::{spec_u16_to_le_bytes, spec_u32_from_le_bytes, spec_u32_to_le_bytes};
 use vstd::prelude::*;
 
+#[cfg(verus_keep_ghost)] // spec items exist only when ghost code is kept
 use crate::crc::{spec_crc_update, spec_crc32c};
 
 verus! {

@@ -7,8 +7,11 @@
 
 use vstd::prelude::*;
 
+#[allow(unused_imports)] // used only by ghost code
 use crate::spec::admission::*;
+#[allow(unused_imports)] // used only by ghost code
 use crate::spec::codec::*;
+#[allow(unused_imports)] // used only by ghost code
 use crate::spec::recovery::*;
 
 verus! {

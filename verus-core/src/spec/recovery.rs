@@ -1,9 +1,11 @@
 //! Specification of recovery (docs/core-api.md, "Recovery as a state machine over records",
 //! "What recovery reports", "Recovery encoding"). Trusted model; erased in normal builds.
 
+#[cfg(verus_keep_ghost)] // spec items exist only when ghost code is kept
 use vstd::bytes::spec_u32_to_le_bytes;
 use vstd::prelude::*;
 
+#[allow(unused_imports)] // used only by ghost code
 use crate::spec::codec::*;
 
 verus! {

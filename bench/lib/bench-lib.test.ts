@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { decodeLog } from '../../ts-shell/src/core/codec.js';
+import { linearFit, scaleSummary, summarize } from './stats.js';
+import { lineChartSvg } from './svg.js';
+import { renderMarkdown } from './markdown.js';
+import { evaluateTargets } from './targets.js';
+import type { ResultsDocument } from './results.js';
+import { buildMixedLog, prefixCase } from '../workloads/log-mix.js';
+import { walkFraming } from '../workloads/framing-walk.js';
+
+describe('stats', () => {
+  it('summarizes medians and quartiles', () => {
+    const s = summarize([5, 1, 3, 2, 4]);
+    expect(s).toMatchObject({ samples: 5, median: 3, p25: 2, p75: 4, min: 1, max: 5, mad: 1 });
+    expect(scaleSummary(s, 2).median).toBe(6);
+  });
+  it('refuses an empty or non-finite sample set', () => {
+    expect(() => summarize([])).toThrow();
+    expect(() => summarize([1, Number.NaN])).toThrow();
+  });
+  it('fits a line exactly when the points are on one', () => {
+    const fit = linearFit([10, 100, 1000], [1030, 1300, 4000]);
+    expect(fit.slope).toBeCloseTo(3, 9);
+    expect(fit.intercept).toBeCloseTo(1000, 6);
+    expect(fit.r2).toBeCloseTo(1, 9);
+  });
+});
+
+describe('mixed log and framing walk', () => {
+  const mixed = buildMixedLog(2000, [10, 500]);
+  it('builds a log the codec decodes completely, with every kind of the mix', () => {
+    const decoded = decodeLog(mixed.bytes);
+    expect(decoded.error).toBeNull();
+    expect(decoded.records.length).toBe(2000);
+    expect(Object.keys(mixed.kindCounts).sort()).toEqual(
+      ['EFFECT_DONE', 'EFFECT_INTENT', 'INTERRUPT_PARKED', 'NODE_COMPLETED', 'RESUME_CLAIMED', 'RUN_STARTED'],
+    );
+  });
+  it('is deterministic', () => {
+    expect(Buffer.from(buildMixedLog(2000, []).bytes).equals(Buffer.from(mixed.bytes))).toBe(true);
+  });
+  it('walks every prefix to its end and agrees with the codec', () => {
+    for (const n of [10, 500, 2000]) {
+      const c = prefixCase(mixed, n);
+      expect(walkFraming(c.log)).toEqual({ records: n, durableLen: c.log.length, badOffset: -1 });
+      expect(walkFraming(c.invalidAtZero).badOffset).toBe(0);
+    }
+  });
+  it('stops at a flipped payload byte (canary: the walk can fail) and treats a cut tail as torn', () => {
+    const c = prefixCase(mixed, 500);
+    const damaged = c.log.slice();
+    const at = mixed.prefixLen.get(10)! + 20;
+    damaged[at] = damaged[at]! ^ 1;
+    const walked = walkFraming(damaged);
+    expect(walked.badOffset).toBeGreaterThan(0);
+    expect(walked.records).toBeLessThanOrEqual(10);
+    expect(walkFraming(c.log.subarray(0, c.log.length - 3))).toMatchObject({ records: 499, badOffset: -1 });
+  });
+});
+
+describe('reports', () => {
+  it('draws a chart with one polyline per series and escapes text', () => {
+    const svg = lineChartSvg({
+      title: 'a < b', xLabel: 'x', yLabel: 'y', xLog: true, yLog: true,
+      series: [{ name: 's1', points: [{ x: 10, y: 1 }, { x: 1000, y: 100 }] }, { name: 's2', points: [{ x: 10, y: 2 }, { x: 100, y: 5 }] }],
+    });
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg.endsWith('</svg>')).toBe(true);
+    expect(svg.match(/<polyline/g)?.length).toBe(2);
+    expect(svg).toContain('a &lt; b');
+  });
+  it('renders targets as not measured when no suite ran', () => {
+    const doc: ResultsDocument = {
+      schema: 'remit-bench/1', profile: 'quick', started_at: 't', finished_at: 't', duration_s: 1, command: 'c',
+      machine: {
+        cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
+        node_version: 'v20', v8_version: 'v8', load_avg_at_start: [0], load_avg_at_end: [0], packages: {}, git_commit: 'abc',
+        git_dirty: false, sqlite_version: '3',
+      },
+      suites: [], targets: [],
+    };
+    doc.targets = evaluateTargets(doc);
+    expect(doc.targets.every((t) => t.met === null)).toBe(true);
+    expect(renderMarkdown(doc)).toContain('not measured');
+  });
+});

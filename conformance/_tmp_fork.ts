@@ -1,0 +1,12 @@
+import { SystemRunner } from './harness/profile.js';
+import { findSystem } from './harness/systems.js';
+import { findCell } from './harness/cells.js';
+import { generateScenario } from './harness/scenario.js';
+const r = new SystemRunner(findSystem('langgraph-js'), { seed: 1, workDir: '/tmp/cfw', shrink: false, shrinkBudget: 0 });
+const cell = findCell('inside-pure:compute/throw');
+const sc = generateScenario(cell.id, 5);
+const { run } = await r.runCell(cell, sc);
+const [a, b] = run!.steps.forkTwice!.forks;
+console.log(JSON.stringify(a!.view!.normalized, null, 1).slice(0, 3000));
+console.log(JSON.stringify(b!.view!.normalized, null, 1).slice(0, 3000));
+await r.close();

@@ -1,0 +1,420 @@
+/**
+ * Conformance adapter for REMIT, through the shell's public API (createRemit, start, resume,
+ * continueRun, fork, status) and its fault hooks. Options:
+ *   --store sqlite|memory   --core wasm|reference
+ *   --canary lost-append-reported-committed | unstable-effect-key   (test-only, a guard switched off)
+ * Run: node --import tsx conformance/adapters/remit/adapter.ts --store sqlite --core wasm
+ */
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+import {
+  AlreadyConsumedError,
+  ConflictError,
+  DefinitionMismatchError,
+  ForkTargetExistsError,
+  ImplicitForkError,
+  LogCorruptError,
+  NotParkedError,
+  RemitError,
+  ResumeValueInvalidError,
+  StateInvalidError,
+  StoreError,
+  applyDelta,
+  createCore,
+  createRemit,
+  openMemoryStore,
+  openSqliteStore,
+  type Delta,
+  type FaultInfo,
+  type FaultPoint,
+  type Json,
+  type RecoveryCore,
+  type Remit,
+  type RunResult,
+  type SequencerHooks,
+  type Store,
+} from '../../../ts-shell/src/index.js';
+import { decodeLog, RecordKind, type LogRecord } from '../../../ts-shell/src/core/index.js';
+import { EffectSinkWriter } from '../../harness/sink.js';
+import { FAULT_POINTS } from '../../harness/cells.js';
+import { EFFECT_NODES, RefundInputSchema, initialState, invalidStateInput } from '../../harness/workflow.js';
+import { FaultSwitch, InjectedFault, hex, serve, stringArg, type ArmedFault } from '../common/serve.js';
+import { installedVersion, repositoryVersion } from '../common/versions.js';
+import { FaultingStore, INJECTED_STORE_CODE, commitPointOfKind } from './faulting-store.js';
+import { buildRefundWorkflow } from './workflow.js';
+
+function option(name: string, allowed: readonly string[], fallback: string | null): string | null {
+  const i = process.argv.indexOf(`--${name}`);
+  const value = i >= 0 ? process.argv[i + 1] : fallback;
+  if (value !== null && value !== undefined && !allowed.includes(value)) {
+    throw new Error(`--${name} must be one of ${allowed.join(', ')}, got ${value}`);
+  }
+  return value ?? null;
+}
+
+const STORE_KIND = option('store', ['sqlite', 'memory'], 'sqlite') as 'sqlite' | 'memory';
+const CORE_KIND = option('core', ['wasm', 'reference'], 'wasm') as 'wasm' | 'reference';
+const CANARY = option('canary', ['lost-append-reported-committed', 'unstable-effect-key'], null);
+
+const faults = new FaultSwitch();
+let sink: EffectSinkWriter | null = null;
+let session: Session | null = null;
+const otherCores = new Map<string, RecoveryCore>();
+
+function currentSink(): EffectSinkWriter {
+  if (sink === null) throw new Error('no effect sink: "open" was not called');
+  return sink;
+}
+
+const deps = { sink: currentSink, faults, unstableKeys: CANARY === 'unstable-effect-key' };
+const refund = buildRefundWorkflow(deps);
+
+/** Commit points reached through the sequencer's hooks; store errors come from the store wrapper. */
+const hooks: SequencerHooks = {
+  at(point: FaultPoint, info: FaultInfo): void {
+    if (faults.current === null || faults.current.kind === 'store-error') return;
+    if (point === 'append.before' || point === 'append.after') {
+      const phase = point === 'append.before' ? 'before' : 'after';
+      for (const kind of info.kinds ?? []) faults.hit(`${phase}-commit:${commitPointOfKind(kind, info.node)}`);
+    } else if (point === 'fork.before-store') {
+      faults.hit('before-commit:FORKED');
+    } else if (point === 'fork.after-store') {
+      faults.hit('after-commit:FORKED');
+    }
+  },
+};
+
+class Session {
+  constructor(
+    readonly storePath: string,
+    readonly store: Store,
+    readonly remit: Remit,
+  ) {}
+
+  static async open(storePath: string): Promise<Session> {
+    const inner = STORE_KIND === 'sqlite' ? openSqliteStore(storePath) : openMemoryStore();
+    const store = new FaultingStore(inner, faults, CANARY === 'lost-append-reported-committed');
+    const remit = await createRemit({ store, core: CORE_KIND, workflows: [refund], hooks });
+    return new Session(storePath, store, remit);
+  }
+}
+
+function current(): Session {
+  if (session === null) throw new Error('no store: "open" was not called');
+  return session;
+}
+
+function outcomeOfResult(result: RunResult) {
+  const status = result.status === 'parked' || result.status === 'completed' || result.status === 'failed' ? result.status : null;
+  if (status === null) return { outcome: 'error' as const, error: { kind: 'other' as const, message: `run stopped while ${result.status}` } };
+  return { outcome: status, state: result.state };
+}
+
+function injectedCause(e: unknown): InjectedFault | null {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 5 && cur instanceof Error; depth++) {
+    if (cur instanceof InjectedFault) return cur;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+function outcomeOfError(e: unknown) {
+  const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  const field = e instanceof RemitError ? e.field : undefined;
+  const refused = (code: 'ALREADY_CONSUMED' | 'NOT_PARKED' | 'INVALID_VALUE' | 'IMPLICIT_FORK' | 'DEFINITION_MISMATCH' | 'OTHER') => ({
+    outcome: 'refused' as const,
+    refusal: { code, message, ...(field === undefined ? {} : { field }) },
+  });
+  if (injectedCause(e) !== null) return { outcome: 'error' as const, error: { kind: 'injected' as const, message } };
+  if (e instanceof StoreError && e.storeCode === INJECTED_STORE_CODE) return { outcome: 'error' as const, error: { kind: 'store' as const, message } };
+  if (e instanceof ResumeValueInvalidError) return refused('INVALID_VALUE');
+  if (e instanceof AlreadyConsumedError) return refused('ALREADY_CONSUMED');
+  if (e instanceof NotParkedError) return refused('NOT_PARKED');
+  if (e instanceof ImplicitForkError) return refused('IMPLICIT_FORK');
+  if (e instanceof DefinitionMismatchError) return refused('DEFINITION_MISMATCH');
+  if (e instanceof ConflictError || e instanceof ForkTargetExistsError) return refused('OTHER');
+  if (e instanceof StateInvalidError) {
+    return { outcome: 'error' as const, error: { kind: 'validation' as const, message, ...(field === undefined ? {} : { field }) } };
+  }
+  if (e instanceof StoreError) return { outcome: 'error' as const, error: { kind: 'store' as const, message } };
+  return { outcome: 'error' as const, error: { kind: 'other' as const, message } };
+}
+
+async function attempt(action: () => Promise<RunResult>) {
+  try {
+    return outcomeOfResult(await action());
+  } catch (e) {
+    return outcomeOfError(e);
+  }
+}
+
+async function decoded(runId: string): Promise<{ log: Uint8Array; records: LogRecord[]; stored: { seq: number; bytes: Uint8Array }[] }> {
+  const stored = await current().store.readRecords(runId);
+  const log = Buffer.concat(stored.map((r) => Buffer.from(r.bytes)));
+  return { log, records: decodeLog(log).records, stored };
+}
+
+/** The interrupt a resume addresses: the run's last parked interrupt (also when already consumed). */
+async function interruptIdOf(runId: string): Promise<string> {
+  const { records } = await decoded(runId);
+  const parked = records.filter((r) => r.kind === RecordKind.INTERRUPT_PARKED);
+  const last = parked[parked.length - 1];
+  if (last === undefined || last.kind !== RecordKind.INTERRUPT_PARKED) return 'approval@0';
+  return Buffer.from(last.interruptId).toString('utf8');
+}
+
+async function seqOfCompletion(runId: string, node: string): Promise<number> {
+  const { records } = await decoded(runId);
+  const rec = records.find((r) => r.kind === RecordKind.NODE_COMPLETED && Buffer.from(r.node).toString('utf8') === node);
+  if (rec === undefined) throw new Error(`run ${runId} has no completion of ${node}`);
+  return rec.seq;
+}
+
+const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
+
+function jsonOf(b: Uint8Array): Json {
+  return JSON.parse(text(b)) as Json;
+}
+
+/** Every state the log holds, rebuilt from snapshots and deltas, in log order. */
+function statesOf(records: LogRecord[]): Json[] {
+  const states: Json[] = [];
+  let current: Json = null;
+  for (const r of records) {
+    if (r.kind === RecordKind.RUN_STARTED) current = jsonOf(r.state);
+    else if (r.kind === RecordKind.NODE_COMPLETED) current = r.stateForm === 0 ? jsonOf(r.state) : applyDelta(current, jsonOf(r.state) as unknown as Delta);
+    else continue;
+    states.push(current);
+  }
+  return states;
+}
+
+/** Decoded records with every run id replaced, so two forks compare equal apart from ids. */
+function normalize(records: LogRecord[], runIds: string[]): unknown[] {
+  const mask = (s: string) => runIds.reduce((acc, id) => acc.split(id).join('<run>'), s);
+  return records.map((r) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (v instanceof Uint8Array) out[k] = mask(text(v));
+      else if (Array.isArray(v)) out[k] = v.map((n: { name: Uint8Array; kind: number }) => ({ name: text(n.name), kind: n.kind }));
+      else out[k] = v;
+    }
+    return out;
+  });
+}
+
+function recoveriesOf(log: Uint8Array): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, core] of otherCores) out[name] = hex(core.recoverEncoded(log));
+  return out;
+}
+
+async function readStore(runId: string) {
+  const s = current();
+  const { log, records, stored } = await decoded(runId);
+  const base = {
+    runId,
+    exists: stored.length > 0,
+    records: stored.map((r) => ({ id: String(r.seq), hex: hex(r.bytes) })),
+    claims: records.filter((r) => r.kind === RecordKind.RESUME_CLAIMED).length,
+    recoveries: recoveriesOf(log),
+  };
+  if (stored.length === 0) {
+    return { ...base, normalized: [], status: 'absent', integrity: { ok: true }, completedNodes: [], effectsDone: [], states: [], headState: null, nextAction: 'NONE' };
+  }
+  const recovery = s.remit.core.recover(log);
+  if (!recovery.ok) {
+    const integrity = { ok: false, record: String(recovery.seq), message: `recovery error code ${recovery.code} at seq ${recovery.seq}` };
+    return { ...base, normalized: [], status: 'invalid', integrity, completedNodes: [], effectsDone: [], states: [], headState: null, nextAction: 'STUCK' };
+  }
+  const runIds = [runId, ...records.flatMap((r) => (r.kind === RecordKind.FORKED ? [text(r.sourceRunId), text(r.runId)] : []))];
+  const node = 'node' in recovery.action ? ` ${text(recovery.action.node)}` : '';
+  const status = await s.remit.status(runId);
+  return {
+    ...base,
+    normalized: normalize(records, runIds),
+    status: status.status,
+    integrity: { ok: true },
+    completedNodes: records.flatMap((r) => (r.kind === RecordKind.NODE_COMPLETED ? [text(r.node)] : [])),
+    effectsDone: recovery.effects.filter((e) => e.status === 2).map((e) => text(e.node)).filter((n) => (EFFECT_NODES as readonly string[]).includes(n)),
+    states: statesOf(records),
+    headState: status.state,
+    nextAction: `${recovery.action.tag}${node}`,
+  };
+}
+
+/** Corrupt one bit of one stored record in a copy of the store, then ask REMIT for the run. */
+async function probeCorruption(args: Record<string, unknown>) {
+  const s = current();
+  const runId = stringArg(args, 'runId');
+  const pick = Number(args.pick ?? 0);
+  const stored = await s.store.readRecords(runId);
+  const target = stored[pick % stored.length];
+  if (target === undefined) throw new Error(`run ${runId} has no records to corrupt`);
+  const bytes = Buffer.from(target.bytes);
+  const at = 12 + ((pick >>> 3) % Math.max(1, bytes.length - 16)); // a payload or checksum byte
+  bytes[at] = (bytes[at] as number) ^ (1 << (pick & 7));
+  let copy: Store;
+  let cleanup = () => {};
+  if (STORE_KIND === 'sqlite') {
+    const copyPath = `${s.storePath}.corrupt-${process.pid}.db`;
+    fs.rmSync(copyPath, { force: true });
+    const source = new Database(s.storePath);
+    source.exec(`VACUUM INTO '${copyPath.replaceAll("'", "''")}'`);
+    source.close();
+    const raw = new Database(copyPath);
+    raw.prepare('UPDATE remit_records SET bytes = ? WHERE run_id = ? AND seq = ?').run(bytes, runId, target.seq);
+    raw.close();
+    copy = openSqliteStore(copyPath);
+    cleanup = () => fs.rmSync(copyPath, { force: true });
+  } else {
+    copy = openMemoryStore();
+    for (const r of stored) await copy.append(runId, r.seq, [r.seq === target.seq ? bytes : r.bytes]);
+  }
+  const reader = await createRemit({ store: copy, core: CORE_KIND, workflows: [refund] });
+  const corruptedRecord = String(target.seq);
+  try {
+    await reader.status(runId);
+    return { detected: false, message: 'status() loaded the run without an error', corruptedRunId: runId, corruptedRecord, reportedRunId: null, reportedRecord: null };
+  } catch (e) {
+    const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    const typed = e instanceof LogCorruptError || (e instanceof RemitError && e.code === 'REMIT_LOG_TORN');
+    const err = e as RemitError;
+    return {
+      detected: typed,
+      message,
+      corruptedRunId: runId,
+      corruptedRecord,
+      reportedRunId: err.runId ?? null,
+      reportedRecord: err.seq === undefined ? null : String(err.seq),
+    };
+  } finally {
+    await reader.close();
+    cleanup();
+  }
+}
+
+async function probeInvalidState(args: Record<string, unknown>) {
+  const runId = stringArg(args, 'runId');
+  const input = RefundInputSchema.parse(args.input ?? invalidStateInput(runId));
+  const outcome = await attempt(() => current().remit.start(refund, initialState(input), { runId }));
+  return { outcome, view: await readStore(runId) };
+}
+
+async function probeDefinitionChange(args: Record<string, unknown>) {
+  const s = current();
+  const runId = stringArg(args, 'runId');
+  const input = RefundInputSchema.parse(args.input);
+  const parked = await attempt(() => s.remit.start(refund, initialState(input), { runId }));
+  if (parked.outcome !== 'parked') throw new Error(`definition-change probe: side run ${runId} did not park (${parked.outcome})`);
+  // Version 2 of the workflow renames its last node; the run was started under version 1.
+  const changed = buildRefundWorkflow({ ...deps, faults: new FaultSwitch() }, 'notify_customer');
+  const v2 = await createRemit({ store: s.store, core: s.remit.core, workflows: [changed] });
+  const interruptId = await interruptIdOf(runId);
+  const outcome = await attempt(() => v2.resume(runId, interruptId, { approved: true, note: 'v2' }));
+  return { change: 'node "notify" renamed to "notify_customer"', changedNode: 'notify', outcome };
+}
+
+function hello() {
+  const supported = (where: string) => ({ supported: true, where });
+  const points: Record<string, unknown> = {};
+  for (const p of FAULT_POINTS) {
+    const [place, rest = ''] = p.name.split(':');
+    if (place === 'before-commit' || place === 'after-commit') {
+      points[p.name] = supported(
+        rest === 'FORKED'
+          ? `hook fork.${place === 'before-commit' ? 'before' : 'after'}-store / Store.fork`
+          : `hook append.${place === 'before-commit' ? 'before' : 'after'} / Store.append of the batch holding ${rest} (a batch commits atomically)`,
+      );
+    } else {
+      points[p.name] = supported(`in the adapter's ${rest} node code`);
+    }
+  }
+  const memory = STORE_KIND === 'memory';
+  const memoryReason = 'the memory store lives in the adapter process: it does not survive SIGKILL and no other process can see it';
+  return {
+    protocol: 1,
+    system: CANARY === null ? 'remit' : `remit-canary(${CANARY})`,
+    variant: `${STORE_KIND}/${CORE_KIND}`,
+    versions: { remit: repositoryVersion(), 'better-sqlite3': installedVersion('better-sqlite3'), core: CORE_KIND },
+    points,
+    faultKinds: {
+      sigkill: memory ? { supported: false, reason: memoryReason } : supported('process.kill(process.pid, "SIGKILL") in the hook'),
+      throw: supported('an Error thrown by the hook at the point'),
+      'store-error': supported(`a StoreError (${INJECTED_STORE_CODE}) from the Store wrapper before or after the real write`),
+    },
+    concurrency: {
+      'in-process': supported('k concurrent Remit.resume calls on one instance'),
+      processes: memory ? { supported: false, reason: memoryReason } : supported('k processes, each with its own Remit on the same SQLite file'),
+    },
+    fork: supported('Remit.fork at the checkpoint (a new run: prefix copy + FORKED record)'),
+  };
+}
+
+async function loadOtherCores(): Promise<void> {
+  for (const kind of ['wasm', 'reference'] as const) {
+    try {
+      otherCores.set(kind, await createCore(kind));
+    } catch (e) {
+      if (kind === CORE_KIND) throw e;
+      console.error(`core ${kind} unavailable for cross-checks: ${String(e)}`);
+    }
+  }
+}
+
+await loadOtherCores();
+
+serve({
+  hello: async () => hello(),
+  open: async (args) => {
+    sink?.close();
+    await session?.remit.close();
+    faults.arm(null);
+    sink = new EffectSinkWriter(stringArg(args, 'sinkPath'));
+    session = await Session.open(stringArg(args, 'storePath'));
+    return {};
+  },
+  arm: async (args) => {
+    faults.arm((args.fault ?? null) as ArmedFault | null);
+    return {};
+  },
+  start: async (args) => {
+    const runId = stringArg(args, 'runId');
+    return attempt(() => current().remit.start(refund, initialState(RefundInputSchema.parse(args.input)), { runId }));
+  },
+  resume: async (args) => {
+    const runId = stringArg(args, 'runId');
+    const interruptId = await interruptIdOf(runId);
+    return attempt(() => current().remit.resume(runId, interruptId, args.value));
+  },
+  resumeMany: async (args) => {
+    const runId = stringArg(args, 'runId');
+    const interruptId = await interruptIdOf(runId);
+    const values = Array.isArray(args.values) ? args.values : [];
+    return { outcomes: await Promise.all(values.map((value) => attempt(() => current().remit.resume(runId, interruptId, value)))) };
+  },
+  continue: async (args) => attempt(() => current().remit.continueRun(stringArg(args, 'runId'))),
+  continueFrom: async (args) => {
+    const runId = stringArg(args, 'runId');
+    const fromSeq = await seqOfCompletion(runId, stringArg(args, 'after'));
+    return attempt(() => current().remit.continueRun(runId, { fromSeq }));
+  },
+  fork: async (args) => {
+    const source = stringArg(args, 'sourceRunId');
+    try {
+      const seq = await seqOfCompletion(source, stringArg(args, 'after'));
+      const forked = await current().remit.fork(source, seq, { intent: args.intent ?? null, newRunId: stringArg(args, 'targetRunId') });
+      return { outcome: 'forked', runId: forked.runId };
+    } catch (e) {
+      return outcomeOfError(e);
+    }
+  },
+  readStore: async (args) => readStore(stringArg(args, 'runId')),
+  probe: async (args) => {
+    if (args.kind === 'corruption') return probeCorruption(args);
+    if (args.kind === 'invalid-state') return probeInvalidState(args);
+    if (args.kind === 'definition-change') return probeDefinitionChange(args);
+    throw new Error(`unknown probe kind "${String(args.kind)}"`);
+  },
+});

@@ -1,0 +1,248 @@
+/**
+ * Runs cells for one system, judges each with every checker, and folds the verdicts into the
+ * system's conformance profile. A violated property gets its smallest reproducing scenario by
+ * shrinking the first violated cell's scenario (fewer steps, smaller k), re-running each candidate.
+ */
+import path from 'node:path';
+import type { Cell } from './cells.js';
+import { CHECKERS, checkAll, PROPERTIES, type PropertyId, type Verdict } from './checkers/index.js';
+import type { CellRun } from './observations.js';
+import type { HelloResult } from './protocol.js';
+import { applicability, cellSlug, runScenario, SystemPool } from './runner.js';
+import { cellSeed, generateScenario, type Scenario } from './scenario.js';
+import { adapterSpec, REPO_ROOT, type SystemDef } from './systems.js';
+import { GATED_EFFECT_NODE } from './workflow.js';
+
+export interface Saturation {
+  fires: number;
+  k: number;
+}
+
+export interface CellResult {
+  cellId: string;
+  matrix: 'fault' | 'concurrency';
+  applicable: boolean;
+  /** Why the whole cell is not applicable (the system has no such point, kind or mode). */
+  reason: string | null;
+  verdicts: Record<PropertyId, Verdict>;
+  saturation: Saturation | null;
+  scenario: Scenario;
+}
+
+export interface Reproduction {
+  cellId: string;
+  scenario: Scenario;
+  /** How many re-runs shrinking took, and what it removed. */
+  shrinkRuns: number;
+  removed: string[];
+  evidence: string[];
+}
+
+export interface PropertySummary {
+  status: 'holds' | 'violated' | 'not-applicable';
+  holds: number;
+  violated: number;
+  notApplicable: number;
+  smallest: Reproduction | null;
+}
+
+export interface SystemProfile {
+  system: string;
+  label: string;
+  canary: boolean;
+  variant: string;
+  versions: Record<string, string>;
+  cells: CellResult[];
+  properties: Record<PropertyId, PropertySummary>;
+}
+
+export interface ProfileTiming {
+  system: string;
+  durationMs: number;
+  processesSpawned: number;
+  cells: number;
+}
+
+export interface ProfileOptions {
+  seed: number;
+  workDir: string;
+  shrink: boolean;
+  /** At most this many re-runs per shrunk property. */
+  shrinkBudget: number;
+  onCellDone?: (system: string, cellId: string) => void;
+  /** Replace the generated scenario of a cell (replaying a saved reproduction). */
+  scenarioOverride?: Scenario;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** Evidence must not carry ids that change from run to run, or the same seed gives another report. */
+function stable(text: string, workDir: string): string {
+  return text.split(workDir).join('<work>').replace(UUID, '<id>').replace(/\bpid \d+/g, 'pid <n>');
+}
+
+function stabilize(verdict: Verdict, workDir: string): Verdict {
+  if (verdict.status === 'violated') return { status: 'violated', evidence: verdict.evidence.map((e) => stable(e, workDir)) };
+  if (verdict.status === 'holds') return { status: 'holds', notes: verdict.notes.map((e) => stable(e, workDir)) };
+  return { status: 'not-applicable', reason: stable(verdict.reason, workDir) };
+}
+
+function allNotApplicable(reason: string): Record<PropertyId, Verdict> {
+  return Object.fromEntries(PROPERTIES.map((p) => [p, { status: 'not-applicable', reason }])) as Record<PropertyId, Verdict>;
+}
+
+function saturationOf(run: CellRun): Saturation | null {
+  const c = run.steps.resumeConcurrent;
+  if (c === undefined) return null;
+  const fires = run.sink.slice(c.window.from, c.window.to).filter((l) => l.t === 'invoke' && l.node === GATED_EFFECT_NODE).length;
+  return { fires, k: c.outcomes.length };
+}
+
+export function judge(run: CellRun, workDir: string): Record<PropertyId, Verdict> {
+  const fault = run.scenario.fault;
+  if (fault !== null && !run.faultsFired.some((e) => e.point === fault.point)) {
+    return allNotApplicable(`the armed fault point ${fault.point} was never reached in this schedule`);
+  }
+  const verdicts = checkAll(run);
+  for (const p of PROPERTIES) verdicts[p] = stabilize(verdicts[p], workDir);
+  return verdicts;
+}
+
+export class SystemRunner {
+  readonly pool: SystemPool;
+  private hello: HelloResult | null = null;
+
+  constructor(
+    readonly def: SystemDef,
+    readonly options: ProfileOptions,
+  ) {
+    this.pool = new SystemPool(adapterSpec(def), REPO_ROOT);
+  }
+
+  async init(): Promise<HelloResult> {
+    this.hello ??= await this.pool.init();
+    return this.hello;
+  }
+
+  async runCell(cell: Cell, scenario: Scenario): Promise<{ result: CellResult; run: CellRun | null }> {
+    const hello = await this.init();
+    const app = applicability(hello, cell);
+    if (!app.applicable) {
+      const result = { cellId: cell.id, matrix: cell.matrix, applicable: false, reason: app.reason, verdicts: allNotApplicable(app.reason), saturation: null, scenario };
+      return { result, run: null };
+    }
+    const cellDir = path.join(this.options.workDir, this.def.id, cellSlug(cell.id));
+    const run = await runScenario(this.pool, scenario, { cellDir });
+    const verdicts = judge(run, this.options.workDir);
+    return { result: { cellId: cell.id, matrix: cell.matrix, applicable: true, reason: null, verdicts, saturation: saturationOf(run), scenario }, run };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.closeAll();
+  }
+}
+
+/** Candidate reductions of a scenario, smallest first: smaller k, then each step removed. */
+function reductions(scenario: Scenario): { scenario: Scenario; removed: string }[] {
+  const out: { scenario: Scenario; removed: string }[] = [];
+  const c = scenario.concurrency;
+  if (c !== null) {
+    for (const k of [2, 4, 8].filter((k) => k < c.k)) {
+      out.push({ scenario: { ...scenario, concurrency: { ...c, k, values: c.values.slice(0, k) } }, removed: `k ${c.k} -> ${k}` });
+    }
+  }
+  for (const step of [...scenario.steps].reverse()) {
+    out.push({ scenario: { ...scenario, steps: scenario.steps.filter((s) => s !== step) }, removed: `step ${step}` });
+  }
+  return out;
+}
+
+export async function shrink(
+  runner: SystemRunner,
+  cell: Cell,
+  property: PropertyId,
+  start: Scenario,
+  budget: number,
+): Promise<Reproduction> {
+  let current = start;
+  let evidence: string[] = [];
+  const removed: string[] = [];
+  let runs = 0;
+  let improved = true;
+  while (improved && runs < budget) {
+    improved = false;
+    for (const candidate of reductions(current)) {
+      if (runs >= budget) break;
+      runs++;
+      const { result } = await runner.runCell(cell, candidate.scenario);
+      const verdict = result.verdicts[property];
+      if (verdict.status === 'violated') {
+        current = candidate.scenario;
+        evidence = verdict.evidence;
+        removed.push(candidate.removed);
+        improved = true;
+        break;
+      }
+    }
+  }
+  if (evidence.length === 0) {
+    const { result } = await runner.runCell(cell, current);
+    const v = result.verdicts[property];
+    evidence = v.status === 'violated' ? v.evidence : [`not reproduced on re-run: ${v.status}`];
+    runs++;
+  }
+  return { cellId: cell.id, scenario: current, shrinkRuns: runs, removed, evidence };
+}
+
+export function summarize(cells: CellResult[]): Record<PropertyId, PropertySummary> {
+  const out = {} as Record<PropertyId, PropertySummary>;
+  for (const property of PROPERTIES) {
+    const verdicts = cells.map((c) => c.verdicts[property]);
+    const holds = verdicts.filter((v) => v.status === 'holds').length;
+    const violated = verdicts.filter((v) => v.status === 'violated').length;
+    const notApplicable = verdicts.length - holds - violated;
+    const status = violated > 0 ? 'violated' : holds > 0 ? 'holds' : 'not-applicable';
+    out[property] = { status, holds, violated, notApplicable, smallest: null };
+  }
+  return out;
+}
+
+export async function runProfile(def: SystemDef, cells: readonly Cell[], options: ProfileOptions): Promise<{ profile: SystemProfile; timing: ProfileTiming }> {
+  const startedMs = Date.now();
+  const runner = new SystemRunner(def, options);
+  try {
+    const hello = await runner.init();
+    const results: CellResult[] = [];
+    for (const cell of cells) {
+      const scenario = options.scenarioOverride ?? generateScenario(cell.id, cellSeed(options.seed, cell.id));
+      const { result } = await runner.runCell(cell, scenario);
+      results.push(result);
+      options.onCellDone?.(def.id, cell.id);
+    }
+    const properties = summarize(results);
+    if (options.shrink) {
+      for (const property of PROPERTIES) {
+        const first = results.find((r) => r.verdicts[property].status === 'violated');
+        const cell = cells.find((c) => c.id === first?.cellId);
+        if (first === undefined || cell === undefined) continue;
+        properties[property].smallest = await shrink(runner, cell, property, first.scenario, options.shrinkBudget);
+        const reproduction = properties[property].smallest;
+        if (reproduction !== null) reproduction.evidence = reproduction.evidence.map((e) => stable(e, options.workDir));
+      }
+    }
+    const profile: SystemProfile = {
+      system: def.id,
+      label: def.label,
+      canary: def.canary,
+      variant: hello.variant,
+      versions: hello.versions,
+      cells: results,
+      properties,
+    };
+    return { profile, timing: { system: def.id, durationMs: Date.now() - startedMs, processesSpawned: runner.pool.spawned, cells: cells.length } };
+  } finally {
+    await runner.close();
+  }
+}
+
+export { CHECKERS };

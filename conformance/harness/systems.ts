@@ -1,0 +1,59 @@
+/** The systems the harness knows: one adapter process command line each. */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AdapterSpec } from './driver.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface SystemDef {
+  id: string;
+  label: string;
+  /** Adapter entry file, relative to the repository root. */
+  adapter: string;
+  args: string[];
+  /** Part of the quick profile that `remit conformance` runs without --full. */
+  quick: boolean;
+  /** A test-only system that must show violations. */
+  canary: boolean;
+}
+
+const REMIT_ADAPTER = 'conformance/adapters/remit/adapter.ts';
+
+export const SYSTEMS: readonly SystemDef[] = [
+  { id: 'remit-sqlite-wasm', label: 'REMIT · SQLite · Wasm core', adapter: REMIT_ADAPTER, args: ['--store', 'sqlite', '--core', 'wasm'], quick: true, canary: false },
+  { id: 'remit-sqlite-reference', label: 'REMIT · SQLite · reference core', adapter: REMIT_ADAPTER, args: ['--store', 'sqlite', '--core', 'reference'], quick: false, canary: false },
+  { id: 'remit-memory-wasm', label: 'REMIT · memory · Wasm core', adapter: REMIT_ADAPTER, args: ['--store', 'memory', '--core', 'wasm'], quick: false, canary: false },
+  { id: 'remit-memory-reference', label: 'REMIT · memory · reference core', adapter: REMIT_ADAPTER, args: ['--store', 'memory', '--core', 'reference'], quick: false, canary: false },
+  { id: 'langgraph-js', label: 'LangGraph.js · SQLite · durability sync', adapter: 'conformance/adapters/langgraph/adapter.ts', args: [], quick: true, canary: false },
+  {
+    id: 'canary',
+    label: 'Canary · REMIT with the claim guard off',
+    adapter: REMIT_ADAPTER,
+    args: ['--store', 'sqlite', '--core', 'reference', '--canary', 'lost-append-reported-committed'],
+    quick: false,
+    canary: true,
+  },
+  {
+    id: 'canary-key',
+    label: 'Canary · REMIT with the idempotency key ignored',
+    adapter: REMIT_ADAPTER,
+    args: ['--store', 'sqlite', '--core', 'reference', '--canary', 'unstable-effect-key'],
+    quick: false,
+    canary: true,
+  },
+];
+
+export function findSystem(id: string): SystemDef {
+  const def = SYSTEMS.find((s) => s.id === id);
+  if (def === undefined) throw new Error(`unknown system "${id}"; known: ${SYSTEMS.map((s) => s.id).join(', ')}`);
+  return def;
+}
+
+export function adapterSpec(def: SystemDef): AdapterSpec {
+  return {
+    id: def.id,
+    label: def.label,
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(REPO_ROOT, def.adapter), ...def.args],
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * Exhaustive small-scope check: every history of the model over SMALL_WORKFLOW (prepare → charge →
+ * approve → end or back to prepare) up to `maxRecords` records, every choice at every step (route,
+ * snapshot or delta, fail, fork of the head checkpoint), and both cores compared on each:
+ * recover and every admission request at the record boundary, recover at byte cuts inside the last
+ * record (torn tails). Histories share prefixes, so the search is a tree and each node is one log.
+ * Each node also gets every "wrong next record" from a fixed vocabulary (any node completed with
+ * any route, intents, results, parks and claims with current and other keys/ids, forks naming the
+ * right and wrong seq, a second RUN_STARTED, ...) as a leaf: the error paths, exhaustively.
+ *
+ *   npx tsx equivalence/enumerate.ts --max-records 9 [--cuts all|edges] [--against reference]
+ */
+
+import { pathToFileURL } from 'node:url';
+import { encodeRecord } from '../ts-shell/src/core/codec.js';
+import { reference } from '../ts-shell/src/core/reference-core.js';
+import { RecordKind, type LogRecord, type RecoveryCore } from '../ts-shell/src/core/types.js';
+import { loadWasmCore } from '../ts-shell/src/core/wasm-core.js';
+import { CoreComparison, hex, type Divergence } from './compare.js';
+import { allMoves, ModelExecution, SMALL_WORKFLOW, type ModelWorkflow } from './model.js';
+import { FEW_MALFORMED_REQUESTS, planRequests, requestsAtCut, requestsAtPrefix } from './requests.js';
+
+export interface EnumerationOptions {
+  maxRecords: number;
+  /** 'edges': cuts at +1, +11, +12, +13 and end-1 of the last record; 'all': every byte. */
+  cuts: 'edges' | 'all';
+  /** Also check every wrong next record of the vocabulary at every node (default true). */
+  wrongExtensions?: boolean;
+  workflow?: ModelWorkflow;
+}
+
+export interface EnumerationResult {
+  maxRecords: number;
+  /** Distinct logs at record boundaries (tree nodes, including the empty log). */
+  boundaryLogs: number;
+  /** Distinct torn logs checked (byte cuts inside a last record). */
+  tornLogs: number;
+  /** Logs made of a model history plus one wrong record (mostly errors, some valid). */
+  wrongExtensionLogs: number;
+  /** Distinct recovery encodings of the boundary logs (by the first core). */
+  distinctRecoveries: number;
+  /** Distinct (status, next action kind) pairs reached. */
+  distinctPhases: number;
+  recoverCalls: number;
+  admitCalls: number;
+  elapsedMs: number;
+  divergence: Divergence | null;
+}
+
+class Enumerator {
+  private readonly comparison: CoreComparison;
+  private readonly recoveries = new Set<string>();
+  private readonly phases = new Set<string>();
+  boundaryLogs = 0;
+  tornLogs = 0;
+  wrongExtensionLogs = 0;
+  divergence: Divergence | null = null;
+
+  constructor(a: RecoveryCore, private readonly b: RecoveryCore, private readonly options: EnumerationOptions) {
+    this.comparison = new CoreComparison(a, b);
+  }
+
+  /** Check one boundary log: its recovery, every request, and torn cuts of its last record. */
+  private check(parts: Uint8Array[]): boolean {
+    const log = concat(parts);
+    const recordCount = parts.length;
+    this.boundaryLogs++;
+    const plan = planRequests(log, FEW_MALFORMED_REQUESTS);
+    this.divergence = this.comparison.recover(log);
+    for (const req of requestsAtPrefix(plan, recordCount)) this.divergence ??= this.comparison.admit(log, req);
+    if (this.divergence) return false;
+    const r = this.b.recover(log);
+    this.recoveries.add(hex(this.b.recoverEncoded(log)));
+    this.phases.add(r.ok ? `${r.status}/${r.action.tag}` : `error ${r.code}`);
+    return this.checkTornCuts(log, parts, plan);
+  }
+
+  private checkTornCuts(log: Uint8Array, parts: Uint8Array[], plan: ReturnType<typeof planRequests>): boolean {
+    if (parts.length === 0) return true;
+    const last = parts[parts.length - 1]!.length;
+    const start = log.length - last;
+    const cuts = this.options.cuts === 'all'
+      ? Array.from({ length: last - 1 }, (_, i) => start + 1 + i)
+      : [...new Set([1, 11, 12, 13, last - 1].filter((d) => d > 0 && d < last).map((d) => start + d))];
+    for (const cut of cuts) {
+      this.tornLogs++;
+      const torn = log.subarray(0, cut);
+      this.divergence = this.comparison.recover(torn);
+      for (const req of requestsAtCut(plan, parts.length - 1)) this.divergence ??= this.comparison.admit(torn, req);
+      if (this.divergence) return false;
+    }
+    return true;
+  }
+
+  /** Every wrong next record as a leaf: recover and the cut-point requests. */
+  private checkWrongExtensions(ex: ModelExecution, parts: Uint8Array[]): boolean {
+    const log = concat(parts);
+    const plan = planRequests(log, FEW_MALFORMED_REQUESTS);
+    for (const body of wrongNextRecords(ex)) {
+      const extended = concat([log, encodeRecord({ ...body, seq: parts.length } as LogRecord)]);
+      this.wrongExtensionLogs++;
+      this.divergence = this.comparison.recover(extended);
+      for (const req of requestsAtCut(plan, parts.length + 1)) this.divergence ??= this.comparison.admit(extended, req);
+      if (this.divergence) return false;
+      const r = this.b.recover(extended);
+      this.phases.add(r.ok ? `${r.status}/${r.action.tag}` : `error ${r.code}`);
+    }
+    return true;
+  }
+
+  /** Depth-first over every move; `parts` are the encoded records of `ex`. */
+  walk(ex: ModelExecution, parts: Uint8Array[]): boolean {
+    if (!this.check(parts)) return false;
+    if (this.options.wrongExtensions !== false && !this.checkWrongExtensions(ex, parts)) return false;
+    if (parts.length >= this.options.maxRecords) return true;
+    for (const move of allMoves(ex)) {
+      const next = ex.clone();
+      next.apply(move);
+      const record = next.records[next.records.length - 1]!;
+      if (!this.walk(next, [...parts, encodeRecord(record)])) return false;
+    }
+    return true;
+  }
+
+  run(): EnumerationResult {
+    const t0 = performance.now();
+    const ok = this.check([]); // the empty log
+    const ex = new ModelExecution(this.options.workflow ?? SMALL_WORKFLOW);
+    if (ok && this.options.maxRecords >= 1) this.walk(ex, [encodeRecord(ex.records[0]!)]);
+    return {
+      maxRecords: this.options.maxRecords, boundaryLogs: this.boundaryLogs, tornLogs: this.tornLogs,
+      wrongExtensionLogs: this.wrongExtensionLogs,
+      distinctRecoveries: this.recoveries.size, distinctPhases: this.phases.size,
+      recoverCalls: this.comparison.stats.recoverCalls, admitCalls: this.comparison.stats.admitCalls,
+      elapsedMs: performance.now() - t0, divergence: this.divergence,
+    };
+  }
+}
+
+const te = new TextEncoder();
+/** A record without its seq (distributes over the union, unlike Omit<LogRecord, 'seq'>). */
+type RecordBody = LogRecord extends infer R ? (R extends LogRecord ? Omit<R, 'seq'> : never) : never;
+
+/**
+ * The vocabulary of next records, right or wrong, built from the log so far: keys and ids of the
+ * last intent and park, and fresh ones; every node completed with every route and the end.
+ */
+function wrongNextRecords(ex: ModelExecution): RecordBody[] {
+  const records = ex.records;
+  const head = records.length - 1;
+  const wf = ex.workflow;
+  let lastKey: Uint8Array = te.encode('k-none');
+  let lastId: Uint8Array = te.encode('i-none');
+  for (const r of records) {
+    if (r.kind === RecordKind.EFFECT_INTENT) lastKey = r.key;
+    if (r.kind === RecordKind.INTERRUPT_PARKED) lastId = r.interruptId;
+  }
+  const effectNode = te.encode(wf.nodes.find((n) => n.kind === 'effect')?.name ?? 'none');
+  const interruptNode = te.encode(wf.nodes.find((n) => n.kind === 'interrupt')?.name ?? 'none');
+  const out: RecordBody[] = [{ ...records[0]! } as RecordBody];
+  for (const n of wf.nodes) {
+    for (const next of ['', ...wf.nodes.map((m) => m.name)]) {
+      out.push({ kind: RecordKind.NODE_COMPLETED, node: te.encode(n.name), next: te.encode(next), stateForm: 0, state: te.encode('{}') });
+    }
+  }
+  const ghost = te.encode('ghost'); // not in the table: UNKNOWN_NODE as node and as next
+  out.push({ kind: RecordKind.NODE_COMPLETED, node: ghost, next: new Uint8Array(0), stateForm: 0, state: te.encode('{}') });
+  out.push({ kind: RecordKind.NODE_COMPLETED, node: te.encode(wf.start), next: ghost, stateForm: 1, state: te.encode('{}') });
+  out.push({ kind: RecordKind.EFFECT_INTENT, node: ghost, key: lastKey });
+  for (const key of [lastKey, te.encode('k-other')]) {
+    out.push({ kind: RecordKind.EFFECT_INTENT, node: effectNode, key });
+    out.push({ kind: RecordKind.EFFECT_DONE, node: effectNode, key, result: te.encode('{}') });
+  }
+  for (const id of [lastId, te.encode('i-other')]) {
+    out.push({ kind: RecordKind.INTERRUPT_PARKED, node: interruptNode, interruptId: id });
+    out.push({ kind: RecordKind.RESUME_CLAIMED, interruptId: id, value: te.encode('1') });
+  }
+  for (const sourceSeq of [head, Math.max(head - 1, 0)]) {
+    out.push({ kind: RecordKind.FORKED, sourceRunId: te.encode('run-0'), sourceSeq, runId: te.encode('run-x'), intent: new Uint8Array(0) });
+  }
+  out.push({ kind: RecordKind.RUN_COMPLETED });
+  out.push({ kind: RecordKind.RUN_FAILED, node: new Uint8Array(0), code: te.encode('E'), message: new Uint8Array(0) });
+  return out;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let pos = 0;
+  for (const p of parts) {
+    out.set(p, pos);
+    pos += p.length;
+  }
+  return out;
+}
+
+export function enumerateHistories(a: RecoveryCore, b: RecoveryCore, options: EnumerationOptions): EnumerationResult {
+  return new Enumerator(a, b, options).run();
+}
+
+export function describeEnumeration(r: EnumerationResult): string {
+  return `up to ${r.maxRecords} records: ${r.boundaryLogs} logs at record boundaries + ${r.tornLogs} torn logs + ` +
+    `${r.wrongExtensionLogs} logs with one wrong record, ` +
+    `${r.distinctRecoveries} distinct recovery encodings at boundaries, ${r.distinctPhases} distinct outcomes ` +
+    `((status, action) pairs and error codes); ` +
+    `${r.recoverCalls} recover + ${r.admitCalls} admit comparisons in ${(r.elapsedMs / 1000).toFixed(1)} s`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const arg = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const maxRecords = Number(arg('--max-records') ?? '9');
+  const cuts = (arg('--cuts') ?? 'edges') as 'edges' | 'all';
+  const against = arg('--against') ?? 'wasm';
+  const a = against === 'reference' ? reference : await loadWasmCore();
+  const result = enumerateHistories(a, reference, { maxRecords, cuts });
+  console.log(describeEnumeration(result));
+  if (result.divergence) {
+    const { describeDivergence } = await import('./report.js');
+    console.error(describeDivergence(result.divergence));
+    return 1;
+  }
+  return 0;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(2);
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * Writes the hand-made part of the corpus (entries named edge-*): logs at the corners of
+ * docs/log-format.md and docs/core-api.md where two careful readings could differ. Run with
+ * `npx tsx equivalence/seed-corpus.ts`; found-* entries come from failing properties and the fuzzer.
+ */
+
+import { concatBytes, encodeRecord, frameRecord } from '../ts-shell/src/core/codec.js';
+import { crc32c } from '../ts-shell/src/core/crc32c.js';
+import { RecordKind, type LogRecord } from '../ts-shell/src/core/types.js';
+import { writeCorpusEntry } from './corpus.js';
+
+const t = (s: string) => new TextEncoder().encode(s);
+const E = new Uint8Array(0);
+type Body = LogRecord extends infer R ? (R extends LogRecord ? Omit<R, 'seq'> : never) : never;
+const logOf = (...bodies: Body[]) => concatBytes(bodies.map((b, seq) => encodeRecord({ ...b, seq } as LogRecord)));
+
+const start: Body = {
+  kind: RecordKind.RUN_STARTED, runId: t('r'), workflow: t('w'), version: t('1'), fingerprint: E, definition: E,
+  nodes: [{ name: t('p'), kind: 1 }, { name: t('e'), kind: 2 }, { name: t('i'), kind: 3 }], startNode: t('p'), state: t('{}'),
+};
+const done = (node: string, next: string, stateForm = 0): Body => ({ kind: RecordKind.NODE_COMPLETED, node: t(node), next: t(next), stateForm, state: E });
+const intent = (key = 'k'): Body => ({ kind: RecordKind.EFFECT_INTENT, node: t('e'), key: t(key) });
+const effectDone = (key = 'k', node = 'e'): Body => ({ kind: RecordKind.EFFECT_DONE, node: t(node), key: t(key), result: E });
+const parked = (id = 'x'): Body => ({ kind: RecordKind.INTERRUPT_PARKED, node: t('i'), interruptId: t(id) });
+const claimed = (id = 'x'): Body => ({ kind: RecordKind.RESUME_CLAIMED, interruptId: t(id), value: E });
+const forked = (sourceSeq: number): Body => ({ kind: RecordKind.FORKED, sourceRunId: t('r'), sourceSeq, runId: t('r2'), intent: E });
+const failed: Body = { kind: RecordKind.RUN_FAILED, node: E, code: E, message: E };
+const completed: Body = { kind: RecordKind.RUN_COMPLETED };
+
+/** A header with a correct check over whatever fields are given (no payload or CRC after it). */
+function header(payloadLen: number, seq: number, version: number, kind: number): Uint8Array {
+  const h = new Uint8Array(12);
+  new DataView(h.buffer).setUint32(0, payloadLen, true);
+  new DataView(h.buffer).setUint32(4, seq, true);
+  h[8] = version;
+  h[9] = kind;
+  const check = crc32c(h, 0, 10) & 0xffff;
+  h[10] = check & 0xff;
+  h[11] = check >>> 8;
+  return h;
+}
+
+const entries: Array<[string, string, Uint8Array]> = [
+  ['s0-node-completed-unknown-node', 's = 0 is NODE_COMPLETED naming no node: the s = 0 rule (IMPOSSIBLE_ORDER) or the table lookup (UNKNOWN_NODE) first?', logOf(done('zz', ''))],
+  ['s0-run-failed', 'RUN_FAILED at s = 0 (phase EMPTY)', logOf(failed)],
+  ['s0-forked', 'FORKED at s = 0 (no record at s - 1)', logOf(forked(0))],
+  ['s0-completed', 'RUN_COMPLETED at s = 0', logOf(completed)],
+  ['node-count-zero', 'RUN_STARTED with an empty node table and start node not in it', logOf({ ...start, nodes: [] } as Body)],
+  ['node-kind-zero-and-unknown-start', 'bad node kind and unknown start node together: BAD_NODE_TABLE comes first', logOf({ ...start, nodes: [{ name: t('p'), kind: 0 }], startNode: t('q') } as Body)],
+  ['long-next', 'NODE_COMPLETED whose next is 2000 bytes: next is bytes, not name, so UNKNOWN_NODE, not MALFORMED', logOf(start, { ...done('p', ''), next: new Uint8Array(2000).fill(0x61) } as Body)],
+  ['unknown-next-wrong-order', 'NODE_COMPLETED of the wrong node routing to an unknown node: UNKNOWN_NODE before IMPOSSIBLE_ORDER', logOf(start, done('e', 'nope'))],
+  ['failed-after-ended', 'RUN_FAILED in phase ENDED', logOf(start, done('p', ''), failed)],
+  ['fork-after-ended', 'FORKED after a NODE_COMPLETED that ended the workflow, then RUN_COMPLETED', logOf(start, done('p', ''), forked(1), completed)],
+  ['fork-then-fork', 'two FORKED in a row (the second does not follow a checkpoint)', logOf(start, forked(0), forked(1))],
+  ['effect-done-unknown-node', 'EFFECT_DONE naming an unknown node while in INTENT', logOf(start, done('p', 'e'), intent(), effectDone('k', 'nope'))],
+  ['effect-done-other-key', 'EFFECT_DONE with another key', logOf(start, done('p', 'e'), intent('k1'), effectDone('k2'))],
+  ['delta-then-snapshot', 'checkpoint and snapshot pointers across delta and snapshot checkpoints', logOf(start, done('p', 'e', 1), intent(), effectDone(), done('e', 'i', 0), parked(), claimed(), done('i', 'p', 1))],
+  ['duplicate-interrupt-after-loop', 'the same interrupt id parked again after a loop', logOf(start, done('p', 'i'), parked('x'), claimed('x'), done('i', 'p'), done('p', 'i'), parked('x'))],
+  ['torn-only', 'five bytes, no whole header: empty with torn_len 5 (admission: NO_RUN)', Uint8Array.of(1, 2, 3, 4, 5)],
+  ['header-claims-beyond-end', 'a good header whose payload runs past the end: torn tail, not corruption', concatBytes([logOf(start), header(100, 1, 1, 2), new Uint8Array(10)])],
+  ['record-too-large', 'a good header check with payload_len 0x40000000', concatBytes([logOf(start), header(0x4000_0000, 1, 1, 2)])],
+  ['bad-version-and-too-large', 'version 2 and payload_len too large: BAD_VERSION is checked first', header(0xffff_ffff, 0, 2, 1)],
+  ['bad-version-torn', 'version 2 with a payload that is not all there: BAD_VERSION (checked before the torn test)', concatBytes([header(50, 0, 2, 1), new Uint8Array(4)])],
+  ['bad-kind-zero', 'kind 0 with a good CRC', frameRecord(0, 0, E)],
+  ['bad-seq-before-bad-kind', 'stored seq 3 at position 0 and kind 12: BAD_SEQ is checked before BAD_KIND', frameRecord(3, 12, E)],
+  ['malformed-before-order', 'RUN_COMPLETED with one payload byte after a terminal record: parsing comes first', concatBytes([logOf(start, failed), frameRecord(2, 8, Uint8Array.of(0))])],
+  ['claim-empty-value', 'RESUME_CLAIMED with an empty value', logOf(start, done('p', 'i'), parked('x'), claimed('x'))],
+  ['name-1024', 'an interrupt id of exactly 1024 bytes', logOf(start, done('p', 'i'), { kind: RecordKind.INTERRUPT_PARKED, node: t('i'), interruptId: new Uint8Array(1024).fill(0x7a) })],
+  ['name-1025', 'an interrupt id of 1025 bytes: MALFORMED_PAYLOAD', logOf(start, done('p', 'i'), { kind: RecordKind.INTERRUPT_PARKED, node: t('i'), interruptId: new Uint8Array(1025).fill(0x7a) })],
+  ['state-form-2', 'state_form 2: MALFORMED_PAYLOAD', concatBytes([logOf(start), (() => { const r = encodeRecord({ ...done('p', ''), seq: 1 } as LogRecord); r[12 + 5 + 4] = 2; return resealed(r); })()])],
+];
+
+function resealed(r: Uint8Array): Uint8Array {
+  const crc = crc32c(r, 0, r.length - 4);
+  new DataView(r.buffer, r.byteOffset).setUint32(r.length - 4, crc, true);
+  return r;
+}
+
+for (const [name, note, log] of entries) {
+  writeCorpusEntry(log, { note, source: 'hand-made (equivalence/seed-corpus.ts)' }, { prefix: `edge-${name}` });
+}
+console.log(`wrote ${entries.length} edge entries`);

@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { openSession, parseSeq, print } from '../context.js';
+import { describeResult, exitCodeForResult } from '../output.js';
+import type { CommandModule } from '../registry.js';
+
+export const continueCommand: CommandModule = {
+  name: 'continue',
+  register(program: Command) {
+    program
+      .command('continue')
+      .description('drive an existing run on from its durable head (after a crash or an error)')
+      .argument('<runId>', 'the run')
+      .option('--from <seq>', 'refuse unless <seq> is the head checkpoint (older checkpoints need `remit fork`)')
+      .action(async (runId: string, opts: { from?: string }, command: Command) => {
+        const fromSeq = opts.from === undefined ? undefined : parseSeq(opts.from, '--from');
+        const session = await openSession(command);
+        try {
+          const result = await session.remit.continueRun(runId, fromSeq === undefined ? {} : { fromSeq });
+          print(session.options, result, () => describeResult(result));
+          process.exitCode = exitCodeForResult(result);
+        } finally {
+          await session.close();
+        }
+      });
+  },
+};

@@ -1,0 +1,34 @@
+/**
+ * The CLI's command registry. Each command lives in its own module exporting a CommandModule; to
+ * add one (e.g. `remit conformance`), import its module here and append it to COMMAND_MODULES,
+ * or call registerCommands(program, [yourModule]) from your own entry point.
+ */
+
+import type { Command } from 'commander';
+import { continueCommand } from './commands/continue.js';
+import { demoCommand } from './commands/demo.js';
+import { forkCommand } from './commands/fork.js';
+import { inspectCommand } from './commands/inspect.js';
+import { resumeCommand } from './commands/resume.js';
+import { runCommand } from './commands/run.js';
+import { runsCommand } from './commands/runs.js';
+
+export interface CommandModule {
+  name: string;
+  register(program: Command): void;
+}
+
+export const COMMAND_MODULES: CommandModule[] = [
+  runCommand,
+  resumeCommand,
+  continueCommand,
+  forkCommand,
+  inspectCommand,
+  runsCommand,
+  demoCommand,
+];
+
+export function registerCommands(program: Command, modules: readonly CommandModule[] = COMMAND_MODULES): Command {
+  for (const module of modules) module.register(program);
+  return program;
+}

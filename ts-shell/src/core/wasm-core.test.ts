@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { createCore } from './index.js';
+import { encodeLog } from './codec.js';
+import { reference } from './reference-core.js';
+import { RecordKind, RefusalReason, type LogRecord } from './types.js';
+import { CoreTrapError, CoreUnavailableError, loadWasmCore, wasmCoreFromExports } from './wasm-core.js';
+
+const t = (s: string) => new TextEncoder().encode(s);
+const log = encodeLog([
+  {
+    kind: RecordKind.RUN_STARTED, seq: 0, runId: t('r'), workflow: t('w'), version: t('1'), fingerprint: t(''), definition: t(''),
+    nodes: [{ name: t('i'), kind: 3 }], startNode: t('i'), state: t('{}'),
+  },
+  { kind: RecordKind.INTERRUPT_PARKED, seq: 1, node: t('i'), interruptId: t('x') },
+] as LogRecord[]);
+
+describe('createCore', () => {
+  it("'reference' needs no build", async () => {
+    expect((await createCore('reference')).name).toBe('reference');
+  });
+  it('rejects an unknown kind by name', async () => {
+    await expect(createCore('rust' as 'wasm')).rejects.toThrow(/unknown core kind "rust"/);
+  });
+});
+
+describe('loadWasmCore', () => {
+  it('says "run npm run setup" with a typed error when the build is missing', async () => {
+    const missing = new URL('./no-such-dir/remit_core.js', import.meta.url);
+    const err = await loadWasmCore(missing).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CoreUnavailableError);
+    expect(err).toMatchObject({ reason: 'WASM_NOT_BUILT' });
+    expect((err as Error).message).toMatch(/npm run setup/);
+  });
+});
+
+describe('the adapter only converts', () => {
+  const viaAdapter = wasmCoreFromExports({ recover: reference.recoverEncoded, admit: reference.admitEncoded });
+  it('decodes what the exports return', () => {
+    expect(viaAdapter.recover(log)).toEqual(reference.recover(log));
+    expect(viaAdapter.admit(log, { tag: 'RESUME', interruptId: t('x') })).toEqual(reference.admit(log, { tag: 'RESUME', interruptId: t('x') }));
+  });
+  it('sends unencodable requests as bytes the core refuses, after the log checks', () => {
+    expect(viaAdapter.admit(log, { tag: 'FORK_AT', seq: -3 })).toMatchObject({ reason: RefusalReason.BAD_REQUEST });
+    expect(viaAdapter.admit(new Uint8Array(0), { tag: 'FORK_AT', seq: -3 })).toMatchObject({ reason: RefusalReason.NO_RUN });
+  });
+  it('turns a trap into CoreTrapError', () => {
+    const trapping = wasmCoreFromExports({
+      recover: () => { throw new Error('RuntimeError: unreachable'); },
+      admit: () => { throw new Error('RuntimeError: unreachable'); },
+    });
+    expect(() => trapping.recoverEncoded(log)).toThrow(CoreTrapError);
+    expect(() => trapping.admit(log, { tag: 'CONTINUE_FROM', seq: 1 })).toThrow(/admit/);
+  });
+});
+
+const wasm = await loadWasmCore().catch((e: unknown) => e as Error);
+const allowNoWasm = process.env['REMIT_ALLOW_NO_WASM'] === '1';
+
+describe('the built Wasm core', () => {
+  it('loads (REMIT_ALLOW_NO_WASM=1 skips the checks below)', () => {
+    if (wasm instanceof Error && !allowNoWasm) throw wasm;
+  });
+  it.skipIf(wasm instanceof Error)('recovers and admits like the reference on a small log', () => {
+    const core = wasm as Awaited<ReturnType<typeof loadWasmCore>>;
+    expect(core.name).toBe('wasm');
+    expect(core.recoverEncoded(log)).toEqual(reference.recoverEncoded(log));
+    expect(core.recover(log)).toEqual(reference.recover(log));
+    expect(core.admit(log, { tag: 'RESUME', interruptId: t('x') })).toEqual({ accepted: true, reason: 0, detail: 0, seq: 2, offset: log.length });
+  });
+});

@@ -1,0 +1,220 @@
+/**
+ * The PostgreSQL store under faults: a backend terminated mid-append and mid-fork, a reply lost
+ * after the server committed, identical bytes from a rival writer, a statement timeout, pooled
+ * connections killed while idle. In every case the caller gets a typed error or a resolved
+ * outcome, and reading back shows every record exactly once: nothing lost, nothing doubled.
+ * (Server restarts: postgres-restart.test.ts.)
+ */
+
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { StoreError } from '../errors.js';
+import { describePg, dropSchemas, freshSchemaName, ReplyLosingProxy } from './postgres-test-env.js';
+import { PostgresStore, type PostgresStoreOptions } from './postgres.js';
+import { testRecord } from './store-contract.js';
+
+const records = (first: number, count: number, tag: string) =>
+  Array.from({ length: count }, (_, i) => testRecord(first + i, `${tag}-${first + i}`));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+describePg('postgres store under faults', (url) => {
+  const schemas = new Set<string>();
+  const stores: PostgresStore[] = [];
+  const clients: pg.Client[] = [];
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close().catch(() => {})));
+    await Promise.all(clients.map((c) => c.end().catch(() => {})));
+    await dropSchemas(url, schemas);
+  });
+
+  const open = async (options: Partial<PostgresStoreOptions> = {}) => {
+    const schema = options.schema ?? freshSchemaName();
+    schemas.add(schema);
+    const store = await PostgresStore.open({ connectionString: url, maxConnections: 4, ...options, schema });
+    stores.push(store);
+    return store;
+  };
+
+  async function connect(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', () => {});
+    await client.connect();
+    clients.push(client);
+    return client;
+  }
+
+  async function sql<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<R[]> {
+    const client = await connect();
+    try {
+      return (await client.query<R>(text, params)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** Another transaction holding `statement`'s locks until release(): writers that need them wait. */
+  async function holdLocks(statement: string, params: unknown[]): Promise<{ release: (how?: 'COMMIT' | 'ROLLBACK') => Promise<void> }> {
+    const client = await connect();
+    await client.query('BEGIN');
+    await client.query(statement, params);
+    return {
+      release: async (how = 'COMMIT') => {
+        await client.query(how);
+        await client.end();
+      },
+    };
+  }
+
+  /** The pid of a backend of this schema waiting on a lock, other than `not`. */
+  async function lockWaiter(schema: string, not?: number): Promise<number> {
+    for (let i = 0; i < 400; i++) {
+      const rows = await sql<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%' AND pid <> $2`,
+        [`"${schema}"`, not ?? 0],
+      );
+      if (rows[0]) return rows[0].pid;
+      await sleep(25);
+    }
+    throw new Error(`no backend of ${schema} came to wait on a lock`);
+  }
+
+  const terminate = (pid: number) => sql('SELECT pg_terminate_backend($1)', [pid]);
+
+  describe('a backend terminated mid-append (pg_terminate_backend)', () => {
+    it('is resolved as not committed, retried on the same seq, and lands exactly once', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 1, 'a'));
+      const lock = await holdLocks(`SELECT 1 FROM "${store.schema}".runs WHERE run_id = $1 FOR UPDATE`, ['run']);
+      const pending = store.append('run', 1, records(1, 2, 'b'));
+      const first = await lockWaiter(store.schema);
+      await terminate(first);
+      await lockWaiter(store.schema, first); // the retry, waiting on the same lock
+      await lock.release();
+      expect(await pending).toEqual({ committed: true, nextSeq: 3 });
+      expect(await store.readLog('run')).toEqual(new Uint8Array(Buffer.concat([...records(0, 1, 'a'), ...records(1, 2, 'b')])));
+      expect(store.faultCounters).toMatchObject({ ambiguousWrites: 1, resolvedNotCommitted: 1, resolvedCommitted: 0 });
+    });
+
+    it('with retries disabled, is a typed UNAVAILABLE error and nothing is written', async () => {
+      const store = await open({ retryBudgetMs: 0 });
+      await store.append('run', 0, records(0, 1, 'a'));
+      const lock = await holdLocks(`SELECT 1 FROM "${store.schema}".runs WHERE run_id = $1 FOR UPDATE`, ['run']);
+      const pending = store.append('run', 1, records(1, 1, 'b')).catch((e: unknown) => e);
+      await terminate(await lockWaiter(store.schema));
+      const error = await pending;
+      await lock.release();
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).storeCode).toBe('UNAVAILABLE');
+      expect((error as StoreError).message).toMatch(/nothing was written/);
+      expect((await store.readRecords('run')).map((r) => r.seq)).toEqual([0]);
+    });
+  });
+
+  describe('a reply lost after the server committed', () => {
+    async function proxiedStore(options: Partial<PostgresStoreOptions> = {}) {
+      const target = new URL(url);
+      const proxy = new ReplyLosingProxy(target.hostname, Number(target.port || 5432));
+      const proxied = new URL(url);
+      proxied.port = String(await proxy.start());
+      const store = await open({ connectionString: proxied.toString(), ...options });
+      return { proxy, store };
+    }
+
+    it('is resolved as committed by its append token and not sent again', async () => {
+      const { proxy, store } = await proxiedStore();
+      try {
+        await store.append('run', 0, records(0, 1, 'a'));
+        proxy.armLoseReply('WITH claim');
+        expect(await store.append('run', 1, records(1, 2, 'b'))).toEqual({ committed: true, nextSeq: 3 });
+        expect(proxy.lostReplies).toBe(1);
+        expect(store.faultCounters).toMatchObject({ ambiguousWrites: 1, resolvedCommitted: 1, retries: 0 });
+        expect((await store.readRecords('run')).map((r) => r.seq)).toEqual([0, 1, 2]);
+      } finally {
+        await proxy.stop();
+      }
+    });
+
+    it('when the server cannot be asked in time, is a typed OUTCOME_UNKNOWN error; the record is kept once', async () => {
+      let proxy: ReplyLosingProxy | undefined;
+      const opened = await proxiedStore({ resolveTimeoutMs: 500, onAmbiguousWrite: () => proxy?.stop() });
+      proxy = opened.proxy;
+      await opened.store.append('run', 0, records(0, 1, 'a'));
+      proxy.armLoseReply('WITH claim');
+      const error = await opened.store.append('run', 1, records(1, 1, 'b')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).storeCode).toBe('OUTCOME_UNKNOWN');
+      const direct = await open({ schema: opened.store.schema });
+      expect(await direct.readLog('run')).toEqual(new Uint8Array(Buffer.concat([...records(0, 1, 'a'), ...records(1, 1, 'b')])));
+    });
+  });
+
+  it('identical bytes committed by a rival writer are not mistaken for our own commit', async () => {
+    // Two resumers sending the same value write byte-identical claim records; only one may be told
+    // it committed. The rival commits while our connection is broken and before we resolve.
+    let lock: Awaited<ReturnType<typeof holdLocks>> | undefined;
+    let rival: PostgresStore | undefined;
+    const same = records(1, 1, 'claim');
+    let rivalOutcome: unknown;
+    const store = await open({
+      onAmbiguousWrite: async () => {
+        await lock!.release();
+        rivalOutcome = await rival!.append('run', 1, same);
+      },
+    });
+    rival = await open({ schema: store.schema });
+    await store.append('run', 0, records(0, 1, 'a'));
+    lock = await holdLocks(`SELECT 1 FROM "${store.schema}".runs WHERE run_id = $1 FOR UPDATE`, ['run']);
+    const pending = store.append('run', 1, same);
+    await terminate(await lockWaiter(store.schema));
+    expect(await pending).toEqual({ committed: false, nextSeq: 2 });
+    expect(rivalOutcome).toEqual({ committed: true, nextSeq: 2 });
+    expect(store.faultCounters).toMatchObject({ ambiguousWrites: 1, resolvedConflict: 1, resolvedCommitted: 0 });
+    expect((await store.readRecords('run')).map((r) => r.seq)).toEqual([0, 1]);
+  });
+
+  it('a statement timeout is a typed TIMEOUT error; nothing is written and the run stays appendable', async () => {
+    const store = await open({ statementTimeoutMs: 300 });
+    await store.append('run', 0, records(0, 1, 'a'));
+    const lock = await holdLocks(`SELECT 1 FROM "${store.schema}".runs WHERE run_id = $1 FOR UPDATE`, ['run']);
+    const started = Date.now();
+    const error = await store.append('run', 1, records(1, 1, 'b')).catch((e: unknown) => e);
+    const elapsedMs = Date.now() - started;
+    await lock.release();
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).storeCode).toBe('TIMEOUT');
+    expect((error as StoreError).seq).toBe(1);
+    expect(elapsedMs).toBeLessThan(5000);
+    expect((await store.readRecords('run')).map((r) => r.seq)).toEqual([0]);
+    expect(await store.append('run', 1, records(1, 1, 'b'))).toEqual({ committed: true, nextSeq: 2 });
+  });
+
+  it('a backend terminated mid-fork is resolved, retried, and the fork lands exactly once', async () => {
+    const store = await open();
+    await store.append('src', 0, records(0, 3, 's'));
+    // An uncommitted claim of the target makes the fork wait inside its transaction.
+    const lock = await holdLocks(`INSERT INTO "${store.schema}".runs VALUES ($1, 1, now(), now())`, ['dst']);
+    const pending = store.fork('src', 2, 'dst', testRecord(2, 'fork'));
+    const first = await lockWaiter(store.schema);
+    await terminate(first);
+    await lockWaiter(store.schema, first);
+    await lock.release('ROLLBACK');
+    expect(await pending).toEqual({ committed: true });
+    expect((await store.readRecords('dst')).map((r) => r.seq)).toEqual([0, 1, 2]);
+    expect(store.faultCounters).toMatchObject({ ambiguousWrites: 1, resolvedNotCommitted: 1 });
+  });
+
+  it('pooled connections killed while idle are replaced without the caller noticing', async () => {
+    const applicationName = `remit_idle_${Date.now()}`;
+    const store = await open({ applicationName });
+    await Promise.all(['a', 'b', 'c', 'd'].map((run) => store.append(run, 0, records(0, 1, run))));
+    const killed = await sql<{ pid: number }>(
+      `SELECT pid, pg_terminate_backend(pid) FROM (SELECT pid FROM pg_stat_activity WHERE application_name = $1 OFFSET 0) mine`,
+      [applicationName],
+    );
+    expect(killed.length).toBeGreaterThan(0);
+    const outcomes = await Promise.all(['a', 'b', 'c', 'd'].map((run) => store.append(run, 1, records(1, 1, run))));
+    for (const o of outcomes) expect(o).toEqual({ committed: true, nextSeq: 2 });
+    for (const run of ['a', 'b', 'c', 'd']) expect((await store.readRecords(run)).map((r) => r.seq)).toEqual([0, 1]);
+    expect(await store.readLog('a')).toEqual(new Uint8Array(Buffer.concat(records(0, 2, 'a'))));
+  });
+});

@@ -1,0 +1,219 @@
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { StoreError } from '../errors.js';
+import { MIGRATIONS, type Migration } from './postgres-migrations.js';
+import { describePg, dropSchemas, freshSchemaName } from './postgres-test-env.js';
+import { PostgresStore, type PostgresStoreOptions } from './postgres.js';
+import { describeStoreContract, testRecord } from './store-contract.js';
+
+const concat = (parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+const records = (first: number, count: number, tag: string) =>
+  Array.from({ length: count }, (_, i) => testRecord(first + i, `${tag}-${first + i}`));
+
+describePg('postgres store', (url) => {
+  const schemas = new Set<string>();
+  const stores: PostgresStore[] = [];
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close().catch(() => {})));
+    await dropSchemas(url, schemas);
+  });
+
+  const open = async (options: Partial<PostgresStoreOptions> = {}) => {
+    const schema = options.schema ?? freshSchemaName();
+    schemas.add(schema);
+    const store = await PostgresStore.open({ connectionString: url, maxConnections: 4, ...options, schema });
+    stores.push(store);
+    return store;
+  };
+
+  async function sql<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<R[]> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query<R>(text, params)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  describeStoreContract('postgres', () => open(), {
+    openSecondHandle: (store) => open({ schema: (store as PostgresStore).schema }),
+  });
+
+  describe('conditional append', () => {
+    it('of 12 pools appending at one seq at the same moment, exactly one commits', async () => {
+      const first = await open();
+      await first.append('run', 0, records(0, 1, 'base'));
+      const others = await Promise.all(Array.from({ length: 11 }, () => open({ schema: first.schema, maxConnections: 1 })));
+      const writers = [first, ...others];
+      const outcomes = await Promise.all(writers.map((s, i) => s.append('run', 1, records(1, 3, `writer${i}`))));
+      const winners = outcomes.flatMap((o, i) => (o.committed ? [i] : []));
+      expect(winners).toHaveLength(1);
+      for (const o of outcomes) expect(o.nextSeq).toBe(4);
+      const stored = await first.readRecords('run');
+      expect(stored.map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+      expect(stored.slice(1).map((r) => r.bytes)).toEqual(records(1, 3, `writer${winners[0]}`));
+    });
+
+    it('is all or nothing when a batch overlaps records another writer committed', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 2, 'a'));
+      expect(await store.append('run', 1, records(1, 3, 'b'))).toEqual({ committed: false, nextSeq: 2 });
+      expect(await store.readLog('run')).toEqual(concat(records(0, 2, 'a')));
+      const rows = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM "${store.schema}".records`);
+      expect(rows[0]!.n).toBe(2);
+    });
+
+    it('rejects a run id PostgreSQL cannot store, naming the field', async () => {
+      const store = await open();
+      const error = await store.append('bad\u0000id', 0, records(0, 1, 'x')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).storeCode).toBe('BAD_RUN_ID');
+      expect((error as StoreError).field).toBe('runId');
+    });
+
+    it('records commit times and run timestamps from the server clock', async () => {
+      const store = await open();
+      const before = Date.now();
+      await store.append('run', 0, records(0, 2, 't'));
+      await store.append('run', 2, records(2, 1, 't'));
+      const stored = await store.readRecords('run');
+      for (const r of stored) expect(Math.abs(r.committedAtMs - before)).toBeLessThan(60_000);
+      const [listing] = (await store.listRuns()).filter((r) => r.runId === 'run');
+      expect(listing!.nextSeq).toBe(3);
+      expect(listing!.updatedAtMs).toBeGreaterThanOrEqual(listing!.createdAtMs);
+      expect(listing!.updatedAtMs).toBeGreaterThanOrEqual(stored[0]!.committedAtMs);
+    });
+  });
+
+  describe('fork', () => {
+    it('is one transaction: a failure after the prefix was copied leaves no trace of the target', async () => {
+      const store = await open();
+      await store.append('src', 0, records(0, 3, 's'));
+      // A test-only trigger that refuses the fork record, i.e. fails the transaction at its last write.
+      await sql(`CREATE FUNCTION "${store.schema}".refuse_fork() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.run_id = 'dst' AND NEW.seq = 2 THEN RAISE EXCEPTION 'refused by test'; END IF; RETURN NEW; END $$`);
+      await sql(`CREATE TRIGGER refuse_fork BEFORE INSERT ON "${store.schema}".records
+        FOR EACH ROW EXECUTE FUNCTION "${store.schema}".refuse_fork()`);
+      const error = await store.fork('src', 2, 'dst', testRecord(2, 'fork')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).storeCode).toBe('P0001');
+      expect(await store.readRecords('dst')).toEqual([]);
+      expect((await store.listRuns()).map((r) => r.runId)).toEqual(['src']);
+      await sql(`DROP TRIGGER refuse_fork ON "${store.schema}".records`);
+      expect(await store.fork('src', 2, 'dst', testRecord(2, 'fork'))).toEqual({ committed: true });
+      expect((await store.readRecords('dst')).map((r) => r.seq)).toEqual([0, 1, 2]);
+    });
+
+    it('keeps the source commit times for the copied prefix', async () => {
+      const store = await open();
+      await store.append('src', 0, records(0, 2, 's'));
+      await store.fork('src', 2, 'dst', testRecord(2, 'fork'));
+      const src = await store.readRecords('src');
+      const dst = await store.readRecords('dst');
+      expect(dst.slice(0, 2).map((r) => r.committedAtMs)).toEqual(src.map((r) => r.committedAtMs));
+    });
+  });
+
+  describe('migrations', () => {
+    it('are idempotent: reopening applies nothing and keeps the data', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 2, 'm'));
+      const again = await open({ schema: store.schema });
+      expect(await again.readLog('run')).toEqual(await store.readLog('run'));
+      const versions = await sql<{ version: number }>(`SELECT version FROM "${store.schema}".schema_migrations ORDER BY version`);
+      expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    });
+
+    it('are safe when several processes open a new schema at once: each version applied once', async () => {
+      const schema = freshSchemaName();
+      const opened = await Promise.all(Array.from({ length: 6 }, () => open({ schema, maxConnections: 1 })));
+      expect(opened).toHaveLength(6);
+      const versions = await sql<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
+      expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    });
+
+    it('apply a later migration once, in order, to an existing schema', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 1, 'v1'));
+      const v2: Migration = { version: MIGRATIONS.length + 1, name: 'test column', sql: 'ALTER TABLE {schema}.runs ADD COLUMN note text' };
+      const withV2 = [...MIGRATIONS, v2];
+      await Promise.all([open({ schema: store.schema, migrations: withV2 }), open({ schema: store.schema, migrations: withV2 })]);
+      const versions = await sql<{ version: number }>(`SELECT version FROM "${store.schema}".schema_migrations ORDER BY version`);
+      expect(versions.map((v) => v.version)).toEqual(withV2.map((m) => m.version));
+      const cols = await sql(`SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'runs' AND column_name = 'note'`, [store.schema]);
+      expect(cols).toHaveLength(1);
+      expect(await store.readLog('run')).toEqual(records(0, 1, 'v1')[0]);
+    });
+
+    it('refuse a schema newer than this library', async () => {
+      const store = await open();
+      await sql(`INSERT INTO "${store.schema}".schema_migrations (version, name) VALUES (999, 'from the future')`);
+      const error = await open({ schema: store.schema }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).storeCode).toBe('SCHEMA_VERSION');
+      expect((error as StoreError).message).toMatch(/newer than this library/);
+    });
+
+    it("in 'verify' mode refuse an unmigrated schema and accept a migrated one", async () => {
+      const schema = freshSchemaName();
+      schemas.add(schema);
+      const error = await PostgresStore.open({ connectionString: url, schema, migrate: 'verify' }).catch((e: unknown) => e);
+      expect((error as StoreError).storeCode).toBe('SCHEMA_VERSION');
+      expect(await sql(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schema])).toHaveLength(0);
+      await open({ schema });
+      const verified = await open({ schema, migrate: 'verify' });
+      expect(await verified.listRuns()).toEqual([]);
+    });
+
+    it('use a schema an administrator created beforehand', async () => {
+      const schema = freshSchemaName();
+      schemas.add(schema);
+      await sql(`CREATE SCHEMA "${schema}"`);
+      const store = await open({ schema });
+      expect(await store.append('run', 0, records(0, 1, 'x'))).toEqual({ committed: true, nextSeq: 1 });
+    });
+  });
+
+  describe('configuration', () => {
+    it('keeps schemas apart: the same run id in two schemas is two runs', async () => {
+      const a = await open();
+      const b = await open();
+      await a.append('run', 0, records(0, 2, 'a'));
+      await b.append('run', 0, records(0, 1, 'b'));
+      expect(await a.readLog('run')).toEqual(concat(records(0, 2, 'a')));
+      expect(await b.readLog('run')).toEqual(concat(records(0, 1, 'b')));
+      expect(a.description).toMatch(new RegExp(`#${a.schema}$`));
+      expect(a.description).not.toMatch(/:remit@|password/);
+    });
+
+    it('rejects a schema name that is not a plain identifier', async () => {
+      const error = await PostgresStore.open({ connectionString: url, schema: 'Robert"; DROP' }).catch((e: unknown) => e);
+      expect((error as StoreError).storeCode).toBe('BAD_SCHEMA_NAME');
+    });
+
+    it('reports an unreachable server as a typed UNAVAILABLE error after its retry budget', async () => {
+      const target = new URL(url);
+      target.port = '1';
+      const started = Date.now();
+      const error = await PostgresStore.open({ connectionString: target.toString(), retryBudgetMs: 300, connectTimeoutMs: 500 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).storeCode).toBe('UNAVAILABLE');
+      expect(Date.now() - started).toBeLessThan(5000);
+    });
+
+    it('reports wrong credentials at once, without retrying', async () => {
+      const target = new URL(url);
+      target.password = 'wrong-password';
+      const error = await PostgresStore.open({ connectionString: target.toString(), retryBudgetMs: 10_000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).storeCode).toBe('28P01');
+    });
+
+    it('reports use after close as a typed error', async () => {
+      const store = await open();
+      await store.close();
+      await expect(store.readLog('run')).rejects.toMatchObject({ storeCode: 'CLOSED' });
+    });
+  });
+});

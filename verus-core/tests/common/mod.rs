@@ -1,0 +1,233 @@
+//! Test support shared by the integration tests:
+//! - `Rec`: an owned record with its own naive encoder (independent of the crate's codec);
+//! - `model`: the executable twin of `spec::recovery` / `spec::admission`, written from
+//!   docs/core-api.md as plainly as possible (owned data, linear searches, bitwise CRC);
+//! - `gen`: a seeded generator of valid histories, and record-level mutations of them.
+#![allow(dead_code, clippy::all)]
+
+pub mod gen;
+pub mod model;
+
+use remit_verus_core::crc::crc32c_bitwise;
+
+/// One record, owned. Field order and meaning as in docs/log-format.md.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rec {
+    RunStarted {
+        run_id: Vec<u8>,
+        workflow: Vec<u8>,
+        version: Vec<u8>,
+        fingerprint: Vec<u8>,
+        definition: Vec<u8>,
+        nodes: Vec<(Vec<u8>, u8)>,
+        start_node: Vec<u8>,
+        state: Vec<u8>,
+    },
+    NodeCompleted { node: Vec<u8>, next: Vec<u8>, state_form: u8, state: Vec<u8> },
+    EffectIntent { node: Vec<u8>, key: Vec<u8> },
+    EffectDone { node: Vec<u8>, key: Vec<u8>, result: Vec<u8> },
+    InterruptParked { node: Vec<u8>, interrupt_id: Vec<u8> },
+    ResumeClaimed { interrupt_id: Vec<u8>, value: Vec<u8> },
+    Forked { source_run_id: Vec<u8>, source_seq: u32, run_id: Vec<u8>, intent: Vec<u8> },
+    RunCompleted,
+    RunFailed { node: Vec<u8>, code: Vec<u8>, message: Vec<u8> },
+}
+
+impl Rec {
+    pub fn kind(&self) -> u8 {
+        match self {
+            Rec::RunStarted { .. } => 1,
+            Rec::NodeCompleted { .. } => 2,
+            Rec::EffectIntent { .. } => 3,
+            Rec::EffectDone { .. } => 4,
+            Rec::InterruptParked { .. } => 5,
+            Rec::ResumeClaimed { .. } => 6,
+            Rec::Forked { .. } => 7,
+            Rec::RunCompleted => 8,
+            Rec::RunFailed { .. } => 9,
+        }
+    }
+
+    /// Payload bytes, field by field (no validation: tests may write malformed records).
+    pub fn payload(&self) -> Vec<u8> {
+        let mut p = Vec::new();
+        match self {
+            Rec::RunStarted { run_id, workflow, version, fingerprint, definition, nodes, start_node, state } => {
+                for f in [run_id, workflow, version, fingerprint, definition] {
+                    put_bytes(&mut p, f);
+                }
+                p.extend_from_slice(&(nodes.len() as u32).to_le_bytes());
+                for (name, kind) in nodes {
+                    put_bytes(&mut p, name);
+                    p.push(*kind);
+                }
+                put_bytes(&mut p, start_node);
+                put_bytes(&mut p, state);
+            }
+            Rec::NodeCompleted { node, next, state_form, state } => {
+                put_bytes(&mut p, node);
+                put_bytes(&mut p, next);
+                p.push(*state_form);
+                put_bytes(&mut p, state);
+            }
+            Rec::EffectIntent { node, key } => {
+                put_bytes(&mut p, node);
+                put_bytes(&mut p, key);
+            }
+            Rec::EffectDone { node, key, result } => {
+                put_bytes(&mut p, node);
+                put_bytes(&mut p, key);
+                put_bytes(&mut p, result);
+            }
+            Rec::InterruptParked { node, interrupt_id } => {
+                put_bytes(&mut p, node);
+                put_bytes(&mut p, interrupt_id);
+            }
+            Rec::ResumeClaimed { interrupt_id, value } => {
+                put_bytes(&mut p, interrupt_id);
+                put_bytes(&mut p, value);
+            }
+            Rec::Forked { source_run_id, source_seq, run_id, intent } => {
+                put_bytes(&mut p, source_run_id);
+                p.extend_from_slice(&source_seq.to_le_bytes());
+                put_bytes(&mut p, run_id);
+                put_bytes(&mut p, intent);
+            }
+            Rec::RunCompleted => {}
+            Rec::RunFailed { node, code, message } => {
+                put_bytes(&mut p, node);
+                put_bytes(&mut p, code);
+                put_bytes(&mut p, message);
+            }
+        }
+        p
+    }
+}
+
+pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+/// Frames an arbitrary payload as record `seq` of kind `kind`, with correct checks.
+pub fn frame(seq: u32, kind: u8, payload: &[u8]) -> Vec<u8> {
+    frame_with(seq, seq, 1, kind, payload)
+}
+
+/// Frames with full control over the stored seq and the version byte; checks are correct.
+pub fn frame_with(_position: u32, stored_seq: u32, version: u8, kind: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + payload.len());
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&stored_seq.to_le_bytes());
+    out.push(version);
+    out.push(kind);
+    let check = (crc32c_bitwise(&out[..10]) & 0xFFFF) as u16;
+    out.extend_from_slice(&check.to_le_bytes());
+    out.extend_from_slice(payload);
+    let crc = crc32c_bitwise(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// The naive encoder: `frame(seq, kind, payload)`.
+pub fn encode(seq: u32, r: &Rec) -> Vec<u8> {
+    frame(seq, r.kind(), &r.payload())
+}
+
+/// A log of the given records, numbered from 0, and the start offset of each record (plus the
+/// total length at the end).
+pub fn encode_log(records: &[Rec]) -> (Vec<u8>, Vec<usize>) {
+    let mut log = Vec::new();
+    let mut starts = Vec::with_capacity(records.len() + 1);
+    for (i, r) in records.iter().enumerate() {
+        starts.push(log.len());
+        log.extend_from_slice(&encode(i as u32, r));
+    }
+    starts.push(log.len());
+    (log, starts)
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// A small reader over the recovery encoding, for assertions in tests.
+pub struct Cursor<'a> {
+    pub bytes: &'a [u8],
+    pub pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Cursor { bytes, pos: 0 }
+    }
+    pub fn u8(&mut self) -> u8 {
+        let v = self.bytes[self.pos];
+        self.pos += 1;
+        v
+    }
+    pub fn u32(&mut self) -> u32 {
+        let v = u32::from_le_bytes(self.bytes[self.pos..self.pos + 4].try_into().unwrap());
+        self.pos += 4;
+        v
+    }
+    pub fn bytes(&mut self) -> &'a [u8] {
+        let n = self.u32() as usize;
+        let v = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        v
+    }
+    pub fn done(&self) -> bool {
+        self.pos == self.bytes.len()
+    }
+}
+
+/// The head of a recovery encoding: (ok, status or error code, record_count or seq,
+/// durable_len or offset, torn_len or kind).
+pub fn recovery_head(enc: &[u8]) -> (u8, u8, u32, u32, u32) {
+    let mut c = Cursor::new(enc);
+    let ok = c.u8();
+    let code = c.u8();
+    let a = c.u32();
+    let b = c.u32();
+    let d = if ok == 1 { c.u32() } else { c.u8() as u32 };
+    (ok, code, a, b, d)
+}
+
+/// The next-action tag and its node name, read from a successful recovery encoding.
+pub fn recovery_action(enc: &[u8]) -> (u8, Vec<u8>, Vec<Vec<u8>>, Vec<u32>) {
+    let mut c = Cursor::new(enc);
+    assert_eq!(c.u8(), 1);
+    c.u8();
+    c.u32();
+    c.u32();
+    c.u32();
+    for _ in 0..4 {
+        c.bytes();
+    }
+    for _ in 0..4 {
+        c.u32();
+    }
+    let tag = c.u8();
+    let (mut node, mut names, mut nums) = (Vec::new(), Vec::new(), Vec::new());
+    match tag {
+        1 | 2 | 5 => node = c.bytes().to_vec(),
+        3 | 6 => {
+            node = c.bytes().to_vec();
+            names.push(c.bytes().to_vec());
+            nums.push(c.u32());
+        }
+        4 | 7 => {
+            node = c.bytes().to_vec();
+            names.push(c.bytes().to_vec());
+            nums.push(c.u32());
+            nums.push(c.u32());
+        }
+        _ => {}
+    }
+    (tag, node, names, nums)
+}
