@@ -39,8 +39,9 @@ export interface EnumerationResult {
   wrongExtensionLogs: number;
   /** Distinct recovery encodings of the boundary logs (by the first core). */
   distinctRecoveries: number;
-  /** Distinct (status, next action kind) pairs reached. */
+  /** Distinct outcomes reached: "status/ACTION" pairs and "error N" codes. */
   distinctPhases: number;
+  outcomes: string[];
   recoverCalls: number;
   admitCalls: number;
   elapsedMs: number;
@@ -130,7 +131,7 @@ class Enumerator {
     return {
       maxRecords: this.options.maxRecords, boundaryLogs: this.boundaryLogs, tornLogs: this.tornLogs,
       wrongExtensionLogs: this.wrongExtensionLogs,
-      distinctRecoveries: this.recoveries.size, distinctPhases: this.phases.size,
+      distinctRecoveries: this.recoveries.size, distinctPhases: this.phases.size, outcomes: [...this.phases].sort(),
       recoverCalls: this.comparison.stats.recoverCalls, admitCalls: this.comparison.stats.admitCalls,
       elapsedMs: performance.now() - t0, divergence: this.divergence,
     };

@@ -60,7 +60,12 @@ async function main(): Promise<number> {
   const [a, b] = await coresFor(o);
   console.log(`fuzz: ${a.name}${o.canary ? ` (canary ${o.canary})` : ''} vs ${b.name}, ${o.runs} histories, seed ${o.seed}, max ${o.maxSteps} steps, cuts ${o.cuts}`);
   const bar = new cliProgress.SingleBar(
-    { format: 'fuzz [{bar}] {value}/{total} histories | {rate} histories/s | {duration_formatted}', hideCursor: true },
+    {
+      format: 'fuzz [{bar}] {value}/{total} histories | {rate} histories/s | {duration_formatted}',
+      hideCursor: true,
+      noTTYOutput: true, // still report progress (every 10 s) when the output is a log file
+      notTTYSchedule: 10_000,
+    },
     cliProgress.Presets.shades_classic,
   );
   const t0 = performance.now();

@@ -27,7 +27,7 @@ export interface SamplingPlan {
   iterations: number;
   /** Time budget per task per round (ms); a task stops once both limits are met. */
   timeMs: number;
-  /** Untimed calls per task per round before sampling (JIT warm-up, page cache). */
+  /** Untimed calls per task before sampling, in the first round only (JIT warm-up, page cache). */
   warmupIterations: number;
   rounds: number;
 }
@@ -64,7 +64,8 @@ export async function compareTasks(name: string, tasks: readonly TimedTask[], pl
       name,
       iterations: plan.iterations,
       time: plan.timeMs,
-      warmup: plan.warmupIterations > 0,
+      // Code stays warm between rounds, so only the first round pays for warm-up calls.
+      warmup: round === 0 && plan.warmupIterations > 0,
       warmupIterations: plan.warmupIterations,
       warmupTime: 0,
       retainSamples: true,

@@ -9,7 +9,7 @@ import { CHECKERS, checkAll, PROPERTIES, type PropertyId, type Verdict } from '.
 import type { CellRun } from './observations.js';
 import type { HelloResult } from './protocol.js';
 import { applicability, cellSlug, runScenario, SystemPool } from './runner.js';
-import { cellSeed, generateScenario, type Scenario } from './scenario.js';
+import { cellSeed, generateScenario, type Scenario, type StepName } from './scenario.js';
 import { adapterSpec, REPO_ROOT, type SystemDef } from './systems.js';
 import { GATED_EFFECT_NODE } from './workflow.js';
 
@@ -142,8 +142,43 @@ export class SystemRunner {
   }
 }
 
-/** Candidate reductions of a scenario, smallest first: smaller k, then each step removed. */
-function reductions(scenario: Scenario): { scenario: Scenario; removed: string }[] {
+/** The steps a property's checker reads; shrinking tries this subset first. */
+const RELEVANT_STEPS: Record<PropertyId, StepName[][]> = {
+  'prefix-continuation': [['baseline', 'start', 'resume', 'resume-concurrent'], ['start', 'resume', 'resume-concurrent']],
+  'effect-exactly-once': [['start', 'resume', 'resume-concurrent']],
+  'fork-determinism': [['start', 'resume', 'fork-twice']],
+  'checkpoint-validity': [['probe-invalid-resume'], ['probe-invalid-state'], ['baseline', 'probe-corruption'], ['start', 'resume', 'resume-concurrent']],
+  'consume-once': [['start', 'resume-concurrent'], ['start', 'resume', 'resume-duplicate']],
+  'recovery-determinism': [['start', 'resume', 'resume-concurrent', 'recover-twice']],
+  'fork-intent': [['baseline', 'continue-from-older']],
+  liveness: [['probe-definition-change'], ['start', 'resume', 'resume-concurrent']],
+};
+
+function withSteps(scenario: Scenario, keep: (step: StepName, index: number) => boolean): Scenario {
+  return { ...scenario, steps: scenario.steps.filter(keep) };
+}
+
+/** Steps that act on the main run need it started; steps on the baseline run need the baseline. */
+export function stepsAreCoherent(steps: readonly StepName[]): boolean {
+  const needsStart: StepName[] = ['resume', 'resume-concurrent', 'resume-duplicate', 'recover-twice', 'fork-twice'];
+  const needsBaseline: StepName[] = ['continue-from-older', 'probe-corruption'];
+  if (steps.some((s) => needsStart.includes(s)) && !steps.includes('start')) return false;
+  if (steps.some((s) => needsBaseline.includes(s)) && !steps.includes('baseline')) return false;
+  return steps.length > 0;
+}
+
+/** Evidence with numbers blanked: a shrunk run must fail the same way, not some other way. */
+function signature(evidence: string): string {
+  return evidence.replace(/\d+(\.\d+)?/g, '#');
+}
+
+export function sameFailure(original: readonly string[], candidate: readonly string[]): boolean {
+  const wanted = new Set(original.map(signature));
+  return candidate.some((e) => wanted.has(signature(e)));
+}
+
+/** Candidate reductions, biggest first: smaller k, the property's own steps, halves, quarters, single steps. */
+function reductions(scenario: Scenario, property: PropertyId): { scenario: Scenario; removed: string }[] {
   const out: { scenario: Scenario; removed: string }[] = [];
   const c = scenario.concurrency;
   if (c !== null) {
@@ -151,8 +186,23 @@ function reductions(scenario: Scenario): { scenario: Scenario; removed: string }
       out.push({ scenario: { ...scenario, concurrency: { ...c, k, values: c.values.slice(0, k) } }, removed: `k ${c.k} -> ${k}` });
     }
   }
-  for (const step of [...scenario.steps].reverse()) {
-    out.push({ scenario: { ...scenario, steps: scenario.steps.filter((s) => s !== step) }, removed: `step ${step}` });
+  const steps = scenario.steps;
+  for (const relevant of RELEVANT_STEPS[property]) {
+    const kept = steps.filter((s) => relevant.includes(s));
+    if (kept.length > 0 && kept.length < steps.length) {
+      out.push({ scenario: withSteps(scenario, (s) => relevant.includes(s)), removed: `steps other than ${kept.join(', ')}` });
+    }
+  }
+  for (const parts of [2, 4]) {
+    const size = Math.ceil(steps.length / parts);
+    if (size <= 1) continue;
+    for (let from = 0; from < steps.length; from += size) {
+      const chunk = steps.slice(from, from + size);
+      out.push({ scenario: withSteps(scenario, (_s, i) => i < from || i >= from + size), removed: `steps ${chunk.join(', ')}` });
+    }
+  }
+  for (const step of [...steps].reverse()) {
+    out.push({ scenario: withSteps(scenario, (s) => s !== step), removed: `step ${step}` });
   }
   return out;
 }
@@ -166,17 +216,21 @@ export async function shrink(
 ): Promise<Reproduction> {
   let current = start;
   let evidence: string[] = [];
+  const original = await runner.runCell(cell, start);
+  const originalVerdict = original.result.verdicts[property];
+  const originalEvidence = originalVerdict.status === 'violated' ? originalVerdict.evidence : [];
   const removed: string[] = [];
-  let runs = 0;
-  let improved = true;
+  let runs = 1;
+  let improved = originalEvidence.length > 0;
   while (improved && runs < budget) {
     improved = false;
-    for (const candidate of reductions(current)) {
+    for (const candidate of reductions(current, property)) {
       if (runs >= budget) break;
+      if (!stepsAreCoherent(candidate.scenario.steps)) continue;
       runs++;
       const { result } = await runner.runCell(cell, candidate.scenario);
       const verdict = result.verdicts[property];
-      if (verdict.status === 'violated') {
+      if (verdict.status === 'violated' && sameFailure(originalEvidence, verdict.evidence)) {
         current = candidate.scenario;
         evidence = verdict.evidence;
         removed.push(candidate.removed);
@@ -186,10 +240,7 @@ export async function shrink(
     }
   }
   if (evidence.length === 0) {
-    const { result } = await runner.runCell(cell, current);
-    const v = result.verdicts[property];
-    evidence = v.status === 'violated' ? v.evidence : [`not reproduced on re-run: ${v.status}`];
-    runs++;
+    evidence = originalEvidence.length > 0 ? originalEvidence : [`not reproduced on re-run: ${originalVerdict.status}`];
   }
   return { cellId: cell.id, scenario: current, shrinkRuns: runs, removed, evidence };
 }

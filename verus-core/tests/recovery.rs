@@ -125,7 +125,8 @@ fn each_error_code_names_the_bad_record() {
         log.extend_from_slice(&common::encode(1, r));
         log
     };
-    let cases: Vec<(Vec<u8>, (u8, u32, u32, u8))> = vec![
+    type Expected = (u8, u32, u32, u8);
+    let cases: Vec<(Vec<u8>, Expected)> = vec![
         // IMPOSSIBLE_ORDER: completing a node the run is not at.
         (with(&completed(b"e", b"a", 0)), (8, 1, at1, 2)),
         // UNKNOWN_NODE: node not in the table; next not in the table.

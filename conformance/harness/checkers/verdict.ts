@@ -36,7 +36,7 @@ export class Findings {
   }
 
   note(message: string): void {
-    this.notes.push(message);
+    if (!this.notes.includes(message)) this.notes.push(message);
   }
 
   expect(condition: boolean, message: string): void {

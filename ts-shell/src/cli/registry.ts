@@ -5,6 +5,7 @@
  */
 
 import type { Command } from 'commander';
+import { conformanceCommand } from './conformance.js';
 import { continueCommand } from './commands/continue.js';
 import { demoCommand } from './commands/demo.js';
 import { forkCommand } from './commands/fork.js';
@@ -26,6 +27,7 @@ export const COMMAND_MODULES: CommandModule[] = [
   inspectCommand,
   runsCommand,
   demoCommand,
+  conformanceCommand,
 ];
 
 export function registerCommands(program: Command, modules: readonly CommandModule[] = COMMAND_MODULES): Command {

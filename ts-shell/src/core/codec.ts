@@ -18,7 +18,10 @@ export const LogErrorName: Record<LogErrorCode, string> = {
   10: 'DUPLICATE_INTERRUPT', 11: 'BAD_NODE_TABLE',
 };
 
-/** A damaged record, named by its position (expected seq) and byte offset. */
+/**
+ * A damaged record, named by its position (the expected seq; 0 when decodeRecordAt was not given
+ * one) and byte offset.
+ */
 export interface LogDecodeError {
   code: LogErrorCode;
   codeName: string;
@@ -235,13 +238,14 @@ function recordFromFields(log: Uint8Array, kind: number, seq: number, f: Payload
 /**
  * Decode the record at `offset`. With `expectedSeq` (its position in the log) the stored seq is
  * checked (BAD_SEQ); without it, any stored seq is accepted. The record's own stored seq is what
- * the returned LogRecord carries. Never throws.
+ * the returned LogRecord carries. Damaged bytes are reported, never thrown; only an offset outside
+ * 0..log.length (a caller bug) throws a RangeError.
  */
 export function decodeRecordAt(log: Uint8Array, offset: number, expectedSeq = -1): DecodeStep {
   const frame = new Frame();
   const position = expectedSeq >= 0 ? expectedSeq : 0;
   if (!Number.isInteger(offset) || offset < 0 || offset > log.length) {
-    return { outcome: 'torn', offset, tornLen: 0 };
+    throw new RangeError(`decodeRecordAt: offset ${offset} is outside the ${log.length}-byte log`);
   }
   switch (readFrame(log, offset, expectedSeq, frame)) {
     case FrameOutcome.END:

@@ -149,6 +149,7 @@ describe(`several processes on one SQLite file (${coreKind} core)`, () => {
     for (const c of children) c.go();
     const exits = await Promise.all(children.map((c) => c.exited));
     const summary = exits.map((e) => ({ code: e.code, error: errorCode(e) }));
+    console.log('continue race outcomes:', JSON.stringify(summary), 'chargeCard calls:', (await f.sink.counts()).byEffect['chargeCard']?.invocations);
     expect(summary.filter((s) => s.code === 0).length, JSON.stringify(summary)).toBeGreaterThanOrEqual(1);
     for (const s of summary) expect([{ code: 0, error: undefined }, { code: 4, error: 'REMIT_CONFLICT' }]).toContainEqual(s);
     const remit = f.open();

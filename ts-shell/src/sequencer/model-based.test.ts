@@ -6,7 +6,7 @@
  *
  * The Wasm variants need wasm/pkg (npm run setup). Without it they FAIL, unless
  * REMIT_ALLOW_NO_WASM=1, which skips them with a visible reason. Runs per cell: REMIT_MBT_RUNS
- * (default 40); a failure prints its seed and path for replay (REMIT_MBT_SEED, REMIT_MBT_PATH).
+ * (default 50); a failure prints its seed and path for replay (REMIT_MBT_SEED, REMIT_MBT_PATH).
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +19,7 @@ import type { RecoveryCore } from '../core/types.js';
 import { modelScript } from '../testing/model/commands.js';
 import { Model, RealSystem, type StoreKind } from '../testing/model/system.js';
 
-const RUNS = Number(process.env['REMIT_MBT_RUNS'] ?? 40);
+const RUNS = Number(process.env['REMIT_MBT_RUNS'] ?? 50);
 const SEED = process.env['REMIT_MBT_SEED'] ? Number(process.env['REMIT_MBT_SEED']) : undefined;
 const PATH = process.env['REMIT_MBT_PATH'];
 const allowNoWasm = process.env['REMIT_ALLOW_NO_WASM'] === '1';

@@ -20,7 +20,7 @@ import { renderInspection } from '../inspect.js';
 import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { logFacts } from '../testing/contract-checks.js';
-import { END, workflow } from '../workflow/workflow.js';
+import { END, workflow, type Workflow } from '../workflow/workflow.js';
 
 const core = await createCore('reference');
 const input = { orderId: 'o-1', customerEmail: 'ada@example.com', amountCents: 2_000, reason: 'damaged' as const };
@@ -262,12 +262,12 @@ describe('node failures', () => {
 describe('storage policy', () => {
   const Fixed = z.object({ i: z.number(), payload: z.string() });
   const History = z.object({ i: z.number(), history: z.array(z.object({ step: z.number(), note: z.string() })) });
-  function loop<S extends z.ZodType>(name: string, state: S, step: (s: z.output<S>) => Partial<z.output<S>>, steps: number) {
+  function loop<S extends z.ZodType>(name: string, state: S, step: (s: z.output<S>) => Partial<z.output<S>>, steps: number): Workflow {
     return workflow({ name, version: '1', state })
-      .pure('step', { run: (s) => step(s as z.output<S>), next: (s) => ((s as { i: number }).i >= steps ? END : 'step') })
+      .pure('step', { run: (s) => step(s as z.output<S>), next: (s) => ((s as unknown as { i: number }).i >= steps ? END : 'step') })
       .build();
   }
-  async function logBytes(wf: ReturnType<typeof loop>, initial: unknown): Promise<number> {
+  async function logBytes(wf: Workflow, initial: unknown): Promise<number> {
     const store = new MemoryStore();
     const result = await new Remit(store, core, [wf]).start(wf, initial, { runId: 'g' });
     expect(result.status).toBe('completed');

@@ -1,5 +1,5 @@
 import { describeStoreContract } from './store-contract.js';
-import { MemoryBacking, MemoryStore } from './memory.js';
+import { MemoryStore } from './memory.js';
 
 describeStoreContract('memory', () => new MemoryStore(), {
   openSecondHandle: (store) => new MemoryStore({ backing: (store as MemoryStore).backing }),

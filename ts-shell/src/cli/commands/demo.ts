@@ -81,7 +81,8 @@ export async function runDemo(args: { db: string; core: 'wasm' | 'reference'; ki
   const remit = await createRemit({ store, workflows: [refund], core });
   try {
     const crashed = await remit.inspect(runId);
-    log(`      durable after the crash: ${crashed.records.length} records, next action ${crashed.nextAction}`);
+    log(`      durable after the crash: ${crashed.records.map((r) => `${r.seq} ${r.kind}${r.node ? ` ${r.node}` : ''}`).join(', ')}`);
+    log(`      the core's next action: ${crashed.nextAction}`);
 
     log(`[3/5] recover in this process: continueRun(${runId})`);
     const recovered = await remit.continueRun(runId);

@@ -124,6 +124,27 @@ export class ContinueCommand implements Cmd {
   }
 }
 
+/** Exactly one transition: drive the run and stop right after its next append commits. */
+export class StepCommand implements Cmd {
+  constructor(readonly pick: number) {}
+  check(m: Readonly<Model>): boolean {
+    return m.runs.some((run) => run.lastLog.length > 0);
+  }
+  async run(m: Model, r: RealSystem): Promise<void> {
+    const run = m.pick(this.pick, (x) => x.lastLog.length > 0)!;
+    const before = await r.store.readRecords(run.runId);
+    const { result, faulted } = await withFault('append.after', (hooks) => r.remit(hooks).continueRun(run.runId));
+    const after = await r.store.readRecords(run.runId);
+    if (faulted) assertThat(after.length > before.length, String(this), 'a step committed nothing');
+    else assertThat(after.length === before.length, String(this), `a settled run (${result!.status}) changed without a step`);
+    if (!faulted) await expectSettled(run, r, result!, String(this));
+    await settle(m, r, String(this));
+  }
+  toString(): string {
+    return `Step(#${this.pick})`;
+  }
+}
+
 export class CrashCommand implements Cmd {
   check(): boolean {
     return true;
@@ -351,6 +372,7 @@ export function allCommands(): fc.Arbitrary<Cmd>[] {
     resume,
     fc.tuple(fc.nat(), faultArb).map(([pick, fault]) => new ContinueCommand(pick, fault)),
     fc.constant(new CrashCommand()),
+    fc.nat().map((pick) => new StepCommand(pick)),
     resume,
     fc.tuple(fc.nat(), invalidApprovalArb).map(([pick, value]) => new InvalidResumeCommand(pick, value)),
     fc.tuple(fc.nat(), fc.boolean()).map(([pick, ok]) => new DuplicateResumeCommand(pick, ok)),

@@ -1,0 +1,113 @@
+/**
+ * A campaign: several systems, each over a list of cells, at most `jobs` systems at a time. This
+ * is what `remit conformance` runs; it returns the deterministic report and, apart, the timing.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import { ALL_CELLS, findCell, type Cell } from './cells.js';
+import { runProfile, type ProfileTiming, type SystemProfile } from './profile.js';
+import { buildReport, type Report, type ReportTiming } from './report/model.js';
+import { ScenarioSchema, type Scenario } from './scenario.js';
+import { SYSTEMS, findSystem, type SystemDef } from './systems.js';
+
+export interface CampaignOptions {
+  mode: 'quick' | 'full' | 'custom';
+  systems: SystemDef[];
+  cells: readonly Cell[];
+  seed: number;
+  jobs: number;
+  shrink: boolean;
+  shrinkBudget: number;
+  /** Replay one saved scenario (one system, the scenario's own cell). */
+  scenario?: Scenario;
+  workDir?: string;
+  onCellDone?: (system: string, cellId: string) => void;
+  onSystemError?: (system: string, error: unknown) => void;
+}
+
+export interface CampaignResult {
+  report: Report;
+  timing: ReportTiming;
+  /** Systems that could not run at all (adapter did not start), with the reason. */
+  unavailable: { system: string; reason: string }[];
+}
+
+export function quickSystems(): SystemDef[] {
+  return SYSTEMS.filter((s) => s.quick);
+}
+
+export function allSystems(): SystemDef[] {
+  return [...SYSTEMS];
+}
+
+export function parseCells(ids: string[] | undefined): readonly Cell[] {
+  if (ids === undefined || ids.length === 0) return ALL_CELLS;
+  return ids.map(findCell);
+}
+
+export function parseSystems(ids: string[]): SystemDef[] {
+  return ids.map(findSystem);
+}
+
+export function loadScenario(file: string): Scenario {
+  const parsed = ScenarioSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`scenario file ${file}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+async function runLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  });
+  await Promise.all(workers);
+}
+
+export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
+  const startedMs = Date.now();
+  const workDir = options.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'remit-conformance-'));
+  const profiles = new Map<string, SystemProfile>();
+  const timings: ProfileTiming[] = [];
+  const unavailable: { system: string; reason: string }[] = [];
+  const cells = options.scenario === undefined ? options.cells : [findCell(options.scenario.cellId)];
+  try {
+    await runLimited(options.systems, options.jobs, async (def) => {
+      try {
+        const { profile, timing } = await runProfile(def, cells, {
+          seed: options.seed,
+          workDir,
+          shrink: options.shrink,
+          shrinkBudget: options.shrinkBudget,
+          ...(options.onCellDone === undefined ? {} : { onCellDone: options.onCellDone }),
+          ...(options.scenario === undefined ? {} : { scenarioOverride: options.scenario }),
+        });
+        profiles.set(def.id, profile);
+        timings.push(timing);
+      } catch (error) {
+        unavailable.push({ system: def.id, reason: error instanceof Error ? error.message : String(error) });
+        options.onSystemError?.(def.id, error);
+      }
+    });
+  } finally {
+    if (options.workDir === undefined) fs.rmSync(workDir, { recursive: true, force: true });
+  }
+  // Report order follows the system list, not completion order, so reports stay identical.
+  const ordered = options.systems.flatMap((s) => {
+    const p = profiles.get(s.id);
+    return p === undefined ? [] : [p];
+  });
+  const report = buildReport(options.seed, options.mode, ordered);
+  const timing: ReportTiming = {
+    startedAt: new Date(startedMs).toISOString(),
+    totalMs: Date.now() - startedMs,
+    systems: options.systems.flatMap((s) => timings.filter((t) => t.system === s.id)),
+  };
+  return { report, timing, unavailable };
+}

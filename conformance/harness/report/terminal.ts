@@ -1,0 +1,40 @@
+/** The terminal table: one row per property, one column per system. */
+import type { Report, ReportTiming } from './model.js';
+import { PROPERTY_LABELS, cellsOf, summaryText } from './model.js';
+
+const ANSI = { red: '\u001b[31m', green: '\u001b[32m', dim: '\u001b[2m', bold: '\u001b[1m', reset: '\u001b[0m' };
+
+function colour(text: string, useColour: boolean): string {
+  if (!useColour) return text;
+  if (text.startsWith('VIOLATED')) return `${ANSI.red}${text}${ANSI.reset}`;
+  if (text.startsWith('holds')) return `${ANSI.green}${text}${ANSI.reset}`;
+  return `${ANSI.dim}${text}${ANSI.reset}`;
+}
+
+export function renderTerminal(report: Report, timing: ReportTiming | null, useColour: boolean): string {
+  const headers = ['Property', ...report.systems.map((s) => s.system)];
+  const rows = report.properties.map((p) => [PROPERTY_LABELS[p], ...report.systems.map((s) => summaryText(s, p))]);
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[], paint: boolean) =>
+    cells.map((c, i) => (i > 0 && paint ? colour(c, useColour) : c) + ' '.repeat((widths[i] as number) - c.length)).join('  ');
+  const out: string[] = [];
+  out.push(line(headers, false));
+  out.push(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) out.push(line(r, true));
+  out.push('');
+  for (const s of report.systems) {
+    const fault = cellsOf(s, 'fault');
+    const conc = cellsOf(s, 'concurrency');
+    const applicable = (cells: typeof fault) => cells.filter((c) => c.applicable).length;
+    const sat = conc.filter((c) => c.saturation !== null).map((c) => `${c.cellId} ${c.saturation?.fires}/${c.saturation?.k}`);
+    const t = timing?.systems.find((x) => x.system === s.system);
+    out.push(
+      `${s.system} (${s.label}): ${applicable(fault)}/${fault.length} fault cells and ${applicable(conc)}/${conc.length} concurrency cells applicable` +
+        (t === undefined ? '' : `, ${(t.durationMs / 1000).toFixed(1)} s, ${t.processesSpawned} adapter processes`),
+    );
+    const versions = Object.entries(s.versions).map(([k, v]) => `${k} ${v}`).join(', ');
+    out.push(`  versions: ${versions}`);
+    if (sat.length > 0) out.push(`  gated-effect fires/k: ${sat.join('; ')}`);
+  }
+  return out.join('\n');
+}

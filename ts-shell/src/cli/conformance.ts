@@ -1,0 +1,131 @@
+/**
+ * `remit conformance`: run the resume-contract conformance harness (conformance/) and print the
+ * profile table. Default: the quick profile (REMIT on SQLite with the Wasm core, and LangGraph.js),
+ * every cell of both matrices. --full: every system, canaries included.
+ * Reports (JSON, Markdown, HTML, reproductions) go to --out (default ./reports).
+ */
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import cliProgress from 'cli-progress';
+import {
+  allSystems,
+  loadScenario,
+  parseCells,
+  parseSystems,
+  quickSystems,
+  runCampaign,
+  type CampaignOptions,
+} from '../../../conformance/harness/campaign.js';
+import { renderTerminal } from '../../../conformance/harness/report/terminal.js';
+import { reportJson, writeReports } from '../../../conformance/harness/report/write.js';
+import { ExitCode } from '../errors.js';
+import type { CommandModule } from './registry.js';
+
+interface ConformanceFlags {
+  full?: boolean;
+  seed: string;
+  out: string;
+  system?: string;
+  cell?: string[];
+  scenario?: string;
+  jobs: string;
+  shrink: boolean;
+  shrinkBudget: string;
+  progress: boolean;
+  allowViolations?: boolean;
+}
+
+function integer(name: string, text: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+function progressReporter(total: number, enabled: boolean) {
+  if (!enabled) return { tick: (_s: string, _c: string) => {}, stop: () => {} };
+  if (!process.stderr.isTTY) {
+    let done = 0;
+    let lastPercent = -1;
+    return {
+      tick: (system: string, cell: string) => {
+        done++;
+        const percent = Math.floor((100 * done) / total / 10) * 10;
+        if (percent !== lastPercent) process.stderr.write(`[conformance] ${done}/${total} cells (${system} ${cell})\n`);
+        lastPercent = percent;
+      },
+      stop: () => {},
+    };
+  }
+  const bar = new cliProgress.SingleBar(
+    { format: 'conformance {bar} {value}/{total} cells | {eta_formatted} left | {system} {cell}', stream: process.stderr, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0, { system: '', cell: '' });
+  return {
+    tick: (system: string, cell: string) => bar.increment(1, { system, cell }),
+    stop: () => bar.stop(),
+  };
+}
+
+export async function runConformance(flags: ConformanceFlags, json: boolean): Promise<number> {
+  const seed = integer('seed', flags.seed, 0);
+  const scenario = flags.scenario === undefined ? undefined : loadScenario(flags.scenario);
+  const systems = flags.system !== undefined ? parseSystems(flags.system.split(',')) : flags.full ? allSystems() : quickSystems();
+  if (scenario !== undefined && systems.length !== 1) throw new Error('--scenario replays one scenario: name one --system');
+  const cells = parseCells(flags.cell?.flatMap((c) => c.split(',')));
+  const mode: CampaignOptions['mode'] = flags.system !== undefined || flags.cell !== undefined || scenario !== undefined ? 'custom' : flags.full ? 'full' : 'quick';
+  const total = systems.length * (scenario === undefined ? cells.length : 1);
+  const progress = progressReporter(total, flags.progress && !json);
+  const result = await runCampaign({
+    mode,
+    systems,
+    cells,
+    seed,
+    jobs: integer('jobs', flags.jobs, 1),
+    shrink: flags.shrink,
+    shrinkBudget: integer('shrink-budget', flags.shrinkBudget, 0),
+    ...(scenario === undefined ? {} : { scenario }),
+    onCellDone: (system, cell) => progress.tick(system, cell),
+  });
+  progress.stop();
+  const outDir = path.resolve(flags.out);
+  const written = writeReports(outDir, result.report, result.timing);
+  if (json) {
+    process.stdout.write(reportJson(result.report));
+  } else {
+    process.stdout.write(`\n${renderTerminal(result.report, result.timing, process.stdout.isTTY === true)}\n\n`);
+    for (const u of result.unavailable) process.stdout.write(`NOT RUN ${u.system}: ${u.reason.split('\n')[0]}\n`);
+    process.stdout.write(`Run time ${(result.timing.totalMs / 1000).toFixed(1)} s, seed ${seed}.\n`);
+    process.stdout.write(`Reports: ${written.html}\n         ${written.markdown}\n         ${written.json}\n`);
+    if (written.reproductions > 0) process.stdout.write(`         ${written.reproductions} reproductions under ${path.join(outDir, 'repro')}\n`);
+  }
+  if (result.unavailable.length > 0) return ExitCode.UNEXPECTED;
+  // A measured violation of another system is a result, not a failure; REMIT's own is.
+  const remitViolated = result.report.systems.some(
+    (s) => s.system.startsWith('remit-') && Object.values(s.properties).some((p) => p.status === 'violated'),
+  );
+  return remitViolated && flags.allowViolations !== true ? ExitCode.RUN_FAILED : ExitCode.OK;
+}
+
+export function registerConformanceCommand(program: Command): Command {
+  return program
+    .command('conformance')
+    .description('measure the resume contract: fault and concurrency matrices for REMIT and other systems')
+    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, LangGraph.js, canaries)')
+    .option('--seed <n>', 'seed of the scenarios (same seed, same report)', '1')
+    .option('--out <dir>', 'directory for the reports', 'reports')
+    .option('--system <ids>', 'comma-separated system ids (see conformance/README.md)')
+    .option('--cell <ids...>', 'only these cells, e.g. "after-commit:EFFECT_INTENT@charge/sigkill"')
+    .option('--scenario <file>', 'replay one saved scenario (a reproduction file) on --system')
+    .option('--jobs <n>', 'systems run at the same time', '2')
+    .option('--no-shrink', 'do not shrink violations to their smallest scenario')
+    .option('--shrink-budget <n>', 're-runs allowed per shrunk property', '10')
+    .option('--no-progress', 'no progress bar')
+    .addOption(new Option('--allow-violations', 'exit 0 even when a REMIT profile shows a violation').hideHelp())
+    .action(async (flags: ConformanceFlags, command: Command) => {
+      const json = Boolean(command.optsWithGlobals().json);
+      process.exitCode = await runConformance(flags, json);
+    });
+}
+
+export const conformanceCommand: CommandModule = { name: 'conformance', register: registerConformanceCommand };

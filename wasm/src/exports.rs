@@ -1,0 +1,116 @@
+//! The core-module exports the component's canonical ABI expects for wasm/remit-core.wit:
+//!
+//! | export              | core signature            | meaning                                   |
+//! |---------------------|---------------------------|-------------------------------------------|
+//! | `recover`           | (i32 ptr, i32 len) -> i32 | returns a pointer to `[ptr, len]` (u32 x2)|
+//! | `cabi_post_recover` | (i32) -> ()               | host is done with the result: reset       |
+//! | `admit`             | (i32, i32, i32, i32) -> i32 | as `recover`, two argument lists        |
+//! | `cabi_post_admit`   | (i32) -> ()               | reset                                     |
+//! | `format-version`    | () -> i32                 | the log format version                    |
+//! | `cabi_realloc`      | (i32, i32, i32, i32) -> i32 | the host allocates argument lists here  |
+//! | `memory`            | (exported by wasm-ld)     |                                           |
+
+extern crate alloc;
+
+use alloc::vec::Vec;
+use core::alloc::{GlobalAlloc, Layout};
+use core::cell::UnsafeCell;
+
+use crate::arena::ARENA;
+
+/// Where a `list<u8>` result is described to the host: data pointer, then length.
+#[repr(C, align(8))]
+struct ReturnArea(UnsafeCell<[u32; 2]>);
+
+// Single-threaded module (see arena.rs).
+unsafe impl Sync for ReturnArea {}
+
+static RETURN_AREA: ReturnArea = ReturnArea(UnsafeCell::new([0; 2]));
+
+#[panic_handler]
+fn on_panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    // The core is total, so this is reached only by a bug or by running out of memory.
+    core::arch::wasm32::unreachable()
+}
+
+/// The argument list the host wrote at (`ptr`, `len`).
+///
+/// # Safety
+/// The host (the canonical ABI lowering) allocated `len` bytes at `ptr` through
+/// `cabi_realloc` and does not touch them during the call.
+unsafe fn argument<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    if len == 0 {
+        &[]
+    } else {
+        // SAFETY: see the function's contract.
+        unsafe { core::slice::from_raw_parts(ptr, len) }
+    }
+}
+
+/// Hands `out` to the host: its bytes stay in the arena until `cabi_post_*` resets it.
+fn give_back(out: Vec<u8>) -> *mut u8 {
+    let out = core::mem::ManuallyDrop::new(out);
+    let area = RETURN_AREA.0.get();
+    // SAFETY: single-threaded; the host reads the area only after this call returns.
+    unsafe {
+        (*area)[0] = out.as_ptr() as u32;
+        (*area)[1] = out.len() as u32;
+    }
+    area as *mut u8
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn recover(log_ptr: *const u8, log_len: usize) -> *mut u8 {
+    // SAFETY: canonical-ABI argument (see `argument`).
+    let log = unsafe { argument(log_ptr, log_len) };
+    give_back(remit_verus_core::recover(log))
+}
+
+#[no_mangle]
+pub extern "C" fn cabi_post_recover(_result: *mut u8) {
+    ARENA.reset();
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn admit(
+    log_ptr: *const u8,
+    log_len: usize,
+    request_ptr: *const u8,
+    request_len: usize,
+) -> *mut u8 {
+    // SAFETY: canonical-ABI arguments (see `argument`).
+    let (log, request) = unsafe { (argument(log_ptr, log_len), argument(request_ptr, request_len)) };
+    give_back(remit_verus_core::admit(log, request))
+}
+
+#[no_mangle]
+pub extern "C" fn cabi_post_admit(_result: *mut u8) {
+    ARENA.reset();
+}
+
+#[export_name = "format-version"]
+pub extern "C" fn format_version() -> u32 {
+    remit_verus_core::LOG_FORMAT_VERSION
+}
+
+/// The canonical ABI's allocator entry: `old_size == 0` allocates, otherwise reallocates.
+/// Returns 0 when memory cannot grow (the host then traps).
+#[no_mangle]
+pub unsafe extern "C" fn cabi_realloc(old_ptr: *mut u8, old_size: usize, align: usize, new_size: usize) -> *mut u8 {
+    let Ok(layout) = Layout::from_size_align(old_size, align.max(1)) else {
+        return core::ptr::null_mut();
+    };
+    if new_size == 0 {
+        // A zero-length list needs an aligned, non-null address and no bytes.
+        return layout.align() as *mut u8;
+    }
+    // SAFETY: GlobalAlloc contracts: non-zero sizes, a valid alignment, and `old_ptr` from a
+    // previous cabi_realloc with `old_size` when non-null.
+    unsafe {
+        if old_ptr.is_null() || old_size == 0 {
+            ARENA.alloc(Layout::from_size_align_unchecked(new_size, layout.align()))
+        } else {
+            ARENA.realloc(old_ptr, layout, new_size)
+        }
+    }
+}
