@@ -8,7 +8,9 @@
  */
 
 import fc from 'fast-check';
+import { decodeRecordAt, encodeRecord } from '../ts-shell/src/core/codec.js';
 import { crc32c } from '../ts-shell/src/core/crc32c.js';
+import type { LogRecord } from '../ts-shell/src/core/types.js';
 
 export type Mutation =
   | { type: 'bit-flip'; at: number; bit: number }
@@ -23,7 +25,8 @@ export type Mutation =
   | { type: 'splice-donor'; keep: number; from: number }
   | { type: 'payload-bit-flip'; index: number; at: number; bit: number }
   | { type: 'set-kind'; index: number; kind: number }
-  | { type: 'set-seq'; index: number; seq: number };
+  | { type: 'set-seq'; index: number; seq: number }
+  | { type: 'copy-field'; to: number; from: number; pick: number };
 
 const nat = fc.nat();
 export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
@@ -40,7 +43,31 @@ export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ type: fc.constant('payload-bit-flip' as const), index: nat, at: nat, bit: fc.integer({ min: 0, max: 7 }) }),
   fc.record({ type: fc.constant('set-kind' as const), index: nat, kind: fc.integer({ min: 0, max: 12 }) }),
   fc.record({ type: fc.constant('set-seq' as const), index: nat, seq: fc.integer({ min: 0, max: 40 }) }),
+  fc.record({ type: fc.constant('copy-field' as const), to: nat, from: nat, pick: nat }),
 );
+
+/** Byte-string fields that name something (nodes, keys, ids, runs), in a fixed order. */
+const NAME_FIELDS = ['node', 'key', 'interruptId', 'next', 'startNode', 'runId', 'sourceRunId'] as const;
+
+/**
+ * Copy one naming field from record `from` into record `to` (same field when both have it): an
+ * interrupt id parked twice, a result under another key, a completion of another node, ... The
+ * record is re-encoded with its position as seq.
+ */
+function copyField(chunks: Uint8Array[], to: number, from: number, pick: number): Uint8Array | null {
+  const target = decodeRecordAt(chunks[to]!, 0);
+  const source = decodeRecordAt(chunks[from]!, 0);
+  if (target.outcome !== 'record' || source.outcome !== 'record') return null;
+  const t = target.record as unknown as Record<string, unknown>;
+  const s = source.record as unknown as Record<string, unknown>;
+  const targetFields = NAME_FIELDS.filter((f) => t[f] instanceof Uint8Array);
+  const sourceFields = NAME_FIELDS.filter((f) => s[f] instanceof Uint8Array);
+  if (targetFields.length === 0 || sourceFields.length === 0) return null;
+  const shared = targetFields.filter((f) => sourceFields.includes(f));
+  const field = shared.length ? shared[pick % shared.length]! : targetFields[pick % targetFields.length]!;
+  const value = s[shared.length ? field : sourceFields[pick % sourceFields.length]!] as Uint8Array;
+  return encodeRecord({ ...target.record, [field]: value, seq: to } as LogRecord);
+}
 
 /** Split a log into record-sized chunks by trusting each length field (no checks) + a remainder. */
 export function splitRecords(log: Uint8Array): { chunks: Uint8Array[]; rest: Uint8Array } {
@@ -167,6 +194,14 @@ function applyRecordMutation(log: Uint8Array, m: Mutation, donor: Uint8Array): U
       const changed = c[i]!.slice();
       changed[9] = m.kind;
       c[i] = reseal(changed, i);
+      return join([...c, rest]);
+    }
+    case 'copy-field': {
+      const i = pick(m.to);
+      const copied = copyField(chunks, i, pick(m.from), m.pick);
+      if (!copied) return log;
+      const c = chunks.slice();
+      c[i] = copied;
       return join([...c, rest]);
     }
     case 'set-seq': {

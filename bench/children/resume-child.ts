@@ -1,6 +1,7 @@
 /**
- * A fresh process for the resume suite. Usage:
- *   node --import tsx bench/children/resume-child.ts <remit|langgraph> <import|resume> <db file> <N>
+ * A fresh process for the resume suite. Usage (the suite runs a plain-JavaScript copy, see
+ * lib/compile-js.ts; under tsx it works the same, slower):
+ *   node resume-child.js <remit|langgraph> <import|resume> <db file> <N>
  * "import" loads the library and the workload module and exits (the baseline every resume pays);
  * "resume" also opens the file, resumes the parked run to its end, checks the result and prints
  * {"resume_ms": ...}, the time from after the imports to the end, measured inside the child.
@@ -12,12 +13,13 @@ if ((impl !== 'remit' && impl !== 'langgraph') || (mode !== 'import' && mode !==
   process.exit(2);
 }
 const nodes = Number(nodesArg);
+const importStart = performance.now();
 const workload = impl === 'remit' ? await import('../workloads/remit.js') : await import('../workloads/langgraph.js');
 if (mode === 'resume') {
   const t0 = performance.now();
   if (impl === 'remit') await (workload as typeof import('../workloads/remit.js')).remitResume(file, nodes);
   else await (workload as typeof import('../workloads/langgraph.js')).langgraphResume(file, nodes);
-  process.stdout.write(JSON.stringify({ resume_ms: performance.now() - t0 }) + '\n');
+  process.stdout.write(JSON.stringify({ import_ms: t0 - importStart, resume_ms: performance.now() - t0 }) + '\n');
 } else {
-  process.stdout.write(JSON.stringify({ imported: Object.keys(workload).length }) + '\n');
+  process.stdout.write(JSON.stringify({ import_ms: performance.now() - importStart, exports: Object.keys(workload).length }) + '\n');
 }

@@ -45,6 +45,7 @@ const COLUMNS: Record<SuiteName, Column[]> = {
     { header: 'n', cell: samples },
     { header: 'minus import-only child ms', cell: (r) => fmt(r.metrics.resume_over_import_ms) },
     { header: 'in-child resume ms', cell: (r) => fmt(r.metrics.in_child_resume_ms) },
+    { header: 'in-child import ms', cell: (r) => fmt(r.metrics.in_child_import_ms) },
     { header: 'speedup vs LangGraph (minus import / in-child)', cell: (r) => `${ratio(r.ratios['resume_over_import_vs_langgraph'])} / ${ratio(r.ratios['in_child_vs_langgraph'])}` },
   ],
   commit: [

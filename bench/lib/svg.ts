@@ -20,9 +20,9 @@ export interface ChartSpec {
   subtitle?: string;
 }
 
-const WIDTH = 720;
+const WIDTH = 780;
 const HEIGHT = 440;
-const MARGIN = { left: 84, right: 190, top: 56, bottom: 56 };
+const MARGIN = { left: 84, right: 220, top: 56, bottom: 56 };
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
 
 function escapeXml(s: string): string {

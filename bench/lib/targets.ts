@@ -40,10 +40,14 @@ export function evaluateTargets(doc: ResultsDocument): TargetReport[] {
     out.push(target(`commit-${sync.toLowerCase()}`, `REMIT step commit ≥ 80 % of raw insert-commit (synchronous=${sync})`,
       r?.ratios['speed_vs_raw-insert-commit'], 'share', (v) => v >= 0.8, (v) => `${(v * 100).toFixed(0)} % of the raw rate`));
   }
+  // The in-child time is the target's measure: the paired spawn→exit minus import-only difference
+  // is reported too, but on a loaded machine the import time's spread (hundreds of ms for
+  // LangGraph) swamps a resume of tens of ms.
   const resume = rowsOf(doc, 'resume').find((x) => x.impl === 'remit' && x.params.nodes === 1000);
-  out.push(target('resume-vs-langgraph', 'Resume at N = 1000 ≥ 10× faster than LangGraph.js (fresh process, minus import-only child)',
-    resume?.ratios.resume_over_import_vs_langgraph, '×', (v) => v >= 10,
-    (v) => `${v.toFixed(1)}× (in-child timing: ${resume?.ratios.in_child_vs_langgraph?.toFixed(1) ?? '–'}×)`));
+  const r = (k: string) => resume?.ratios[k]?.toFixed(2) ?? '–';
+  out.push(target('resume-vs-langgraph', 'Resume at N = 1000 ≥ 10× faster than LangGraph.js (fresh process; resume work timed inside the child)',
+    resume?.ratios.in_child_vs_langgraph, '×', (v) => v >= 10,
+    () => `REMIT ${resume?.metrics.in_child_resume_ms?.toFixed(1)} ms vs LangGraph ${((resume?.metrics.in_child_resume_ms ?? 0) * (resume?.ratios.in_child_vs_langgraph ?? 0)).toFixed(1)} ms inside the child (${r('in_child_vs_langgraph')}×); spawn→exit ${r('spawn_to_exit_vs_langgraph')}×; spawn→exit minus import-only child ${r('resume_over_import_vs_langgraph')}×`));
   for (const state of ['growing', 'fixed']) {
     const pts = rowsOf(doc, 'storage').filter((x) => x.impl === 'remit' && x.params.state === state)
       .sort((a, b) => (a.params.steps as number) - (b.params.steps as number));

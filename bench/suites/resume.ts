@@ -8,7 +8,8 @@
  * an import-only child of the same library started right after it (the resume work itself,
  * without Node start-up and module loading; median of the paired differences); and the resume
  * time the child measures itself after its imports.
- * Each sample resumes its own copy of the parked file, made before the clock starts.
+ * Each sample resumes its own copy of the parked file, made before the clock starts. Children run
+ * as plain JavaScript (lib/compile-js.ts), not under the tsx loader.
  */
 
 import { spawn } from 'node:child_process';
@@ -18,19 +19,21 @@ import { row, unavailableRow, type ResultRow } from '../lib/results.js';
 import { summarize } from '../lib/stats.js';
 import { langgraphPrepareParked } from '../workloads/langgraph.js';
 import { PARKED_PAYLOAD_BYTES } from '../workloads/shapes.js';
+import { compileChildren } from '../lib/compile-js.js';
 
 type Impl = 'remit' | 'langgraph';
 
 interface ChildRun {
   wallMs: number;
+  /** Measured by the child: from its first line to the end of its imports, and the resume itself. */
+  importMs: number | undefined;
   resumeMs: number | undefined;
 }
 
-function runChild(ctx: SuiteContext, args: string[]): Promise<ChildRun> {
-  const child = path.join(ctx.repoRoot, 'bench', 'children', 'resume-child.ts');
+function runChild(ctx: SuiteContext, child: string, args: string[]): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const p = spawn(process.execPath, ['--import', 'tsx', child, ...args], { cwd: ctx.repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [child, ...args], { cwd: ctx.repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));
@@ -40,8 +43,8 @@ function runChild(ctx: SuiteContext, args: string[]): Promise<ChildRun> {
       const wallMs = performance.now() - t0;
       if (code !== 0) return reject(new Error(`child ${args.join(' ')} exited ${code}: ${err.trim().slice(-400)}`));
       const last = out.trim().split('\n').pop() ?? '{}';
-      const parsed = JSON.parse(last) as { resume_ms?: number };
-      resolve({ wallMs, resumeMs: parsed.resume_ms });
+      const parsed = JSON.parse(last) as { resume_ms?: number; import_ms?: number };
+      resolve({ wallMs, resumeMs: parsed.resume_ms, importMs: parsed.import_ms });
     });
   });
 }
@@ -57,7 +60,7 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
   const rows: ResultRow[] = [];
   const notes: string[] = [
     `Workflow: \`work\` ×N (self-loop on a counter), then \`approve\` (interrupt), then \`finish\`; state = counter + a ${PARKED_PAYLOAD_BYTES}-byte string. REMIT: SqliteStore (synchronous=FULL). LangGraph: SqliteSaver, durability "sync".`,
-    'Each child is `node --import tsx bench/children/resume-child.ts`; children run one after another, alternating libraries, so both see the same machine load. Resume = open file, build the workflow, resume with a value, run to the end, close.',
+    'Each child is `node resume-child.js`: the child and its imports (REMIT\'s shell included) are transpiled to plain JavaScript first (lib/compile-js.ts), as a deployed service would run them; under tsx each cold start would also pay the loader\'s transforms. Children run one after another, alternating libraries. Resume = load the core, open the file, build the workflow, resume with a value, run to the end, close.',
   ];
   const impls: Impl[] = ['remit', 'langgraph'];
   const available = new Map<Impl, string | null>();
@@ -72,7 +75,10 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
   // Every resume child is paired with an import-only child of the same library started right
   // after it; the pair's difference is one sample of the resume work. Pairing cancels slow drifts
   // of machine load that a separately sampled baseline would fold into the difference.
+  ctx.log('resume: compiling the child and its imports to plain JavaScript');
+  const child = compileChildren(ctx.repoRoot, path.join(ctx.tmpDir, 'js'));
   const importWall = new Map<Impl, number[]>(live.map((i) => [i, []]));
+  const importInChild = new Map<Impl, number[]>(live.map((i) => [i, []]));
   for (const nodes of sizes) {
     const caseName = `N=${nodes}`;
     const params = { nodes, state_payload_bytes: PARKED_PAYLOAD_BYTES };
@@ -91,8 +97,9 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
       for (const impl of live) {
         const copy = path.join(ctx.tmpDir, `${impl}-resume-copy.db`);
         copyDb(templates.get(impl)!, copy);
-        const run = await runChild(ctx, [impl, 'resume', copy, String(nodes)]);
-        const base = await runChild(ctx, [impl, 'import', '-', '0']);
+        const run = await runChild(ctx, child, [impl, 'resume', copy, String(nodes)]);
+        const base = await runChild(ctx, child, [impl, 'import', '-', '0']);
+        if (base.importMs !== undefined) importInChild.get(impl)!.push(base.importMs);
         wall.get(impl)!.push(run.wallMs);
         importWall.get(impl)!.push(base.wallMs);
         overImport.get(impl)!.push(run.wallMs - base.wallMs);
@@ -128,16 +135,19 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
   for (const impl of live) {
     rows.push(row({
       suite: 'resume', case: 'import only', params: { nodes: 0 }, impl: `${impl}:import-only`, role: impl === 'remit' ? 'subject' : 'competitor',
-      time_ms: summarize(importWall.get(impl)!), note: 'node start + tsx + library import, no resume (all sizes pooled)',
+      time_ms: summarize(importWall.get(impl)!), note: 'node start + library import, no resume (all sizes pooled)',
+      metrics: { in_child_import_ms: summarize(importInChild.get(impl)!).median },
     }));
   }
   return { rows, notes, charts: [resumeChart(rows, ctx)] };
 }
 
 function resumeChart(rows: ResultRow[], ctx: SuiteContext) {
-  const pick = (impl: string, metric: 'resume_over_import_ms' | 'in_child_resume_ms') =>
+  const pick = (impl: string, value: (r: ResultRow) => number | undefined) =>
     rows.filter((r) => r.impl === impl && r.status === 'measured' && (r.params.nodes as number) > 0)
-      .map((r) => ({ x: r.params.nodes as number, y: r.metrics[metric] ?? NaN }));
+      .map((r) => ({ x: r.params.nodes as number, y: value(r) ?? NaN }));
+  const wall = (r: ResultRow) => r.time_ms?.median;
+  const inChild = (r: ResultRow) => r.metrics.in_child_resume_ms;
   return {
     file: 'resume-latency',
     spec: {
@@ -148,10 +158,10 @@ function resumeChart(rows: ResultRow[], ctx: SuiteContext) {
       xLog: true,
       yLog: true,
       series: [
-        { name: 'REMIT (exit − import)', points: pick('remit', 'resume_over_import_ms') },
-        { name: 'LangGraph (exit − import)', points: pick('langgraph', 'resume_over_import_ms') },
-        { name: 'REMIT (in child)', points: pick('remit', 'in_child_resume_ms'), dashed: true },
-        { name: 'LangGraph (in child)', points: pick('langgraph', 'in_child_resume_ms'), dashed: true },
+        { name: 'REMIT spawn→exit', points: pick('remit', wall) },
+        { name: 'LangGraph spawn→exit', points: pick('langgraph', wall) },
+        { name: 'REMIT resume in child', points: pick('remit', inChild), dashed: true },
+        { name: 'LangGraph resume in child', points: pick('langgraph', inChild), dashed: true },
       ],
     },
   };

@@ -164,6 +164,8 @@ export function stepsAreCoherent(steps: readonly StepName[]): boolean {
   const needsBaseline: StepName[] = ['continue-from-older', 'probe-corruption'];
   if (steps.some((s) => needsStart.includes(s)) && !steps.includes('start')) return false;
   if (steps.some((s) => needsBaseline.includes(s)) && !steps.includes('baseline')) return false;
+  // A duplicate resume is only a duplicate after a first one.
+  if (steps.includes('resume-duplicate') && !steps.includes('resume') && !steps.includes('resume-concurrent')) return false;
   return steps.length > 0;
 }
 
@@ -180,6 +182,8 @@ export function sameFailure(original: readonly string[], candidate: readonly str
 /** Candidate reductions, biggest first: smaller k, the property's own steps, halves, quarters, single steps. */
 function reductions(scenario: Scenario, property: PropertyId): { scenario: Scenario; removed: string }[] {
   const out: { scenario: Scenario; removed: string }[] = [];
+  // The most telling reduction: the violation needs no fault at all.
+  if (scenario.fault !== null) out.push({ scenario: { ...scenario, fault: null }, removed: 'the fault' });
   const c = scenario.concurrency;
   if (c !== null) {
     for (const k of [2, 4, 8].filter((k) => k < c.k)) {

@@ -93,7 +93,8 @@ function smallest(s: SystemProfile, report: Report): string {
     .filter((p) => s.properties[p].smallest !== null)
     .map((p) => {
       const r = s.properties[p].smallest!;
-      return `<li><b>${PROPERTY_LABELS[p]}</b>: <a href="#${anchor(s.system, r.cellId)}"><code>${esc(r.cellId)}</code></a>, steps ${esc(r.scenario.steps.join(' → '))}${r.scenario.concurrency ? `, k=${r.scenario.concurrency.k}` : ''}
+      const fault = r.scenario.fault === null ? 'no fault' : `fault ${r.scenario.fault.point}/${r.scenario.fault.kind}`;
+      return `<li><b>${PROPERTY_LABELS[p]}</b>: from <a href="#${anchor(s.system, r.cellId)}"><code>${esc(r.cellId)}</code></a>: ${esc(fault)}, steps ${esc(r.scenario.steps.join(' → '))}${r.scenario.concurrency ? `, k=${r.scenario.concurrency.k}` : ''}
 <span class="small">(shrunk in ${r.shrinkRuns} re-runs${r.removed.length ? `; removed ${esc(r.removed.join(', '))}` : ''})</span>
 <ul>${r.evidence.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>
 <code>${esc(replayCommand(s.system, `reports/${smallestPath(s.system, p)}`))}</code>

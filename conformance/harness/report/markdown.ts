@@ -70,7 +70,8 @@ export function renderMarkdown(report: Report): string {
       out.push('### Smallest reproductions', '');
       for (const p of smallest) {
         const r = s.properties[p].smallest!;
-        out.push(`- **${PROPERTY_LABELS[p]}**: cell \`${r.cellId}\`, steps ${r.scenario.steps.join(' → ')}${r.scenario.concurrency ? `, k=${r.scenario.concurrency.k}` : ''} (shrunk in ${r.shrinkRuns} re-runs${r.removed.length ? `: removed ${r.removed.join(', ')}` : ''}).`);
+        const fault = r.scenario.fault === null ? 'no fault' : `fault ${r.scenario.fault.point}/${r.scenario.fault.kind}`;
+        out.push(`- **${PROPERTY_LABELS[p]}**: from cell \`${r.cellId}\`: ${fault}, steps ${r.scenario.steps.join(' → ')}${r.scenario.concurrency ? `, k=${r.scenario.concurrency.k}` : ''} (shrunk in ${r.shrinkRuns} re-runs${r.removed.length ? `: removed ${r.removed.join(', ')}` : ''}).`);
         for (const e of r.evidence) out.push(`  - ${e}`);
         out.push(`  - replay: \`${replayCommand(s.system, `reports/${smallestPath(s.system, p)}`)}\``);
       }

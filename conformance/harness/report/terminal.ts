@@ -1,4 +1,5 @@
 /** The terminal table: one row per property, one column per system. */
+import { CONCURRENCY_KS, CONCURRENCY_MODES, CONCURRENCY_VALUES, concurrencyCellId } from '../cells.js';
 import type { Report, ReportTiming } from './model.js';
 import { PROPERTY_LABELS, cellsOf, summaryText } from './model.js';
 
@@ -26,7 +27,12 @@ export function renderTerminal(report: Report, timing: ReportTiming | null, useC
     const fault = cellsOf(s, 'fault');
     const conc = cellsOf(s, 'concurrency');
     const applicable = (cells: typeof fault) => cells.filter((c) => c.applicable).length;
-    const sat = conc.filter((c) => c.saturation !== null).map((c) => `${c.cellId} ${c.saturation?.fires}/${c.saturation?.k}`);
+    const sat = CONCURRENCY_MODES.flatMap((m) =>
+      CONCURRENCY_VALUES.map((v) => {
+        const row = CONCURRENCY_KS.map((k) => conc.find((c) => c.cellId === concurrencyCellId(k, m, v))?.saturation);
+        return row.some((x) => x != null) ? `${m}/${v} ${row.map((x) => (x == null ? '-' : `${x.fires}/${x.k}`)).join(' ')}` : '';
+      }),
+    ).filter((x) => x !== '');
     const t = timing?.systems.find((x) => x.system === s.system);
     out.push(
       `${s.system} (${s.label}): ${applicable(fault)}/${fault.length} fault cells and ${applicable(conc)}/${conc.length} concurrency cells applicable` +
@@ -34,7 +40,7 @@ export function renderTerminal(report: Report, timing: ReportTiming | null, useC
     );
     const versions = Object.entries(s.versions).map(([k, v]) => `${k} ${v}`).join(', ');
     out.push(`  versions: ${versions}`);
-    if (sat.length > 0) out.push(`  gated-effect fires/k: ${sat.join('; ')}`);
+    if (sat.length > 0) out.push(`  gated-effect fires/k for k = ${CONCURRENCY_KS.join(', ')}: ${sat.join(' | ')}`);
   }
   return out.join('\n');
 }

@@ -1,0 +1,52 @@
+/**
+ * Plain-JavaScript copies of the resume child and everything it imports, so fresh processes run
+ * the way a deployed service does: `node child.js`, no TypeScript loader. Under tsx every
+ * TypeScript module and the jco-generated Wasm binding go through the loader's transform on each
+ * cold start (seen here: importing wasm/pkg/remit_core.js takes ~90 ms under tsx, ~6 ms under
+ * plain node), a development cost that is not REMIT's. LangGraph is already JavaScript.
+ *
+ * TypeScript's own transpileModule (no type check, no bundling) writes each file to the same
+ * relative path under `outDir`; `outDir/wasm/pkg` is a copy of the built Wasm binding, so the
+ * core's `new URL('../../../wasm/pkg/remit_core.js', import.meta.url)` resolves as in the source tree.
+ */
+
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+const SOURCE_DIRS = ['ts-shell/src', 'bench/children', 'bench/workloads'];
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(full));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
+
+/** Transpile; returns the path of the compiled resume child. */
+export function compileChildren(repoRoot: string, outDir: string): string {
+  fs.rmSync(outDir, { recursive: true, force: true });
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'package.json'), JSON.stringify({ type: 'module', private: true }) + '\n');
+  // A copy, not a link: a link to wasm/ would put its tests inside bench/results/tmp for vitest.
+  const pkg = path.join(repoRoot, 'wasm', 'pkg');
+  if (fs.existsSync(pkg)) fs.cpSync(pkg, path.join(outDir, 'wasm', 'pkg'), { recursive: true });
+  for (const dir of SOURCE_DIRS) {
+    for (const file of sourceFiles(path.join(repoRoot, dir))) {
+      const rel = path.relative(repoRoot, file);
+      const out = ts.transpileModule(fs.readFileSync(file, 'utf8'), {
+        fileName: rel,
+        compilerOptions: {
+          module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, esModuleInterop: true, verbatimModuleSyntax: false,
+        },
+      });
+      const target = path.join(outDir, rel.replace(/\.ts$/, '.js'));
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, out.outputText);
+    }
+  }
+  return path.join(outDir, 'bench', 'children', 'resume-child.js');
+}

@@ -1,0 +1,64 @@
+/**
+ * Real cells through real adapter processes: REMIT holds every property in a sample of both
+ * matrices, each canary shows the violation its missing guard causes, LangGraph.js's adapter runs,
+ * and the same seed gives the same JSON report. The full matrices run from the CLI, not here.
+ */
+import { describe, expect, it } from 'vitest';
+import { findCell } from './harness/cells.js';
+import { runCampaign } from './harness/campaign.js';
+import { PROPERTIES } from './harness/checkers/index.js';
+import { reportJson } from './harness/report/write.js';
+import { findSystem } from './harness/systems.js';
+
+const REMIT_CELLS = [
+  'after-commit:EFFECT_INTENT@charge/sigkill',
+  'in-handler-after-effect:notify/sigkill',
+  'after-commit:RESUME_CLAIMED@approval/store-error',
+  'inside-pure:compute/throw',
+  'before-commit:FORKED/sigkill',
+  'k=4/processes/different',
+  'k=2/in-process/same',
+].map(findCell);
+
+async function campaign(systems: string[], cells: ReturnType<typeof findCell>[], seed = 3) {
+  return runCampaign({ mode: 'custom', systems: systems.map(findSystem), cells, seed, jobs: 2, shrink: false, shrinkBudget: 0 });
+}
+
+describe('conformance harness on real adapters', () => {
+  it('REMIT (SQLite, Wasm and reference cores) holds every property in the sampled cells', async () => {
+    const { report, unavailable } = await campaign(['remit-sqlite-wasm', 'remit-sqlite-reference'], REMIT_CELLS);
+    expect(unavailable).toEqual([]);
+    for (const system of report.systems) {
+      for (const cell of system.cells) {
+        expect(cell.applicable, `${system.system} ${cell.cellId}`).toBe(true);
+        for (const p of PROPERTIES) {
+          expect(cell.verdicts[p].status, `${system.system} ${cell.cellId} ${p}: ${JSON.stringify(cell.verdicts[p])}`).toBe('holds');
+        }
+      }
+    }
+  });
+
+  it('the canaries show violations: the claim guard off breaks consume-once, ignored keys break effect exactly-once', async () => {
+    const { report } = await campaign(['canary', 'canary-key'], [findCell('k=2/in-process/same'), findCell('in-handler-after-effect:charge/sigkill')]);
+    const [claim, key] = report.systems;
+    expect(claim?.properties['consume-once'].status).toBe('violated');
+    expect(claim?.cells.find((c) => c.cellId === 'k=2/in-process/same')?.saturation).toEqual({ fires: 2, k: 2 });
+    expect(key?.properties['effect-exactly-once'].status).toBe('violated');
+  });
+
+  it('the LangGraph.js adapter runs a SIGKILL cell to verdicts (measured, not asserted)', async () => {
+    const { report, unavailable } = await campaign(['langgraph-js'], [findCell('after-commit:NODE_COMPLETED@charge/sigkill')]);
+    expect(unavailable).toEqual([]);
+    const cell = report.systems[0]?.cells[0];
+    expect(cell?.applicable).toBe(true);
+    for (const p of PROPERTIES) expect(['holds', 'violated']).toContain(cell?.verdicts[p].status);
+    expect(report.systems[0]?.versions['@langchain/langgraph']).toBe('1.7.3');
+  });
+
+  it('same seed, same JSON report', async () => {
+    const cells = [findCell('after-commit:NODE_COMPLETED@compute/sigkill'), findCell('k=2/in-process/different')];
+    const a = await campaign(['remit-sqlite-reference'], cells, 11);
+    const b = await campaign(['remit-sqlite-reference'], cells, 11);
+    expect(reportJson(b.report)).toBe(reportJson(a.report));
+  });
+});

@@ -1,0 +1,89 @@
+/** Unit tests of the harness parts that are not checkers: generator, catalogue, sink, shrinking rules. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ALL_CELLS, CONCURRENCY_CELLS, FAULT_CELLS, FAULT_POINTS, findCell } from './cells.js';
+import { sameFailure, stepsAreCoherent } from './profile.js';
+import { Prng } from './prng.js';
+import { cellSeed, generateScenario, ScenarioSchema } from './scenario.js';
+import { countEffects, EffectSinkWriter, readSink } from './sink.js';
+import { expectedFinalState, RefundStateSchema } from './workflow.js';
+
+describe('cell catalogue', () => {
+  it('has at least the study\'s 39 fault cells and 16 concurrency cells, uniquely named', () => {
+    expect(FAULT_CELLS.length).toBeGreaterThanOrEqual(39);
+    expect(CONCURRENCY_CELLS.length).toBe(16);
+    expect(new Set(ALL_CELLS.map((c) => c.id)).size).toBe(ALL_CELLS.length);
+  });
+
+  it('gives store errors only to commit points', () => {
+    for (const cell of FAULT_CELLS.filter((c) => c.kind === 'store-error')) expect(cell.point).toMatch(/^(before|after)-commit:/);
+    expect(FAULT_POINTS.filter((p) => p.place === 'code').map((p) => p.name)).toContain('inside-pure:compute');
+  });
+
+  it('refuses an unknown cell by name', () => {
+    expect(() => findCell('after-commit:NOPE/sigkill')).toThrow(/unknown cell "after-commit:NOPE\/sigkill"/);
+  });
+});
+
+describe('scenarios', () => {
+  it('are a pure function of cell and seed, and valid', () => {
+    const a = generateScenario('k=8/processes/different', 42);
+    expect(generateScenario('k=8/processes/different', 42)).toEqual(a);
+    expect(generateScenario('k=8/processes/different', 43)).not.toEqual(a);
+    expect(ScenarioSchema.parse(a)).toEqual(a);
+    expect(a.concurrency?.values).toHaveLength(8);
+    expect(new Set(a.concurrency?.values.map((v) => v.note)).size).toBe(8);
+  });
+
+  it('give the same inputs to every system (the cell seed does not depend on the system)', () => {
+    expect(cellSeed(1, 'inside-pure:compute/throw')).toBe(cellSeed(1, 'inside-pure:compute/throw'));
+    expect(cellSeed(1, 'inside-pure:compute/throw')).not.toBe(cellSeed(2, 'inside-pure:compute/throw'));
+  });
+
+  it('have an expected final state that satisfies the state schema', () => {
+    const s = generateScenario('after-commit:RUN_STARTED/throw', 5);
+    expect(RefundStateSchema.safeParse(expectedFinalState(s.input, s.resumeValue)).success).toBe(true);
+  });
+
+  it('come from a generator that repeats from its seed', () => {
+    const a = new Prng(7);
+    const b = new Prng(7);
+    expect(Array.from({ length: 5 }, () => a.nextU32())).toEqual(Array.from({ length: 5 }, () => b.nextU32()));
+    expect(() => new Prng(-1)).toThrow(/non-negative/);
+  });
+});
+
+describe('effect sink', () => {
+  it('counts raw invocations and distinct applied keys, and ignores a torn last line', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sink-test-'));
+    const file = path.join(dir, 'effects.jsonl');
+    const sink = new EffectSinkWriter(file);
+    sink.invoke('charge', 'k1', 'r');
+    sink.apply('charge', 'k1', 'r');
+    sink.invoke('charge', 'k1', 'r');
+    sink.apply('charge', 'k1', 'r');
+    sink.close();
+    fs.appendFileSync(file, '{"t":"invoke","node":"cha');
+    const contents = readSink(file);
+    expect(contents.tornBytes).toBeGreaterThan(0);
+    expect(countEffects(contents.lines, 'charge')).toEqual({ invocations: 2, applyLines: 2, appliedKeys: ['k1'] });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('shrinking rules', () => {
+  it('keep only coherent schedules', () => {
+    expect(stepsAreCoherent(['start', 'resume'])).toBe(true);
+    expect(stepsAreCoherent(['resume'])).toBe(false);
+    expect(stepsAreCoherent(['continue-from-older'])).toBe(false);
+    expect(stepsAreCoherent([])).toBe(false);
+    expect(stepsAreCoherent(['start', 'resume-duplicate'])).toBe(false);
+  });
+
+  it('accept a smaller run only when it fails the same way', () => {
+    expect(sameFailure(['notify fired 16 times for 16 resumers'], ['notify fired 2 times for 2 resumers'])).toBe(true);
+    expect(sameFailure(['notify fired 16 times for 16 resumers'], ['0 of 2 concurrent resumers were served'])).toBe(false);
+  });
+});

@@ -1,0 +1,506 @@
+/**
+ * The TypeScript reference recovery core: docs/core-api.md written out as a fold over the records
+ * of docs/log-format.md. It is the equivalence suite's oracle for the Wasm core and a shipped
+ * alternative to it, so it favours the document's wording over cleverness.
+ *
+ * Guarantees (checked by ./reference-core.test.ts and ../../../equivalence/):
+ * - total: every byte string and every request gets an answer; nothing throws;
+ * - pure: the result depends only on the bytes given; no I/O, clock or randomness;
+ * - single pass over the log; names are compared as byte ranges, never decoded.
+ */
+
+import { ByteRangeMap } from '../../../ts-shell/src/core/byte-range-map.js';
+import { encodeAdmission, encodeRecovery, isWellFormedRequest, parseAdmissionRequest } from '../../../ts-shell/src/core/encoding.js';
+import {
+  Frame, FrameOutcome, FRAME_OVERHEAD, MAX_NODE_COUNT, PayloadFields, parsePayload, rangesEqual,
+  readFrame, readU32,
+} from '../../../ts-shell/src/core/framing.js';
+import {
+  EffectStatus, LogErrorCode, NodeKind, NONE32, RecordKind, RefusalReason, RunStatus,
+  type Admission, type AdmissionRequest, type EffectNodeStatus, type ForkLink, type NextAction, type Recovery,
+  type RecoveredRun, type RecoveryCore,
+} from '../../../ts-shell/src/core/types.js';
+
+/** The phases of docs/core-api.md, "Recovery as a state machine over records". */
+const Phase = {
+  EMPTY: 0, AT: 1, INTENT: 2, DONE: 3, PARKED: 4, CLAIMED: 5, ENDED: 6, COMPLETED: 7, FAILED: 8,
+} as const;
+type Phase = (typeof Phase)[keyof typeof Phase];
+
+const STATUS_OF_PHASE: Record<Phase, RunStatus> = {
+  [Phase.EMPTY]: RunStatus.EMPTY,
+  [Phase.AT]: RunStatus.RUNNING,
+  [Phase.INTENT]: RunStatus.RUNNING,
+  [Phase.DONE]: RunStatus.RUNNING,
+  [Phase.PARKED]: RunStatus.PARKED,
+  [Phase.CLAIMED]: RunStatus.RUNNING,
+  [Phase.ENDED]: RunStatus.RUNNING,
+  [Phase.COMPLETED]: RunStatus.COMPLETED,
+  [Phase.FAILED]: RunStatus.FAILED,
+};
+
+/**
+ * Bugs that tests can switch on to prove the equivalence suite catches them (a canary must make
+ * the suite fail). Never reachable from createCore (./index.ts).
+ */
+export type ReferenceCanary =
+  /** Consume-once broken: a claimed interrupt accepts another resume, and a second claim record. */
+  | 'accept-second-claim'
+  /** A delta NODE_COMPLETED moves the snapshot pointer as if it were a snapshot. */
+  | 'snapshot-on-delta';
+
+interface LineageEntry {
+  sourceRunIdStart: number; sourceRunIdEnd: number; sourceSeq: number;
+  runIdStart: number; runIdEnd: number; forkSeq: number;
+  intentStart: number; intentEnd: number;
+}
+
+const NO_ERROR = 0;
+type StepResult = typeof NO_ERROR | LogErrorCode;
+
+/** One recovery of one log: walk, fold, report. Fields are byte ranges into `log`. */
+class RecoveryFold {
+  private readonly frame = new Frame();
+  private readonly f = new PayloadFields();
+
+  // Framing.
+  recordCount = 0;
+  durableLen = 0;
+  tornLen = 0;
+  errorCode: StepResult = NO_ERROR;
+  errorKind = 0;
+  /** Kind of the record at seq - 1 while folding (FORKED needs it). */
+  private previousKind = 0;
+
+  // The run, from RUN_STARTED (run id replaced by each FORKED).
+  runIdStart = 0; runIdEnd = 0;
+  workflowStart = 0; workflowEnd = 0;
+  versionStart = 0; versionEnd = 0;
+  fingerprintStart = 0; fingerprintEnd = 0;
+  nodeNameStart: number[] = [];
+  nodeNameEnd: number[] = [];
+  nodeKind: number[] = [];
+  nodeByName: ByteRangeMap;
+  effectStatus: number[] = [];
+  effectDoneCount: number[] = [];
+
+  // The phase and its parameters (node is an index into the node table).
+  phase: Phase = Phase.EMPTY;
+  phaseNode = -1;
+  phaseKeyStart = 0; phaseKeyEnd = 0;
+  phaseIdStart = 0; phaseIdEnd = 0;
+  phaseSeq = 0;
+  phaseOffset = 0;
+
+  checkpointSeq = NONE32; checkpointOffset = NONE32;
+  snapshotSeq = NONE32; snapshotOffset = NONE32;
+
+  parkedIds: ByteRangeMap;
+  /** Claimed interrupt ids; value = the claim's seq, value2 = its offset. */
+  claimedIds: ByteRangeMap;
+  interruptsParked = 0;
+  interruptsClaimed = 0;
+  lineage: LineageEntry[] = [];
+  failedNodeStart = 0; failedNodeEnd = 0;
+  failureCodeStart = 0; failureCodeEnd = 0;
+  failureMessageStart = 0; failureMessageEnd = 0;
+
+  constructor(readonly log: Uint8Array, private readonly canary: ReferenceCanary | null) {
+    this.nodeByName = new ByteRangeMap(log);
+    this.parkedIds = new ByteRangeMap(log);
+    this.claimedIds = new ByteRangeMap(log);
+  }
+
+  /** Fold every durable record; on corruption stop with errorCode, recordCount = the bad seq. */
+  run(): this {
+    const log = this.log;
+    let offset = 0;
+    for (;;) {
+      const outcome = readFrame(log, offset, this.recordCount, this.frame);
+      if (outcome === FrameOutcome.END) break;
+      if (outcome === FrameOutcome.TORN) {
+        this.tornLen = log.length - offset;
+        break;
+      }
+      this.errorKind = this.frame.kind;
+      if (outcome === FrameOutcome.CORRUPT) return this.fail(this.frame.errorCode);
+      const kind = this.frame.kind;
+      if (!parsePayload(log, kind, this.frame.payloadStart, this.frame.payloadEnd, this.f)) {
+        return this.fail(LogErrorCode.MALFORMED_PAYLOAD);
+      }
+      const code = this.apply(kind, this.recordCount, offset);
+      if (code !== NO_ERROR) return this.fail(code);
+      this.previousKind = kind;
+      offset = this.frame.recordEnd;
+      this.recordCount++;
+      this.durableLen = offset;
+    }
+    return this;
+  }
+
+  private fail(code: LogErrorCode): this {
+    this.errorCode = code;
+    return this;
+  }
+
+  /** docs/core-api.md, "Transitions", steps 2 and 3 (step 1, parsing, is done by the caller). */
+  private apply(kind: number, seq: number, offset: number): StepResult {
+    if ((this.phase === Phase.COMPLETED || this.phase === Phase.FAILED) && kind !== RecordKind.FORKED) return LogErrorCode.IMPOSSIBLE_ORDER;
+    // "s = 0 must be RUN_STARTED": read as applying to every kind, before any kind-specific rule.
+    if ((seq === 0) !== (kind === RecordKind.RUN_STARTED)) return LogErrorCode.IMPOSSIBLE_ORDER;
+    switch (kind) {
+      case RecordKind.RUN_STARTED: return this.runStarted(offset);
+      case RecordKind.NODE_COMPLETED: return this.nodeCompleted(seq, offset);
+      case RecordKind.EFFECT_INTENT: return this.effectIntent(seq);
+      case RecordKind.EFFECT_DONE: return this.effectDone(seq, offset);
+      case RecordKind.INTERRUPT_PARKED: return this.interruptParked(seq);
+      case RecordKind.RESUME_CLAIMED: return this.resumeClaimed(seq, offset);
+      case RecordKind.FORKED: return this.forked(seq);
+      case RecordKind.RUN_COMPLETED: return this.runCompleted();
+      default: return this.runFailed();
+    }
+  }
+
+  private findNode(start: number, end: number): number {
+    return this.nodeByName.find(this.log, start, end);
+  }
+
+  private runStarted(offset: number): StepResult {
+    const f = this.f;
+    const log = this.log;
+    if (f.nodeCount < 1 || f.nodeCount > MAX_NODE_COUNT) return LogErrorCode.BAD_NODE_TABLE;
+    this.nodeByName = new ByteRangeMap(log, f.nodeCount);
+    let pos = f.tableStart;
+    for (let i = 0; i < f.nodeCount; i++) {
+      const nameEnd = pos + 4 + readU32(log, pos); // the payload parsed, so the entry is whole
+      const kind = log[nameEnd]!;
+      if (kind < NodeKind.PURE || kind > NodeKind.INTERRUPT) return LogErrorCode.BAD_NODE_TABLE;
+      if (this.findNode(pos + 4, nameEnd) >= 0) return LogErrorCode.BAD_NODE_TABLE;
+      this.nodeByName.add(pos + 4, nameEnd, i);
+      this.nodeNameStart.push(pos + 4);
+      this.nodeNameEnd.push(nameEnd);
+      this.nodeKind.push(kind);
+      this.effectStatus.push(EffectStatus.FRESH);
+      this.effectDoneCount.push(0);
+      pos = nameEnd + 1;
+    }
+    const start = this.findNode(f.startNodeStart, f.startNodeEnd);
+    if (start < 0) return LogErrorCode.UNKNOWN_NODE;
+    this.runIdStart = f.runIdStart; this.runIdEnd = f.runIdEnd;
+    this.workflowStart = f.workflowStart; this.workflowEnd = f.workflowEnd;
+    this.versionStart = f.versionStart; this.versionEnd = f.versionEnd;
+    this.fingerprintStart = f.fingerprintStart; this.fingerprintEnd = f.fingerprintEnd;
+    this.enterAt(start);
+    this.checkpointSeq = 0; this.checkpointOffset = offset;
+    this.snapshotSeq = 0; this.snapshotOffset = offset;
+    return NO_ERROR;
+  }
+
+  private enterAt(node: number): void {
+    this.phase = Phase.AT;
+    this.phaseNode = node;
+  }
+
+  private atNodeOfKind(node: number, kind: number): boolean {
+    return this.phase === Phase.AT && this.phaseNode === node && this.nodeKind[node] === kind;
+  }
+
+  private nodeCompleted(seq: number, offset: number): StepResult {
+    const f = this.f;
+    const node = this.findNode(f.nodeStart, f.nodeEnd);
+    if (node < 0) return LogErrorCode.UNKNOWN_NODE;
+    const routesToEnd = f.nextEnd === f.nextStart;
+    const next = routesToEnd ? -1 : this.findNode(f.nextStart, f.nextEnd);
+    if (!routesToEnd && next < 0) return LogErrorCode.UNKNOWN_NODE;
+    const allowed =
+      this.atNodeOfKind(node, NodeKind.PURE) ||
+      ((this.phase === Phase.DONE || this.phase === Phase.CLAIMED) && this.phaseNode === node);
+    if (!allowed) return LogErrorCode.IMPOSSIBLE_ORDER;
+    if (routesToEnd) {
+      this.phase = Phase.ENDED;
+      this.phaseNode = -1;
+    } else {
+      this.enterAt(next);
+    }
+    this.checkpointSeq = seq; this.checkpointOffset = offset;
+    if (f.stateForm === 0 || this.canary === 'snapshot-on-delta') {
+      this.snapshotSeq = seq; this.snapshotOffset = offset;
+    }
+    return NO_ERROR;
+  }
+
+  private effectIntent(seq: number): StepResult {
+    const f = this.f;
+    const node = this.findNode(f.nodeStart, f.nodeEnd);
+    if (node < 0) return LogErrorCode.UNKNOWN_NODE;
+    if (!this.atNodeOfKind(node, NodeKind.EFFECT)) return LogErrorCode.IMPOSSIBLE_ORDER;
+    this.phase = Phase.INTENT;
+    this.phaseKeyStart = f.keyStart; this.phaseKeyEnd = f.keyEnd;
+    this.phaseSeq = seq;
+    this.effectStatus[node] = EffectStatus.INTENT_ONLY;
+    return NO_ERROR;
+  }
+
+  private effectDone(seq: number, offset: number): StepResult {
+    const f = this.f;
+    const log = this.log;
+    const node = this.findNode(f.nodeStart, f.nodeEnd);
+    if (node < 0) return LogErrorCode.UNKNOWN_NODE;
+    const sameIntent =
+      this.phase === Phase.INTENT && this.phaseNode === node &&
+      rangesEqual(log, this.phaseKeyStart, this.phaseKeyEnd, log, f.keyStart, f.keyEnd);
+    if (!sameIntent) return LogErrorCode.IMPOSSIBLE_ORDER;
+    this.phase = Phase.DONE;
+    this.phaseSeq = seq;
+    this.phaseOffset = offset;
+    this.effectStatus[node] = EffectStatus.DONE;
+    this.effectDoneCount[node]! += 1;
+    return NO_ERROR;
+  }
+
+  private interruptParked(seq: number): StepResult {
+    const f = this.f;
+    const node = this.findNode(f.nodeStart, f.nodeEnd);
+    if (node < 0) return LogErrorCode.UNKNOWN_NODE;
+    if (!this.atNodeOfKind(node, NodeKind.INTERRUPT)) return LogErrorCode.IMPOSSIBLE_ORDER;
+    if (this.parkedIds.find(this.log, f.interruptIdStart, f.interruptIdEnd) >= 0) {
+      return LogErrorCode.DUPLICATE_INTERRUPT;
+    }
+    this.parkedIds.add(f.interruptIdStart, f.interruptIdEnd);
+    this.phase = Phase.PARKED;
+    this.phaseIdStart = f.interruptIdStart; this.phaseIdEnd = f.interruptIdEnd;
+    this.phaseSeq = seq;
+    this.interruptsParked += 1;
+    return NO_ERROR;
+  }
+
+  private resumeClaimed(seq: number, offset: number): StepResult {
+    const f = this.f;
+    const log = this.log;
+    const sameId = rangesEqual(log, this.phaseIdStart, this.phaseIdEnd, log, f.interruptIdStart, f.interruptIdEnd);
+    const secondClaimCanary = this.canary === 'accept-second-claim' && this.phase === Phase.CLAIMED && sameId;
+    if (!(this.phase === Phase.PARKED && sameId) && !secondClaimCanary) return LogErrorCode.IMPOSSIBLE_ORDER;
+    if (!secondClaimCanary) this.claimedIds.add(f.interruptIdStart, f.interruptIdEnd, seq, offset);
+    this.phase = Phase.CLAIMED;
+    this.phaseIdStart = f.interruptIdStart; this.phaseIdEnd = f.interruptIdEnd;
+    this.phaseSeq = seq;
+    this.phaseOffset = offset;
+    this.interruptsClaimed += 1;
+    return NO_ERROR;
+  }
+
+  private forked(seq: number): StepResult {
+    const f = this.f;
+    const afterCheckpoint =
+      this.previousKind === RecordKind.RUN_STARTED || this.previousKind === RecordKind.NODE_COMPLETED;
+    if (!afterCheckpoint || f.sourceSeq !== seq - 1) return LogErrorCode.IMPOSSIBLE_ORDER;
+    this.runIdStart = f.runIdStart; this.runIdEnd = f.runIdEnd;
+    this.lineage.push({
+      sourceRunIdStart: f.sourceRunIdStart, sourceRunIdEnd: f.sourceRunIdEnd, sourceSeq: f.sourceSeq,
+      runIdStart: f.runIdStart, runIdEnd: f.runIdEnd, forkSeq: seq,
+      intentStart: f.intentStart, intentEnd: f.intentEnd,
+    });
+    return NO_ERROR;
+  }
+
+  private runCompleted(): StepResult {
+    if (this.phase !== Phase.ENDED) return LogErrorCode.IMPOSSIBLE_ORDER;
+    this.phase = Phase.COMPLETED;
+    return NO_ERROR;
+  }
+
+  private runFailed(): StepResult {
+    const f = this.f;
+    if (this.phase === Phase.EMPTY) return LogErrorCode.IMPOSSIBLE_ORDER;
+    this.phase = Phase.FAILED;
+    this.failedNodeStart = f.nodeStart; this.failedNodeEnd = f.nodeEnd;
+    this.failureCodeStart = f.codeStart; this.failureCodeEnd = f.codeEnd;
+    this.failureMessageStart = f.messageStart; this.failureMessageEnd = f.messageEnd;
+    return NO_ERROR;
+  }
+
+  // ------------------------------------------------------------ reporting
+
+  private bytes(start: number, end: number): Uint8Array {
+    return this.log.slice(start, end);
+  }
+
+  private nodeName(node: number): Uint8Array {
+    return this.bytes(this.nodeNameStart[node]!, this.nodeNameEnd[node]!);
+  }
+
+  action(): NextAction {
+    const node = this.phaseNode;
+    switch (this.phase) {
+      case Phase.AT: {
+        const kind = this.nodeKind[node];
+        if (kind === NodeKind.PURE) return { tag: 'RUN_PURE', node: this.nodeName(node) };
+        if (kind === NodeKind.EFFECT) return { tag: 'BEGIN_EFFECT', node: this.nodeName(node) };
+        return { tag: 'PARK', node: this.nodeName(node) };
+      }
+      case Phase.INTENT:
+        return { tag: 'INVOKE_EFFECT', node: this.nodeName(node), key: this.bytes(this.phaseKeyStart, this.phaseKeyEnd), intentSeq: this.phaseSeq };
+      case Phase.DONE:
+        return {
+          tag: 'FINISH_EFFECT', node: this.nodeName(node), key: this.bytes(this.phaseKeyStart, this.phaseKeyEnd),
+          doneSeq: this.phaseSeq, doneOffset: this.phaseOffset,
+        };
+      case Phase.PARKED:
+        return { tag: 'AWAIT_RESUME', node: this.nodeName(node), interruptId: this.bytes(this.phaseIdStart, this.phaseIdEnd), parkedSeq: this.phaseSeq };
+      case Phase.CLAIMED:
+        return {
+          tag: 'FINISH_INTERRUPT', node: this.nodeName(node), interruptId: this.bytes(this.phaseIdStart, this.phaseIdEnd),
+          claimSeq: this.phaseSeq, claimOffset: this.phaseOffset,
+        };
+      case Phase.ENDED:
+        return { tag: 'FINISH_RUN' };
+      default:
+        return { tag: 'NONE' };
+    }
+  }
+
+  private effects(): EffectNodeStatus[] {
+    const out: EffectNodeStatus[] = [];
+    for (let i = 0; i < this.nodeKind.length; i++) {
+      if (this.nodeKind[i] !== NodeKind.EFFECT) continue;
+      out.push({ node: this.nodeName(i), status: this.effectStatus[i] as EffectStatus, doneCount: this.effectDoneCount[i]! });
+    }
+    return out;
+  }
+
+  private forkLinks(): ForkLink[] {
+    return this.lineage.map((l) => ({
+      sourceRunId: this.bytes(l.sourceRunIdStart, l.sourceRunIdEnd), sourceSeq: l.sourceSeq,
+      runId: this.bytes(l.runIdStart, l.runIdEnd), forkSeq: l.forkSeq, intent: this.bytes(l.intentStart, l.intentEnd),
+    }));
+  }
+
+  report(): Recovery {
+    if (this.errorCode !== NO_ERROR) {
+      return { ok: false, code: this.errorCode, seq: this.recordCount, offset: this.durableLen, kind: this.errorKind };
+    }
+    const status = STATUS_OF_PHASE[this.phase];
+    const run: RecoveredRun = {
+      ok: true, status, recordCount: this.recordCount, durableLen: this.durableLen, tornLen: this.tornLen,
+      runId: this.bytes(this.runIdStart, this.runIdEnd),
+      workflow: this.bytes(this.workflowStart, this.workflowEnd),
+      version: this.bytes(this.versionStart, this.versionEnd),
+      fingerprint: this.bytes(this.fingerprintStart, this.fingerprintEnd),
+      checkpointSeq: this.checkpointSeq, checkpointOffset: this.checkpointOffset,
+      snapshotSeq: this.snapshotSeq, snapshotOffset: this.snapshotOffset,
+      action: this.action(), effects: this.effects(),
+      interruptsParked: this.interruptsParked, interruptsClaimed: this.interruptsClaimed,
+      lineage: this.forkLinks(),
+    };
+    if (status === RunStatus.FAILED) {
+      run.failure = {
+        node: this.bytes(this.failedNodeStart, this.failedNodeEnd),
+        code: this.bytes(this.failureCodeStart, this.failureCodeEnd),
+        message: this.bytes(this.failureMessageStart, this.failureMessageEnd),
+      };
+    }
+    return run;
+  }
+}
+
+// ------------------------------------------------------------------ admission
+
+function refuse(reason: RefusalReason, seq: number, offset: number, detail = 0): Admission {
+  return { accepted: false, reason, detail, seq, offset };
+}
+
+function accept(seq: number, offset: number): Admission {
+  return { accepted: true, reason: 0, detail: 0, seq, offset };
+}
+
+/** Start offset of record `seq` in a log whose framing up to that record is known to be valid. */
+function recordOffset(log: Uint8Array, seq: number): number {
+  let offset = 0;
+  for (let i = 0; i < seq; i++) offset += FRAME_OVERHEAD + readU32(log, offset);
+  return offset;
+}
+
+/** docs/core-api.md, "Admission". `request` null means it did not parse (BAD_REQUEST). */
+function admitRequest(log: Uint8Array, request: AdmissionRequest | null, canary: ReferenceCanary | null): Admission {
+  const fold = new RecoveryFold(log, canary).run();
+  if (fold.errorCode !== NO_ERROR) return refuse(RefusalReason.LOG_INVALID, fold.recordCount, fold.durableLen, fold.errorCode);
+  if (fold.phase === Phase.EMPTY) return refuse(RefusalReason.NO_RUN, 0, 0);
+  if (request === null) return refuse(RefusalReason.BAD_REQUEST, 0, 0);
+  const head = fold.recordCount - 1;
+  switch (request.tag) {
+    case 'RESUME':
+      return admitResume(fold, request.interruptId, head, canary);
+    case 'FORK_AT': {
+      const n = request.seq;
+      if (n > head) return refuse(RefusalReason.BEYOND_HEAD, head, fold.durableLen);
+      const offset = recordOffset(log, n);
+      const kind = log[offset + 9];
+      if (kind === RecordKind.RUN_STARTED || kind === RecordKind.NODE_COMPLETED) {
+        return accept(n + 1, offset + FRAME_OVERHEAD + readU32(log, offset));
+      }
+      return refuse(RefusalReason.NOT_A_CHECKPOINT, n, offset);
+    }
+    case 'CONTINUE_FROM': {
+      const n = request.seq;
+      if (n === head) return accept(fold.recordCount, fold.durableLen);
+      if (n > head) return refuse(RefusalReason.BEYOND_HEAD, head, fold.durableLen);
+      return refuse(RefusalReason.IMPLICIT_FORK, head, fold.durableLen);
+    }
+  }
+}
+
+function admitResume(fold: RecoveryFold, id: Uint8Array, head: number, canary: ReferenceCanary | null): Admission {
+  const onThisId = rangesEqual(fold.log, fold.phaseIdStart, fold.phaseIdEnd, id, 0, id.length);
+  const secondClaimCanary = canary === 'accept-second-claim' && fold.phase === Phase.CLAIMED && onThisId;
+  const claim = fold.claimedIds.find(id, 0, id.length);
+  if (claim >= 0 && !secondClaimCanary) {
+    return refuse(RefusalReason.ALREADY_CONSUMED, fold.claimedIds.value(claim), fold.claimedIds.value2(claim));
+  }
+  if ((fold.phase === Phase.PARKED && onThisId) || secondClaimCanary) return accept(fold.recordCount, fold.durableLen);
+  if (fold.phase !== Phase.PARKED) return refuse(RefusalReason.NOT_PARKED, head, fold.durableLen);
+  return refuse(RefusalReason.UNKNOWN_INTERRUPT, head, fold.durableLen);
+}
+
+// ------------------------------------------------------------------ the RecoveryCore
+
+/** recover(log) of docs/core-api.md. Total: never throws. */
+export function recover(log: Uint8Array): Recovery {
+  return new RecoveryFold(log, null).run().report();
+}
+
+/** admit(log, request) of docs/core-api.md. A request the encoding could not carry is BAD_REQUEST. */
+export function admit(log: Uint8Array, request: AdmissionRequest): Admission {
+  return admitRequest(log, isWellFormedRequest(request) ? request : null, null);
+}
+
+export interface ReferenceCoreTestOptions {
+  /** Inject one known bug. Tests only: refused unless running under vitest or REMIT_ALLOW_CANARY=1. */
+  canary?: ReferenceCanary;
+}
+
+function canaryAllowed(): boolean {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  return env['VITEST'] !== undefined || env['REMIT_ALLOW_CANARY'] === '1';
+}
+
+/**
+ * A reference core. The shell uses createCore('reference') from ./index.ts, which passes no
+ * options; `canary` exists for the equivalence suite's must-fail tests.
+ */
+export function createReferenceCore(options: ReferenceCoreTestOptions = {}): RecoveryCore {
+  const canary = options.canary ?? null;
+  if (canary !== null && !canaryAllowed()) {
+    throw new Error(`reference core canary "${canary}" is for tests only (set REMIT_ALLOW_CANARY=1 outside vitest)`);
+  }
+  const recoverWith = (log: Uint8Array): Recovery => new RecoveryFold(log, canary).run().report();
+  return {
+    name: 'reference',
+    recover: recoverWith,
+    admit: (log, request) => admitRequest(log, isWellFormedRequest(request) ? request : null, canary),
+    recoverEncoded: (log) => encodeRecovery(recoverWith(log)),
+    admitEncoded: (log, request) => encodeAdmission(admitRequest(log, parseAdmissionRequest(request), canary)),
+  };
+}
+
+/** The reference core without canaries. */
+export const reference: RecoveryCore = createReferenceCore();
