@@ -52,6 +52,6 @@ export const FULL: Profile = {
   boundaryPlan: plan(1000, 1000, 200, 5),
   resume: { nodes: [10, 100, 1000], samples: 15 },
   commit: { steps: 500, samples: 30, syncModes: ['FULL', 'NORMAL'] },
-  gate: { claims: 1000, racers: [1, 2, 8], samples: 10 },
+  gate: { claims: 300, racers: [1, 2, 8], samples: 8 },
   storage: { steps: [10, 100, 300, 1000, 3000] },
 };

@@ -57,10 +57,10 @@ export async function runRecovery(ctx: SuiteContext): Promise<SuiteOutput> {
         ? row({
           suite: 'recovery', case: caseName, params, impl: o.impl,
           role: o.impl === FRAMING_WALK ? 'limit' : 'subject', time_ms: o.time_ms,
-          metrics: {
-            records_per_s: records / (o.time_ms.median / 1000),
-            mb_per_s: mb / (o.time_ms.median / 1000),
-          },
+          // The copy-in row recovers nothing: only its byte rate means something.
+          metrics: o.impl === WASM_INVALID_AT_0
+            ? { mb_per_s: mb / (o.time_ms.median / 1000) }
+            : { records_per_s: records / (o.time_ms.median / 1000), mb_per_s: mb / (o.time_ms.median / 1000) },
           ...(o.impl === WASM_INVALID_AT_0 ? { note: 'copy-in + call + error result, no recovery work' } : {}),
         })
         : row({ suite: 'recovery', case: caseName, params, impl: o.impl, role: 'subject', status: 'error', note: o.error }),
@@ -80,7 +80,7 @@ function addRecoveryRatios(caseRows: ResultRow[]): void {
   const wasmRow = by('wasm');
   const copyIn = by(WASM_INVALID_AT_0);
   for (const r of caseRows) {
-    if (r.status !== 'measured' || r.impl === FRAMING_WALK) continue;
+    if (r.status !== 'measured' || r.impl === FRAMING_WALK || r.impl === WASM_INVALID_AT_0) continue;
     const vsWalk = speedRatio(r, walk);
     if (vsWalk !== undefined) r.ratios[`speed_vs_${FRAMING_WALK}`] = vsWalk;
   }

@@ -23,6 +23,7 @@ export interface CampaignOptions {
   scenario?: Scenario;
   workDir?: string;
   onCellDone?: (system: string, cellId: string) => void;
+  onShrink?: (system: string, property: string) => void;
   onSystemError?: (system: string, error: unknown) => void;
 }
 
@@ -86,6 +87,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
           shrink: options.shrink,
           shrinkBudget: options.shrinkBudget,
           ...(options.onCellDone === undefined ? {} : { onCellDone: options.onCellDone }),
+          ...(options.onShrink === undefined ? {} : { onShrink: options.onShrink }),
           ...(options.scenario === undefined ? {} : { scenarioOverride: options.scenario }),
         });
         profiles.set(def.id, profile);

@@ -70,6 +70,8 @@ export interface ProfileOptions {
   /** At most this many re-runs per shrunk property. */
   shrinkBudget: number;
   onCellDone?: (system: string, cellId: string) => void;
+  /** Shrinking a violated property to its smallest scenario has started. */
+  onShrink?: (system: string, property: PropertyId) => void;
   /** Replace the generated scenario of a cell (replaying a saved reproduction). */
   scenarioOverride?: Scenario;
 }
@@ -280,6 +282,7 @@ export async function runProfile(def: SystemDef, cells: readonly Cell[], options
         const first = results.find((r) => r.verdicts[property].status === 'violated');
         const cell = cells.find((c) => c.id === first?.cellId);
         if (first === undefined || cell === undefined) continue;
+        options.onShrink?.(def.id, property);
         properties[property].smallest = await shrink(runner, cell, property, first.scenario, options.shrinkBudget);
         const reproduction = properties[property].smallest;
         if (reproduction !== null) reproduction.evidence = reproduction.evidence.map((e) => stable(e, options.workDir));

@@ -113,6 +113,7 @@ bool hasparked[NRUNS];     /* ghost: the run's log holds INTERRUPT_PARKED */
 byte invoked[6];           /* effect sink: raw handler invocations per key */
 bool applied[6];           /* effect sink: effects applied per key (the sink deduplicates by key) */
 byte served[NRUNS];        /* resumers whose claim committed, per run */
+byte active0;              /* ghost: processes of run 0 (sequencers, resumers) not yet finished */
 byte crashes_left = CRASHES;
 bool kill[NKILL + 1];
 
@@ -130,6 +131,10 @@ bool late_invocation;      /* a handler ran after its completion was durable som
 
 #define TERMINAL(x) (store[x].cnt == 0 || \
     store[x].r[store[x].cnt - 1].kind == RUN_COMPLETED || store[x].r[store[x].cnt - 1].kind == RUN_FAILED)
+
+/* Run 0 is driven from the start; forked runs once every process of run 0 has finished, run 2
+   after run 1 (see Sequencer). */
+#define MAY_DRIVE(x) ((x) == 0 || (active0 == 0 && ((x) == 1 || TERMINAL(1))))
 
 ltl prefix_continuation { [] !bad_prefix }
 ltl effect_exactly_once { [] !bad_effect }
@@ -341,12 +346,12 @@ proctype Sequencer(byte who; byte me) {
   byte act, rk, rn, ra, expect, v, j, ek, en, ea;
   bool ok;
 
-  /* A forked run exists once its fork committed. Forked runs are driven after the source has
-     ended, run 2 after run 1: their steps touch only their own logs and their own keys, so
-     interleaving them with the source would multiply states without new interactions (the fork
-     transaction itself still interleaves with every step of the source). */
+  /* A forked run exists once its fork committed. Forked runs are driven after every process of
+     the source has finished, run 2 after run 1: their steps touch only their own logs and keys,
+     so interleaving them with the source would multiply states without new interactions (the
+     fork transaction itself still interleaves with every step of the source). */
 end_idle:
-  (store[who].cnt > 0 && (who == 0 || (TERMINAL(0) && (who == 1 || TERMINAL(1)))));
+  (store[who].cnt > 0 && MAY_DRIVE(who));
   do
   :: {
        d_step { recover(who); decide(); expect = store[who].cnt; CLEAR_VIEW };
@@ -377,7 +382,8 @@ end_parked:
      } unless {
        kill[me] -> d_step { kill[me] = 0; CLEAR_VIEW; act = 0; rk = 0; rn = 0; ra = 0; expect = 0; ok = 0 }
      }
-  od
+  od;
+  if :: who == 0 -> active0-- :: else fi
 }
 
 /* Admission of RESUME(IID) from the recovered view (docs/core-api.md, "Admission"). */
@@ -400,7 +406,7 @@ proctype Resumer(byte who; byte me; byte value) {
   bool ok;
 
 end_wait:
-  (hasparked[who]);
+  (hasparked[who] && MAY_DRIVE(who));
   do
   :: {
        if
@@ -429,7 +435,8 @@ end_wait:
      } unless {
        kill[me] -> d_step { kill[me] = 0; CLEAR_VIEW; reason = 0; expect = 0; ok = 0 }
      }
-  od
+  od;
+  if :: who == 0 -> active0-- :: else fi
 }
 
 /* Fork: one store transaction copies records 0..c of the source and appends FORKED to the new
@@ -465,52 +472,38 @@ inline fork_run(c, tgt) {
   fi
 }
 
-/* Forks checkpoint c of run 0 twice (runs 1 and 2), after admission FORK_AT(c). c ranges over
-   every checkpoint position of the reference run and one non-checkpoint (5, PARKED). */
-proctype Forker() {
-  byte c, reason, srclen, j;
-  if :: c = 0 :: c = 1 :: c = 4 :: c = 5 :: c = 7 :: c = 10 :: c = 11 fi;
+/* Forks checkpoint c of run 0 twice (runs 1 and 2) once admission FORK_AT(c) accepts. init picks
+   c among every checkpoint position of the reference run and one non-checkpoint (5, PARKED).
+   Admission and the two fork transactions are one step: the source is append-only, so a later
+   fork of the same c copies the same prefix. */
+proctype Forker(byte c) {
+  byte reason, srclen, j;
   (store[0].cnt > c);
   d_step {
     if
     :: store[0].r[c].kind == RUN_STARTED || store[0].r[c].kind == NODE_COMPLETED -> reason = ACCEPT
     :: else -> reason = NOT_A_CHECKPOINT
     fi;
-    if :: reason == ACCEPT && c == 5 -> FAIL(bad_forkintent) :: else fi
-  };
-  if
-  :: reason == ACCEPT ->
-     d_step { fork_run(c, 1) };
-     d_step { fork_run(c, 2) }
-  :: else -> skip
-  fi
+    if :: reason == ACCEPT && c == 5 -> FAIL(bad_forkintent) :: else fi;
+    if :: reason == ACCEPT -> fork_run(c, 1); fork_run(c, 2) :: else fi;
+    reason = 0
+  }
 }
 
 /* Fork-intent: continuing from a checkpoint other than the head is refused by admission, and a
    client that ignores the refusal still cannot write there: the append is conditional. */
 proctype Traveller() {
   byte n, head, reason;
-  bool ok;
-  (store[0].cnt >= 3);
   atomic {
+    store[0].cnt >= 3;
     head = store[0].cnt - 1;
-    if :: n = 0 :: n = 1 :: n = head fi
-  };
-  d_step {
+    if :: n = 0 :: n = 1 :: n = head fi;
     if :: n == head -> reason = ACCEPT :: n > head -> reason = BEYOND_HEAD :: else -> reason = IMPLICIT_FORK fi;
-    if :: n < head && reason == ACCEPT -> FAIL(bad_forkintent) :: else fi
-  };
-  if
-  :: reason != ACCEPT ->
-     d_step {
-       /* write as if continuing from n: the store must refuse it */
-       if
-       :: store[0].cnt == n + 1 -> FAIL(bad_forkintent)
-       :: else -> ok = 0
-       fi
-     }
-  :: else -> skip
-  fi
+    if :: n < head && reason == ACCEPT -> FAIL(bad_forkintent) :: else fi;
+    /* a client that ignores the refusal writes as if continuing from n: the store must refuse */
+    if :: reason != ACCEPT && store[0].cnt == n + 1 -> FAIL(bad_forkintent) :: else fi;
+    n = 0; head = 0; reason = 0
+  }
 }
 
 /* Kills a nondeterministically chosen process at a nondeterministic moment, CRASHES times. */
@@ -582,6 +575,7 @@ init {
     store[0].r[0].kind = RUN_STARTED; store[0].r[0].node = NA; store[0].r[0].arg = 0; store[0].cnt = 1;
     forkpt[0] = NOBODY; forkpt[1] = NOBODY; forkpt[2] = NOBODY;
     n = 0;
+    active0 = SEQS + K;
     do :: n < SEQS -> run Sequencer(0, n); n++ :: else -> break od;
     /* resume values: 1, 1 (the same value twice), 2 (valid, makes B fail), 0 (invalid), 3, ... */
     n = 0;
@@ -597,7 +591,8 @@ init {
     :: else -> break
     od;
 #if FORKS
-    run Forker();
+    if :: n = 0 :: n = 1 :: n = 4 :: n = 5 :: n = 7 :: n = 10 :: n = 11 fi;
+    run Forker(n);
     run Sequencer(1, SEQS + K); run Sequencer(2, SEQS + K + 1);
     run Resumer(1, NKILL, 1); run Resumer(2, NKILL, 1);
 #endif

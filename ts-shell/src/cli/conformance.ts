@@ -42,7 +42,7 @@ function integer(name: string, text: string, min: number): number {
 }
 
 function progressReporter(total: number, enabled: boolean) {
-  if (!enabled) return { tick: (_s: string, _c: string) => {}, stop: () => {} };
+  if (!enabled) return { tick: (_s: string, _c: string) => {}, note: (_s: string, _t: string) => {}, stop: () => {} };
   if (!process.stderr.isTTY) {
     let done = 0;
     let lastPercent = -1;
@@ -53,6 +53,7 @@ function progressReporter(total: number, enabled: boolean) {
         if (percent !== lastPercent) process.stderr.write(`[conformance] ${done}/${total} cells (${system} ${cell})\n`);
         lastPercent = percent;
       },
+      note: (system: string, text: string) => process.stderr.write(`[conformance] ${system}: ${text}\n`),
       stop: () => {},
     };
   }
@@ -63,6 +64,7 @@ function progressReporter(total: number, enabled: boolean) {
   bar.start(total, 0, { system: '', cell: '' });
   return {
     tick: (system: string, cell: string) => bar.increment(1, { system, cell }),
+    note: (system: string, text: string) => bar.update({ system, cell: text }),
     stop: () => bar.stop(),
   };
 }
@@ -86,6 +88,7 @@ export async function runConformance(flags: ConformanceFlags, json: boolean): Pr
     shrinkBudget: integer('shrink-budget', flags.shrinkBudget, 0),
     ...(scenario === undefined ? {} : { scenario }),
     onCellDone: (system, cell) => progress.tick(system, cell),
+    onShrink: (system, property) => progress.note(system, `shrinking the ${property} violation`),
   });
   progress.stop();
   const outDir = path.resolve(flags.out);
