@@ -36,8 +36,8 @@ export const QUICK: Profile = {
   ],
   boundaryPlan: plan(200, 150, 50, 3),
   resume: { nodes: [10, 100, 1000], samples: 7 },
-  commit: { steps: 200, samples: 15, syncModes: ['FULL', 'NORMAL'] },
-  gate: { claims: 200, racers: [1, 2, 8], samples: 5 },
+  commit: { steps: 100, samples: 15, syncModes: ['FULL', 'NORMAL'] },
+  gate: { claims: 100, racers: [1, 2, 8], samples: 5 },
   storage: { steps: [10, 100, 300, 1000] },
 };
 
@@ -51,7 +51,7 @@ export const FULL: Profile = {
   ],
   boundaryPlan: plan(1000, 1000, 200, 5),
   resume: { nodes: [10, 100, 1000], samples: 15 },
-  commit: { steps: 500, samples: 30, syncModes: ['FULL', 'NORMAL'] },
+  commit: { steps: 300, samples: 25, syncModes: ['FULL', 'NORMAL'] },
   gate: { claims: 300, racers: [1, 2, 8], samples: 8 },
   storage: { steps: [10, 100, 300, 1000, 3000] },
 };
