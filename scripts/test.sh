@@ -28,4 +28,13 @@ cleanup() {
 trap cleanup EXIT
 
 log "vitest"
-npx vitest run "$@"
+mkdir -p .remit
+results=.remit/vitest-results.json
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$results" "$@" || status=$?
+# One plain closing line that any CI reader understands.
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+' "$results" || true
+exit "$status"
