@@ -31,17 +31,31 @@ export interface CompareStats {
 
 export const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
 
-function outcome(f: () => Uint8Array): string {
+/** What a core call gave: its bytes, or the message of what it threw. */
+type Outcome = Uint8Array | { threw: string };
+
+function outcome(f: () => Uint8Array): Outcome {
   try {
-    return hex(f());
+    return f();
   } catch (e) {
-    return `threw: ${(e as Error)?.message ?? String(e)}`;
+    return { threw: String((e as Error)?.message ?? e) };
   }
 }
 
-/** Equal outputs, neither a throw: both cores are total, so a throw fails even when both threw. */
-function same(x: string, y: string): boolean {
-  return x === y && !x.startsWith('threw');
+function bytesEqual(x: Uint8Array, y: Uint8Array): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/** Equal bytes, neither a throw: both cores are total, so a throw fails even when both threw. */
+function same(x: Outcome, y: Outcome): boolean {
+  return x instanceof Uint8Array && y instanceof Uint8Array && bytesEqual(x, y);
+}
+
+/** The printable form of an outcome (hex, or "threw: ..."), only built for a divergence. */
+function shown(o: Outcome): string {
+  return o instanceof Uint8Array ? hex(o) : `threw: ${o.threw}`;
 }
 
 /** Record boundaries as the length fields say (0, end of each record, ...). */
@@ -66,24 +80,32 @@ function cutPoints(log: Uint8Array, bounds: number[], options: CompareOptions): 
 
 export class CoreComparison {
   readonly stats: CompareStats = { recoverCalls: 0, admitCalls: 0 };
+  /** The agreed encoding of the last call that agreed (for outcome counts). */
+  lastAgreed: Uint8Array = new Uint8Array(0);
   constructor(readonly a: RecoveryCore, readonly b: RecoveryCore) {}
 
   recover(log: Uint8Array): Divergence | null {
     this.stats.recoverCalls++;
     const x = outcome(() => this.a.recoverEncoded(log));
     const y = outcome(() => this.b.recoverEncoded(log));
-    return same(x, y) ? null : this.divergence('recover', log, null, x, y);
+    return this.agreed(x, y) ? null : this.divergence('recover', log, null, x, y);
   }
 
   admit(log: Uint8Array, request: Uint8Array): Divergence | null {
     this.stats.admitCalls++;
     const x = outcome(() => this.a.admitEncoded(log, request));
     const y = outcome(() => this.b.admitEncoded(log, request));
-    return same(x, y) ? null : this.divergence('admit', log, request, x, y);
+    return this.agreed(x, y) ? null : this.divergence('admit', log, request, x, y);
   }
 
-  private divergence(operation: 'recover' | 'admit', log: Uint8Array, request: Uint8Array | null, x: string, y: string): Divergence {
-    return { operation, coreNames: [this.a.name, this.b.name], log: log.slice(), request, outputs: [x, y] };
+  private agreed(x: Outcome, y: Outcome): boolean {
+    if (!same(x, y)) return false;
+    this.lastAgreed = y as Uint8Array;
+    return true;
+  }
+
+  private divergence(operation: 'recover' | 'admit', log: Uint8Array, request: Uint8Array | null, x: Outcome, y: Outcome): Divergence {
+    return { operation, coreNames: [this.a.name, this.b.name], log: log.slice(), request, outputs: [shown(x), shown(y)] };
   }
 
   /** The full check of one log; the first divergence found (shortest prefix first), or null. */

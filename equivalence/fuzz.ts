@@ -1,29 +1,49 @@
 /**
  * The long equivalence campaign: `npm run fuzz -- --runs N --seed S`. Generates histories (model
- * runs, mutated logs, vocabulary sequences, raw and framed junk), compares the Wasm core with the
- * reference at every prefix, byte cut and request, and on a divergence shrinks it, prints it with
- * the seed and path, writes it to equivalence/corpus/ and exits 1.
+ * runs, mutated logs, vocabulary sequences, raw and framed junk) and compares the Wasm core with
+ * the reference at every record-boundary prefix, with sampled requests and byte cuts (./sampled.ts),
+ * in worker threads. History i depends only on (S, i) (./campaign.ts), so the result does not depend
+ * on --workers. On a divergence it shrinks it under fast-check, prints it with the seed, history
+ * index and fast-check path, writes it to equivalence/corpus/ and exits 1.
  *
  * Options: --runs N (10000)  --seed S (random)  --max-steps N (28)  --cuts boundary±|all|none
- *          --against wasm|reference (wasm)  --canary NAME (compare the reference with a canary:
- *          shows what a caught bug looks like; nothing is written to the corpus)
+ *          --full-every N (16: histories 0, N, 2N, ... get the full check; 0 = none)
+ *          --workers N (2, or the cores available; 0 = this thread)  --history I (replay one)
+ *          --against wasm|reference (wasm)  --binding canonical-abi|jco (canonical-abi)
+ *          --canary NAME (compare the reference with a canary: shows what a caught bug looks
+ *          like; nothing is written to the corpus)
  */
 
 import cliProgress from 'cli-progress';
-import { createReferenceCore, reference, type ReferenceCanary } from '../ts-shell/src/core/reference-core.js';
-import type { RecoveryCore } from '../ts-shell/src/core/types.js';
-import { loadWasmCore } from '../ts-shell/src/core/wasm-core.js';
-import { anyLogArb } from './arbitraries.js';
-import { defaultSeed, runEquivalence } from './property.js';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { ReferenceCanary } from '../ts-shell/src/core/reference-core.js';
+import type { WasmBinding } from '../ts-shell/src/core/wasm-core.js';
+import { CampaignRunner, DEFAULT_FULL_CHECK_EVERY, expectedKinds, shrinkHistory } from './campaign.js';
+import { defaultSeed } from './property.js';
+import { Coverage, DEFAULT_SAMPLED_CHECK } from './sampled.js';
+import { coresFor, startWorker, type CampaignStats, type FromWorker, type ToWorker, type WorkerOptions } from './fuzz-worker.js';
 
-interface FuzzOptions {
+interface FuzzOptions extends WorkerOptions {
   runs: number;
-  seed: number;
-  maxSteps: number;
-  cuts: 'boundary±' | 'all' | 'none';
-  against: 'wasm' | 'reference';
-  canary: ReferenceCanary | null;
+  workers: number;
+  history: number | null;
 }
+
+/**
+ * A worker thread does not inherit tsx's module hooks (Node 20), so it registers them before
+ * importing the TypeScript worker module.
+ */
+const WORKER_BOOTSTRAP = `
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(${JSON.stringify(new URL('./fuzz-worker.ts', import.meta.url).href)});
+`;
+
+/** Histories handed to a worker at a time: small enough to balance two busy cores. */
+const CHUNK = 128;
+/** With fewer histories a kind of request or cut may be missed by chance; only report it. */
+const COVERAGE_REQUIRED_FROM_RUNS = 2000;
 
 function parseArgs(argv: string[]): FuzzOptions {
   const value = (name: string) => {
@@ -37,28 +57,115 @@ function parseArgs(argv: string[]): FuzzOptions {
     if (!Number.isInteger(n)) throw new Error(`${name} wants an integer, got ${v}`);
     return n;
   };
-  const cuts = (value('--cuts') ?? 'boundary±') as FuzzOptions['cuts'];
-  if (!['boundary±', 'all', 'none'].includes(cuts)) throw new Error(`--cuts wants boundary±, all or none, got ${cuts}`);
-  const against = (value('--against') ?? 'wasm') as FuzzOptions['against'];
-  if (against !== 'wasm' && against !== 'reference') throw new Error(`--against wants wasm or reference, got ${against}`);
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const v = (value(name) ?? fallback) as T;
+    if (!allowed.includes(v)) throw new Error(`${name} wants ${allowed.join(', ')}, got ${v}`);
+    return v;
+  };
+  const cuts = oneOf('--cuts', ['boundary±', 'all', 'none'] as const, 'boundary±');
+  const history = value('--history') === undefined ? null : num('--history', 0);
   return {
-    runs: num('--runs', 10_000), seed: num('--seed', defaultSeed()), maxSteps: num('--max-steps', 28), cuts, against,
+    runs: num('--runs', 10_000),
+    workers: num('--workers', Math.min(2, availableParallelism())),
+    history,
+    campaign: {
+      seed: num('--seed', defaultSeed()), maxSteps: num('--max-steps', 28), check: { ...DEFAULT_SAMPLED_CHECK, cuts },
+      fullCheckEvery: num('--full-every', DEFAULT_FULL_CHECK_EVERY),
+    },
+    against: oneOf('--against', ['wasm', 'reference'] as const, 'wasm'),
+    binding: oneOf<WasmBinding>('--binding', ['canonical-abi', 'jco'], 'canonical-abi'),
     canary: (value('--canary') as ReferenceCanary | undefined) ?? null,
   };
 }
 
-async function coresFor(o: FuzzOptions): Promise<[RecoveryCore, RecoveryCore]> {
-  if (o.canary) {
-    process.env['REMIT_ALLOW_CANARY'] = '1';
-    return [createReferenceCore({ canary: o.canary }), reference];
+interface Campaign {
+  stats: CampaignStats[];
+  /** Each worker stops at its first divergence, so there may be one per worker. */
+  divergences: string[];
+}
+
+/** Hand out chunks of history indices to workers until `runs` are done or one diverges. */
+async function runCampaign(o: FuzzOptions, onProgress: (histories: number) => void): Promise<Campaign> {
+  let next = 0;
+  let stopping = false;
+  const stats: CampaignStats[] = [];
+  const divergences: string[] = [];
+  const nextMessage = (): ToWorker => {
+    if (stopping || next >= o.runs) return { type: 'finish' };
+    const start = next;
+    next = Math.min(o.runs, next + CHUNK);
+    return { type: 'chunk', start, end: next };
+  };
+  const onMessage = (m: FromWorker, send: (m: ToWorker) => void) => {
+    switch (m.type) {
+      case 'ready': case 'chunk-done': return send(nextMessage());
+      case 'progress': return onProgress(m.histories);
+      case 'divergence': stopping = true; return;
+      case 'shrunk': divergences.push(m.message); return;
+      case 'finished': stats.push(m.stats); return;
+    }
+  };
+  if (o.workers === 0) {
+    // This thread: a direct loop over the same protocol (for profiling with --cpu-prof).
+    const queue: ToWorker[] = [];
+    const handle = await startWorker(o, (m) => onMessage(m, (r) => queue.push(r)));
+    for (let m = queue.shift(); m; m = queue.shift()) handle(m);
+    return { stats, divergences };
   }
-  return [o.against === 'wasm' ? await loadWasmCore() : createReferenceCore(), reference];
+  await Promise.all(Array.from({ length: o.workers }, () => new Promise<void>((resolve, reject) => {
+    const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: { remitFuzzWorker: o satisfies WorkerOptions } });
+    worker.on('message', (m: FromWorker) => onMessage(m, (r) => worker.postMessage(r)));
+    worker.on('error', reject);
+    worker.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`a fuzz worker exited with code ${code}`))));
+  })));
+  return { stats, divergences };
+}
+
+function mergeStats(all: CampaignStats[]): { total: Omit<CampaignStats, 'coverage'>; coverage: Coverage } {
+  const coverage = new Coverage();
+  const total = { histories: 0, logs: 0, recoverCalls: 0, admitCalls: 0 };
+  for (const s of all) {
+    total.histories += s.histories; total.logs += s.logs; total.recoverCalls += s.recoverCalls; total.admitCalls += s.admitCalls;
+    coverage.merge(s.coverage);
+  }
+  return { total, coverage };
+}
+
+/** What was asked and answered; the kinds never asked (an error for a long enough campaign). */
+function reportCoverage(o: FuzzOptions, coverage: Coverage): string[] {
+  const groups = new Map<string, string[]>();
+  for (const [k, n] of [...coverage.counts].sort(([x], [y]) => x.localeCompare(y))) {
+    const group = k.startsWith('recover:') ? 'recover' : k.startsWith('admit:') ? 'admit' : k.startsWith('history:') ? 'histories'
+      : k.startsWith('cut') ? 'cuts' : 'requests';
+    groups.set(group, [...(groups.get(group) ?? []), `${k.replace(/^(recover|admit|history): /, '')} ${n}`]);
+  }
+  for (const [group, items] of groups) console.log(`  ${group}: ${items.join(' · ')}`);
+  return o.canary ? [] : expectedKinds(o.campaign.check).filter((k) => coverage.get(k) === 0);
+}
+
+/** --history I: run one history in this thread (and shrink it if it diverges). */
+async function replayOne(o: FuzzOptions, index: number): Promise<number> {
+  const [a, b] = await coresFor(o);
+  const runner = new CampaignRunner(a, b, o.campaign);
+  const c = runner.historyCase(index);
+  console.log(`history ${index} of seed ${o.campaign.seed}: ${c.source}, ${c.logs.length} log(s) of ${c.logs.map((l) => l.length).join(', ')} bytes`);
+  const found = runner.runHistory(index);
+  if (!found) {
+    console.log(`no divergence (${runner.comparison.stats.recoverCalls} recover + ${runner.comparison.stats.admitCalls} admit calls)`);
+    return 0;
+  }
+  console.error(shrinkHistory(a, b, o.campaign, index, found.divergence, { writeCorpus: o.canary === null, label: 'fuzz replay' }).message);
+  return 1;
 }
 
 async function main(): Promise<number> {
   const o = parseArgs(process.argv.slice(2));
-  const [a, b] = await coresFor(o);
-  console.log(`fuzz: ${a.name}${o.canary ? ` (canary ${o.canary})` : ''} vs ${b.name}, ${o.runs} histories, seed ${o.seed}, max ${o.maxSteps} steps, cuts ${o.cuts}`);
+  if (o.history !== null) return replayOne(o, o.history);
+  if (o.canary) process.env['REMIT_ALLOW_CANARY'] = '1'; // the workers copy this environment
+  const c = o.campaign;
+  const against = o.canary ? `reference (canary ${o.canary})` : o.against === 'wasm' ? `wasm (${o.binding})` : 'reference';
+  console.log(`fuzz: ${against} vs reference, ${o.runs} histories, seed ${c.seed}, max ${c.maxSteps} steps, cuts ${c.check.cuts}, `
+    + `full check every ${c.fullCheckEvery || 'never'}, ${o.workers || 'no'} workers`);
   const bar = new cliProgress.SingleBar(
     {
       format: 'fuzz [{bar}] {value}/{total} histories | {rate} histories/s | {duration_formatted}',
@@ -71,28 +178,29 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   let done = 0;
   bar.start(o.runs, 0, { rate: '0' });
-  const onCase = () => {
-    done++;
-    if (done % 25 === 0 || done === o.runs) {
-      bar.update(Math.min(done, o.runs), { rate: (done / ((performance.now() - t0) / 1000)).toFixed(0) });
-    }
-  };
-  const result = runEquivalence(a, b, anyLogArb(o.maxSteps), {
-    numRuns: o.runs, seed: o.seed, compare: { cuts: o.cuts }, label: 'fuzz campaign', onCase, writeCorpus: o.canary === null,
+  const result = await runCampaign(o, (histories) => {
+    done += histories;
+    bar.update(Math.min(done, o.runs), { rate: (done / ((performance.now() - t0) / 1000)).toFixed(0) });
   });
   bar.stop();
   const elapsedS = (performance.now() - t0) / 1000;
-  const generated = result.details.numRuns;
-  console.log(`${generated} histories in ${elapsedS.toFixed(1)} s: ${(generated / elapsedS).toFixed(1)} histories/s (seed ${o.seed})`);
-  if (result.message) {
-    console.error(result.message);
+  const { total, coverage } = mergeStats(result.stats);
+  console.log(`coverage (calls per core):`);
+  const missing = reportCoverage(o, coverage);
+  console.log(`${total.histories} histories, ${total.logs} logs, ${total.recoverCalls} recover + ${total.admitCalls} admit calls per core`);
+  if (result.divergences.length > 0) {
+    console.error(result.divergences.join('\n\n'));
     return 1;
   }
-  console.log('no divergence');
-  return 0;
+  if (missing.length > 0) {
+    console.log(`NOT EXERCISED: ${missing.join(', ')}`);
+    if (o.runs >= COVERAGE_REQUIRED_FROM_RUNS) return 1;
+  }
+  console.log(`no divergence: ${total.histories} histories in ${elapsedS.toFixed(1)} s, ${(total.histories / elapsedS).toFixed(1)} histories/s (seed ${c.seed}, ${o.workers} workers)`);
+  return total.histories === o.runs ? 0 : 1;
 }
 
 main().then((code) => process.exit(code), (e) => {
-  console.error(e instanceof Error ? e.message : e);
+  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
   process.exit(2);
 });

@@ -18,8 +18,31 @@ export const MALFORMED_REQUESTS: readonly Uint8Array[] = [
 ].map((b) => Uint8Array.from(b));
 
 const resume = (id: Uint8Array) => encodeAdmissionRequest({ tag: 'RESUME', interruptId: id });
-const forkAt = (seq: number) => encodeAdmissionRequest({ tag: 'FORK_AT', seq });
-const continueFrom = (seq: number) => encodeAdmissionRequest({ tag: 'CONTINUE_FROM', seq });
+
+/** FORK_AT / CONTINUE_FROM request bytes by seq, built once (the cores never write to a request). */
+const forkAtBySeq: Uint8Array[] = [];
+const continueFromBySeq: Uint8Array[] = [];
+const MAX_SEQ = 0xffff_ffff;
+const FORK_AT_MAX = encodeAdmissionRequest({ tag: 'FORK_AT', seq: MAX_SEQ });
+const CONTINUE_FROM_MAX = encodeAdmissionRequest({ tag: 'CONTINUE_FROM', seq: MAX_SEQ });
+
+export function forkAt(seq: number): Uint8Array {
+  if (seq === MAX_SEQ) return FORK_AT_MAX;
+  return (forkAtBySeq[seq] ??= encodeAdmissionRequest({ tag: 'FORK_AT', seq }));
+}
+
+export function continueFrom(seq: number): Uint8Array {
+  if (seq === MAX_SEQ) return CONTINUE_FROM_MAX;
+  return (continueFromBySeq[seq] ??= encodeAdmissionRequest({ tag: 'CONTINUE_FROM', seq }));
+}
+
+/** Resumes of ids that no log names, at and past the length limits (docs/core-api.md). */
+export const SPECIAL_RESUMES: ReadonlyArray<{ name: string; request: Uint8Array }> = [
+  { name: 'never-parked id', request: resume(te.encode('never-parked')) },
+  { name: '1024-byte id', request: resume(new Uint8Array(1024).fill(0x69)) },
+  { name: 'empty id', request: resume(new Uint8Array(0)) }, // refused BAD_REQUEST (empty id), after the log checks
+  { name: '1025-byte id', request: resume(new Uint8Array(1025).fill(0x69)) }, // over-long id
+];
 
 /** Interrupt ids named by any record of the log that decodes on its own (even after damage). */
 export function interruptIdsIn(log: Uint8Array): Uint8Array[] {
@@ -38,6 +61,8 @@ export function interruptIdsIn(log: Uint8Array): Uint8Array[] {
 export interface RequestPlan {
   /** Requests that do not depend on the prefix: resumes and malformed bytes. */
   fixed: Uint8Array[];
+  /** RESUME of each interrupt id the log names. */
+  idResumes: Uint8Array[];
   /** A resume that is likely to matter at cut points (the first id, or an unknown one). */
   sampleResume: Uint8Array;
 }
@@ -46,22 +71,16 @@ export interface RequestPlan {
 export const FEW_MALFORMED_REQUESTS: readonly Uint8Array[] = [[0], [1, 0, 0, 0, 0], [2, 0, 0, 0]].map((b) => Uint8Array.from(b));
 
 export function planRequests(log: Uint8Array, malformed: readonly Uint8Array[] = MALFORMED_REQUESTS): RequestPlan {
-  const ids = interruptIdsIn(log);
-  const resumes = [
-    ...ids.map(resume),
-    resume(te.encode('never-parked')),
-    resume(new Uint8Array(1024).fill(0x69)),
-    resume(new Uint8Array(0)), // refused BAD_REQUEST (empty id), after the log checks
-    resume(new Uint8Array(1025).fill(0x69)), // over-long id
-  ];
-  return { fixed: [...resumes, ...malformed], sampleResume: ids[0] ? resume(ids[0]) : resume(te.encode('never-parked')) };
+  const idResumes = interruptIdsIn(log).map(resume);
+  const resumes = [...idResumes, ...SPECIAL_RESUMES.map((r) => r.request)];
+  return { fixed: [...resumes, ...malformed], idResumes, sampleResume: idResumes[0] ?? SPECIAL_RESUMES[0]!.request };
 }
 
 /** Every request for a prefix of `recordCount` records: fork and continue at 0..recordCount. */
 export function requestsAtPrefix(plan: RequestPlan, recordCount: number): Uint8Array[] {
   const out = plan.fixed.slice();
   for (let seq = 0; seq <= recordCount; seq++) out.push(forkAt(seq), continueFrom(seq));
-  out.push(forkAt(0xffff_ffff), continueFrom(0xffff_ffff));
+  out.push(FORK_AT_MAX, CONTINUE_FROM_MAX);
   return out;
 }
 

@@ -114,12 +114,12 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
         continue;
       }
       const over = summarize(overImport.get(impl)!);
-      const child = summarize(inChild.get(impl)!);
+      const inChildSummary = summarize(inChild.get(impl)!);
       caseRows.push(row({
         suite: 'resume', case: caseName, params, impl, role: impl === 'remit' ? 'subject' : 'competitor', time_ms: summarize(wall.get(impl)!),
         metrics: {
           resume_over_import_ms: over.median, resume_over_import_p25_ms: over.p25, resume_over_import_p75_ms: over.p75,
-          in_child_resume_ms: child.median, in_child_resume_p25_ms: child.p25, in_child_resume_p75_ms: child.p75,
+          in_child_resume_ms: inChildSummary.median, in_child_resume_p25_ms: inChildSummary.p25, in_child_resume_p75_ms: inChildSummary.p75,
         },
       }));
     }

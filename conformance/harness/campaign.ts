@@ -6,10 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { ALL_CELLS, findCell, type Cell } from './cells.js';
+import type { HostsSetting } from './cross-host.js';
 import { runProfile, type ProfileTiming, type SystemProfile } from './profile.js';
 import { buildReport, type Report, type ReportTiming } from './report/model.js';
 import { ScenarioSchema, type Scenario } from './scenario.js';
-import { SYSTEMS, findSystem, type SystemDef } from './systems.js';
+import { SYSTEMS, findSystem, whyNotRunnable, type SystemDef } from './systems.js';
 
 export interface CampaignOptions {
   mode: 'quick' | 'full' | 'custom';
@@ -22,6 +23,8 @@ export interface CampaignOptions {
   /** Replay one saved scenario (one system, the scenario's own cell). */
   scenario?: Scenario;
   workDir?: string;
+  /** Hosts for the hosts column, or why there are none (cross-host.ts). */
+  hosts?: HostsSetting;
   onCellDone?: (system: string, cellId: string) => void;
   onShrink?: (system: string, property: string) => void;
   onSystemError?: (system: string, error: unknown) => void;
@@ -38,8 +41,9 @@ export function quickSystems(): SystemDef[] {
   return SYSTEMS.filter((s) => s.quick);
 }
 
-export function allSystems(): SystemDef[] {
-  return [...SYSTEMS];
+/** Every system this machine can run (systems that need a server are left out without it: see systemsNotRunnable). */
+export function allSystems(env: NodeJS.ProcessEnv = process.env): SystemDef[] {
+  return SYSTEMS.filter((s) => whyNotRunnable(s, env) === null);
 }
 
 export function parseCells(ids: string[] | undefined): readonly Cell[] {
@@ -89,6 +93,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
           ...(options.onCellDone === undefined ? {} : { onCellDone: options.onCellDone }),
           ...(options.onShrink === undefined ? {} : { onShrink: options.onShrink }),
           ...(options.scenario === undefined ? {} : { scenarioOverride: options.scenario }),
+          ...(options.hosts === undefined ? {} : { hosts: options.hosts }),
         });
         profiles.set(def.id, profile);
         timings.push(timing);

@@ -80,7 +80,8 @@ export interface FaultCell {
 }
 
 export const CONCURRENCY_KS = [2, 4, 8, 16] as const;
-export const CONCURRENCY_MODES = ['in-process', 'processes'] as const;
+/** hosts: adapter processes in separate network namespaces that reach the store over a link (cross-host.ts). */
+export const CONCURRENCY_MODES = ['in-process', 'processes', 'hosts'] as const;
 export const CONCURRENCY_VALUES = ['same', 'different'] as const;
 export type ConcurrencyMode = (typeof CONCURRENCY_MODES)[number];
 export type ConcurrencyValues = (typeof CONCURRENCY_VALUES)[number];
@@ -90,8 +91,24 @@ export interface ConcurrencyCell {
   id: string;
   k: number;
   mode: ConcurrencyMode;
-  values: ConcurrencyValues;
+  /** recover-race: not k resumers but two recoverers of one crashed run (RECOVER_RACE_CELL). */
+  values: ConcurrencyValues | 'recover-race';
 }
+
+/**
+ * The recover race: the main run is crashed (SIGKILL) just after charge's intent is durable, then
+ * two recoverers on two hosts continue it at once; both invoke charge's handler (same key) and both
+ * try to append its completion at the same seq. Exactly one may progress; the other must be
+ * refused with a typed conflict, having written nothing.
+ */
+export const RECOVER_RACE_POINT = 'after-commit:EFFECT_INTENT@charge';
+export const RECOVER_RACE_CELL: ConcurrencyCell = {
+  matrix: 'concurrency',
+  id: 'k=2/hosts/recover-race',
+  k: 2,
+  mode: 'hosts',
+  values: 'recover-race',
+};
 
 export type Cell = FaultCell | ConcurrencyCell;
 
@@ -113,17 +130,20 @@ export const FAULT_CELLS: readonly FaultCell[] = FAULT_POINTS.flatMap((point) =>
   })),
 );
 
-export const CONCURRENCY_CELLS: readonly ConcurrencyCell[] = CONCURRENCY_KS.flatMap((k) =>
-  CONCURRENCY_MODES.flatMap((mode) =>
-    CONCURRENCY_VALUES.map((values) => ({
-      matrix: 'concurrency' as const,
-      id: concurrencyCellId(k, mode, values),
-      k,
-      mode,
-      values,
-    })),
+export const CONCURRENCY_CELLS: readonly ConcurrencyCell[] = [
+  ...CONCURRENCY_KS.flatMap((k) =>
+    CONCURRENCY_MODES.flatMap((mode) =>
+      CONCURRENCY_VALUES.map((values) => ({
+        matrix: 'concurrency' as const,
+        id: concurrencyCellId(k, mode, values),
+        k,
+        mode,
+        values,
+      })),
+    ),
   ),
-);
+  RECOVER_RACE_CELL,
+];
 
 export const ALL_CELLS: readonly Cell[] = [...FAULT_CELLS, ...CONCURRENCY_CELLS];
 

@@ -46,10 +46,23 @@ export interface StepObservations {
   start?: DrivenRun & { window: SinkWindow };
   resume?: DrivenRun & { window: SinkWindow };
   resumeConcurrent?: {
-    mode: 'in-process' | 'processes';
+    mode: 'in-process' | 'processes' | 'hosts';
     outcomes: (Outcome | null)[];
     values: unknown[];
     view: RunView | null;
+    window: SinkWindow;
+  };
+  /**
+   * The recover race (cross-host.ts): after the fault stopped the start, k recoverers on k hosts
+   * continued the run at once, each held at its first append until all had reached it.
+   */
+  recoverConcurrent?: {
+    hosts: string[];
+    outcomes: (Outcome | null)[];
+    /** How many recoverers were waiting at the barrier and at the append when each was opened. */
+    waiting: { start: number; append: number };
+    before: RunView | null;
+    after: RunView | null;
     window: SinkWindow;
   };
   resumeDuplicate?: { outcome: Outcome | null; before: RunView | null; after: RunView | null; window: SinkWindow };

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Cell } from './cells.js';
 import { CHECKERS, checkAll, PROPERTIES, type PropertyId, type Verdict } from './checkers/index.js';
+import { NO_HOSTS, hostSpec, rootSpec, type HostsPools, type HostsSetting } from './cross-host.js';
 import type { CellRun } from './observations.js';
 import type { HelloResult } from './protocol.js';
 import { applicability, cellSlug, runScenario, SystemPool } from './runner.js';
@@ -26,6 +27,8 @@ export interface CellResult {
   reason: string | null;
   verdicts: Record<PropertyId, Verdict>;
   saturation: Saturation | null;
+  /** The recover race only: how many of the k recoverers progressed (1 conforms). */
+  race?: { progressed: number; k: number };
   scenario: Scenario;
 }
 
@@ -74,6 +77,8 @@ export interface ProfileOptions {
   onShrink?: (system: string, property: PropertyId) => void;
   /** Replace the generated scenario of a cell (replaying a saved reproduction). */
   scenarioOverride?: Scenario;
+  /** Hosts for the hosts column, or why there are none (default: none, with NO_HOSTS's reason). */
+  hosts?: HostsSetting;
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -91,6 +96,13 @@ function stabilize(verdict: Verdict, workDir: string): Verdict {
 
 function allNotApplicable(reason: string): Record<PropertyId, Verdict> {
   return Object.fromEntries(PROPERTIES.map((p) => [p, { status: 'not-applicable', reason }])) as Record<PropertyId, Verdict>;
+}
+
+function raceOf(run: CellRun): { progressed: number; k: number } | null {
+  const r = run.steps.recoverConcurrent;
+  if (r === undefined) return null;
+  const progressed = r.outcomes.filter((o) => o?.outcome === 'parked' || o?.outcome === 'completed').length;
+  return { progressed, k: r.outcomes.length };
 }
 
 function saturationOf(run: CellRun): Saturation | null {
@@ -112,13 +124,34 @@ export function judge(run: CellRun, workDir: string): Record<PropertyId, Verdict
 
 export class SystemRunner {
   readonly pool: SystemPool;
+  readonly hosts: HostsPools | null;
+  private readonly hostsUnavailable: string | null;
   private hello: HelloResult | null = null;
 
   constructor(
     readonly def: SystemDef,
     readonly options: ProfileOptions,
   ) {
-    this.pool = new SystemPool(adapterSpec(def), REPO_ROOT);
+    const spec = adapterSpec(def);
+    this.pool = new SystemPool(spec, REPO_ROOT);
+    const hosts = options.hosts ?? NO_HOSTS;
+    if ('plan' in hosts) {
+      const { plan } = hosts;
+      this.hosts = {
+        plan,
+        root: new SystemPool(rootSpec(spec, plan.rootEnv), REPO_ROOT),
+        hosts: plan.namespaces.map((ns) => new SystemPool(hostSpec(spec, ns, plan.hostEnv), REPO_ROOT)),
+      };
+      this.hostsUnavailable = null;
+    } else {
+      this.hosts = null;
+      this.hostsUnavailable = hosts.unavailable;
+    }
+  }
+
+  /** Adapter processes started for this system, on every host. */
+  get spawned(): number {
+    return this.pool.spawned + (this.hosts === null ? 0 : this.hosts.root.spawned + this.hosts.hosts.reduce((n, p) => n + p.spawned, 0));
   }
 
   async init(): Promise<HelloResult> {
@@ -128,19 +161,22 @@ export class SystemRunner {
 
   async runCell(cell: Cell, scenario: Scenario): Promise<{ result: CellResult; run: CellRun | null }> {
     const hello = await this.init();
-    const app = applicability(hello, cell);
+    const app = applicability(hello, cell, this.hostsUnavailable);
     if (!app.applicable) {
       const result = { cellId: cell.id, matrix: cell.matrix, applicable: false, reason: app.reason, verdicts: allNotApplicable(app.reason), saturation: null, scenario };
       return { result, run: null };
     }
     const cellDir = path.join(this.options.workDir, this.def.id, cellSlug(cell.id));
-    const run = await runScenario(this.pool, scenario, { cellDir });
+    const run = await runScenario(this.pool, scenario, { cellDir, hosts: this.hosts });
     const verdicts = judge(run, this.options.workDir);
-    return { result: { cellId: cell.id, matrix: cell.matrix, applicable: true, reason: null, verdicts, saturation: saturationOf(run), scenario }, run };
+    const race = raceOf(run);
+    const result: CellResult = { cellId: cell.id, matrix: cell.matrix, applicable: true, reason: null, verdicts, saturation: saturationOf(run), ...(race === null ? {} : { race }), scenario };
+    return { result, run };
   }
 
   async close(): Promise<void> {
-    await this.pool.closeAll();
+    const pools = [this.pool, ...(this.hosts === null ? [] : [this.hosts.root, ...this.hosts.hosts])];
+    await Promise.all(pools.map((p) => p.closeAll()));
   }
 }
 
@@ -297,7 +333,7 @@ export async function runProfile(def: SystemDef, cells: readonly Cell[], options
       cells: results,
       properties,
     };
-    return { profile, timing: { system: def.id, durationMs: Date.now() - startedMs, processesSpawned: runner.pool.spawned, cells: cells.length } };
+    return { profile, timing: { system: def.id, durationMs: Date.now() - startedMs, processesSpawned: runner.spawned, cells: cells.length } };
   } finally {
     await runner.close();
   }

@@ -15,7 +15,8 @@ export const OutcomeSchema = z.object({
   runId: z.string().optional(),
   refusal: z
     .object({
-      code: z.enum(['ALREADY_CONSUMED', 'NOT_PARKED', 'INVALID_VALUE', 'IMPLICIT_FORK', 'DEFINITION_MISMATCH', 'OTHER']),
+      /** CONFLICT: another writer appended first (a lost conditional append); nothing was written. */
+      code: z.enum(['ALREADY_CONSUMED', 'NOT_PARKED', 'INVALID_VALUE', 'IMPLICIT_FORK', 'DEFINITION_MISMATCH', 'CONFLICT', 'OTHER']),
       message: z.string(),
       field: z.string().optional(),
     })
@@ -109,14 +110,24 @@ export const FaultEventSchema = z.object({
 });
 export type FaultEvent = z.infer<typeof FaultEventSchema>;
 
+/** A server-side barrier (hosts cells): resumers wait at it until the harness opens it. */
+export interface BarrierRef {
+  key: number;
+}
+
+export const BarrierCountSchema = z.object({ waiting: z.number().int().min(0) });
+
 export type Request =
   | { op: 'hello' }
   | { op: 'open'; storePath: string; sinkPath: string }
   | { op: 'arm'; fault: { point: string; kind: 'sigkill' | 'throw' | 'store-error' } | null }
   | { op: 'start'; runId: string; input: unknown }
-  | { op: 'resume'; runId: string; value: unknown }
+  | { op: 'resume'; runId: string; value: unknown; barrier?: BarrierRef }
   | { op: 'resumeMany'; runId: string; values: unknown[] }
-  | { op: 'continue'; runId: string }
+  /** holdBeforeAppend: wait at that barrier just before the first append (the recover race). */
+  | { op: 'continue'; runId: string; barrier?: BarrierRef; holdBeforeAppend?: BarrierRef }
+  /** hosts cells only: close, count the waiters of, or open a barrier (served by the primary). */
+  | { op: 'barrier'; action: 'hold' | 'count' | 'release'; key: number }
   | { op: 'continueFrom'; runId: string; after: string }
   | { op: 'fork'; sourceRunId: string; after: string; targetRunId: string; intent: unknown }
   | { op: 'readStore'; runId: string }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AdapterProcess, type AdapterSpec, type RequestResult } from './driver.js';
 import type { Cell } from './cells.js';
+import { raceRecoverers, resumeAcrossHosts, type HostsPools } from './cross-host.js';
 import type { CellRun, DrivenRun, FaultMoment, Incident, SinkWindow, StepObservations } from './observations.js';
 import {
   CorruptionProbeSchema,
@@ -71,7 +72,8 @@ export class SystemPool {
 
 export type Applicability = { applicable: true } | { applicable: false; reason: string };
 
-export function applicability(hello: HelloResult, cell: Cell): Applicability {
+/** `hostsUnavailable`: why this run has no hosts (hosts cells are then not applicable), or null. */
+export function applicability(hello: HelloResult, cell: Cell, hostsUnavailable: string | null = null): Applicability {
   if (cell.matrix === 'fault') {
     const point = hello.points[cell.point];
     if (point === undefined) return { applicable: false, reason: `the adapter does not know point ${cell.point}` };
@@ -84,7 +86,11 @@ export function applicability(hello: HelloResult, cell: Cell): Applicability {
   }
   const mode = hello.concurrency[cell.mode];
   if (mode === undefined || !mode.supported) {
-    return { applicable: false, reason: mode?.supported === false ? mode.reason : `${cell.mode} concurrency unsupported` };
+    return { applicable: false, reason: mode?.supported === false ? mode.reason : `the adapter does not declare ${cell.mode} concurrency` };
+  }
+  if (cell.mode === 'hosts' && hostsUnavailable !== null) return { applicable: false, reason: hostsUnavailable };
+  if (cell.values === 'recover-race' && hello.faultKinds.sigkill?.supported !== true) {
+    return { applicable: false, reason: 'the recover race crashes the run with SIGKILL, which the adapter does not support' };
   }
   return { applicable: true };
 }
@@ -93,7 +99,7 @@ export function cellSlug(cellId: string): string {
   return cellId.replace(/[^a-zA-Z0-9._-]+/g, '_');
 }
 
-class CellContext {
+export class CellContext {
   readonly incidents: Incident[] = [];
   readonly faults: FaultMoment[] = [];
   readonly faultsFired: FaultEvent[] = [];
@@ -105,6 +111,8 @@ class CellContext {
     readonly scenario: Scenario,
     readonly storePath: string,
     readonly sinkPath: string,
+    /** Hosts cells: the hosts' processes (the recover race, a second reader on another host). */
+    readonly hosts: HostsPools | null = null,
   ) {}
 
   get system(): string {
@@ -130,8 +138,13 @@ class CellContext {
     return this.primary;
   }
 
-  /** A live process other than the primary, opened on this cell's store. */
+  /** A live process other than the primary, opened on this cell's store (hosts cells: on a host). */
   async secondary(step: string): Promise<AdapterProcess> {
+    if (this.hosts !== null) {
+      const [onHost] = await (this.hosts.hosts[0] as SystemPool).acquire(1);
+      await this.open(onHost as AdapterProcess, step);
+      return onHost as AdapterProcess;
+    }
     const primary = await this.livePrimary(step);
     const all = await this.pool.acquire(2);
     const other = all.find((p) => p !== primary) as AdapterProcess;
@@ -204,6 +217,7 @@ class CellContext {
       const outcome = this.outcomeOf(step, req.op, res);
       if (outcome !== null) outcomes.push(outcome);
       if (await this.faultMoment(step, runId, res, outcome, firedBefore)) {
+        await this.raceRecoverersOnce(runId);
         // Nothing durable yet (the fault hit before the run's first record): start it again.
         const nothingDurable = this.faults[this.faults.length - 1]?.view?.exists === false;
         req = first.op === 'start' && nothingDurable ? first : { op: 'continue', runId };
@@ -223,6 +237,17 @@ class CellContext {
   window(from: number): SinkWindow {
     return { from, to: this.sinkCount() };
   }
+
+  /** The recover race: after the main run's first fault, k recoverers on k hosts continue it at once. */
+  private async raceRecoverersOnce(runId: string): Promise<void> {
+    const c = this.scenario.concurrency;
+    if (c?.race !== 'recover' || runId !== this.scenario.runIds.main || this.steps.recoverConcurrent !== undefined) return;
+    if (this.hosts === null) {
+      this.incidents.push({ step: 'recover-race', what: 'adapter-error', detail: 'the scenario races recoverers on hosts, but this run has no hosts' });
+      return;
+    }
+    this.steps.recoverConcurrent = await raceRecoverers(this, this.hosts, runId, c.k, REQUEST_TIMEOUT_MS);
+  }
 }
 
 function describe(res: RequestResult): string {
@@ -241,13 +266,17 @@ function describe(res: RequestResult): string {
 export interface RunScenarioOptions {
   /** A fresh directory for this cell's store and sink. */
   cellDir: string;
+  /** The hosts' processes, for hosts cells (the whole cell then runs on `hosts.root` and the hosts). */
+  hosts?: HostsPools | null;
 }
 
-export async function runScenario(pool: SystemPool, scenario: Scenario, options: RunScenarioOptions): Promise<CellRun> {
+export async function runScenario(systemPool: SystemPool, scenario: Scenario, options: RunScenarioOptions): Promise<CellRun> {
+  const hosts = scenario.concurrency?.mode === 'hosts' ? (options.hosts ?? null) : null;
+  const pool = hosts === null ? systemPool : hosts.root;
   if (pool.hello === null) await pool.init();
   fs.rmSync(options.cellDir, { recursive: true, force: true });
   fs.mkdirSync(options.cellDir, { recursive: true });
-  const ctx = new CellContext(pool, scenario, path.join(options.cellDir, 'store.db'), path.join(options.cellDir, 'effects.jsonl'));
+  const ctx = new CellContext(pool, scenario, path.join(options.cellDir, 'store.db'), path.join(options.cellDir, 'effects.jsonl'), hosts);
   await ctx.livePrimary('open');
   const ids = scenario.runIds;
   const s = ctx.steps;
@@ -352,6 +381,13 @@ async function resumeConcurrently(ctx: CellContext, scenario: Scenario): Promise
       res.kind === 'reply'
         ? parseResult(ResumeManySchema, ctx.system, 'resumeMany', res.result).outcomes
         : c.values.map(() => null);
+  } else if (c.mode === 'hosts') {
+    if (ctx.hosts === null) {
+      ctx.incidents.push({ step: 'resume-concurrent', what: 'adapter-error', detail: 'a hosts cell ran without hosts' });
+      outcomes = c.values.map(() => null);
+    } else {
+      outcomes = await resumeAcrossHosts(ctx, ctx.hosts, runId, c.values, REQUEST_TIMEOUT_MS);
+    }
   } else {
     const workers = await ctx.pool.acquire(c.k);
     const opened = await Promise.all(workers.map((w) => ctx.open(w, 'resume-concurrent')));

@@ -4,7 +4,7 @@
  * cell is reproducible from its seed; a shrunk scenario is saved as JSON and replayed as is.
  */
 import { z } from 'zod';
-import { findCell, FAULT_KINDS, type Cell } from './cells.js';
+import { CONCURRENCY_MODES, findCell, FAULT_KINDS, RECOVER_RACE_POINT, type Cell } from './cells.js';
 import { Prng, hashString } from './prng.js';
 import { ApprovalValueSchema, RefundInputSchema } from './workflow.js';
 
@@ -34,7 +34,13 @@ export const ScenarioSchema = z.object({
   secondValue: ApprovalValueSchema,
   fault: z.object({ point: z.string(), kind: z.enum(FAULT_KINDS) }).nullable(),
   concurrency: z
-    .object({ k: z.number().int().min(1).max(64), mode: z.enum(['in-process', 'processes']), values: z.array(ApprovalValueSchema) })
+    .object({
+      k: z.number().int().min(1).max(64),
+      mode: z.enum(CONCURRENCY_MODES),
+      values: z.array(ApprovalValueSchema),
+      /** recover: k recoverers race to continue the run after the fault (no resume values). */
+      race: z.literal('recover').optional(),
+    })
     .nullable(),
   steps: z.array(z.enum(STEP_NAMES)),
   runIds: z.object({
@@ -59,7 +65,8 @@ function approvalValue(prng: Prng, index: number) {
 
 /** The steps of a cell's schedule, in order; concurrency cells race resumers instead of one resume. */
 export function defaultSteps(cell: Cell): StepName[] {
-  const resume: StepName = cell.matrix === 'concurrency' ? 'resume-concurrent' : 'resume';
+  const racesResumers = cell.matrix === 'concurrency' && cell.values !== 'recover-race';
+  const resume: StepName = racesResumers ? 'resume-concurrent' : 'resume';
   return [
     'baseline',
     'start',
@@ -87,7 +94,11 @@ export function generateScenario(cellId: string, seed: number): Scenario {
   const resumeValue = approvalValue(prng, 0);
   const secondValue = { approved: !resumeValue.approved, note: `second ${prng.hex(4)}` };
   let concurrency: Scenario['concurrency'] = null;
-  if (cell.matrix === 'concurrency') {
+  let fault: Scenario['fault'] = cell.matrix === 'fault' ? { point: cell.point, kind: cell.kind } : null;
+  if (cell.matrix === 'concurrency' && cell.values === 'recover-race') {
+    concurrency = { k: cell.k, mode: cell.mode, values: [], race: 'recover' };
+    fault = { point: RECOVER_RACE_POINT, kind: 'sigkill' };
+  } else if (cell.matrix === 'concurrency') {
     const values = Array.from({ length: cell.k }, (_, i) => (cell.values === 'same' ? resumeValue : approvalValue(prng, i + 1)));
     concurrency = { k: cell.k, mode: cell.mode, values };
   }
@@ -98,7 +109,7 @@ export function generateScenario(cellId: string, seed: number): Scenario {
     input: { orderId: `o-${tag}`, amountCents: prng.int(100, 500_000) },
     resumeValue,
     secondValue,
-    fault: cell.matrix === 'fault' ? { point: cell.point, kind: cell.kind } : null,
+    fault,
     concurrency,
     steps: defaultSteps(cell),
     runIds: {

@@ -15,6 +15,10 @@ export interface SystemDef {
   quick: boolean;
   /** A test-only system that must show violations. */
   canary: boolean;
+  /** Needs a server: runs only when this environment variable holds its URL. */
+  requiresEnv?: string;
+  /** May run the hosts column (its store is reachable over a network link). */
+  hostsCapable?: boolean;
 }
 
 const REMIT_ADAPTER = 'conformance/adapters/remit/adapter.ts';
@@ -24,6 +28,16 @@ export const SYSTEMS: readonly SystemDef[] = [
   { id: 'remit-sqlite-reference', label: 'REMIT · SQLite · reference core', adapter: REMIT_ADAPTER, args: ['--store', 'sqlite', '--core', 'reference'], quick: false, canary: false },
   { id: 'remit-memory-wasm', label: 'REMIT · memory · Wasm core', adapter: REMIT_ADAPTER, args: ['--store', 'memory', '--core', 'wasm'], quick: false, canary: false },
   { id: 'remit-memory-reference', label: 'REMIT · memory · reference core', adapter: REMIT_ADAPTER, args: ['--store', 'memory', '--core', 'reference'], quick: false, canary: false },
+  {
+    id: 'remit-postgres-wasm',
+    label: 'REMIT · PostgreSQL · Wasm core',
+    adapter: REMIT_ADAPTER,
+    args: ['--store', 'postgres', '--core', 'wasm'],
+    quick: false,
+    canary: false,
+    requiresEnv: 'REMIT_PG_URL',
+    hostsCapable: true,
+  },
   { id: 'langgraph-js', label: 'LangGraph.js · SQLite · durability sync', adapter: 'conformance/adapters/langgraph/adapter.ts', args: [], quick: true, canary: false },
   {
     id: 'canary',
@@ -42,6 +56,22 @@ export const SYSTEMS: readonly SystemDef[] = [
     canary: true,
   },
 ];
+
+/** Why `def` cannot run in this environment (a server URL is missing), or null. */
+export function whyNotRunnable(def: SystemDef, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (def.requiresEnv !== undefined && !env[def.requiresEnv]) {
+    return `${def.requiresEnv} is not set (bash scripts/pg.sh start; export ${def.requiresEnv}="$(bash scripts/pg.sh url)")`;
+  }
+  return null;
+}
+
+/** Systems that `--full` leaves out in this environment, with the reason. */
+export function systemsNotRunnable(env: NodeJS.ProcessEnv = process.env): { system: string; reason: string }[] {
+  return SYSTEMS.flatMap((s) => {
+    const reason = whyNotRunnable(s, env);
+    return reason === null ? [] : [{ system: s.id, reason }];
+  });
+}
 
 export function findSystem(id: string): SystemDef {
   const def = SYSTEMS.find((s) => s.id === id);

@@ -101,6 +101,7 @@
 #define BEYOND_HEAD       5
 #define IMPLICIT_FORK     6
 #define LOG_INVALID       7
+#define INVALID_VALUE     10   /* the shell's schema refusal, before admission */
 
 #define NKILL (SEQS + K + 2 * FORKS)   /* killable processes; slot NKILL is never killed */
 
@@ -336,6 +337,19 @@ inline invoke_effect(who, expect, R, n) {
   j = 0
 }
 
+/* The sequencer's write: the decided record, appended only at the seq it read. */
+inline append_decided(who) {
+  conditional_append(who, expect, rk, rn, ra, ok);
+  /* Lost the race: the winner recovered the same durable prefix, so it must have appended the
+     very record this process decided on. */
+  if
+  :: !ok && (store[who].r[expect].kind != rk || store[who].r[expect].node != rn ||
+             store[who].r[expect].arg != ra) -> FAIL(bad_determinism)
+  :: else
+  fi;
+  act = 0; rk = 0; rn = 0; ra = 0; expect = 0; ok = 0
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Sequencer: recover from the store, decide, act, repeat. Killed at any statement; a kill     */
 /* drops every local and the process starts over from the store (restart and recovery).       */
@@ -355,35 +369,22 @@ end_idle:
   do
   :: {
        d_step { recover(who); decide(); expect = store[who].cnt; CLEAR_VIEW };
+       /* Each option's guard is inside its d_step: reading and writing are separate steps (a
+          stale read is possible), but no step is spent on the branch itself. */
+end_decided:
        if
-       :: act == ACT_STOP -> break
-       :: act == ACT_WAIT ->
-end_parked:
-          (store[who].cnt != expect)      /* parked: nothing to do until a claim lands */
-       :: act == ACT_INVOKE ->
-          d_step { invoke_effect(who, expect, ra, rn) }    /* the outside effect; a kill may follow it */
-       :: act == ACT_APPEND -> skip
-       fi;
-       if
-       :: act == ACT_INVOKE || act == ACT_APPEND ->
-          d_step {
-            conditional_append(who, expect, rk, rn, ra, ok);
-            /* Lost the race: the winner recovered the same durable prefix, so it must have
-               appended the very record this process decided on. */
-            if
-            :: !ok && (store[who].r[expect].kind != rk || store[who].r[expect].node != rn ||
-                       store[who].r[expect].arg != ra) -> FAIL(bad_determinism)
-            :: else
-            fi;
-            act = 0; rk = 0; rn = 0; ra = 0; expect = 0; ok = 0
-          }
-       :: else -> d_step { act = 0; expect = 0 }
+       :: d_step { act == ACT_STOP -> act = 0; expect = 0 };
+          break
+       :: d_step { act == ACT_WAIT && store[who].cnt != expect -> act = 0; expect = 0 }  /* parked */
+       :: d_step { act == ACT_INVOKE -> invoke_effect(who, expect, ra, rn) };  /* a kill may follow */
+          d_step { append_decided(who) }
+       :: d_step { act == ACT_APPEND -> append_decided(who) }
        fi
      } unless {
        kill[me] -> d_step { kill[me] = 0; CLEAR_VIEW; act = 0; rk = 0; rn = 0; ra = 0; expect = 0; ok = 0 }
      }
   od;
-  if :: who == 0 -> active0-- :: else fi
+  atomic { if :: who == 0 -> active0-- :: else fi }
 }
 
 /* Admission of RESUME(IID) from the recovered view (docs/core-api.md, "Admission"). */
@@ -403,40 +404,40 @@ proctype Resumer(byte who; byte me; byte value) {
   byte ph, pn, pa, st, rid, i, rk_, rn_, ra_;
   bool clm, prk;
   byte reason, expect, v, j, ek, en, ea;
-  bool ok;
+  bool ok, finished;
 
 end_wait:
   (hasparked[who] && MAY_DRIVE(who));
   do
   :: {
-       if
-       :: !VALUE_VALID(value) -> break    /* refused by the value schema: nothing is written */
-       :: else
-       fi;
-       d_step { recover(who); admit_resume(); expect = store[who].cnt; CLEAR_VIEW };
-       if
-       :: reason == ACCEPT ->
-          d_step {
+       d_step {
+         recover(who); admit_resume();
+         if :: !VALUE_VALID(value) -> reason = INVALID_VALUE :: else fi;   /* checked before claiming */
+         expect = store[who].cnt; CLEAR_VIEW
+       };
+       d_step {
+         if
+         :: reason == ACCEPT ->
 #if MUTANT == 1
             expect = store[who].cnt;          /* blind append: no expected-seq condition */
 #endif
             conditional_append(who, expect, RESUME_CLAIMED, IID, value, ok);
             if
-            :: ok -> served[who]++;
+            :: ok -> served[who]++; finished = 1;
                if :: served[who] > 1 -> FAIL(bad_consume) :: else fi
-            :: else
-            fi;
-            reason = 0; expect = 0
-          };
-          if :: ok -> break :: else fi        /* lost the race: ask again */
-       :: reason == ALREADY_CONSUMED -> break /* the distinct refusal; nothing was written */
-       :: reason != ACCEPT && reason != ALREADY_CONSUMED -> FAIL(bad_consume); break
-       fi
+            :: else                            /* lost the race: ask again */
+            fi
+         :: reason == ALREADY_CONSUMED || reason == INVALID_VALUE -> finished = 1   /* nothing written */
+         :: else -> FAIL(bad_consume); finished = 1
+         fi;
+         reason = 0; expect = 0; ok = 0
+       };
+       if :: finished -> break :: else fi
      } unless {
-       kill[me] -> d_step { kill[me] = 0; CLEAR_VIEW; reason = 0; expect = 0; ok = 0 }
+       kill[me] -> d_step { kill[me] = 0; CLEAR_VIEW; reason = 0; expect = 0; ok = 0; finished = 0 }
      }
   od;
-  if :: who == 0 -> active0-- :: else fi
+  atomic { if :: who == 0 -> active0-- :: else fi; finished = 0 }
 }
 
 /* Fork: one store transaction copies records 0..c of the source and appends FORKED to the new

@@ -64,8 +64,26 @@ export function killSelf(): never {
 
 export type Handler = (args: Record<string, unknown>) => Promise<unknown>;
 
+export interface ServeOptions {
+  /** Clean-up before the process exits on `shutdown` or end of input (bounded by EXIT_CLEANUP_MS). */
+  onExit?: () => Promise<void>;
+}
+
+/** The harness kills an adapter 2 s after asking it to shut down; clean-up must fit well within. */
+const EXIT_CLEANUP_MS = 1_500;
+
+async function cleanUp(options: ServeOptions): Promise<void> {
+  if (options.onExit === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, EXIT_CLEANUP_MS);
+  });
+  await Promise.race([options.onExit().catch((e: unknown) => console.error(`clean-up at exit failed: ${String(e)}`)), deadline]);
+  clearTimeout(timer);
+}
+
 /** Serve requests one at a time, in arrival order, until `shutdown` or end of input. */
-export function serve(handlers: Record<string, Handler>): void {
+export function serve(handlers: Record<string, Handler>, options: ServeOptions = {}): void {
   console.log = (...args: unknown[]) => console.error(...args);
   console.info = console.log;
   console.warn = (...args: unknown[]) => console.error(...args);
@@ -76,7 +94,7 @@ export function serve(handlers: Record<string, Handler>): void {
     busy = true;
     while (queue.length > 0) {
       const line = queue.shift() as string;
-      await handleLine(line, handlers);
+      await handleLine(line, handlers, options);
     }
     busy = false;
   };
@@ -86,11 +104,13 @@ export function serve(handlers: Record<string, Handler>): void {
     void pump();
   });
   rl.on('close', () => {
-    void pump().then(() => process.exit(0));
+    void pump()
+      .then(() => cleanUp(options))
+      .then(() => process.exit(0));
   });
 }
 
-async function handleLine(line: string, handlers: Record<string, Handler>): Promise<void> {
+async function handleLine(line: string, handlers: Record<string, Handler>, options: ServeOptions): Promise<void> {
   let request: { id?: unknown; op?: unknown } & Record<string, unknown>;
   try {
     request = JSON.parse(line);
@@ -101,6 +121,7 @@ async function handleLine(line: string, handlers: Record<string, Handler>): Prom
   const id = typeof request.id === 'number' ? request.id : -1;
   const op = typeof request.op === 'string' ? request.op : '';
   if (op === 'shutdown') {
+    await cleanUp(options);
     writeLine({ id, ok: true, result: {} });
     process.exit(0);
   }

@@ -1,7 +1,8 @@
 /**
  * Conformance adapter for REMIT, through the shell's public API (createRemit, start, resume,
  * continueRun, fork, status) and its fault hooks. Options:
- *   --store sqlite|memory   --core wasm|reference
+ *   --store sqlite|memory|postgres   --core wasm|reference
+ *     (postgres: the server at REMIT_PG_URL, one schema per cell store; ../remit-postgres/)
  *   --canary lost-append-reported-committed | unstable-effect-key   (test-only, a guard switched off)
  * Run: node --import tsx conformance/adapters/remit/adapter.ts --store sqlite --core wasm
  */
@@ -52,7 +53,7 @@ function option(name: string, allowed: readonly string[], fallback: string | nul
   return value ?? null;
 }
 
-const STORE_KIND = option('store', ['sqlite', 'memory'], 'sqlite') as 'sqlite' | 'memory';
+const STORE_KIND = option('store', ['sqlite', 'memory', 'postgres'], 'sqlite') as 'sqlite' | 'memory' | 'postgres';
 const CORE_KIND = option('core', ['wasm', 'reference'], 'wasm') as 'wasm' | 'reference';
 const CANARY = option('canary', ['lost-append-reported-committed', 'unstable-effect-key'], null);
 
@@ -60,6 +61,26 @@ const faults = new FaultSwitch();
 let sink: EffectSinkWriter | null = null;
 let session: Session | null = null;
 const otherCores = new Map<string, RecoveryCore>();
+
+/** PostgreSQL only: this process's cell schemas and its end of the hosts barrier (loaded lazily). */
+let postgresSide: Promise<PostgresSide> | null = null;
+interface PostgresSide {
+  stores: import('../remit-postgres/store.js').PostgresCellStores;
+  barrier: import('../remit-postgres/barrier.js').AdvisoryBarrier;
+}
+function postgres(): Promise<PostgresSide> {
+  if (STORE_KIND !== 'postgres') throw new Error('this adapter does not run on PostgreSQL (--store postgres)');
+  postgresSide ??= (async () => {
+    const { PostgresCellStores } = await import('../remit-postgres/store.js');
+    const { AdvisoryBarrier } = await import('../remit-postgres/barrier.js');
+    const stores = PostgresCellStores.fromEnv();
+    return { stores, barrier: new AdvisoryBarrier(stores.url) };
+  })();
+  return postgresSide;
+}
+
+/** The recover race: wait at this barrier just before the next append (set by `continue`). */
+let holdBeforeAppend: number | null = null;
 
 function currentSink(): EffectSinkWriter {
   if (sink === null) throw new Error('no effect sink: "open" was not called');
@@ -71,7 +92,12 @@ const refund = buildRefundWorkflow(deps);
 
 /** Commit points reached through the sequencer's hooks; store errors come from the store wrapper. */
 const hooks: SequencerHooks = {
-  at(point: FaultPoint, info: FaultInfo): void {
+  at(point: FaultPoint, info: FaultInfo): void | Promise<void> {
+    if (point === 'append.before' && holdBeforeAppend !== null) {
+      const key = holdBeforeAppend;
+      holdBeforeAppend = null;
+      return postgres().then((p) => p.barrier.pass(key));
+    }
     if (faults.current === null || faults.current.kind === 'store-error') return;
     if (point === 'append.before' || point === 'append.after') {
       const phase = point === 'append.before' ? 'before' : 'after';
@@ -92,7 +118,8 @@ class Session {
   ) {}
 
   static async open(storePath: string): Promise<Session> {
-    const inner = STORE_KIND === 'sqlite' ? openSqliteStore(storePath) : openMemoryStore();
+    const inner =
+      STORE_KIND === 'sqlite' ? openSqliteStore(storePath) : STORE_KIND === 'postgres' ? await (await postgres()).stores.open(storePath) : openMemoryStore();
     const store = new FaultingStore(inner, faults, CANARY === 'lost-append-reported-committed');
     const remit = await createRemit({ store, core: CORE_KIND, workflows: [refund], hooks });
     return new Session(storePath, store, remit);
@@ -122,7 +149,7 @@ function injectedCause(e: unknown): InjectedFault | null {
 function outcomeOfError(e: unknown) {
   const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
   const field = e instanceof RemitError ? e.field : undefined;
-  const refused = (code: 'ALREADY_CONSUMED' | 'NOT_PARKED' | 'INVALID_VALUE' | 'IMPLICIT_FORK' | 'DEFINITION_MISMATCH' | 'OTHER') => ({
+  const refused = (code: 'ALREADY_CONSUMED' | 'NOT_PARKED' | 'INVALID_VALUE' | 'IMPLICIT_FORK' | 'DEFINITION_MISMATCH' | 'CONFLICT' | 'OTHER') => ({
     outcome: 'refused' as const,
     refusal: { code, message, ...(field === undefined ? {} : { field }) },
   });
@@ -133,7 +160,8 @@ function outcomeOfError(e: unknown) {
   if (e instanceof NotParkedError) return refused('NOT_PARKED');
   if (e instanceof ImplicitForkError) return refused('IMPLICIT_FORK');
   if (e instanceof DefinitionMismatchError) return refused('DEFINITION_MISMATCH');
-  if (e instanceof ConflictError || e instanceof ForkTargetExistsError) return refused('OTHER');
+  if (e instanceof ConflictError) return refused('CONFLICT');
+  if (e instanceof ForkTargetExistsError) return refused('OTHER');
   if (e instanceof StateInvalidError) {
     return { outcome: 'error' as const, error: { kind: 'validation' as const, message, ...(field === undefined ? {} : { field }) } };
   }
@@ -256,7 +284,7 @@ async function probeCorruption(args: Record<string, unknown>) {
   const at = 12 + ((pick >>> 3) % Math.max(1, bytes.length - 16)); // a payload or checksum byte
   bytes[at] = (bytes[at] as number) ^ (1 << (pick & 7));
   let copy: Store;
-  let cleanup = () => {};
+  let cleanup: () => void | Promise<void> = () => {};
   if (STORE_KIND === 'sqlite') {
     const copyPath = `${s.storePath}.corrupt-${process.pid}.db`;
     fs.rmSync(copyPath, { force: true });
@@ -268,6 +296,10 @@ async function probeCorruption(args: Record<string, unknown>) {
     raw.close();
     copy = openSqliteStore(copyPath);
     cleanup = () => fs.rmSync(copyPath, { force: true });
+  } else if (STORE_KIND === 'postgres') {
+    const side = await (await postgres()).stores.corruptedCopy(s.storePath, runId, stored, target.seq, bytes);
+    copy = side.store;
+    cleanup = () => side.drop();
   } else {
     copy = openMemoryStore();
     for (const r of stored) await copy.append(runId, r.seq, [r.seq === target.seq ? bytes : r.bytes]);
@@ -291,7 +323,7 @@ async function probeCorruption(args: Record<string, unknown>) {
     };
   } finally {
     await reader.close();
-    cleanup();
+    await cleanup();
   }
 }
 
@@ -333,11 +365,17 @@ function hello() {
   }
   const memory = STORE_KIND === 'memory';
   const memoryReason = 'the memory store lives in the adapter process: it does not survive SIGKILL and no other process can see it';
+  const storeVersion: Record<string, string> =
+    STORE_KIND === 'postgres' ? { pg: installedVersion('pg') } : { 'better-sqlite3': installedVersion('better-sqlite3') };
+  const hostsSupport =
+    STORE_KIND === 'postgres'
+      ? supported('k processes in network namespaces (hosts), each with its own Remit and connection pool, on one PostgreSQL server reached over a veth link; released together by a server-side advisory-lock barrier')
+      : { supported: false, reason: memory ? memoryReason : 'a SQLite file is shared through a file system, not over a network link; the hosts column needs a network store (PostgreSQL)' };
   return {
     protocol: 1,
     system: CANARY === null ? 'remit' : `remit-canary(${CANARY})`,
     variant: `${STORE_KIND}/${CORE_KIND}`,
-    versions: { remit: repositoryVersion(), 'better-sqlite3': installedVersion('better-sqlite3'), core: CORE_KIND },
+    versions: { remit: repositoryVersion(), ...storeVersion, core: CORE_KIND },
     points,
     faultKinds: {
       sigkill: memory ? { supported: false, reason: memoryReason } : supported('process.kill(process.pid, "SIGKILL") in the hook'),
@@ -346,7 +384,10 @@ function hello() {
     },
     concurrency: {
       'in-process': supported('k concurrent Remit.resume calls on one instance'),
-      processes: memory ? { supported: false, reason: memoryReason } : supported('k processes, each with its own Remit on the same SQLite file'),
+      processes: memory
+        ? { supported: false, reason: memoryReason }
+        : supported(`k processes, each with its own Remit on the same ${STORE_KIND === 'postgres' ? 'PostgreSQL schema' : 'SQLite file'}`),
+      hosts: hostsSupport,
     },
     fork: supported('Remit.fork at the checkpoint (a new run: prefix copy + FORKED record)'),
   };
@@ -364,6 +405,27 @@ async function loadOtherCores(): Promise<void> {
 }
 
 await loadOtherCores();
+
+function barrierKeyOf(ref: unknown): number {
+  const key = (ref as { key?: unknown } | null)?.key;
+  if (typeof key !== 'number') throw new TypeError(`request field "barrier.key" must be a number, got ${JSON.stringify(key)}`);
+  return key;
+}
+
+/** Hosts cells: wait at the server-side barrier (if the request names one) before acting. */
+async function passBarrier(ref: unknown): Promise<void> {
+  if (ref === undefined || ref === null) return;
+  await (await postgres()).barrier.pass(barrierKeyOf(ref));
+}
+
+/** At exit: drop this process's cell schemas (PostgreSQL) so a campaign leaves nothing behind. */
+async function onExit(): Promise<void> {
+  if (postgresSide === null) return;
+  const side = await postgresSide;
+  await session?.remit.close().catch(() => undefined);
+  await side.barrier.close();
+  await side.stores.dropAll();
+}
 
 serve({
   hello: async () => hello(),
@@ -386,6 +448,7 @@ serve({
   resume: async (args) => {
     const runId = stringArg(args, 'runId');
     const interruptId = await interruptIdOf(runId);
+    await passBarrier(args.barrier);
     return attempt(() => current().remit.resume(runId, interruptId, args.value));
   },
   resumeMany: async (args) => {
@@ -394,7 +457,25 @@ serve({
     const values = Array.isArray(args.values) ? args.values : [];
     return { outcomes: await Promise.all(values.map((value) => attempt(() => current().remit.resume(runId, interruptId, value)))) };
   },
-  continue: async (args) => attempt(() => current().remit.continueRun(stringArg(args, 'runId'))),
+  continue: async (args) => {
+    const runId = stringArg(args, 'runId');
+    await passBarrier(args.barrier);
+    holdBeforeAppend = args.holdBeforeAppend === undefined ? null : barrierKeyOf(args.holdBeforeAppend);
+    try {
+      return await attempt(() => current().remit.continueRun(runId));
+    } finally {
+      holdBeforeAppend = null;
+    }
+  },
+  barrier: async (args) => {
+    const { barrier } = await postgres();
+    const key = barrierKeyOf(args);
+    if (args.action === 'hold') await barrier.hold(key);
+    else if (args.action === 'release') await barrier.release(key);
+    else if (args.action === 'count') return { waiting: await barrier.count(key) };
+    else throw new Error(`barrier action must be hold, count or release, got ${JSON.stringify(args.action)}`);
+    return {};
+  },
   continueFrom: async (args) => {
     const runId = stringArg(args, 'runId');
     const fromSeq = await seqOfCompletion(runId, stringArg(args, 'after'));
@@ -417,4 +498,4 @@ serve({
     if (args.kind === 'definition-change') return probeDefinitionChange(args);
     throw new Error(`unknown probe kind "${String(args.kind)}"`);
   },
-});
+}, { onExit });

@@ -1,7 +1,9 @@
 /**
  * Effect exactly-once: every effect node on the path is applied exactly once at the deduplicating
  * sink (distinct idempotency keys), and its handler is never invoked again once its completion was
- * durable. Raw invocations and applied effects are counted separately and reported.
+ * durable. Raw invocations and applied effects are counted separately and reported. Each fault
+ * may cost one more raw invocation (the intent was durable, the result not), and so may each extra
+ * recoverer of a recover race (every recoverer re-invokes a handler whose intent is durable).
  */
 import type { CellRun } from '../observations.js';
 import { EFFECT_NODES } from '../workflow.js';
@@ -18,14 +20,16 @@ export const effectExactlyOnce: Checker = {
     const f = new Findings();
     const lines = mainRunLines(run);
     const faults = mainFaults(run);
+    const extraRecoverers = Math.max(0, (s.recoverConcurrent?.outcomes.length ?? 1) - 1);
     for (const node of EFFECT_NODES) {
       const forNode = lines.filter(({ line }) => line.node === node);
       const invocations = forNode.filter(({ line }) => line.t === 'invoke');
       const appliedKeys = new Set(forNode.filter(({ line }) => line.t === 'apply').map(({ line }) => line.key));
       f.expect(appliedKeys.size === 1, `${node}: applied under ${appliedKeys.size} distinct key(s), expected exactly 1`);
       f.expect(
-        invocations.length <= 1 + faults.length,
-        `${node}: handler invoked ${invocations.length} times with ${faults.length} fault(s) on the run`,
+        invocations.length <= 1 + faults.length + extraRecoverers,
+        `${node}: handler invoked ${invocations.length} times with ${faults.length} fault(s) on the run` +
+          (extraRecoverers > 0 ? ` and ${extraRecoverers + 1} concurrent recoverers` : ''),
       );
       for (const fault of faults) {
         if (fault.view === null || !fault.view.effectsDone.includes(node)) continue;

@@ -3,10 +3,12 @@
  * continuation from the first node not durably completed. Checked: the final state equals the
  * harness's own model of an uninterrupted run; the completed nodes are the whole path, each once;
  * records durable at a fault are still there, byte for byte; a node durable at a fault never runs
- * its body again.
+ * its body again. The recover race (two recoverers of one crashed run at once): exactly one
+ * continues it, the other is refused with a typed conflict, and no durable record is lost.
  */
 import type { CellRun } from '../observations.js';
 import { expectedFinalState, initialState, NODE_PATH, type ApprovalValue } from '../workflow.js';
+import type { StepObservations } from '../observations.js';
 import { Findings, canonical, clip, mainFaults, mainRunLines, notApplicable, outcomeText, recordChanges, sameValue, type Checker, type Verdict } from './verdict.js';
 
 function servedValue(run: CellRun): ApprovalValue | null {
@@ -79,7 +81,29 @@ export const prefixContinuation: Checker = {
     f.expect(pureRuns >= 1, 'the pure node compute never ran in the main run');
     f.expect(pureRuns <= 1 + faults.length, `the pure node compute ran ${pureRuns} times with ${faults.length} fault(s)`);
     if (faults.length > 0) f.note(`${faults.length} fault(s) on the main run; continued from the durable prefix`);
+    if (s.recoverConcurrent !== undefined) checkRecoverRace(f, s.recoverConcurrent);
     void initialState;
     return f.verdict();
   },
 };
+
+/** Of k recoverers racing to continue one crashed run, one continues it and k-1 are refused (CONFLICT). */
+function checkRecoverRace(f: Findings, race: NonNullable<StepObservations['recoverConcurrent']>): void {
+  const k = race.outcomes.length;
+  const where = race.hosts.join(', ');
+  const progressed = race.outcomes.filter((o) => o?.outcome === 'parked' || o?.outcome === 'completed').length;
+  const conflicts = race.outcomes.filter((o) => o?.outcome === 'refused' && o.refusal?.code === 'CONFLICT').length;
+  f.expect(progressed === 1, `${progressed} of ${k} concurrent recoverers (on ${where}) continued the crashed run, expected exactly 1`);
+  f.expect(
+    conflicts === k - 1,
+    `${conflicts} of ${k} concurrent recoverers were refused with a typed conflict, expected ${k - 1}: ${race.outcomes.map(outcomeText).join('; ')}`,
+  );
+  if (race.before !== null && race.after !== null) {
+    const changes = recordChanges(race.before, race.after);
+    f.expect(
+      changes.missing.length === 0 && changes.changed.length === 0,
+      `records durable before the recover race were lost or rewritten: ${changes.missing.length} missing, ${changes.changed.length} changed`,
+    );
+  }
+  f.note(`recover race: ${progressed}/${k} recoverers progressed (on ${where})`);
+}

@@ -16,7 +16,11 @@ import {
   runCampaign,
   type CampaignOptions,
 } from '../../../conformance/harness/campaign.js';
+import type { Cell } from '../../../conformance/harness/cells.js';
+import type { HostsSetting } from '../../../conformance/harness/cross-host.js';
 import { renderTerminal } from '../../../conformance/harness/report/terminal.js';
+import { systemsNotRunnable, whyNotRunnable, type SystemDef } from '../../../conformance/harness/systems.js';
+import { hostsPrecondition, setUpHosts, type HostsEnvironment } from '../../../conformance/hosts/hosts.js';
 import { reportJson, writeReports } from '../../../conformance/harness/report/write.js';
 import { ExitCode } from '../errors.js';
 import type { CommandModule } from './registry.js';
@@ -69,12 +73,61 @@ function progressReporter(total: number, enabled: boolean) {
   };
 }
 
+/**
+ * The hosts column needs namespaces and a server reachable over their link: set them up when a
+ * selected system can use them and a hosts cell is selected. Says on stderr what was done, or why not.
+ */
+async function prepareHosts(systems: SystemDef[], cells: readonly Cell[], notes: string[]): Promise<{ setting: HostsSetting | undefined; env: HostsEnvironment | null }> {
+  const wanted = systems.some((s) => s.hostsCapable === true) && cells.some((c) => c.matrix === 'concurrency' && c.mode === 'hosts');
+  if (!wanted) return { setting: undefined, env: null };
+  const blocked = hostsPrecondition();
+  if (blocked !== null) {
+    notes.push(`hosts column NOT RUN: ${blocked.reason}`);
+    return { setting: { unavailable: `hosts column not run: ${blocked.reason}` }, env: null };
+  }
+  try {
+    const env = await setUpHosts();
+    process.stderr.write(`[conformance] hosts column: ${env.summary}\n`);
+    return { setting: { plan: env.plan }, env };
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    notes.push(`hosts column NOT RUN: setting up the hosts failed: ${reason}`);
+    return { setting: { unavailable: `hosts column not run: setting up the hosts failed: ${reason.split('\n')[0]}` }, env: null };
+  }
+}
+
 export async function runConformance(flags: ConformanceFlags, json: boolean): Promise<number> {
   const seed = integer('seed', flags.seed, 0);
   const scenario = flags.scenario === undefined ? undefined : loadScenario(flags.scenario);
   const systems = flags.system !== undefined ? parseSystems(flags.system.split(',')) : flags.full ? allSystems() : quickSystems();
+  for (const s of systems) {
+    const why = whyNotRunnable(s);
+    if (why !== null) throw new Error(`system ${s.id} cannot run here: ${why}`);
+  }
   if (scenario !== undefined && systems.length !== 1) throw new Error('--scenario replays one scenario: name one --system');
   const cells = parseCells(flags.cell?.flatMap((c) => c.split(',')));
+  // Never silent: every system or column left out is named, with the reason.
+  const notes: string[] = flags.full === true && flags.system === undefined ? systemsNotRunnable().map((u) => `NOT RUN ${u.system}: ${u.reason}`) : [];
+  for (const n of notes) process.stderr.write(`[conformance] ${n}\n`);
+  const hosts = await prepareHosts(systems, scenario === undefined ? cells : [], notes);
+  try {
+    return await runPrepared(flags, json, { seed, scenario, systems, cells, notes, hosts: hosts.setting });
+  } finally {
+    await hosts.env?.teardown().catch((e: unknown) => process.stderr.write(`[conformance] ${String(e)}\n`));
+  }
+}
+
+interface Prepared {
+  seed: number;
+  scenario: ReturnType<typeof loadScenario> | undefined;
+  systems: SystemDef[];
+  cells: readonly Cell[];
+  notes: string[];
+  hosts: HostsSetting | undefined;
+}
+
+async function runPrepared(flags: ConformanceFlags, json: boolean, prepared: Prepared): Promise<number> {
+  const { seed, scenario, systems, cells, notes } = prepared;
   const mode: CampaignOptions['mode'] = flags.system !== undefined || flags.cell !== undefined || scenario !== undefined ? 'custom' : flags.full ? 'full' : 'quick';
   const total = systems.length * (scenario === undefined ? cells.length : 1);
   const progress = progressReporter(total, flags.progress && !json);
@@ -87,6 +140,7 @@ export async function runConformance(flags: ConformanceFlags, json: boolean): Pr
     shrink: flags.shrink,
     shrinkBudget: integer('shrink-budget', flags.shrinkBudget, 0),
     ...(scenario === undefined ? {} : { scenario }),
+    ...(prepared.hosts === undefined ? {} : { hosts: prepared.hosts }),
     onCellDone: (system, cell) => progress.tick(system, cell),
     onShrink: (system, property) => progress.note(system, `shrinking the ${property} violation`),
   });
@@ -98,6 +152,7 @@ export async function runConformance(flags: ConformanceFlags, json: boolean): Pr
   } else {
     process.stdout.write(`\n${renderTerminal(result.report, result.timing, process.stdout.isTTY === true)}\n\n`);
     for (const u of result.unavailable) process.stdout.write(`NOT RUN ${u.system}: ${u.reason.split('\n')[0]}\n`);
+    for (const n of notes) process.stdout.write(`${n}\n`);
     process.stdout.write(`Run time ${(result.timing.totalMs / 1000).toFixed(1)} s, seed ${seed}.\n`);
     process.stdout.write(`Reports: ${written.html}\n         ${written.markdown}\n         ${written.json}\n`);
     if (written.reproductions > 0) process.stdout.write(`         ${written.reproductions} reproductions under ${path.join(outDir, 'repro')}\n`);

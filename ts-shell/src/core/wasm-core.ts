@@ -92,7 +92,122 @@ export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
   };
 }
 
+/**
+ * How the component's exports are called. 'jco': through the JavaScript jco generated (the
+ * default). 'canonical-abi': the same core module (remit_core.core.wasm, which jco extracted from
+ * the component) called directly by the canonical ABI of `func(list<u8>, ...) -> list<u8>`: copy
+ * the arguments in through `cabi_realloc`, read the (ptr, len) pair the export returns, copy the
+ * bytes out, call the post-return function. Same bytes, without jco's per-call task bookkeeping
+ * (about 3 us a call, which dominates the equivalence campaign's small logs).
+ */
+export type WasmBinding = 'jco' | 'canonical-abi';
+
+export interface LoadWasmCoreOptions {
+  binding?: WasmBinding;
+}
+
+/** The core module's exports that the canonical-ABI binding calls. */
+interface CoreModuleExports {
+  memory: { readonly buffer: ArrayBuffer };
+  cabi_realloc(oldPtr: number, oldLen: number, align: number, newLen: number): number;
+  recover(ptr: number, len: number): number;
+  admit(logPtr: number, logLen: number, reqPtr: number, reqLen: number): number;
+  cabi_post_recover(ret: number): void;
+  cabi_post_admit(ret: number): void;
+}
+
+/** The part of the WebAssembly JS API used here (the project's TypeScript libs do not declare it). */
+interface WebAssemblyApi {
+  compile(bytes: Uint8Array): Promise<object>;
+  instantiate(module: object, imports: object): Promise<{ exports: Record<string, unknown> }>;
+  Module: { imports(module: object): Array<{ module: string; name: string }> };
+}
+const webAssembly = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+
+const CORE_MODULE_EXPORTS = ['memory', 'cabi_realloc', 'recover', 'admit', 'cabi_post_recover', 'cabi_post_admit'] as const;
+
+async function instantiateCoreModule(moduleUrl: URL): Promise<CoreModuleExports> {
+  const coreUrl = new URL('./remit_core.core.wasm', moduleUrl);
+  const { readFile } = await import('node:fs/promises');
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(coreUrl);
+  } catch (e) {
+    throw new CoreUnavailableError('WASM_NOT_BUILT', coreUrl.href,
+      `the Wasm core is not built (${coreUrl.pathname} is missing): run npm run setup`, { cause: e });
+  }
+  try {
+    const module = await webAssembly.compile(bytes);
+    // The recovery core is pure: a module that imports anything is not the one this binding knows.
+    const imports = webAssembly.Module.imports(module);
+    if (imports.length > 0) throw new Error(`it imports ${imports.map((i) => `${i.module}.${i.name}`).join(', ')}`);
+    const instance = await webAssembly.instantiate(module, {});
+    const exports = instance.exports as Record<string, unknown>;
+    const missing = CORE_MODULE_EXPORTS.filter((name) => exports[name] === undefined);
+    if (missing.length > 0) throw new Error(`it does not export ${missing.join(', ')}`);
+    return exports as unknown as CoreModuleExports;
+  } catch (e) {
+    throw new CoreUnavailableError('WASM_LOAD_FAILED', coreUrl.href,
+      `the Wasm core module ${coreUrl.pathname} cannot be called directly (${String((e as Error)?.message ?? e)}): run npm run setup`,
+      { cause: e });
+  }
+}
+
+/**
+ * The canonical-ABI calls. As with the jco binding, a trap leaves the instance unusable: every
+ * later call throws (the core must be total, so a trap is a bug to report, not to retry).
+ */
+function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
+  let trapped: unknown = null;
+  // A view of the instance's memory, renewed when the memory grows (growing detaches the buffer).
+  let memory = new Uint8Array(core.memory.buffer);
+  const bytesOfMemory = (): Uint8Array => {
+    if (memory.buffer !== core.memory.buffer) memory = new Uint8Array(core.memory.buffer);
+    return memory;
+  };
+  const copyIn = (bytes: Uint8Array): number => {
+    const ptr = core.cabi_realloc(0, 0, 1, bytes.length);
+    bytesOfMemory().set(bytes, ptr);
+    return ptr;
+  };
+  const u32At = (m: Uint8Array, at: number) => (m[at]! | (m[at + 1]! << 8) | (m[at + 2]! << 16) | (m[at + 3]! << 24)) >>> 0;
+  const copyOutAndFree = (ret: number, postReturn: (ret: number) => void): Uint8Array => {
+    const m = bytesOfMemory();
+    const ptr = u32At(m, ret);
+    const out = m.slice(ptr, ptr + u32At(m, ret + 4));
+    postReturn(ret);
+    return out;
+  };
+  const refuseIfTrapped = () => {
+    if (trapped !== null) throw new Error('the Wasm core instance trapped earlier and cannot be called again', { cause: trapped });
+  };
+  return {
+    recover: (log) => {
+      refuseIfTrapped();
+      try {
+        const logPtr = copyIn(log);
+        return copyOutAndFree(core.recover(logPtr, log.length), core.cabi_post_recover);
+      } catch (e) {
+        trapped = e;
+        throw e;
+      }
+    },
+    admit: (log, request) => {
+      refuseIfTrapped();
+      try {
+        const logPtr = copyIn(log);
+        const requestPtr = copyIn(request);
+        return copyOutAndFree(core.admit(logPtr, log.length, requestPtr, request.length), core.cabi_post_admit);
+      } catch (e) {
+        trapped = e;
+        throw e;
+      }
+    },
+  };
+}
+
 /** Load the Wasm core. Throws CoreUnavailableError (with "run npm run setup") when not built. */
-export async function loadWasmCore(moduleUrl: URL = WASM_CORE_MODULE_URL): Promise<RecoveryCore> {
+export async function loadWasmCore(moduleUrl: URL = WASM_CORE_MODULE_URL, options: LoadWasmCoreOptions = {}): Promise<RecoveryCore> {
+  if (options.binding === 'canonical-abi') return wasmCoreFromExports(canonicalAbiExports(await instantiateCoreModule(moduleUrl)));
   return wasmCoreFromExports(await importExports(moduleUrl));
 }
