@@ -32,6 +32,7 @@ const COLUMNS: Record<SuiteName, Column[]> = {
     { header: 'p25–p75 ms', cell: spread },
     { header: 'n', cell: samples },
     { header: 'records/s', cell: (r) => fmt(r.metrics.records_per_s) },
+    { header: 'records/s (fastest sample)', cell: (r) => fmt(r.metrics.records_per_s_best) },
     { header: 'MB/s', cell: (r) => fmt(r.metrics.mb_per_s) },
     { header: 'speed vs framing walk', cell: (r) => ratio(r.ratios['speed_vs_framing-crc-walk']) },
     { header: 'wasm / reference', cell: (r) => ratio(r.ratios.speed_vs_reference) },

@@ -30,7 +30,7 @@ export function evaluateTargets(doc: ResultsDocument): TargetReport[] {
   const wasmBulk = largestRecoveryRow(doc, 'wasm');
   const bulkSize = wasmBulk?.params.records ?? '?';
   out.push(target('recovery-rate', 'Wasm recovery ≥ 5 M records/s on the largest log', wasmBulk?.metrics.records_per_s, 'records/s',
-    (v) => v >= 5e6, (v) => `at ${bulkSize} records; ${v >= 5e6 ? 'met' : pctOff(v, 5e6)}`));
+    (v) => v >= 5e6, (v) => `median at ${bulkSize} records; ${v >= 5e6 ? 'met' : pctOff(v, 5e6)}; fastest sample ${((wasmBulk?.metrics.records_per_s_best ?? 0) / 1e6).toFixed(2)} M records/s`));
   out.push(target('recovery-vs-limit', 'Wasm within 2× of the framing+CRC walk (speed ratio ≥ 0.5)', wasmBulk?.ratios['speed_vs_framing-crc-walk'], '×',
     (v) => v >= 0.5, (v) => `at ${bulkSize} records Wasm takes ${(1 / v).toFixed(2)}× the walk's time`));
   out.push(target('recovery-vs-reference', 'Wasm ≥ 2× the TypeScript reference', wasmBulk?.ratios.speed_vs_reference, '×',

@@ -11,9 +11,10 @@ import { countEffects, EffectSinkWriter, readSink } from './sink.js';
 import { expectedFinalState, RefundStateSchema } from './workflow.js';
 
 describe('cell catalogue', () => {
-  it('has at least the study\'s 39 fault cells and 16 concurrency cells, uniquely named', () => {
+  it('has at least the study\'s 39 fault cells and 25 concurrency cells (3 columns of 8, the recover race), uniquely named', () => {
     expect(FAULT_CELLS.length).toBeGreaterThanOrEqual(39);
-    expect(CONCURRENCY_CELLS.length).toBe(16);
+    expect(CONCURRENCY_CELLS.length).toBe(25);
+    expect(CONCURRENCY_CELLS.filter((c) => c.mode === 'hosts').map((c) => c.id)).toContain('k=2/hosts/recover-race');
     expect(new Set(ALL_CELLS.map((c) => c.id)).size).toBe(ALL_CELLS.length);
   });
 

@@ -1,9 +1,10 @@
 /** The Markdown report: profile table, both matrices per system, smallest reproductions. */
-import { CONCURRENCY_KS, CONCURRENCY_MODES, CONCURRENCY_VALUES, FAULT_KINDS, FAULT_POINTS, concurrencyCellId, faultCellId } from '../cells.js';
+import { CONCURRENCY_KS, CONCURRENCY_MODES, CONCURRENCY_VALUES, FAULT_KINDS, FAULT_POINTS, RECOVER_RACE_CELL, concurrencyCellId, faultCellId } from '../cells.js';
 import type { SystemProfile } from '../profile.js';
 import {
   PROPERTY_LABELS,
   PROPERTY_TAGS,
+  RECOVER_RACE_LABEL,
   cellVerdict,
   replayCommand,
   rerunCommand,
@@ -40,6 +41,9 @@ function concurrencyMatrix(profile: SystemProfile): string[] {
   for (const k of CONCURRENCY_KS) {
     out.push(`| ${k} | ${columns.map(([m, v]) => cellMark(profile, concurrencyCellId(k, m, v))).join(' | ')} |`);
   }
+  if (profile.cells.some((c) => c.cellId === RECOVER_RACE_CELL.id)) {
+    out.push('', `${RECOVER_RACE_LABEL} (\`${RECOVER_RACE_CELL.id}\`): ${cellMark(profile, RECOVER_RACE_CELL.id)}`);
+  }
   return out;
 }
 
@@ -54,7 +58,7 @@ export function renderMarkdown(report: Report): string {
   for (const p of report.properties) out.push(`| ${PROPERTY_LABELS[p]} | ${report.systems.map((s) => summaryText(s, p)).join(' | ')} |`);
   out.push('');
   out.push('Counts are cells: "holds 86/86" means the property held in all 86 cells where it applied.');
-  out.push(`Matrix marks: ✓ every property holds; ✗ followed by the violated properties (${Object.entries(PROPERTY_TAGS).map(([p, t]) => `${t} ${p}`).join(', ')}); n/a not applicable; k/k after a concurrency mark is the gated effect's fire count over k.`, '');
+  out.push(`Matrix marks: ✓ every property holds; ✗ followed by the violated properties (${Object.entries(PROPERTY_TAGS).map(([p, t]) => `${t} ${p}`).join(', ')}); n/a not applicable; k/k after a concurrency mark is the gated effect's fire count over k; "p/2 progressed" after the recover race is how many of its two recoverers continued the run.`, '');
   for (const s of report.systems) {
     out.push(`## ${s.label} (\`${s.system}\`)`, '');
     out.push(`Versions: ${Object.entries(s.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');

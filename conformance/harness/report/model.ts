@@ -107,5 +107,8 @@ export function cellsOf(profile: SystemProfile, matrix: Cell['matrix']): CellRes
 }
 
 export function saturationText(cell: CellResult): string {
+  if (cell.race !== undefined) return `${cell.race.progressed}/${cell.race.k} progressed`;
   return cell.saturation === null ? '' : `${cell.saturation.fires}/${cell.saturation.k}`;
 }
+
+export const RECOVER_RACE_LABEL = 'Recover race: two recoverers of one crashed run, on two hosts, at once';
