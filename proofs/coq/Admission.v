@@ -258,7 +258,8 @@ Proof.
   pose proof (checkpoint_not_terminal _ _ _ Hp Kx) as Nt.
   rewrite (firstn_snoc_nth l n x Nx).
   exists rp; rewrite (recover_snoc (firstn n l ++ [x]) (Forked src n rid intent)), Hp; unfold step.
-  rewrite Nt, Cp; simpl; rewrite Pc, Kx, Nat.sub_0_r, Nat.eqb_refl; simpl.
+  rewrite Nt, Cp; simpl; rewrite Pc, Kx; simpl.
+  rewrite Cp; replace (S n - 1) with n by lia; rewrite Nat.eqb_refl; simpl.
   eexists; split; [reflexivity|]; split; [reflexivity|]; simpl; rewrite Cp; auto.
 Qed.
 
@@ -271,11 +272,14 @@ Proof.
   intros l n s; unfold admit; split.
   - destruct (recover l) eqn:H; [|discriminate].
     pose proof (recover_count l r H) as C.
-    destruct (r_phase r) eqn:P; try discriminate;
-    (destruct (Nat.eqb n (r_count r - 1)) eqn:E;
-     [apply Nat.eqb_eq in E; intros A; inversion A; subst; exists r; rewrite <- C;
-      split; [reflexivity | split; [discriminate | auto]]
-     | destruct (_ <? n); discriminate]).
+    intros A.
+    assert (P : r_phase r <> PEmpty) by (intro P; rewrite P in A; discriminate).
+    assert (A' : (if Nat.eqb n (r_count r - 1) then Accept (r_count r)
+                  else if r_count r - 1 <? n then Refuse BeyondHead (r_count r - 1)
+                  else Refuse ImplicitFork (r_count r - 1)) = Accept s).
+    { destruct (r_phase r); try (exfalso; apply P; reflexivity); exact A. }
+    destruct (Nat.eqb n (r_count r - 1)) eqn:E; [|destruct (_ <? n); discriminate].
+    apply Nat.eqb_eq in E; inversion A'; subst; exists r; rewrite <- C; auto.
   - intros [r [H [P [-> ->]]]]; rewrite H; rewrite <- (recover_count l r H).
     destruct (r_phase r); try (exfalso; apply P; reflexivity); rewrite Nat.eqb_refl; reflexivity.
 Qed.
