@@ -38,10 +38,10 @@ export function continueFrom(seq: number): Uint8Array {
 
 /** Resumes of ids that no log names, at and past the length limits (docs/core-api.md). */
 export const SPECIAL_RESUMES: ReadonlyArray<{ name: string; request: Uint8Array }> = [
-  { name: 'never-parked id', request: resume(te.encode('never-parked')) },
-  { name: '1024-byte id', request: resume(new Uint8Array(1024).fill(0x69)) },
-  { name: 'empty id', request: resume(new Uint8Array(0)) }, // refused BAD_REQUEST (empty id), after the log checks
-  { name: '1025-byte id', request: resume(new Uint8Array(1025).fill(0x69)) }, // over-long id
+  { name: 'an id never parked', request: resume(te.encode('never-parked')) },
+  { name: 'a 1024-byte id', request: resume(new Uint8Array(1024).fill(0x69)) },
+  { name: 'an empty id', request: resume(new Uint8Array(0)) }, // refused BAD_REQUEST (empty id), after the log checks
+  { name: 'a 1025-byte id', request: resume(new Uint8Array(1025).fill(0x69)) }, // over-long id
 ];
 
 /** Interrupt ids named by any record of the log that decodes on its own (even after damage). */

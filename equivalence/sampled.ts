@@ -78,7 +78,7 @@ export const CUT_OFFSETS = [1, 4, 11, 12, 13, 17, -1, -4, -5] as const;
 
 /** The kinds of request the campaign must ask (Coverage keys), for the end-of-campaign check. */
 export const REQUEST_KINDS: readonly string[] = [
-  'RESUME of an id the log names', ...SPECIAL_RESUMES.map((r) => `RESUME of a ${r.name}`),
+  'RESUME of an id the log names', ...SPECIAL_RESUMES.map((r) => `RESUME of ${r.name}`),
   'FORK_AT below the head', 'FORK_AT the head', 'FORK_AT one past the head', 'FORK_AT 0xFFFFFFFF',
   'CONTINUE_FROM below the head', 'CONTINUE_FROM the head', 'CONTINUE_FROM one past the head', 'CONTINUE_FROM 0xFFFFFFFF',
   ...MALFORMED_REQUESTS.map((_, i) => `malformed request #${i}`),
@@ -131,7 +131,7 @@ const SEQ_KINDS = ['0xFFFFFFFF', 'one past the head', 'the head', 'below the hea
 const FORK_KINDS = SEQ_KINDS.map((k) => `FORK_AT ${k}`);
 const CONTINUE_KINDS = SEQ_KINDS.map((k) => `CONTINUE_FROM ${k}`);
 const MALFORMED_KINDS = MALFORMED_REQUESTS.map((_, i) => `malformed request #${i}`);
-const SPECIAL_KINDS = SPECIAL_RESUMES.map((r) => `RESUME of a ${r.name}`);
+const SPECIAL_KINDS = SPECIAL_RESUMES.map((r) => `RESUME of ${r.name}`);
 const BOUNDARY_CUT_KINDS = CUT_OFFSETS.map((d) => `cut at a boundary ${d > 0 ? '+' : ''}${d}`);
 
 /**
