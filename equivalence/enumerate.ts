@@ -12,7 +12,7 @@
  */
 
 import { pathToFileURL } from 'node:url';
-import { encodeRecord } from '../ts-shell/src/core/codec.js';
+import { concatBytes as concat, encodeRecord } from '../ts-shell/src/core/codec.js';
 import { reference } from '../ts-shell/src/core/reference-core.js';
 import { RecordKind, type LogRecord, type RecoveryCore } from '../ts-shell/src/core/types.js';
 import { loadWasmCore } from '../ts-shell/src/core/wasm-core.js';
@@ -184,17 +184,6 @@ function wrongNextRecords(ex: ModelExecution): RecordBody[] {
   return out;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let pos = 0;
-  for (const p of parts) {
-    out.set(p, pos);
-    pos += p.length;
-  }
-  return out;
-}
 
 export function enumerateHistories(a: RecoveryCore, b: RecoveryCore, options: EnumerationOptions): EnumerationResult {
   return new Enumerator(a, b, options).run();

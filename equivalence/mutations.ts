@@ -8,7 +8,7 @@
  */
 
 import fc from 'fast-check';
-import { decodeRecordAt, encodeRecord } from '../ts-shell/src/core/codec.js';
+import { concatBytes as join, decodeRecordAt, encodeRecord } from '../ts-shell/src/core/codec.js';
 import { crc32c } from '../ts-shell/src/core/crc32c.js';
 import type { LogRecord } from '../ts-shell/src/core/types.js';
 
@@ -101,15 +101,6 @@ function flipBit(bytes: Uint8Array, at: number, bit: number): void {
   bytes[at] = bytes[at]! ^ (1 << bit);
 }
 
-function join(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let pos = 0;
-  for (const p of parts) {
-    out.set(p, pos);
-    pos += p.length;
-  }
-  return out;
-}
 
 function resequenced(chunks: Uint8Array[]): Uint8Array {
   return join(chunks.map((c, i) => reseal(c, i)));

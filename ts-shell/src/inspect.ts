@@ -7,6 +7,7 @@ import { decodeLog, LogErrorName } from './core/codec.js';
 import { EffectStatus, RecordKind, type LogRecord, type NextAction, type RecoveryCore } from './core/types.js';
 import { fromUtf8, toHex } from './json.js';
 import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
+import { concatRecords } from './store/common.js';
 import type { StoredRecord } from './store/store.js';
 
 export interface InspectedRecord {
@@ -54,7 +55,7 @@ const EFFECT_STATUS_NAMES: Record<number, string> = {
 };
 
 export function inspectLog(runId: string, stored: StoredRecord[], core: RecoveryCore): RunInspection {
-  const log = concat(stored.map((r) => r.bytes));
+  const log = concatRecords(stored);
   const decoded = decodeLog(log);
   const records = decoded.records.map((r, i) => describeRecord(r, stored[i]!));
   const totals = {
@@ -144,15 +145,6 @@ function actionText(action: NextAction): string {
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let pos = 0;
-  for (const p of parts) {
-    out.set(p, pos);
-    pos += p.length;
-  }
-  return out;
-}
 
 /** A fixed-width table for a terminal. */
 export function renderInspection(inspection: RunInspection): string {

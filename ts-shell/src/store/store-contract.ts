@@ -7,6 +7,7 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { concatBytes as concat } from '../core/codec.js';
 import { StoreError } from '../errors.js';
 import type { Store } from './store.js';
 
@@ -35,15 +36,6 @@ function records(firstSeq: number, count: number, tag = 'r'): Uint8Array[] {
   return Array.from({ length: count }, (_, i) => testRecord(firstSeq + i, `${tag}-${firstSeq + i}`));
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let pos = 0;
-  for (const p of parts) {
-    out.set(p, pos);
-    pos += p.length;
-  }
-  return out;
-}
 
 export function describeStoreContract(name: string, openStore: OpenStore, options: StoreContractOptions = {}): void {
   describe(`store contract: ${name}`, () => {
