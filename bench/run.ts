@@ -4,7 +4,7 @@
  *   --full               every size, more samples (the quick profile finishes in under five minutes)
  *   --suite NAME[,NAME]  run only these suites: recovery, resume, commit, gate, storage
  *   --out DIR            where results go (default bench/results): latest.json, latest.md, *.svg
- *   --pg URL             reserved for PostgreSQL columns (reported as not measured for now)
+ *   --pg URL             also run the commit and gate suites on PostgreSQL (default: $REMIT_PG_URL)
  *
  * Writes the JSON document (keys: bench/README.md), the Markdown table and the SVG charts, and
  * prints the Markdown. Profile with: NODE_OPTIONS=--cpu-prof npx tsx bench/run.ts --suite recovery
@@ -40,14 +40,14 @@ function parseArgs(argv: string[]) {
     .option('--full', 'full profile (all sizes, more samples)', false)
     .option('--suite <names>', 'comma-separated suites to run', (v: string, prev: string[]) => prev.concat(v.split(',')), [] as string[])
     .option('--out <dir>', 'output folder', path.join(repoRoot, 'bench', 'results'))
-    .option('--pg <url>', 'PostgreSQL URL (reserved: columns not measured yet)')
+    .option('--pg <url>', 'PostgreSQL URL for the commit and gate suites (default: $REMIT_PG_URL)')
     .parse(argv);
   const opts = program.opts<{ full: boolean; suite: string[]; out: string; pg?: string }>();
   const suites = opts.suite.length === 0 ? [...SUITE_NAMES] : opts.suite.map((s) => s.trim()).filter(Boolean);
   for (const s of suites) {
     if (!SUITE_NAMES.includes(s as SuiteName)) throw new Error(`unknown suite "${s}": expected one of ${SUITE_NAMES.join(', ')}`);
   }
-  return { full: opts.full, suites: suites as SuiteName[], out: path.resolve(opts.out), pgUrl: opts.pg };
+  return { full: opts.full, suites: suites as SuiteName[], out: path.resolve(opts.out), pgUrl: opts.pg ?? process.env['REMIT_PG_URL'] };
 }
 
 async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: SuiteReport; output: SuiteOutput | null }> {
@@ -82,6 +82,7 @@ async function main(): Promise<void> {
   const machine = describeMachine(repoRoot, sqliteVersion);
   const log = (m: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${m}\n`);
   log(`profile ${profile.name}; suites ${args.suites.join(', ')}; load average ${machine.load_avg_at_start.join(' ')}`);
+  if (!args.pgUrl) log('PostgreSQL columns not run: pass --pg URL or set REMIT_PG_URL (bash scripts/pg.sh start && bash scripts/pg.sh url)');
   const reports: SuiteReport[] = [];
   const charts: SuiteOutput['charts'] = [];
   for (const name of args.suites) {

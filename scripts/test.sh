@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite: typecheck, the Rust core's host tests, and every vitest suite (cores, equivalence,
 # shell, stores including PostgreSQL on a server this script starts and stops).
-# REMIT_SKIP_PG=1 skips the PostgreSQL tests explicitly (they are never skipped silently).
+# REMIT_SKIP_PG=1 skips the PostgreSQL tests explicitly and REMIT_SKIP_NETNS=1 the cross-host tests
+# (they need root to make network namespaces); neither is ever skipped silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { printf '[test] %s\n' "$*"; }
@@ -24,6 +25,9 @@ cleanup() {
   if [ "$pg_started" = 1 ]; then bash scripts/pg.sh stop || true; fi
   # The restart test runs a second cluster of its own; never leave it behind.
   REMIT_PG_PORT=54339 bash scripts/pg.sh stop >/dev/null 2>&1 || true
+  # The cross-host tests run a cluster behind a bridge and make network namespaces.
+  REMIT_PG_PORT=54349 bash scripts/pg.sh stop >/dev/null 2>&1 || true
+  if [ "$(id -u)" = 0 ]; then bash scripts/netns.sh down >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT
 

@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { compareTasks, type TimedTask } from '../lib/measure.js';
 import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
 import { row, unavailableRow, type ResultRow } from '../lib/results.js';
+import { runPostgresCommitSuite } from '../postgres.js';
 import { scaleSummary } from '../lib/stats.js';
 import { openRawDb, rawInsertCommitLoop, type SyncMode } from '../workloads/raw-sqlite.js';
 
@@ -72,11 +73,12 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     for (const r of caseRows) {
       if (r.impl !== RAW && r.time_ms && raw?.time_ms) r.ratios[`speed_vs_${RAW}`] = raw.time_ms.median / r.time_ms.median;
     }
-    if (ctx.pgUrl) {
-      // The place for the PostgreSQL column (a later step): same case, store = postgres.
-      caseRows.push(unavailableRow('commit', caseName, { ...params, store: 'postgres' }, 'remit:postgres', 'subject', 'PostgreSQL bench not implemented yet'));
-    }
     rows.push(...caseRows);
+  }
+  if (ctx.pgUrl) {
+    const pg = await runPostgresCommitSuite(ctx);
+    rows.push(...pg.rows);
+    notes.push(...pg.notes);
   }
   notes.push(
     `One sample = ${steps} steps; times are per step. REMIT runs a one-node self-loop whose state is a counter plus a ${COMMIT_STATE_FIXED_BYTES}-byte string, so each step writes one small NODE_COMPLETED delta (a run adds RUN_STARTED before and RUN_COMPLETED, batched with the last step).`,

@@ -17,6 +17,7 @@ import type { Remit, Store } from '../../ts-shell/src/index.js';
 import { compareTasks, type TimedTask } from '../lib/measure.js';
 import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
 import { row, unavailableRow, type ResultRow } from '../lib/results.js';
+import { runPostgresGateSuite } from '../postgres.js';
 import { scaleSummary } from '../lib/stats.js';
 import { openRawDb, rawClaimGate } from '../workloads/raw-sqlite.js';
 import { RESUME_VALUE } from '../workloads/shapes.js';
@@ -112,11 +113,12 @@ export async function runGate(ctx: SuiteContext): Promise<SuiteOutput> {
     for (const r of caseRows) {
       if (r.impl !== RAW && r.time_ms && raw?.time_ms) r.ratios[`speed_vs_${RAW}`] = raw.time_ms.median / r.time_ms.median;
     }
-    if (ctx.pgUrl) {
-      // The place for the PostgreSQL column (a later step): same case, store = postgres.
-      caseRows.push(unavailableRow('gate', caseName, { ...params, store: 'postgres' }, 'remit:postgres', 'subject', 'PostgreSQL bench not implemented yet'));
-    }
     rows.push(...caseRows);
+  }
+  if (ctx.pgUrl) {
+    const pg = await runPostgresGateSuite(ctx);
+    rows.push(...pg.rows);
+    notes.push(...pg.notes);
   }
   notes.push(
     `One sample = ${claims} interrupts, each raced by k connections; times are per claim. Exactly one winner per claim is checked in every sample (a wrong count fails the row).`,

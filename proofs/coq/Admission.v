@@ -302,3 +302,51 @@ Proof. intros; eexists; reflexivity. Qed.
 Theorem admit_invalid_log : forall l q e s,
   recover l = RecoveryError e s -> admit l q = Refuse (LogInvalid e) s.
 Proof. intros l q e s H; unfold admit; rewrite H; reflexivity. Qed.
+
+(** FORK_AT past the head is refused BEYOND_HEAD; at a record that is not a checkpoint,
+    NOT_A_CHECKPOINT naming that record. *)
+Theorem fork_beyond_head_refused : forall l r n,
+  recover l = Recovered r -> r_phase r <> PEmpty -> length l <= n ->
+  admit l (RForkAt n) = Refuse BeyondHead (length l - 1).
+Proof.
+  intros l r n H P Hn; unfold admit; rewrite H, <- (recover_count l r H).
+  rewrite <- (recover_count l r H) in Hn.
+  pose proof (recover_inv l r H) as I.
+  assert (Z : r_count r <> 0) by (intros Z; apply (inv_empty r I) in Z; contradiction).
+  assert (E : (r_count r - 1 <? n) = true) by (apply Nat.ltb_lt; lia).
+  destruct (r_phase r); try (exfalso; apply P; reflexivity); rewrite E; reflexivity.
+Qed.
+
+Theorem fork_at_non_checkpoint_refused : forall l r n x,
+  recover l = Recovered r -> nth_error l n = Some x -> is_checkpoint x = false ->
+  admit l (RForkAt n) = Refuse NotACheckpoint n.
+Proof.
+  intros l r n x H Nx Kx; unfold admit; rewrite H.
+  assert (Lt : n < length l) by (apply nth_error_Some; congruence).
+  rewrite <- (recover_count l r H) in Lt.
+  assert (E : (r_count r - 1 <? n) = false) by (apply Nat.ltb_ge; lia).
+  pose proof (recover_inv l r H) as I.
+  assert (P : r_phase r <> PEmpty) by (intros P; apply (inv_empty r I) in P; lia).
+  destruct (r_phase r); try (exfalso; apply P; reflexivity); rewrite E, Nx, Kx; reflexivity.
+Qed.
+
+(** RESUME on a run that is not parked (and not claimed) is refused NOT_PARKED; on a run
+    parked on another id, UNKNOWN_INTERRUPT. Neither is an acceptance. *)
+Theorem resume_not_parked_refused : forall l r id,
+  recover l = Recovered r -> r_phase r <> PEmpty -> (forall n id' s, r_phase r <> PParked n id' s) ->
+  ~ In id (map fst (r_claimed r)) -> admit l (RResume id) = Refuse NotParked (length l - 1).
+Proof.
+  intros l r id H P Np Nc; unfold admit; rewrite H, <- (recover_count l r H).
+  apply claim_seq_none in Nc; rewrite Nc.
+  destruct (r_phase r) eqn:E; try (exfalso; apply P; reflexivity); try reflexivity.
+  exfalso; eapply Np; reflexivity.
+Qed.
+
+Theorem resume_other_id_refused : forall l r n id' s id,
+  recover l = Recovered r -> r_phase r = PParked n id' s -> id <> id' ->
+  ~ In id (map fst (r_claimed r)) -> admit l (RResume id) = Refuse UnknownInterrupt (length l - 1).
+Proof.
+  intros l r n id' s id H P Ne Nc; unfold admit; rewrite H, <- (recover_count l r H), P.
+  apply claim_seq_none in Nc; rewrite Nc.
+  replace (Nat.eqb id' id) with false by (symmetry; apply Nat.eqb_neq; congruence); reflexivity.
+Qed.

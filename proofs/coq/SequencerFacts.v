@@ -126,12 +126,13 @@ Lemma step_accepts : forall r x r0,
 Proof.
   intros r x r0 Hc T Z R A; unfold step.
   destruct x; try (exfalso; eapply Hc; reflexivity);
-  rewrite T; apply Nat.eqb_neq in Z; rewrite Z; simpl in R |- *; try discriminate R; rewrite A; reflexivity.
+  simpl in R; try discriminate R;
+  rewrite T; apply Nat.eqb_neq in Z; rewrite Z, A; reflexivity.
 Qed.
 
 Lemma fresh_id_fresh : forall l, existsb (Nat.eqb (fresh_id l)) l = false.
 Proof.
-  intros l; unfold fresh_id; destruct (existsb _ l) eqn:E; [|reflexivity].
+  intros l; unfold fresh_id; destruct (existsb (Nat.eqb (S (list_max l))) l) eqn:E; [|reflexivity].
   apply existsb_exists in E; destruct E as [y [Hy Hq]]; apply Nat.eqb_eq in Hq; subst y.
   assert (Hf : Forall (fun k => k <= list_max l) l) by (apply list_max_le; lia).
   rewrite Forall_forall in Hf; specialize (Hf _ Hy); lia.
@@ -154,13 +155,17 @@ Proof.
   destruct (wf_state_ok wf st).
   - destruct (wf_route wf n st) as [m|].
     + destruct (in_table (r_table r) m) eqn:M.
-      * do 2 eexists; split; [reflexivity|]; eapply step_accepts; eauto; try discriminate.
+      * do 2 eexists; split; [reflexivity|]; eapply step_accepts;
+          [intros e; discriminate | exact T | exact Z | reflexivity |].
         simpl; rewrite Tn, M, Cm; reflexivity.
-      * do 2 eexists; split; [reflexivity|]; eapply step_accepts; eauto; try discriminate.
+      * do 2 eexists; split; [reflexivity|]; eapply step_accepts;
+          [intros e; discriminate | exact T | exact Z | reflexivity |].
         simpl; destruct (r_phase r); try (exfalso; apply P; reflexivity); reflexivity.
-    + do 2 eexists; split; [reflexivity|]; eapply step_accepts; eauto; try discriminate.
+    + do 2 eexists; split; [reflexivity|]; eapply step_accepts;
+          [intros e; discriminate | exact T | exact Z | reflexivity |].
       simpl; rewrite Tn, Cm; reflexivity.
-  - do 2 eexists; split; [reflexivity|]; eapply step_accepts; eauto; try discriminate.
+  - do 2 eexists; split; [reflexivity|]; eapply step_accepts;
+          [intros e; discriminate | exact T | exact Z | reflexivity |].
     simpl; destruct (r_phase r); try (exfalso; apply P; reflexivity); reflexivity.
 Qed.
 
@@ -178,33 +183,36 @@ Proof.
   { intros x r' -> S; exists x, r'; rewrite recover_snoc, H, S; auto. }
   unfold decide in D; rewrite H in D.
   pose proof (action_phase r) as A.
-  destruct (action_of r) eqn:Ea; simpl in D;
+  destruct (action_of r) as [|n|n|n k intent_seq|n k done_seq|n|n id parked_seq|n id claim_seq|] eqn:Ea;
+    simpl in D;
     try (destruct D as [D|[k D]]; discriminate D).
   - (* RunPure *)
-    destruct A as [P K]; destruct D as [D|[k D]]; [|discriminate]; inversion D; subst.
+    destruct A as [P K]; destruct D as [D|[k D]]; [|discriminate]; injection D as Er; subst recs.
     destruct (finish_node_accepted wf r n (wf_pure wf n (head_state l)) I) as [x [r' [E S]]];
       try (rewrite P; discriminate); try (rewrite P; reflexivity).
     + rewrite P; simpl; rewrite Nat.eqb_refl; apply kind_of_kind_is; exact K.
     + eapply kind_of_in_table; eauto.
     + eapply Fin; eauto.
   - (* BeginEffect *)
-    destruct A as [P K]; destruct D as [D|[k D]]; [|discriminate]; inversion D; subst.
+    destruct A as [P K]; destruct D as [D|[k D]]; [|discriminate]; injection D as Er; subst recs.
     assert (S : exists r', step r (EffectIntent n (derive_key r n)) = Next r').
-    { eexists; eapply step_accepts; try discriminate; try (rewrite P; reflexivity).
-      - apply running_count; auto; rewrite P; discriminate.
-      - simpl; rewrite (kind_of_in_table _ _ _ K), P; simpl; rewrite Nat.eqb_refl.
+    { eexists; eapply step_accepts;
+        [intros e; discriminate | rewrite P; reflexivity | apply running_count; auto; rewrite P; discriminate
+        | reflexivity |].
+      simpl; rewrite (kind_of_in_table _ _ _ K), P; simpl; rewrite Nat.eqb_refl.
         rewrite (kind_of_kind_is _ _ _ K); reflexivity. }
     destruct S as [r' S]; eapply Fin; eauto.
   - (* InvokeEffect *)
-    destruct D as [D|[k' D]]; [discriminate|]; inversion D; subst.
+    destruct D as [D|[k' D]]; [discriminate|]; injection D as Ek Er; subst k' recs.
     pose proof (inv_intent r I n k intent_seq A) as K.
     assert (S : exists r', step r (EffectDone n k (h k)) = Next r').
-    { eexists; eapply step_accepts; try discriminate; try (rewrite A; reflexivity).
-      - apply running_count; auto; rewrite A; discriminate.
-      - simpl; rewrite (kind_of_in_table _ _ _ K), A; simpl; rewrite Nat.eqb_refl, key_eqb_refl; reflexivity. }
+    { eexists; eapply step_accepts;
+        [intros e; discriminate | rewrite A; reflexivity | apply running_count; auto; rewrite A; discriminate
+        | reflexivity |].
+      simpl; rewrite (kind_of_in_table _ _ _ K), A; simpl; rewrite Nat.eqb_refl, key_eqb_refl; reflexivity. }
     destruct S as [r' S]; eapply Fin; eauto.
   - (* FinishEffect *)
-    destruct D as [D|[k' D]]; [|discriminate]; inversion D; subst.
+    destruct D as [D|[k' D]]; [|discriminate]; injection D as Er; subst recs.
     pose proof (inv_done r I n k done_seq A) as K.
     destruct (finish_node_accepted wf r n (wf_effect wf n (head_state l) (result_at l done_seq)) I)
       as [x [r' [E S]]]; try (rewrite A; discriminate); try (rewrite A; reflexivity).
@@ -212,15 +220,17 @@ Proof.
     + eapply kind_of_in_table; eauto.
     + eapply Fin; eauto.
   - (* Park *)
-    destruct A as [P K]; destruct D as [D|[k D]]; [|discriminate]; inversion D; subst.
+    destruct A as [P K]; destruct D as [D|[k D]]; [|discriminate]; injection D as Er; subst recs.
     assert (S : exists r', step r (InterruptParked n (fresh_id (r_parked r))) = Next r').
-    { eexists; eapply step_accepts; try discriminate; try (rewrite P; reflexivity).
-      - apply running_count; auto; rewrite P; discriminate.
-      - simpl; rewrite (kind_of_in_table _ _ _ K), P; simpl; rewrite Nat.eqb_refl.
-        rewrite (kind_of_kind_is _ _ _ K), fresh_id_fresh; reflexivity. }
+    { eexists; eapply step_accepts;
+        [intros e; discriminate | rewrite P; reflexivity | apply running_count; auto; rewrite P; discriminate
+        | reflexivity |].
+      simpl; rewrite (kind_of_in_table _ _ _ K), P; simpl; rewrite Nat.eqb_refl.
+        rewrite (kind_of_kind_is _ _ _ K).
+        pose proof (fresh_id_fresh (r_parked r)) as F; unfold fresh_id in *; simpl in F |- *; rewrite F; reflexivity. }
     destruct S as [r' S]; eapply Fin; eauto.
   - (* FinishInterrupt *)
-    destruct D as [D|[k' D]]; [|discriminate]; inversion D; subst.
+    destruct D as [D|[k' D]]; [|discriminate]; injection D as Er; subst recs.
     pose proof (inv_claimed_phase r I n id claim_seq A) as K.
     destruct (finish_node_accepted wf r n (wf_resume wf n (head_state l) (claim_value_at l claim_seq)) I)
       as [x [r' [E S]]]; try (rewrite A; discriminate); try (rewrite A; reflexivity).
@@ -228,10 +238,285 @@ Proof.
     + eapply kind_of_in_table; eauto.
     + eapply Fin; eauto.
   - (* FinishRun *)
-    destruct D as [D|[k D]]; [|discriminate]; inversion D; subst.
+    destruct D as [D|[k D]]; [|discriminate]; injection D as Er; subst recs.
     assert (S : exists r', step r RunCompleted = Next r').
-    { eexists; eapply step_accepts; try discriminate; try (rewrite A; reflexivity).
-      - apply running_count; auto; rewrite A; discriminate.
-      - simpl; rewrite A; reflexivity. }
+    { eexists; eapply step_accepts;
+        [intros e; discriminate | rewrite A; reflexivity | apply running_count; auto; rewrite A; discriminate
+        | reflexivity |].
+      simpl; rewrite A; reflexivity. }
     destruct S as [r' S]; eapply Fin; eauto.
+Qed.
+
+(** ** Facts about the records the decision writes *)
+
+Lemma finish_node_shape : forall wf r n st x,
+  finish_node wf r n st = [x] ->
+  (exists next, x = NodeCompleted n next Snapshot st /\ wf_state_ok wf st = true) \/
+  (exists c, x = RunFailed (Some n) c 0).
+Proof.
+  intros wf r n st x H; unfold finish_node in H.
+  destruct (wf_state_ok wf st) eqn:V.
+  - destruct (wf_route wf n st) as [m|].
+    + destruct (in_table (r_table r) m); inversion H; subst; [left; eauto | right; eauto].
+    + inversion H; subst; left; eauto.
+  - inversion H; subst; right; eauto.
+Qed.
+
+(** The kinds of record a decision can write: never a claim, never a fork, never a start, and an
+    effect completion only when the handler was called for its key. *)
+Lemma decided_record_shape : forall wf h l r x,
+  recover l = Recovered r ->
+  (decide wf h l = DWrite [x] ->
+     state_ok_rec wf x /\ (forall id v, x <> ResumeClaimed id v) /\ (forall n k res, x <> EffectDone n k res) /\
+     (forall n k, x = EffectIntent n k -> k = derive_key r n)) /\
+  (forall k, decide wf h l = DInvoke k [x] -> exists n, x = EffectDone n k (h k) /\ exists s, r_phase r = PIntent n k s).
+Proof.
+  intros wf h l r x H; unfold decide; rewrite H.
+  pose proof (action_phase r) as A.
+  assert (Fn : forall n st, finish_node wf r n st = [x] ->
+            state_ok_rec wf x /\ (forall id v, x <> ResumeClaimed id v) /\
+            (forall n k res, x <> EffectDone n k res) /\ (forall n k, x = EffectIntent n k -> k = derive_key r n)).
+  { intros n st D; destruct (finish_node_shape _ _ _ _ _ D) as [[next [-> V]] | [c ->]];
+    (split; [simpl; try exact V; exact I | split; [intros; discriminate | split; intros; discriminate]]). }
+  assert (Plain : forall y, y = x -> is_checkpoint y = false -> (forall id v, y <> ResumeClaimed id v) ->
+            (forall n k res, y <> EffectDone n k res) ->
+            state_ok_rec wf x /\ (forall id v, x <> ResumeClaimed id v) /\
+            (forall n k res, x <> EffectDone n k res)).
+  { intros y <- Hc Hcl Hd; split; [destruct y; try discriminate Hc; exact I | auto]. }
+  destruct (action_of r) as [|n|n|n k s|n k s|n|n id s|n id s|]; split; intros k0 D || intros D;
+    try discriminate D.
+  - injection D as D; exact (Fn _ _ D).
+  - injection D as D; subst x; split; [exact I | split; [intros; discriminate | split; [intros; discriminate|]]].
+    intros n' k' E; inversion E; subst; reflexivity.
+  - injection D as D1 D2; subst; exists n; split; [reflexivity | eauto].
+  - injection D as D; exact (Fn _ _ D).
+  - injection D as D; subst x; split; [exact I | split; [intros; discriminate | split; intros; discriminate]].
+  - injection D as D; exact (Fn _ _ D).
+  - injection D as D; subst x; split; [exact I | split; [intros; discriminate | split; intros; discriminate]].
+Qed.
+
+Lemma in_firstn : forall (l : log) k x, In x (firstn k l) -> In x l.
+Proof. intros l k x H; rewrite <- (firstn_skipn k l); apply in_or_app; left; exact H. Qed.
+
+Lemma nth_error_firstn_some : forall (l : log) k j x, nth_error (firstn k l) j = Some x -> nth_error l j = Some x /\ j < k.
+Proof.
+  induction l as [|y l IH]; intros k j x H; destruct k; destruct j; simpl in *; try discriminate.
+  - inversion H; subst; split; [reflexivity | lia].
+  - destruct (IH k j x H); split; [assumption | lia].
+Qed.
+
+Lemma firstn_firstn_le : forall (l : log) j k, j <= k -> firstn j (firstn k l) = firstn j l.
+Proof. intros l j k H; rewrite firstn_firstn; f_equal; lia. Qed.
+
+Lemma firstn_app_le : forall (l l' : log) j, j <= length l -> firstn j (l ++ l') = firstn j l.
+Proof. intros l l' j H; rewrite firstn_app; replace (j - length l) with 0 by lia; simpl; apply app_nil_r. Qed.
+
+Lemma firstn_length_self : forall (l : log) k, length (firstn k l) = length l -> firstn k l = l.
+Proof.
+  intros l k H; rewrite firstn_length in H; apply firstn_all2; lia.
+Qed.
+
+(** The three log properties hold of every prefix. *)
+Lemma states_valid_prefix : forall wf l k, states_valid wf l -> states_valid wf (firstn k l).
+Proof.
+  intros wf l k H; unfold states_valid in *; rewrite Forall_forall in *; intros x Hx.
+  apply H; eapply in_firstn; eauto.
+Qed.
+
+Lemma claims_valid_prefix : forall wf l k, claims_valid wf l -> claims_valid wf (firstn k l).
+Proof.
+  intros wf l k H j id v E; apply nth_error_firstn_some in E; destruct E as [E Hj].
+  rewrite firstn_firstn_le by lia; apply H; exact E.
+Qed.
+
+Lemma keys_ok_prefix : forall l k, keys_ok l -> keys_ok (firstn k l).
+Proof.
+  intros l k H j n key E; apply nth_error_firstn_some in E; destruct E as [E Hj].
+  rewrite firstn_firstn_le by lia; apply H; exact E.
+Qed.
+
+Lemma NoDup_snoc : forall (A : Type) (l : list A) a, NoDup l -> ~ In a l -> NoDup (l ++ [a]).
+Proof.
+  intros A l a; induction l as [|b l IH]; intros Nd Ha; simpl; [constructor; [intros []|constructor]|].
+  inversion Nd as [|? ? Hb Nd']; subst; constructor.
+  - intros H; apply in_app_or in H; destruct H as [H|[H|[]]]; [contradiction | subst; apply Ha; left; reflexivity].
+  - apply IH; [exact Nd' | intros H; apply Ha; right; exact H].
+Qed.
+
+(** ** The invariant of every reachable world *)
+
+Record world_inv (wf : workflow) (w : world) : Prop := {
+  wi_valid : valid_log (w_log w);
+  wi_states : states_valid wf (w_log w);
+  wi_claims : claims_valid wf (w_log w);
+  wi_keys : keys_ok (w_log w);
+  wi_invoked : forall k, In k (w_invoked w) -> exists n, In (EffectIntent n k) (w_log w);
+  wi_done_applied : forall n k res, In (EffectDone n k res) (w_log w) -> In k (w_applied w);
+  wi_applied_nodup : NoDup (w_applied w);
+  wi_applied_invoked : forall k, In k (w_applied w) -> In k (w_invoked w)
+}.
+
+Lemma world_inv_start : forall wf rid st0, wf_ok wf st0 -> world_inv wf (start_world wf rid st0).
+Proof.
+  intros wf rid st0 [Tb [St V]]; constructor; simpl.
+  - eexists; unfold recover; simpl; unfold step; simpl; rewrite Tb, St; simpl; reflexivity.
+  - constructor; [exact V | constructor].
+  - intros j id v E; destruct j as [|[|j]]; simpl in E; discriminate.
+  - intros j n k E; destruct j as [|[|j]]; simpl in E; discriminate.
+  - intros k [].
+  - intros n k res [E|[]]; discriminate.
+  - constructor.
+  - intros k [].
+Qed.
+
+Lemma sink_call_inv : forall wf w n k,
+  world_inv wf w -> In (EffectIntent n k) (w_log w) -> world_inv wf (sink_call k w).
+Proof.
+  intros wf w n k I Hin; destruct I; constructor; simpl; auto.
+  - intros k' H; apply in_app_or in H; destruct H as [H|[H|[]]]; [auto | subst; eauto].
+  - intros n' k' res H; specialize (wi_done_applied0 n' k' res H).
+    destruct (existsb (key_eqb k) (w_applied w)); [exact wi_done_applied0 | apply in_or_app; left; exact wi_done_applied0].
+  - destruct (existsb (key_eqb k) (w_applied w)) eqn:E; [exact wi_applied_nodup0|].
+    apply NoDup_snoc; auto; intros Hy.
+    assert (existsb (key_eqb k) (w_applied w) = true) by (apply existsb_exists; exists k; split; [exact Hy | apply key_eqb_refl]).
+    congruence.
+  - intros k' H; apply in_or_app.
+    destruct (existsb (key_eqb k) (w_applied w)); [left; auto|].
+    apply in_app_or in H; destruct H as [H|[H|[]]]; [left; auto | right; left; exact H].
+Qed.
+
+(** Appending one record the decision wrote (on the whole log) keeps the invariant. *)
+Lemma append_decided_inv : forall wf h w r x,
+  world_inv wf w -> recover (w_log w) = Recovered r ->
+  (decide wf h (w_log w) = DWrite [x] \/ exists k, decide wf h (w_log w) = DInvoke k [x] /\ In k (w_applied w)) ->
+  world_inv wf (mk_world (w_log w ++ [x]) (w_invoked w) (w_applied w)).
+Proof.
+  intros wf h w r x I H D.
+  destruct (decided_record_shape wf h (w_log w) r x H) as [Sw Si].
+  assert (Acc : exists r', recover (w_log w ++ [x]) = Recovered r').
+  { destruct D as [D|[k [D _]]];
+    destruct (decided_record_accepted wf h (w_log w) r [x] H) as [y [r' [E [_ R]]]]; eauto;
+    injection E as E; subst; eauto. }
+  destruct I; constructor; simpl.
+  - exact Acc.
+  - unfold states_valid in *; apply Forall_app; split; auto; constructor; [|constructor].
+    destruct D as [D|[k [D _]]]; [apply Sw; exact D|].
+    destruct (Si k D) as [n [-> _]]; exact I.
+  - intros j id v E.
+    destruct (Nat.lt_ge_cases j (length (w_log w))) as [Lt|Ge].
+    + rewrite nth_error_app1 in E by exact Lt; rewrite firstn_app_le by lia; apply wi_claims0; exact E.
+    + rewrite nth_error_app2 in E by exact Ge.
+      destruct (j - length (w_log w)) as [|i]; simpl in E; [|destruct i; discriminate].
+      injection E as E; subst x.
+      destruct D as [D|[k [D _]]]; [destruct Sw as [_ [Nc _]]; [exact D | exfalso; eapply Nc; reflexivity]|].
+      destruct (Si k D) as [n [Ex _]]; discriminate.
+  - intros j n k E.
+    destruct (Nat.lt_ge_cases j (length (w_log w))) as [Lt|Ge].
+    + rewrite nth_error_app1 in E by exact Lt; rewrite firstn_app_le by lia; apply wi_keys0; exact E.
+    + rewrite nth_error_app2 in E by exact Ge.
+      assert (Ej : j = length (w_log w)) by (destruct (j - length (w_log w)) eqn:Z; simpl in E;
+                                              [lia | destruct n0; discriminate]).
+      subst j; rewrite Nat.sub_diag in E; simpl in E; injection E as E; subst x.
+      rewrite firstn_app_le, firstn_all by lia; exists r; split; [exact H|].
+      destruct D as [D|[k' [D _]]]; [destruct Sw as [_ [_ [_ Kd]]]; [exact D | apply Kd; reflexivity]|].
+      destruct (Si k' D) as [n' [Ex _]]; discriminate.
+  - intros k Hk; destruct (wi_invoked0 k Hk) as [n Hn]; exists n; apply in_or_app; left; exact Hn.
+  - intros n k res Hin; apply in_app_or in Hin; destruct Hin as [Hin|[Hin|[]]]; [eauto|subst x].
+    destruct D as [D|[k' [D Ha]]]; [destruct Sw as [_ [_ [Nd _]]]; [exact D | exfalso; eapply Nd; reflexivity]|].
+    destruct (Si k' D) as [n' [Ex _]]; injection Ex as E1 E2 E3; subst; exact Ha.
+  - exact wi_applied_nodup0.
+  - exact wi_applied_invoked0.
+Qed.
+
+Lemma view_valid : forall l k, valid_log l -> exists r, recover (firstn k l) = Recovered r.
+Proof.
+  intros l k [r H]; rewrite <- (firstn_skipn k l) in H; eapply recover_prefix_ok; eauto.
+Qed.
+
+(** A handler is called only for a key whose intent is durable in the log the caller read. *)
+Lemma invoke_has_intent : forall wf h l k key recs,
+  valid_log l -> decide wf h (firstn k l) = DInvoke key recs -> exists n, In (EffectIntent n key) l.
+Proof.
+  intros wf h l k key recs V D.
+  destruct (view_valid l k V) as [rv Hv].
+  assert (Hr : exists x, recs = [x]).
+  { destruct (decided_record_accepted wf h _ rv recs Hv (or_intror (ex_intro _ key D))) as [x [_ [E _]]]; eauto. }
+  destruct Hr as [x ->].
+  destruct (decided_record_shape wf h _ rv x Hv) as [_ Si].
+  destruct (Si key D) as [n [_ [s P]]].
+  destruct (phase_witness _ rv Hv) as [W1 _].
+  exists n; eapply in_firstn; eapply nth_error_In; apply W1; exact P.
+Qed.
+
+Lemma sink_call_applied : forall k w, In k (w_applied (sink_call k w)).
+Proof.
+  intros k w; simpl; destruct (existsb (key_eqb k) (w_applied w)) eqn:E.
+  - apply existsb_exists in E; destruct E as [y [Hy Hq]]; apply key_eqb_eq in Hq; subst; exact Hy.
+  - apply in_or_app; right; left; reflexivity.
+Qed.
+
+Theorem exec_inv : forall wf h w ev, world_inv wf w -> world_inv wf (exec wf h w ev).
+Proof.
+  intros wf h w ev I; destruct ev as [k|k| |k id v]; simpl.
+  - (* Step *)
+    destruct (decide wf h (firstn k (w_log w))) as [recs|key recs|n id|] eqn:D; try exact I.
+    + unfold cond_append; destruct (Nat.eqb (length (w_log w)) k) eqn:L; [|exact I].
+      apply Nat.eqb_eq in L; subst k; rewrite firstn_all in D.
+      destruct (wi_valid wf w I) as [r H].
+      destruct (decided_record_accepted wf h _ r recs H (or_introl D)) as [x [_ [-> _]]].
+      eapply append_decided_inv; eauto.
+    + destruct (invoke_has_intent wf h (w_log w) k key recs (wi_valid wf w I) D) as [n Hn].
+      pose proof (sink_call_inv wf w n key I Hn) as I1.
+      unfold cond_append; simpl; destruct (Nat.eqb (length (w_log w)) k) eqn:L; [|exact I1].
+      apply Nat.eqb_eq in L; subst k; rewrite firstn_all in D.
+      destruct (wi_valid wf w I) as [r H].
+      destruct (decided_record_accepted wf h _ r recs H (or_intror (ex_intro _ key D))) as [x [_ [-> _]]].
+      apply (append_decided_inv wf h (sink_call key w) r x I1); [exact H|].
+      right; exists key; split; [exact D | apply sink_call_applied].
+  - (* CrashAfterInvoke *)
+    destruct (decide wf h (firstn k (w_log w))) as [recs|key recs|n id|] eqn:D; try exact I.
+    destruct (invoke_has_intent wf h (w_log w) k key recs (wi_valid wf w I) D) as [n Hn].
+    eapply sink_call_inv; eauto.
+  - exact I.
+  - (* Resume *)
+    destruct (admit (firstn k (w_log w)) (RResume id)) as [s|] eqn:A; [|exact I].
+    destruct (recover (firstn k (w_log w))) as [r|] eqn:H; [|exact I].
+    destruct (r_phase r) as [| | | |n id' ps| | | |] eqn:P; try exact I.
+    destruct (wf_value_ok wf n v) eqn:Vok; [|exact I].
+    unfold cond_append; destruct (Nat.eqb (length (w_log w)) s) eqn:L; [|exact I].
+    apply Nat.eqb_eq in L.
+    pose proof A as A'; apply resume_accepted_iff in A'; destruct A' as [r' [n' [ps' [H' [P' Es]]]]].
+    rewrite H in H'; injection H' as H'; subst r'.
+    rewrite P in P'; injection P' as E1 E2 E3; subst n' id' ps'.
+    assert (Ev : firstn k (w_log w) = w_log w) by (apply firstn_length_self; lia).
+    rewrite Ev in A, H.
+    destruct (accepted_claim_recovers (w_log w) id s v A) as [r2 [H2 _]].
+    destruct I; constructor; simpl.
+    + exists r2; exact H2.
+    + unfold states_valid in *; apply Forall_app; split; auto; repeat constructor.
+    + intros j id2 v2 E.
+      destruct (Nat.lt_ge_cases j (length (w_log w))) as [Lt|Ge].
+      * rewrite nth_error_app1 in E by exact Lt; rewrite firstn_app_le by lia; apply wi_claims0; exact E.
+      * rewrite nth_error_app2 in E by exact Ge.
+        assert (Ej : j = length (w_log w)) by (destruct (j - length (w_log w)) eqn:Z; simpl in E;
+                                                [lia | destruct n0; discriminate]).
+        subst j; rewrite Nat.sub_diag in E; simpl in E; injection E as E1 E2; subst id2 v2.
+        rewrite firstn_app_le, firstn_all by lia; exists r, n, ps; auto.
+    + intros j n2 key E.
+      destruct (Nat.lt_ge_cases j (length (w_log w))) as [Lt|Ge].
+      * rewrite nth_error_app1 in E by exact Lt; rewrite firstn_app_le by lia; apply wi_keys0; exact E.
+      * rewrite nth_error_app2 in E by exact Ge.
+        destruct (j - length (w_log w)) as [|i]; simpl in E; [discriminate | destruct i; discriminate].
+    + intros key Hk; destruct (wi_invoked0 key Hk) as [n2 Hn]; exists n2; apply in_or_app; left; exact Hn.
+    + intros n2 key res Hin; apply in_app_or in Hin; destruct Hin as [Hin|[Hin|[]]]; [eauto | discriminate].
+    + exact wi_applied_nodup0.
+    + exact wi_applied_invoked0.
+Qed.
+
+Theorem reachable_inv : forall wf h rid st0 w,
+  wf_ok wf st0 -> reachable wf h (start_world wf rid st0) w -> world_inv wf w.
+Proof.
+  intros wf h rid st0 w Ok R; induction R.
+  - apply world_inv_start; exact Ok.
+  - apply exec_inv; exact IHR.
 Qed.

@@ -25,7 +25,7 @@ import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
 import { encodeJson, fromUtf8, utf8, type Json } from './json.js';
 import { STATUS_NAMES, type RunStatusName } from './sequencer/log-view.js';
-import { RunSession, type Engine, type RunResult } from './sequencer/sequencer.js';
+import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import type { Store } from './store/store.js';
 import { canonicalDescriptor } from './workflow/descriptor.js';
 import { MAX_NODE_NAME_BYTES, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
@@ -39,6 +39,14 @@ export interface RemitOptions {
   core?: CoreKind | RecoveryCore;
   /** Fault-injection hooks for the conformance harness and tests (faults.ts). */
   hooks?: SequencerHooks;
+  /**
+   * Group commit (default true): consecutive pure nodes run in memory and their completions are
+   * appended together with the next effect intent, park, end of run or failure, in one durable
+   * commit (docs/guide.md, "Crash and resume semantics"). false: one commit per step.
+   */
+  groupPureSteps?: boolean;
+  /** With group commit: at most this many pure steps per commit (default 64). */
+  maxGroupedPureSteps?: number;
 }
 
 export interface StartOptions {
@@ -84,18 +92,28 @@ export async function loadCore(kind: CoreKind | RecoveryCore = 'wasm'): Promise<
 
 export async function createRemit(options: RemitOptions): Promise<Remit> {
   const core = await loadCore(options.core ?? 'wasm');
-  return new Remit(options.store, core, options.workflows ?? [], options.hooks ?? NO_HOOKS);
+  const sequencing: Partial<SequencingOptions> = {};
+  if (options.groupPureSteps !== undefined) sequencing.groupPureSteps = options.groupPureSteps;
+  if (options.maxGroupedPureSteps !== undefined) sequencing.maxGroupedPureSteps = options.maxGroupedPureSteps;
+  return new Remit(options.store, core, options.workflows ?? [], options.hooks ?? NO_HOOKS, sequencing);
 }
 
 export class Remit implements Engine {
   private readonly workflows = new Map<string, Workflow>();
+  readonly sequencing: SequencingOptions;
 
   constructor(
     readonly store: Store,
     readonly core: RecoveryCore,
     workflows: Workflow[] = [],
     readonly hooks: SequencerHooks = NO_HOOKS,
+    sequencing: Partial<SequencingOptions> = {},
   ) {
+    this.sequencing = { ...DEFAULT_SEQUENCING, ...sequencing };
+    const maxSteps = this.sequencing.maxGroupedPureSteps;
+    if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+      throw new RangeError(`maxGroupedPureSteps must be a positive integer, got ${String(maxSteps)}`);
+    }
     for (const wf of workflows) this.register(wf);
   }
 

@@ -72,7 +72,15 @@ export interface ServeOptions {
 /** The harness kills an adapter 2 s after asking it to shut down; clean-up must fit well within. */
 const EXIT_CLEANUP_MS = 1_500;
 
-async function cleanUp(options: ServeOptions): Promise<void> {
+let exiting: Promise<void> | null = null;
+
+/** Runs `onExit` once (a shutdown request and the end of input may both ask for it). */
+function cleanUp(options: ServeOptions): Promise<void> {
+  exiting ??= runOnExit(options);
+  return exiting;
+}
+
+async function runOnExit(options: ServeOptions): Promise<void> {
   if (options.onExit === undefined) return;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<void>((resolve) => {

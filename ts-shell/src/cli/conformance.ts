@@ -1,7 +1,8 @@
 /**
  * `remit conformance`: run the resume-contract conformance harness (conformance/) and print the
  * profile table. Default: the quick profile (REMIT on SQLite with the Wasm core, and LangGraph.js),
- * every cell of both matrices. --full: every system, canaries included.
+ * every cell of both matrices. --full: every system, canaries included, REMIT on PostgreSQL when
+ * REMIT_PG_URL is set; the hosts column (network namespaces, conformance/hosts/) as root.
  * Reports (JSON, Markdown, HTML, reproductions) go to --out (default ./reports).
  */
 import path from 'node:path';
@@ -83,7 +84,7 @@ async function prepareHosts(systems: SystemDef[], cells: readonly Cell[], notes:
   const blocked = hostsPrecondition();
   if (blocked !== null) {
     notes.push(`hosts column NOT RUN: ${blocked.reason}`);
-    return { setting: { unavailable: `hosts column not run: ${blocked.reason}` }, env: null };
+    return { setting: { unavailable: blocked.reason }, env: null };
   }
   try {
     const env = await setUpHosts();
@@ -92,7 +93,7 @@ async function prepareHosts(systems: SystemDef[], cells: readonly Cell[], notes:
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
     notes.push(`hosts column NOT RUN: setting up the hosts failed: ${reason}`);
-    return { setting: { unavailable: `hosts column not run: setting up the hosts failed: ${reason.split('\n')[0]}` }, env: null };
+    return { setting: { unavailable: `setting up the hosts failed: ${reason.split('\n')[0]}` }, env: null };
   }
 }
 
@@ -169,7 +170,7 @@ export function registerConformanceCommand(program: Command): Command {
   return program
     .command('conformance')
     .description('measure the resume contract: fault and concurrency matrices for REMIT and other systems')
-    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, LangGraph.js, canaries)')
+    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, REMIT on PostgreSQL if REMIT_PG_URL is set, LangGraph.js, canaries)')
     .option('--seed <n>', 'seed of the scenarios (same seed, same report)', '1')
     .option('--out <dir>', 'directory for the reports', 'reports')
     .option('--system <ids>', 'comma-separated system ids (see conformance/README.md)')

@@ -6,7 +6,7 @@
 
 import { decodeRecordAt, LogErrorName } from '../core/codec.js';
 import {
-  RecordKind, RunStatus, StateForm, type LogRecord, type RecoveredRun, type RecoveryCore,
+  RecordKind, RunStatus, StateForm, type LogRecord, type RecoveredRun, type Recovery, type RecoveryCore,
 } from '../core/types.js';
 import { LogCorruptError, LogTornError, RunNotFoundError } from '../errors.js';
 import { decodeJson, fromUtf8, type Json } from '../json.js';
@@ -43,7 +43,11 @@ export type RunStatusName = (typeof STATUS_NAMES)[keyof typeof STATUS_NAMES];
  * after it would be refused forever.
  */
 export function recoverOrThrow(core: RecoveryCore, runId: string, log: Uint8Array, allowEmpty = false): RecoveredRun {
-  const recovery = core.recover(log);
+  return checkRecovery(core.recover(log), runId, allowEmpty);
+}
+
+/** The checks of recoverOrThrow on a recovery already computed (the session caches recoveries). */
+export function checkRecovery(recovery: Recovery, runId: string, allowEmpty = false): RecoveredRun {
   if (!recovery.ok) {
     throw new LogCorruptError(runId, recovery.seq, recovery.offset, LogErrorName[recovery.code] ?? `code ${recovery.code}`);
   }
@@ -74,28 +78,48 @@ export interface HeadState {
  */
 export function headState(log: Uint8Array, recovered: RecoveredRun, runId: string): HeadState {
   let offset = recovered.snapshotOffset;
-  let state: Json = null;
-  let deltaBytesSinceSnapshot = 0;
+  let head: HeadState | null = null;
   for (;;) {
     const step = decodeRecordAt(log, offset);
     if (step.outcome !== 'record') {
       throw new LogCorruptError(runId, step.outcome === 'corrupt' ? step.error.seq : -1, offset, 'UNREADABLE_STATE');
     }
-    const record = step.record;
-    if (record.kind === RecordKind.RUN_STARTED) {
-      state = decodeJson(record.state);
-    } else if (record.kind === RecordKind.NODE_COMPLETED) {
-      if (record.stateForm === StateForm.SNAPSHOT) {
-        state = decodeJson(record.state);
-        deltaBytesSinceSnapshot = 0;
-      } else {
-        state = applyDelta(state, decodeJson(record.state) as Delta);
-        deltaBytesSinceSnapshot += record.state.length;
-      }
+    head = advanceHead(head, step.record);
+    if (offset >= recovered.checkpointOffset) {
+      if (head === null) throw new LogCorruptError(runId, step.record.seq, offset, 'UNREADABLE_STATE');
+      return head;
     }
-    if (offset >= recovered.checkpointOffset) return { state, deltaBytesSinceSnapshot };
     offset = step.end;
   }
+}
+
+/**
+ * The head state after `record`: a RUN_STARTED or snapshot NODE_COMPLETED replaces it, a delta
+ * NODE_COMPLETED patches it, any other record leaves it. headState folds the log with this, and
+ * the sequencer folds its own appends with it, so both give the very same value (key order too).
+ */
+export function advanceHead(head: HeadState | null, record: LogRecord): HeadState | null {
+  if (record.kind === RecordKind.RUN_STARTED) return { state: decodeJson(record.state), deltaBytesSinceSnapshot: 0 };
+  if (record.kind !== RecordKind.NODE_COMPLETED) return head;
+  if (record.stateForm === StateForm.SNAPSHOT) return { state: decodeJson(record.state), deltaBytesSinceSnapshot: 0 };
+  return {
+    state: applyDelta(head?.state ?? null, decodeJson(record.state) as Delta),
+    deltaBytesSinceSnapshot: (head?.deltaBytesSinceSnapshot ?? 0) + record.state.length,
+  };
+}
+
+/** A deep copy of a JSON value, keys in the same order (node code gets copies, never the cache). */
+export function cloneJson<T extends Json>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as T;
+  const out: { [key: string]: Json } = {};
+  for (const key of Object.keys(value)) {
+    const item = cloneJson((value as { [key: string]: Json })[key]!);
+    // Assigning "__proto__" would set the prototype; JSON.parse makes it an own key, so do we.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out as T;
 }
 
 export function text(bytes: Uint8Array): string {

@@ -10,22 +10,39 @@
  * - no state reaches the store without passing the state schema;
  * - an ordinary error thrown by node code records nothing: the run continues from its durable
  *   prefix next time. Only a TerminalFailure records RUN_FAILED.
+ *
+ * Work per step (why the session keeps what it keeps):
+ * - the log bytes live in one growable buffer; the sequencer's own appends are added to it once;
+ * - the head state is carried from step to step by folding each appended record into it
+ *   (`advanceHead`, the same fold a rebuild from the log uses), never rebuilt from the snapshot;
+ * - the core's answer is cached per log length, so the core runs at most once per step;
+ * - group commit (`groupPureSteps`, on by default): consecutive pure nodes run in memory and their
+ *   NODE_COMPLETED records go to the store in one conditional append together with the next
+ *   boundary record (EFFECT_INTENT, INTERRUPT_PARKED, the end of the run, a failure), or after
+ *   `maxGroupedPureSteps`. Pure nodes are deterministic, so losing an unflushed group to a crash
+ *   only runs pure code again. The core checks the whole log, group included, before the group
+ *   is appended, and picks the boundary step; inside a group the next pure node is the one the
+ *   last completion routed to (the core's AT(next) rule, docs/core-api.md).
+ * - none of this is trusted after a failure: any failed append (conflict, store error, a hook
+ *   that threw) drops the unflushed group and the caches, and the log is read again from the store.
  */
 
-import { concatBytes, encodeRecord } from '../core/codec.js';
-import { RecordKind, StateForm, type LogRecord, type RecoveredRun, type RecoveryCore } from '../core/types.js';
+import { encodeRecord } from '../core/codec.js';
+import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun, type Recovery, type RecoveryCore } from '../core/types.js';
 import {
   ConflictError, DefinitionMismatchError, HandlerThrewError, NotJsonError, RemitError, ResumeValueInvalidError,
   RouteInvalidError, StateInvalidError, TerminalFailure, toValidationIssues, UnknownWorkflowError,
   type ErrorSubject,
 } from '../errors.js';
-import type { SequencerHooks } from '../faults.js';
+import type { FaultInfo, SequencerHooks } from '../faults.js';
 import { bytesEqual, decodeJson, encodeJson, fromUtf8, isPlainObject, utf8, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
 import type { Store } from '../store/store.js';
 import { diffDescriptors, type WorkflowDescriptor } from '../workflow/descriptor.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
-import { headState, kindName, recordAt, recoverOrThrow, runStartedRecord, STATUS_NAMES, type RunStatusName } from './log-view.js';
+import {
+  advanceHead, checkRecovery, cloneJson, headState, kindName, recordAt, runStartedRecord, STATUS_NAMES, type HeadState, type RunStatusName,
+} from './log-view.js';
 
 export interface ParkedInterrupt {
   /** `${node}@${parkedSeq}`: pass it to resume(). */
@@ -53,24 +70,105 @@ export interface RunResult<S = unknown> {
   failure?: RunFailureView;
 }
 
+/** How the sequencer batches its appends (RemitOptions). */
+export interface SequencingOptions {
+  /**
+   * Group commit (default true): run consecutive pure nodes in memory and append their completions
+   * together with the next boundary record, in one conditional append. false: one append per step.
+   */
+  groupPureSteps: boolean;
+  /** At most this many pure steps wait in memory before they are appended anyway (default 64). */
+  maxGroupedPureSteps: number;
+}
+
+export const DEFAULT_SEQUENCING: SequencingOptions = { groupPureSteps: true, maxGroupedPureSteps: 64 };
+
+/** Appended anyway once a group's encoded records reach this size, whatever the step count. */
+const MAX_GROUPED_BYTES = 4 * 1024 * 1024;
+
 /** What a sequencer needs from its owner (the Remit instance). */
 export interface Engine {
   readonly store: Store;
   readonly core: RecoveryCore;
   readonly hooks: SequencerHooks;
+  readonly sequencing?: SequencingOptions;
   workflowNamed(name: string): Workflow | undefined;
   workflowNames(): string[];
 }
 
+/** A run's log bytes: one buffer that grows by doubling, so appending is not a copy of the whole log. */
+class LogBuffer {
+  private buffer: Uint8Array;
+  private length: number;
+
+  constructor(initial: Uint8Array) {
+    this.buffer = initial;
+    this.length = initial.length;
+  }
+
+  /** The log so far. Bytes under a view are never rewritten: the buffer only grows at its end. */
+  get bytes(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  get byteLength(): number {
+    return this.length;
+  }
+
+  push(parts: readonly Uint8Array[]): void {
+    let added = 0;
+    for (const p of parts) added += p.length;
+    const needed = this.length + added;
+    if (needed > this.buffer.length) {
+      const grown = new Uint8Array(Math.max(needed, this.buffer.length * 2, 4096));
+      grown.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+    }
+    for (const p of parts) {
+      this.buffer.set(p, this.length);
+      this.length += p.length;
+    }
+  }
+}
+
+/** One step's records waiting in memory for the next append (group commit). */
+interface StagedRecords {
+  seq: number;
+  kinds: string[];
+  node: string | undefined;
+  encoded: Uint8Array[];
+  bytes: number;
+  /** The step completed a pure node (counts toward maxGroupedPureSteps). */
+  pureStep: boolean;
+}
+
+/** The head state as of the checkpoint record `checkpointSeq`. */
+interface CachedHead extends HeadState {
+  checkpointSeq: number;
+}
+
 /** One run's log, cached in memory between the sequencer's own appends. */
 export class RunSession {
-  private log: Uint8Array = new Uint8Array();
+  private log = new LogBuffer(new Uint8Array());
+  /** Records in `log`, staged ones included; the first `durableCount` are committed. */
+  private recordCount = 0;
+  private durableCount = 0;
+  private staged: StagedRecords[] = [];
+  private stagedBytes = 0;
+  private stagedPureSteps = 0;
+  private head: CachedHead | undefined;
+  private recovery: { byteLength: number; value: Recovery } | undefined;
+  /** An append failed: nothing cached may be used until the log is read again. */
+  private stale = false;
   private checkedWorkflow: Workflow | undefined;
+  readonly sequencing: SequencingOptions;
 
   private constructor(
     private readonly engine: Engine,
     readonly runId: string,
-  ) {}
+  ) {
+    this.sequencing = engine.sequencing ?? DEFAULT_SEQUENCING;
+  }
 
   static async open(engine: Engine, runId: string): Promise<RunSession> {
     const session = new RunSession(engine, runId);
@@ -78,20 +176,70 @@ export class RunSession {
     return session;
   }
 
+  /** The log as this session knows it: the durable records plus any staged (not yet appended). */
   get bytes(): Uint8Array {
-    return this.log;
+    return this.log.bytes;
   }
 
   get hooks(): SequencerHooks {
     return this.engine.hooks;
   }
 
-  async reload(): Promise<void> {
-    this.log = await this.engine.store.readLog(this.runId);
+  /** The seq the next record gets (staged records counted). */
+  get nextSeq(): number {
+    return this.recordCount;
   }
 
+  get hasStaged(): boolean {
+    return this.staged.length > 0;
+  }
+
+  /** Forget everything in memory and read the run's log from the store. */
+  async reload(): Promise<void> {
+    const bytes = await this.engine.store.readLog(this.runId);
+    this.log = new LogBuffer(bytes);
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.stagedPureSteps = 0;
+    this.head = undefined;
+    this.recovery = undefined;
+    this.stale = false;
+    this.recordCount = bytes.length === 0 ? 0 : -1; // set from the first recovery
+    this.durableCount = this.recordCount;
+  }
+
+  /** The core's view of the log (durable plus staged records); computed once per log length. */
   recover(allowEmpty = false): RecoveredRun {
-    return recoverOrThrow(this.engine.core, this.runId, this.log, allowEmpty);
+    if (this.stale) throw new Error(`sequencer bug: run ${this.runId} used after a failed append without a reload`);
+    const byteLength = this.log.byteLength;
+    if (this.recovery?.byteLength !== byteLength) {
+      this.recovery = { byteLength, value: this.engine.core.recover(this.log.bytes) };
+    }
+    const recovered = checkRecovery(this.recovery.value, this.runId, allowEmpty);
+    if (this.recordCount < 0) {
+      this.recordCount = recovered.recordCount;
+      this.durableCount = recovered.recordCount;
+    }
+    if (recovered.recordCount !== this.recordCount) {
+      throw new Error(`sequencer bug: run ${this.runId} holds ${this.recordCount} records, the core counts ${recovered.recordCount}`);
+    }
+    return recovered;
+  }
+
+  /**
+   * The state at the head checkpoint. From the cache when it is at the checkpoint `recovered`
+   * names (it is when this session wrote the checkpoint), else rebuilt from the snapshot and
+   * deltas. Without `recovered` (inside a group of pure steps) the cache is used as it stands: it
+   * is either empty or at the latest checkpoint, because every record this session adds is folded
+   * into it and a reload empties it.
+   */
+  headState(recovered?: RecoveredRun): HeadState {
+    if (recovered === undefined && this.head !== undefined) return this.head;
+    const at = recovered ?? this.recover();
+    if (this.head?.checkpointSeq === at.checkpointSeq) return this.head;
+    const rebuilt = headState(this.log.bytes, at, this.runId);
+    this.head = { ...rebuilt, checkpointSeq: at.checkpointSeq };
+    return this.head;
   }
 
   /** The registered workflow this run was started under, refusing a changed definition. */
@@ -101,7 +249,7 @@ export class RunSession {
     const wf = this.engine.workflowNamed(name);
     if (!wf) throw new UnknownWorkflowError(name, this.engine.workflowNames(), { runId: this.runId });
     if (!bytesEqual(wf.fingerprint, recovered.fingerprint)) {
-      const started = runStartedRecord(this.log, this.runId);
+      const started = runStartedRecord(this.log.bytes, this.runId);
       let recorded: WorkflowDescriptor | null = null;
       try {
         recorded = decodeJson(started.definition) as unknown as WorkflowDescriptor;
@@ -116,18 +264,97 @@ export class RunSession {
   }
 
   /**
-   * Append `records` (whose seqs start at `expectedSeq`) conditionally. Hooks see the batch before
-   * and after. A lost race throws ConflictError; the cache is only extended by committed bytes.
+   * Append `records` (whose seqs start at `expectedSeq`), after any staged records, in one
+   * conditional append. Hooks see each step's records before and after. A lost race throws
+   * ConflictError; nothing is written and the session must be reloaded.
    */
   async append(expectedSeq: number, records: LogRecord[], node?: string): Promise<void> {
+    this.stage(expectedSeq, records, node, false);
+    await this.flush();
+  }
+
+  /** Keep a pure step's records in memory; they go to the store with the next append or flush. */
+  stagePure(expectedSeq: number, records: LogRecord[], node: string): void {
+    this.stage(expectedSeq, records, node, true);
+  }
+
+  /** Whether the staged group is full: the next step appends it first. */
+  get groupFull(): boolean {
+    return this.stagedPureSteps >= this.sequencing.maxGroupedPureSteps || this.stagedBytes >= MAX_GROUPED_BYTES;
+  }
+
+  private stage(expectedSeq: number, records: LogRecord[], node: string | undefined, pureStep: boolean): void {
+    if (this.stale) throw new Error(`sequencer bug: run ${this.runId} used after a failed append without a reload`);
+    if (this.recordCount >= 0 && expectedSeq !== this.recordCount) {
+      throw new Error(`sequencer bug: run ${this.runId} appends at seq ${expectedSeq}, its log holds ${this.recordCount} records`);
+    }
     const encoded = records.map(encodeRecord);
-    const kinds = records.map((r) => kindName(r.kind));
-    const info = { runId: this.runId, seq: expectedSeq, kinds, ...(node === undefined ? {} : { node }) };
-    await this.engine.hooks.at('append.before', info);
-    const outcome = await this.engine.store.append(this.runId, expectedSeq, encoded);
-    if (!outcome.committed) throw new ConflictError(this.runId, expectedSeq, outcome.nextSeq);
-    this.log = concatBytes([this.log, ...encoded]);
-    await this.engine.hooks.at('append.after', info);
+    let bytes = 0;
+    for (const e of encoded) bytes += e.length;
+    this.log.push(encoded);
+    this.staged.push({ seq: expectedSeq, kinds: records.map((r) => kindName(r.kind)), node, encoded, bytes, pureStep });
+    this.stagedBytes += bytes;
+    if (pureStep) this.stagedPureSteps += 1;
+    this.recordCount = expectedSeq + records.length;
+    for (const record of records) this.foldIntoHead(record);
+  }
+
+  /** Carry the cached head state over a record this session adds (no cache: stays unknown). */
+  private foldIntoHead(record: LogRecord): void {
+    if (record.kind === RecordKind.NODE_COMPLETED && this.head === undefined) return;
+    const next = advanceHead(this.head ?? null, record);
+    if (next !== null && next !== this.head) this.head = { ...next, checkpointSeq: record.seq };
+  }
+
+  /** Append every staged record in one conditional append (nothing staged: nothing to do). */
+  async flush(): Promise<void> {
+    if (this.staged.length === 0) return;
+    const groups = this.staged;
+    const firstSeq = groups[0]!.seq;
+    const encoded = groups.length === 1 ? groups[0]!.encoded : groups.flatMap((g) => g.encoded);
+    let outcome;
+    try {
+      for (const g of groups) await this.engine.hooks.at('append.before', this.faultInfo(g));
+      outcome = await this.engine.store.append(this.runId, firstSeq, encoded);
+    } catch (error) {
+      this.invalidate();
+      throw error;
+    }
+    if (!outcome.committed) {
+      this.invalidate();
+      throw new ConflictError(this.runId, firstSeq, outcome.nextSeq);
+    }
+    this.durableCount = this.recordCount;
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.stagedPureSteps = 0;
+    for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
+  }
+
+  /**
+   * After node code failed with staged pure steps before it: append them (they completed, and a
+   * run without group commit would hold them), without letting a failure here hide the node's.
+   */
+  async flushQuietly(): Promise<void> {
+    try {
+      await this.flush();
+    } catch {
+      // The staged steps are lost as in a crash; the run continues from its durable prefix.
+    }
+  }
+
+  /** Drop the staged records and every cache: the next use reads the log from the store. */
+  private invalidate(): void {
+    this.stale = true;
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.stagedPureSteps = 0;
+    this.head = undefined;
+    this.recovery = undefined;
+  }
+
+  private faultInfo(g: StagedRecords): FaultInfo {
+    return { runId: this.runId, seq: g.seq, kinds: g.kinds, ...(g.node === undefined ? {} : { node: g.node }) };
   }
 
   /** Throws ConflictError when the store holds records at or after `nextSeq` (someone else wrote). */
@@ -143,7 +370,7 @@ export class RunSession {
       runId: fromUtf8(recovered.runId),
       workflow: fromUtf8(recovered.workflow),
       status,
-      state: headState(this.log, recovered, this.runId).state,
+      state: cloneJson(this.headState(recovered).state),
       headSeq: recovered.recordCount - 1,
     };
     if (recovered.action.tag === 'AWAIT_RESUME') {
@@ -165,36 +392,68 @@ export class RunSession {
 
   /** Drive the run until it parks, completes or fails. */
   async drive(): Promise<RunResult> {
+    if (this.stale) await this.reload();
     for (;;) {
       const recovered = this.recover();
       const wf = this.workflowFor(recovered);
       const action = recovered.action;
-      if (action.tag === 'NONE' || action.tag === 'AWAIT_RESUME') return this.result(recovered);
-      const step = new Step(this, wf, recovered);
-      await step.perform();
+      const runId = fromUtf8(recovered.runId);
+      if (action.tag === 'NONE' || action.tag === 'AWAIT_RESUME') {
+        // Staged steps that ended the run: the core has just checked them with the rest of the log.
+        await this.flush();
+        return this.result(recovered);
+      }
+      if (action.tag !== 'RUN_PURE' || !this.sequencing.groupPureSteps) {
+        await new Step(this, wf, runId, recovered.recordCount, action, recovered).perform();
+        continue;
+      }
+      if (this.groupFull) await this.flush();
+      await this.runPureGroup(wf, runId, fromUtf8(action.node), recovered);
+    }
+  }
+
+  /**
+   * Run pure nodes in memory, staging their completions, from `first` while the route leads to
+   * another pure node and the group is not full. The drive loop then asks the core what comes next
+   * (with the staged records in the log) and appends the group with or before that step.
+   */
+  private async runPureGroup(wf: Workflow, runId: string, first: string, recovered: RecoveredRun): Promise<void> {
+    let node = first;
+    let from: RecoveredRun | undefined = recovered;
+    try {
+      for (;;) {
+        const step = new Step(this, wf, runId, this.recordCount, { tag: 'RUN_PURE', node: utf8(node) }, from);
+        from = undefined;
+        const next = await step.runPure(node, 'stage');
+        if (next === null || next === END || this.groupFull || wf.nodes.get(next)?.kind !== 'pure') return;
+        node = next;
+      }
+    } catch (error) {
+      // A hook or the sequencer threw inside the group: keep what completed before, then report.
+      if (this.hasStaged && !this.stale) await this.flushQuietly();
+      throw error;
     }
   }
 }
 
-/** One transition of a run: the action the core chose for `recovered`. */
+/** One transition of a run: `action`, the one the core chose (or, inside a group, its AT(next) rule). */
 class Step {
-  private readonly runId: string;
-  private readonly nextSeq: number;
-
   constructor(
     private readonly session: RunSession,
     private readonly wf: Workflow,
-    private readonly recovered: RecoveredRun,
-  ) {
-    this.runId = fromUtf8(recovered.runId);
-    this.nextSeq = recovered.recordCount;
-  }
+    private readonly runId: string,
+    private readonly nextSeq: number,
+    private readonly action: NextAction,
+    /** The core's answer this step came from (absent inside a group of pure steps). */
+    private readonly recovered?: RecoveredRun,
+  ) {}
 
   async perform(): Promise<void> {
-    const action = this.recovered.action;
+    const action = this.action;
     switch (action.tag) {
       case 'RUN_PURE':
-        return this.runPure(fromUtf8(action.node));
+        await this.runPure(fromUtf8(action.node), 'append');
+        return;
       case 'BEGIN_EFFECT':
         return this.beginEffect(fromUtf8(action.node));
       case 'INVOKE_EFFECT':
@@ -223,28 +482,38 @@ class Step {
     return def;
   }
 
-  private state(): { state: Json; deltaBytesSinceSnapshot: number } {
-    return headState(this.session.bytes, this.recovered, this.runId);
+  /** The head state (the session's; node code only ever gets a copy of it). */
+  private state(): HeadState {
+    return this.session.headState(this.recovered);
   }
 
-  private async runPure(name: string): Promise<void> {
+  /**
+   * Run pure node `name` and record its completion: appended now ('append') or staged for the
+   * group ('stage'). Returns the node the completion routes to (END at the end), or null when the
+   * step ended otherwise (a terminal failure was recorded).
+   */
+  async runPure(name: string, mode: 'append' | 'stage'): Promise<string | null> {
     const def = this.node(name);
     if (def.kind !== 'pure') throw new Error(`sequencer bug: ${name} is not pure`);
     const head = this.state();
     let update: unknown;
     try {
-      update = await def.spec.run(head.state, { runId: this.runId, node: name });
+      update = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name });
     } catch (error) {
-      return this.nodeFailed(error, name, []);
+      await this.nodeFailed(error, name, []);
+      return null;
     }
     await this.session.hooks.at('pure.before-return', { runId: this.runId, seq: this.nextSeq, node: name });
-    let completion: LogRecord[];
+    let completion: { records: LogRecord[]; next: string };
     try {
       completion = this.completion(name, def.spec.next, head, update, this.nextSeq);
     } catch (error) {
-      return this.nodeFailed(error, name, []);
+      await this.nodeFailed(error, name, []);
+      return null;
     }
-    await this.session.append(this.nextSeq, completion, name);
+    if (mode === 'stage') this.session.stagePure(this.nextSeq, completion.records, name);
+    else await this.session.append(this.nextSeq, completion.records, name);
+    return completion.next;
   }
 
   private async beginEffect(name: string): Promise<void> {
@@ -263,7 +532,7 @@ class Step {
     await this.session.assertNoNewRecords(this.nextSeq);
     let result: unknown;
     try {
-      result = await def.spec.run(head.state, { runId: this.runId, node: name, idempotencyKey: key });
+      result = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name, idempotencyKey: key });
     } catch (error) {
       return this.nodeFailed(error, name, []);
     }
@@ -292,14 +561,14 @@ class Step {
   private async completeEffect(
     name: string,
     def: Extract<NodeDefinition<Json>, { kind: 'effect' }>,
-    head: { state: Json; deltaBytesSinceSnapshot: number },
+    head: HeadState,
     result: Json,
     pending: LogRecord[],
   ): Promise<void> {
     let completion: LogRecord[];
     try {
-      const update = def.spec.apply ? def.spec.apply(head.state, result) : undefined;
-      completion = this.completion(name, def.spec.next, head, update, this.nextSeq + pending.length);
+      const update = def.spec.apply ? def.spec.apply(cloneJson(head.state), result) : undefined;
+      completion = this.completion(name, def.spec.next, head, update, this.nextSeq + pending.length).records;
     } catch (error) {
       return this.nodeFailed(error, name, pending);
     }
@@ -327,7 +596,7 @@ class Step {
     const head = this.state();
     let completion: LogRecord[];
     try {
-      completion = this.completion(name, def.spec.next, head, def.spec.apply(head.state, parsed.data), this.nextSeq);
+      completion = this.completion(name, def.spec.next, head, def.spec.apply(cloneJson(head.state), parsed.data), this.nextSeq).records;
     } catch (error) {
       return this.nodeFailed(error, name, []);
     }
@@ -342,10 +611,10 @@ class Step {
   private completion(
     name: string,
     route: Route<Json>,
-    head: { state: Json; deltaBytesSinceSnapshot: number },
+    head: HeadState,
     update: unknown,
     seq: number,
-  ): LogRecord[] {
+  ): { records: LogRecord[]; next: string } {
     const subject = { runId: this.runId, seq, node: name };
     const merged = mergeUpdate(head.state, update, subject);
     const parsed = this.wf.stateSchema.safeParse(merged);
@@ -368,13 +637,13 @@ class Step {
       state: asSnapshot ? snapshot.bytes : delta,
     }];
     if (next === END) records.push({ kind: RecordKind.RUN_COMPLETED, seq: seq + 1 });
-    return records;
+    return { records, next };
   }
 
   /**
-   * Node code failed. A TerminalFailure ends the run (RUN_FAILED, after any pending records);
-   * anything else writes only the pending records (an EFFECT_DONE must never be lost: the outside
-   * effect happened) and stops the sequencer with a typed error.
+   * Node code failed. A TerminalFailure ends the run (RUN_FAILED, after any staged and pending
+   * records); anything else writes only the staged and pending records (an EFFECT_DONE must never
+   * be lost: the outside effect happened) and stops the sequencer with a typed error.
    */
   private async nodeFailed(error: unknown, name: string, pending: LogRecord[]): Promise<void> {
     if (error instanceof TerminalFailure) {
@@ -386,6 +655,7 @@ class Step {
       return;
     }
     if (pending.length > 0) await this.session.append(this.nextSeq, pending, name);
+    else if (this.session.hasStaged) await this.session.flushQuietly();
     if (error instanceof RemitError) throw error;
     throw new HandlerThrewError(this.subject(name), error);
   }

@@ -1,15 +1,23 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
-import { SqliteStore } from './sqlite.js';
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.js';
 import { describeStoreContract, testRecord } from './store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const freshPath = () => join(dir, `contract-${n++}.db`);
+
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  return Uint8Array.from(parts.flatMap((p) => [...p]));
+}
 
 describeStoreContract('sqlite', () => new SqliteStore(freshPath()), {
   openSecondHandle: (store) => new SqliteStore((store as SqliteStore).path),
@@ -46,5 +54,90 @@ describe('sqlite specifics', () => {
     const store = new SqliteStore(freshPath());
     await store.close();
     await expect(store.readLog('run')).rejects.toBeInstanceOf(StoreError);
+  });
+
+  it('lists runs with the next seq and last commit time derived from the records', async () => {
+    let now = 1000;
+    const store = new SqliteStore(freshPath(), { clock: () => now });
+    await store.append('a', 0, [testRecord(0)]);
+    now = 2000;
+    await store.append('b', 0, [testRecord(0), testRecord(1)]);
+    now = 3000;
+    await store.append('a', 1, [testRecord(1)]);
+    expect(await store.listRuns()).toEqual([
+      { runId: 'a', nextSeq: 2, createdAtMs: 1000, updatedAtMs: 3000 },
+      { runId: 'b', nextSeq: 2, createdAtMs: 2000, updatedAtMs: 2000 },
+    ]);
+    now = 4000;
+    expect(await store.fork('a', 1, 'c', testRecord(1, 'fork'))).toEqual({ committed: true });
+    expect((await store.listRuns()).find((r) => r.runId === 'c')).toEqual({ runId: 'c', nextSeq: 2, createdAtMs: 4000, updatedAtMs: 4000 });
+    await store.close();
+  });
+
+  it('opens a file of the previous layout (next_seq kept in remit_runs) and keeps its records', async () => {
+    const path = freshPath();
+    const old = new Database(path);
+    old.exec(`
+      CREATE TABLE remit_runs (run_id TEXT PRIMARY KEY, next_seq INTEGER NOT NULL, created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
+      CREATE TABLE remit_records (run_id TEXT NOT NULL, seq INTEGER NOT NULL, bytes BLOB NOT NULL, committed_at_ms INTEGER NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;`);
+    old.prepare('INSERT INTO remit_runs VALUES (?, ?, ?, ?)').run('run', 2, 500, 600);
+    old.prepare('INSERT INTO remit_records VALUES (?, ?, ?, ?)').run('run', 0, testRecord(0), 500);
+    old.prepare('INSERT INTO remit_records VALUES (?, ?, ?, ?)').run('run', 1, testRecord(1), 600);
+    old.close();
+    const store = new SqliteStore(path);
+    expect(await store.readLog('run')).toEqual(concatBytes([testRecord(0), testRecord(1)]));
+    expect(await store.listRuns()).toEqual([{ runId: 'run', nextSeq: 2, createdAtMs: 500, updatedAtMs: 600 }]);
+    expect(await store.append('run', 2, [testRecord(2)])).toEqual({ committed: true, nextSeq: 3 });
+    const db = (store as unknown as { db: import('better-sqlite3').Database }).db;
+    expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    expect((db.pragma('table_info(remit_runs)') as { name: string }[]).map((c) => c.name)).toEqual(['run_id', 'created_at_ms']);
+    await store.close();
+  });
+
+  it('one-record appends: a stale, a future and a first-record seq are refused or handled as batches', async () => {
+    const store = new SqliteStore(freshPath());
+    expect(await store.append('run', 1, [testRecord(1)])).toEqual({ committed: false, nextSeq: 0 });
+    expect(await store.append('run', 0, [testRecord(0)])).toEqual({ committed: true, nextSeq: 1 });
+    expect(await store.append('run', 1, [testRecord(1)])).toEqual({ committed: true, nextSeq: 2 });
+    expect(await store.append('run', 1, [testRecord(1, 'again')])).toEqual({ committed: false, nextSeq: 2 });
+    expect(await store.append('run', 3, [testRecord(3)])).toEqual({ committed: false, nextSeq: 2 });
+    expect((await store.readRecords('run')).map((r) => r.seq)).toEqual([0, 1]);
+    expect((await store.listRuns()).map((r) => r.runId)).toEqual(['run']);
+    await store.close();
+  });
+});
+
+describe('sqlite: processes racing on one file', () => {
+  const exec = promisify(execFile);
+  const child = fileURLToPath(new URL('./sqlite-race.child.ts', import.meta.url));
+
+  it('four writer processes appending to one run: every seq stored once, by the writer told it committed', async () => {
+    const path = freshPath();
+    const target = 3000;
+    const writers = ['w0', 'w1', 'w2', 'w3'];
+    const startAtMs = String(Date.now() + 3000);
+    const outputs = await Promise.all(
+      writers.map((w) => exec(process.execPath, ['--import', import.meta.resolve('tsx'), child, path, 'race', w, String(target), startAtMs], { env: { ...process.env, NODE_NO_WARNINGS: '1' } })),
+    );
+    const claimed = new Map<number, string>();
+    for (const { stdout } of outputs) {
+      const { writer, committed } = JSON.parse(stdout.trim()) as { writer: string; committed: number[] };
+      for (const seq of committed) {
+        expect(claimed.has(seq), `seq ${seq} reported committed by ${claimed.get(seq)} and ${writer}`).toBe(false);
+        claimed.set(seq, writer);
+      }
+    }
+    const store = new SqliteStore(path);
+    const stored = await store.readRecords('race');
+    await store.close();
+    expect(stored.map((r) => r.seq)).toEqual(stored.map((_, i) => i));
+    expect(stored.length).toBeGreaterThanOrEqual(target);
+    expect(claimed.size).toBe(stored.length);
+    const perWriter = writers.map((w) => [...claimed.values()].filter((x) => x === w).length);
+    console.log('records committed per writer:', perWriter.join(' '));
+    for (const r of stored) {
+      const payload = new TextDecoder().decode(r.bytes.subarray(12, r.bytes.length - 4));
+      expect(payload).toBe(`${claimed.get(r.seq)}:${r.seq}`);
+    }
   });
 });

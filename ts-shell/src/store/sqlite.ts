@@ -5,10 +5,18 @@
  * - Durable commits by default: `synchronous=FULL` fsyncs the WAL at every commit, so a committed
  *   append survives power loss. `synchronous: 'NORMAL'` (documented option) survives process
  *   crashes (SIGKILL) but may lose the last commits on power loss; it is several times faster.
- * - Every write is one `BEGIN IMMEDIATE` transaction that checks the run's next seq and writes only
- *   if it is the expected one, so of two writers (threads, processes) exactly one commits. The
- *   busy timeout makes a writer wait for the lock instead of failing at once.
- * - The primary key (run_id, seq) is a second guard: no seq can ever be stored twice.
+ * - The run's next seq is never stored: it is one more than the largest seq of the run's records,
+ *   read through the primary key (run_id, seq) with one index seek. So an append writes only its
+ *   records; no per-run row is rewritten at every step.
+ * - A one-record append to an existing run is one statement, `INSERT … SELECT … WHERE max(seq) =
+ *   expectedSeq - 1`. SQLite takes the write lock before the statement reads anything, so the
+ *   check and the insert are one atomic step across connections and processes. Every other write
+ *   (a batch, a run's first records, a fork) is one `BEGIN IMMEDIATE` transaction that reads the
+ *   next seq and writes only if it is the expected one. The busy timeout makes a writer wait for
+ *   another's lock instead of failing at once.
+ * - The primary key is a second guard: no seq can ever be stored twice.
+ * - `remit_runs` holds one row per run, written once with its first records (or its fork): the
+ *   creation time that `listRuns` reports. Its next seq and last commit time come from the records.
  */
 
 import { mkdirSync } from 'node:fs';
@@ -26,12 +34,13 @@ export interface SqliteStoreOptions {
   clock?: StoreClock;
 }
 
+/** `PRAGMA user_version` of the layout below. Version 1 (or 0) kept next_seq in remit_runs. */
+export const SQLITE_SCHEMA_VERSION = 2;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS remit_runs (
-  run_id        TEXT PRIMARY KEY,
-  next_seq      INTEGER NOT NULL,
-  created_at_ms INTEGER NOT NULL,
-  updated_at_ms INTEGER NOT NULL
+  run_id        TEXT    PRIMARY KEY,
+  created_at_ms INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS remit_records (
   run_id          TEXT    NOT NULL,
@@ -43,13 +52,61 @@ CREATE TABLE IF NOT EXISTS remit_records (
 `;
 
 type Db = Database.Database;
+type StoredRow = { seq: number; bytes: Buffer; committed_at_ms: number };
+type ListingRow = { run_id: string; created_at_ms: number; last_seq: number | null; updated_at_ms: number | null };
+
+/** Every statement the store runs, prepared once per connection. */
+function prepareStatements(db: Db) {
+  return {
+    lastSeq: db.prepare<[string], number | null>('SELECT max(seq) FROM remit_records WHERE run_id = ?').pluck(),
+    readFrom: db.prepare<[string, number], StoredRow>(
+      'SELECT seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq >= ? ORDER BY seq',
+    ),
+    insertRecord: db.prepare<[string, number, Uint8Array, number]>(
+      'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) VALUES (?, ?, ?, ?)',
+    ),
+    /** Inserts only when the run's last seq is the one given last (the conditional append). */
+    insertAfterLast: db.prepare<[string, number, Uint8Array, number, string, number]>(
+      'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, ?, ?, ? ' +
+        'WHERE (SELECT max(seq) FROM remit_records WHERE run_id = ?) = ?',
+    ),
+    insertRun: db.prepare<[string, number]>('INSERT INTO remit_runs (run_id, created_at_ms) VALUES (?, ?)'),
+    copyPrefix: db.prepare<[string, string, number]>(
+      'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq < ?',
+    ),
+    listRuns: db.prepare<[], ListingRow>(
+      `SELECT r.run_id, r.created_at_ms,
+         (SELECT max(seq) FROM remit_records x WHERE x.run_id = r.run_id) AS last_seq,
+         (SELECT committed_at_ms FROM remit_records x WHERE x.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS updated_at_ms
+       FROM remit_runs r ORDER BY r.created_at_ms, r.run_id`,
+    ),
+  };
+}
+
+/**
+ * Bring a file written by an earlier version to SQLITE_SCHEMA_VERSION, inside the caller's
+ * immediate transaction (so two processes opening one old file migrate it once). Version 1 kept a
+ * next_seq and an updated_at_ms column in remit_runs, rewritten at every append; both are dropped
+ * (they are derived from the records now). Records are never touched.
+ */
+function migrate(db: Db): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version >= SQLITE_SCHEMA_VERSION) return;
+  const columns = new Set((db.pragma('table_info(remit_runs)') as { name: string }[]).map((c) => c.name));
+  for (const obsolete of ['next_seq', 'updated_at_ms']) {
+    if (columns.has(obsolete)) db.exec(`ALTER TABLE remit_runs DROP COLUMN ${obsolete}`);
+  }
+  db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+}
 
 export class SqliteStore implements Store {
   readonly description: string;
   readonly path: string;
   private readonly db: Db;
   private readonly nowMs: StoreClock;
-  private readonly statements;
+  private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly appendBatch: (runId: string, expectedSeq: number, records: Uint8Array[]) => AppendOutcome;
+  private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array) => ForkOutcome;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path === ':memory:' ? path : resolve(path);
@@ -64,23 +121,34 @@ export class SqliteStore implements Store {
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
-      this.db.transaction(() => this.db.exec(SCHEMA)).immediate();
+      this.db.transaction(() => {
+        this.db.exec(SCHEMA);
+        migrate(this.db);
+      }).immediate();
     });
-    this.statements = this.wrap('open', {}, () => ({
-      nextSeq: this.db.prepare<[string], { next_seq: number }>('SELECT next_seq FROM remit_runs WHERE run_id = ?'),
-      readFrom: this.db.prepare<[string, number], { seq: number; bytes: Buffer; committed_at_ms: number }>(
-        'SELECT seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq >= ? ORDER BY seq',
-      ),
-      insertRecord: this.db.prepare('INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) VALUES (?, ?, ?, ?)'),
-      insertRun: this.db.prepare('INSERT INTO remit_runs (run_id, next_seq, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?)'),
-      updateRun: this.db.prepare('UPDATE remit_runs SET next_seq = ?, updated_at_ms = ? WHERE run_id = ?'),
-      copyPrefix: this.db.prepare(
-        'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq < ?',
-      ),
-      listRuns: this.db.prepare<[], { run_id: string; next_seq: number; created_at_ms: number; updated_at_ms: number }>(
-        'SELECT run_id, next_seq, created_at_ms, updated_at_ms FROM remit_runs ORDER BY created_at_ms, run_id',
-      ),
-    }));
+    const statements = this.wrap('open', {}, () => prepareStatements(this.db));
+    this.statements = statements;
+    const appendTx = this.db.transaction((runId: string, expectedSeq: number, records: Uint8Array[]): AppendOutcome => {
+      const nextSeq = nextSeqOf(statements.lastSeq.get(runId));
+      if (nextSeq !== expectedSeq) return { committed: false, nextSeq };
+      if (records.length === 0) return { committed: true, nextSeq };
+      const now = this.nowMs();
+      for (let i = 0; i < records.length; i++) statements.insertRecord.run(runId, expectedSeq + i, records[i]!, now);
+      if (expectedSeq === 0) statements.insertRun.run(runId, now);
+      return { committed: true, nextSeq: expectedSeq + records.length };
+    });
+    this.appendBatch = appendTx.immediate;
+    const forkTx = this.db.transaction((sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): ForkOutcome => {
+      if (statements.lastSeq.get(targetRunId) !== null) return { committed: false, reason: 'TARGET_EXISTS' };
+      const sourceNext = nextSeqOf(statements.lastSeq.get(sourceRunId));
+      if (sourceNext < prefixRecords || sourceNext === 0) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
+      const now = this.nowMs();
+      statements.copyPrefix.run(targetRunId, sourceRunId, prefixRecords);
+      statements.insertRecord.run(targetRunId, prefixRecords, forkRecord, now);
+      statements.insertRun.run(targetRunId, now);
+      return { committed: true };
+    });
+    this.forkRun = forkTx.immediate;
   }
 
   async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
@@ -99,42 +167,30 @@ export class SqliteStore implements Store {
 
   async append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome> {
     checkBatchSeqs(this.description, runId, expectedSeq, records);
-    const appendTx = this.db.transaction((): AppendOutcome => {
-      const nextSeq = this.statements.nextSeq.get(runId)?.next_seq ?? 0;
-      if (nextSeq !== expectedSeq) return { committed: false, nextSeq };
-      if (records.length === 0) return { committed: true, nextSeq };
-      const now = this.nowMs();
-      records.forEach((bytes, i) => this.statements.insertRecord.run(runId, expectedSeq + i, bytes, now));
-      const newNext = expectedSeq + records.length;
-      if (expectedSeq === 0) this.statements.insertRun.run(runId, newNext, now, now);
-      else this.statements.updateRun.run(newNext, now, runId);
-      return { committed: true, nextSeq: newNext };
-    });
-    return this.wrap('append', { runId, seq: expectedSeq }, () => appendTx.immediate());
+    const subject = { runId, seq: expectedSeq };
+    if (records.length === 1 && expectedSeq > 0) {
+      // The common step: one statement, no explicit transaction (see the header comment).
+      const inserted = this.wrap('append', subject, () =>
+        this.statements.insertAfterLast.run(runId, expectedSeq, records[0]!, this.nowMs(), runId, expectedSeq - 1).changes,
+      );
+      if (inserted === 1) return { committed: true, nextSeq: expectedSeq + 1 };
+      return { committed: false, nextSeq: this.wrap('append', subject, () => nextSeqOf(this.statements.lastSeq.get(runId))) };
+    }
+    return this.wrap('append', subject, () => this.appendBatch(runId, expectedSeq, records));
   }
 
   async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): Promise<ForkOutcome> {
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
-    const forkTx = this.db.transaction((): ForkOutcome => {
-      if (this.statements.nextSeq.get(targetRunId) !== undefined) return { committed: false, reason: 'TARGET_EXISTS' };
-      const sourceNext = this.statements.nextSeq.get(sourceRunId)?.next_seq ?? 0;
-      if (sourceNext < prefixRecords || sourceNext === 0) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
-      const now = this.nowMs();
-      this.statements.copyPrefix.run(targetRunId, sourceRunId, prefixRecords);
-      this.statements.insertRecord.run(targetRunId, prefixRecords, forkRecord, now);
-      this.statements.insertRun.run(targetRunId, prefixRecords + 1, now, now);
-      return { committed: true };
-    });
-    return this.wrap('fork', { runId: sourceRunId, seq: prefixRecords }, () => forkTx.immediate());
+    return this.wrap('fork', { runId: sourceRunId, seq: prefixRecords }, () => this.forkRun(sourceRunId, prefixRecords, targetRunId, forkRecord));
   }
 
   async listRuns(): Promise<RunListing[]> {
     return this.wrap('listRuns', {}, () =>
       this.statements.listRuns.all().map((row) => ({
         runId: row.run_id,
-        nextSeq: row.next_seq,
+        nextSeq: nextSeqOf(row.last_seq),
         createdAtMs: row.created_at_ms,
-        updatedAtMs: row.updated_at_ms,
+        updatedAtMs: row.updated_at_ms ?? row.created_at_ms,
       })),
     );
   }
@@ -153,6 +209,11 @@ export class SqliteStore implements Store {
       throw new StoreError(this.description ?? 'sqlite', operation, typeof code === 'string' ? code : 'SQLITE_ERROR', subject, error);
     }
   }
+}
+
+/** The run's next seq from its largest stored seq (null: no records). */
+function nextSeqOf(lastSeq: number | null | undefined): number {
+  return lastSeq === null || lastSeq === undefined ? 0 : lastSeq + 1;
 }
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
