@@ -34,4 +34,16 @@ describe('crc32c', () => {
     const piecewise = crc32cUpdate(crc32cUpdate(0xffffffff, bytes, 0, 37), bytes, 37, 100) ^ 0xffffffff;
     expect(piecewise >>> 0).toBe(crc32c(bytes));
   });
+  it('matches the bitwise definition at every length up to 80 from every offset up to 17', () => {
+    // Crosses each phase of the sliced loop: 16-byte blocks, the 8-byte step, single bytes.
+    const data = Uint8Array.from({ length: 160 }, (_, i) => Math.imul(i, 2654435761) >>> 24);
+    for (let start = 0; start <= 17; start++) {
+      for (let len = 0; len <= 80; len++) {
+        const expected = crc32cBitwise(data.subarray(start, start + len));
+        expect(crc32c(data, start, start + len)).toBe(expected);
+        const cut = start + (len >> 1);
+        expect((crc32cUpdate(crc32cUpdate(0xffffffff, data, start, cut), data, cut, start + len) ^ 0xffffffff) >>> 0).toBe(expected);
+      }
+    }
+  });
 });

@@ -97,13 +97,15 @@ export function headState(log: Uint8Array, recovered: RecoveredRun, runId: strin
  * The head state after `record`: a RUN_STARTED or snapshot NODE_COMPLETED replaces it, a delta
  * NODE_COMPLETED patches it, any other record leaves it. headState folds the log with this, and
  * the sequencer folds its own appends with it, so both give the very same value (key order too).
+ * `decodedDelta`, when given, must be a fresh JSON.parse of the delta's text (the sequencer has it
+ * from encoding the delta, and nobody else holds it): it saves decoding the bytes again.
  */
-export function advanceHead(head: HeadState | null, record: LogRecord): HeadState | null {
+export function advanceHead(head: HeadState | null, record: LogRecord, decodedDelta?: Json): HeadState | null {
   if (record.kind === RecordKind.RUN_STARTED) return { state: decodeJson(record.state), deltaBytesSinceSnapshot: 0 };
   if (record.kind !== RecordKind.NODE_COMPLETED) return head;
   if (record.stateForm === StateForm.SNAPSHOT) return { state: decodeJson(record.state), deltaBytesSinceSnapshot: 0 };
   return {
-    state: applyDelta(head?.state ?? null, decodeJson(record.state) as Delta),
+    state: applyDelta(head?.state ?? null, (decodedDelta ?? decodeJson(record.state)) as Delta),
     deltaBytesSinceSnapshot: (head?.deltaBytesSinceSnapshot ?? 0) + record.state.length,
   };
 }

@@ -19,10 +19,13 @@
  * - group commit (`groupPureSteps`, on by default): consecutive pure nodes run in memory and their
  *   NODE_COMPLETED records go to the store in one conditional append together with the next
  *   boundary record (EFFECT_INTENT, INTERRUPT_PARKED, the end of the run, a failure), or after
- *   `maxGroupedPureSteps`. Pure nodes are deterministic, so losing an unflushed group to a crash
- *   only runs pure code again. The core checks the whole log, group included, before the group
- *   is appended, and picks the boundary step; inside a group the next pure node is the one the
- *   last completion routed to (the core's AT(next) rule, docs/core-api.md).
+ *   `maxGroupedPureSteps`. The completion of an interrupt whose claim is durable (and of an effect
+ *   whose EFFECT_DONE is durable) joins the group too: it is a deterministic apply of a durable
+ *   value. So losing an unflushed group to a crash only runs deterministic code again; an effect
+ *   handler still runs only after its intent is durable, and its result is appended at once. The
+ *   core checks the whole log, group included, before the group is appended, and picks the
+ *   boundary step; inside a group the next pure node is the one the last completion routed to
+ *   (the core's AT(next) rule, docs/core-api.md).
  * - none of this is trusted after a failure: any failed append (conflict, store error, a hook
  *   that threw) drops the unflushed group and the caches, and the log is read again from the store.
  */
@@ -137,9 +140,6 @@ interface StagedRecords {
   kinds: string[];
   node: string | undefined;
   encoded: Uint8Array[];
-  bytes: number;
-  /** The step completed a pure node (counts toward maxGroupedPureSteps). */
-  pureStep: boolean;
 }
 
 /** The head state as of the checkpoint record `checkpointSeq`. */
@@ -150,17 +150,17 @@ interface CachedHead extends HeadState {
 /** One run's log, cached in memory between the sequencer's own appends. */
 export class RunSession {
   private log = new LogBuffer(new Uint8Array());
-  /** Records in `log`, staged ones included; the first `durableCount` are committed. */
+  /** Records in `log`, staged ones included (-1: not counted yet, until the first recovery). */
   private recordCount = 0;
-  private durableCount = 0;
   private staged: StagedRecords[] = [];
   private stagedBytes = 0;
-  private stagedPureSteps = 0;
+  private stagedSteps = 0;
   private head: CachedHead | undefined;
   private recovery: { byteLength: number; value: Recovery } | undefined;
   /** An append failed: nothing cached may be used until the log is read again. */
   private stale = false;
   private checkedWorkflow: Workflow | undefined;
+  private readonly names = new Map<string, Uint8Array>();
   readonly sequencing: SequencingOptions;
 
   private constructor(
@@ -185,9 +185,16 @@ export class RunSession {
     return this.engine.hooks;
   }
 
-  /** The seq the next record gets (staged records counted). */
-  get nextSeq(): number {
-    return this.recordCount;
+  /**
+   * The UTF-8 bytes of a node name, encoded once per session (records only copy them into frames).
+   */
+  nameBytes(name: string): Uint8Array {
+    let bytes = this.names.get(name);
+    if (bytes === undefined) {
+      bytes = utf8(name);
+      this.names.set(name, bytes);
+    }
+    return bytes;
   }
 
   get hasStaged(): boolean {
@@ -200,12 +207,11 @@ export class RunSession {
     this.log = new LogBuffer(bytes);
     this.staged = [];
     this.stagedBytes = 0;
-    this.stagedPureSteps = 0;
+    this.stagedSteps = 0;
     this.head = undefined;
     this.recovery = undefined;
     this.stale = false;
-    this.recordCount = bytes.length === 0 ? 0 : -1; // set from the first recovery
-    this.durableCount = this.recordCount;
+    this.recordCount = bytes.length === 0 ? 0 : -1;
   }
 
   /** The core's view of the log (durable plus staged records); computed once per log length. */
@@ -216,10 +222,7 @@ export class RunSession {
       this.recovery = { byteLength, value: this.engine.core.recover(this.log.bytes) };
     }
     const recovered = checkRecovery(this.recovery.value, this.runId, allowEmpty);
-    if (this.recordCount < 0) {
-      this.recordCount = recovered.recordCount;
-      this.durableCount = recovered.recordCount;
-    }
+    if (this.recordCount < 0) this.recordCount = recovered.recordCount;
     if (recovered.recordCount !== this.recordCount) {
       throw new Error(`sequencer bug: run ${this.runId} holds ${this.recordCount} records, the core counts ${recovered.recordCount}`);
     }
@@ -268,22 +271,23 @@ export class RunSession {
    * conditional append. Hooks see each step's records before and after. A lost race throws
    * ConflictError; nothing is written and the session must be reloaded.
    */
-  async append(expectedSeq: number, records: LogRecord[], node?: string): Promise<void> {
-    this.stage(expectedSeq, records, node, false);
+  async append(expectedSeq: number, records: LogRecord[], node?: string, decodedDelta?: Json): Promise<void> {
+    this.addRecords(expectedSeq, records, node, false, decodedDelta);
     await this.flush();
   }
 
-  /** Keep a pure step's records in memory; they go to the store with the next append or flush. */
-  stagePure(expectedSeq: number, records: LogRecord[], node: string): void {
-    this.stage(expectedSeq, records, node, true);
+  /** Keep a step's records in memory; they go to the store with the next append or flush. */
+  stage(expectedSeq: number, records: LogRecord[], node: string, decodedDelta?: Json): void {
+    this.addRecords(expectedSeq, records, node, true, decodedDelta);
   }
 
   /** Whether the staged group is full: the next step appends it first. */
   get groupFull(): boolean {
-    return this.stagedPureSteps >= this.sequencing.maxGroupedPureSteps || this.stagedBytes >= MAX_GROUPED_BYTES;
+    return this.stagedSteps >= this.sequencing.maxGroupedPureSteps || this.stagedBytes >= MAX_GROUPED_BYTES;
   }
 
-  private stage(expectedSeq: number, records: LogRecord[], node: string | undefined, pureStep: boolean): void {
+  /** `decodedDelta`: the parsed state payload of the batch's NODE_COMPLETED when it is a delta (advanceHead). */
+  private addRecords(expectedSeq: number, records: LogRecord[], node: string | undefined, groupedStep: boolean, decodedDelta?: Json): void {
     if (this.stale) throw new Error(`sequencer bug: run ${this.runId} used after a failed append without a reload`);
     if (this.recordCount >= 0 && expectedSeq !== this.recordCount) {
       throw new Error(`sequencer bug: run ${this.runId} appends at seq ${expectedSeq}, its log holds ${this.recordCount} records`);
@@ -292,17 +296,17 @@ export class RunSession {
     let bytes = 0;
     for (const e of encoded) bytes += e.length;
     this.log.push(encoded);
-    this.staged.push({ seq: expectedSeq, kinds: records.map((r) => kindName(r.kind)), node, encoded, bytes, pureStep });
+    this.staged.push({ seq: expectedSeq, kinds: records.map((r) => kindName(r.kind)), node, encoded });
     this.stagedBytes += bytes;
-    if (pureStep) this.stagedPureSteps += 1;
+    if (groupedStep) this.stagedSteps += 1;
     this.recordCount = expectedSeq + records.length;
-    for (const record of records) this.foldIntoHead(record);
+    for (const record of records) this.foldIntoHead(record, decodedDelta);
   }
 
   /** Carry the cached head state over a record this session adds (no cache: stays unknown). */
-  private foldIntoHead(record: LogRecord): void {
+  private foldIntoHead(record: LogRecord, decodedDelta: Json | undefined): void {
     if (record.kind === RecordKind.NODE_COMPLETED && this.head === undefined) return;
-    const next = advanceHead(this.head ?? null, record);
+    const next = advanceHead(this.head ?? null, record, decodedDelta);
     if (next !== null && next !== this.head) this.head = { ...next, checkpointSeq: record.seq };
   }
 
@@ -324,10 +328,9 @@ export class RunSession {
       this.invalidate();
       throw new ConflictError(this.runId, firstSeq, outcome.nextSeq);
     }
-    this.durableCount = this.recordCount;
     this.staged = [];
     this.stagedBytes = 0;
-    this.stagedPureSteps = 0;
+    this.stagedSteps = 0;
     for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
   }
 
@@ -348,7 +351,7 @@ export class RunSession {
     this.stale = true;
     this.staged = [];
     this.stagedBytes = 0;
-    this.stagedPureSteps = 0;
+    this.stagedSteps = 0;
     this.head = undefined;
     this.recovery = undefined;
   }
@@ -403,30 +406,26 @@ export class RunSession {
         await this.flush();
         return this.result(recovered);
       }
-      if (action.tag !== 'RUN_PURE' || !this.sequencing.groupPureSteps) {
-        await new Step(this, wf, runId, recovered.recordCount, action, recovered).perform();
+      if (!this.sequencing.groupPureSteps || !GROUPABLE_ACTIONS.has(action.tag)) {
+        await new Step(this, wf, runId, recovered.recordCount, recovered).perform(action);
         continue;
       }
       if (this.groupFull) await this.flush();
-      await this.runPureGroup(wf, runId, fromUtf8(action.node), recovered);
+      await this.runGroup(wf, runId, action, recovered);
     }
   }
 
   /**
-   * Run pure nodes in memory, staging their completions, from `first` while the route leads to
-   * another pure node and the group is not full. The drive loop then asks the core what comes next
-   * (with the staged records in the log) and appends the group with or before that step.
+   * Group commit: perform `action` (a pure node, or the completion of an interrupt or effect whose
+   * claim or result is already durable), then pure nodes while the route leads to one and the
+   * group is not full, staging every completion in memory. The drive loop then asks the core what
+   * comes next (with the staged records in the log) and appends the group with or before it.
    */
-  private async runPureGroup(wf: Workflow, runId: string, first: string, recovered: RecoveredRun): Promise<void> {
-    let node = first;
-    let from: RecoveredRun | undefined = recovered;
+  private async runGroup(wf: Workflow, runId: string, action: NextAction, recovered: RecoveredRun): Promise<void> {
     try {
-      for (;;) {
-        const step = new Step(this, wf, runId, this.recordCount, { tag: 'RUN_PURE', node: utf8(node) }, from);
-        from = undefined;
-        const next = await step.runPure(node, 'stage');
-        if (next === null || next === END || this.groupFull || wf.nodes.get(next)?.kind !== 'pure') return;
-        node = next;
+      let next = await new Step(this, wf, runId, this.recordCount, recovered).performStaged(action);
+      while (next !== null && next !== END && !this.groupFull && wf.nodes.get(next)?.kind === 'pure') {
+        next = await new Step(this, wf, runId, this.recordCount).runPure(next, 'stage');
       }
     } catch (error) {
       // A hook or the sequencer threw inside the group: keep what completed before, then report.
@@ -436,20 +435,33 @@ export class RunSession {
   }
 }
 
-/** One transition of a run: `action`, the one the core chose (or, inside a group, its AT(next) rule). */
+/**
+ * Steps whose completion may wait in memory: re-running them after a crash repeats only
+ * deterministic work (a pure node; an interrupt's or effect's apply on a durable claim or result).
+ */
+const EMPTY_BYTES = new Uint8Array();
+
+/** A node's completion records, where it routes, and (delta form) the delta as parsed JSON. */
+interface Completion {
+  records: LogRecord[];
+  next: string;
+  decodedDelta?: Json;
+}
+
+const GROUPABLE_ACTIONS: ReadonlySet<NextAction['tag']> = new Set(['RUN_PURE', 'FINISH_INTERRUPT', 'FINISH_EFFECT']);
+
+/** One transition of a run: the action the core chose (or, inside a group, its AT(next) rule). */
 class Step {
   constructor(
     private readonly session: RunSession,
     private readonly wf: Workflow,
     private readonly runId: string,
     private readonly nextSeq: number,
-    private readonly action: NextAction,
     /** The core's answer this step came from (absent inside a group of pure steps). */
     private readonly recovered?: RecoveredRun,
   ) {}
 
-  async perform(): Promise<void> {
-    const action = this.action;
+  async perform(action: NextAction): Promise<void> {
     switch (action.tag) {
       case 'RUN_PURE':
         await this.runPure(fromUtf8(action.node), 'append');
@@ -459,16 +471,38 @@ class Step {
       case 'INVOKE_EFFECT':
         return this.invokeEffect(fromUtf8(action.node), fromUtf8(action.key));
       case 'FINISH_EFFECT':
-        return this.finishEffect(fromUtf8(action.node), action.doneOffset);
+        await this.finishEffect(fromUtf8(action.node), action.doneOffset, 'append');
+        return;
       case 'PARK':
         return this.park(fromUtf8(action.node));
       case 'FINISH_INTERRUPT':
-        return this.finishInterrupt(fromUtf8(action.node), fromUtf8(action.interruptId), action.claimOffset);
+        await this.finishInterrupt(fromUtf8(action.node), fromUtf8(action.interruptId), action.claimOffset, 'append');
+        return;
       case 'FINISH_RUN':
         return this.session.append(this.nextSeq, [{ kind: RecordKind.RUN_COMPLETED, seq: this.nextSeq }]);
       default:
         throw new Error(`sequencer bug: action ${action.tag} has no step`);
     }
+  }
+
+  /** A groupable step (GROUPABLE_ACTIONS) with its completion staged; returns where it routes. */
+  async performStaged(action: NextAction): Promise<string | null> {
+    switch (action.tag) {
+      case 'RUN_PURE':
+        return this.runPure(fromUtf8(action.node), 'stage');
+      case 'FINISH_EFFECT':
+        return this.finishEffect(fromUtf8(action.node), action.doneOffset, 'stage');
+      case 'FINISH_INTERRUPT':
+        return this.finishInterrupt(fromUtf8(action.node), fromUtf8(action.interruptId), action.claimOffset, 'stage');
+      default:
+        throw new Error(`sequencer bug: action ${action.tag} cannot be grouped`);
+    }
+  }
+
+  /** Record a completion now ('append') or leave it for the group's append ('stage'). */
+  private async record(records: LogRecord[], name: string, mode: 'append' | 'stage', decodedDelta?: Json): Promise<void> {
+    if (mode === 'stage') this.session.stage(this.nextSeq, records, name, decodedDelta);
+    else await this.session.append(this.nextSeq, records, name, decodedDelta);
   }
 
   private subject(node: string): ErrorSubject {
@@ -504,15 +538,14 @@ class Step {
       return null;
     }
     await this.session.hooks.at('pure.before-return', { runId: this.runId, seq: this.nextSeq, node: name });
-    let completion: { records: LogRecord[]; next: string };
+    let completion: Completion;
     try {
       completion = this.completion(name, def.spec.next, head, update, this.nextSeq);
     } catch (error) {
       await this.nodeFailed(error, name, []);
       return null;
     }
-    if (mode === 'stage') this.session.stagePure(this.nextSeq, completion.records, name);
-    else await this.session.append(this.nextSeq, completion.records, name);
+    await this.record(completion.records, name, mode, completion.decodedDelta);
     return completion.next;
   }
 
@@ -546,33 +579,41 @@ class Step {
       throw new NotJsonError('the effect result', String((error as Error).message), this.subject(name));
     }
     const done: LogRecord = { kind: RecordKind.EFFECT_DONE, seq: this.nextSeq, node: utf8(name), key: utf8(key), result: recorded.bytes };
-    await this.completeEffect(name, def, head, recorded.value, [done]);
+    await this.completeEffect(name, def, head, recorded.value, [done], 'append');
   }
 
-  private async finishEffect(name: string, doneOffset: number): Promise<void> {
+  /** The effect's result is durable (EFFECT_DONE): complete the node from it. Returns where it routes. */
+  private async finishEffect(name: string, doneOffset: number, mode: 'append' | 'stage'): Promise<string | null> {
     const def = this.node(name);
     if (def.kind !== 'effect') throw new Error(`sequencer bug: ${name} is not an effect`);
     const done = recordAt(this.session.bytes, doneOffset, this.runId);
     if (done.kind !== RecordKind.EFFECT_DONE) throw new Error(`sequencer bug: no EFFECT_DONE at offset ${doneOffset}`);
-    await this.completeEffect(name, def, this.state(), decodeJson(done.result), []);
+    return this.completeEffect(name, def, this.state(), decodeJson(done.result), [], mode);
   }
 
-  /** Apply an effect result and complete the node; `pending` (EFFECT_DONE) is written in any case. */
+  /**
+   * Apply an effect result and complete the node; `pending` (EFFECT_DONE) is written in any case,
+   * and then at once (mode 'append'): an outside effect's record never waits in memory.
+   */
   private async completeEffect(
     name: string,
     def: Extract<NodeDefinition<Json>, { kind: 'effect' }>,
     head: HeadState,
     result: Json,
     pending: LogRecord[],
-  ): Promise<void> {
-    let completion: LogRecord[];
+    mode: 'append' | 'stage' = 'append',
+  ): Promise<string | null> {
+    let completion: Completion;
     try {
       const update = def.spec.apply ? def.spec.apply(cloneJson(head.state), result) : undefined;
-      completion = this.completion(name, def.spec.next, head, update, this.nextSeq + pending.length).records;
+      completion = this.completion(name, def.spec.next, head, update, this.nextSeq + pending.length);
     } catch (error) {
-      return this.nodeFailed(error, name, pending);
+      await this.nodeFailed(error, name, pending);
+      return null;
     }
-    await this.session.append(this.nextSeq, [...pending, ...completion], name);
+    if (pending.length > 0 && mode === 'stage') throw new Error('sequencer bug: an EFFECT_DONE cannot be staged');
+    await this.record([...pending, ...completion.records], name, mode, completion.decodedDelta);
+    return completion.next;
   }
 
   private async park(name: string): Promise<void> {
@@ -584,7 +625,8 @@ class Step {
     );
   }
 
-  private async finishInterrupt(name: string, interruptId: string, claimOffset: number): Promise<void> {
+  /** The resume value is durable (RESUME_CLAIMED): complete the node with it. Returns where it routes. */
+  private async finishInterrupt(name: string, interruptId: string, claimOffset: number, mode: 'append' | 'stage'): Promise<string | null> {
     const def = this.node(name);
     if (def.kind !== 'interrupt') throw new Error(`sequencer bug: ${name} is not an interrupt`);
     const claim = recordAt(this.session.bytes, claimOffset, this.runId);
@@ -594,13 +636,15 @@ class Step {
       throw new ResumeValueInvalidError(interruptId, this.subject(name), toValidationIssues(parsed.error.issues));
     }
     const head = this.state();
-    let completion: LogRecord[];
+    let completion: Completion;
     try {
-      completion = this.completion(name, def.spec.next, head, def.spec.apply(cloneJson(head.state), parsed.data), this.nextSeq).records;
+      completion = this.completion(name, def.spec.next, head, def.spec.apply(cloneJson(head.state), parsed.data), this.nextSeq);
     } catch (error) {
-      return this.nodeFailed(error, name, []);
+      await this.nodeFailed(error, name, []);
+      return null;
     }
-    await this.session.append(this.nextSeq, completion, name);
+    await this.record(completion.records, name, mode, completion.decodedDelta);
+    return completion.next;
   }
 
   /**
@@ -614,7 +658,7 @@ class Step {
     head: HeadState,
     update: unknown,
     seq: number,
-  ): { records: LogRecord[]; next: string } {
+  ): Completion {
     const subject = { runId: this.runId, seq, node: name };
     const merged = mergeUpdate(head.state, update, subject);
     const parsed = this.wf.stateSchema.safeParse(merged);
@@ -626,18 +670,18 @@ class Step {
       throw new NotJsonError('the state', String((error as Error).message), subject);
     }
     const next = resolveRoute(route, snapshot.value, this.wf, subject);
-    const delta = encodeJson(computeDelta(head.state, snapshot.value) ?? EMPTY_DELTA).bytes;
-    const asSnapshot = chooseSnapshot(snapshot.bytes.length, delta.length, head.deltaBytesSinceSnapshot);
+    const delta = encodeJson(computeDelta(head.state, snapshot.value) ?? EMPTY_DELTA);
+    const asSnapshot = chooseSnapshot(snapshot.bytes.length, delta.bytes.length, head.deltaBytesSinceSnapshot);
     const records: LogRecord[] = [{
       kind: RecordKind.NODE_COMPLETED,
       seq,
-      node: utf8(name),
-      next: next === END ? new Uint8Array() : utf8(next),
+      node: this.session.nameBytes(name),
+      next: next === END ? EMPTY_BYTES : this.session.nameBytes(next),
       stateForm: asSnapshot ? StateForm.SNAPSHOT : StateForm.DELTA,
-      state: asSnapshot ? snapshot.bytes : delta,
+      state: asSnapshot ? snapshot.bytes : delta.bytes,
     }];
     if (next === END) records.push({ kind: RecordKind.RUN_COMPLETED, seq: seq + 1 });
-    return { records, next };
+    return asSnapshot ? { records, next } : { records, next, decodedDelta: delta.value };
   }
 
   /**

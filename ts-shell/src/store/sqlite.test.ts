@@ -107,6 +107,24 @@ describe('sqlite specifics', () => {
   });
 });
 
+describe('sqlite: batch sizes around the multi-row insert chunk (64 rows)', () => {
+  it('stores batches of 2, 63, 64, 65 and 130 records byte for byte, in order', async () => {
+    const store = new SqliteStore(freshPath());
+    const written: Uint8Array[] = [];
+    let seq = 0;
+    for (const size of [1, 2, 63, 64, 65, 130, 1]) {
+      const batch = Array.from({ length: size }, (_, i) => testRecord(seq + i, `b${size}-${i}`));
+      expect(await store.append('run', seq, batch)).toEqual({ committed: true, nextSeq: seq + size });
+      written.push(...batch);
+      seq += size;
+    }
+    const stored = await store.readRecords('run');
+    expect(stored.map((r) => r.seq)).toEqual(written.map((_, i) => i));
+    expect(stored.map((r) => r.bytes)).toEqual(written);
+    await store.close();
+  });
+});
+
 describe('sqlite: processes racing on one file', () => {
   const exec = promisify(execFile);
   const child = fileURLToPath(new URL('./sqlite-race.child.ts', import.meta.url));

