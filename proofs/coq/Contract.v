@@ -40,16 +40,15 @@ Proof.
          end; inversion A; reflexivity.
 Qed.
 
-(** A node that produces an invalid state fails the run; the state is not persisted and the head
-    checkpoint stays the last valid one. *)
+(** A node whose new state fails the schema is rejected: the decision writes nothing (the shell
+    raises StateInvalidError naming the node), so the head checkpoint stays the last valid one. *)
 Theorem invalid_state_not_persisted : forall r n st,
-  wf_state_ok wf st = false ->
-  finish_node wf r n st = [RunFailed (Some n) code_validation 0] /\
-  (forall r', step r (RunFailed (Some n) code_validation 0) = Next r' -> r_checkpoint r' = r_checkpoint r).
-Proof.
-  intros r n st V; unfold finish_node; rewrite V; split; [reflexivity|].
-  intros r' S; eapply step_checkpoint_kept; eauto.
-Qed.
+  wf_state_ok wf st = false -> finish_node wf r n st = DReject n.
+Proof. intros r n st V; unfold finish_node; rewrite V; reflexivity. Qed.
+
+Theorem rejected_step_writes_nothing : forall w k n,
+  decide wf h (firstn k (w_log w)) = DReject n -> exec wf h w (Step k) = w.
+Proof. intros w k n D; simpl; rewrite D; reflexivity. Qed.
 
 (** An invalid resume value is refused and does not consume the interrupt. *)
 Theorem invalid_resume_value_not_consumed : forall w r n id ps k v,
@@ -95,60 +94,65 @@ Proof.
   rewrite firstn_app_le, firstn_all in K' by lia; exact K'.
 Qed.
 
-(** Completions carry instances below the node's completion count; the pending intent carries
-    exactly that count. So a completed key is never the key of the next or pending instance. *)
+Lemma recover_prev_checkpoint : forall l r, l <> [] -> recover l = Recovered r ->
+  exists x, nth_error l (length l - 1) = Some x /\ r_prev_checkpoint r = is_checkpoint x.
+Proof.
+  intros l r Hl H; destruct (exists_last Hl) as [l' [x ->]].
+  exists x; rewrite app_length; simpl; replace (length l' + 1 - 1) with (length l') by lia.
+  split; [apply nth_error_snoc_last | eapply recover_last_checkpoint; eauto].
+Qed.
+
+(** A completion's key instance is below its own seq (it is the seq of the intent before it);
+    the pending intent's key instance is its seq, and it is the last record. *)
 Lemma key_invariant : forall l r, keys_ok l -> recover l = Recovered r ->
-  (forall n k res, In (EffectDone n k res) l -> key_node k = n /\ key_instance k < snd (r_effects r n)) /\
-  (forall n k s, r_phase r = PIntent n k s -> key_node k = n /\ key_instance k = snd (r_effects r n)).
+  (forall d n k res, nth_error l d = Some (EffectDone n k res) -> key_instance k < d) /\
+  (forall n k s, r_phase r = PIntent n k s -> key_instance k = s /\ r_count r = S s).
 Proof.
   induction l as [|x l IH] using rev_ind; intros r K H.
-  - inversion H; subst; split; [intros ? ? ? [] | intros; discriminate].
+  - inversion H; subst; split; [intros d ? ? ? E; destruct d; discriminate | intros; discriminate].
   - destruct (recover_snoc_next l x r H) as [r0 [H0 S]].
     destruct (IH r0 (keys_ok_snoc l x K) H0) as [D0 P0].
-    pose proof (step_effects r0 x r S) as E.
+    pose proof (recover_count l r0 H0) as C0.
+    pose proof (step_count r0 x r S) as C.
     pose proof (step_phase r0 x r S) as P.
-    assert (Old : forall n k res, In (EffectDone n k res) (l ++ [x]) -> x <> EffectDone n k res ->
-                  In (EffectDone n k res) l).
-    { intros n k res Hin Hx; apply in_app_or in Hin; destruct Hin as [Hin|[Hin|[]]]; [exact Hin | congruence]. }
+    assert (Old : forall d n k res, nth_error (l ++ [x]) d = Some (EffectDone n k res) -> d < length l ->
+                  key_instance k < d).
+    { intros d n k res E Lt; rewrite nth_error_app1 in E by exact Lt; eapply D0; eauto. }
+    assert (New : forall d y, nth_error (l ++ [x]) d = Some y -> length l <= d -> d = length l /\ y = x).
+    { intros d y E Ge; rewrite nth_error_app2 in E by exact Ge.
+      destruct (d - length l) eqn:Z; simpl in E; [injection E as <-; split; [lia | reflexivity]|destruct n; discriminate]. }
+    assert (Dn : (forall n k res, x <> EffectDone n k res) ->
+                 forall d n k res, nth_error (l ++ [x]) d = Some (EffectDone n k res) -> key_instance k < d).
+    { intros Nx d n k res E; destruct (Nat.lt_ge_cases d (length l)) as [Lt|Ge]; [eapply Old; eauto|].
+      destruct (New d _ E Ge) as [_ Ex]; exfalso; eapply Nx; symmetry; exact Ex. }
     destruct x.
-    + (* RunStarted: only on the empty log *)
-      apply step_next in S; destruct S as [_ [Z _]].
-      assert (Hl : l = []) by (pose proof (recover_count l r0 H0); destruct l; [reflexivity|];
-                               simpl in *; assert (r_count r0 = 0) by (apply Z; reflexivity); lia).
-      subst l; split; [intros n k res [Hin|[]]; discriminate | intros n k s Hp; rewrite P in Hp; discriminate].
-    + destruct P as [P _]; rewrite E; split.
-      * intros n' k res Hin; eapply D0; eapply Old; [exact Hin | discriminate].
-      * intros n' k s Hp; rewrite P in Hp; destruct next; discriminate.
-    + (* EffectIntent n k: its key is derived from the log before it *)
+    + split; [apply Dn; intros; discriminate | intros n k s Hp; rewrite P in Hp; discriminate].
+    + destruct P as [P _]; split; [apply Dn; intros; discriminate | intros n' k s Hp; rewrite P in Hp; destruct next; discriminate].
+    + (* EffectIntent n k: its key is derived from the log before it: instance = its seq *)
       assert (Kx : exists rr, recover (firstn (length l) (l ++ [EffectIntent n k])) = Recovered rr /\ k = derive_key rr n)
         by (apply K; apply nth_error_snoc_last).
       rewrite firstn_app_le, firstn_all in Kx by lia; destruct Kx as [rr [Hrr ->]].
       rewrite H0 in Hrr; injection Hrr as Hrr; subst rr.
-      assert (Same : forall m, snd (r_effects r m) = snd (r_effects r0 m)).
-      { intros m; rewrite E; unfold set_effect; destruct (Nat.eqb m n) eqn:Em; [apply Nat.eqb_eq in Em; subst|]; reflexivity. }
-      split.
-      * intros n' k res Hin; rewrite Same; eapply D0; eapply Old; [exact Hin | discriminate].
-      * intros n' k s Hp; rewrite P in Hp; injection Hp as E1 E2 E3; subst; rewrite Same; simpl; auto.
-    + (* EffectDone n k: completes the pending instance; the count goes up by one *)
-      destruct P as [P [s Pi]]; destruct (P0 n k s Pi) as [Kn Ki].
-      assert (Up : forall m, snd (r_effects r0 m) <= snd (r_effects r m)).
-      { intros m; rewrite E; unfold set_effect; destruct (Nat.eqb m n) eqn:Em; [apply Nat.eqb_eq in Em; subst; simpl|]; lia. }
-      split.
-      * intros n' k' res' Hin; apply in_app_or in Hin; destruct Hin as [Hin|[Hin|[]]].
-        -- destruct (D0 n' k' res' Hin) as [A1 A2]; split; [exact A1|]; specialize (Up n'); lia.
-        -- injection Hin as E1 E2 E3; subst; split; [reflexivity|].
-           rewrite E; unfold set_effect; rewrite Nat.eqb_refl; simpl; lia.
-      * intros n' k' s' Hp; rewrite P in Hp; discriminate.
-    + rewrite E; split; [intros n' k res Hin; eapply D0; eapply Old; [exact Hin | discriminate]
-                        | intros n' k s Hp; rewrite P in Hp; discriminate].
-    + destruct P as [n' [s' [_ P]]]; rewrite E; split; [intros n k res Hin; eapply D0; eapply Old; [exact Hin | discriminate]
-                        | intros n k s Hp; rewrite P in Hp; discriminate].
-    + rewrite E; split; [intros n' k res Hin; eapply D0; eapply Old; [exact Hin | discriminate]
-                        | intros n' k s Hp; rewrite P in Hp; apply P0 in Hp; exact Hp].
-    + rewrite E; split; [intros n' k res Hin; eapply D0; eapply Old; [exact Hin | discriminate]
-                        | intros n' k s Hp; rewrite P in Hp; discriminate].
-    + rewrite E; split; [intros n' k res Hin; eapply D0; eapply Old; [exact Hin | discriminate]
-                        | intros n' k s Hp; rewrite P in Hp; discriminate].
+      split; [apply Dn; intros; discriminate|].
+      intros n' k s Hp; rewrite P in Hp; injection Hp as E1 E2 E3; subst; simpl; auto.
+    + (* EffectDone n k: the pending intent was the last record, at seq s = length l - 1 *)
+      destruct P as [P [s Pi]]; destruct (P0 n k s Pi) as [Ki Cs].
+      split; [|intros n' k' s' Hp; rewrite P in Hp; discriminate].
+      intros d n' k' res' E; destruct (Nat.lt_ge_cases d (length l)) as [Lt|Ge]; [eapply Old; eauto|].
+      destruct (New d _ E Ge) as [Ed Ex]; injection Ex as E1 E2 E3; subst; lia.
+    + split; [apply Dn; intros; discriminate | intros n' k s Hp; rewrite P in Hp; discriminate].
+    + destruct P as [n' [s' [_ P]]]; split; [apply Dn; intros; discriminate | intros n k s Hp; rewrite P in Hp; discriminate].
+    + (* Forked: impossible while an intent is pending (the record before a fork is a checkpoint) *)
+      split; [apply Dn; intros; discriminate|].
+      intros n k s Hp; rewrite P in Hp; exfalso.
+      destruct (P0 n k s Hp) as [_ Cs].
+      destruct (phase_witness l r0 H0) as [W _]; specialize (W n k s Hp).
+      assert (Hl : l <> []) by (intros ->; rewrite C0 in Cs; discriminate).
+      destruct (recover_prev_checkpoint l r0 Hl H0) as [y [Ey Py]].
+      replace (length l - 1) with s in Ey by lia; rewrite W in Ey; injection Ey as <-.
+      apply step_next in S; destruct S as [_ [_ [r1 [A _]]]]; simpl in A; rewrite Py in A; discriminate.
+    + split; [apply Dn; intros; discriminate | intros n' k s Hp; rewrite P in Hp; discriminate].
+    + split; [apply Dn; intros; discriminate | intros n' k s Hp; rewrite P in Hp; discriminate].
     + destruct P.
 Qed.
 
@@ -160,16 +164,25 @@ Theorem effect_decision_never_after_done : forall l r, keys_ok l -> recover l = 
   (forall n k, decide wf h l = DWrite [EffectIntent n k] -> forall n' res, ~ In (EffectDone n' k res) l).
 Proof.
   intros l r K H; destruct (key_invariant l r K H) as [D P].
-  unfold decide; rewrite H; pose proof (action_phase r) as A.
-  destruct (action_of r) as [|n|n|n k s|n k s|n|n id s|n id s|]; split; intros;
-    try discriminate.
-  all: try (injection H0 as H0; destruct (finish_node_shape _ _ _ _ _ H0) as [[? [E _]]|[? E]]; discriminate).
-  - (* BeginEffect: the new key's instance is the completion count, above every completed one *)
-    injection H0 as H0; subst k; intros Hin; destruct (D _ _ _ Hin) as [Kn Ki].
-    simpl in Kn, Ki; subst n'; lia.
-  - (* InvokeEffect: the pending key's instance is the count, above every completed one *)
-    injection H0 as E1 E2; subst k0; intros Hin; destruct (D _ _ _ Hin) as [Kn Ki].
-    destruct (P _ _ _ A) as [Kn' Ki']; subst n0; rewrite Kn' in Ki; lia.
+  pose proof (recover_count l r H) as C.
+  assert (NotIn : forall k, key_instance k >= length l - 1 -> (exists s, key_instance k = s /\ length l = S s) \/ key_instance k >= length l ->
+                  forall n res, ~ In (EffectDone n k res) l).
+  { intros k _ Hk n res Hin; apply In_nth_error in Hin; destruct Hin as [d Ed].
+    pose proof (D d n k res Ed) as Lt.
+    assert (d < length l) by (apply nth_error_Some; congruence).
+    destruct Hk as [[s [E1 E2]]|Hk]; lia. }
+  split.
+  - (* InvokeEffect: the pending key's instance is the intent's seq, the last record *)
+    intros k recs Dc.
+    destruct (decided_record_accepted wf h l r recs H (or_intror (ex_intro _ k Dc))) as [x [_ [-> _]]].
+    destruct (decided_record_shape wf h l r x H) as [_ Si].
+    destruct (Si k Dc) as [n [_ [s Ps]]]; destruct (P _ _ _ Ps) as [Ki Cs].
+    apply (NotIn k); [lia | left; exists s; split; [exact Ki | lia]].
+  - (* BeginEffect: the new key's instance is the log's length, above every completion's *)
+    intros n k Dw.
+    destruct (decided_record_shape wf h l r (EffectIntent n k) H) as [Sw _].
+    destruct (Sw Dw) as [_ [_ [_ Kd]]]; rewrite (Kd n k eq_refl).
+    apply (NotIn (derive_key r n)); [simpl; lia | right; simpl; lia].
 Qed.
 
 (** In the system: whatever prefix a process read, the decision it took from it never invokes a
@@ -266,7 +279,7 @@ Proof.
   rewrite (exec_step_log w k).
   destruct (Nat.eqb (length (w_log w)) k) eqn:L; [|rewrite L; reflexivity].
   apply Nat.eqb_eq in L; subst k; rewrite firstn_all.
-  destruct (decide wf h (w_log w)) as [recs|key recs| |] eqn:D.
+  destruct (decide wf h (w_log w)) as [recs|key recs| | |] eqn:D.
   - destruct (decided_record_accepted wf h _ r recs H (or_introl D)) as [x [_ [-> _]]].
     rewrite app_length; simpl; replace (Nat.eqb (length (w_log w) + 1) (length (w_log w))) with false
       by (symmetry; apply Nat.eqb_neq; lia); reflexivity.
@@ -275,37 +288,53 @@ Proof.
       by (symmetry; apply Nat.eqb_neq; lia); reflexivity.
   - rewrite Nat.eqb_refl, firstn_all, D; reflexivity.
   - rewrite Nat.eqb_refl, firstn_all, D; reflexivity.
+  - rewrite Nat.eqb_refl, firstn_all, D; reflexivity.
 Qed.
 
 (** Recovering again with no new records changes nothing: a process whose decision is to wait
-    (parked) or to stop (ended) writes nothing and calls no handler; a crash changes nothing. *)
+    (parked), to stop (ended) or to reject (invalid state) writes nothing and calls no handler; a
+    crash changes nothing. *)
 Theorem idle_recovery_changes_nothing : forall w k,
-  match decide wf h (firstn k (w_log w)) with DWait _ _ | DStop => True | _ => False end ->
+  match decide wf h (firstn k (w_log w)) with DWait _ _ | DReject _ | DStop => True | _ => False end ->
   exec wf h w (Step k) = w /\ exec wf h w Crash = w.
 Proof.
   intros w k D; split; [|reflexivity]; simpl.
-  destruct (decide wf h (firstn k (w_log w))); [contradiction | contradiction | reflexivity | reflexivity].
+  destruct (decide wf h (firstn k (w_log w))); try contradiction; reflexivity.
 Qed.
 
 (** ** Liveness of the decision, in the system *)
 
 (** A running run always makes progress when a process reads the log and acts: the log grows by
-    one record and stays valid. A parked run waits for a resume; an ended run does nothing. *)
+    one record and stays valid, unless the node's new state fails the schema (then nothing is
+    written and the error names the node). A parked run waits for a resume; an ended run does
+    nothing. *)
 Theorem running_run_progresses : forall w r, Reach w ->
   recover (w_log w) = Recovered r -> status_of (r_phase r) = SRunning ->
-  exists x, w_log (exec wf h w (Step (length (w_log w)))) = w_log w ++ [x] /\ valid_log (w_log w ++ [x]).
+  (exists x, w_log (exec wf h w (Step (length (w_log w)))) = w_log w ++ [x] /\ valid_log (w_log w ++ [x])) \/
+  (exists n, decide wf h (w_log w) = DReject n /\ exec wf h w (Step (length (w_log w))) = w).
 Proof.
   intros w r R H Hs.
   pose proof (running_has_action _ r H Hs) as Na.
-  assert (D : exists recs, decide wf h (w_log w) = DWrite recs \/ exists k, decide wf h (w_log w) = DInvoke k recs).
+  assert (Fn : forall n st, (exists recs, finish_node wf r n st = DWrite recs) \/ finish_node wf r n st = DReject n).
+  { intros n st; destruct (finish_node_shape wf r n st _ eq_refl) as [E|[? [E _]]]; rewrite E; eauto. }
+  assert (D : (exists recs, decide wf h (w_log w) = DWrite recs \/ exists k, decide wf h (w_log w) = DInvoke k recs) \/
+              exists n, decide wf h (w_log w) = DReject n).
   { unfold decide; rewrite H; pose proof (action_phase r) as A.
-    destruct (action_of r) eqn:Ea; try (exfalso; apply Na; reflexivity); eauto.
-    rewrite A in Hs; discriminate. }
-  destruct D as [recs D].
-  destruct (decided_record_accepted wf h _ r recs H D) as [x [r' [-> [_ Hx]]]].
-  exists x; split; [|exists r'; exact Hx].
-  simpl; rewrite firstn_all.
-  destruct D as [D|[k D]]; rewrite D; unfold cond_append; simpl; rewrite Nat.eqb_refl; reflexivity.
+    destruct (action_of r) eqn:Ea; try (exfalso; apply Na; reflexivity).
+    all: try (rewrite A in Hs; discriminate).
+    all: try (left; eexists; left; reflexivity).
+    all: try (left; eexists; right; eexists; reflexivity).
+    all: try (destruct (wf_fails wf n (head_state (w_log w))); [left; eexists; left; reflexivity|]).
+    all: match goal with
+         | |- context [finish_node _ _ ?n ?st] =>
+             destruct (Fn n st) as [[recs E]|E]; rewrite E; [left; exists recs; left; reflexivity | right; eauto]
+         end. }
+  destruct D as [[recs D]|[n D]].
+  - destruct (decided_record_accepted wf h _ r recs H D) as [x [r' [-> [_ Hx]]]].
+    left; exists x; split; [|exists r'; exact Hx].
+    simpl; rewrite firstn_all.
+    destruct D as [D|[k D]]; rewrite D; unfold cond_append; simpl; rewrite Nat.eqb_refl; reflexivity.
+  - right; exists n; split; [exact D | apply (rejected_step_writes_nothing _ _ n); rewrite firstn_all; exact D].
 Qed.
 
 Theorem parked_run_waits : forall w r, Reach w ->
@@ -325,7 +354,7 @@ Lemma iterate_add : forall f a b l, iterate f (a + b) l = iterate f a (iterate f
 Proof. intros f a b l; induction a as [|a IH]; simpl; [reflexivity | rewrite IH; reflexivity]. Qed.
 
 (** The uninterrupted run: no crash, no race; at a parked interrupt the resume value [rv id] is
-    claimed (when there is one and the schema accepts it). *)
+    claimed (when there is one and the schema accepts it); a rejected node stops it. *)
 Definition drive_step (rv : iid -> option value) (l : log) : log :=
   match decide wf h l with
   | DWrite recs => l ++ recs
@@ -335,6 +364,7 @@ Definition drive_step (rv : iid -> option value) (l : log) : log :=
       | Some v => if wf_value_ok wf n v then l ++ [ResumeClaimed id v] else l
       | None => l
       end
+  | DReject _ => l
   | DStop => l
   end.
 
@@ -354,7 +384,7 @@ Lemma exec_log_cases : forall w ev, Reach w ->
 Proof.
   intros w ev R; pose proof (reach_inv w R) as I.
   destruct ev as [k|k| |k id v]; simpl.
-  - destruct (decide wf h (firstn k (w_log w))) as [recs|key recs| |] eqn:D; try (left; reflexivity);
+  - destruct (decide wf h (firstn k (w_log w))) as [recs|key recs| | |] eqn:D; try (left; reflexivity);
     unfold cond_append; simpl; destruct (Nat.eqb (length (w_log w)) k) eqn:L; try (left; reflexivity);
     apply Nat.eqb_eq in L; subst k; rewrite firstn_all in D; right; left; exists recs; eauto.
   - destruct (decide wf h (firstn k (w_log w))); left; reflexivity.

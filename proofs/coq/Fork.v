@@ -260,20 +260,20 @@ Proof. intros l s; unfold result_at; rewrite ren_nth; destruct (nth_error l s) a
 Lemma ren_claim_value_at : forall l s, claim_value_at (ren_log l) s = claim_value_at l s.
 Proof. intros l s; unfold claim_value_at; rewrite ren_nth; destruct (nth_error l s) as [[]|]; reflexivity. Qed.
 
-Lemma ren_finish_node : forall wf r n st, finish_node wf (ren_recovered r) n st = ren_log (finish_node wf r n st).
-Proof.
-  intros wf r n st; unfold finish_node; simpl.
-  destruct (wf_state_ok wf st); [|reflexivity].
-  destruct (wf_route wf n st); [|reflexivity].
-  destruct (in_table (r_table r) n0); reflexivity.
-Qed.
-
 Definition ren_decision (d : decision) : decision :=
   match d with
   | DWrite recs => DWrite (ren_log recs)
   | DInvoke k recs => DInvoke (ren_key k) (ren_log recs)
   | d => d
   end.
+
+Lemma ren_finish_node : forall wf r n st, finish_node wf (ren_recovered r) n st = ren_decision (finish_node wf r n st).
+Proof.
+  intros wf r n st; unfold finish_node; simpl.
+  destruct (wf_state_ok wf st); [|reflexivity].
+  destruct (wf_route wf n st); [|reflexivity].
+  destruct (in_table (r_table r) n0); reflexivity.
+Qed.
 
 Lemma ren_action : forall r, action_of (ren_recovered r) =
   match action_of r with
@@ -292,10 +292,10 @@ Proof.
   destruct (recover l) as [r|]; simpl; [|reflexivity].
   rewrite ren_action, ren_head_state.
   destruct (action_of r); simpl; try reflexivity.
-  - rewrite ren_finish_node; reflexivity.
+  - destruct (wf_fails wf n (head_state l)); [reflexivity | apply ren_finish_node].
   - rewrite Hh; reflexivity.
-  - rewrite ren_finish_node, ren_result_at; reflexivity.
-  - rewrite ren_finish_node, ren_claim_value_at; reflexivity.
+  - rewrite ren_result_at; apply ren_finish_node.
+  - rewrite ren_claim_value_at; apply ren_finish_node.
 Qed.
 
 Lemma drive_step_ren : forall wf h rv l,
@@ -426,6 +426,36 @@ Proof.
          end; inversion A; reflexivity.
 Qed.
 
+Lemma decided_write_kind : forall wf h l r x, recover l = Recovered r -> decide wf h l = DWrite [x] ->
+  is_run_started x = false /\ (forall a b c d, x <> Forked a b c d).
+Proof.
+  intros wf h l r x H D; unfold decide in D; rewrite H in D.
+  assert (Fn : forall n st, finish_node wf r n st = DWrite [x] ->
+                 is_run_started x = false /\ (forall a b c d, x <> Forked a b c d)).
+  { intros n st F; destruct (finish_node_shape _ _ _ _ _ F) as [E|[? [E _]]]; [discriminate|].
+    injection E as ->; split; [reflexivity | intros; discriminate]. }
+  destruct (action_of r); try discriminate D.
+  - destruct (wf_fails wf n (head_state l)); [injection D as <-; split; [reflexivity | intros; discriminate] | exact (Fn _ _ D)].
+  - injection D as <-; split; [reflexivity | intros; discriminate].
+  - exact (Fn _ _ D).
+  - injection D as <-; split; [reflexivity | intros; discriminate].
+  - exact (Fn _ _ D).
+  - injection D as <-; split; [reflexivity | intros; discriminate].
+Qed.
+
+Lemma decide_wait : forall wf h l r n id, recover l = Recovered r -> decide wf h l = DWait n id ->
+  exists s, r_phase r = PParked n id s.
+Proof.
+  intros wf h l r n id H D; unfold decide in D; rewrite H in D; pose proof (action_phase r) as A.
+  assert (Fn : forall m st, finish_node wf r m st <> DWait n id).
+  { intros m st F; destruct (finish_node_shape _ _ _ _ _ F) as [E|[? [E _]]]; discriminate. }
+  destruct (action_of r); try discriminate D.
+  - destruct (wf_fails wf n0 (head_state l)); [discriminate D | exfalso; exact (Fn _ _ D)].
+  - exfalso; exact (Fn _ _ D).
+  - injection D as <- <-; eauto.
+  - exfalso; exact (Fn _ _ D).
+Qed.
+
 (** One uninterrupted step from a valid log: a valid log, one record longer or the same; the
     record is never a start or a fork, an intent carries the key derived from the log, and the
     key discipline of [keys_ok] is kept. *)
@@ -437,28 +467,19 @@ Lemma drive_step_shape : forall wf h rv l r,
                (forall n k, x = EffectIntent n k -> k = derive_key r n).
 Proof.
   intros wf h rv l r H; unfold drive_step.
-  destruct (decide wf h l) as [recs|k recs|n id|] eqn:D; [| | |left; reflexivity].
+  destruct (decide wf h l) as [recs|k recs|n id|n|] eqn:D; [| | | left; reflexivity | left; reflexivity].
   - destruct (decided_record_accepted wf h l r recs H (or_introl D)) as [x [r' [-> [S R]]]].
     destruct (decided_record_shape wf h l r x H) as [[_ [_ [_ Ki]]] _]; [exact D|].
+    destruct (decided_write_kind wf h l r x H D) as [Ns Nf].
     right; exists x, r'; repeat split; auto.
-    + unfold decide in D; rewrite H in D; destruct (action_of r); try discriminate D;
-      injection D as D; try (destruct (finish_node_shape _ _ _ _ _ D) as [[? [-> _]]|[? ->]]; reflexivity);
-      subst; reflexivity.
-    + intros a b c d ->; unfold decide in D; rewrite H in D; destruct (action_of r); try discriminate D;
-      injection D as D; try (destruct (finish_node_shape _ _ _ _ _ D) as [[? [E _]]|[? E]]; discriminate);
-      discriminate.
   - destruct (decided_record_accepted wf h l r recs H (or_intror (ex_intro _ k D))) as [x [r' [-> [S R]]]].
     destruct (decided_record_shape wf h l r x H) as [_ Si].
     destruct (Si k D) as [n [-> _]].
     right; exists (EffectDone n k (h k)), r'; repeat split; auto; intros; discriminate.
   - destruct (rv id) as [v|]; [|left; reflexivity].
     destruct (wf_value_ok wf n v); [|left; reflexivity].
-    assert (A : admit l (RResume id) = Accept (length l)).
-    { apply resume_accepted_iff; unfold decide in D; rewrite H in D.
-      pose proof (action_phase r) as P.
-      destruct (action_of r); try discriminate D; try (injection D as D; discriminate);
-      try (destruct (finish_node_shape _ _ _ _ _ ltac:(injection D as D; exact D)) as [[? [E _]]|[? E]]; discriminate).
-      injection D as E1 E2; subst; exists r, n, parked_seq; auto. }
+    destruct (decide_wait wf h l r n id H D) as [ps P].
+    assert (A : admit l (RResume id) = Accept (length l)) by (apply resume_accepted_iff; exists r, n, ps; auto).
     destruct (accepted_claim_recovers l id (length l) v A) as [r' [R _]].
     destruct (recover_snoc_next l _ r' R) as [r0 [H0 S]]; rewrite H in H0; injection H0 as <-.
     right; exists (ResumeClaimed id v), r'; repeat split; auto; intros; discriminate.

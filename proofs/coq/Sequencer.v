@@ -15,11 +15,11 @@ Record workflow := mk_workflow {
   wf_effect : node -> state -> value -> state;   (** fold an effect's result into the state *)
   wf_resume : node -> state -> value -> state;   (** fold a resume value into the state *)
   wf_route : node -> state -> option node;       (** the next node; None = the workflow ends *)
+  wf_fails : node -> state -> bool;              (** a pure node's code throws TerminalFailure *)
   wf_state_ok : state -> bool;                   (** the state schema *)
   wf_value_ok : node -> value -> bool }.         (** each interrupt's value schema *)
 
-Definition code_validation : value := 1.
-Definition code_route : value := 2.
+Definition code_terminal : value := 1.
 
 (** The state at the head checkpoint. (The shell rebuilds it from a snapshot and deltas; here
     every checkpoint carries the whole state.) *)
@@ -34,26 +34,28 @@ Definition claim_value_at (l : log) (s : nat) : value :=
 
 Definition fresh_id (parked : list iid) : iid := S (list_max parked).
 
-(** The idempotency key of the effect node [n]'s next instance: (run, node, completions so far).
-    Stable across re-executions: a crash after the intent re-invokes with the recorded key. *)
-Definition derive_key (r : recovered) (n : node) : key := mk_key (r_run r) n (snd (r_effects r n)).
-
-(** Finishing a node: validate the state before it reaches the store. An invalid state fails the
-    run and is not persisted; a route to an unknown node fails the run too. *)
-Definition finish_node (wf : workflow) (r : recovered) (n : node) (st : state) : log :=
-  if wf_state_ok wf st then
-    match wf_route wf n st with
-    | Some m => if in_table (r_table r) m then [NodeCompleted n (Some m) Snapshot st]
-                else [RunFailed (Some n) code_route 0]
-    | None => [NodeCompleted n None Snapshot st]
-    end
-  else [RunFailed (Some n) code_validation 0].
+(** The idempotency key of the effect instance that begins now: (run id, node, seq of its
+    EFFECT_INTENT), as the shell's `${runId}:${node}:${seq}`. Stable across re-executions: after a
+    crash the handler is re-invoked with the key recorded in the intent. *)
+Definition derive_key (r : recovered) (n : node) : key := mk_key (r_run r) n (r_count r).
 
 Inductive decision :=
   | DWrite (recs : log)                (** append these records *)
   | DInvoke (k : key) (recs : log)     (** call the handler with key k, then append *)
   | DWait (n : node) (id : iid)        (** parked: a resume must come from outside *)
+  | DReject (n : node)                 (** the node's new state fails the schema, or it routes to
+                                           no node: nothing is written; the shell raises
+                                           StateInvalidError / RouteInvalidError naming [n] *)
   | DStop.                             (** nothing to do: empty, ended, or an invalid log *)
+
+(** Finishing a node: the state is validated before it can reach the store. *)
+Definition finish_node (wf : workflow) (r : recovered) (n : node) (st : state) : decision :=
+  if wf_state_ok wf st then
+    match wf_route wf n st with
+    | Some m => if in_table (r_table r) m then DWrite [NodeCompleted n (Some m) Snapshot st] else DReject n
+    | None => DWrite [NodeCompleted n None Snapshot st]
+    end
+  else DReject n.
 
 (** The sequencer's decision, from the durable log alone (docs/core-api.md next actions). *)
 Definition decide (wf : workflow) (handler : key -> value) (l : log) : decision :=
@@ -63,13 +65,15 @@ Definition decide (wf : workflow) (handler : key -> value) (l : log) : decision 
       let st := head_state l in
       match action_of r with
       | ANone => DStop
-      | ARunPure n => DWrite (finish_node wf r n (wf_pure wf n st))
+      | ARunPure n =>
+          if wf_fails wf n st then DWrite [RunFailed (Some n) code_terminal 0]
+          else finish_node wf r n (wf_pure wf n st)
       | ABeginEffect n => DWrite [EffectIntent n (derive_key r n)]
       | AInvokeEffect n k _ => DInvoke k [EffectDone n k (handler k)]
-      | AFinishEffect n _ s => DWrite (finish_node wf r n (wf_effect wf n st (result_at l s)))
+      | AFinishEffect n _ s => finish_node wf r n (wf_effect wf n st (result_at l s))
       | APark n => DWrite [InterruptParked n (fresh_id (r_parked r))]
       | AAwaitResume n id _ => DWait n id
-      | AFinishInterrupt n _ s => DWrite (finish_node wf r n (wf_resume wf n st (claim_value_at l s)))
+      | AFinishInterrupt n _ s => finish_node wf r n (wf_resume wf n st (claim_value_at l s))
       | AFinishRun => DWrite [RunCompleted]
       end
   end.

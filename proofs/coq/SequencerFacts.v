@@ -144,29 +144,34 @@ Proof. intros r I P Z; apply (inv_empty r I) in Z; contradiction. Qed.
 Lemma kind_of_in_table : forall t n k, kind_of t n = Some k -> in_table t n = true.
 Proof. intros t n k H; unfold in_table; rewrite H; reflexivity. Qed.
 
-Lemma finish_node_accepted : forall wf r n st,
+Lemma finish_node_accepted : forall wf r n st recs,
   rec_inv r -> r_phase r <> PEmpty -> is_terminal (r_phase r) = false ->
   completes (r_phase r) (r_table r) n = true -> in_table (r_table r) n = true ->
-  exists x r', finish_node wf r n st = [x] /\ step r x = Next r'.
+  finish_node wf r n st = DWrite recs ->
+  exists x r', recs = [x] /\ step r x = Next r'.
 Proof.
-  intros wf r n st I P T Cm Tn.
+  intros wf r n st recs I P T Cm Tn F.
   pose proof (running_count r I P) as Z.
-  unfold finish_node.
-  destruct (wf_state_ok wf st).
-  - destruct (wf_route wf n st) as [m|].
-    + destruct (in_table (r_table r) m) eqn:M.
-      * do 2 eexists; split; [reflexivity|]; eapply step_accepts;
-          [intros e; discriminate | exact T | exact Z | reflexivity |].
-        simpl; rewrite Tn, M, Cm; reflexivity.
-      * do 2 eexists; split; [reflexivity|]; eapply step_accepts;
-          [intros e; discriminate | exact T | exact Z | reflexivity |].
-        simpl; destruct (r_phase r); try (exfalso; apply P; reflexivity); reflexivity.
-    + do 2 eexists; split; [reflexivity|]; eapply step_accepts;
-          [intros e; discriminate | exact T | exact Z | reflexivity |].
-      simpl; rewrite Tn, Cm; reflexivity.
-  - do 2 eexists; split; [reflexivity|]; eapply step_accepts;
-          [intros e; discriminate | exact T | exact Z | reflexivity |].
-    simpl; destruct (r_phase r); try (exfalso; apply P; reflexivity); reflexivity.
+  unfold finish_node in F.
+  destruct (wf_state_ok wf st); [|discriminate].
+  destruct (wf_route wf n st) as [m|].
+  - destruct (in_table (r_table r) m) eqn:M; [|discriminate]; injection F as <-.
+    do 2 eexists; split; [reflexivity|]; eapply step_accepts;
+      [intros e; discriminate | exact T | exact Z | reflexivity |].
+    simpl; rewrite Tn, M, Cm; reflexivity.
+  - injection F as <-.
+    do 2 eexists; split; [reflexivity|]; eapply step_accepts;
+      [intros e; discriminate | exact T | exact Z | reflexivity |].
+    simpl; rewrite Tn, Cm; reflexivity.
+Qed.
+
+Lemma finish_node_shape : forall wf r n st d,
+  finish_node wf r n st = d ->
+  d = DReject n \/ exists next, d = DWrite [NodeCompleted n next Snapshot st] /\ wf_state_ok wf st = true.
+Proof.
+  intros wf r n st d <-; unfold finish_node.
+  destruct (wf_state_ok wf st) eqn:V; [|left; reflexivity].
+  destruct (wf_route wf n st) as [m|]; [destruct (in_table (r_table r) m)|]; eauto.
 Qed.
 
 (** Whatever the sequencer decides to write is one record that the core accepts: the sequencer
@@ -181,18 +186,29 @@ Proof.
   assert (Fin : forall x r', recs = [x] -> step r x = Next r' ->
             exists x r', recs = [x] /\ step r x = Next r' /\ recover (l ++ [x]) = Recovered r').
   { intros x r' -> S; exists x, r'; rewrite recover_snoc, H, S; auto. }
+  assert (NoInv : forall n st k, finish_node wf r n st <> DInvoke k recs).
+  { intros n st k E; destruct (finish_node_shape _ _ _ _ _ E) as [E'|[? [E' _]]]; discriminate. }
   unfold decide in D; rewrite H in D.
   pose proof (action_phase r) as A.
   destruct (action_of r) as [|n|n|n k intent_seq|n k done_seq|n|n id parked_seq|n id claim_seq|] eqn:Ea;
     simpl in D;
     try (destruct D as [D|[k D]]; discriminate D).
-  - (* RunPure *)
-    destruct A as [P K]; destruct D as [D|[k D]]; [|discriminate]; injection D as Er; subst recs.
-    destruct (finish_node_accepted wf r n (wf_pure wf n (head_state l)) I) as [x [r' [E S]]];
-      try (rewrite P; discriminate); try (rewrite P; reflexivity).
-    + rewrite P; simpl; rewrite Nat.eqb_refl; apply kind_of_kind_is; exact K.
-    + eapply kind_of_in_table; eauto.
-    + eapply Fin; eauto.
+  - (* RunPure: a TerminalFailure, or the node's completion *)
+    destruct A as [P K].
+    assert (Z : r_count r <> 0) by (apply running_count; auto; rewrite P; discriminate).
+    destruct (wf_fails wf n (head_state l)).
+    + destruct D as [D|[k D]]; [|discriminate]; injection D as D; subst recs.
+      assert (S : exists r', step r (RunFailed (Some n) code_terminal 0) = Next r').
+      { eexists; eapply step_accepts;
+          [intros e; discriminate | rewrite P; reflexivity | exact Z | reflexivity |].
+        simpl; rewrite P; reflexivity. }
+      destruct S as [r' S]; eapply Fin; eauto.
+    + destruct D as [D|[k D]]; [|exfalso; eapply NoInv; exact D].
+      destruct (finish_node_accepted wf r n (wf_pure wf n (head_state l)) recs I) as [x [r' [E S]]];
+        try (rewrite P; discriminate); try (rewrite P; reflexivity); try exact D.
+      * rewrite P; simpl; rewrite Nat.eqb_refl; apply kind_of_kind_is; exact K.
+      * eapply kind_of_in_table; eauto.
+      * eapply Fin; eauto.
   - (* BeginEffect *)
     destruct A as [P K]; destruct D as [D|[k D]]; [|discriminate]; injection D as Er; subst recs.
     assert (S : exists r', step r (EffectIntent n (derive_key r n)) = Next r').
@@ -212,10 +228,10 @@ Proof.
       simpl; rewrite (kind_of_in_table _ _ _ K), A; simpl; rewrite Nat.eqb_refl, key_eqb_refl; reflexivity. }
     destruct S as [r' S]; eapply Fin; eauto.
   - (* FinishEffect *)
-    destruct D as [D|[k' D]]; [|discriminate]; injection D as Er; subst recs.
+    destruct D as [D|[k' D]]; [|exfalso; eapply NoInv; exact D].
     pose proof (inv_done r I n k done_seq A) as K.
-    destruct (finish_node_accepted wf r n (wf_effect wf n (head_state l) (result_at l done_seq)) I)
-      as [x [r' [E S]]]; try (rewrite A; discriminate); try (rewrite A; reflexivity).
+    destruct (finish_node_accepted wf r n (wf_effect wf n (head_state l) (result_at l done_seq)) recs I)
+      as [x [r' [E S]]]; try (rewrite A; discriminate); try (rewrite A; reflexivity); try exact D.
     + rewrite A; simpl; apply Nat.eqb_refl.
     + eapply kind_of_in_table; eauto.
     + eapply Fin; eauto.
@@ -230,10 +246,10 @@ Proof.
         pose proof (fresh_id_fresh (r_parked r)) as F; unfold fresh_id in *; simpl in F |- *; rewrite F; reflexivity. }
     destruct S as [r' S]; eapply Fin; eauto.
   - (* FinishInterrupt *)
-    destruct D as [D|[k' D]]; [|discriminate]; injection D as Er; subst recs.
+    destruct D as [D|[k' D]]; [|exfalso; eapply NoInv; exact D].
     pose proof (inv_claimed_phase r I n id claim_seq A) as K.
-    destruct (finish_node_accepted wf r n (wf_resume wf n (head_state l) (claim_value_at l claim_seq)) I)
-      as [x [r' [E S]]]; try (rewrite A; discriminate); try (rewrite A; reflexivity).
+    destruct (finish_node_accepted wf r n (wf_resume wf n (head_state l) (claim_value_at l claim_seq)) recs I)
+      as [x [r' [E S]]]; try (rewrite A; discriminate); try (rewrite A; reflexivity); try exact D.
     + rewrite A; simpl; apply Nat.eqb_refl.
     + eapply kind_of_in_table; eauto.
     + eapply Fin; eauto.
@@ -249,19 +265,6 @@ Qed.
 
 (** ** Facts about the records the decision writes *)
 
-Lemma finish_node_shape : forall wf r n st x,
-  finish_node wf r n st = [x] ->
-  (exists next, x = NodeCompleted n next Snapshot st /\ wf_state_ok wf st = true) \/
-  (exists c, x = RunFailed (Some n) c 0).
-Proof.
-  intros wf r n st x H; unfold finish_node in H.
-  destruct (wf_state_ok wf st) eqn:V.
-  - destruct (wf_route wf n st) as [m|].
-    + destruct (in_table (r_table r) m); inversion H; subst; [left; eauto | right; eauto].
-    + inversion H; subst; left; eauto.
-  - inversion H; subst; right; eauto.
-Qed.
-
 (** The kinds of record a decision can write: never a claim, never a fork, never a start, and an
     effect completion only when the handler was called for its key. *)
 Lemma decided_record_shape : forall wf h l r x,
@@ -273,26 +276,33 @@ Lemma decided_record_shape : forall wf h l r x,
 Proof.
   intros wf h l r x H; unfold decide; rewrite H.
   pose proof (action_phase r) as A.
-  assert (Fn : forall n st, finish_node wf r n st = [x] ->
+  assert (Fn : forall n st d, finish_node wf r n st = d -> d = DWrite [x] ->
             state_ok_rec wf x /\ (forall id v, x <> ResumeClaimed id v) /\
             (forall n k res, x <> EffectDone n k res) /\ (forall n k, x = EffectIntent n k -> k = derive_key r n)).
-  { intros n st D; destruct (finish_node_shape _ _ _ _ _ D) as [[next [-> V]] | [c ->]];
-    (split; [simpl; try exact V; exact I | split; [intros; discriminate | split; intros; discriminate]]). }
-  assert (Plain : forall y, y = x -> is_checkpoint y = false -> (forall id v, y <> ResumeClaimed id v) ->
-            (forall n k res, y <> EffectDone n k res) ->
+  { intros n st d F ->; destruct (finish_node_shape _ _ _ _ _ F) as [E|[next [E V]]]; [discriminate|].
+    injection E as E; subst x; split; [exact V | split; [intros; discriminate | split; intros; discriminate]]. }
+  assert (Fi : forall n st d k, finish_node wf r n st = d -> d <> DInvoke k [x]).
+  { intros n st d k F ->; destruct (finish_node_shape _ _ _ _ _ F) as [E|[? [E _]]]; discriminate. }
+  assert (Plain : forall y, y = x -> (forall id v, y <> ResumeClaimed id v) -> (forall n k res, y <> EffectDone n k res) ->
+            (forall n k, y <> EffectIntent n k) -> state_ok_rec wf y ->
             state_ok_rec wf x /\ (forall id v, x <> ResumeClaimed id v) /\
-            (forall n k res, x <> EffectDone n k res)).
-  { intros y <- Hc Hcl Hd; split; [destruct y; try discriminate Hc; exact I | auto]. }
+            (forall n k res, x <> EffectDone n k res) /\ (forall n k, x = EffectIntent n k -> k = derive_key r n)).
+  { intros y <- C D E S; split; [exact S | split; [exact C | split; [exact D | intros n k Ex; exfalso; eapply E; exact Ex]]]. }
   destruct (action_of r) as [|n|n|n k s|n k s|n|n id s|n id s|]; split; intros k0 D || intros D;
     try discriminate D.
-  - injection D as D; exact (Fn _ _ D).
+  - destruct (wf_fails wf n (head_state l)).
+    + injection D as D; subst x; apply (Plain _ eq_refl); try (intros; discriminate); exact I.
+    + exact (Fn _ _ _ eq_refl D).
+  - destruct (wf_fails wf n (head_state l)); [discriminate D | exfalso; exact (Fi _ _ _ _ eq_refl D)].
   - injection D as D; subst x; split; [exact I | split; [intros; discriminate | split; [intros; discriminate|]]].
     intros n' k' E; inversion E; subst; reflexivity.
   - injection D as D1 D2; subst; exists n; split; [reflexivity | eauto].
-  - injection D as D; exact (Fn _ _ D).
-  - injection D as D; subst x; split; [exact I | split; [intros; discriminate | split; intros; discriminate]].
-  - injection D as D; exact (Fn _ _ D).
-  - injection D as D; subst x; split; [exact I | split; [intros; discriminate | split; intros; discriminate]].
+  - exact (Fn _ _ _ eq_refl D).
+  - exfalso; exact (Fi _ _ _ _ eq_refl D).
+  - injection D as D; subst x; apply (Plain _ eq_refl); try (intros; discriminate); exact I.
+  - exact (Fn _ _ _ eq_refl D).
+  - exfalso; exact (Fi _ _ _ _ eq_refl D).
+  - injection D as D; subst x; apply (Plain _ eq_refl); try (intros; discriminate); exact I.
 Qed.
 
 Lemma in_firstn : forall (l : log) k x, In x (firstn k l) -> In x l.
@@ -459,7 +469,7 @@ Theorem exec_inv : forall wf h w ev, world_inv wf w -> world_inv wf (exec wf h w
 Proof.
   intros wf h w ev I; destruct ev as [k|k| |k id v]; simpl.
   - (* Step *)
-    destruct (decide wf h (firstn k (w_log w))) as [recs|key recs|n id|] eqn:D; try exact I.
+    destruct (decide wf h (firstn k (w_log w))) as [recs|key recs|n id|n|] eqn:D; try exact I.
     + unfold cond_append; destruct (Nat.eqb (length (w_log w)) k) eqn:L; [|exact I].
       apply Nat.eqb_eq in L; subst k; rewrite firstn_all in D.
       destruct (wi_valid wf w I) as [r H].
@@ -474,7 +484,7 @@ Proof.
       apply (append_decided_inv wf h (sink_call key w) r x I1); [exact H|].
       right; exists key; split; [exact D | apply sink_call_applied].
   - (* CrashAfterInvoke *)
-    destruct (decide wf h (firstn k (w_log w))) as [recs|key recs|n id|] eqn:D; try exact I.
+    destruct (decide wf h (firstn k (w_log w))) as [recs|key recs|n id|n|] eqn:D; try exact I.
     destruct (invoke_has_intent wf h (w_log w) k key recs (wi_valid wf w I) D) as [n Hn].
     eapply sink_call_inv; eauto.
   - exact I.

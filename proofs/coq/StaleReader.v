@@ -13,14 +13,14 @@ From Remit Require Import Log Recovery Sequencer.
 (** One effect node that ends the workflow. *)
 Definition one_effect : workflow :=
   mk_workflow [(0, Effect)] 0 (fun _ st => st) (fun _ st _ => st) (fun _ st _ => st)
-    (fun _ _ => None) (fun _ => true) (fun _ _ => true).
+    (fun _ _ => None) (fun _ _ => false) (fun _ => true) (fun _ _ => true).
 
 Definition result_7 (_ : key) : value := 7.
 
 Definition w_start := start_world one_effect 0 0.
 Definition w_intent := exec one_effect result_7 w_start (Step 1).          (* EFFECT_INTENT *)
 Definition w_done := exec one_effect result_7 w_intent (Step 2).           (* invoke, EFFECT_DONE *)
-Definition the_key := mk_key 0 0 0.
+Definition the_key := mk_key 0 0 1.   (* run 0, node 0, the intent at seq 1 *)
 
 Theorem stale_reader_invokes_after_done :
   reachable one_effect result_7 w_start w_done /\

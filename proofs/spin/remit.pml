@@ -9,8 +9,11 @@
  * Reference workflow (node kinds in brackets; routing is static in this model):
  *     A [pure] -> E1 [effect] -> I [interrupt] -> E2 [effect, gated by I] -> B [pure] -> end
  * State is a small integer; the state schema accepts state < LIMIT; the interrupt's value schema
- * accepts 1..3. B doubles the state, so resume value 1 completes the run and 2 or 3 make B produce
- * an invalid state (the run must then fail without persisting it).
+ * accepts 1..3. B doubles the state: resume value 1 completes the run; value 2 makes B produce an
+ * invalid state, which (as in the shell) is rejected with a typed error and never persisted: the
+ * run stays at its last valid checkpoint; value 3 makes B's code throw a TerminalFailure, which
+ * records RUN_FAILED. Resumers of run 0 offer 1, 3, 0 (invalid: refused before admission), 1, 2
+ * (the first K of them); the resumers of the forked runs offer 2.
  *
  * Properties are ghost flags set where a violation is observed; FAIL() also asserts, so the
  * assertion run (no never claim) reports the first violation, and each LTL claim `[] !bad_x`
@@ -91,6 +94,7 @@
 #define ACT_APPEND 1
 #define ACT_INVOKE 2
 #define ACT_WAIT   3
+#define ACT_REJECT 4     /* the node's new state failed the schema: write nothing, raise an error */
 
 /* Admission verdicts (docs/core-api.md reasons; 0 = accept). */
 #define ACCEPT            0
@@ -111,6 +115,7 @@ typedef Log { Rec r[MAXLEN]; byte cnt };
 Log store[NRUNS];
 byte forkpt[NRUNS];        /* ghost: the checkpoint a forked run was copied from (NOBODY: none) */
 bool hasparked[NRUNS];     /* ghost: the run's log holds INTERRUPT_PARKED */
+bool rejected[NRUNS];      /* ghost: a sequencer of the run raised the state-schema error */
 byte invoked[6];           /* effect sink: raw handler invocations per key */
 bool applied[6];           /* effect sink: effects applied per key (the sink deduplicates by key) */
 byte served[NRUNS];        /* resumers whose claim committed, per run */
@@ -128,14 +133,22 @@ bool bad_determinism;      /* 6 recovery determinism (and: every reachable log r
 bool bad_forkintent;       /* fork-intent obligation */
 bool late_invocation;      /* a handler ran after its completion was durable somewhere (not asserted) */
 
+/* FLAGS_ONLY (the LTL runs): only set the flag, so each claim checks its own property. */
+#ifdef FLAGS_ONLY
+#define FAIL(flag) flag = 1
+#else
 #define FAIL(flag) flag = 1; assert(!flag)
+#endif
 
 #define TERMINAL(x) (store[x].cnt == 0 || \
     store[x].r[store[x].cnt - 1].kind == RUN_COMPLETED || store[x].r[store[x].cnt - 1].kind == RUN_FAILED)
+/* Settled: ended, or stopped at a node whose state the schema rejects (the shell's
+   StateInvalidError: nothing durable changes, the next attempt is rejected the same way). */
+#define SETTLED(x) (TERMINAL(x) || rejected[x])
 
 /* Run 0 is driven from the start; forked runs once every process of run 0 has finished, run 2
    after run 1 (see Sequencer). */
-#define MAY_DRIVE(x) ((x) == 0 || (active0 == 0 && ((x) == 1 || TERMINAL(1))))
+#define MAY_DRIVE(x) ((x) == 0 || (active0 == 0 && ((x) == 1 || SETTLED(1))))
 
 ltl prefix_continuation { [] !bad_prefix }
 ltl effect_exactly_once { [] !bad_effect }
@@ -145,8 +158,9 @@ ltl consume_once        { [] !bad_consume }
 ltl recovery_determinism { [] !bad_determinism }
 ltl fork_intent         { [] !bad_forkintent }
 ltl no_late_invocation  { [] !late_invocation }
-/* Liveness: once crashes stop (finite budget), every run ends completed or failed. */
-ltl live                { <> [] (TERMINAL(0) && TERMINAL(1) && TERMINAL(2)) }
+/* Liveness: once crashes stop (finite budget), every run ends completed or failed, or is
+   stopped by the state-schema error (parked runs are resumed: every parked run has a resumer). */
+ltl live                { <> [] (SETTLED(0) && SETTLED(1) && SETTLED(2)) }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Recovery: a fold over the run's records (docs/core-api.md, "Transitions"). Writes the      */
@@ -208,14 +222,18 @@ inline decide() {
   :: ph == PH_EMPTY || ph == PH_COMPLETED || ph == PH_FAILED -> act = ACT_STOP
   :: ph == PH_AT && IS_PURE(pn) ->
      act = ACT_APPEND;
-     if :: pn == NA -> st = st + 1 :: else -> st = st * 2 fi;
+     if
+     :: pn == NB && st == 6 -> rk = RUN_FAILED; rn = pn; ra = 0   /* B's code throws TerminalFailure */
+     :: else ->
+        if :: pn == NA -> st = st + 1 :: else -> st = st * 2 fi;
 #if MUTANT == 4
-     rk = NODE_COMPLETED; rn = pn; ra = st
+        rk = NODE_COMPLETED; rn = pn; ra = st
 #else
-     if :: STATE_VALID(st) -> rk = NODE_COMPLETED; rn = pn; ra = st
-        :: else -> rk = RUN_FAILED; rn = pn; ra = 0      /* the invalid state is not persisted */
-     fi
+        if :: STATE_VALID(st) -> rk = NODE_COMPLETED; rn = pn; ra = st
+           :: else -> act = ACT_REJECT                  /* nothing is written; the error names B */
+        fi
 #endif
+     fi
   :: ph == PH_AT && IS_EFFECT(pn) -> act = ACT_APPEND; rk = EFFECT_INTENT; rn = pn; ra = rid
   :: ph == PH_AT && IS_INTERRUPT(pn) -> act = ACT_APPEND; rk = INTERRUPT_PARKED; rn = pn; ra = IID
   :: ph == PH_INTENT -> act = ACT_INVOKE; rk = EFFECT_DONE; rn = pn; ra = pa   /* re-invoke, same key */
@@ -229,7 +247,7 @@ inline decide() {
   :: ph == PH_CLAIMED ->
      act = ACT_APPEND; st = st + pa;
      if :: STATE_VALID(st) -> rk = NODE_COMPLETED; rn = NI; ra = st
-        :: else -> rk = RUN_FAILED; rn = NI; ra = 0
+        :: else -> act = ACT_REJECT
      fi
   :: ph == PH_ENDED -> act = ACT_APPEND; rk = RUN_COMPLETED
   fi
@@ -255,9 +273,10 @@ inline reference(q, R, v) {
   :: q == 8  -> ek = EFFECT_INTENT;  en = NE2; ea = R
   :: q == 9  -> ek = EFFECT_DONE;    en = NE2; ea = R
   :: q == 10 -> ek = NODE_COMPLETED; en = NE2; ea = 3 + v
-  :: q == 11 && STATE_VALID(6 + 2 * v) -> ek = NODE_COMPLETED; en = NB; ea = 6 + 2 * v
-  :: q == 11 && !STATE_VALID(6 + 2 * v) -> ek = RUN_FAILED; en = NB; ea = 0
-  :: q == 12 && STATE_VALID(6 + 2 * v) -> ek = RUN_COMPLETED
+  :: q == 11 && v == 3 -> ek = RUN_FAILED; en = NB; ea = 0        /* TerminalFailure in B */
+  :: q == 11 && v != 3 && STATE_VALID(6 + 2 * v) -> ek = NODE_COMPLETED; en = NB; ea = 6 + 2 * v
+  :: q == 12 && v != 3 && STATE_VALID(6 + 2 * v) -> ek = RUN_COMPLETED
+  /* v == 2: B's state is invalid; nothing may ever be appended at 11 */
   :: else -> skip
   fi
 }
@@ -375,6 +394,8 @@ end_decided:
        if
        :: d_step { act == ACT_STOP -> act = 0; expect = 0 };
           break
+       :: d_step { act == ACT_REJECT -> rejected[who] = 1; act = 0; expect = 0 };
+          break                            /* the process reports the error and stops */
        :: d_step { act == ACT_WAIT && store[who].cnt != expect -> act = 0; expect = 0 }  /* parked */
        :: d_step { act == ACT_INVOKE -> invoke_effect(who, expect, ra, rn) };  /* a kill may follow */
           d_step { append_decided(who) }
@@ -528,7 +549,13 @@ proctype Checker() {
     :: r < NRUNS ->
        if
        :: store[r].cnt > 0 ->
-          if :: !TERMINAL(r) -> FAIL(bad_prefix) :: else fi;      /* never stuck, never cut short */
+          /* Never stuck, never cut short: ended at the reference run's end, or stopped by the
+             state-schema error at B with the last valid checkpoint (E2's) at the head. */
+          if
+          :: !TERMINAL(r) && !(rejected[r] && store[r].r[store[r].cnt - 1].kind == NODE_COMPLETED &&
+                               store[r].r[store[r].cnt - 1].node == NE2) -> FAIL(bad_prefix)
+          :: else
+          fi;
           if :: store[r].r[store[r].cnt - 1].kind == RUN_FAILED && store[r].cnt != 12 + (forkpt[r] != NOBODY) ->
                 FAIL(bad_prefix) :: else fi;
           if :: served[r] > 1 -> FAIL(bad_consume) :: else fi;
@@ -578,15 +605,16 @@ init {
     n = 0;
     active0 = SEQS + K;
     do :: n < SEQS -> run Sequencer(0, n); n++ :: else -> break od;
-    /* resume values: 1, 1 (the same value twice), 2 (valid, makes B fail), 0 (invalid), 3, ... */
+    /* resume values of run 0: 1, 3 (TerminalFailure in B), 0 (invalid), 1 (the same value as the
+       first), 2 (B's state invalid); the first K of them */
     n = 0;
     do
     :: n < K ->
        if
-       :: n % 5 == 0 || n % 5 == 1 -> run Resumer(0, SEQS + n, 1)
-       :: n % 5 == 2 -> run Resumer(0, SEQS + n, 2)
-       :: n % 5 == 3 -> run Resumer(0, SEQS + n, 0)
-       :: n % 5 == 4 -> run Resumer(0, SEQS + n, 3)
+       :: n % 5 == 0 || n % 5 == 3 -> run Resumer(0, SEQS + n, 1)
+       :: n % 5 == 1 -> run Resumer(0, SEQS + n, 3)
+       :: n % 5 == 2 -> run Resumer(0, SEQS + n, 0)
+       :: n % 5 == 4 -> run Resumer(0, SEQS + n, 2)
        fi;
        n++
     :: else -> break
@@ -595,7 +623,7 @@ init {
     if :: n = 0 :: n = 1 :: n = 4 :: n = 5 :: n = 7 :: n = 10 :: n = 11 fi;
     run Forker(n);
     run Sequencer(1, SEQS + K); run Sequencer(2, SEQS + K + 1);
-    run Resumer(1, NKILL, 1); run Resumer(2, NKILL, 1);
+    run Resumer(1, NKILL, 2); run Resumer(2, NKILL, 2);   /* B's state will be invalid */
 #endif
 #if TRAVEL
     run Traveller();
