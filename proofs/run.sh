@@ -10,9 +10,11 @@
 #      the canaries (mutant models that must each produce a counterexample trail), and the
 #      finding (two concurrent sequencers can call a handler after its completion is durable).
 #
-#   --ci    (default) Coq + the CI bound (1.9 million states) + every claim + canaries (~7 min)
+#   --ci    (default) Coq + the CI bound (1.9 million states) + every claim + canaries
+#           (about 5 min on 2 cores)
 #   --full  Coq + the headline bound (13.3 million states, every claim) + the scaled bound
-#           (89.8 million states, one more crash; the assertion run) + canaries (hours; ~6 GB)
+#           (89.8 million states, one more crash; the assertion run) + canaries
+#           (about 46 min; the scaled run needs 5.3 GB, MEMLIM 7.5 GB)
 #
 # Figures go to the console and to proofs/results/{coq,spin-ci|spin-full}.json. Installs spin,
 # coq and gcc from Debian when one is missing.
@@ -253,4 +255,4 @@ else
   write_spin_json "$results/spin-full.json"
 fi
 print_table
-say "all checks passed ($mode)"
+say "all checks passed ($mode) in ${SECONDS} s"

@@ -12,12 +12,13 @@
  * accepts 1..3. B doubles the state: resume value 1 completes the run; value 2 makes B produce an
  * invalid state, which (as in the shell) is rejected with a typed error and never persisted: the
  * run stays at its last valid checkpoint; value 3 makes B's code throw a TerminalFailure, which
- * records RUN_FAILED. Resumers of run 0 offer 1, 3, 0 (invalid: refused before admission), 1, 2
+ * records RUN_FAILED. Resumers of run 0 offer 1, 3, 0 (invalid: refused, never claimed), 1, 2
  * (the first K of them); the resumers of the forked runs offer 2.
  *
  * Properties are ghost flags set where a violation is observed; FAIL() also asserts, so the
  * assertion run (no never claim) reports the first violation, and each LTL claim `[] !bad_x`
- * checks one property by itself (run pan with -A -N name). Liveness is the claim `live`.
+ * checks one property by itself (build with -DFLAGS_ONLY, run pan -a -N name). Liveness is the
+ * claim `live` (pan -a -f: weak fairness).
  *
  * Bounds (override with spin -DNAME=value): K resumers, SEQS sequencers on run 0, CRASHES kills,
  * FORKS (0/1), TRAVEL (0/1). MUTANT selects a broken variant (canaries, see README.md):
@@ -31,7 +32,7 @@
 #define K 2
 #endif
 #ifndef SEQS
-#define SEQS 2
+#define SEQS 1
 #endif
 #ifndef CRASHES
 #define CRASHES 1
