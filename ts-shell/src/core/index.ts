@@ -28,6 +28,8 @@ export {
   encodeRecovery, decodeRecovery, encodeAdmissionRequest, parseAdmissionRequest, encodeAdmission, decodeAdmission,
   isWellFormedRequest, EncodingError, AdmissionRequestError,
 } from './encoding.js';
-export { crc32c } from './crc32c.js';
+export { crc32c, crc32cUpdate } from './crc32c.js';
 export { MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION } from './framing.js';
 export { CoreUnavailableError, CoreTrapError } from './wasm-core.js';
+export { reference, recover, admit } from './reference-core.js';
+export { loadWasmCore, wasmCoreFromExports, type WasmBinding, type LoadWasmCoreOptions } from './wasm-core.js';
