@@ -8,11 +8,11 @@
  */
 
 import { Bench } from 'tinybench';
-import { encodeRecord } from '../ts-shell/src/core/codec.js';
-import { crc32c } from '../ts-shell/src/core/crc32c.js';
-import { reference } from '../ts-shell/src/core/reference-core.js';
-import { RecordKind, type LogRecord, type RecoveryCore } from '../ts-shell/src/core/types.js';
-import { loadWasmCore } from '../ts-shell/src/core/wasm-core.js';
+import { encodeRecord } from 'remit/core';
+import { crc32c } from 'remit/core';
+import { reference } from 'remit/core';
+import { RecordKind, type LogRecord, type RecoveryCore } from 'remit/core';
+import { loadWasmCore } from 'remit/core';
 
 const te = new TextEncoder();
 

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
-import { describePg } from '../ts-shell/src/store/postgres-test-env.js';
+import { describePg } from '../ts-shell/test-support/postgres-test-env.js';
 import { dropTaggedSchemas, SCHEMA_PREFIX } from './adapters/remit-postgres/store.js';
 import { runCampaign } from './harness/campaign.js';
 import { findCell } from './harness/cells.js';

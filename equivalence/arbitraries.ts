@@ -5,8 +5,8 @@
  */
 
 import fc from 'fast-check';
-import { encodeLog, frameRecord } from '../ts-shell/src/core/codec.js';
-import { RecordKind, type LogRecord, type NodeEntry } from '../ts-shell/src/core/types.js';
+import { encodeLog, frameRecord } from 'remit/core';
+import { RecordKind, type LogRecord, type NodeEntry } from 'remit/core';
 import { runChoices, type ModelNode, type ModelWorkflow } from './model.js';
 import { applyMutation, mutationArb, type Mutation } from './mutations.js';
 

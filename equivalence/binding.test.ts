@@ -6,10 +6,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { encodeLog, encodeRecord } from '../ts-shell/src/core/codec.js';
-import { reference } from '../ts-shell/src/core/reference-core.js';
-import { CoreUnavailableError, loadWasmCore } from '../ts-shell/src/core/wasm-core.js';
-import { RecordKind, type LogRecord, type RecoveryCore } from '../ts-shell/src/core/types.js';
+import { encodeLog, encodeRecord } from 'remit/core';
+import { reference } from 'remit/core';
+import { CoreUnavailableError, loadWasmCore } from 'remit/core';
+import { RecordKind, type LogRecord, type RecoveryCore } from 'remit/core';
 import { CampaignRunner } from './campaign.js';
 import { CoreComparison } from './compare.js';
 import { loadCoresUnderTest } from './cores.js';
@@ -30,7 +30,7 @@ function expectSame(comparison: CoreComparison, log: Uint8Array, cuts: 'all' | '
 
 describe('the canonical-ABI binding', () => {
   it('says "run npm run setup" with a typed error when the build is missing', async () => {
-    const err = await loadWasmCore(new URL('./no-such-dir/remit_core.js', import.meta.url), { binding: 'canonical-abi' }).catch((e: unknown) => e);
+    const err = await loadWasmCore(new URL('./no-such-dir/remit_core.js', import.meta.url).href, { binding: 'canonical-abi' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CoreUnavailableError);
     expect(err).toMatchObject({ reason: 'WASM_NOT_BUILT' });
     expect((err as Error).message).toMatch(/npm run setup/);

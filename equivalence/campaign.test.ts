@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createReferenceCore, reference } from '../ts-shell/src/core/reference-core.js';
-import type { RecoveryCore } from '../ts-shell/src/core/types.js';
-import { loadWasmCore } from '../ts-shell/src/core/wasm-core.js';
+import { createReferenceCore, reference } from 'remit/core';
+import type { RecoveryCore } from 'remit/core';
+import { loadWasmCore } from 'remit/core';
 import type { LogCase } from './arbitraries.js';
 import {
   CampaignRunner, expectedKinds, historyBias, historyProperty, historySeed, shrinkHistory, type CampaignOptions,

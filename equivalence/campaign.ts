@@ -8,7 +8,7 @@
  */
 
 import fc from 'fast-check';
-import type { RecoveryCore } from '../ts-shell/src/core/types.js';
+import type { RecoveryCore } from 'remit/core';
 import { anyLogArb, type LogCase } from './arbitraries.js';
 import { CoreComparison, type CompareOptions, type Divergence } from './compare.js';
 import { divergenceNote, writeCorpusEntry } from './corpus.js';

@@ -4,7 +4,7 @@
  * so the canary result is deterministic.
  */
 import { describe, expect, it } from 'vitest';
-import { createReferenceCore, reference, type ReferenceCanary } from '../ts-shell/src/core/reference-core.js';
+import { createReferenceCore, reference, type ReferenceCanary } from 'remit/core';
 import { modelLogArb, mutatedLogArb } from './arbitraries.js';
 import { runEquivalence } from './property.js';
 

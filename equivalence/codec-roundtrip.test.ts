@@ -1,10 +1,10 @@
 /** Codec and encodings round-trip on arbitrary values of every kind. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { decodeLog, decodeRecordAt, encodeLog, encodeRecord } from '../ts-shell/src/core/codec.js';
-import { decodeAdmission, decodeRecovery, encodeAdmission, encodeRecovery } from '../ts-shell/src/core/encoding.js';
-import { reference } from '../ts-shell/src/core/reference-core.js';
-import { RecordKind, type LogRecord } from '../ts-shell/src/core/types.js';
+import { decodeLog, decodeRecordAt, encodeLog, encodeRecord } from 'remit/core';
+import { decodeAdmission, decodeRecovery, encodeAdmission, encodeRecovery } from 'remit/core';
+import { reference } from 'remit/core';
+import { RecordKind, type LogRecord } from 'remit/core';
 import { anyLogArb, recordArb } from './arbitraries.js';
 import { planRequests, requestsAtPrefix } from './requests.js';
 

@@ -5,7 +5,7 @@
  * both cores must be total, so a throw fails the check even when both threw.
  */
 
-import type { RecoveryCore } from '../ts-shell/src/core/types.js';
+import type { RecoveryCore } from 'remit/core';
 import { splitRecords } from './mutations.js';
 import { planRequests, requestsAtCut, requestsAtPrefix } from './requests.js';
 

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { concatBytes, encodeRecord } from '../ts-shell/src/core/codec.js';
-import { reference as core } from '../ts-shell/src/core/reference-core.js';
-import { RecordKind, RefusalReason, RunStatus, type Recovery } from '../ts-shell/src/core/types.js';
+import { concatBytes, encodeRecord } from 'remit/core';
+import { reference as core } from 'remit/core';
+import { RecordKind, RefusalReason, RunStatus, type Recovery } from 'remit/core';
 import { historyArb, historyLogs } from './arbitraries.js';
 import { recordBoundaries } from './compare.js';
 import { interruptIdsIn } from './requests.js';

@@ -3,9 +3,9 @@
  * with a message, unless REMIT_ALLOW_NO_WASM=1 says to skip the Wasm comparisons (loudly).
  */
 
-import { reference } from '../ts-shell/src/core/reference-core.js';
-import { CoreUnavailableError, loadWasmCore } from '../ts-shell/src/core/wasm-core.js';
-import type { RecoveryCore } from '../ts-shell/src/core/types.js';
+import { reference } from 'remit/core';
+import { CoreUnavailableError, loadWasmCore } from 'remit/core';
+import type { RecoveryCore } from 'remit/core';
 
 export interface CoresUnderTest {
   reference: RecoveryCore;

@@ -3,7 +3,7 @@
  * it; README.md lists bounds and counts). Also: the enumerator finds both canaries.
  */
 import { describe, expect, it } from 'vitest';
-import { createReferenceCore, reference } from '../ts-shell/src/core/reference-core.js';
+import { createReferenceCore, reference } from 'remit/core';
 import { loadCoresUnderTest } from './cores.js';
 import { describeEnumeration, enumerateHistories } from './enumerate.js';
 import { describeDivergence } from './report.js';

@@ -12,10 +12,10 @@
  */
 
 import { pathToFileURL } from 'node:url';
-import { concatBytes as concat, encodeRecord } from '../ts-shell/src/core/codec.js';
-import { reference } from '../ts-shell/src/core/reference-core.js';
-import { RecordKind, type LogRecord, type RecoveryCore } from '../ts-shell/src/core/types.js';
-import { loadWasmCore } from '../ts-shell/src/core/wasm-core.js';
+import { concatBytes as concat, encodeRecord } from 'remit/core';
+import { reference } from 'remit/core';
+import { RecordKind, type LogRecord, type RecoveryCore } from 'remit/core';
+import { loadWasmCore } from 'remit/core';
 import { CoreComparison, hex, type Divergence } from './compare.js';
 import { allMoves, ModelExecution, SMALL_WORKFLOW, type ModelWorkflow } from './model.js';
 import { FEW_MALFORMED_REQUESTS, planRequests, requestsAtCut, requestsAtPrefix } from './requests.js';

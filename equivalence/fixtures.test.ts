@@ -5,9 +5,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeLog, encodeRecord } from '../ts-shell/src/core/codec.js';
-import { decodeRecovery } from '../ts-shell/src/core/encoding.js';
-import { LogErrorCode, RunStatus } from '../ts-shell/src/core/types.js';
+import { decodeLog, encodeRecord } from 'remit/core';
+import { decodeRecovery } from 'remit/core';
+import { LogErrorCode, RunStatus } from 'remit/core';
 import { hex } from './compare.js';
 import { loadCoresUnderTest } from './cores.js';
 import { decodedFixtureFields, FIXTURES_DIR, type FixtureJson } from './fixtures.js';

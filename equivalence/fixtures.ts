@@ -18,8 +18,8 @@
  */
 
 import { fileURLToPath } from 'node:url';
-import { decodeLog } from '../ts-shell/src/core/codec.js';
-import { RecordKind, type LogRecord } from '../ts-shell/src/core/types.js';
+import { decodeLog } from 'remit/core';
+import { RecordKind, type LogRecord } from 'remit/core';
 import { hex } from './compare.js';
 
 export const FIXTURES_DIR = fileURLToPath(new URL('./fixtures/', import.meta.url));

@@ -5,9 +5,9 @@
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { createReferenceCore, reference, type ReferenceCanary } from '../ts-shell/src/core/reference-core.js';
-import type { RecoveryCore } from '../ts-shell/src/core/types.js';
-import { loadWasmCore, type WasmBinding } from '../ts-shell/src/core/wasm-core.js';
+import { createReferenceCore, reference, type ReferenceCanary } from 'remit/core';
+import type { RecoveryCore } from 'remit/core';
+import { loadWasmCore, type WasmBinding } from 'remit/core';
 import { CampaignRunner, shrinkHistory, type CampaignOptions } from './campaign.js';
 
 export interface WorkerOptions {

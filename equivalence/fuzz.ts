@@ -17,8 +17,8 @@
 import cliProgress from 'cli-progress';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { ReferenceCanary } from '../ts-shell/src/core/reference-core.js';
-import type { WasmBinding } from '../ts-shell/src/core/wasm-core.js';
+import type { ReferenceCanary } from 'remit/core';
+import type { WasmBinding } from 'remit/core';
 import { CampaignRunner, DEFAULT_FULL_CHECK_EVERY, expectedKinds, shrinkHistory } from './campaign.js';
 import { defaultSeed } from './property.js';
 import { Coverage, DEFAULT_SAMPLED_CHECK } from './sampled.js';

@@ -4,9 +4,9 @@
  * 20 000 records. Both cores must agree (and the reference must say what the doc says).
  */
 import { describe, expect, it } from 'vitest';
-import { encodeLog, encodeRecord, frameRecord } from '../ts-shell/src/core/codec.js';
-import { crc32c } from '../ts-shell/src/core/crc32c.js';
-import { LogErrorCode, RecordKind, type LogRecord } from '../ts-shell/src/core/types.js';
+import { encodeLog, encodeRecord, frameRecord } from 'remit/core';
+import { crc32c } from 'remit/core';
+import { LogErrorCode, RecordKind, type LogRecord } from 'remit/core';
 import { CoreComparison } from './compare.js';
 import { loadCoresUnderTest } from './cores.js';
 import { describeDivergence } from './report.js';

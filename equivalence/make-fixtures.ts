@@ -5,10 +5,10 @@
  */
 
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { concatBytes, encodeLog } from '../ts-shell/src/core/codec.js';
-import { encodeAdmissionRequest } from '../ts-shell/src/core/encoding.js';
-import { reference } from '../ts-shell/src/core/reference-core.js';
-import { RecordKind, type AdmissionRequest, type LogRecord } from '../ts-shell/src/core/types.js';
+import { concatBytes, encodeLog } from 'remit/core';
+import { encodeAdmissionRequest } from 'remit/core';
+import { reference } from 'remit/core';
+import { RecordKind, type AdmissionRequest, type LogRecord } from 'remit/core';
 import { hex } from './compare.js';
 import { decodedFixtureFields, FIXTURES_DIR, type FixtureJson } from './fixtures.js';
 

@@ -5,12 +5,12 @@
  * what this produces (the comparison checks every prefix and byte cut); duplicate and late resumes
  * are admission requests (./requests.ts), which are refused and never recorded.
  *
- * Written from docs/log-format.md and CONTRACT.md independently of the cores: it keeps its own
+ * Written from docs/log-format.md and docs/contract.md independently of the cores: it keeps its own
  * small state and never asks a core what to do next.
  */
 
-import { encodeLog } from '../ts-shell/src/core/codec.js';
-import { RecordKind, type LogRecord } from '../ts-shell/src/core/types.js';
+import { encodeLog } from 'remit/core';
+import { RecordKind, type LogRecord } from 'remit/core';
 
 export type ModelNodeKind = 'pure' | 'effect' | 'interrupt';
 

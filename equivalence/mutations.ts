@@ -8,9 +8,9 @@
  */
 
 import fc from 'fast-check';
-import { concatBytes as join, decodeRecordAt, encodeRecord } from '../ts-shell/src/core/codec.js';
-import { crc32c } from '../ts-shell/src/core/crc32c.js';
-import type { LogRecord } from '../ts-shell/src/core/types.js';
+import { concatBytes as join, decodeRecordAt, encodeRecord } from 'remit/core';
+import { crc32c } from 'remit/core';
+import type { LogRecord } from 'remit/core';
 
 export type Mutation =
   | { type: 'bit-flip'; at: number; bit: number }

@@ -1,8 +1,8 @@
 /** Human-readable accounts of divergences and logs, for failure messages and the corpus. */
 
-import { decodeLog, LogErrorName } from '../ts-shell/src/core/codec.js';
-import { decodeAdmission, decodeRecovery } from '../ts-shell/src/core/encoding.js';
-import { RecordKind, type LogRecord } from '../ts-shell/src/core/types.js';
+import { decodeLog, LogErrorName } from 'remit/core';
+import { decodeAdmission, decodeRecovery } from 'remit/core';
+import { RecordKind, type LogRecord } from 'remit/core';
 import { hex, type Divergence } from './compare.js';
 
 const KIND_NAMES = Object.fromEntries(Object.entries(RecordKind).map(([k, v]) => [v, k])) as Record<number, string>;

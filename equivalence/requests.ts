@@ -5,9 +5,9 @@
  * one past the head and at the largest u32; and malformed request bytes.
  */
 
-import { decodeRecordAt } from '../ts-shell/src/core/codec.js';
-import { encodeAdmissionRequest } from '../ts-shell/src/core/encoding.js';
-import { RecordKind } from '../ts-shell/src/core/types.js';
+import { decodeRecordAt } from 'remit/core';
+import { encodeAdmissionRequest } from 'remit/core';
+import { RecordKind } from 'remit/core';
 import { splitRecords } from './mutations.js';
 
 const te = new TextEncoder();

@@ -17,8 +17,8 @@
  * that every kind of request, cut and outcome was exercised.
  */
 
-import { RunStatus } from '../ts-shell/src/core/types.js';
-import { LogErrorName } from '../ts-shell/src/core/codec.js';
+import { RunStatus } from 'remit/core';
+import { LogErrorName } from 'remit/core';
 import { recordBoundaries, type CoreComparison, type Divergence } from './compare.js';
 import {
   continueFrom, forkAt, MALFORMED_REQUESTS, planRequests, requestsAtCut, requestsAtPrefix, SPECIAL_RESUMES, type RequestPlan,

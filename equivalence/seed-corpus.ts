@@ -4,9 +4,9 @@
  * `npx tsx equivalence/seed-corpus.ts`; found-* entries come from failing properties and the fuzzer.
  */
 
-import { concatBytes, encodeRecord, frameRecord } from '../ts-shell/src/core/codec.js';
-import { crc32c } from '../ts-shell/src/core/crc32c.js';
-import { RecordKind, type LogRecord } from '../ts-shell/src/core/types.js';
+import { concatBytes, encodeRecord, frameRecord } from 'remit/core';
+import { crc32c } from 'remit/core';
+import { RecordKind, type LogRecord } from 'remit/core';
 import { writeCorpusEntry } from './corpus.js';
 
 const t = (s: string) => new TextEncoder().encode(s);

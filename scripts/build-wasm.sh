@@ -13,7 +13,7 @@
 #   REMIT_WASM_PKG_DIR     transpiled bindings        (default: wasm/pkg)
 #
 # Toolchain: Debian's rustc-web/cargo-web (1.96) with rust-web-src and lld-19, because rustup's
-# toolchain here has no wasm32 standard library (docs: /work/shared/design/TOOLCHAIN.md,
+# toolchain here has no wasm32 standard library (details:
 # wasm/README.md). scripts/setup.sh installs those packages on a fresh machine.
 set -euo pipefail
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Idempotent set-up: Debian packages, npm dependencies, the Wasm core. Every step checks first and
-# skips when its output is current, so a re-run on a ready machine takes seconds.
+# Idempotent set-up: Debian packages, npm dependencies, the Wasm core and the library's dist/.
+# Every step checks first and skips when its output is current, so a re-run on a ready machine
+# takes seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { printf '[setup] %s\n' "$*"; }
 
-# Debian packages: the Rust-to-Wasm route (docs: ../shared/design/TOOLCHAIN.md) and the C/C++
-# toolchain that better-sqlite3 compiles with (its prebuilt download is blocked here).
+# Debian packages: the Rust-to-Wasm route (wasm/README.md, "Build": rustup's toolchain here has no
+# wasm32 standard library, Debian's rustc-web does) and the C/C++ toolchain that better-sqlite3
+# compiles with (its prebuilt download is blocked on this project's machines).
 apt_packages=(rustc-web cargo-web rust-web-src lld-19 python3 make g++)
 missing=()
 for pkg in "${apt_packages[@]}"; do
@@ -29,6 +31,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_hash" ]; then
   echo "$lock_hash" > "$stamp"
 fi
 
-# The Wasm component and its jco bindings (the build script skips when its sources are unchanged).
-bash scripts/build-wasm.sh
+# The Wasm component and its jco bindings, and the library's dist/ (each skips when unchanged).
+bash scripts/build.sh
 log "ready"

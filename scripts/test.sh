@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The test suite: typecheck, the Rust core's host tests, and every vitest suite (cores, equivalence,
-# shell, stores including PostgreSQL on a server this script starts and stops).
+# The test suite: typecheck, the Rust core's host tests, every vitest suite (cores, equivalence,
+# shell, stores including PostgreSQL on a server this script starts and stops, the library's import
+# boundary), and the consumer test (the packed packages installed into an empty project).
 # REMIT_SKIP_PG=1 skips the PostgreSQL tests explicitly and REMIT_SKIP_NETNS=1 the cross-host tests
 # (they need root to make network namespaces); neither is ever skipped silently.
 set -euo pipefail
@@ -41,4 +42,7 @@ node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
 ' "$results" || true
+
+log "consumer test: packed packages in an empty project, plain node"
+bash scripts/consumer-test.sh || status=$?
 exit "$status"

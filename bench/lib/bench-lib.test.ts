@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeLog } from '../../ts-shell/src/core/codec.js';
+import { decodeLog } from 'remit/core';
 import { linearFit, scaleSummary, summarize } from './stats.js';
 import { lineChartSvg } from './svg.js';
 import { renderMarkdown } from './markdown.js';

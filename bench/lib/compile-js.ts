@@ -1,20 +1,20 @@
 /**
- * Plain-JavaScript copies of the resume child and everything it imports, so fresh processes run
- * the way a deployed service does: `node child.js`, no TypeScript loader. Under tsx every
+ * Plain-JavaScript copies of the resume child and the bench modules it imports, so fresh processes
+ * run the way a deployed service does: `node child.js`, no TypeScript loader. Under tsx every
  * TypeScript module and the jco-generated Wasm binding go through the loader's transform on each
- * cold start (seen here: importing wasm/pkg/remit_core.js takes ~90 ms under tsx, ~6 ms under
- * plain node), a development cost that is not REMIT's. LangGraph is already JavaScript.
+ * cold start (seen here: importing the binding takes ~90 ms under tsx, ~6 ms under plain node), a
+ * development cost that is not REMIT's. LangGraph is already JavaScript.
  *
  * TypeScript's own transpileModule (no type check, no bundling) writes each file to the same
- * relative path under `outDir`; `outDir/wasm/pkg` is a copy of the built Wasm binding, so the
- * core's `new URL('../../../wasm/pkg/remit_core.js', import.meta.url)` resolves as in the source tree.
+ * relative path under `outDir`, which lies inside the repository: 'remit' then resolves through
+ * node_modules to the library's compiled dist/ (built by scripts/setup.sh), as in a service.
  */
 
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-const SOURCE_DIRS = ['ts-shell/src', 'bench/children', 'bench/workloads'];
+const SOURCE_DIRS = ['bench/children', 'bench/workloads'];
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -31,9 +31,6 @@ export function compileChildren(repoRoot: string, outDir: string): string {
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, 'package.json'), JSON.stringify({ type: 'module', private: true }) + '\n');
-  // A copy, not a link: a link to wasm/ would put its tests inside bench/results/tmp for vitest.
-  const pkg = path.join(repoRoot, 'wasm', 'pkg');
-  if (fs.existsSync(pkg)) fs.cpSync(pkg, path.join(outDir, 'wasm', 'pkg'), { recursive: true });
   for (const dir of SOURCE_DIRS) {
     for (const file of sourceFiles(path.join(repoRoot, dir))) {
       const rel = path.relative(repoRoot, file);

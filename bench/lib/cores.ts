@@ -1,7 +1,7 @@
 /** Load both recovery cores through the shell's factory; a missing Wasm build becomes a note, not a crash. */
 
-import { createCore } from '../../ts-shell/src/core/index.js';
-import type { RecoveryCore } from '../../ts-shell/src/core/types.js';
+import { createCore } from 'remit/core';
+import type { RecoveryCore } from 'remit/core';
 
 export interface LoadedCore {
   impl: 'wasm' | 'reference';

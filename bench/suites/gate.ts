@@ -11,9 +11,9 @@
  * The parked runs a sample consumes are created before its clock starts (beforeEach).
  */
 
-import { encodeRecord } from '../../ts-shell/src/core/index.js';
-import { RecordKind, type RecoveryCore } from '../../ts-shell/src/core/types.js';
-import type { Remit, Store } from '../../ts-shell/src/index.js';
+import { encodeRecord } from 'remit/core';
+import { RecordKind, type RecoveryCore } from 'remit/core';
+import type { Remit, Store } from 'remit';
 import { compareTasks, type TimedTask } from '../lib/measure.js';
 import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
 import { row, unavailableRow, type ResultRow } from '../lib/results.js';
@@ -39,7 +39,7 @@ export async function runGate(ctx: SuiteContext): Promise<SuiteOutput> {
   } catch (e) {
     notes.push(`REMIT unavailable: ${String((e as Error)?.message ?? e).slice(0, 200)}`);
   }
-  const { openSqliteStore } = await import('../../ts-shell/src/index.js');
+  const { openSqliteStore } = await import('remit');
   for (const k of racerCounts) {
     const caseName = `k=${k}`;
     const params = { racers: k, claims_per_sample: claims };

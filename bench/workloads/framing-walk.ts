@@ -5,7 +5,7 @@
  * core is compared against. Uses the TypeScript codec's CRC-32C (slice-by-8).
  */
 
-import { crc32cUpdate } from '../../ts-shell/src/core/crc32c.js';
+import { crc32cUpdate } from 'remit/core';
 
 export interface FramingWalk {
   records: number;

@@ -9,8 +9,8 @@
  * are valid logs too (recovery then stops mid-cycle, in a running phase).
  */
 
-import { encodeRecord } from '../../ts-shell/src/core/codec.js';
-import { NodeKind, RecordKind, StateForm, type LogRecord } from '../../ts-shell/src/core/types.js';
+import { encodeRecord } from 'remit/core';
+import { NodeKind, RecordKind, StateForm, type LogRecord } from 'remit/core';
 
 const utf8 = new TextEncoder();
 

@@ -10,8 +10,9 @@
 
 import { z } from 'zod';
 import {
-  createCore, createRemit, END, openSqliteStore, workflow, type CoreKind, type RecoveryCore, type Remit,
-} from '../../ts-shell/src/index.js';
+  createRemit, END, openSqliteStore, workflow, type CoreKind, type RecoveryCore, type Remit,
+} from 'remit';
+import { createCore } from 'remit/core';
 import { FIXED_PAYLOAD_BYTES, ITEM_BYTES, PARKED_PAYLOAD_BYTES, RESUME_VALUE, fillerText } from './shapes.js';
 
 export const REMIT_RUN_ID = 'bench-run';

@@ -5,6 +5,12 @@ import type { AdapterSpec } from './driver.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/**
+ * Node flags for a TypeScript adapter process: tsx's loader, and the `remit-source` condition so
+ * that 'remit' resolves to the library's sources in this repository (ts-shell/package.json).
+ */
+export const TSX_NODE_ARGS: readonly string[] = ['--conditions=remit-source', '--import', 'tsx'];
+
 export interface SystemDef {
   id: string;
   label: string;
@@ -84,6 +90,6 @@ export function adapterSpec(def: SystemDef): AdapterSpec {
     id: def.id,
     label: def.label,
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(REPO_ROOT, def.adapter), ...def.args],
+    args: [...TSX_NODE_ARGS, path.join(REPO_ROOT, def.adapter), ...def.args],
   };
 }

@@ -13,6 +13,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HostsPlan } from '../harness/cross-host.js';
+import { TSX_NODE_ARGS } from '../harness/systems.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const HOSTS_PG_PORT = 54349;
@@ -94,7 +95,7 @@ function namespaceExists(ns: string): boolean {
 /** Probes `urls` from inside namespace `ns` with the same node binary (and tsx) the adapters use. */
 export function probeFrom(ns: string, urls: string[]): Promise<ProbeResult[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--import', 'tsx', path.join(REPO_ROOT, 'conformance/hosts/probe.ts'), ...urls], {
+    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, ...TSX_NODE_ARGS, path.join(REPO_ROOT, 'conformance/hosts/probe.ts'), ...urls], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -4,7 +4,7 @@
  * invocations and applied effects.
  */
 
-import type { EffectSink } from '../../ts-shell/src/effects/sink.js';
+import type { EffectSink } from 'remit/testing';
 import type { RefundDeps } from './workflow.js';
 
 export function sinkDeps(sink: EffectSink): RefundDeps {

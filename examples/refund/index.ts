@@ -5,7 +5,7 @@
  */
 
 import { join } from 'node:path';
-import { FileEffectSink } from '../../ts-shell/src/effects/sink.js';
+import { FileEffectSink } from 'remit/testing';
 import { sinkDeps } from './deps.js';
 import { createRefundWorkflow } from './workflow.js';
 

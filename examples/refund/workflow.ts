@@ -10,7 +10,7 @@
  */
 
 import { z } from 'zod';
-import { END, workflow } from '../../ts-shell/src/index.js';
+import { END, workflow } from 'remit';
 
 export const RefundReason = z.enum(['damaged', 'late', 'changed-mind']);
 

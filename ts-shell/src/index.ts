@@ -1,39 +1,46 @@
 /**
- * REMIT's public API: define workflows, run them durably, resume, fork, inspect.
- * Quickstart: docs/guide.md.
+ * REMIT's public API: define workflows, run them durably, resume, fork, inspect. This list is the
+ * whole of it; what is not exported here is internal. Other entries: `remit/postgres` (the
+ * PostgreSQL store), `remit/core` (the recovery core on its own), `remit/testing` (fault hooks and
+ * effect sinks for tests), `remit/testing/store-contract` (the store contract suite, vitest).
+ * Guide: docs/guide.md.
  */
 
-export { workflow, WorkflowBuilder, END, MAX_NODE_NAME_BYTES } from './workflow/workflow.js';
+// Defining workflows.
+export { workflow, END, MAX_NODE_NAME_BYTES } from './workflow/workflow.js';
 export type {
-  Workflow, WorkflowOptions, StateOf, InputOf, NodeContext, EffectContext, PureNodeSpec, EffectNodeSpec,
-  InterruptNodeSpec, Route, StateUpdate, NodeKindName, NodeDefinition, End,
+  WorkflowBuilder, Workflow, WorkflowOptions, StateOf, InputOf, NodeContext, EffectContext, PureNodeSpec, EffectNodeSpec,
+  InterruptNodeSpec, Route, StateUpdate, NodeKindName, End,
 } from './workflow/workflow.js';
-export { describeWorkflow, diffDescriptors, fingerprintOf, canonicalDescriptor } from './workflow/descriptor.js';
-export type { WorkflowDescriptor, NodeDescriptor } from './workflow/descriptor.js';
+export { fail, TerminalFailure } from './errors.js';
 
-export { createRemit, Remit, loadCore, checkRunId, MAX_RUN_ID_BYTES } from './remit.js';
-export type { RemitOptions, StartOptions, ForkOptions, ForkResult, RunSummary, RecoverAllOutcome } from './remit.js';
+// Running them.
+export { createRemit, MAX_RUN_ID_BYTES } from './remit.js';
+export type { Remit, RemitOptions, StartOptions, ForkOptions, ForkResult, RunSummary, RecoverAllOutcome } from './remit.js';
 export type { RunResult, ParkedInterrupt, RunFailureView } from './sequencer/sequencer.js';
 export type { RunStatusName } from './sequencer/log-view.js';
+export type { CoreKind, RecoveryCore } from './core/index.js';
+export type { SequencerHooks, FaultPoint, FaultInfo } from './faults.js';
 
-export { inspectLog, renderInspection } from './inspect.js';
+// Stores (PostgreSQL: `remit/postgres`).
+export { openSqliteStore } from './store/sqlite.js';
+export type { SqliteStore, SqliteStoreOptions } from './store/sqlite.js';
+export { openMemoryStore } from './store/memory.js';
+export type { MemoryStore, MemoryStoreOptions } from './store/memory.js';
+export type { Store, StoredRecord, AppendOutcome, ForkOutcome, RunListing } from './store/store.js';
+
+// Inspecting logs.
+export { renderInspection } from './inspect.js';
 export type { RunInspection, InspectedRecord } from './inspect.js';
 
-export { FAULT_POINTS, NO_HOOKS, isFaultPoint } from './faults.js';
-export type { FaultPoint, FaultInfo, SequencerHooks } from './faults.js';
+// Errors: one class per code (docs/errors.md); catch RemitError and switch on `code`.
+export {
+  RemitError, ErrorCode, DefinitionInvalidError, DefinitionMismatchError, UnknownWorkflowError, RunNotFoundError,
+  RunExistsError, RunIdInvalidError, StateInvalidError, NotJsonError, RouteInvalidError, HandlerThrewError,
+  ResumeValueInvalidError, UnknownInterruptError, NotParkedError, AlreadyConsumedError, ConflictError, NotACheckpointError,
+  BeyondHeadError, ImplicitForkError, ForkTargetExistsError, LogCorruptError, LogTornError, StoreError,
+  CoreUnavailableError, CoreRefusedError,
+} from './errors.js';
+export type { ErrorSubject, ValidationIssue, CoreUnavailableReason } from './errors.js';
 
-export * from './errors.js';
-
-export type { Store, StoredRecord, AppendOutcome, ForkOutcome, RunListing } from './store/store.js';
-export { MemoryStore, MemoryBacking, openMemoryStore } from './store/memory.js';
-export type { MemoryStoreOptions } from './store/memory.js';
-export { SqliteStore, openSqliteStore } from './store/sqlite.js';
-export type { SqliteStoreOptions } from './store/sqlite.js';
-
-export { createCore } from './core/index.js';
-export type { CoreKind } from './core/index.js';
-export type { RecoveryCore } from './core/types.js';
-
-export { computeDelta, applyDelta, chooseSnapshot } from './state/delta.js';
-export type { Delta } from './state/delta.js';
 export type { Json } from './json.js';

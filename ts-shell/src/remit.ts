@@ -9,16 +9,15 @@
  * append, so at most one of them moves a run forward at each step.
  */
 
-import { randomUUID } from 'node:crypto';
 import { encodeRecord } from './core/codec.js';
 import { createCore, type CoreKind } from './core/index.js';
 import {
   NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveryCore,
 } from './core/types.js';
 import {
-  AlreadyConsumedError, BeyondHeadError, ConflictError, CoreRefusedError, CoreUnavailableError, DefinitionInvalidError,
+  AlreadyConsumedError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
   ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotJsonError, NotParkedError,
-  ResumeValueInvalidError, RunExistsError, RunIdInvalidError, RunNotFoundError, StateInvalidError, StoreError,
+  ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
   toValidationIssues, UnknownInterruptError, UnknownWorkflowError,
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
@@ -27,10 +26,11 @@ import { encodeJson, fromUtf8, utf8, type Json } from './json.js';
 import { STATUS_NAMES, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import type { Store } from './store/store.js';
+import { checkRunId, defaultForkRunId, defaultRunId, interruptNode } from './ids.js';
 import { canonicalDescriptor } from './workflow/descriptor.js';
-import { MAX_NODE_NAME_BYTES, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
+import type { InputOf, StateOf, Workflow } from './workflow/workflow.js';
 
-export const MAX_RUN_ID_BYTES = 200;
+export { MAX_RUN_ID_BYTES } from './ids.js';
 
 export interface RemitOptions {
   store: Store;
@@ -80,18 +80,8 @@ export interface RunSummary {
 
 export type RecoverAllOutcome = { runId: string; result: RunResult } | { runId: string; error: unknown };
 
-export async function loadCore(kind: CoreKind | RecoveryCore = 'wasm'): Promise<RecoveryCore> {
-  if (typeof kind === 'object') return kind;
-  try {
-    return await createCore(kind);
-  } catch (error) {
-    const hint = kind === 'wasm' ? 'build it with `npm run setup`, or choose the TypeScript reference core (core: "reference", CLI --core reference)' : String(error);
-    throw new CoreUnavailableError(String(kind), hint, error);
-  }
-}
-
 export async function createRemit(options: RemitOptions): Promise<Remit> {
-  const core = await loadCore(options.core ?? 'wasm');
+  const core = typeof options.core === 'object' ? options.core : await createCore(options.core ?? 'wasm');
   const sequencing: Partial<SequencingOptions> = {};
   if (options.groupPureSteps !== undefined) sequencing.groupPureSteps = options.groupPureSteps;
   if (options.maxGroupedPureSteps !== undefined) sequencing.maxGroupedPureSteps = options.maxGroupedPureSteps;
@@ -137,7 +127,7 @@ export class Remit implements Engine {
   /** Start a run and drive it until it parks, completes or fails. */
   async start<W extends Workflow>(workflow: W | string, input: InputOf<W>, options: StartOptions = {}): Promise<RunResult<StateOf<W>>> {
     const wf = this.resolveWorkflow(workflow);
-    const runId = options.runId ?? `${wf.name}-${randomUUID()}`;
+    const runId = options.runId ?? defaultRunId(wf.name);
     checkRunId(runId);
     const parsed = wf.stateSchema.safeParse(input);
     if (!parsed.success) throw new StateInvalidError({ runId, seq: 0 }, toValidationIssues(parsed.error.issues));
@@ -173,7 +163,7 @@ export class Remit implements Engine {
   async resume(runId: string, interruptId: string, value: unknown): Promise<RunResult> {
     const session = await RunSession.open(this, runId);
     const wf = session.workflowFor(session.recover());
-    const nodeName = interruptId.slice(0, Math.max(0, interruptId.lastIndexOf('@')));
+    const nodeName = interruptNode(interruptId);
     const def = wf.nodes.get(nodeName);
     if (!def || def.kind !== 'interrupt') {
       throw new UnknownInterruptError(interruptId, { runId }, `workflow ${wf.name} has no interrupt node ${JSON.stringify(nodeName)}; ids look like node@seq`);
@@ -225,7 +215,7 @@ export class Remit implements Engine {
     const recovered = session.recover();
     const admission = this.core.admit(session.bytes, { tag: 'FORK_AT', seq: checkpointSeq });
     if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: checkpointSeq });
-    const newRunId = options.newRunId ?? `${runId}.fork-${randomUUID().slice(0, 8)}`;
+    const newRunId = options.newRunId ?? defaultForkRunId(runId);
     checkRunId(newRunId);
     const intent = jsonOrThrow('the fork intent', options.intent ?? null, { runId, seq: checkpointSeq });
     const forked: LogRecord = {
@@ -345,11 +335,6 @@ function nodeKindCode(wf: Workflow, name: string): number {
   return kind === 'pure' ? NodeKind.PURE : kind === 'effect' ? NodeKind.EFFECT : NodeKind.INTERRUPT;
 }
 
-export function checkRunId(runId: string): void {
-  if (typeof runId !== 'string' || runId.length === 0) throw new RunIdInvalidError(String(runId), 'must be a non-empty string');
-  if (utf8(runId).length > MAX_RUN_ID_BYTES) throw new RunIdInvalidError(runId, `over ${MAX_RUN_ID_BYTES} UTF-8 bytes`);
-  if (/[\u0000-\u001f\u007f]/.test(runId)) throw new RunIdInvalidError(runId, 'contains control characters');
-}
 
 function jsonOrThrow(what: string, value: unknown, subject: { runId: string; seq?: number; node?: string }): { bytes: Uint8Array; value: Json } {
   try {
@@ -359,5 +344,3 @@ function jsonOrThrow(what: string, value: unknown, subject: { runId: string; seq
   }
 }
 
-// Keep the node-name limit visible next to the run-id limit: together they bound effect keys.
-export const LIMITS = { MAX_RUN_ID_BYTES, MAX_NODE_NAME_BYTES } as const;

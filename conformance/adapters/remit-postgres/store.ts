@@ -17,8 +17,8 @@
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openPostgresStore, type PostgresStore } from '../../../ts-shell/src/store/postgres.js';
-import type { Store } from '../../../ts-shell/src/index.js';
+import { openPostgresStore, type PostgresStore } from 'remit/postgres';
+import type { Store } from 'remit';
 
 export const SCHEMA_PREFIX = 'remit_cf_';
 const TAG_PATTERN = /^[a-z0-9]{1,16}$/;

@@ -20,12 +20,9 @@ import {
   ResumeValueInvalidError,
   StateInvalidError,
   StoreError,
-  applyDelta,
-  createCore,
   createRemit,
   openMemoryStore,
   openSqliteStore,
-  type Delta,
   type FaultInfo,
   type FaultPoint,
   type Json,
@@ -34,8 +31,10 @@ import {
   type RunResult,
   type SequencerHooks,
   type Store,
-} from '../../../ts-shell/src/index.js';
-import { decodeLog, RecordKind, type LogRecord } from '../../../ts-shell/src/core/index.js';
+} from 'remit';
+import { createCore } from 'remit/core';
+import { applyDelta, type Delta } from 'remit/testing';
+import { decodeLog, RecordKind, type LogRecord } from 'remit/core';
 import { EffectSinkWriter } from '../../harness/sink.js';
 import { FAULT_POINTS } from '../../harness/cells.js';
 import { EFFECT_NODES, RefundInputSchema, initialState, invalidStateInput } from '../../harness/workflow.js';

@@ -4,7 +4,7 @@
  * error, as when a connection drops after COMMIT), and, for the canary only, lies about lost
  * conditional appends.
  */
-import { StoreError, type AppendOutcome, type ForkOutcome, type RunListing, type Store, type StoredRecord } from '../../../ts-shell/src/index.js';
+import { StoreError, type AppendOutcome, type ForkOutcome, type RunListing, type Store, type StoredRecord } from 'remit';
 import type { FaultSwitch } from '../common/serve.js';
 
 const KIND_NAMES = ['', 'RUN_STARTED', 'NODE_COMPLETED', 'EFFECT_INTENT', 'EFFECT_DONE', 'INTERRUPT_PARKED', 'RESUME_CLAIMED', 'FORKED', 'RUN_COMPLETED', 'RUN_FAILED'];

@@ -3,7 +3,7 @@
  * hooks the shell cannot place itself (inside a pure node, inside a handler around the outside
  * effect); commit points come from the sequencer's own hooks and the store wrapper.
  */
-import { END, workflow } from '../../../ts-shell/src/index.js';
+import { END, workflow } from 'remit';
 import type { EffectSinkWriter } from '../../harness/sink.js';
 import { ApprovalValueSchema, RefundStateSchema, chargeResult, notifyResult, refundFor } from '../../harness/workflow.js';
 import type { FaultSwitch } from '../common/serve.js';

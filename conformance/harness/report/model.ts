@@ -64,11 +64,11 @@ export function smallestPath(system: string, property: PropertyId): string {
 }
 
 export function rerunCommand(system: string, cellId: string, seed: number): string {
-  return `npx tsx ts-shell/src/cli/main.ts conformance --system ${system} --cell '${cellId}' --seed ${seed}`;
+  return `npm start -- --system ${system} --cell '${cellId}' --seed ${seed}`;
 }
 
 export function replayCommand(system: string, scenarioFile: string): string {
-  return `npx tsx ts-shell/src/cli/main.ts conformance --system ${system} --scenario ${scenarioFile}`;
+  return `npm start -- --system ${system} --scenario ${scenarioFile}`;
 }
 
 export const PROPERTY_LABELS: Record<PropertyId, string> = {

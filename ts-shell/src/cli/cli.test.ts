@@ -1,6 +1,8 @@
 /**
- * The `remit` command as users run it: bin/remit.mjs in a child process, in a scratch folder, so
- * the default database (./.remit/remit.db) lands there. Exit codes are part of the interface.
+ * The `remit` command as users run it, in a scratch folder so the default database
+ * (./.remit/remit.db) lands there: once as a child process (src/cli/main.ts under tsx; the
+ * consumer test runs the built bin from an installed tarball) and in this process for speed.
+ * The refund example is the workflow module. Exit codes are part of the interface.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -12,15 +14,16 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createCore } from '../core/index.js';
 import { runCli } from './main.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/remit.mjs', import.meta.url));
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+const REFUND_MODULE = fileURLToPath(new URL('../../../examples/refund/index.ts', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'remit-cli-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 const core = await createCore('wasm').then(() => 'wasm', () => 'reference');
 
-/** The real executable in a child process (slow: tsx starts each time). */
+/** The CLI in a child process (slow: tsx starts each time). */
 function remitProcess(...args: string[]) {
-  const out = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NODE_NO_WARNINGS: '1' }, timeout: 60_000 });
+  const out = spawnSync(process.execPath, ['--conditions=remit-source', '--import', import.meta.resolve('tsx'), MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NODE_NO_WARNINGS: '1' }, timeout: 60_000 });
   return { code: out.status, stdout: out.stdout, stderr: out.stderr, json: () => JSON.parse(out.stdout) };
 }
 
@@ -46,7 +49,7 @@ async function remit(...args: string[]) {
 }
 
 describe(`remit CLI (${core} core)`, () => {
-  it('bin/remit.mjs starts and prints help', () => {
+  it('starts as a process and prints help', () => {
     const help = remitProcess('--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Usage: remit/);
@@ -55,8 +58,11 @@ describe(`remit CLI (${core} core)`, () => {
   it('prints help, and refuses bad command lines with exit code 2 and a hint', async () => {
     const help = await remit('--help');
     expect(help.code).toBe(0);
-    for (const command of ['run', 'resume', 'continue', 'fork', 'inspect', 'runs', 'demo']) expect(help.stdout).toContain(command);
+    for (const command of ['run', 'resume', 'continue', 'fork', 'inspect', 'runs']) expect(help.stdout).toContain(command);
     expect((await remit()).code).toBe(2);
+    const noModule = await remit('run');
+    expect(noModule.code).toBe(2);
+    expect(noModule.stderr).toMatch(/needs your workflows: pass --workflow <module>/);
     const badJson = await remit('run', '--input', '{oops');
     expect(badJson.code).toBe(2);
     expect(badJson.stderr).toMatch(/--input is not valid JSON/);
@@ -68,43 +74,34 @@ describe(`remit CLI (${core} core)`, () => {
   });
 
   it('runs, resumes, refuses, forks and inspects with meaningful exit codes', async () => {
-    const run = await remit('--core', core, 'run', '--run-id', 'c1', '--json');
+    const run = await remit('--workflow', REFUND_MODULE, '--core', core, 'run', '--run-id', 'c1', '--json');
     expect(run.code).toBe(0);
     expect(run.json()).toMatchObject({ runId: 'c1', status: 'parked', interrupt: { id: 'managerApproval@5' } });
 
-    const invalid = await remit('--core', core, 'resume', 'c1', 'managerApproval@5', '{"approved":"yes"}');
+    const invalid = await remit('--workflow', REFUND_MODULE, '--core', core, 'resume', 'c1', 'managerApproval@5', '{"approved":"yes"}');
     expect(invalid.code).toBe(5);
     expect(invalid.stderr).toMatch(/REMIT_RESUME_VALUE_INVALID.*field approved/);
 
-    const resumed = await remit('--core', core, '--json', 'resume', 'c1', 'managerApproval@5', '{"approved":true,"approver":"kim"}');
+    const resumed = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'resume', 'c1', 'managerApproval@5', '{"approved":true,"approver":"kim"}');
     expect(resumed.code).toBe(0);
     expect(resumed.json()).toMatchObject({ status: 'completed' });
 
-    const again = await remit('--core', core, '--json', 'resume', 'c1', 'managerApproval@5', '{"approved":true,"approver":"kim"}');
+    const again = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'resume', 'c1', 'managerApproval@5', '{"approved":true,"approver":"kim"}');
     expect(again.code).toBe(4);
     expect(again.json()).toMatchObject({ exitCode: 4, error: { code: 'REMIT_ALREADY_CONSUMED', runId: 'c1', seq: 6 } });
 
-    expect((await remit('--core', core, 'continue', 'c1', '--from', '1')).code).toBe(4);
-    expect((await remit('--core', core, 'inspect', 'missing')).code).toBe(3);
+    expect((await remit('--workflow', REFUND_MODULE, '--core', core, 'continue', 'c1', '--from', '1')).code).toBe(4);
+    expect((await remit('--workflow', REFUND_MODULE, '--core', core, 'inspect', 'missing')).code).toBe(3);
 
-    const inspect = await remit('--core', core, 'inspect', 'c1');
+    const inspect = await remit('--workflow', REFUND_MODULE, '--core', core, 'inspect', 'c1');
     expect(inspect.code).toBe(0);
     expect(inspect.stdout).toMatch(/EFFECT_INTENT\s+chargeCard .*key c1:chargeCard:2/);
 
-    const fork = await remit('--core', core, '--json', 'fork', 'c1', '7', '--run-id', 'c1-redo', '--continue');
+    const fork = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'fork', 'c1', '7', '--run-id', 'c1-redo', '--continue');
     expect(fork.code).toBe(0);
     expect(fork.json()).toMatchObject({ fork: { runId: 'c1-redo', forkSeq: 8 }, result: { status: 'completed' } });
 
-    const runs = await remit('--core', core, '--json', 'runs');
+    const runs = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'runs');
     expect(runs.json().map((r: { runId: string; status: string }) => [r.runId, r.status])).toEqual([['c1', 'completed'], ['c1-redo', 'completed']]);
-  });
-
-  it('demo: a child killed with SIGKILL mid-run, recovered, every effect applied once', () => {
-    const demo = remitProcess('--core', core, '--json', 'demo');
-    expect(demo.code, demo.stderr).toBe(0);
-    expect(demo.json()).toMatchObject({
-      childSignal: 'SIGKILL', finalStatus: 'completed', exactlyOnce: true,
-      effects: { chargeCard: { invocations: 2, applied: 1 }, notifyCustomer: { invocations: 1, applied: 1 } },
-    });
   });
 });

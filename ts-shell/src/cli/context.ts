@@ -5,7 +5,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import type { CoreKind } from '../core/index.js';
 import { createRemit, type Remit } from '../remit.js';
@@ -13,7 +13,6 @@ import { SqliteStore } from '../store/sqlite.js';
 import type { Workflow } from '../workflow/workflow.js';
 
 export const DEFAULT_DB = './.remit/remit.db';
-export const BUNDLED_WORKFLOW_MODULE = fileURLToPath(new URL('../../../examples/refund/index.ts', import.meta.url));
 
 export interface GlobalOptions {
   db: string;
@@ -47,8 +46,17 @@ function isWorkflow(value: unknown): value is Workflow {
   return !!v && typeof v === 'object' && typeof v.name === 'string' && v.nodes instanceof Map && v.fingerprint instanceof Uint8Array;
 }
 
-export async function loadWorkflowModule(modulePath: string | undefined, dataDir: string): Promise<WorkflowModule> {
-  const path = modulePath ? resolve(modulePath) : BUNDLED_WORKFLOW_MODULE;
+/** The workflow module named by --workflow, else by REMIT_WORKFLOW; undefined when neither is set. */
+export function workflowModulePath(options: GlobalOptions): string | undefined {
+  return options.workflow ?? process.env['REMIT_WORKFLOW'] ?? undefined;
+}
+
+const NO_WORKFLOW_MODULE =
+  'this command drives runs, so it needs your workflows: pass --workflow <module> (or set REMIT_WORKFLOW), ' +
+  'a JavaScript module exporting createWorkflows({ dataDir }), workflows, or a default workflow (docs/guide.md, "The CLI")';
+
+export async function loadWorkflowModule(modulePath: string, dataDir: string): Promise<WorkflowModule> {
+  const path = resolve(modulePath);
   if (!existsSync(path)) throw new UsageError(`--workflow ${modulePath}: no such file (${path})`);
   const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   let exported: unknown;
@@ -69,10 +77,16 @@ export interface CliSession {
   close(): Promise<void>;
 }
 
-export async function openSession(command: Command): Promise<CliSession> {
+/**
+ * Open the database and the workflow module. Commands that drive runs need the module
+ * (`workflows: 'required'`); `inspect` and `runs` read logs and need none.
+ */
+export async function openSession(command: Command, needs: { workflows: 'required' | 'optional' }): Promise<CliSession> {
   const options = globalOptions(command);
   const dbPath = resolve(options.db);
-  const module = await loadWorkflowModule(options.workflow, dirname(dbPath));
+  const modulePath = workflowModulePath(options);
+  if (modulePath === undefined && needs.workflows === 'required') throw new UsageError(NO_WORKFLOW_MODULE);
+  const module: WorkflowModule = modulePath === undefined ? { workflows: [], path: '' } : await loadWorkflowModule(modulePath, dirname(dbPath));
   const store = new SqliteStore(dbPath, { synchronous: options.synchronous });
   const remit = await createRemit({ store, workflows: module.workflows, core: options.core }).catch(async (error) => {
     await store.close();

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The `remit` command line (commander). Commands live in ./commands, one file each, registered by
  * ./registry.ts. Exit codes: docs/errors.md (0 ok, 2 usage, 3 not found, 4 refused, ...).
@@ -6,7 +7,8 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
-import { ExitCode, exitCodeFor, RemitError } from '../errors.js';
+import { RemitError } from '../errors.js';
+import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { DEFAULT_DB, UsageError } from './context.js';
 import { registerCommands } from './registry.js';
 
@@ -15,7 +17,7 @@ export function buildProgram(): Command {
     .description('durable workflows for Node: run, crash, resume, fork, inspect')
     .option('--db <path>', 'SQLite database file', DEFAULT_DB)
     .addOption(new Option('--core <kind>', 'recovery core').choices(['wasm', 'reference']).default('wasm'))
-    .option('--workflow <module>', 'workflow module (default: the bundled refund example)')
+    .option('--workflow <module>', 'workflow module (JavaScript; or set REMIT_WORKFLOW): exports createWorkflows({ dataDir }), workflows, or a default workflow')
     .addOption(new Option('--synchronous <mode>', 'SQLite durability: FULL survives power loss, NORMAL process crashes').choices(['FULL', 'NORMAL']).default('FULL'))
     .option('--json', 'print JSON instead of text', false)
     .showHelpAfterError('(add --help for usage)')

@@ -1,13 +1,11 @@
 /**
  * The CLI's command registry. Each command lives in its own module exporting a CommandModule; to
- * add one (e.g. `remit conformance`), import its module here and append it to COMMAND_MODULES,
- * or call registerCommands(program, [yourModule]) from your own entry point.
+ * add one, import its module here and append it to COMMAND_MODULES, or call
+ * registerCommands(program, [yourModule]) from your own entry point.
  */
 
 import type { Command } from 'commander';
-import { conformanceCommand } from './conformance.js';
 import { continueCommand } from './commands/continue.js';
-import { demoCommand } from './commands/demo.js';
 import { forkCommand } from './commands/fork.js';
 import { inspectCommand } from './commands/inspect.js';
 import { resumeCommand } from './commands/resume.js';
@@ -26,8 +24,6 @@ export const COMMAND_MODULES: CommandModule[] = [
   forkCommand,
   inspectCommand,
   runsCommand,
-  demoCommand,
-  conformanceCommand,
 ];
 
 export function registerCommands(program: Command, modules: readonly CommandModule[] = COMMAND_MODULES): Command {

@@ -1,8 +1,10 @@
 /**
- * The recovery core's public face for the shell: one factory, the types, the codec and the
- * encodings. Both cores implement docs/core-api.md; the Wasm core is the default.
+ * `remit/core`: the recovery core on its own, for services that embed it and for equivalence
+ * fuzzing. One factory, the types, the codec and the encodings. Both cores implement
+ * docs/core-api.md; the Wasm core is the default.
  */
 
+import { CoreUnavailableError } from '../errors.js';
 import { reference } from './reference-core.js';
 import { loadWasmCore } from './wasm-core.js';
 import type { RecoveryCore } from './types.js';
@@ -10,13 +12,14 @@ import type { RecoveryCore } from './types.js';
 export type CoreKind = 'wasm' | 'reference';
 
 /**
- * A recovery core. 'wasm' (default) loads the component and throws CoreUnavailableError with
- * "run npm run setup" when it is not built; 'reference' is the pure-TypeScript core.
+ * A recovery core. 'wasm' (default) loads the component from @remit/core-wasm and throws
+ * CoreUnavailableError, saying how to fix it, when that fails: it never falls back silently.
+ * 'reference' is the pure-TypeScript core.
  */
 export async function createCore(kind: CoreKind = 'wasm'): Promise<RecoveryCore> {
   if (kind === 'reference') return reference;
   if (kind === 'wasm') return loadWasmCore();
-  throw new TypeError(`unknown core kind ${JSON.stringify(kind)}: expected "wasm" or "reference"`);
+  throw new CoreUnavailableError(String(kind), 'UNKNOWN_CORE', `unknown core kind ${JSON.stringify(kind)}: expected "wasm" or "reference"`);
 }
 
 export * from './types.js';
@@ -30,6 +33,7 @@ export {
 } from './encoding.js';
 export { crc32c, crc32cUpdate } from './crc32c.js';
 export { MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION } from './framing.js';
-export { CoreUnavailableError, CoreTrapError } from './wasm-core.js';
-export { reference, recover, admit } from './reference-core.js';
-export { loadWasmCore, wasmCoreFromExports, type WasmBinding, type LoadWasmCoreOptions } from './wasm-core.js';
+export { CoreUnavailableError, type CoreUnavailableReason } from '../errors.js';
+export { CoreTrapError } from './wasm-core.js';
+export { reference, recover, admit, createReferenceCore, type ReferenceCanary, type ReferenceCoreTestOptions } from './reference-core.js';
+export { loadWasmCore, wasmCoreFromExports, wasmCoreModuleUrl, type WasmBinding, type LoadWasmCoreOptions, type WasmCoreExports } from './wasm-core.js';

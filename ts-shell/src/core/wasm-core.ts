@@ -1,9 +1,13 @@
 /**
- * The Wasm recovery core: the Rust core compiled to a WebAssembly component, transpiled by jco to
- * wasm/pkg/remit_core.js. This adapter only converts: bytes in, bytes out, decoded with
- * ./encoding.ts. The module is loaded lazily so the reference core works without a Wasm build.
+ * The Wasm recovery core: the Rust core compiled to a WebAssembly component, transpiled by jco
+ * into the package @remit/core-wasm (wasm/ in the repository). This adapter only converts: bytes
+ * in, bytes out, decoded with ./encoding.ts. The module is loaded lazily, so the reference core
+ * works without it.
  */
 
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { CoreUnavailableError } from '../errors.js';
 import {
   decodeAdmission, decodeRecovery, encodeAdmissionRequest, isWellFormedRequest, MALFORMED_REQUEST_BYTES,
 } from './encoding.js';
@@ -15,18 +19,17 @@ export interface WasmCoreExports {
   admit(log: Uint8Array, request: Uint8Array): Uint8Array;
 }
 
-export const WASM_CORE_MODULE_URL = new URL('../../../wasm/pkg/remit_core.js', import.meta.url);
+/** The package that carries the component's jco bindings and its .wasm. */
+export const WASM_CORE_PACKAGE = '@remit/core-wasm';
 
-/** The Wasm core cannot be loaded: not built, or the build is broken. */
-export class CoreUnavailableError extends Error {
-  override readonly name = 'CoreUnavailableError';
-  constructor(
-    readonly reason: 'WASM_NOT_BUILT' | 'WASM_LOAD_FAILED',
-    readonly moduleUrl: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+const FIX = 'install @remit/core-wasm (a dependency of remit); in the REMIT repository run `npm run setup`, which builds it; or choose the TypeScript reference core (core: "reference")';
+
+/** Where the binding's entry module is (a file URL), resolved like any import of this package. */
+export function wasmCoreModuleUrl(): string {
+  try {
+    return pathToFileURL(createRequire(import.meta.url).resolve(WASM_CORE_PACKAGE)).href;
+  } catch (e) {
+    throw new CoreUnavailableError('wasm', 'WASM_NOT_INSTALLED', `${WASM_CORE_PACKAGE} cannot be resolved (not installed, or not built): ${FIX}`, e);
   }
 }
 
@@ -49,15 +52,12 @@ async function importExports(moduleUrl: URL): Promise<WasmCoreExports> {
     mod = (await import(moduleUrl.href)) as Partial<WasmCoreExports>;
   } catch (e) {
     if (isModuleNotFound(e)) {
-      throw new CoreUnavailableError('WASM_NOT_BUILT', moduleUrl.href,
-        `the Wasm core is not built (${moduleUrl.pathname} is missing): run npm run setup`, { cause: e });
+      throw new CoreUnavailableError('wasm', 'WASM_NOT_BUILT', `${moduleUrl.pathname} is missing: ${FIX}`, e);
     }
-    throw new CoreUnavailableError('WASM_LOAD_FAILED', moduleUrl.href,
-      `the Wasm core at ${moduleUrl.pathname} failed to load (${String((e as Error)?.message ?? e)}): run npm run setup`, { cause: e });
+    throw new CoreUnavailableError('wasm', 'WASM_LOAD_FAILED', `${moduleUrl.pathname} failed to load (${String((e as Error)?.message ?? e)}): ${FIX}`, e);
   }
   if (typeof mod.recover !== 'function' || typeof mod.admit !== 'function') {
-    throw new CoreUnavailableError('WASM_LOAD_FAILED', moduleUrl.href,
-      `${moduleUrl.pathname} does not export recover and admit: run npm run setup`);
+    throw new CoreUnavailableError('wasm', 'WASM_LOAD_FAILED', `${moduleUrl.pathname} does not export recover and admit: ${FIX}`);
   }
   return mod as WasmCoreExports;
 }
@@ -133,8 +133,7 @@ async function instantiateCoreModule(moduleUrl: URL): Promise<CoreModuleExports>
   try {
     bytes = await readFile(coreUrl);
   } catch (e) {
-    throw new CoreUnavailableError('WASM_NOT_BUILT', coreUrl.href,
-      `the Wasm core is not built (${coreUrl.pathname} is missing): run npm run setup`, { cause: e });
+    throw new CoreUnavailableError('wasm', 'WASM_NOT_BUILT', `${coreUrl.pathname} is missing: ${FIX}`, e);
   }
   try {
     const module = await webAssembly.compile(bytes);
@@ -147,9 +146,8 @@ async function instantiateCoreModule(moduleUrl: URL): Promise<CoreModuleExports>
     if (missing.length > 0) throw new Error(`it does not export ${missing.join(', ')}`);
     return exports as unknown as CoreModuleExports;
   } catch (e) {
-    throw new CoreUnavailableError('WASM_LOAD_FAILED', coreUrl.href,
-      `the Wasm core module ${coreUrl.pathname} cannot be called directly (${String((e as Error)?.message ?? e)}): run npm run setup`,
-      { cause: e });
+    throw new CoreUnavailableError('wasm', 'WASM_LOAD_FAILED',
+      `the Wasm core module ${coreUrl.pathname} cannot be called directly (${String((e as Error)?.message ?? e)}): ${FIX}`, e);
   }
 }
 
@@ -206,8 +204,15 @@ function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
   };
 }
 
-/** Load the Wasm core. Throws CoreUnavailableError (with "run npm run setup") when not built. */
-export async function loadWasmCore(moduleUrl: URL = WASM_CORE_MODULE_URL, options: LoadWasmCoreOptions = {}): Promise<RecoveryCore> {
+/**
+ * Load the Wasm core from the binding module at `moduleUrl` (a file URL; default: the installed
+ * @remit/core-wasm). Throws CoreUnavailableError (saying how to fix it) when it is missing.
+ */
+export async function loadWasmCore(moduleUrl: string = wasmCoreModuleUrl(), options: LoadWasmCoreOptions = {}): Promise<RecoveryCore> {
+  return loadWasmCoreAt(new URL(moduleUrl), options);
+}
+
+async function loadWasmCoreAt(moduleUrl: URL, options: LoadWasmCoreOptions): Promise<RecoveryCore> {
   if (options.binding === 'canonical-abi') return wasmCoreFromExports(canonicalAbiExports(await instantiateCoreModule(moduleUrl)));
   return wasmCoreFromExports(await importExports(moduleUrl));
 }

@@ -12,13 +12,13 @@ import { sinkDeps } from '../../../examples/refund/deps.js';
 import { Approval, createRefundWorkflow, RefundState } from '../../../examples/refund/workflow.js';
 import { createCore } from '../core/index.js';
 import type { RecoveryCore } from '../core/types.js';
-import { FileEffectSink } from '../effects/sink.js';
+import { FileEffectSink } from '../testing/effect-sink.js';
 import { Remit } from '../remit.js';
 import { SqliteStore } from '../store/sqlite.js';
 import {
   checkCheckpointValidity, checkConsumeOnce, checkEffectsExactlyOnce, checkPrefixContinuation, logFacts,
-} from '../testing/contract-checks.js';
-import { spawnChild, type ChildExit } from '../testing/spawn-child.js';
+} from '../../test-support/contract-checks.js';
+import { spawnChild, type ChildExit } from '../../../examples/refund/child/spawn-child.js';
 
 const root = mkdtempSync(join(tmpdir(), 'remit-child-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -151,7 +151,7 @@ describe(`several processes on one SQLite file (${coreKind} core)`, () => {
     const summary = exits.map((e) => ({ code: e.code, error: errorCode(e) }));
     console.log('continue race outcomes:', JSON.stringify(summary), 'chargeCard calls:', (await f.sink.counts()).byEffect['chargeCard']?.invocations);
     expect(summary.filter((s) => s.code === 0).length, JSON.stringify(summary)).toBeGreaterThanOrEqual(1);
-    for (const s of summary) expect([{ code: 0, error: undefined }, { code: 4, error: 'REMIT_CONFLICT' }]).toContainEqual(s);
+    for (const s of summary) expect([{ code: 0, error: undefined }, { code: 1, error: 'REMIT_CONFLICT' }]).toContainEqual(s);
     const remit = f.open();
     expect((await remit.status('race')).status).toBe('parked');
     await remit.close();
@@ -175,7 +175,7 @@ describe(`several processes on one SQLite file (${coreKind} core)`, () => {
     const exits = await Promise.all(children.map((c) => c.exited));
     const winners = exits.filter((e) => e.code === 0);
     expect(winners).toHaveLength(1);
-    for (const e of exits.filter((x) => x.code !== 0)) expect({ code: e.code, error: errorCode(e) }).toEqual({ code: 4, error: 'REMIT_ALREADY_CONSUMED' });
+    for (const e of exits.filter((x) => x.code !== 0)) expect({ code: e.code, error: errorCode(e) }).toEqual({ code: 1, error: 'REMIT_ALREADY_CONSUMED' });
     const winnerIndex = exits.indexOf(winners[0]!);
     const store = new SqliteStore(f.db);
     const facts = logFacts('resume-race', await store.readLog('resume-race'));

@@ -14,7 +14,7 @@ import type { FaultInfo, FaultPoint, SequencerHooks } from '../faults.js';
 import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import type { AppendOutcome, Store } from '../store/store.js';
-import { logFacts } from '../testing/contract-checks.js';
+import { logFacts } from '../../test-support/contract-checks.js';
 import { END, workflow } from '../workflow/workflow.js';
 
 const cores: RecoveryCore[] = [await createCore('reference')];

@@ -16,8 +16,8 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { createCore } from '../core/index.js';
 import type { RecoveryCore } from '../core/types.js';
-import { modelScript } from '../testing/model/commands.js';
-import { Model, RealSystem, type StoreKind } from '../testing/model/system.js';
+import { modelScript } from '../../test-support/model/commands.js';
+import { Model, RealSystem, type StoreKind } from '../../test-support/model/system.js';
 
 const RUNS = Number(process.env['REMIT_MBT_RUNS'] ?? 50);
 const SEED = process.env['REMIT_MBT_SEED'] ? Number(process.env['REMIT_MBT_SEED']) : undefined;

@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { createReferenceCore } from '../core/reference-core.js';
 import {
   ContinueCommand, CrashCommand, DuplicateResumeCommand, ModelViolation, ResumeCommand, StartCommand,
-} from '../testing/model/commands.js';
-import { Model, RealSystem, type RealSystemOptions } from '../testing/model/system.js';
+} from '../../test-support/model/commands.js';
+import { Model, RealSystem, type RealSystemOptions } from '../../test-support/model/system.js';
 import type { RecoveryCore } from '../core/types.js';
 
 async function runScript(core: RecoveryCore, commands: fc.AsyncCommand<Model, RealSystem>[], options: RealSystemOptions = {}): Promise<unknown> {

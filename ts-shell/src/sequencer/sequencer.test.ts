@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { sinkDeps } from '../../../examples/refund/deps.js';
 import { createRefundWorkflow, RefundState } from '../../../examples/refund/workflow.js';
 import { createCore } from '../core/index.js';
-import { MemoryEffectSink } from '../effects/sink.js';
+import { MemoryEffectSink } from '../testing/effect-sink.js';
 import {
   AlreadyConsumedError, BeyondHeadError, ConflictError, DefinitionMismatchError, ForkTargetExistsError, HandlerThrewError,
   ImplicitForkError, LogCorruptError, NotACheckpointError, NotJsonError, NotParkedError, ResumeValueInvalidError,
@@ -19,7 +19,7 @@ import { FAULT_POINTS, type FaultPoint, type SequencerHooks } from '../faults.js
 import { renderInspection } from '../inspect.js';
 import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
-import { logFacts } from '../testing/contract-checks.js';
+import { logFacts } from '../../test-support/contract-checks.js';
 import { END, workflow, type Workflow } from '../workflow/workflow.js';
 
 const core = await createCore('reference');
@@ -93,20 +93,22 @@ describe('the sequencer on the refund workflow', () => {
     const { refund, store, remit } = setup();
     const parked = await remit.start(refund, input, { runId: 'r' });
     const before = await store.readLog('r');
-    await expect(remit.resume('r', parked.interrupt!.id, { approved: 'yes' })).rejects.toMatchObject({ code: 'REMIT_RESUME_VALUE_INVALID', field: 'approved' });
+    const invalid = remit.resume('r', parked.interrupt!.id, { approved: 'yes' });
+    await expect(invalid).rejects.toBeInstanceOf(ResumeValueInvalidError);
+    await expect(invalid).rejects.toMatchObject({ code: 'REMIT_RESUME_VALUE_INVALID', field: 'approved' });
     expect(await store.readLog('r')).toEqual(before);
     await expect(remit.resume('r', 'managerApproval@99', approval)).rejects.toBeInstanceOf(UnknownInterruptError);
     await expect(remit.resume('r', 'chargeCard@2', approval)).rejects.toBeInstanceOf(UnknownInterruptError);
     expect(await store.readLog('r')).toEqual(before);
     await remit.resume('r', parked.interrupt!.id, approval);
     const after = await store.readLog('r');
-    await expect(remit.resume('r', parked.interrupt!.id, approval)).rejects.toMatchObject({ code: 'REMIT_ALREADY_CONSUMED', seq: 6 });
+    const second = remit.resume('r', parked.interrupt!.id, approval);
+    await expect(second).rejects.toBeInstanceOf(AlreadyConsumedError);
+    await expect(second).rejects.toMatchObject({ code: 'REMIT_ALREADY_CONSUMED', seq: 6 });
     expect(await store.readLog('r')).toEqual(after);
     const zero = await remit.start(refund, { ...input, amountCents: 0 }, { runId: 'z' });
     expect(zero.status).toBe('completed');
     await expect(remit.resume('z', 'managerApproval@5', approval)).rejects.toBeInstanceOf(NotParkedError);
-    expect(ResumeValueInvalidError).toBeDefined();
-    expect(AlreadyConsumedError).toBeDefined();
   });
 
   it('fork copies the prefix and leaves the source byte-identical; refusals are typed', async () => {
@@ -157,9 +159,10 @@ describe('the sequencer on the refund workflow', () => {
     await remit.start(refund, input, { runId: 'bad' });
     const backing = (store as MemoryStore).backing;
     backing.runs.get('bad')!.records[3]!.bytes[20]! ^= 0xff;
-    await expect(remit.continueRun('bad')).rejects.toMatchObject({ code: 'REMIT_LOG_CORRUPT', seq: 3, runId: 'bad' });
+    const continued = remit.continueRun('bad');
+    await expect(continued).rejects.toBeInstanceOf(LogCorruptError);
+    await expect(continued).rejects.toMatchObject({ code: 'REMIT_LOG_CORRUPT', seq: 3, runId: 'bad' });
     expect((await remit.inspect('bad')).error).toMatchObject({ seq: 3 });
-    expect(LogCorruptError).toBeDefined();
   });
 
   it('of two sequencers on one run the loser stops with ConflictError and writes nothing', async () => {

@@ -1,4 +1,4 @@
-import { describeStoreContract } from './store-contract.js';
+import { describeStoreContract } from '../testing/store-contract.js';
 import { MemoryStore } from './memory.js';
 
 describeStoreContract('memory', () => new MemoryStore(), {

@@ -9,9 +9,9 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
-import { describePg, dropSchemas, freshSchemaName, ReplyLosingProxy } from './postgres-test-env.js';
+import { describePg, dropSchemas, freshSchemaName, ReplyLosingProxy } from '../../test-support/postgres-test-env.js';
 import { PostgresStore, type PostgresStoreOptions } from './postgres.js';
-import { testRecord } from './store-contract.js';
+import { testRecord } from '../testing/store-contract.js';
 
 const records = (first: number, count: number, tag: string) =>
   Array.from({ length: count }, (_, i) => testRecord(first + i, `${tag}-${first + i}`));

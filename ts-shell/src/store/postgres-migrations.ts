@@ -9,7 +9,13 @@
  * - A database whose schema is newer than this library knows is refused, never "downgraded".
  */
 
-import type { PoolClient } from 'pg';
+/**
+ * The part of a pg client that migrations use. Declared here rather than imported from pg's types,
+ * so that the published declarations need no @types/pg.
+ */
+export interface SqlClient {
+  query<Row = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<{ rowCount: number | null; rows: Row[] }>;
+}
 
 export interface Migration {
   version: number;
@@ -71,7 +77,7 @@ export interface MigrationReport {
  * `client` must not be inside a transaction; it is left outside one.
  */
 export async function migrateSchema(
-  client: PoolClient,
+  client: SqlClient,
   schema: string,
   options: { mode?: 'apply' | 'verify'; migrations?: readonly Migration[]; lockTimeoutMs?: number } = {},
 ): Promise<MigrationReport> {
@@ -104,7 +110,7 @@ export async function migrateSchema(
 }
 
 /** Applied versions, ascending; creates the schema and the bookkeeping table unless verifying. */
-async function appliedVersions(client: PoolClient, schema: string, quoted: string, verifyOnly: boolean): Promise<number[]> {
+async function appliedVersions(client: SqlClient, schema: string, quoted: string, verifyOnly: boolean): Promise<number[]> {
   const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
   // CREATE SCHEMA IF NOT EXISTS would demand CREATE on the database even when the schema exists,
   // so a schema created beforehand by an administrator is detected first and left alone.

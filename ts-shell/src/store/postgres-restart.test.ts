@@ -10,9 +10,9 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
-import { describePg, freshSchemaName } from './postgres-test-env.js';
+import { describePg, freshSchemaName } from '../../test-support/postgres-test-env.js';
 import { PostgresStore, type PostgresStoreOptions } from './postgres.js';
-import { testRecord } from './store-contract.js';
+import { testRecord } from '../testing/store-contract.js';
 
 const execFileAsync = promisify(execFile);
 const PG_SH = fileURLToPath(new URL('../../../scripts/pg.sh', import.meta.url));
@@ -108,6 +108,10 @@ describePg('postgres store across a server restart', () => {
       }
     }
     const errors = [...reported.values()].filter((o) => o !== 'committed');
+    // The restart must have met appends in flight: some were retried, resolved or reported as
+    // failed. A restart that fell between appends would test nothing.
+    const counters = store.faultCounters;
+    expect(errors.length + counters.retries + counters.ambiguousWrites, JSON.stringify({ errors, counters })).toBeGreaterThan(0);
     process.stderr.write(
       `restart run: ${reported.size} appends, ${reported.size - errors.length} committed, errors ${JSON.stringify(errors)}, counters ${JSON.stringify(store.faultCounters)}\n`,
     );

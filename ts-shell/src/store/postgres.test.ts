@@ -2,9 +2,9 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
 import { MIGRATIONS, type Migration } from './postgres-migrations.js';
-import { describePg, dropSchemas, freshSchemaName } from './postgres-test-env.js';
+import { describePg, dropSchemas, freshSchemaName } from '../../test-support/postgres-test-env.js';
 import { PostgresStore, type PostgresStoreOptions } from './postgres.js';
-import { describeStoreContract, testRecord } from './store-contract.js';
+import { describeStoreContract, testRecord } from '../testing/store-contract.js';
 
 const concat = (parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
 const records = (first: number, count: number, tag: string) =>

@@ -34,11 +34,28 @@ import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode,
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
 import type { AppendOutcome, ForkOutcome, RunListing, Store, StoredRecord } from './store.js';
 
+/**
+ * node-postgres Pool settings, passed to `new pg.Pool` as they are (see pg's PoolConfig). Typed
+ * loosely here so that a TypeScript service needs no @types/pg to use this store.
+ */
+export interface PostgresPoolSettings {
+  host?: string;
+  port?: number;
+  user?: string;
+  password?: string;
+  database?: string;
+  ssl?: unknown;
+  max?: number;
+  connectionTimeoutMillis?: number;
+  application_name?: string;
+  [setting: string]: unknown;
+}
+
 export interface PostgresStoreOptions {
   /** e.g. postgres://user:password@host:5432/db (any libpq-style URL pg accepts). */
   connectionString?: string;
   /** Further pg.Pool settings (host, port, user, ssl, ...); `connectionString` wins over its own. */
-  pool?: PoolConfig;
+  pool?: PostgresPoolSettings;
   /** Schema holding the tables (default "remit"); lower-case letters, digits, underscore. */
   schema?: string;
   /** Server-side statement_timeout for every statement (default 10000 ms; 0 = none). */
@@ -588,7 +605,7 @@ function createPool(options: PostgresStoreOptions): pg.Pool {
   const statementTimeoutMs = Math.max(0, Math.floor(options.statementTimeoutMs ?? 10_000));
   const clientTimeoutMs = Math.max(0, Math.floor(options.clientTimeoutMs ?? (statementTimeoutMs === 0 ? 0 : statementTimeoutMs + 5000)));
   const config: PoolConfig = {
-    ...options.pool,
+    ...(options.pool as PoolConfig | undefined),
     max: options.maxConnections ?? options.pool?.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? options.pool?.connectionTimeoutMillis ?? 5000,
     application_name: options.applicationName ?? options.pool?.application_name ?? 'remit',

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.js';
-import { describeStoreContract, testRecord } from './store-contract.js';
+import { describeStoreContract, testRecord } from '../testing/store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -127,7 +127,7 @@ describe('sqlite: batch sizes around the multi-row insert chunk (64 rows)', () =
 
 describe('sqlite: processes racing on one file', () => {
   const exec = promisify(execFile);
-  const child = fileURLToPath(new URL('./sqlite-race.child.ts', import.meta.url));
+  const child = fileURLToPath(new URL('../../test-support/sqlite-race.child.ts', import.meta.url));
 
   it('four writer processes appending to one run: every seq stored once, by the writer told it committed', async () => {
     const path = freshPath();

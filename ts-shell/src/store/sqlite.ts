@@ -21,7 +21,8 @@
 
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import { checkBatchSeqs, concatRecords, type StoreClock } from './common.js';
 import type { AppendOutcome, ForkOutcome, RunListing, Store, StoredRecord } from './store.js';
@@ -52,6 +53,16 @@ CREATE TABLE IF NOT EXISTS remit_records (
 `;
 
 type Db = Database.Database;
+
+/**
+ * better-sqlite3 is loaded when the first SQLite store opens, not when 'remit' is imported: a
+ * service on PostgreSQL or memory never loads the native module (and starts faster).
+ */
+let betterSqlite3: typeof Database | undefined;
+function loadBetterSqlite3(): typeof Database {
+  betterSqlite3 ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  return betterSqlite3;
+}
 
 /** Rows per multi-row INSERT (4 parameters each, far below SQLite's 32766-parameter limit). */
 const MAX_ROWS_PER_INSERT = 64;
@@ -119,7 +130,7 @@ export class SqliteStore implements Store {
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.db = this.wrap('open', {}, () => {
       if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
-      return new Database(this.path, { timeout: busyTimeoutMs });
+      return new (loadBetterSqlite3())(this.path, { timeout: busyTimeoutMs });
     });
     this.wrap('open', {}, () => {
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);

@@ -13,7 +13,7 @@ export const continueCommand: CommandModule = {
       .option('--from <seq>', 'refuse unless <seq> is the head checkpoint (older checkpoints need `remit fork`)')
       .action(async (runId: string, opts: { from?: string }, command: Command) => {
         const fromSeq = opts.from === undefined ? undefined : parseSeq(opts.from, '--from');
-        const session = await openSession(command);
+        const session = await openSession(command, { workflows: 'required' });
         try {
           const result = await session.remit.continueRun(runId, fromSeq === undefined ? {} : { fromSeq });
           print(session.options, result, () => describeResult(result));

@@ -16,7 +16,7 @@ export const forkCommand: CommandModule = {
       .option('--continue', 'drive the new run right away')
       .action(async (runId: string, seqText: string, opts: { intent: string; runId?: string; continue?: boolean }, command: Command) => {
         const seq = parseSeq(seqText, '<seq>');
-        const session = await openSession(command);
+        const session = await openSession(command, { workflows: opts.continue ? 'required' : 'optional' });
         try {
           const fork = await session.remit.fork(runId, seq, { intent: opts.intent, ...(opts.runId ? { newRunId: opts.runId } : {}) });
           if (!opts.continue) {

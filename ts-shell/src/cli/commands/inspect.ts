@@ -11,7 +11,7 @@ export const inspectCommand: CommandModule = {
       .description('show a run\'s log: node, kind, commit time, sizes, keys, and what comes next')
       .argument('<runId>', 'the run')
       .action(async (runId: string, _opts: unknown, command: Command) => {
-        const session = await openSession(command);
+        const session = await openSession(command, { workflows: 'optional' });
         try {
           const inspection = await session.remit.inspect(runId);
           print(session.options, inspection, () => renderInspection(inspection));

@@ -14,7 +14,7 @@ export const resumeCommand: CommandModule = {
       .argument('<value>', 'the resume value as JSON, or @file.json')
       .action(async (runId: string, interruptId: string, valueText: string, _opts: unknown, command: Command) => {
         const value = parseJsonArgument(valueText, '<value>');
-        const session = await openSession(command);
+        const session = await openSession(command, { workflows: 'required' });
         try {
           const result = await session.remit.resume(runId, interruptId, value);
           print(session.options, result, () => describeResult(result));

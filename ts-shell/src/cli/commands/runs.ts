@@ -10,7 +10,7 @@ export const runsCommand: CommandModule = {
       .command('runs')
       .description('list the runs in the database with their status')
       .action(async (_opts: unknown, command: Command) => {
-        const session = await openSession(command);
+        const session = await openSession(command, { workflows: 'optional' });
         try {
           const runs = await session.remit.runs();
           print(session.options, runs, () => {

@@ -4,20 +4,16 @@
  * `node --import tsx child-runner.ts '<json ChildSpec>'`.
  *
  * stdout carries one JSON object per line: {"event":"ready"}, {"event":"fault",...},
- * {"event":"result","result":...} or {"event":"error","error":...}. The exit code is the CLI's
- * (errors.ts, exitCodeFor). With `waitForGo`, the child loads everything, prints "ready" and
+ * {"event":"result","result":...} or {"event":"error","error":...} (the error's JSON, with its
+ * code). Exit code 0 with a result, 1 with an error. With `waitForGo`, the child loads everything, prints "ready" and
  * waits for a line on stdin, so a parent can release several children at once.
  */
 
 import { createInterface } from 'node:readline';
-import { sinkDeps } from '../../../examples/refund/deps.js';
-import { createRefundWorkflow } from '../../../examples/refund/workflow.js';
-import { FileEffectSink } from '../effects/sink.js';
-import { exitCodeFor, RemitError } from '../errors.js';
-import { NO_HOOKS, type FaultInfo, type FaultPoint } from '../faults.js';
-import { createRemit } from '../remit.js';
-import { SqliteStore } from '../store/sqlite.js';
-import { hooksFor, InjectedFault, parseFaultSpec } from './fault-spec.js';
+import { createRemit, openSqliteStore, RemitError, type FaultInfo, type FaultPoint } from 'remit';
+import { FileEffectSink, hooksFor, InjectedFault, NO_HOOKS, parseFaultSpec } from 'remit/testing';
+import { sinkDeps } from '../deps.js';
+import { createRefundWorkflow } from '../workflow.js';
 
 export interface ChildSpec {
   db: string;
@@ -56,7 +52,7 @@ async function main(): Promise<number> {
   const spec = JSON.parse(process.argv[2] ?? '{}') as ChildSpec;
   const hooks = spec.fault ? hooksFor(parseFaultSpec(spec.fault.at), (p, i) => onFault(spec.fault!.mode, p, i)) : NO_HOOKS;
   const refund = createRefundWorkflow(sinkDeps(new FileEffectSink(spec.sinkDir)));
-  const store = new SqliteStore(spec.db, { synchronous: spec.synchronous ?? 'FULL', busyTimeoutMs: 10_000 });
+  const store = openSqliteStore(spec.db, { synchronous: spec.synchronous ?? 'FULL', busyTimeoutMs: 10_000 });
   const remit = await createRemit({ store, workflows: [refund], core: spec.core, hooks });
   if (spec.waitForGo) {
     emit({ event: 'ready', pid: process.pid });
@@ -71,7 +67,7 @@ async function main(): Promise<number> {
     return 0;
   } catch (error) {
     emit({ event: 'error', error: error instanceof RemitError ? error.toJSON() : { name: (error as Error).name, message: String((error as Error).message) } });
-    return exitCodeFor(error);
+    return 1;
   } finally {
     await remit.close();
   }

@@ -1,12 +1,15 @@
+#!/usr/bin/env -S node --conditions=remit-source --import tsx
 /**
- * `remit conformance`: run the resume-contract conformance harness (conformance/) and print the
- * profile table. Default: the quick profile (REMIT on SQLite with the Wasm core, and LangGraph.js),
+ * `remit-conformance` (`npm start` from the repository): run the resume-contract conformance
+ * harness and print the profile table. Default: the quick profile (REMIT on SQLite with the Wasm core, and LangGraph.js),
  * every cell of both matrices. --full: every system, canaries included, REMIT on PostgreSQL when
  * REMIT_PG_URL is set; the hosts column (network namespaces, conformance/hosts/) as root.
  * Reports (JSON, Markdown, HTML, reproductions) go to --out (default ./reports).
  */
 import path from 'node:path';
-import { Option, type Command } from 'commander';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import {
   allSystems,
@@ -16,15 +19,16 @@ import {
   quickSystems,
   runCampaign,
   type CampaignOptions,
-} from '../../../conformance/harness/campaign.js';
-import type { Cell } from '../../../conformance/harness/cells.js';
-import type { HostsSetting } from '../../../conformance/harness/cross-host.js';
-import { renderTerminal } from '../../../conformance/harness/report/terminal.js';
-import { systemsNotRunnable, whyNotRunnable, type SystemDef } from '../../../conformance/harness/systems.js';
-import { hostsPrecondition, setUpHosts, type HostsEnvironment } from '../../../conformance/hosts/hosts.js';
-import { reportJson, writeReports } from '../../../conformance/harness/report/write.js';
-import { ExitCode } from '../errors.js';
-import type { CommandModule } from './registry.js';
+} from './harness/campaign.js';
+import type { Cell } from './harness/cells.js';
+import type { HostsSetting } from './harness/cross-host.js';
+import { renderTerminal } from './harness/report/terminal.js';
+import { systemsNotRunnable, whyNotRunnable, type SystemDef } from './harness/systems.js';
+import { hostsPrecondition, setUpHosts, type HostsEnvironment } from './hosts/hosts.js';
+import { reportJson, writeReports } from './harness/report/write.js';
+
+/** Exit codes: 0 every REMIT profile holds; 1 a system could not run; 2 usage; 10 a REMIT violation. */
+export const ConformanceExit = { OK: 0, UNEXPECTED: 1, USAGE: 2, REMIT_VIOLATED: 10 } as const;
 
 interface ConformanceFlags {
   full?: boolean;
@@ -158,17 +162,16 @@ async function runPrepared(flags: ConformanceFlags, json: boolean, prepared: Pre
     process.stdout.write(`Reports: ${written.html}\n         ${written.markdown}\n         ${written.json}\n`);
     if (written.reproductions > 0) process.stdout.write(`         ${written.reproductions} reproductions under ${path.join(outDir, 'repro')}\n`);
   }
-  if (result.unavailable.length > 0) return ExitCode.UNEXPECTED;
+  if (result.unavailable.length > 0) return ConformanceExit.UNEXPECTED;
   // A measured violation of another system is a result, not a failure; REMIT's own is.
   const remitViolated = result.report.systems.some(
     (s) => s.system.startsWith('remit-') && Object.values(s.properties).some((p) => p.status === 'violated'),
   );
-  return remitViolated && flags.allowViolations !== true ? ExitCode.RUN_FAILED : ExitCode.OK;
+  return remitViolated && flags.allowViolations !== true ? ConformanceExit.REMIT_VIOLATED : ConformanceExit.OK;
 }
 
-export function registerConformanceCommand(program: Command): Command {
-  return program
-    .command('conformance')
+export function buildConformanceProgram(): Command {
+  return new Command('remit-conformance')
     .description('measure the resume contract: fault and concurrency matrices for REMIT and other systems')
     .option('--full', 'every cell of both matrices for every adapter (REMIT variants, REMIT on PostgreSQL if REMIT_PG_URL is set, LangGraph.js, canaries)')
     .option('--seed <n>', 'seed of the scenarios (same seed, same report)', '1')
@@ -180,11 +183,36 @@ export function registerConformanceCommand(program: Command): Command {
     .option('--no-shrink', 'do not shrink violations to their smallest scenario')
     .option('--shrink-budget <n>', 're-runs allowed per shrunk property', '10')
     .option('--no-progress', 'no progress bar')
+    .option('--json', 'print the JSON report instead of the table', false)
     .addOption(new Option('--allow-violations', 'exit 0 even when a REMIT profile shows a violation').hideHelp())
-    .action(async (flags: ConformanceFlags, command: Command) => {
-      const json = Boolean(command.optsWithGlobals().json);
-      process.exitCode = await runConformance(flags, json);
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .action(async (flags: ConformanceFlags & { json: boolean }) => {
+      process.exitCode = await runConformance(flags, flags.json);
     });
 }
 
-export const conformanceCommand: CommandModule = { name: 'conformance', register: registerConformanceCommand };
+/** Run the CLI; resolves with the exit code (also set on process.exitCode). */
+export async function runConformanceCli(argv: string[] = process.argv): Promise<number> {
+  try {
+    await buildConformanceProgram().parseAsync(argv);
+    return (process.exitCode = Number(process.exitCode ?? 0));
+  } catch (error) {
+    if (error instanceof CommanderError) return (process.exitCode = error.exitCode === 0 ? 0 : ConformanceExit.USAGE);
+    process.stderr.write(`remit-conformance: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (process.env['REMIT_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    return (process.exitCode = ConformanceExit.UNEXPECTED);
+  }
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) await runConformanceCli();

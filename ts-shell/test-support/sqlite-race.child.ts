@@ -9,7 +9,7 @@
  * (every writer waits for the wall-clock time startAtMs, so they start together).
  */
 
-import { SqliteStore } from './sqlite.js';
+import { SqliteStore } from '../src/store/sqlite.js';
 
 const [db, runId, writer, target, startAt] = process.argv.slice(2) as [string, string, string, string, string];
 const targetRecords = Number(target);

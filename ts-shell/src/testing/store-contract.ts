@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { concatBytes as concat } from '../core/codec.js';
 import { StoreError } from '../errors.js';
-import type { Store } from './store.js';
+import type { Store } from '../store/store.js';
 
 /** Opens a fresh, empty store (a new database, schema, or memory backing) for one test. */
 export type OpenStore = () => Store | Promise<Store>;

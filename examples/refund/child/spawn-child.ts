@@ -9,9 +9,12 @@ import type { ChildSpec } from './child-runner.js';
 
 export const CHILD_RUNNER_PATH = fileURLToPath(new URL('./child-runner.ts', import.meta.url));
 
-/** `node --import <tsx>`: tsx resolved from this package, so the cwd does not matter. */
+/**
+ * `node --import <tsx>`: tsx resolved from this package, so the cwd does not matter; the
+ * `remit-source` condition makes 'remit' the library's sources in this repository.
+ */
 export function tsxNodeArgs(): string[] {
-  return ['--import', import.meta.resolve('tsx')];
+  return ['--conditions=remit-source', '--import', import.meta.resolve('tsx')];
 }
 
 export interface ChildEvent {

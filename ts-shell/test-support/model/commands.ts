@@ -8,12 +8,12 @@
  */
 
 import fc from 'fast-check';
-import { bytesEqual, jsonEqual, type Json } from '../../json.js';
-import { AlreadyConsumedError, BeyondHeadError, ConflictError, ImplicitForkError, ResumeValueInvalidError, RunNotFoundError } from '../../errors.js';
-import { NO_HOOKS, type SequencerHooks } from '../../faults.js';
-import type { RunResult } from '../../sequencer/sequencer.js';
+import { bytesEqual, jsonEqual, type Json } from '../../src/json.js';
+import { AlreadyConsumedError, BeyondHeadError, ConflictError, ImplicitForkError, ResumeValueInvalidError, RunNotFoundError } from '../../src/errors.js';
+import { NO_HOOKS, type SequencerHooks } from '../../src/faults.js';
+import type { RunResult } from '../../src/sequencer/sequencer.js';
 import { checkFork, logFacts } from '../contract-checks.js';
-import { hooksFor, InjectedFault, parseFaultSpec } from '../fault-spec.js';
+import { hooksFor, InjectedFault, parseFaultSpec } from '../../src/testing/fault-spec.js';
 import {
   checkAll, expectedFinalState, observeClaims, expectedSettledStatus, modelRefund, pathFor, type Model, type ModelRun, type RealSystem,
   type RefundInput,

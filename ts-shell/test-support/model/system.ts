@@ -7,16 +7,16 @@
 
 import { join } from 'node:path';
 import { z } from 'zod';
-import { sinkDeps } from '../../../../examples/refund/deps.js';
-import { Approval, createRefundWorkflow, RefundState, type RefundWorkflow } from '../../../../examples/refund/workflow.js';
-import type { RecoveryCore } from '../../core/types.js';
-import { MemoryEffectSink, receiptIdFor, type EffectCounts, type EffectReceipt, type EffectSink } from '../../effects/sink.js';
-import { NO_HOOKS, type SequencerHooks } from '../../faults.js';
-import type { Json } from '../../json.js';
-import { Remit } from '../../remit.js';
-import { MemoryBacking, MemoryStore } from '../../store/memory.js';
-import { SqliteStore } from '../../store/sqlite.js';
-import type { Store } from '../../store/store.js';
+import { sinkDeps } from '../../../examples/refund/deps.js';
+import { Approval, createRefundWorkflow, RefundState, type RefundWorkflow } from '../../../examples/refund/workflow.js';
+import type { RecoveryCore } from '../../src/core/types.js';
+import { MemoryEffectSink, receiptIdFor, type EffectCounts, type EffectReceipt, type EffectSink } from '../../src/testing/effect-sink.js';
+import { NO_HOOKS, type SequencerHooks } from '../../src/faults.js';
+import type { Json } from '../../src/json.js';
+import { Remit } from '../../src/remit.js';
+import { MemoryBacking, MemoryStore } from '../../src/store/memory.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/store.js';
 import {
   checkCheckpointValidity, checkConsumeOnce, checkEffectsExactlyOnce, checkPrefixContinuation, checkRecoveryDeterminism,
   logFacts, type LogFacts,

@@ -1,47 +1,20 @@
 /**
- * `remit demo`: the refund example survives a real SIGKILL. A child process starts a run and
- * pauses at a fault point (default: inside chargeCard, after the card was credited and before
- * that is recorded); this process kills it with SIGKILL, recovers the run from the SQLite file,
- * resumes the manager approval, and shows the log and what reached the outside world.
+ * The crash demo (`npm run demo`): the refund example survives a real SIGKILL. A child process
+ * starts a run and pauses at a fault point (default: inside chargeCard, after the card was
+ * credited and before that is recorded); this process kills it with SIGKILL, recovers the run
+ * from the SQLite file, resumes the manager approval, and shows the log and what reached the
+ * outside world. Everything here uses REMIT's public API ('remit', 'remit/testing').
  */
 
-import { dirname, join, resolve } from 'node:path';
-import type { Command } from 'commander';
-import { sinkDeps } from '../../../../examples/refund/deps.js';
-import { sampleApproval, sampleInput } from '../../../../examples/refund/index.js';
-import { createRefundWorkflow } from '../../../../examples/refund/workflow.js';
-import { FileEffectSink, type EffectCounts } from '../../effects/sink.js';
-import { renderInspection, table } from '../../inspect.js';
-import { createRemit } from '../../remit.js';
-import { SqliteStore } from '../../store/sqlite.js';
-import { formatFaultSpec, parseFaultSpec } from '../../testing/fault-spec.js';
-import { spawnChild } from '../../testing/spawn-child.js';
-import { globalOptions, UsageError } from '../context.js';
-import type { CommandModule } from '../registry.js';
+import { dirname, join } from 'node:path';
+import { createRemit, openSqliteStore, renderInspection } from 'remit';
+import { FileEffectSink, type EffectCounts } from 'remit/testing';
+import { sinkDeps } from '../refund/deps.js';
+import { sampleApproval, sampleInput } from '../refund/index.js';
+import { createRefundWorkflow } from '../refund/workflow.js';
+import { spawnChild } from '../refund/child/spawn-child.js';
 
 export const DEFAULT_DEMO_KILL_AT = 'effect.after-handler@chargeCard';
-
-export const demoCommand: CommandModule = {
-  name: 'demo',
-  register(program: Command) {
-    program
-      .command('demo')
-      .description('kill a refund run with SIGKILL mid-run in a child process, recover it, and show the log and effect counts')
-      .option('--kill-at <fault>', 'where the child is killed: point[:KIND][@node][#n] (see docs/guide.md)', DEFAULT_DEMO_KILL_AT)
-      .action(async (opts: { killAt: string }, command: Command) => {
-        const options = globalOptions(command);
-        let fault;
-        try {
-          fault = parseFaultSpec(opts.killAt);
-        } catch (error) {
-          throw new UsageError(`--kill-at: ${(error as Error).message}`);
-        }
-        const summary = await runDemo({ db: resolve(options.db), core: options.core, killAt: formatFaultSpec(fault), log: options.json ? () => {} : (s) => process.stdout.write(s + '\n') });
-        if (options.json) process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
-        process.exitCode = summary.exactlyOnce && summary.finalStatus === 'completed' ? 0 : 1;
-      });
-  },
-};
 
 export interface DemoSummary {
   runId: string;
@@ -76,7 +49,7 @@ export async function runDemo(args: { db: string; core: 'wasm' | 'reference'; ki
   const exit = await child.exited;
   log(`      child exited with signal ${exit.signal}`);
 
-  const store = new SqliteStore(db);
+  const store = openSqliteStore(db);
   const refund = createRefundWorkflow(sinkDeps(new FileEffectSink(sinkDir)));
   const remit = await createRemit({ store, workflows: [refund], core });
   try {
@@ -99,14 +72,14 @@ export async function runDemo(args: { db: string; core: 'wasm' | 'reference'; ki
     }
 
     log('[5/5] the log:');
-    log(renderInspection(await remit.inspect(runId)).split('\n').map((l) => '      ' + l).join('\n'));
+    log(renderInspection(await remit.inspect(runId)).split('\n').map((l: string) => '      ' + l).join('\n'));
     const counts = await new FileEffectSink(sinkDir).counts();
     const rows = Object.entries(counts.byEffect).map(([effect, c]) => {
       const keys = Object.values(counts.byKey).filter((k) => k.effect === effect).length;
       return [effect, String(c.invocations), String(c.applied), String(keys)];
     });
     log('      effects at the sink (a provider that deduplicates by idempotency key):');
-    log(table(['effect', 'handler calls', 'applied', 'keys'], rows, [false, true, true, true]).map((l) => '      ' + l).join('\n'));
+    log(formatTable(['effect', 'handler calls', 'applied', 'keys'], rows).map((l) => '      ' + l).join('\n'));
     const exactlyOnce = Object.values(counts.byKey).every((k) => k.applied === 1) && Object.keys(counts.byEffect).length > 0;
     log(`      every effect applied exactly once: ${exactlyOnce ? 'yes' : 'NO'}${rows.some((r) => Number(r[1]) > Number(r[2])) ? ' (a handler call after the crash reused the recorded key, so the provider did not apply it again)' : ''}`);
     return {
@@ -116,4 +89,11 @@ export async function runDemo(args: { db: string; core: 'wasm' | 'reference'; ki
   } finally {
     await remit.close();
   }
+}
+
+/** A plain text table, columns padded to their widest cell. */
+function formatTable(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }

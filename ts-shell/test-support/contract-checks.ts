@@ -6,11 +6,11 @@
  */
 
 import type { z } from 'zod';
-import { bytesEqual, decodeJson, fromUtf8, type Json } from '../json.js';
-import { decodeLog } from '../core/codec.js';
-import { RecordKind, type LogRecord, type RecoveryCore } from '../core/types.js';
-import { applyDelta, type Delta } from '../state/delta.js';
-import type { EffectCounts } from '../effects/sink.js';
+import { bytesEqual, decodeJson, fromUtf8, type Json } from '../src/json.js';
+import { decodeLog } from '../src/core/codec.js';
+import { RecordKind, type LogRecord, type RecoveryCore } from '../src/core/types.js';
+import { applyDelta, type Delta } from '../src/state/delta.js';
+import type { EffectCounts } from '../src/testing/effect-sink.js';
 
 export interface LogFacts {
   runId: string;

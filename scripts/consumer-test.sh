@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# What a Node service gets from `npm install remit`: pack the publishable packages (remit and
+# @remit/core-wasm), install the tarballs into an empty project with --omit=dev, and then
+#   1. run the README quickstart (examples/quickstart/quickstart.mjs) with plain `node`, once on the
+#      Wasm core and once on the reference core, and the installed `remit` bin on its database;
+#   2. type-check a strict TypeScript consumer (scripts/consumer/) with skipLibCheck false and no
+#      @types packages;
+#   3. check the published types with @arethetypeswrong/cli (ESM-only profile);
+#   4. report installed size and package count (SQLite only, and with pg) and the cold import
+#      time of 'remit' under plain node (median of 9 fresh processes).
+# Figures go to stdout and to $REMIT_CONSUMER_REPORT (default .remit/consumer-report.json).
+#
+# better-sqlite3's install script compiles a native addon (minutes on two cores; its prebuilt
+# download is blocked on this project's machines). The tarballs are installed with
+# --ignore-scripts and the addon the repository's own install compiled, for the same version of
+# better-sqlite3 and the same Node, is copied in. Everything else is exactly what npm installs.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+log() { printf '[consumer] %s\n' "$*"; }
+report="${REMIT_CONSUMER_REPORT:-$root/.remit/consumer-report.json}"
+work="$(mktemp -d "${TMPDIR:-/tmp}/remit-consumer-XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+# The repository's `remit-source` condition must not leak into the consumer: it gets dist/.
+unset NODE_OPTIONS
+
+log "packing remit and @remit/core-wasm (prepack builds dist/ and checks the Wasm build)"
+mkdir -p "$work/tarballs"
+npm pack --workspace wasm --workspace ts-shell --pack-destination "$work/tarballs" --silent >/dev/null
+remit_tgz="$(ls "$work"/tarballs/remit-[0-9]*.tgz)"
+wasm_tgz="$(ls "$work"/tarballs/remit-core-wasm-*.tgz)"
+
+install_app() { # $1: folder, rest: extra packages
+  local dir="$1"; shift
+  mkdir -p "$dir"
+  printf '{ "name": "consumer", "private": true, "type": "module" }\n' >"$dir/package.json"
+  (cd "$dir" && npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error \
+    "$wasm_tgz" "$remit_tgz" "$@" >/dev/null)
+  local want have
+  want="$(node -p "require('$root/node_modules/better-sqlite3/package.json').version")"
+  have="$(node -p "require('$dir/node_modules/better-sqlite3/package.json').version")"
+  [ "$want" = "$have" ] || { echo "better-sqlite3 $have installed, the repository built $want" >&2; exit 1; }
+  cp -r "$root/node_modules/better-sqlite3/build" "$dir/node_modules/better-sqlite3/"
+}
+size_mb() { du -sb "$1/node_modules" | awk '{ printf "%.1f", $1 / 1048576 }'; }
+package_count() { (cd "$1" && npm ls --all --parseable --omit=dev 2>/dev/null | tail -n +2 | wc -l); }
+has_package() { [ -d "$1/node_modules/$2" ] && echo yes || echo no; }
+
+app="$work/app"
+log "installing the tarballs into an empty project (--omit=dev)"
+install_app "$app"
+sqlite_mb="$(size_mb "$app")"; sqlite_packages="$(package_count "$app")"
+langchain_installed="$(has_package "$app" @langchain/core)"; pg_installed="$(has_package "$app" pg)"
+[ "$langchain_installed" = no ] || { echo "the SQLite-only install contains LangChain" >&2; exit 1; }
+[ "$pg_installed" = no ] || { echo "the SQLite-only install contains pg" >&2; exit 1; }
+log "SQLite-only install: $sqlite_packages packages, $sqlite_mb MB (no LangChain, no pg)"
+
+log "README quickstart with plain node"
+cp examples/quickstart/quickstart.mjs "$app/quickstart.mjs"
+for core in wasm reference; do
+  out="$(cd "$app" && REMIT_CORE=$core node quickstart.mjs)"
+  case "$out" in completed*) log "  $core core: $out" ;; *) echo "quickstart on the $core core printed: $out" >&2; exit 1 ;; esac
+done
+runs="$(cd "$app" && ./node_modules/.bin/remit --db ./.remit/app.db runs --json)"
+node -e 'const r = JSON.parse(process.argv[1]); if (r.length !== 2 || !r.every((x) => x.status === "completed")) { console.error(r); process.exit(1); }' "$runs"
+log "  the installed remit bin lists both runs as completed"
+
+log "type-checking a strict TypeScript consumer (skipLibCheck false, no @types)"
+cp scripts/consumer/consumer.ts scripts/consumer/tsconfig.json "$app/"
+"$root/node_modules/.bin/tsc" -p "$app/tsconfig.json"
+log "  tsc: no errors"
+
+log "checking the published types (@arethetypeswrong/cli, esm-only profile)"
+"$root/node_modules/.bin/attw" "$remit_tgz" --profile esm-only --format ascii
+"$root/node_modules/.bin/attw" "$wasm_tgz" --profile esm-only --format ascii
+
+log "cold import of 'remit' under plain node (median of 9 processes)"
+import_ms() { # $1: what to time (a module body); prints the median in ms
+  local samples=()
+  for _ in 1 2 3 4 5 6 7 8 9; do
+    samples+=("$(cd "$app" && node --input-type=module -e "const t = performance.now(); $1; console.log((performance.now() - t).toFixed(2));")")
+  done
+  printf '%s\n' "${samples[@]}" | sort -n | sed -n 5p
+}
+import_ms_median="$(import_ms "await import('remit')")"
+wasm_ready_ms_median="$(import_ms "const { createCore } = await import('remit/core'); await createCore('wasm')")"
+log "  import('remit'): $import_ms_median ms; import('remit/core') + load the Wasm core: $wasm_ready_ms_median ms"
+
+pg_app="$work/app-pg"
+install_app "$pg_app" pg
+pg_mb="$(size_mb "$pg_app")"; pg_packages="$(package_count "$pg_app")"
+(cd "$pg_app" && node --input-type=module -e "const m = await import('remit/postgres'); if (typeof m.openPostgresStore !== 'function') process.exit(1);")
+log "with pg: $pg_packages packages, $pg_mb MB (remit/postgres imports)"
+
+mkdir -p "$(dirname "$report")"
+cat >"$report" <<JSON
+{
+  "node": "$(node --version)",
+  "sqlite_only": { "packages": $sqlite_packages, "installed_mb": $sqlite_mb, "langchain": false, "pg": false },
+  "with_pg": { "packages": $pg_packages, "installed_mb": $pg_mb },
+  "cold_import_ms_median": $import_ms_median,
+  "import_and_wasm_core_ms_median": $wasm_ready_ms_median,
+  "tarballs_kb": { "remit": $(( $(stat -c %s "$remit_tgz") / 1024 )), "core_wasm": $(( $(stat -c %s "$wasm_tgz") / 1024 )) }
+}
+JSON
+log "passed; figures in ${report#"$root"/}"

@@ -1,0 +1,48 @@
+// A TypeScript service's view of the published types: compiled with strict, skipLibCheck false and
+// no @types packages (scripts/consumer-test.sh). It is type-checked, never run. lib DOM is there
+// for zod, whose declarations name the URL type (REMIT's own need only ES2022).
+import { z } from 'zod';
+import {
+  AlreadyConsumedError, createRemit, END, ErrorCode, openMemoryStore, openSqliteStore, RemitError, workflow,
+  type Remit, type RunResult, type Store,
+} from 'remit';
+import { createCore, type RecoveryCore } from 'remit/core';
+import { openPostgresStore, type PostgresStoreOptions } from 'remit/postgres';
+import { FileEffectSink, hooksFor, parseFaultSpec } from 'remit/testing';
+
+const Approval = z.object({ approved: z.boolean(), approver: z.string() });
+
+export const refund = workflow({ name: 'refund', version: '1', state: z.object({ amountCents: z.number().int(), chargeId: z.string().optional(), approved: z.boolean().optional() }) })
+  .effect('charge', {
+    run: async (s, { idempotencyKey }) => ({ chargeId: `${idempotencyKey}:${s.amountCents}` }),
+    apply: (_s, receipt) => ({ chargeId: receipt.chargeId }),
+    next: 'approval',
+  })
+  .interrupt('approval', { resume: Approval, apply: (_s, v) => ({ approved: v.approved }), next: END })
+  .build();
+
+export async function service(path: string): Promise<RunResult> {
+  const store: Store = path === ':memory:' ? openMemoryStore() : openSqliteStore(path, { synchronous: 'FULL' });
+  const remit: Remit = await createRemit({ store, workflows: [refund] });
+  const run = await remit.start(refund, { amountCents: 1250 }, { runId: 'order-1' });
+  const amount: number = run.state.amountCents;
+  if (run.status === 'parked' && run.interrupt && amount > 0) {
+    try {
+      return await remit.resume(run.runId, run.interrupt.id, { approved: true, approver: 'kim' });
+    } catch (error) {
+      if (error instanceof AlreadyConsumedError) return remit.status(run.runId);
+      if (error instanceof RemitError && error.code === ErrorCode.CONFLICT) return remit.status(run.runId);
+      throw error;
+    }
+  }
+  return run;
+}
+
+export async function coreAndPostgres(options: PostgresStoreOptions): Promise<RecoveryCore> {
+  const store = await openPostgresStore({ ...options, schema: 'remit' });
+  await store.close();
+  const hooks = hooksFor(parseFaultSpec('effect.after-handler@charge'), () => undefined);
+  void hooks;
+  void new FileEffectSink('/tmp/sink');
+  return createCore('reference');
+}

@@ -1,0 +1,36 @@
+/** The growable byte buffer a run session keeps its log in. */
+
+/** A run's log bytes: one buffer that grows by doubling, so appending is not a copy of the whole log. */
+export class LogBuffer {
+  private buffer: Uint8Array;
+  private length: number;
+
+  constructor(initial: Uint8Array) {
+    this.buffer = initial;
+    this.length = initial.length;
+  }
+
+  /** The log so far. Bytes under a view are never rewritten: the buffer only grows at its end. */
+  get bytes(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  get byteLength(): number {
+    return this.length;
+  }
+
+  push(parts: readonly Uint8Array[]): void {
+    let added = 0;
+    for (const p of parts) added += p.length;
+    const needed = this.length + added;
+    if (needed > this.buffer.length) {
+      const grown = new Uint8Array(Math.max(needed, this.buffer.length * 2, 4096));
+      grown.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+    }
+    for (const p of parts) {
+      this.buffer.set(p, this.length);
+      this.length += p.length;
+    }
+  }
+}

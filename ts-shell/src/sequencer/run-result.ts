@@ -1,0 +1,60 @@
+/**
+ * What the sequencer returns and what it needs from its owner: the public result of driving a run
+ * (RunResult), the batching options, and the Engine interface the Remit instance implements.
+ */
+
+import type { RecoveryCore } from '../core/types.js';
+import type { SequencerHooks } from '../faults.js';
+import type { Store } from '../store/store.js';
+import type { Workflow } from '../workflow/workflow.js';
+import type { RunStatusName } from './log-view.js';
+
+export interface ParkedInterrupt {
+  /** `${node}@${parkedSeq}`: pass it to resume(). */
+  id: string;
+  node: string;
+  parkedSeq: number;
+}
+
+export interface RunFailureView {
+  node: string;
+  code: string;
+  message: string;
+}
+
+/** Where a run stands, as recovered from its durable log. */
+export interface RunResult<S = unknown> {
+  runId: string;
+  workflow: string;
+  status: RunStatusName;
+  /** The state at the head checkpoint. */
+  state: S;
+  /** Seq of the last durable record. */
+  headSeq: number;
+  interrupt?: ParkedInterrupt;
+  failure?: RunFailureView;
+}
+
+/** How the sequencer batches its appends (RemitOptions). */
+export interface SequencingOptions {
+  /**
+   * Group commit (default true): run consecutive pure nodes in memory and append their completions
+   * together with the next boundary record, in one conditional append. false: one append per step.
+   */
+  groupPureSteps: boolean;
+  /** At most this many pure steps wait in memory before they are appended anyway (default 64). */
+  maxGroupedPureSteps: number;
+}
+
+export const DEFAULT_SEQUENCING: SequencingOptions = { groupPureSteps: true, maxGroupedPureSteps: 64 };
+
+/** What a sequencer needs from its owner (the Remit instance). */
+export interface Engine {
+  readonly store: Store;
+  readonly core: RecoveryCore;
+  readonly hooks: SequencerHooks;
+  readonly sequencing?: SequencingOptions;
+  workflowNamed(name: string): Workflow | undefined;
+  workflowNames(): string[];
+}
+

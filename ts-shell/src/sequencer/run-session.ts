@@ -1,0 +1,321 @@
+/**
+ * One run's log, cached in memory between the sequencer's own appends: the log buffer, the core's
+ * answer per log length, the head state carried from step to step, the staged records of a group
+ * of pure steps and their flush, and the drive loop that asks the core for the next action and
+ * hands it to a Step (./step.ts). See ./sequencer.ts for what must hold.
+ */
+
+import { encodeRecord } from '../core/codec.js';
+import { RecordKind, type LogRecord, type NextAction, type RecoveredRun, type Recovery } from '../core/types.js';
+import { ConflictError, DefinitionMismatchError, UnknownWorkflowError } from '../errors.js';
+import type { FaultInfo, SequencerHooks } from '../faults.js';
+import { assert } from '../assert.js';
+import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
+import { diffDescriptors, type WorkflowDescriptor } from '../workflow/descriptor.js';
+import { END, type Workflow } from '../workflow/workflow.js';
+import { LogBuffer } from './log-buffer.js';
+import {
+  advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, type HeadState,
+} from './log-view.js';
+import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
+import { GROUPABLE_ACTIONS, Step } from './step.js';
+
+/** Appended anyway once a group's encoded records reach this size, whatever the step count. */
+const MAX_GROUPED_BYTES = 4 * 1024 * 1024;
+
+/** One step's records waiting in memory for the next append (group commit). */
+interface StagedRecords {
+  seq: number;
+  kinds: string[];
+  node: string | undefined;
+  encoded: Uint8Array[];
+}
+
+/** The head state as of the checkpoint record `checkpointSeq`. */
+interface CachedHead extends HeadState {
+  checkpointSeq: number;
+}
+
+/** One run's log, cached in memory between the sequencer's own appends. */
+export class RunSession {
+  private log = new LogBuffer(new Uint8Array());
+  /** Records in `log`, staged ones included (-1: not counted yet, until the first recovery). */
+  private recordCount = 0;
+  private staged: StagedRecords[] = [];
+  private stagedBytes = 0;
+  private stagedSteps = 0;
+  private head: CachedHead | undefined;
+  private recovery: { byteLength: number; value: Recovery } | undefined;
+  /** An append failed: nothing cached may be used until the log is read again. */
+  private stale = false;
+  private checkedWorkflow: Workflow | undefined;
+  private readonly names = new Map<string, Uint8Array>();
+  readonly sequencing: SequencingOptions;
+
+  private constructor(
+    private readonly engine: Engine,
+    readonly runId: string,
+  ) {
+    this.sequencing = engine.sequencing ?? DEFAULT_SEQUENCING;
+  }
+
+  static async open(engine: Engine, runId: string): Promise<RunSession> {
+    const session = new RunSession(engine, runId);
+    await session.reload();
+    return session;
+  }
+
+  /** The log as this session knows it: the durable records plus any staged (not yet appended). */
+  get bytes(): Uint8Array {
+    return this.log.bytes;
+  }
+
+  get hooks(): SequencerHooks {
+    return this.engine.hooks;
+  }
+
+  /**
+   * The UTF-8 bytes of a node name, encoded once per session (records only copy them into frames).
+   */
+  nameBytes(name: string): Uint8Array {
+    let bytes = this.names.get(name);
+    if (bytes === undefined) {
+      bytes = utf8(name);
+      this.names.set(name, bytes);
+    }
+    return bytes;
+  }
+
+  get hasStaged(): boolean {
+    return this.staged.length > 0;
+  }
+
+  /** Forget everything in memory and read the run's log from the store. */
+  async reload(): Promise<void> {
+    const bytes = await this.engine.store.readLog(this.runId);
+    this.log = new LogBuffer(bytes);
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.stagedSteps = 0;
+    this.head = undefined;
+    this.recovery = undefined;
+    this.stale = false;
+    this.recordCount = bytes.length === 0 ? 0 : -1;
+  }
+
+  /** The core's view of the log (durable plus staged records); computed once per log length. */
+  recover(allowEmpty = false): RecoveredRun {
+    assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
+    const byteLength = this.log.byteLength;
+    if (this.recovery?.byteLength !== byteLength) {
+      this.recovery = { byteLength, value: this.engine.core.recover(this.log.bytes) };
+    }
+    const recovered = checkRecovery(this.recovery.value, this.runId, allowEmpty);
+    if (this.recordCount < 0) this.recordCount = recovered.recordCount;
+    assert(recovered.recordCount === this.recordCount, () => `run ${this.runId} holds ${this.recordCount} records, the core counts ${recovered.recordCount}`);
+    return recovered;
+  }
+
+  /**
+   * The state at the head checkpoint. From the cache when it is at the checkpoint `recovered`
+   * names (it is when this session wrote the checkpoint), else rebuilt from the snapshot and
+   * deltas. Without `recovered` (inside a group of pure steps) the cache is used as it stands: it
+   * is either empty or at the latest checkpoint, because every record this session adds is folded
+   * into it and a reload empties it.
+   */
+  headState(recovered?: RecoveredRun): HeadState {
+    if (recovered === undefined && this.head !== undefined) return this.head;
+    const at = recovered ?? this.recover();
+    if (this.head?.checkpointSeq === at.checkpointSeq) return this.head;
+    const rebuilt = headState(this.log.bytes, at, this.runId);
+    this.head = { ...rebuilt, checkpointSeq: at.checkpointSeq };
+    return this.head;
+  }
+
+  /** The registered workflow this run was started under, refusing a changed definition. */
+  workflowFor(recovered: RecoveredRun): Workflow {
+    if (this.checkedWorkflow) return this.checkedWorkflow;
+    const name = fromUtf8(recovered.workflow);
+    const wf = this.engine.workflowNamed(name);
+    if (!wf) throw new UnknownWorkflowError(name, this.engine.workflowNames(), { runId: this.runId });
+    if (!bytesEqual(wf.fingerprint, recovered.fingerprint)) {
+      const started = runStartedRecord(this.log.bytes, this.runId);
+      let recorded: WorkflowDescriptor | null = null;
+      try {
+        recorded = decodeJson(started.definition) as unknown as WorkflowDescriptor;
+      } catch {
+        recorded = null;
+      }
+      const differences = recorded ? diffDescriptors(recorded, wf.descriptor) : ['the recorded definition is unreadable'];
+      throw new DefinitionMismatchError(this.runId, name, differences);
+    }
+    this.checkedWorkflow = wf;
+    return wf;
+  }
+
+  /**
+   * Append `records` (whose seqs start at `expectedSeq`), after any staged records, in one
+   * conditional append. Hooks see each step's records before and after. A lost race throws
+   * ConflictError; nothing is written and the session must be reloaded.
+   */
+  async append(expectedSeq: number, records: LogRecord[], node?: string, decodedDelta?: Json): Promise<void> {
+    this.addRecords(expectedSeq, records, node, false, decodedDelta);
+    await this.flush();
+  }
+
+  /** Keep a step's records in memory; they go to the store with the next append or flush. */
+  stage(expectedSeq: number, records: LogRecord[], node: string, decodedDelta?: Json): void {
+    this.addRecords(expectedSeq, records, node, true, decodedDelta);
+  }
+
+  /** Whether the staged group is full: the next step appends it first. */
+  get groupFull(): boolean {
+    return this.stagedSteps >= this.sequencing.maxGroupedPureSteps || this.stagedBytes >= MAX_GROUPED_BYTES;
+  }
+
+  /** `decodedDelta`: the parsed state payload of the batch's NODE_COMPLETED when it is a delta (advanceHead). */
+  private addRecords(expectedSeq: number, records: LogRecord[], node: string | undefined, groupedStep: boolean, decodedDelta?: Json): void {
+    assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
+    assert(this.recordCount < 0 || expectedSeq === this.recordCount, () => `run ${this.runId} appends at seq ${expectedSeq}, its log holds ${this.recordCount} records`);
+    const encoded = records.map(encodeRecord);
+    let bytes = 0;
+    for (const e of encoded) bytes += e.length;
+    this.log.push(encoded);
+    this.staged.push({ seq: expectedSeq, kinds: records.map((r) => kindName(r.kind)), node, encoded });
+    this.stagedBytes += bytes;
+    if (groupedStep) this.stagedSteps += 1;
+    this.recordCount = expectedSeq + records.length;
+    for (const record of records) this.foldIntoHead(record, decodedDelta);
+  }
+
+  /** Carry the cached head state over a record this session adds (no cache: stays unknown). */
+  private foldIntoHead(record: LogRecord, decodedDelta: Json | undefined): void {
+    if (record.kind === RecordKind.NODE_COMPLETED && this.head === undefined) return;
+    const next = advanceHead(this.head ?? null, record, decodedDelta);
+    if (next !== null && next !== this.head) this.head = { ...next, checkpointSeq: record.seq };
+  }
+
+  /** Append every staged record in one conditional append (nothing staged: nothing to do). */
+  async flush(): Promise<void> {
+    if (this.staged.length === 0) return;
+    const groups = this.staged;
+    const firstSeq = groups[0]!.seq;
+    const encoded = groups.length === 1 ? groups[0]!.encoded : groups.flatMap((g) => g.encoded);
+    let outcome;
+    try {
+      for (const g of groups) await this.engine.hooks.at('append.before', this.faultInfo(g));
+      outcome = await this.engine.store.append(this.runId, firstSeq, encoded);
+    } catch (error) {
+      this.invalidate();
+      throw error;
+    }
+    if (!outcome.committed) {
+      this.invalidate();
+      throw new ConflictError(this.runId, firstSeq, outcome.nextSeq);
+    }
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.stagedSteps = 0;
+    for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
+  }
+
+  /**
+   * After node code failed with staged pure steps before it: append them (they completed, and a
+   * run without group commit would hold them), without letting a failure here hide the node's.
+   */
+  async flushQuietly(): Promise<void> {
+    try {
+      await this.flush();
+    } catch {
+      // The staged steps are lost as in a crash; the run continues from its durable prefix.
+    }
+  }
+
+  /** Drop the staged records and every cache: the next use reads the log from the store. */
+  private invalidate(): void {
+    this.stale = true;
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.stagedSteps = 0;
+    this.head = undefined;
+    this.recovery = undefined;
+  }
+
+  private faultInfo(g: StagedRecords): FaultInfo {
+    return { runId: this.runId, seq: g.seq, kinds: g.kinds, ...(g.node === undefined ? {} : { node: g.node }) };
+  }
+
+  /** Throws ConflictError when the store holds records at or after `nextSeq` (someone else wrote). */
+  async assertNoNewRecords(nextSeq: number): Promise<void> {
+    const newer = await this.engine.store.readRecords(this.runId, nextSeq);
+    if (newer.length > 0) throw new ConflictError(this.runId, nextSeq, nextSeq + newer.length);
+  }
+
+  /** Where the run stands, without doing anything. */
+  result(recovered: RecoveredRun): RunResult {
+    const status = STATUS_NAMES[recovered.status];
+    const out: RunResult = {
+      runId: fromUtf8(recovered.runId),
+      workflow: fromUtf8(recovered.workflow),
+      status,
+      state: cloneJson(this.headState(recovered).state),
+      headSeq: recovered.recordCount - 1,
+    };
+    if (recovered.action.tag === 'AWAIT_RESUME') {
+      out.interrupt = {
+        id: fromUtf8(recovered.action.interruptId),
+        node: fromUtf8(recovered.action.node),
+        parkedSeq: recovered.action.parkedSeq,
+      };
+    }
+    if (recovered.failure) {
+      out.failure = {
+        node: fromUtf8(recovered.failure.node),
+        code: fromUtf8(recovered.failure.code),
+        message: fromUtf8(recovered.failure.message),
+      };
+    }
+    return out;
+  }
+
+  /** Drive the run until it parks, completes or fails. */
+  async drive(): Promise<RunResult> {
+    if (this.stale) await this.reload();
+    for (;;) {
+      const recovered = this.recover();
+      const wf = this.workflowFor(recovered);
+      const action = recovered.action;
+      const runId = fromUtf8(recovered.runId);
+      if (action.tag === 'NONE' || action.tag === 'AWAIT_RESUME') {
+        // Staged steps that ended the run: the core has just checked them with the rest of the log.
+        await this.flush();
+        return this.result(recovered);
+      }
+      if (!this.sequencing.groupPureSteps || !GROUPABLE_ACTIONS.has(action.tag)) {
+        await new Step(this, wf, runId, recovered.recordCount, recovered).perform(action);
+        continue;
+      }
+      if (this.groupFull) await this.flush();
+      await this.runGroup(wf, runId, action, recovered);
+    }
+  }
+
+  /**
+   * Group commit: perform `action` (a pure node, or the completion of an interrupt or effect whose
+   * claim or result is already durable), then pure nodes while the route leads to one and the
+   * group is not full, staging every completion in memory. The drive loop then asks the core what
+   * comes next (with the staged records in the log) and appends the group with or before it.
+   */
+  private async runGroup(wf: Workflow, runId: string, action: NextAction, recovered: RecoveredRun): Promise<void> {
+    try {
+      let next = await new Step(this, wf, runId, this.recordCount, recovered).performStaged(action);
+      while (next !== null && next !== END && !this.groupFull && wf.nodes.get(next)?.kind === 'pure') {
+        next = await new Step(this, wf, runId, this.recordCount).runPure(next, 'stage');
+      }
+    } catch (error) {
+      // A hook or the sequencer threw inside the group: keep what completed before, then report.
+      if (this.hasStaged && !this.stale) await this.flushQuietly();
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,301 @@
+/**
+ * One transition of a run: the action the core chose (or, inside a group of pure steps, the
+ * core's AT(next) rule), performed with the node's code and recorded through the session. Node
+ * code gets copies of the state; every state is validated before it is encoded.
+ */
+
+import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
+import {
+  HandlerThrewError, NotJsonError, RemitError, ResumeValueInvalidError, RouteInvalidError, StateInvalidError, TerminalFailure,
+  toValidationIssues, type ErrorSubject,
+} from '../errors.js';
+import { assert, unreachable } from '../assert.js';
+import { effectKey, interruptId } from '../ids.js';
+import { decodeJson, encodeJson, fromUtf8, isPlainObject, utf8, type Json } from '../json.js';
+import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
+import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
+import { cloneJson, recordAt, type HeadState } from './log-view.js';
+import type { RunSession } from './run-session.js';
+
+/** A node's completion records, where it routes, and (delta form) the delta as parsed JSON. */
+interface Completion {
+  records: LogRecord[];
+  next: string;
+  decodedDelta?: Json;
+}
+
+/**
+ * Steps whose completion may wait in memory: re-running them after a crash repeats only
+ * deterministic work (a pure node; an interrupt's or effect's apply on a durable claim or result).
+ */
+export const GROUPABLE_ACTIONS: ReadonlySet<NextAction['tag']> = new Set(['RUN_PURE', 'FINISH_INTERRUPT', 'FINISH_EFFECT']);
+
+/** One transition of a run: the action the core chose (or, inside a group, its AT(next) rule). */
+export class Step {
+  constructor(
+    private readonly session: RunSession,
+    private readonly wf: Workflow,
+    private readonly runId: string,
+    private readonly nextSeq: number,
+    /** The core's answer this step came from (absent inside a group of pure steps). */
+    private readonly recovered?: RecoveredRun,
+  ) {}
+
+  async perform(action: NextAction): Promise<void> {
+    switch (action.tag) {
+      case 'RUN_PURE':
+        await this.runPure(fromUtf8(action.node), 'append');
+        return;
+      case 'BEGIN_EFFECT':
+        return this.beginEffect(fromUtf8(action.node));
+      case 'INVOKE_EFFECT':
+        return this.invokeEffect(fromUtf8(action.node), fromUtf8(action.key));
+      case 'FINISH_EFFECT':
+        await this.finishEffect(fromUtf8(action.node), action.doneOffset, 'append');
+        return;
+      case 'PARK':
+        return this.park(fromUtf8(action.node));
+      case 'FINISH_INTERRUPT':
+        await this.finishInterrupt(fromUtf8(action.node), fromUtf8(action.interruptId), action.claimOffset, 'append');
+        return;
+      case 'FINISH_RUN':
+        return this.session.append(this.nextSeq, [{ kind: RecordKind.RUN_COMPLETED, seq: this.nextSeq }]);
+      default:
+        return unreachable(`action ${action.tag} has no step`);
+    }
+  }
+
+  /** A groupable step (GROUPABLE_ACTIONS) with its completion staged; returns where it routes. */
+  async performStaged(action: NextAction): Promise<string | null> {
+    switch (action.tag) {
+      case 'RUN_PURE':
+        return this.runPure(fromUtf8(action.node), 'stage');
+      case 'FINISH_EFFECT':
+        return this.finishEffect(fromUtf8(action.node), action.doneOffset, 'stage');
+      case 'FINISH_INTERRUPT':
+        return this.finishInterrupt(fromUtf8(action.node), fromUtf8(action.interruptId), action.claimOffset, 'stage');
+      default:
+        return unreachable(`action ${action.tag} cannot be grouped`);
+    }
+  }
+
+  /** Record a completion now ('append') or leave it for the group's append ('stage'). */
+  private async record(records: LogRecord[], name: string, mode: 'append' | 'stage', decodedDelta?: Json): Promise<void> {
+    if (mode === 'stage') this.session.stage(this.nextSeq, records, name, decodedDelta);
+    else await this.session.append(this.nextSeq, records, name, decodedDelta);
+  }
+
+  private subject(node: string): ErrorSubject {
+    return { runId: this.runId, seq: this.nextSeq, node };
+  }
+
+  private node(name: string): NodeDefinition<Json> {
+    const def = this.wf.nodes.get(name);
+    // The fingerprint matched, so the run's node table is the workflow's: a miss is a bug.
+    assert(def !== undefined, () => `node ${name} of run ${this.runId} is not in workflow ${this.wf.name}`);
+    return def;
+  }
+
+  /** The head state (the session's; node code only ever gets a copy of it). */
+  private state(): HeadState {
+    return this.session.headState(this.recovered);
+  }
+
+  /**
+   * Run pure node `name` and record its completion: appended now ('append') or staged for the
+   * group ('stage'). Returns the node the completion routes to (END at the end), or null when the
+   * step ended otherwise (a terminal failure was recorded).
+   */
+  async runPure(name: string, mode: 'append' | 'stage'): Promise<string | null> {
+    const def = this.node(name);
+    assert(def.kind === 'pure', () => `${name} is not pure`);
+    const head = this.state();
+    let update: unknown;
+    try {
+      update = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name });
+    } catch (error) {
+      await this.nodeFailed(error, name, []);
+      return null;
+    }
+    await this.session.hooks.at('pure.before-return', { runId: this.runId, seq: this.nextSeq, node: name });
+    let completion: Completion;
+    try {
+      completion = this.completion(name, def.spec.next, head, update, this.nextSeq);
+    } catch (error) {
+      await this.nodeFailed(error, name, []);
+      return null;
+    }
+    await this.record(completion.records, name, mode, completion.decodedDelta);
+    return completion.next;
+  }
+
+  private async beginEffect(name: string): Promise<void> {
+    const key = effectKey(this.runId, name, this.nextSeq);
+    await this.session.append(this.nextSeq, [{ kind: RecordKind.EFFECT_INTENT, seq: this.nextSeq, node: utf8(name), key: utf8(key) }], name);
+  }
+
+  private async invokeEffect(name: string, key: string): Promise<void> {
+    const def = this.node(name);
+    assert(def.kind === 'effect', () => `${name} is not an effect`);
+    const head = this.state();
+    const hooks = this.session.hooks;
+    await hooks.at('effect.before-handler', { runId: this.runId, seq: this.nextSeq, node: name });
+    // Another sequencer may have moved the run on since this one read it (it may even have
+    // recorded this effect's completion): look once more, and stop rather than call the handler.
+    await this.session.assertNoNewRecords(this.nextSeq);
+    let result: unknown;
+    try {
+      result = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name, idempotencyKey: key });
+    } catch (error) {
+      return this.nodeFailed(error, name, []);
+    }
+    await hooks.at('effect.after-handler', { runId: this.runId, seq: this.nextSeq, node: name });
+    let recorded: { bytes: Uint8Array; value: Json };
+    try {
+      recorded = encodeJson(result === undefined ? null : result);
+    } catch (error) {
+      // The outside effect happened but cannot be recorded: nothing is written, and the next
+      // attempt calls the handler again with the same key, which the outside system deduplicates.
+      throw new NotJsonError('the effect result', String((error as Error).message), this.subject(name));
+    }
+    const done: LogRecord = { kind: RecordKind.EFFECT_DONE, seq: this.nextSeq, node: utf8(name), key: utf8(key), result: recorded.bytes };
+    await this.completeEffect(name, def, head, recorded.value, [done], 'append');
+  }
+
+  /** The effect's result is durable (EFFECT_DONE): complete the node from it. Returns where it routes. */
+  private async finishEffect(name: string, doneOffset: number, mode: 'append' | 'stage'): Promise<string | null> {
+    const def = this.node(name);
+    assert(def.kind === 'effect', () => `${name} is not an effect`);
+    const done = recordAt(this.session.bytes, doneOffset, this.runId);
+    assert(done.kind === RecordKind.EFFECT_DONE, () => `no EFFECT_DONE at offset ${doneOffset}`);
+    return this.completeEffect(name, def, this.state(), decodeJson(done.result), [], mode);
+  }
+
+  /**
+   * Apply an effect result and complete the node; `pending` (EFFECT_DONE) is written in any case,
+   * and then at once (mode 'append'): an outside effect's record never waits in memory.
+   */
+  private async completeEffect(
+    name: string,
+    def: Extract<NodeDefinition<Json>, { kind: 'effect' }>,
+    head: HeadState,
+    result: Json,
+    pending: LogRecord[],
+    mode: 'append' | 'stage' = 'append',
+  ): Promise<string | null> {
+    let completion: Completion;
+    try {
+      const update = def.spec.apply ? def.spec.apply(cloneJson(head.state), result) : undefined;
+      completion = this.completion(name, def.spec.next, head, update, this.nextSeq + pending.length);
+    } catch (error) {
+      await this.nodeFailed(error, name, pending);
+      return null;
+    }
+    assert(pending.length === 0 || mode === 'append', 'an EFFECT_DONE cannot be staged');
+    await this.record([...pending, ...completion.records], name, mode, completion.decodedDelta);
+    return completion.next;
+  }
+
+  private async park(name: string): Promise<void> {
+    const id = interruptId(name, this.nextSeq);
+    await this.session.append(
+      this.nextSeq,
+      [{ kind: RecordKind.INTERRUPT_PARKED, seq: this.nextSeq, node: utf8(name), interruptId: utf8(id) }],
+      name,
+    );
+  }
+
+  /** The resume value is durable (RESUME_CLAIMED): complete the node with it. Returns where it routes. */
+  private async finishInterrupt(name: string, interruptId: string, claimOffset: number, mode: 'append' | 'stage'): Promise<string | null> {
+    const def = this.node(name);
+    assert(def.kind === 'interrupt', () => `${name} is not an interrupt`);
+    const claim = recordAt(this.session.bytes, claimOffset, this.runId);
+    assert(claim.kind === RecordKind.RESUME_CLAIMED, () => `no RESUME_CLAIMED at offset ${claimOffset}`);
+    const parsed = def.spec.resume.safeParse(decodeJson(claim.value));
+    if (!parsed.success) {
+      throw new ResumeValueInvalidError(interruptId, this.subject(name), toValidationIssues(parsed.error.issues));
+    }
+    const head = this.state();
+    let completion: Completion;
+    try {
+      completion = this.completion(name, def.spec.next, head, def.spec.apply(cloneJson(head.state), parsed.data), this.nextSeq);
+    } catch (error) {
+      await this.nodeFailed(error, name, []);
+      return null;
+    }
+    await this.record(completion.records, name, mode, completion.decodedDelta);
+    return completion.next;
+  }
+
+  /**
+   * The NODE_COMPLETED (and RUN_COMPLETED when the route ends the run) for `update` merged into
+   * the state: validated by the state schema, encoded as a delta or a snapshot by the storage
+   * policy. Throws StateInvalidError / RouteInvalidError / NotJsonError; writes nothing.
+   */
+  private completion(
+    name: string,
+    route: Route<Json>,
+    head: HeadState,
+    update: unknown,
+    seq: number,
+  ): Completion {
+    const subject = { runId: this.runId, seq, node: name };
+    const merged = mergeUpdate(head.state, update, subject);
+    const parsed = this.wf.stateSchema.safeParse(merged);
+    if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
+    let snapshot: { bytes: Uint8Array; value: Json };
+    try {
+      snapshot = encodeJson(parsed.data);
+    } catch (error) {
+      throw new NotJsonError('the state', String((error as Error).message), subject);
+    }
+    const next = resolveRoute(route, snapshot.value, this.wf, subject);
+    const delta = encodeJson(computeDelta(head.state, snapshot.value) ?? EMPTY_DELTA);
+    const asSnapshot = chooseSnapshot(snapshot.bytes.length, delta.bytes.length, head.deltaBytesSinceSnapshot);
+    const records: LogRecord[] = [{
+      kind: RecordKind.NODE_COMPLETED,
+      seq,
+      node: this.session.nameBytes(name),
+      next: next === END ? new Uint8Array() : this.session.nameBytes(next),
+      stateForm: asSnapshot ? StateForm.SNAPSHOT : StateForm.DELTA,
+      state: asSnapshot ? snapshot.bytes : delta.bytes,
+    }];
+    if (next === END) records.push({ kind: RecordKind.RUN_COMPLETED, seq: seq + 1 });
+    return asSnapshot ? { records, next } : { records, next, decodedDelta: delta.value };
+  }
+
+  /**
+   * Node code failed. A TerminalFailure ends the run (RUN_FAILED, after any staged and pending
+   * records); anything else writes only the staged and pending records (an EFFECT_DONE must never
+   * be lost: the outside effect happened) and stops the sequencer with a typed error.
+   */
+  private async nodeFailed(error: unknown, name: string, pending: LogRecord[]): Promise<void> {
+    if (error instanceof TerminalFailure) {
+      const seq = this.nextSeq + pending.length;
+      const failed: LogRecord = {
+        kind: RecordKind.RUN_FAILED, seq, node: utf8(name), code: utf8(error.failureCode || 'FAILED'), message: utf8(error.message),
+      };
+      await this.session.append(this.nextSeq, [...pending, failed], name);
+      return;
+    }
+    if (pending.length > 0) await this.session.append(this.nextSeq, pending, name);
+    else if (this.session.hasStaged) await this.session.flushQuietly();
+    if (error instanceof RemitError) throw error;
+    throw new HandlerThrewError(this.subject(name), error);
+  }
+}
+
+/** Shallow merge of a node's returned fields into the state (LangGraph's default reducer). */
+function mergeUpdate(state: Json, update: unknown, subject: ErrorSubject): unknown {
+  if (update === undefined || update === null) return state;
+  if (!isPlainObject(update as Json) || !isPlainObject(state)) {
+    throw new StateInvalidError(subject, [{ path: '(root)', message: 'a node must return an object of changed fields, or nothing' }]);
+  }
+  return { ...state, ...(update as Record<string, Json>) };
+}
+
+function resolveRoute(route: Route<Json>, state: Json, wf: Workflow, subject: ErrorSubject): string {
+  const target = typeof route === 'function' ? route(state) : route;
+  if (target === END || (typeof target === 'string' && wf.nodes.has(target))) return target;
+  throw new RouteInvalidError(target, subject);
+}
