@@ -7,8 +7,6 @@
  * Reports (JSON, Markdown, HTML, reproductions) go to --out (default ./reports).
  */
 import path from 'node:path';
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import {
@@ -205,14 +203,5 @@ export async function runConformanceCli(argv: string[] = process.argv): Promise<
   }
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) await runConformanceCli();
+// This file is the harness's entry (npm start, bin remit-conformance): nothing imports it.
+await runConformanceCli();

@@ -10,21 +10,12 @@
  */
 
 import { SqliteStore } from '../src/store/sqlite.js';
+import { testRecord } from '../src/testing/test-record.js';
 
 const [db, runId, writer, target, startAt] = process.argv.slice(2) as [string, string, string, string, string];
 const targetRecords = Number(target);
 
-function record(seq: number): Uint8Array {
-  const body = new TextEncoder().encode(`${writer}:${seq}`);
-  const out = new Uint8Array(16 + body.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, body.length, true);
-  view.setUint32(4, seq, true);
-  out[8] = 1;
-  out[9] = 2;
-  out.set(body, 12);
-  return out;
-}
+const record = (seq: number): Uint8Array => testRecord(seq, `${writer}:${seq}`);
 
 const store = new SqliteStore(db, { synchronous: 'NORMAL', busyTimeoutMs: 20_000 });
 await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAt) - Date.now())));

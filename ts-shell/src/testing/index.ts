@@ -18,6 +18,7 @@ export { parseFaultSpec, formatFaultSpec, faultMatches, hooksFor, InjectedFault 
 export type { FaultSpec } from './fault-spec.js';
 export { FileEffectSink, MemoryEffectSink, receiptIdFor } from './effect-sink.js';
 export type { EffectSink, EffectReceipt, EffectCount, EffectCounts } from './effect-sink.js';
+export { testRecord } from './test-record.js';
 export { applyDelta } from '../state/delta.js';
 export type { Delta } from '../state/delta.js';
 export { MemoryBacking } from '../store/memory.js';

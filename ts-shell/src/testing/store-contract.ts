@@ -10,6 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { concatBytes as concat } from '../core/codec.js';
 import { StoreError } from '../errors.js';
 import type { Store } from '../store/store.js';
+import { testRecord } from './test-record.js';
+
+export { testRecord };
 
 /** Opens a fresh, empty store (a new database, schema, or memory backing) for one test. */
 export type OpenStore = () => Store | Promise<Store>;
@@ -17,19 +20,6 @@ export type OpenStore = () => Store | Promise<Store>;
 export interface StoreContractOptions {
   /** Opens a second handle on the same data as `store` (another connection or view), if possible. */
   openSecondHandle?: (store: Store) => Store | Promise<Store>;
-}
-
-/** A syntactically framed record with seq `seq` and an opaque payload (the store checks only seq). */
-export function testRecord(seq: number, payload: string | Uint8Array = `payload-${seq}`): Uint8Array {
-  const body = typeof payload === 'string' ? new TextEncoder().encode(payload) : payload;
-  const out = new Uint8Array(16 + body.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, body.length, true);
-  view.setUint32(4, seq, true);
-  out[8] = 1;
-  out[9] = 2;
-  out.set(body, 12);
-  return out;
 }
 
 function records(firstSeq: number, count: number, tag = 'r'): Uint8Array[] {
