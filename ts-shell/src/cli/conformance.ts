@@ -8,19 +8,11 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import cliProgress from 'cli-progress';
-import {
-  allSystems,
-  loadScenario,
-  parseCells,
-  parseSystems,
-  quickSystems,
-  runCampaign,
-  type CampaignOptions,
-} from '../../../conformance/harness/campaign.js';
+import { loadScenario, parseCells, runCampaign, selectSystems, type CampaignOptions } from '../../../conformance/harness/campaign.js';
 import type { Cell } from '../../../conformance/harness/cells.js';
 import type { HostsSetting } from '../../../conformance/harness/cross-host.js';
 import { renderTerminal } from '../../../conformance/harness/report/terminal.js';
-import { systemsNotRunnable, whyNotRunnable, type SystemDef } from '../../../conformance/harness/systems.js';
+import type { SystemDef } from '../../../conformance/harness/systems.js';
 import { hostsPrecondition, setUpHosts, type HostsEnvironment } from '../../../conformance/hosts/hosts.js';
 import { reportJson, writeReports } from '../../../conformance/harness/report/write.js';
 import { ExitCode } from '../errors.js';
@@ -100,15 +92,12 @@ async function prepareHosts(systems: SystemDef[], cells: readonly Cell[], notes:
 export async function runConformance(flags: ConformanceFlags, json: boolean): Promise<number> {
   const seed = integer('seed', flags.seed, 0);
   const scenario = flags.scenario === undefined ? undefined : loadScenario(flags.scenario);
-  const systems = flags.system !== undefined ? parseSystems(flags.system.split(',')) : flags.full ? allSystems() : quickSystems();
-  for (const s of systems) {
-    const why = whyNotRunnable(s);
-    if (why !== null) throw new Error(`system ${s.id} cannot run here: ${why}`);
-  }
+  const selection = selectSystems({ ...(flags.full === undefined ? {} : { full: flags.full }), ...(flags.system === undefined ? {} : { system: flags.system }) });
+  const systems = selection.systems;
   if (scenario !== undefined && systems.length !== 1) throw new Error('--scenario replays one scenario: name one --system');
   const cells = parseCells(flags.cell?.flatMap((c) => c.split(',')));
   // Never silent: every system or column left out is named, with the reason.
-  const notes: string[] = flags.full === true && flags.system === undefined ? systemsNotRunnable().map((u) => `NOT RUN ${u.system}: ${u.reason}`) : [];
+  const notes: string[] = selection.notRun.map((u) => `NOT RUN ${u.system}: ${u.reason}`);
   for (const n of notes) process.stderr.write(`[conformance] ${n}\n`);
   const hosts = await prepareHosts(systems, scenario === undefined ? cells : [], notes);
   try {
