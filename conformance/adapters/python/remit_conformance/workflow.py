@@ -20,15 +20,21 @@ SafeNonNegativeInt = Annotated[int, Field(ge=0, le=MAX_SAFE_INTEGER)]
 STRICT = ConfigDict(strict=True, extra="ignore")
 
 
+# zod counts a string's length in code points, as pydantic's min_length/max_length do (the drift
+# test checks strings of 1- and 2-UTF-16-unit characters right at the bounds).
+OrderId = Annotated[str, Field(min_length=1, max_length=64)]
+Note = Annotated[str, Field(max_length=200)]
+
+
 class ApprovalValue(BaseModel):
     model_config = STRICT
     approved: bool
-    note: Annotated[str, Field(max_length=200)]
+    note: Note
 
 
 class RefundInput(BaseModel):
     model_config = STRICT
-    orderId: Annotated[str, Field(min_length=1, max_length=64)]
+    orderId: OrderId
     amountCents: SafeNonNegativeInt
 
 
@@ -36,7 +42,7 @@ class RefundState(BaseModel):
     """Every state that reaches a store must satisfy this (checkpoint validity)."""
 
     model_config = STRICT
-    orderId: Annotated[str, Field(min_length=1, max_length=64)]
+    orderId: OrderId
     amountCents: SafeNonNegativeInt
     refundCents: Optional[SafeNonNegativeInt]
     chargeId: Optional[str]
