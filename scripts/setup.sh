@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 log() { printf '[setup] %s\n' "$*"; }
 
-# Debian packages: the Rust-to-Wasm route (docs: ../shared/design/TOOLCHAIN.md) and the C/C++
+# Debian packages: the Rust-to-Wasm route (scripts/build-wasm.sh explains it) and the C/C++
 # toolchain that better-sqlite3 compiles with (its prebuilt download is blocked here).
 apt_packages=(rustc-web cargo-web rust-web-src lld-19 python3 make g++)
 missing=()
