@@ -1,7 +1,7 @@
 /**
  * `remit conformance`: run the resume-contract conformance harness (conformance/) and print the
- * profile table. Default: the quick profile (REMIT on SQLite with the Wasm core, and LangGraph.js),
- * every cell of both matrices. --full: every system, canaries included, REMIT on PostgreSQL when
+ * profile table. Default: the quick profile (REMIT on SQLite with the Wasm core, LangGraph.js, and
+ * the Python peers LangGraph, CrewAI Flows and pydantic-graph), every cell of both matrices. --full: every system, canaries included, REMIT on PostgreSQL when
  * REMIT_PG_URL is set; the hosts column (network namespaces, conformance/hosts/) as root.
  * Reports (JSON, Markdown, HTML, reproductions) go to --out (default ./reports).
  */
@@ -159,7 +159,7 @@ export function registerConformanceCommand(program: Command): Command {
   return program
     .command('conformance')
     .description('measure the resume contract: fault and concurrency matrices for REMIT and other systems')
-    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, REMIT on PostgreSQL if REMIT_PG_URL is set, LangGraph.js, canaries)')
+    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, REMIT on PostgreSQL if REMIT_PG_URL is set, LangGraph.js, the Python peers, canaries)')
     .option('--seed <n>', 'seed of the scenarios (same seed, same report)', '1')
     .option('--out <dir>', 'directory for the reports', 'reports')
     .option('--system <ids>', 'comma-separated system ids (see conformance/README.md)')
