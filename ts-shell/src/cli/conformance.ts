@@ -1,8 +1,9 @@
 /**
  * `remit conformance`: run the resume-contract conformance harness (conformance/) and print the
  * profile table. Default: the quick profile (REMIT on SQLite with the Wasm core, LangGraph.js, and
- * the Python peers LangGraph, CrewAI Flows and pydantic-graph), every cell of both matrices. --full: every system, canaries included, REMIT on PostgreSQL when
- * REMIT_PG_URL is set; the hosts column (network namespaces, conformance/hosts/) as root.
+ * the Python peers LangGraph, CrewAI Flows and pydantic-graph), every cell of both matrices.
+ * --full: every system, canaries included, REMIT on PostgreSQL when REMIT_PG_URL is set; the hosts
+ * column (network namespaces, conformance/hosts/) as root.
  * Reports (JSON, Markdown, HTML, reproductions) go to --out (default ./reports).
  */
 import path from 'node:path';
