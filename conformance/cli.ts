@@ -1,27 +1,20 @@
 #!/usr/bin/env -S node --conditions=remit-source --import tsx
 /**
  * `remit-conformance` (`npm start` from the repository): run the resume-contract conformance
- * harness and print the profile table. Default: the quick profile (REMIT on SQLite with the Wasm core, and LangGraph.js),
- * every cell of both matrices. --full: every system, canaries included, REMIT on PostgreSQL when
- * REMIT_PG_URL is set; the hosts column (network namespaces, conformance/hosts/) as root.
+ * harness and print the profile table. Default: the quick profile (REMIT on SQLite with the Wasm
+ * core, LangGraph.js, and the Python peers LangGraph, CrewAI Flows and pydantic-graph), every cell
+ * of both matrices. --full: every system, canaries included, REMIT on PostgreSQL when REMIT_PG_URL
+ * is set; the hosts column (network namespaces, conformance/hosts/) as root.
  * Reports (JSON, Markdown, HTML, reproductions) go to --out (default ./reports).
  */
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
-import {
-  allSystems,
-  loadScenario,
-  parseCells,
-  parseSystems,
-  quickSystems,
-  runCampaign,
-  type CampaignOptions,
-} from './harness/campaign.js';
+import { loadScenario, parseCells, runCampaign, selectSystems, type CampaignOptions } from './harness/campaign.js';
 import type { Cell } from './harness/cells.js';
 import type { HostsSetting } from './harness/cross-host.js';
 import { renderTerminal } from './harness/report/terminal.js';
-import { systemsNotRunnable, whyNotRunnable, type SystemDef } from './harness/systems.js';
+import type { SystemDef } from './harness/systems.js';
 import { hostsPrecondition, setUpHosts, type HostsEnvironment } from './hosts/hosts.js';
 import { reportJson, writeReports } from './harness/report/write.js';
 
@@ -102,15 +95,12 @@ async function prepareHosts(systems: SystemDef[], cells: readonly Cell[], notes:
 export async function runConformance(flags: ConformanceFlags, json: boolean): Promise<number> {
   const seed = integer('seed', flags.seed, 0);
   const scenario = flags.scenario === undefined ? undefined : loadScenario(flags.scenario);
-  const systems = flags.system !== undefined ? parseSystems(flags.system.split(',')) : flags.full ? allSystems() : quickSystems();
-  for (const s of systems) {
-    const why = whyNotRunnable(s);
-    if (why !== null) throw new Error(`system ${s.id} cannot run here: ${why}`);
-  }
+  const selection = selectSystems({ ...(flags.full === undefined ? {} : { full: flags.full }), ...(flags.system === undefined ? {} : { system: flags.system }) });
+  const systems = selection.systems;
   if (scenario !== undefined && systems.length !== 1) throw new Error('--scenario replays one scenario: name one --system');
   const cells = parseCells(flags.cell?.flatMap((c) => c.split(',')));
   // Never silent: every system or column left out is named, with the reason.
-  const notes: string[] = flags.full === true && flags.system === undefined ? systemsNotRunnable().map((u) => `NOT RUN ${u.system}: ${u.reason}`) : [];
+  const notes: string[] = selection.notRun.map((u) => `NOT RUN ${u.system}: ${u.reason}`);
   for (const n of notes) process.stderr.write(`[conformance] ${n}\n`);
   const hosts = await prepareHosts(systems, scenario === undefined ? cells : [], notes);
   try {
@@ -171,7 +161,7 @@ async function runPrepared(flags: ConformanceFlags, json: boolean, prepared: Pre
 export function buildConformanceProgram(): Command {
   return new Command('remit-conformance')
     .description('measure the resume contract: fault and concurrency matrices for REMIT and other systems')
-    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, REMIT on PostgreSQL if REMIT_PG_URL is set, LangGraph.js, canaries)')
+    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, REMIT on PostgreSQL if REMIT_PG_URL is set, LangGraph.js, the Python peers, canaries)')
     .option('--seed <n>', 'seed of the scenarios (same seed, same report)', '1')
     .option('--out <dir>', 'directory for the reports', 'reports')
     .option('--system <ids>', 'comma-separated system ids (see conformance/README.md)')

@@ -33,4 +33,13 @@ fi
 
 # The Wasm component and its jco bindings, and the library's dist/ (each skips when unchanged).
 bash scripts/build.sh
+
+# The conformance harness's Python peers (LangGraph, CrewAI Flows, pydantic-graph): one virtual
+# environment each, from the committed lock files (about 1.5 minutes the first time, under a second
+# after). Not fatal: a system whose environment is missing is reported "NOT RUN <system>: <reason>".
+if [ "${REMIT_SKIP_PYTHON:-0}" = "1" ]; then
+  log "REMIT_SKIP_PYTHON=1: the Python virtual environments are not built"
+else
+  bash scripts/python-venvs.sh || log "a Python virtual environment could not be built (above); its system will be NOT RUN"
+fi
 log "ready"

@@ -55,6 +55,34 @@ export function parseSystems(ids: string[]): SystemDef[] {
   return ids.map(findSystem);
 }
 
+export interface SystemSelection {
+  systems: SystemDef[];
+  /** Systems of the selection that cannot run here, with the reason ("NOT RUN <system>: <reason>"). */
+  notRun: { system: string; reason: string }[];
+}
+
+/**
+ * The systems a run measures. Named systems (`--system`) must all be runnable (an error names the
+ * one that is not); the quick profile and `--full` leave out the systems this machine cannot run
+ * (a server URL or a Python virtual environment is missing) and list them with the reason.
+ */
+export function selectSystems(options: { full?: boolean; system?: string }, env: NodeJS.ProcessEnv = process.env): SystemSelection {
+  if (options.system !== undefined) {
+    const systems = parseSystems(options.system.split(','));
+    for (const s of systems) {
+      const why = whyNotRunnable(s, env);
+      if (why !== null) throw new Error(`system ${s.id} cannot run here: ${why}`);
+    }
+    return { systems, notRun: [] };
+  }
+  const wanted = options.full === true ? [...SYSTEMS] : quickSystems();
+  const notRun = wanted.flatMap((s) => {
+    const reason = whyNotRunnable(s, env);
+    return reason === null ? [] : [{ system: s.id, reason }];
+  });
+  return { systems: wanted.filter((s) => !notRun.some((n) => n.system === s.id)), notRun };
+}
+
 export function loadScenario(file: string): Scenario {
   const parsed = ScenarioSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
   if (!parsed.success) {

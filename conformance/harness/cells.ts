@@ -6,10 +6,13 @@
  *
  * Record kinds are those of docs/log-format.md. A point `before-commit:K@n` fires just before the
  * record of kind K for node n is made durable, `after-commit:K@n` just after the store confirmed it.
+ * The names come from conformance/catalogue.json, which the Python adapters read too.
  */
+import { CATALOGUE, assertSameList } from './catalogue.js';
 
 export const FAULT_KINDS = ['sigkill', 'throw', 'store-error'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+assertSameList('FAULT_KINDS', FAULT_KINDS, CATALOGUE.faultKinds);
 
 /** Which command of the schedule reaches the point: the first run, the resume, or a fork. */
 export type PointPhase = 'start' | 'resume' | 'fork';
@@ -22,53 +25,11 @@ export interface FaultPointSpec {
   description: string;
 }
 
-function commitPoints(kind: string, node: string | null, phase: PointPhase, what: string): FaultPointSpec[] {
-  const suffix = node === null ? '' : `@${node}`;
-  return [
-    { name: `before-commit:${kind}${suffix}`, phase, place: 'commit', description: `just before ${what} is committed` },
-    { name: `after-commit:${kind}${suffix}`, phase, place: 'commit', description: `just after ${what} was committed` },
-  ];
-}
-
-function handlerPoints(node: string, phase: PointPhase): FaultPointSpec[] {
-  return [
-    {
-      name: `in-handler-before-effect:${node}`,
-      phase,
-      place: 'code',
-      description: `inside the ${node} handler, after it was invoked, before the outside effect`,
-    },
-    {
-      name: `in-handler-after-effect:${node}`,
-      phase,
-      place: 'code',
-      description: `inside the ${node} handler, after the outside effect, before it returns`,
-    },
-  ];
-}
-
-/** Every persistence point of the reference workflow, in the order a run reaches them. */
-export const FAULT_POINTS: readonly FaultPointSpec[] = [
-  ...commitPoints('RUN_STARTED', null, 'start', 'the run-started record'),
-  { name: 'inside-pure:compute', phase: 'start', place: 'code', description: 'inside the pure node compute' },
-  ...commitPoints('NODE_COMPLETED', 'compute', 'start', 'the completion of compute'),
-  ...commitPoints('EFFECT_INTENT', 'charge', 'start', 'the effect intent of charge'),
-  ...handlerPoints('charge', 'start'),
-  ...commitPoints('EFFECT_DONE', 'charge', 'start', 'the effect result of charge'),
-  ...commitPoints('NODE_COMPLETED', 'charge', 'start', 'the completion of charge'),
-  ...commitPoints('INTERRUPT_PARKED', 'approval', 'start', 'the parked interrupt'),
-  ...commitPoints('RESUME_CLAIMED', 'approval', 'resume', 'the resume claim (after = between claim and next node)'),
-  ...commitPoints('NODE_COMPLETED', 'approval', 'resume', 'the completion of approval'),
-  ...commitPoints('EFFECT_INTENT', 'notify', 'resume', 'the effect intent of notify'),
-  ...handlerPoints('notify', 'resume'),
-  ...commitPoints('EFFECT_DONE', 'notify', 'resume', 'the effect result of notify'),
-  ...commitPoints('NODE_COMPLETED', 'notify', 'resume', 'the completion of notify'),
-  ...commitPoints('RUN_COMPLETED', null, 'resume', 'the run-completed record'),
-  ...commitPoints('FORKED', null, 'fork', 'the fork record (during fork)'),
-];
+/** Every persistence point of the reference workflow, in the order a run reaches them (from the catalogue). */
+export const FAULT_POINTS: readonly FaultPointSpec[] = CATALOGUE.faultPoints;
 
 export function faultKindsFor(point: FaultPointSpec): readonly FaultKind[] {
-  return point.place === 'commit' ? FAULT_KINDS : ['sigkill', 'throw'];
+  return CATALOGUE.faultKindsByPlace[point.place] as FaultKind[];
 }
 
 export interface FaultCell {
@@ -83,6 +44,9 @@ export const CONCURRENCY_KS = [2, 4, 8, 16] as const;
 /** hosts: adapter processes in separate network namespaces that reach the store over a link (cross-host.ts). */
 export const CONCURRENCY_MODES = ['in-process', 'processes', 'hosts'] as const;
 export const CONCURRENCY_VALUES = ['same', 'different'] as const;
+assertSameList('CONCURRENCY_KS', CONCURRENCY_KS, CATALOGUE.concurrency.ks);
+assertSameList('CONCURRENCY_MODES', CONCURRENCY_MODES, CATALOGUE.concurrency.modes);
+assertSameList('CONCURRENCY_VALUES', CONCURRENCY_VALUES, CATALOGUE.concurrency.values);
 export type ConcurrencyMode = (typeof CONCURRENCY_MODES)[number];
 export type ConcurrencyValues = (typeof CONCURRENCY_VALUES)[number];
 

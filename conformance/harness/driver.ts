@@ -15,7 +15,13 @@ export interface AdapterSpec {
   command: string;
   args: string[];
   env?: Record<string, string>;
+  /** How long one process may take to answer its first request (imports); default DEFAULT_STARTUP_MS. */
+  startupMs?: number;
+  /** How long one request may take once the process is up; default the runner's REQUEST_TIMEOUT_MS. */
+  requestTimeoutMs?: number;
 }
+
+export const DEFAULT_STARTUP_MS = 60_000;
 
 export type RequestResult =
   | { kind: 'reply'; result: unknown }

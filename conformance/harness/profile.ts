@@ -132,7 +132,7 @@ export class SystemRunner {
     readonly def: SystemDef,
     readonly options: ProfileOptions,
   ) {
-    const spec = adapterSpec(def);
+    const spec = adapterSpec(def, path.join(options.workDir, def.id));
     this.pool = new SystemPool(spec, REPO_ROOT);
     const hosts = options.hosts ?? NO_HOSTS;
     if ('plan' in hosts) {

@@ -77,6 +77,8 @@ export const HelloResultSchema = z.object({
   faultKinds: z.record(z.string(), SupportSchema),
   concurrency: z.record(z.string(), SupportSchema),
   fork: SupportSchema,
+  /** Continuing a run from an older checkpoint without a fork (the fork-intent probe); absent means supported. */
+  continueFrom: SupportSchema.optional(),
 });
 export type HelloResult = z.infer<typeof HelloResultSchema>;
 

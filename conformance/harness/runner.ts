@@ -5,8 +5,9 @@
  * `continue` after a crash or error, the same resume again if the run is still parked.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { AdapterProcess, type AdapterSpec, type RequestResult } from './driver.js';
+import { AdapterProcess, DEFAULT_STARTUP_MS, type AdapterSpec, type RequestResult } from './driver.js';
 import type { Cell } from './cells.js';
 import { raceRecoverers, resumeAcrossHosts, type HostsPools } from './cross-host.js';
 import type { CellRun, DrivenRun, FaultMoment, Incident, SinkWindow, StepObservations } from './observations.js';
@@ -42,9 +43,14 @@ export class SystemPool {
     readonly repoRoot: string,
   ) {}
 
+  /** How long one request may take once its process is up. */
+  get requestTimeoutMs(): number {
+    return this.spec.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  }
+
   async init(): Promise<HelloResult> {
     const [p] = await this.acquire(1);
-    const res = await (p as AdapterProcess).request({ op: 'hello' }, REQUEST_TIMEOUT_MS * 3);
+    const res = await (p as AdapterProcess).request({ op: 'hello' }, this.requestTimeoutMs);
     if (res.kind !== 'reply') {
       throw new Error(`adapter ${this.spec.id} did not answer hello (${res.kind}): ${(p as AdapterProcess).stderr.slice(-2000)}`);
     }
@@ -52,14 +58,35 @@ export class SystemPool {
     return this.hello;
   }
 
-  /** `n` live processes; dead ones are dropped and replaced. */
+  /**
+   * `n` live processes, each ready (it has answered `hello`, so its imports are done); dead ones
+   * are dropped and replaced. New processes start together and get the system's start-up
+   * allowance, scaled by how many start at once per core. One that does not start in time is an
+   * error naming the system, never a silent gap.
+   */
   async acquire(n: number): Promise<AdapterProcess[]> {
     for (let i = this.processes.length - 1; i >= 0; i--) {
       if (!(this.processes[i] as AdapterProcess).alive) this.processes.splice(i, 1);
     }
+    const started: AdapterProcess[] = [];
     while (this.processes.length < n) {
-      this.processes.push(AdapterProcess.spawn(this.spec, this.repoRoot));
+      const p = AdapterProcess.spawn(this.spec, this.repoRoot);
+      this.processes.push(p);
+      started.push(p);
       this.spawned++;
+    }
+    if (started.length > 0) {
+      const perCore = Math.ceil(started.length / Math.max(1, os.availableParallelism()));
+      const allowanceMs = (this.spec.startupMs ?? DEFAULT_STARTUP_MS) * perCore;
+      const replies = await Promise.all(started.map((p) => p.request({ op: 'hello' }, allowanceMs)));
+      replies.forEach((res, i) => {
+        if (res.kind === 'reply') return;
+        const p = started[i] as AdapterProcess;
+        p.kill();
+        throw new Error(
+          `adapter ${this.spec.id} did not start (${res.kind}${res.kind === 'timeout' ? ` after ${allowanceMs} ms, ${started.length} starting at once` : ''}): ${p.stderr.slice(-1500)}`,
+        );
+      });
     }
     return this.processes.slice(0, n);
   }
@@ -123,8 +150,12 @@ export class CellContext {
     return readSink(this.sinkPath).lines.length;
   }
 
+  get timeoutMs(): number {
+    return this.pool.requestTimeoutMs;
+  }
+
   async open(p: AdapterProcess, step: string): Promise<boolean> {
-    const res = await p.request({ op: 'open', storePath: this.storePath, sinkPath: this.sinkPath }, REQUEST_TIMEOUT_MS);
+    const res = await p.request({ op: 'open', storePath: this.storePath, sinkPath: this.sinkPath }, this.timeoutMs);
     if (res.kind === 'reply') return true;
     this.incidents.push({ step, what: 'adapter-error', detail: `open failed: ${describe(res)}` });
     return false;
@@ -154,7 +185,7 @@ export class CellContext {
 
   async send(step: string, req: Request): Promise<RequestResult> {
     const p = await this.livePrimary(step);
-    const res = await p.request(req, REQUEST_TIMEOUT_MS);
+    const res = await p.request(req, this.timeoutMs);
     this.faultsFired.push(...p.takeFaultEvents());
     if (res.kind === 'timeout') {
       this.incidents.push({ step, what: 'timeout', detail: `${req.op} did not answer within ${res.timeoutMs} ms` });
@@ -178,7 +209,7 @@ export class CellContext {
 
   async read(step: string, runId: string, via?: AdapterProcess): Promise<RunView | null> {
     const req: Request = { op: 'readStore', runId };
-    const res = via === undefined ? await this.send(step, req) : await via.request(req, REQUEST_TIMEOUT_MS);
+    const res = via === undefined ? await this.send(step, req) : await via.request(req, this.timeoutMs);
     if (res.kind !== 'reply') return null;
     try {
       return parseResult(RunViewSchema, this.system, 'readStore', res.result);
@@ -316,10 +347,12 @@ export async function runScenario(systemPool: SystemPool, scenario: Scenario, op
   }
   mainView = await ctx.read('main', ids.main);
 
-  if (hasStep(scenario, 'fork-twice')) s.forkTwice = await forkTwice(ctx, scenario);
+  // A system without a fork (or without a way to continue from an older checkpoint) says so in
+  // `hello`; the step is then not run and its property is not applicable, with that reason.
+  if (hasStep(scenario, 'fork-twice') && pool.hello?.fork.supported === true) s.forkTwice = await forkTwice(ctx, scenario);
   // Probes run on side runs with the fault disarmed: they test validity, not recovery.
   await ctx.send('disarm', { op: 'arm', fault: null });
-  if (hasStep(scenario, 'continue-from-older')) {
+  if (hasStep(scenario, 'continue-from-older') && pool.hello?.continueFrom?.supported !== false) {
     const before = await ctx.read('continue-from-older', ids.baseline);
     const from = ctx.sinkCount();
     const res = await ctx.send('continue-from-older', { op: 'continueFrom', runId: ids.baseline, after: 'compute' });
@@ -393,7 +426,7 @@ async function resumeConcurrently(ctx: CellContext, scenario: Scenario): Promise
     const opened = await Promise.all(workers.map((w) => ctx.open(w, 'resume-concurrent')));
     if (opened.includes(false)) ctx.incidents.push({ step: 'resume-concurrent', what: 'adapter-error', detail: 'a worker could not open the store' });
     // The barrier: every worker is loaded and idle on its stdin; one synchronous loop releases all.
-    const pending = workers.map((w, i) => w.request({ op: 'resume', runId, value: c.values[i] }, REQUEST_TIMEOUT_MS));
+    const pending = workers.map((w, i) => w.request({ op: 'resume', runId, value: c.values[i] }, ctx.timeoutMs));
     const results = await Promise.all(pending);
     outcomes = results.map((res, i) => {
       if (res.kind === 'timeout') ctx.incidents.push({ step: 'resume-concurrent', what: 'timeout', detail: `worker ${i}: resume` });

@@ -1,9 +1,14 @@
-/** The systems the harness knows: one adapter process command line each. */
+/**
+ * The systems the harness knows: how to start one adapter process of each (a TypeScript file run
+ * by Node, or a Python module run by a virtual environment's interpreter), its environment, and
+ * how long it may take to start.
+ */
+import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AdapterSpec } from './driver.js';
+import { PYTHON_ADAPTERS_DIR, REPO_ROOT, venvPython, whyVenvUnavailable } from './availability.js';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { REPO_ROOT };
 
 /**
  * Node flags for a TypeScript adapter process: tsx's loader, and the `remit-source` condition so
@@ -14,9 +19,18 @@ export const TSX_NODE_ARGS: readonly string[] = ['--conditions=remit-source', '-
 export interface SystemDef {
   id: string;
   label: string;
-  /** Adapter entry file, relative to the repository root. */
+  /** node: `adapter` is a TypeScript file relative to the repository root; python: a module run with `-m`. */
+  runtime?: 'node' | 'python';
+  /** python only: the virtual environment (.remit/venvs/<venv>, built from locks/<venv>.txt). */
+  venv?: string;
   adapter: string;
   args: string[];
+  /** Extra environment for the adapter; `stateDir` is a private folder of this system's campaign. */
+  env?: (stateDir: string) => Record<string, string>;
+  /** How long one adapter process may take to answer `hello` (imports); default 60 s. */
+  startupMs?: number;
+  /** How long one request may take; default REQUEST_TIMEOUT_MS of the runner. */
+  requestTimeoutMs?: number;
   /** Part of the quick profile that `remit conformance` runs without --full. */
   quick: boolean;
   /** A test-only system that must show violations. */
@@ -46,6 +60,53 @@ export const SYSTEMS: readonly SystemDef[] = [
   },
   { id: 'langgraph-js', label: 'LangGraph.js · SQLite · durability sync', adapter: 'conformance/adapters/langgraph/adapter.ts', args: [], quick: true, canary: false },
   {
+    id: 'langgraph-py',
+    label: 'LangGraph (Python) · SQLite · durability sync',
+    runtime: 'python',
+    venv: 'langgraph-py',
+    adapter: 'adapter_langgraph.adapter',
+    args: ['--durability', 'sync'],
+    quick: true,
+    canary: false,
+    startupMs: 30_000,
+  },
+  {
+    id: 'langgraph-py-default-durability',
+    label: 'LangGraph (Python) · SQLite · default durability',
+    runtime: 'python',
+    venv: 'langgraph-py',
+    adapter: 'adapter_langgraph.adapter',
+    args: ['--durability', 'default'],
+    quick: false,
+    canary: false,
+    startupMs: 30_000,
+  },
+  {
+    id: 'crewai',
+    label: 'CrewAI Flows · SQLite @persist',
+    runtime: 'python',
+    venv: 'crewai',
+    adapter: 'adapter_crewai.adapter',
+    args: [],
+    quick: true,
+    canary: false,
+    env: crewaiEnvironment,
+    // `import crewai.flow` takes about 4 s of CPU; sixteen processes start at once in a cell.
+    startupMs: 60_000,
+    requestTimeoutMs: 90_000,
+  },
+  {
+    id: 'pydantic-graph',
+    label: 'pydantic-graph 1.x · file persistence',
+    runtime: 'python',
+    venv: 'pydantic-graph',
+    adapter: 'adapter_pydantic_graph.adapter',
+    args: [],
+    quick: true,
+    canary: false,
+    startupMs: 30_000,
+  },
+  {
     id: 'canary',
     label: 'Canary · REMIT with the claim guard off',
     adapter: REMIT_ADAPTER,
@@ -63,10 +124,34 @@ export const SYSTEMS: readonly SystemDef[] = [
   },
 ];
 
-/** Why `def` cannot run in this environment (a server URL is missing), or null. */
+/**
+ * CrewAI stays quiet and off the network only when told: no telemetry, no version check, no
+ * tracing, and its storage in an absolute private folder (a relative one lands in the working
+ * directory), with a private HOME.
+ */
+function crewaiEnvironment(stateDir: string): Record<string, string> {
+  const storage = path.join(stateDir, 'crewai-storage');
+  const home = path.join(stateDir, 'home');
+  fs.mkdirSync(storage, { recursive: true });
+  fs.mkdirSync(home, { recursive: true });
+  return {
+    CREWAI_DISABLE_TELEMETRY: 'true',
+    OTEL_SDK_DISABLED: 'true',
+    CREWAI_DISABLE_VERSION_CHECK: 'true',
+    CREWAI_TRACING_ENABLED: 'false',
+    CREWAI_STORAGE_DIR: storage,
+    HOME: home,
+  };
+}
+
+/** Why `def` cannot run in this environment (a server URL or a virtual environment is missing), or null. */
 export function whyNotRunnable(def: SystemDef, env: NodeJS.ProcessEnv = process.env): string | null {
   if (def.requiresEnv !== undefined && !env[def.requiresEnv]) {
     return `${def.requiresEnv} is not set (bash scripts/pg.sh start; export ${def.requiresEnv}="$(bash scripts/pg.sh url)")`;
+  }
+  if (def.runtime === 'python') {
+    if (def.venv === undefined) throw new Error(`bug: Python system ${def.id} names no virtual environment`);
+    return whyVenvUnavailable(def.venv, env);
   }
   return null;
 }
@@ -85,11 +170,30 @@ export function findSystem(id: string): SystemDef {
   return def;
 }
 
-export function adapterSpec(def: SystemDef): AdapterSpec {
+/** The command line of one adapter process; `stateDir` is a private folder of this system's campaign. */
+export function adapterSpec(def: SystemDef, stateDir: string): AdapterSpec {
+  const timing = {
+    ...(def.startupMs === undefined ? {} : { startupMs: def.startupMs }),
+    ...(def.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: def.requestTimeoutMs }),
+  };
+  const extraEnv = def.env?.(stateDir) ?? {};
+  if (def.runtime === 'python') {
+    if (def.venv === undefined) throw new Error(`bug: Python system ${def.id} names no virtual environment`);
+    return {
+      id: def.id,
+      label: def.label,
+      command: venvPython(def.venv),
+      args: ['-m', def.adapter, ...def.args],
+      env: { PYTHONPATH: PYTHON_ADAPTERS_DIR, PYTHONNOUSERSITE: '1', ...extraEnv },
+      ...timing,
+    };
+  }
   return {
     id: def.id,
     label: def.label,
     command: process.execPath,
     args: [...TSX_NODE_ARGS, path.join(REPO_ROOT, def.adapter), ...def.args],
+    ...(Object.keys(extraEnv).length === 0 ? {} : { env: extraEnv }),
+    ...timing,
   };
 }

@@ -5,6 +5,7 @@
  * (`expectedFinalState`) so that checkers do not trust any system under test for the oracle.
  */
 import { z } from 'zod';
+import { CATALOGUE, assertSameList, fillFormat } from './catalogue.js';
 
 export const REFERENCE_WORKFLOW = {
   name: 'refund',
@@ -23,6 +24,11 @@ export const EFFECT_NODES: readonly NodeName[] = ['charge', 'notify'];
 export const GATED_EFFECT_NODE: NodeName = 'notify';
 export const PURE_NODES: readonly NodeName[] = ['compute'];
 export const INTERRUPT_NODE: NodeName = 'approval';
+const RULES = CATALOGUE.workflow;
+assertSameList('the reference workflow', [REFERENCE_WORKFLOW.name, ...REFERENCE_WORKFLOW.nodes.map((n) => `${n.name}:${n.kind}`)], [RULES.name, ...RULES.nodes.map((n) => `${n.name}:${n.kind}`)]);
+assertSameList('EFFECT_NODES', EFFECT_NODES, RULES.effectNodes);
+assertSameList('PURE_NODES', PURE_NODES, RULES.pureNodes);
+assertSameList('INTERRUPT_NODE and GATED_EFFECT_NODE', [INTERRUPT_NODE, GATED_EFFECT_NODE], [RULES.interruptNode, RULES.gatedEffectNode]);
 
 export const ApprovalValueSchema = z.object({
   approved: z.boolean(),
@@ -66,16 +72,17 @@ export function initialState(input: RefundInput): RefundState {
  * a node, not from the input.
  */
 export function refundFor(amountCents: number): number {
-  const feeCents = Math.max(1, Math.floor(amountCents / 10));
+  const feeCents = Math.max(RULES.feeRule.minimumFeeCents, Math.floor(amountCents / RULES.feeRule.divisor));
   return amountCents - feeCents;
 }
 
 export function chargeResult(orderId: string, refundCents: number): string {
-  return `ch_${orderId}_${refundCents}`;
+  return fillFormat(RULES.chargeIdFormat, { orderId, refundCents });
 }
 
 export function notifyResult(orderId: string, approved: boolean): string {
-  return `nt_${orderId}_${approved ? 'approved' : 'rejected'}`;
+  const words = RULES.notificationDecisionWords;
+  return fillFormat(RULES.notificationIdFormat, { orderId, decision: approved ? words.approved : words.rejected });
 }
 
 /** What an uninterrupted run with this input and this resume value must end with. */
@@ -93,8 +100,9 @@ export function expectedFinalState(input: RefundInput, value: ApprovalValue): Re
 
 /** Input of the invalid-state probe: compute produces refundCents = -1 from it. */
 export function invalidStateInput(orderId: string): RefundInput {
-  return { orderId, amountCents: 0 };
+  return { orderId, amountCents: RULES.invalidStateAmountCents };
 }
 
 /** A resume value that violates ApprovalValueSchema in field `approved`. */
 export const INVALID_RESUME_VALUE = { approved: 'yes', note: 'not a boolean' } as const;
+assertSameList('INVALID_RESUME_VALUE', [INVALID_RESUME_VALUE], [RULES.invalidResumeValue]);

@@ -138,6 +138,13 @@ describe('each checker fails when its property is broken', () => {
     expectViolated(run, 'fork-intent', /was not refused: parked/);
   });
 
+  it('fork intent: not applicable, with the reason, when the system cannot continue from an older checkpoint', () => {
+    const run = clone(goodFaultRun());
+    run.hello.continueFrom = { supported: false, reason: 'no API continues a run from an older snapshot' };
+    const v = verdictOf(run, 'fork-intent');
+    expect(v).toEqual({ status: 'not-applicable', reason: 'the system cannot continue a run from an older checkpoint: no API continues a run from an older snapshot' });
+  });
+
   it('liveness: a command timed out', () => {
     const run = clone(goodFaultRun());
     run.incidents.push({ step: 'resume', what: 'timeout', detail: 'resume did not answer' });

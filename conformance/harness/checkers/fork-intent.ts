@@ -9,6 +9,8 @@ export const forkIntent: Checker = {
   property: 'fork-intent',
   title: 'Fork-intent obligation',
   check(run: CellRun): Verdict {
+    const expressible = run.hello.continueFrom;
+    if (expressible?.supported === false) return notApplicable(`the system cannot continue a run from an older checkpoint: ${expressible.reason}`);
     const step = run.steps.continueFromOlder;
     if (step === undefined) return notApplicable('the schedule has no continue-from-older step');
     const f = new Findings();

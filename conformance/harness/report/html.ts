@@ -15,6 +15,7 @@ import {
   rerunCommand,
   saturationText,
   smallestPath,
+  studyMark,
   summaryText,
   violatedProperties,
   type Report,
@@ -36,6 +37,7 @@ th,td{border:1px solid #bbb;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f2f2f2}
 td.holds{background:#c9f0cf}td.violated{background:#f7c1c1}td.not-applicable{background:#e8e8e8;color:#777}
 td.violated a{color:#8a0000;font-weight:600}
+td.agree{background:#c9f0cf}td.disagree{background:#f7d9a8}td.unmeasured{background:#e8e8e8;color:#555}
 code,pre{font:12px/1.35 ui-monospace,monospace}
 pre{background:#f6f6f6;padding:.6em;overflow:auto;max-height:24em}
 .small{color:#555;font-size:12px}
@@ -134,7 +136,34 @@ ${violated.length === 0 ? '<p>No violated cell.</p>' : `<h3>Reproductions (${vio
 <h2>Profiles</h2>
 <table>${profileHead}${profileRows.join('')}</table>
 <p class="small">Cells: ✓ every property holds; ✗ with the violated properties (${esc(legend)}), linked to the reproduction; n/a not applicable (hover for the reason).</p>
+${studySection(report)}
 ${systems.join('\n')}
 </body></html>
 `;
+}
+
+function agreementClass(status: string): string {
+  return status === 'agree' ? 'agree' : status === 'disagree' ? 'disagree' : 'unmeasured';
+}
+
+/** Our verdicts next to the study's published findings. */
+function studySection(report: Report): string {
+  const study = report.study;
+  const head = `<tr><th>Property</th>${report.systems.map((s) => `<th>${esc(s.system)}</th>`).join('')}</tr>`;
+  const rows = report.properties.map((p) => {
+    const cells = report.systems.map((s) => {
+      const mark = studyMark(report, s.system, p);
+      return `<td class="${agreementClass(mark)}">${esc(summaryText(s, p))}<br><span class="small">${esc(mark)}</span></td>`;
+    });
+    return `<tr><th>${PROPERTY_LABELS[p]}</th>${cells.join('')}</tr>`;
+  });
+  const findingRows = study.findings.flatMap((f) =>
+    (f.results.length === 0 ? [{ system: 'none of its systems ran', status: 'not measured here', measured: '', reproduction: [] as string[] }] : f.results).map(
+      (r) => `<tr><td>${esc(f.claim)}<br><code class="small">${esc(f.id)}</code></td><td>${esc(r.system)}</td><td class="${agreementClass(r.status)}"><b>${esc(r.status)}</b></td><td>${esc(r.measured)}${r.reproduction.map((c) => `<br><code>${esc(c)}</code>`).join('')}</td></tr>`,
+    ),
+  );
+  return `<h2 id="study">Compared with the study</h2>
+<p>${esc(study.citation)}. Each verdict against the study's published finding for that framework: agree, disagree, not measured here (the finding concerns cells this system cannot run), or not measured by the study. Every disagreement carries the command that reproduces our side.</p>
+<table>${head}${rows.join('')}</table>
+<table><tr><th>Finding of the study</th><th>System</th><th>Here</th><th>What this run measured</th></tr>${findingRows.join('')}</table>`;
 }

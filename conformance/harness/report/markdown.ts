@@ -10,6 +10,7 @@ import {
   rerunCommand,
   saturationText,
   smallestPath,
+  studyMark,
   summaryText,
   violatedProperties,
   type Report,
@@ -59,6 +60,7 @@ export function renderMarkdown(report: Report): string {
   out.push('');
   out.push('Counts are cells: "holds 86/86" means the property held in all 86 cells where it applied.');
   out.push(`Matrix marks: ✓ every property holds; ✗ followed by the violated properties (${Object.entries(PROPERTY_TAGS).map(([p, t]) => `${t} ${p}`).join(', ')}); n/a not applicable; k/k after a concurrency mark is the gated effect's fire count over k; "p/2 progressed" after the recover race is how many of its two recoverers continued the run.`, '');
+  out.push(...studySection(report));
   for (const s of report.systems) {
     out.push(`## ${s.label} (\`${s.system}\`)`, '');
     out.push(`Versions: ${Object.entries(s.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
@@ -91,4 +93,32 @@ export function renderMarkdown(report: Report): string {
     }
   }
   return out.join('\n');
+}
+
+/** Our verdicts next to the study's published findings. */
+export function studySection(report: Report): string[] {
+  const study = report.study;
+  const out: string[] = [`## Compared with the study (${study.citation})`, ''];
+  out.push('Each verdict of the profile table against the study\'s published finding for that framework: agree, disagree, not measured here (the finding is about cells this system cannot run), or not measured by the study.', '');
+  out.push(`| Property | ${report.systems.map((s) => s.system).join(' | ')} |`);
+  out.push(`|---|${report.systems.map(() => '---').join('|')}|`);
+  for (const p of report.properties) out.push(`| ${PROPERTY_LABELS[p]} | ${report.systems.map((s) => `${summaryText(s, p)}: ${studyMark(report, s.system, p)}`).join(' | ')} |`);
+  out.push('', '| Finding of the study | System | Here | What this run measured |', '|---|---|---|---|');
+  for (const f of study.findings) {
+    if (f.results.length === 0) {
+      out.push(`| ${f.claim} (\`${f.id}\`) | none of its systems ran | not measured here | |`);
+      continue;
+    }
+    for (const r of f.results) out.push(`| ${f.claim} (\`${f.id}\`) | ${r.system} | **${r.status}** | ${r.measured.replace(/\|/g, '\\|')} |`);
+  }
+  const disagreements = study.findings.flatMap((f) => f.results.filter((r) => r.status === 'disagree').map((r) => ({ f, r })));
+  if (disagreements.length > 0) {
+    out.push('', '### Disagreements: reproductions', '');
+    for (const { f, r } of disagreements) {
+      out.push(`- \`${f.id}\` on ${r.system}: ${r.measured}`);
+      for (const c of r.reproduction) out.push(`  - \`${c}\``);
+    }
+  }
+  out.push('');
+  return out;
 }

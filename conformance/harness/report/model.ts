@@ -7,8 +7,9 @@ import { CONCURRENCY_CELLS, FAULT_CELLS, FAULT_KINDS, FAULT_POINTS, type Cell } 
 import { PROPERTIES, type PropertyId } from '../checkers/index.js';
 import type { CellResult, ProfileTiming, SystemProfile } from '../profile.js';
 import { cellSlug } from '../runner.js';
+import { compareWithStudy, type StudyComparison } from './study.js';
 
-export const REPORT_FORMAT = 'remit-conformance-report/1';
+export const REPORT_FORMAT = 'remit-conformance-report/2';
 
 export interface Report {
   format: typeof REPORT_FORMAT;
@@ -17,6 +18,8 @@ export interface Report {
   properties: readonly PropertyId[];
   catalogue: { faultCells: number; concurrencyCells: number; faultPoints: string[]; faultKinds: readonly string[] };
   systems: SystemProfile[];
+  /** Our verdicts next to the study's published findings (report/study.ts). */
+  study: StudyComparison;
 }
 
 export interface ReportTiming {
@@ -38,6 +41,7 @@ export function buildReport(seed: number, mode: string, systems: SystemProfile[]
       faultKinds: FAULT_KINDS,
     },
     systems,
+    study: compareWithStudy(systems, seed, rerunCommand),
   };
 }
 
@@ -112,3 +116,9 @@ export function saturationText(cell: CellResult): string {
 }
 
 export const RECOVER_RACE_LABEL = 'Recover race: two recoverers of one crashed run, on two hosts, at once';
+
+/** The study comparison's mark for one (system, property) verdict of the profile table. */
+export function studyMark(report: Report, system: string, property: PropertyId): string {
+  const v = report.study.verdicts.find((x) => x.system === system && x.property === property);
+  return v === undefined ? 'not measured by the study' : v.status;
+}

@@ -46,5 +46,24 @@ export function renderTerminal(report: Report, timing: ReportTiming | null, useC
     const hostsCells = conc.filter((c) => c.cellId.includes('/hosts/'));
     if (hostsCells.length > 0 && hostsCells.every((c) => !c.applicable)) out.push(`  hosts column not run: ${hostsCells[0]?.reason ?? ''}`);
   }
+  out.push('', ...studyLines(report, useColour));
   return out.join('\n');
+}
+
+/** The study's findings, one line per (finding, system), with our agreement. */
+function studyLines(report: Report, useColour: boolean): string[] {
+  const paint = (status: string) => {
+    if (!useColour) return status;
+    const c = status === 'agree' ? ANSI.green : status === 'disagree' ? ANSI.red : ANSI.dim;
+    return `${c}${status}${ANSI.reset}`;
+  };
+  const out = [`Compared with the study (${report.study.citation}):`];
+  for (const f of report.study.findings) {
+    if (f.results.length === 0) out.push(`  ${f.id}: not measured here (none of its systems ran)`);
+    for (const r of f.results) {
+      out.push(`  ${f.id} · ${r.system}: ${paint(r.status)} — ${r.measured}`);
+      for (const c of r.reproduction) out.push(`      reproduce: ${c}`);
+    }
+  }
+  return out;
 }
