@@ -11,10 +11,11 @@ import { countEffects, EffectSinkWriter, readSink } from './sink.js';
 import { expectedFinalState, RefundStateSchema } from './workflow.js';
 
 describe('cell catalogue', () => {
-  it('has at least the study\'s 39 fault cells and 25 concurrency cells (3 columns of 8, the recover race), uniquely named', () => {
+  it('has at least the study\'s 39 fault cells and 36 concurrency cells (k = 2, 4, 8, 16 × 3 modes × same/different resumers and recoverers), uniquely named', () => {
     expect(FAULT_CELLS.length).toBeGreaterThanOrEqual(39);
-    expect(CONCURRENCY_CELLS.length).toBe(25);
-    expect(CONCURRENCY_CELLS.filter((c) => c.mode === 'hosts').map((c) => c.id)).toContain('k=2/hosts/recover-race');
+    expect(CONCURRENCY_CELLS.length).toBe(36);
+    expect(CONCURRENCY_CELLS.filter((c) => c.mode === 'hosts').map((c) => c.id)).toContain('k=2/hosts/recover');
+    expect(CONCURRENCY_CELLS.filter((c) => c.values === 'recover').map((c) => c.id)).toHaveLength(12);
     expect(new Set(ALL_CELLS.map((c) => c.id)).size).toBe(ALL_CELLS.length);
   });
 

@@ -27,8 +27,8 @@ export interface CellResult {
   reason: string | null;
   verdicts: Record<PropertyId, Verdict>;
   saturation: Saturation | null;
-  /** The recover race only: how many of the k recoverers progressed (1 conforms). */
-  race?: { progressed: number; k: number };
+  /** Recoverer cells only: how many of the k recoverers got the run's status back, and how many times charge's handler ran while they did. */
+  race?: { progressed: number; k: number; handlerCalls: number };
   scenario: Scenario;
 }
 
@@ -98,11 +98,12 @@ function allNotApplicable(reason: string): Record<PropertyId, Verdict> {
   return Object.fromEntries(PROPERTIES.map((p) => [p, { status: 'not-applicable', reason }])) as Record<PropertyId, Verdict>;
 }
 
-function raceOf(run: CellRun): { progressed: number; k: number } | null {
+function raceOf(run: CellRun): { progressed: number; k: number; handlerCalls: number } | null {
   const r = run.steps.recoverConcurrent;
   if (r === undefined) return null;
   const progressed = r.outcomes.filter((o) => o?.outcome === 'parked' || o?.outcome === 'completed').length;
-  return { progressed, k: r.outcomes.length };
+  const handlerCalls = run.sink.slice(r.window.from, r.window.to).filter((l) => l.t === 'invoke' && l.node === 'charge').length;
+  return { progressed, k: r.outcomes.length, handlerCalls };
 }
 
 function saturationOf(run: CellRun): Saturation | null {

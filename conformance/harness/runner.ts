@@ -11,6 +11,7 @@ import type { Cell } from './cells.js';
 import { raceRecoverers, resumeAcrossHosts, type HostsPools } from './cross-host.js';
 import type { CellRun, DrivenRun, FaultMoment, Incident, SinkWindow, StepObservations } from './observations.js';
 import {
+  ContinueManySchema,
   CorruptionProbeSchema,
   DefinitionChangeProbeSchema,
   HelloResultSchema,
@@ -89,8 +90,8 @@ export function applicability(hello: HelloResult, cell: Cell, hostsUnavailable: 
     return { applicable: false, reason: mode?.supported === false ? mode.reason : `the adapter does not declare ${cell.mode} concurrency` };
   }
   if (cell.mode === 'hosts' && hostsUnavailable !== null) return { applicable: false, reason: hostsUnavailable };
-  if (cell.values === 'recover-race' && hello.faultKinds.sigkill?.supported !== true) {
-    return { applicable: false, reason: 'the recover race crashes the run with SIGKILL, which the adapter does not support' };
+  if (cell.values === 'recover' && hello.faultKinds.sigkill?.supported !== true) {
+    return { applicable: false, reason: 'the recoverer cells crash the run with SIGKILL, which the adapter does not support' };
   }
   return { applicable: true };
 }
@@ -123,8 +124,9 @@ export class CellContext {
     return readSink(this.sinkPath).lines.length;
   }
 
-  async open(p: AdapterProcess, step: string): Promise<boolean> {
-    const res = await p.request({ op: 'open', storePath: this.storePath, sinkPath: this.sinkPath }, REQUEST_TIMEOUT_MS);
+  /** `replica`: the role this process plays (protocol.ts, `open`); a restarted primary is the same replica. */
+  async open(p: AdapterProcess, step: string, replica = 'primary'): Promise<boolean> {
+    const res = await p.request({ op: 'open', storePath: this.storePath, sinkPath: this.sinkPath, replica }, REQUEST_TIMEOUT_MS);
     if (res.kind === 'reply') return true;
     this.incidents.push({ step, what: 'adapter-error', detail: `open failed: ${describe(res)}` });
     return false;
@@ -142,13 +144,13 @@ export class CellContext {
   async secondary(step: string): Promise<AdapterProcess> {
     if (this.hosts !== null) {
       const [onHost] = await (this.hosts.hosts[0] as SystemPool).acquire(1);
-      await this.open(onHost as AdapterProcess, step);
+      await this.open(onHost as AdapterProcess, step, 'secondary');
       return onHost as AdapterProcess;
     }
     const primary = await this.livePrimary(step);
     const all = await this.pool.acquire(2);
     const other = all.find((p) => p !== primary) as AdapterProcess;
-    await this.open(other, step);
+    await this.open(other, step, 'secondary');
     return other;
   }
 
@@ -238,15 +240,19 @@ export class CellContext {
     return { from, to: this.sinkCount() };
   }
 
-  /** The recover race: after the main run's first fault, k recoverers on k hosts continue it at once. */
+  /** The recoverer cells: after the main run's first fault, k recoverers continue it at once. */
   private async raceRecoverersOnce(runId: string): Promise<void> {
     const c = this.scenario.concurrency;
     if (c?.race !== 'recover' || runId !== this.scenario.runIds.main || this.steps.recoverConcurrent !== undefined) return;
-    if (this.hosts === null) {
+    if (c.mode === 'in-process') {
+      this.steps.recoverConcurrent = await recoverInOneProcess(this, runId, c.k);
+    } else if (c.mode === 'processes') {
+      this.steps.recoverConcurrent = await recoverInProcesses(this, runId, c.k);
+    } else if (this.hosts === null) {
       this.incidents.push({ step: 'recover-race', what: 'adapter-error', detail: 'the scenario races recoverers on hosts, but this run has no hosts' });
-      return;
+    } else {
+      this.steps.recoverConcurrent = await raceRecoverers(this, this.hosts, runId, c.k, REQUEST_TIMEOUT_MS);
     }
-    this.steps.recoverConcurrent = await raceRecoverers(this, this.hosts, runId, c.k, REQUEST_TIMEOUT_MS);
   }
 }
 
@@ -390,7 +396,7 @@ async function resumeConcurrently(ctx: CellContext, scenario: Scenario): Promise
     }
   } else {
     const workers = await ctx.pool.acquire(c.k);
-    const opened = await Promise.all(workers.map((w) => ctx.open(w, 'resume-concurrent')));
+    const opened = await Promise.all(workers.map((w, i) => ctx.open(w, 'resume-concurrent', `worker-${i}`)));
     if (opened.includes(false)) ctx.incidents.push({ step: 'resume-concurrent', what: 'adapter-error', detail: 'a worker could not open the store' });
     // The barrier: every worker is loaded and idle on its stdin; one synchronous loop releases all.
     const pending = workers.map((w, i) => w.request({ op: 'resume', runId, value: c.values[i] }, REQUEST_TIMEOUT_MS));
@@ -403,6 +409,45 @@ async function resumeConcurrently(ctx: CellContext, scenario: Scenario): Promise
   }
   const window = ctx.window(from);
   return { mode: c.mode, outcomes, values: c.values, view: await ctx.read('resume-concurrent', runId), window };
+}
+
+type RecoverObservation = NonNullable<StepObservations['recoverConcurrent']>;
+
+/**
+ * Recoverers in one process: k concurrent continue calls in the primary, which is the crashed
+ * replica restarted (for REMIT: the same instance id, so its own unfinished attempt is its to take
+ * over, once, however many calls ask).
+ */
+async function recoverInOneProcess(ctx: CellContext, runId: string, k: number): Promise<RecoverObservation> {
+  const step = 'recover-race';
+  const before = await ctx.read(step, runId);
+  const from = ctx.sinkCount();
+  const res = await ctx.send(step, { op: 'continueMany', runId, count: k });
+  const outcomes = res.kind === 'reply' ? parseResult(ContinueManySchema, ctx.system, 'continueMany', res.result).outcomes : Array.from({ length: k }, () => null);
+  const window = ctx.window(from);
+  return { mode: 'in-process', hosts: outcomes.map((_, i) => `call ${i}`), outcomes, waiting: { start: k, append: k }, before, after: await ctx.read(step, runId), window };
+}
+
+/**
+ * Recoverers in k processes (none of them the crashed replica): each is opened on the store and
+ * idle on its stdin; one synchronous loop writes the k continue requests (the barrier).
+ */
+async function recoverInProcesses(ctx: CellContext, runId: string, k: number): Promise<RecoverObservation> {
+  const step = 'recover-race';
+  const before = await ctx.read(step, runId);
+  const from = ctx.sinkCount();
+  const workers = await ctx.pool.acquire(k);
+  const opened = await Promise.all(workers.map((w, i) => ctx.open(w, step, `recoverer-${i}`)));
+  if (opened.includes(false)) ctx.incidents.push({ step, what: 'adapter-error', detail: 'a recoverer could not open the store' });
+  const pending = workers.map((w) => w.request({ op: 'continue', runId }, REQUEST_TIMEOUT_MS));
+  const results = await Promise.all(pending);
+  const outcomes = results.map((res, i) => {
+    if (res.kind === 'timeout') ctx.incidents.push({ step, what: 'timeout', detail: `recoverer ${i}: continue` });
+    if (res.kind === 'crashed') ctx.incidents.push({ step, what: 'unexpected-crash', detail: `recoverer ${i}` });
+    return ctx.outcomeOf(step, 'continue', res);
+  });
+  const window = ctx.window(from);
+  return { mode: 'processes', hosts: workers.map((_, i) => `process ${i}`), outcomes, waiting: { start: k, append: k }, before, after: await ctx.read(step, runId), window };
 }
 
 async function recoverTwice(ctx: CellContext, runId: string): Promise<NonNullable<StepObservations['recoverTwice']>> {
