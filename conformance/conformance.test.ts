@@ -41,10 +41,12 @@ describe('conformance harness on real adapters', () => {
   });
 
   it('the canaries show violations: the claim guard off breaks consume-once, ignored keys break effect exactly-once', async () => {
-    const { report } = await campaign(['canary', 'canary-key'], [findCell('k=2/in-process/same'), findCell('in-handler-after-effect:charge/sigkill')]);
+    // Separate processes: resumers in one process of one instance are also kept apart by the
+    // instance's own in-process registry of effect calls, which the canary does not switch off.
+    const { report } = await campaign(['canary', 'canary-key'], [findCell('k=2/processes/same'), findCell('in-handler-after-effect:charge/sigkill')]);
     const [claim, key] = report.systems;
     expect(claim?.properties['consume-once'].status).toBe('violated');
-    expect(claim?.cells.find((c) => c.cellId === 'k=2/in-process/same')?.saturation).toEqual({ fires: 2, k: 2 });
+    expect(claim?.cells.find((c) => c.cellId === 'k=2/processes/same')?.saturation).toEqual({ fires: 2, k: 2 });
     expect(key?.properties['effect-exactly-once'].status).toBe('violated');
   });
 

@@ -98,7 +98,8 @@ if (skip !== null) {
       }
       const md = renderMarkdown(report);
       expect(md).toContain('hosts, same values | hosts, different values');
-      expect(md).toMatch(/\| 4 \| · \| · \| · \| · \| ✓ 1\/4 \| ✓ 1\/4 \|/);
+      // Columns: in-process, processes, hosts × same values, different values, recoverers.
+      expect(md).toMatch(/\| 4 \| · \| · \| · \| · \| · \| · \| ✓ 1\/4 \| ✓ 1\/4 \| · \|/);
     });
 
     it('two recoverers of one crashed run on two hosts: they append the next attempt at the same seq, charge runs once', async () => {

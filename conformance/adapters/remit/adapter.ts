@@ -233,12 +233,23 @@ function statesOf(records: LogRecord[]): Json[] {
 }
 
 /** Decoded records with every run id replaced, so two forks compare equal apart from ids. */
+/** An EFFECT_ATTEMPT's lease without its expiry (wall-clock time, differs between equal runs). */
+function leaseOwner(lease: string): string {
+  try {
+    const parsed = JSON.parse(lease) as { owner?: unknown };
+    return `<lease of ${String(parsed.owner)}>`;
+  } catch {
+    return lease;
+  }
+}
+
 function normalize(records: LogRecord[], runIds: string[]): unknown[] {
   const mask = (s: string) => runIds.reduce((acc, id) => acc.split(id).join('<run>'), s);
   return records.map((r) => {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(r)) {
-      if (v instanceof Uint8Array) out[k] = mask(text(v));
+      if (k === 'lease' && v instanceof Uint8Array) out[k] = leaseOwner(text(v)); // the expiry is a clock reading
+      else if (v instanceof Uint8Array) out[k] = mask(text(v));
       else if (Array.isArray(v)) out[k] = v.map((n: { name: Uint8Array; kind: number }) => ({ name: text(n.name), kind: n.kind }));
       else out[k] = v;
     }

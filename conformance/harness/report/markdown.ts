@@ -57,7 +57,7 @@ export function renderMarkdown(report: Report): string {
   for (const p of report.properties) out.push(`| ${PROPERTY_LABELS[p]} | ${report.systems.map((s) => summaryText(s, p)).join(' | ')} |`);
   out.push('');
   out.push('Counts are cells: "holds 86/86" means the property held in all 86 cells where it applied.');
-  out.push(`Matrix marks: ✓ every property holds; ✗ followed by the violated properties (${Object.entries(PROPERTY_TAGS).map(([p, t]) => `${t} ${p}`).join(', ')}); n/a not applicable; k/k after a concurrency mark is the gated effect's fire count over k; "p/2 progressed" after the recover race is how many of its two recoverers continued the run.`, '');
+  out.push(`Matrix marks: ✓ every property holds; ✗ followed by the violated properties (${Object.entries(PROPERTY_TAGS).map(([p, t]) => `${t} ${p}`).join(', ')}); n/a not applicable; k/k after a resumer mark is the gated effect's fire count over k; "c charge call(s) by k recoverers" after a recoverer mark is how many times charge's handler ran in all.`, '');
   for (const s of report.systems) {
     out.push(`## ${s.label} (\`${s.system}\`)`, '');
     out.push(`Versions: ${Object.entries(s.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
