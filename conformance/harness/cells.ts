@@ -105,6 +105,17 @@ export interface ConcurrencyCell {
  * handler ran), and the run continues once from its durable prefix.
  */
 export const RECOVER_POINT = 'after-commit:EFFECT_INTENT@charge';
+/**
+ * Where the recoverer cells crash a system that records no effect intent (LangGraph persists
+ * nothing before a node runs): right after the checkpoint before charge. Either way the recoverers
+ * find a run whose next step is charge and whose handler has not run.
+ */
+export const RECOVER_POINT_WITHOUT_INTENT = 'after-commit:NODE_COMPLETED@compute';
+/**
+ * The `hello.concurrency` key an adapter declares when it answers `continueMany` (k concurrent
+ * continue calls in one process): the in-process recoverer cells need it.
+ */
+export const RECOVERERS_IN_PROCESS = 'recoverers-in-process';
 export const RECOVER_CELLS: readonly ConcurrencyCell[] = CONCURRENCY_KS.flatMap((k) =>
   CONCURRENCY_MODES.map((mode) => ({ matrix: 'concurrency' as const, id: `k=${k}/${mode}/recover`, k, mode, values: 'recover' as const })),
 );

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALL_CELLS, CONCURRENCY_CELLS, FAULT_CELLS, FAULT_POINTS, findCell } from './cells.js';
+import { ALL_CELLS, CONCURRENCY_CELLS, FAULT_CELLS, FAULT_POINTS, findCell, RECOVER_POINT, RECOVER_POINT_WITHOUT_INTENT } from './cells.js';
+import type { HelloResult } from './protocol.js';
+import { applicability, recoverPointFor } from './runner.js';
 import { sameFailure, stepsAreCoherent } from './profile.js';
 import { Prng } from './prng.js';
 import { cellSeed, generateScenario, ScenarioSchema } from './scenario.js';
@@ -22,6 +24,27 @@ describe('cell catalogue', () => {
   it('gives store errors only to commit points', () => {
     for (const cell of FAULT_CELLS.filter((c) => c.kind === 'store-error')) expect(cell.point).toMatch(/^(before|after)-commit:/);
     expect(FAULT_POINTS.filter((p) => p.place === 'code').map((p) => p.name)).toContain('inside-pure:compute');
+  });
+
+  it('makes recoverer cells applicable only to adapters that crash at the intent, and in one process only with continueMany', () => {
+    const yes = { supported: true as const, where: 'here' };
+    const hello: HelloResult = {
+      protocol: 1, system: 's', variant: 'v', versions: {},
+      points: { [RECOVER_POINT]: yes }, faultKinds: { sigkill: yes },
+      concurrency: { 'in-process': yes, processes: yes }, fork: yes,
+    };
+    expect(applicability(hello, findCell('k=4/processes/recover'))).toEqual({ applicable: true });
+    expect(applicability(hello, findCell('k=4/in-process/recover'))).toMatchObject({ applicable: false, reason: expect.stringMatching(/continueMany/) });
+    expect(applicability(hello, findCell('k=4/in-process/same'))).toEqual({ applicable: true });
+    const withMany = { ...hello, concurrency: { ...hello.concurrency, 'recoverers-in-process': yes } };
+    expect(applicability(withMany, findCell('k=4/in-process/recover'))).toEqual({ applicable: true });
+    expect(recoverPointFor(withMany)).toBe(RECOVER_POINT);
+    // No intent record (LangGraph): the crash right after the checkpoint before charge instead.
+    const noIntent = { ...withMany, points: { [RECOVER_POINT]: { supported: false as const, reason: 'no intent record' }, [RECOVER_POINT_WITHOUT_INTENT]: yes } };
+    expect(applicability(noIntent, findCell('k=2/processes/recover'))).toEqual({ applicable: true });
+    expect(recoverPointFor(noIntent)).toBe(RECOVER_POINT_WITHOUT_INTENT);
+    const neither = { ...withMany, points: {} };
+    expect(applicability(neither, findCell('k=2/processes/recover'))).toMatchObject({ applicable: false, reason: expect.stringMatching(/supports neither/) });
   });
 
   it('refuses an unknown cell by name', () => {

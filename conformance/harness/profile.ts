@@ -9,7 +9,7 @@ import { CHECKERS, checkAll, PROPERTIES, type PropertyId, type Verdict } from '.
 import { NO_HOSTS, hostSpec, rootSpec, type HostsPools, type HostsSetting } from './cross-host.js';
 import type { CellRun } from './observations.js';
 import type { HelloResult } from './protocol.js';
-import { applicability, cellSlug, runScenario, SystemPool } from './runner.js';
+import { applicability, armedFault, cellSlug, runScenario, SystemPool } from './runner.js';
 import { cellSeed, generateScenario, type Scenario, type StepName } from './scenario.js';
 import { adapterSpec, REPO_ROOT, type SystemDef } from './systems.js';
 import { GATED_EFFECT_NODE } from './workflow.js';
@@ -114,7 +114,7 @@ function saturationOf(run: CellRun): Saturation | null {
 }
 
 export function judge(run: CellRun, workDir: string): Record<PropertyId, Verdict> {
-  const fault = run.scenario.fault;
+  const fault = armedFault(run.scenario, run.hello);
   if (fault !== null && !run.faultsFired.some((e) => e.point === fault.point)) {
     return allNotApplicable(`the armed fault point ${fault.point} was never reached in this schedule`);
   }

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AdapterProcess, type AdapterSpec, type RequestResult } from './driver.js';
-import type { Cell } from './cells.js';
+import { RECOVER_POINT, RECOVER_POINT_WITHOUT_INTENT, RECOVERERS_IN_PROCESS, type Cell } from './cells.js';
 import { raceRecoverers, resumeAcrossHosts, type HostsPools } from './cross-host.js';
 import type { CellRun, DrivenRun, FaultMoment, Incident, SinkWindow, StepObservations } from './observations.js';
 import {
@@ -73,6 +73,21 @@ export class SystemPool {
 
 export type Applicability = { applicable: true } | { applicable: false; reason: string };
 
+/**
+ * Where a recoverer cell crashes the main run for this adapter: right after charge's EFFECT_INTENT,
+ * or, for a system with no intent record, right after the checkpoint before charge; null if neither.
+ */
+export function recoverPointFor(hello: HelloResult): string | null {
+  for (const point of [RECOVER_POINT, RECOVER_POINT_WITHOUT_INTENT]) if (hello.points[point]?.supported === true) return point;
+  return null;
+}
+
+/** The fault a cell arms in this adapter: the scenario's, with a recoverer cell's point as recoverPointFor says. */
+export function armedFault(scenario: Scenario, hello: HelloResult): Scenario['fault'] {
+  if (scenario.fault === null || scenario.concurrency?.race !== 'recover') return scenario.fault;
+  return { ...scenario.fault, point: recoverPointFor(hello) ?? scenario.fault.point };
+}
+
 /** `hostsUnavailable`: why this run has no hosts (hosts cells are then not applicable), or null. */
 export function applicability(hello: HelloResult, cell: Cell, hostsUnavailable: string | null = null): Applicability {
   if (cell.matrix === 'fault') {
@@ -90,8 +105,19 @@ export function applicability(hello: HelloResult, cell: Cell, hostsUnavailable: 
     return { applicable: false, reason: mode?.supported === false ? mode.reason : `the adapter does not declare ${cell.mode} concurrency` };
   }
   if (cell.mode === 'hosts' && hostsUnavailable !== null) return { applicable: false, reason: hostsUnavailable };
-  if (cell.values === 'recover' && hello.faultKinds.sigkill?.supported !== true) {
-    return { applicable: false, reason: 'the recoverer cells crash the run with SIGKILL, which the adapter does not support' };
+  if (cell.values === 'recover') {
+    if (hello.faultKinds.sigkill?.supported !== true) {
+      return { applicable: false, reason: 'the recoverer cells crash the run with SIGKILL, which the adapter does not support' };
+    }
+    if (recoverPointFor(hello) === null) {
+      return { applicable: false, reason: `the adapter supports neither ${RECOVER_POINT} nor ${RECOVER_POINT_WITHOUT_INTENT}` };
+    }
+    // k continue calls at once in one process need the continueMany request; an adapter that does
+    // not declare it answers only the process and hosts recoverer cells (plain continue requests).
+    const many = hello.concurrency[RECOVERERS_IN_PROCESS];
+    if (cell.mode === 'in-process' && (many === undefined || !many.supported)) {
+      return { applicable: false, reason: many?.supported === false ? many.reason : `the adapter does not declare "${RECOVERERS_IN_PROCESS}" (continueMany)` };
+    }
   }
   return { applicable: true };
 }
@@ -294,7 +320,9 @@ export async function runScenario(systemPool: SystemPool, scenario: Scenario, op
     const resumed = await ctx.drive('baseline', ids.baseline, { op: 'resume', runId: ids.baseline, value: scenario.resumeValue }, true);
     s.baseline = { ...resumed, outcomes: [...started.outcomes, ...resumed.outcomes], window: ctx.window(from) };
   }
-  if (scenario.fault !== null) await ctx.send('arm', { op: 'arm', fault: scenario.fault });
+  // A recoverer cell names the intent point; a system without intent records crashes just before charge.
+  const fault = armedFault(scenario, pool.hello as HelloResult);
+  if (fault !== null) await ctx.send('arm', { op: 'arm', fault });
 
   if (hasStep(scenario, 'start')) {
     const from = ctx.sinkCount();

@@ -386,6 +386,7 @@ function hello() {
     },
     concurrency: {
       'in-process': supported('k concurrent invoke(Command({resume})) calls on one compiled graph'),
+      'recoverers-in-process': supported('continueMany: k concurrent invoke(null) calls on one compiled graph'),
       processes: supported('k processes, each with its own SqliteSaver on the same file'),
     },
     fork: supported('updateState on an older checkpoint (time travel); the fork lives in the same thread'),

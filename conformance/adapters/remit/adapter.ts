@@ -409,6 +409,7 @@ function hello() {
     },
     concurrency: {
       'in-process': supported('k concurrent Remit.resume (or continueRun) calls on one instance'),
+      'recoverers-in-process': supported('continueMany: k concurrent Remit.continueRun calls on one instance'),
       processes: memory
         ? { supported: false, reason: memoryReason }
         : supported(`k processes, each with its own Remit on the same ${STORE_KIND === 'postgres' ? 'PostgreSQL schema' : 'SQLite file'}`),
