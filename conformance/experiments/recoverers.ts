@@ -16,8 +16,8 @@
  *
  *   bash scripts/tsx.sh conformance/experiments/recoverers.ts --trials 20 [--k 2,4,8,16] [--stores sqlite,postgres]
  *     [--crash intent,handler] [--lease-ms 1000] [--restarted] [--core wasm|reference] [--json out.json]
- *   ... --system langgraph --crash handler   (LangGraph.js in the same trials: it has no intent record,
- *     so only the crash inside the handler applies; SQLite only)
+ *   ... --system langgraph   (LangGraph.js in the same trials, SQLite only: it records no intent, so
+ *     its crash "intent" is right after the checkpoint before charge, as in the conformance cells)
  *
  * Exit code 0 when every trial met the claim, 1 otherwise.
  */
@@ -27,6 +27,7 @@ import path from 'node:path';
 import { AdapterProcess, type AdapterSpec, type RequestResult } from '../harness/driver.js';
 import { readSink } from '../harness/sink.js';
 import { REPO_ROOT, TSX_NODE_ARGS } from '../harness/systems.js';
+import { RECOVER_POINT_WITHOUT_INTENT } from '../harness/cells.js';
 
 type StoreKind = 'sqlite' | 'postgres';
 type Crash = 'intent' | 'handler';
@@ -72,7 +73,7 @@ function parseArgs(argv: string[]): Options {
 
 function adapterSpec(store: StoreKind, o: Options): AdapterSpec {
   if (o.system === 'langgraph') {
-    if (store !== 'sqlite' || o.crashes.includes('intent')) throw new Error('LangGraph.js: SQLite only, and only --crash handler (it has no intent record)');
+    if (store !== 'sqlite') throw new Error('LangGraph.js: SQLite only');
     return { id: 'langgraph-js', label: 'LangGraph.js', command: process.execPath, args: [...TSX_NODE_ARGS, path.join(REPO_ROOT, 'conformance/adapters/langgraph/adapter.ts')] };
   }
   return {
@@ -109,9 +110,11 @@ async function runTrial(spec: AdapterSpec, recoverers: AdapterProcess[], dir: st
   // The process that crashes: its own replica id, armed to SIGKILL itself at the point.
   const primary = AdapterProcess.spawn(spec, REPO_ROOT);
   reply(await primary.request({ op: 'open', storePath, sinkPath, replica: 'crashed' }, REQUEST_TIMEOUT_MS), 'open primary');
-  reply(await primary.request({ op: 'arm', fault: { point: CRASH_POINT[crash], kind: 'sigkill' } }, REQUEST_TIMEOUT_MS), 'arm');
+  // LangGraph records no intent: its crash 'intent' is right after the checkpoint before charge.
+  const point = crash === 'intent' && o.system === 'langgraph' ? RECOVER_POINT_WITHOUT_INTENT : CRASH_POINT[crash];
+  reply(await primary.request({ op: 'arm', fault: { point, kind: 'sigkill' } }, REQUEST_TIMEOUT_MS), 'arm');
   const started = await primary.request({ op: 'start', runId, input: { orderId: `o-${runId}`, amountCents: 4200 } }, REQUEST_TIMEOUT_MS);
-  if (started.kind !== 'crashed') throw new Error(`the primary did not crash at ${CRASH_POINT[crash]} (${started.kind})`);
+  if (started.kind !== 'crashed') throw new Error(`the primary did not crash at ${point} (${started.kind})`);
   const before = readSink(sinkPath).lines.filter((l) => l.node === 'charge' && l.t === 'invoke' && l.run === runId).length;
   // k recoverers: opened on this trial's store, idle on stdin; one loop writes the k requests.
   const opened = recoverers.slice(0, k).map((p, i) =>
