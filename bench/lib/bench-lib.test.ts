@@ -37,11 +37,16 @@ describe('mixed log and framing walk', () => {
     );
     expect(new Set(decoded.versions)).toEqual(new Set([2]));
   });
-  it('is a log the core recovers without error at every kept prefix', () => {
-    for (const n of [10, 500, 2000]) {
-      const c = prefixCase(mixed, n);
-      const r = recover(c.log);
-      expect(r.ok ? { records: r.recordCount, durable: r.durableLen } : r).toEqual({ records: n, durable: c.log.length });
+  it('is a log the core recovers without error at every kept prefix, in format 2 and in format 1', () => {
+    const v1 = buildMixedLog(2000, [10, 500], undefined, 1);
+    expect(new Set(decodeLog(v1.bytes).versions)).toEqual(new Set([1]));
+    expect(v1.kindCounts['EFFECT_ATTEMPT']).toBeUndefined();
+    for (const log of [mixed, v1]) {
+      for (const n of [10, 500, 2000]) {
+        const c = prefixCase(log, n);
+        const r = recover(c.log);
+        expect(r.ok ? { records: r.recordCount, durable: r.durableLen } : r).toEqual({ records: n, durable: c.log.length });
+      }
     }
   });
   it('is deterministic', () => {

@@ -36,6 +36,7 @@ const COLUMNS: Record<SuiteName, Column[]> = {
     { header: 'MB/s', cell: (r) => fmt(r.metrics.mb_per_s) },
     { header: 'speed vs framing walk', cell: (r) => ratio(r.ratios['speed_vs_framing-crc-walk']) },
     { header: 'wasm / reference', cell: (r) => ratio(r.ratios.speed_vs_reference) },
+    { header: 'format 2 / format 1 (wasm)', cell: (r) => ratio(r.ratios['speed_vs_wasm:format-1-log']) },
     { header: 'boundary share', cell: (r) => pct(r.metrics.boundary_share) },
   ],
   resume: [

@@ -10,7 +10,7 @@
  * are valid logs too (recovery then stops mid-cycle, in a running phase).
  */
 
-import { chainOf, encodeRecordV2 } from 'remit/core';
+import { chainOf, encodeRecord, encodeRecordV2 } from 'remit/core';
 import { NodeKind, RecordKind, StateForm, type LogRecord } from 'remit/core';
 
 const utf8 = new TextEncoder();
@@ -67,7 +67,11 @@ function fillerPool(rand: () => number, size: number): Uint8Array {
   return pool;
 }
 
-export function buildMixedLog(totalRecords: number, prefixes: readonly number[], seed = 20240601): MixedLog {
+/**
+ * `format`: 2 (default) as the fenced shell writes logs; 1 as the shell wrote them before log format
+ * 2 (no EFFECT_ATTEMPT records, 4-byte trailers), for the recovery suite's side-by-side row.
+ */
+export function buildMixedLog(totalRecords: number, prefixes: readonly number[], seed = 20240601, format: 1 | 2 = 2): MixedLog {
   if (totalRecords < 1) throw new Error('buildMixedLog: need at least one record');
   const rand = prng(seed);
   const pool = fillerPool(rand, 1 << 16);
@@ -86,7 +90,7 @@ export function buildMixedLog(totalRecords: number, prefixes: readonly number[],
   let chain = 0;
   const push = (r: LogRecord, kindName: string) => {
     // Log format 2, as the shell writes it: each record chained to the one before.
-    const bytes = encodeRecordV2(r, chain);
+    const bytes = format === 2 ? encodeRecordV2(r, chain) : encodeRecord(r);
     chain = chainOf(bytes);
     parts.push(bytes);
     total += bytes.length;
@@ -125,8 +129,8 @@ export function buildMixedLog(totalRecords: number, prefixes: readonly number[],
         push({ kind: RecordKind.EFFECT_INTENT, seq: parts.length, node: nodeName[node]!, key }, 'EFFECT_INTENT');
         if (parts.length >= totalRecords) break;
         // Format 2: the fence's attempt record between the intent and the outcome.
-        push({ kind: RecordKind.EFFECT_ATTEMPT, seq: parts.length, node: nodeName[node]!, key, attempt: 1, lease: leaseBytes }, 'EFFECT_ATTEMPT');
-        if (parts.length >= totalRecords) break;
+        if (format === 2) push({ kind: RecordKind.EFFECT_ATTEMPT, seq: parts.length, node: nodeName[node]!, key, attempt: 1, lease: leaseBytes }, 'EFFECT_ATTEMPT');
+        if (format === 2 && parts.length >= totalRecords) break;
         push({ kind: RecordKind.EFFECT_DONE, seq: parts.length, node: nodeName[node]!, key, result: filler(span(MIX.resultBytes)) }, 'EFFECT_DONE');
         if (parts.length >= totalRecords) break;
       } else if (kind === NodeKind.INTERRUPT) {
