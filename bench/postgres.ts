@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import pg from 'pg';
-import { encodeRecord } from 'remit/core';
+import { chainValueBefore, encodeRecordV2 } from 'remit/core';
 import { RecordKind, type RecoveryCore } from 'remit/core';
 import { createRemit, type Remit, type Store } from 'remit';
 import { openPostgresStore, type PostgresStore } from 'remit/postgres';
@@ -168,7 +168,7 @@ async function claimOnce(store: Store, core: RecoveryCore, runId: string, interr
     const log = await store.readLog(runId);
     const admission = core.admit(log, { tag: 'RESUME', interruptId });
     if (!admission.accepted) return false;
-    const claim = encodeRecord({ kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId, value });
+    const claim = encodeRecordV2({ kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId, value }, chainValueBefore(log, admission.offset));
     if ((await store.append(runId, admission.seq, [claim])).committed) return true;
   }
 }

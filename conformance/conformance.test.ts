@@ -18,6 +18,8 @@ const REMIT_CELLS = [
   'before-commit:FORKED/sigkill',
   'k=4/processes/different',
   'k=2/in-process/same',
+  'k=4/processes/recover',
+  'k=4/in-process/recover',
 ].map(findCell);
 
 async function campaign(systems: string[], cells: ReturnType<typeof findCell>[], seed = 3) {
@@ -39,11 +41,18 @@ describe('conformance harness on real adapters', () => {
   });
 
   it('the canaries show violations: the claim guard off breaks consume-once, ignored keys break effect exactly-once', async () => {
-    const { report } = await campaign(['canary', 'canary-key'], [findCell('k=2/in-process/same'), findCell('in-handler-after-effect:charge/sigkill')]);
+    // Separate processes: resumers in one process of one instance are also kept apart by the
+    // instance's own in-process registry of effect calls, which the canary does not switch off.
+    const { report } = await campaign(['canary', 'canary-key'], [findCell('k=2/processes/same'), findCell('in-handler-after-effect:charge/sigkill')]);
     const [claim, key] = report.systems;
     expect(claim?.properties['consume-once'].status).toBe('violated');
-    expect(claim?.cells.find((c) => c.cellId === 'k=2/in-process/same')?.saturation).toEqual({ fires: 2, k: 2 });
+    expect(claim?.cells.find((c) => c.cellId === 'k=2/processes/same')?.saturation).toEqual({ fires: 2, k: 2 });
     expect(key?.properties['effect-exactly-once'].status).toBe('violated');
+  });
+
+  it('REMIT: k = 4 recoverers (separate processes) of a run crashed right after its intent call charge\'s handler once', async () => {
+    const { report } = await campaign(['remit-sqlite-reference'], [findCell('k=4/processes/recover')]);
+    expect(report.systems[0]?.cells[0]?.race).toMatchObject({ k: 4, handlerCalls: 1 });
   });
 
   it('the LangGraph.js adapter runs a SIGKILL cell to verdicts (measured, not asserted)', async () => {

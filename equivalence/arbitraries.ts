@@ -5,9 +5,9 @@
  */
 
 import fc from 'fast-check';
-import { encodeLog, frameRecord } from 'remit/core';
+import { chainOf, encodeLog, encodeLogV2, frameRecord } from 'remit/core';
 import { RecordKind, type LogRecord, type NodeEntry } from 'remit/core';
-import { runChoices, type ModelNode, type ModelWorkflow } from './model.js';
+import { encodeFramed, runChoices, type ModelNode, type ModelWorkflow } from './model.js';
 import { applyMutation, mutationArb, type Mutation } from './mutations.js';
 
 export interface LogCase {
@@ -45,6 +45,12 @@ const recordBodyArbs = {
   }),
   [RecordKind.RUN_COMPLETED]: fc.record({ kind: fc.constant(RecordKind.RUN_COMPLETED) }),
   [RecordKind.RUN_FAILED]: fc.record({ kind: fc.constant(RecordKind.RUN_FAILED), node: smallBytesArb, code: smallBytesArb, message: smallBytesArb }),
+  [RecordKind.EFFECT_ATTEMPT]: fc.record({
+    kind: fc.constant(RecordKind.EFFECT_ATTEMPT), node: nameArb, key: nameArb, attempt: u32Arb, lease: smallBytesArb,
+  }),
+  [RecordKind.EFFECT_RELEASED]: fc.record({
+    kind: fc.constant(RecordKind.EFFECT_RELEASED), node: nameArb, key: nameArb, attempt: u32Arb, reason: smallBytesArb,
+  }),
 };
 
 /** Any record that the codec accepts (names valid, state_form 0/1), of any kind, any seq. */
@@ -77,6 +83,8 @@ function vocabularyRecordArb(words: string[]): fc.Arbitrary<Omit<LogRecord, 'seq
     { weight: 2, arbitrary: fc.record({ kind: fc.constant(RecordKind.FORKED), sourceRunId: word, sourceSeq: fc.integer({ min: 0, max: 8 }), runId: word, intent: small }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant(RecordKind.RUN_COMPLETED) }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant(RecordKind.RUN_FAILED), node: maybeEmpty, code: small, message: small }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant(RecordKind.EFFECT_ATTEMPT), node: word, key: word, attempt: fc.integer({ min: 0, max: 3 }), lease: small }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant(RecordKind.EFFECT_RELEASED), node: word, key: word, attempt: fc.integer({ min: 0, max: 3 }), reason: small }) },
   ) as fc.Arbitrary<Omit<LogRecord, 'seq'>>;
 }
 
@@ -86,10 +94,13 @@ const grammarStartArb = fc.record({
   start: fc.constantFrom(...WORDS),
 });
 
-/** A RUN_STARTED over the vocabulary followed by vocabulary records, with correct seqs and CRCs. */
+/**
+ * A RUN_STARTED over the vocabulary followed by vocabulary records, with correct seqs and CRCs, in
+ * format 2 (links chained) or format 1 (kinds 10 and 11 are then BAD_KIND).
+ */
 export const grammarLogArb: fc.Arbitrary<LogCase> = fc
-  .tuple(grammarStartArb, fc.array(vocabularyRecordArb(WORDS), { maxLength: 14 }))
-  .map(([head, rest]) => {
+  .tuple(grammarStartArb, fc.array(vocabularyRecordArb(WORDS), { maxLength: 14 }), fc.constantFrom(1, 2, 2))
+  .map(([head, rest, format]) => {
     const te = new TextEncoder();
     const first: Omit<LogRecord, 'seq'> = {
       kind: RecordKind.RUN_STARTED, runId: te.encode('r'), workflow: te.encode('w'), version: te.encode('1'),
@@ -98,7 +109,7 @@ export const grammarLogArb: fc.Arbitrary<LogCase> = fc
       state: te.encode('{}'),
     } as Omit<LogRecord, 'seq'>;
     const records = [first, ...rest].map((r, seq) => ({ ...r, seq }) as LogRecord);
-    return { source: 'grammar', logs: [encodeLog(records)] };
+    return { source: `grammar-v${format}`, logs: [format === 2 ? encodeLogV2(records) : encodeLog(records)] };
   });
 
 // ---------------------------------------------------------------- model workflows and histories
@@ -122,6 +133,8 @@ export const workflowArb: fc.Arbitrary<ModelWorkflow> = fc
       start: fc.constantFrom(...names),
       keyScheme: fc.constantFrom('per-visit' as const, 'per-node' as const),
       statePadBytes: fc.integer({ min: 0, max: 150 }),
+      // Format 2 twice as often; a format-1 run may be upgraded part way (runChoices).
+      startFormat: fc.constantFrom(1 as const, 2 as const, 2 as const),
     });
   });
 
@@ -166,7 +179,8 @@ export const rawBytesArb: fc.Arbitrary<LogCase> = fc
   .tuple(fc.boolean(), fc.uint8Array({ maxLength: 96 }))
   .map(([afterValidRecord, junk]) => {
     if (!afterValidRecord) return { source: 'raw', logs: [junk] };
-    const first = encodeLog(runChoices(SMALL_FOR_RAW, []).records);
+    const ex = runChoices(SMALL_FOR_RAW, []);
+    const first = encodeFramed(ex.records, ex.versions);
     const log = new Uint8Array(first.length + junk.length);
     log.set(first);
     log.set(junk, first.length);
@@ -177,12 +191,21 @@ const SMALL_FOR_RAW: ModelWorkflow = {
   name: 'w', version: '1', nodes: [{ name: 'a', kind: 'pure', routes: [null] }], start: 'a', keyScheme: 'per-visit', statePadBytes: 0,
 };
 
-/** Correctly framed records (seq, CRC) around random payloads of a random kind: payload parsing. */
+/**
+ * Correctly framed records (seq, CRC, link) around random payloads of a random kind and format:
+ * payload parsing, and the kinds each format allows.
+ */
 export const framedJunkArb: fc.Arbitrary<LogCase> = fc
-  .tuple(fc.boolean(), fc.array(fc.tuple(fc.integer({ min: 0, max: 11 }), fc.uint8Array({ maxLength: 40 })), { minLength: 1, maxLength: 4 }))
+  .tuple(fc.boolean(), fc.array(fc.tuple(fc.integer({ min: 0, max: 12 }), fc.uint8Array({ maxLength: 40 }), fc.constantFrom(1, 2)), { minLength: 1, maxLength: 4 }))
   .map(([afterValidRecord, parts]) => {
-    const prefix = afterValidRecord ? [encodeLog(runChoices(SMALL_FOR_RAW, []).records)] : [];
-    const framed = parts.map(([kind, payload], i) => frameRecord(i + prefix.length, kind, payload));
+    const ex = runChoices(SMALL_FOR_RAW, []);
+    const prefix = afterValidRecord ? [encodeFramed(ex.records, ex.versions)] : [];
+    let chain = prefix.length ? chainOf(prefix[0]!) : 0;
+    const framed = parts.map(([kind, payload, version], i) => {
+      const bytes = frameRecord(i + prefix.length, kind, payload, version, chain);
+      chain = chainOf(bytes);
+      return bytes;
+    });
     const all = [...prefix, ...framed];
     const log = new Uint8Array(all.reduce((n, p) => n + p.length, 0));
     let pos = 0;

@@ -12,6 +12,7 @@ import type { RecoveryCore } from 'remit/core';
 import { anyLogArb, type LogCase } from './arbitraries.js';
 import { CoreComparison, type CompareOptions, type Divergence } from './compare.js';
 import { divergenceNote, writeCorpusEntry } from './corpus.js';
+import { splitRecords } from './mutations.js';
 import { DivergenceError } from './property.js';
 import { describeDivergence } from './report.js';
 import { Coverage, CUT_KINDS, REQUEST_KINDS, SampledCheck, SamplingRng, type SampledCheckOptions } from './sampled.js';
@@ -180,13 +181,7 @@ export function shrinkHistory(
   return { message, divergence: shrunk, corpusName };
 }
 
-/** Whether a divergence happened at a whole-record prefix (as its length fields say). */
+/** Whether a divergence happened at a whole-record prefix (as its length and version bytes say). */
 function isBoundaryPrefix(d: Divergence): boolean {
-  let offset = 0;
-  const log = d.log;
-  while (log.length - offset >= 16) {
-    const len = (log[offset]! | (log[offset + 1]! << 8) | (log[offset + 2]! << 16) | (log[offset + 3]! << 24)) >>> 0;
-    offset += 16 + len;
-  }
-  return offset === log.length;
+  return splitRecords(d.log).rest.length === 0;
 }

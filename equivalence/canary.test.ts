@@ -30,6 +30,16 @@ describe('canaries: the equivalence property fails on an injected bug', () => {
     expect(result.details.failed).toBe(true);
   });
 
+  // The fence and the chain only matter on logs a correct shell never writes: damaged ones. (The
+  // enumerator finds both within 8 records too: enumerate.test.ts.)
+  it.each(['done-without-attempt', 'link-unchecked'] as const)('catches %s in mutated logs', (canary) => {
+    const buggy = createReferenceCore({ canary });
+    const result = runEquivalence(reference, buggy, mutatedLogArb(20), {
+      numRuns: 3000, seed: 11, compare: { cuts: 'none' }, writeCorpus: false, label: `canary ${canary} in mutations`,
+    });
+    expect(result.details.failed).toBe(true);
+  });
+
   it('the clean reference agrees with itself on the same runs (the failure is the bug, not noise)', () => {
     const result = runEquivalence(reference, createReferenceCore(), modelLogArb(28), {
       numRuns: 100, seed: 20240601, compare: { cuts: 'none' }, writeCorpus: false, label: 'reference vs reference',

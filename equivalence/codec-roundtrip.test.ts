@@ -1,7 +1,7 @@
 /** Codec and encodings round-trip on arbitrary values of every kind. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { decodeLog, decodeRecordAt, encodeLog, encodeRecord } from 'remit/core';
+import { chainValueBefore, decodeLog, decodeRecordAt, encodeLog, encodeLogV2, encodeRecord, encodeRecordV2 } from 'remit/core';
 import { decodeAdmission, decodeRecovery, encodeAdmission, encodeRecovery } from 'remit/core';
 import { reference } from 'remit/core';
 import { RecordKind, type LogRecord } from 'remit/core';
@@ -9,27 +9,37 @@ import { anyLogArb, recordArb } from './arbitraries.js';
 import { planRequests, requestsAtPrefix } from './requests.js';
 
 describe('record codec', () => {
-  it('decode(encode(r)) = r for records of every kind', () => {
+  it('decode(encode(r)) = r for records of every kind, in both formats (10 and 11 are format 2 only)', () => {
     const seen = new Set<number>();
     fc.assert(
-      fc.property(recordArb, (r) => {
+      fc.property(recordArb, fc.nat(0xffff_ffff), (r, prevChain) => {
         seen.add(r.kind);
-        const bytes = encodeRecord(r);
-        const step = decodeRecordAt(bytes, 0);
-        expect(step).toEqual({ outcome: 'record', record: r, offset: 0, end: bytes.length });
+        const v2 = encodeRecordV2(r, prevChain);
+        const chain = chainValueBefore(v2, v2.length);
+        expect(decodeRecordAt(v2, 0, -1, { prevChain, v2Seen: true })).toEqual({ outcome: 'record', record: r, offset: 0, end: v2.length, version: 2, chain });
+        const v1 = encodeRecord(r);
+        const step = decodeRecordAt(v1, 0);
+        if (r.kind <= RecordKind.RUN_FAILED) {
+          expect(step).toEqual({ outcome: 'record', record: r, offset: 0, end: v1.length, version: 1, chain: chainValueBefore(v1, v1.length) });
+        } else {
+          expect(step).toMatchObject({ outcome: 'corrupt', error: { codeName: 'BAD_KIND', kind: r.kind } });
+        }
       }),
-      { numRuns: 600 },
+      { numRuns: 800 },
     );
     expect([...seen].sort()).toEqual(Object.values(RecordKind).sort());
   });
 
-  it('decodeLog(encodeLog(rs)) = rs when seqs are positions', () => {
+  it('decodeLog(encodeLogV2(rs)) = rs when seqs are positions; likewise format 1 for kinds 1..9', () => {
     fc.assert(
       fc.property(fc.array(recordArb, { maxLength: 6 }), (rs) => {
         const records = rs.map((r, seq) => ({ ...r, seq }) as LogRecord);
-        const d = decodeLog(encodeLog(records));
+        const d = decodeLog(encodeLogV2(records));
         expect(d.error).toBeNull();
         expect(d.records).toEqual(records);
+        expect(d.versions).toEqual(records.map(() => 2));
+        const v1 = records.filter((r) => r.kind <= RecordKind.RUN_FAILED).map((r, seq) => ({ ...r, seq }) as LogRecord);
+        expect(decodeLog(encodeLog(v1)).records).toEqual(v1);
       }),
       { numRuns: 150 },
     );
@@ -43,7 +53,8 @@ describe('record codec', () => {
           d.records.forEach((r, i) => {
             const start = d.offsets[i]!;
             const end = i + 1 < d.offsets.length ? d.offsets[i + 1]! : d.durableLen;
-            expect(encodeRecord(r)).toEqual(log.subarray(start, end));
+            const again = d.versions[i] === 2 ? encodeRecordV2(r, chainValueBefore(log, start)) : encodeRecord(r);
+            expect(again).toEqual(log.subarray(start, end));
           });
         }
       }),

@@ -70,7 +70,7 @@ function cutPoints(log: Uint8Array, bounds: number[], options: CompareOptions): 
   const cuts = new Set<number>();
   if (options.cuts === 'all') for (let i = 0; i <= n; i++) cuts.add(i);
   else if (options.cuts !== 'none') {
-    for (const b of bounds) for (const d of [1, 4, 11, 12, 13, 17, -1, -4, -5]) if (b + d >= 0 && b + d <= n) cuts.add(b + d);
+    for (const b of bounds) for (const d of [1, 4, 11, 12, 13, 17, -1, -4, -5, -8, -9]) if (b + d >= 0 && b + d <= n) cuts.add(b + d);
     cuts.add(n);
   }
   for (const x of options.extraCuts ?? []) cuts.add(x % (n + 1));

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { concatBytes, encodeRecord } from 'remit/core';
+import { chainValueBefore, concatBytes, encodeRecordV2 } from 'remit/core';
 import { reference as core } from 'remit/core';
 import { RecordKind, RefusalReason, RunStatus, type Recovery } from 'remit/core';
 import { historyArb, historyLogs } from './arbitraries.js';
@@ -54,7 +54,10 @@ describe('reference core on model histories', () => {
               const a = core.admit(prefix, { tag: 'RESUME', interruptId: id });
               if (!a.accepted) continue;
               expect(ok(core.recover(prefix)).status).toBe(RunStatus.PARKED);
-              const claim = encodeRecord({ kind: RecordKind.RESUME_CLAIMED, seq: a.seq, interruptId: id, value: new Uint8Array(0) });
+              // As the shell writes it: format 2, chained to the log's last record.
+              const claim = encodeRecordV2(
+                { kind: RecordKind.RESUME_CLAIMED, seq: a.seq, interruptId: id, value: new Uint8Array(0) }, chainValueBefore(prefix, prefix.length),
+              );
               const after = concatBytes([prefix, claim]);
               expect(ok(core.recover(after)).action.tag).toBe('FINISH_INTERRUPT');
               expect(core.admit(after, { tag: 'RESUME', interruptId: id })).toMatchObject({
@@ -76,9 +79,9 @@ describe('reference core on model histories', () => {
         for (let n = 0; n < before.recordCount; n++) {
           const a = core.admit(log, { tag: 'FORK_AT', seq: n });
           if (!a.accepted) continue;
-          const forked = encodeRecord({
+          const forked = encodeRecordV2({
             kind: RecordKind.FORKED, seq: a.seq, sourceRunId: before.runId, sourceSeq: n, runId: Uint8Array.of(0x78), intent: new Uint8Array(0),
-          });
+          }, chainValueBefore(log, a.offset));
           const child = ok(core.recover(concatBytes([log.subarray(0, a.offset), forked])));
           expect(child.recordCount).toBe(n + 2);
           expect(child.lineage.at(-1)).toMatchObject({ sourceSeq: n, forkSeq: n + 1 });

@@ -1,18 +1,23 @@
 /**
  * Exhaustive small-scope check: every history of the model over SMALL_WORKFLOW (prepare → charge →
  * approve → end or back to prepare) up to `maxRecords` records, every choice at every step (route,
- * snapshot or delta, fail, fork of the head checkpoint), and both cores compared on each:
- * recover and every admission request at the record boundary, recover at byte cuts inside the last
- * record (torn tails). Histories share prefixes, so the search is a tree and each node is one log.
- * Each node also gets every "wrong next record" from a fixed vocabulary (any node completed with
- * any route, intents, results, parks and claims with current and other keys/ids, forks naming the
- * right and wrong seq, a second RUN_STARTED, ...) as a leaf: the error paths, exhaustively.
+ * snapshot or delta, fail, fork of the head checkpoint; for the effect in log format 2: claim an
+ * attempt, complete it, give it up, or have it taken over), in two trees: runs written in format 2
+ * from the start, and runs started in format 1 that may be upgraded to format 2 before any record.
+ * Both cores are compared on each log: recover and every admission request at the record
+ * boundary, recover at byte cuts inside the last record (torn tails). Histories share prefixes, so
+ * the search is a tree and each node is one log. Each node also gets every "wrong next record" from
+ * a fixed vocabulary (any node completed with any route, intents, results, attempts and releases,
+ * parks and claims with current and other keys/ids/numbers, forks naming the right and wrong seq, a
+ * second RUN_STARTED, ...) as a leaf, written in the run's format; plus a format-1 record after a
+ * format-2 one, and a right next record chained to a wrong predecessor: the error paths,
+ * exhaustively.
  *
- *   npx tsx equivalence/enumerate.ts --max-records 9 [--cuts all|edges] [--against reference]
+ *   npx tsx equivalence/enumerate.ts --max-records 9 [--cuts all|edges] [--against reference] [--formats 2,1]
  */
 
 import { pathToFileURL } from 'node:url';
-import { concatBytes as concat, encodeRecord } from 'remit/core';
+import { chainOf, concatBytes as concat, encodeRecord, encodeRecordV2 } from 'remit/core';
 import { reference } from 'remit/core';
 import { RecordKind, type LogRecord, type RecoveryCore } from 'remit/core';
 import { loadWasmCore } from 'remit/core';
@@ -27,6 +32,10 @@ export interface EnumerationOptions {
   /** Also check every wrong next record of the vocabulary at every node (default true). */
   wrongExtensions?: boolean;
   workflow?: ModelWorkflow;
+  /** The trees to walk: runs started in these formats (default [2, 1]; format-1 runs may be upgraded). */
+  formats?: ReadonlyArray<1 | 2>;
+  /** Whether format-1 runs may be upgraded to format 2 (default true; false: the format-1 tree alone). */
+  upgrades?: boolean;
 }
 
 export interface EnumerationResult {
@@ -97,8 +106,25 @@ class Enumerator {
   private checkWrongExtensions(ex: ModelExecution, parts: Uint8Array[]): boolean {
     const log = concat(parts);
     const plan = planRequests(log, FEW_MALFORMED_REQUESTS);
-    for (const body of wrongNextRecords(ex)) {
-      const extended = concat([log, encodeRecord({ ...body, seq: parts.length } as LogRecord)]);
+    const seq = parts.length;
+    const chain = chainOf(parts[parts.length - 1]!);
+    const v2 = ex.nextFormat === 2;
+    const encoded = wrongNextRecords(ex).map((body) => {
+      const r = { ...body, seq } as LogRecord;
+      return v2 ? encodeRecordV2(r, chain) : encodeRecord(r);
+    });
+    // The run's own next records, framed wrongly: chained to another predecessor (BAD_LINK), or in
+    // format 1 after format 2 (BAD_VERSION).
+    const probe = ex.clone();
+    const right = probe.stepMoves()[0];
+    if (right) {
+      probe.apply(right);
+      const next = probe.records[probe.records.length - 1]!;
+      if (v2) encoded.push(encodeRecordV2(next, (chain ^ 0x5a5a_5a5a) >>> 0));
+      if (ex.versions.includes(2)) encoded.push(encodeRecord(next));
+    }
+    for (const bytes of encoded) {
+      const extended = concat([log, bytes]);
       this.wrongExtensionLogs++;
       this.divergence = this.comparison.recover(extended);
       for (const req of requestsAtCut(plan, parts.length + 1)) this.divergence ??= this.comparison.admit(extended, req);
@@ -114,20 +140,29 @@ class Enumerator {
     if (!this.check(parts)) return false;
     if (this.options.wrongExtensions !== false && !this.checkWrongExtensions(ex, parts)) return false;
     if (parts.length >= this.options.maxRecords) return true;
-    for (const move of allMoves(ex)) {
+    const chain = chainOf(parts[parts.length - 1]!);
+    for (const move of allMoves(ex, { upgrades: this.options.upgrades !== false })) {
       const next = ex.clone();
       next.apply(move);
-      const record = next.records[next.records.length - 1]!;
-      if (!this.walk(next, [...parts, encodeRecord(record)])) return false;
+      const at = next.records.length - 1;
+      const record = next.records[at]!;
+      // A fork rewinds: its prefix is the source's, its FORKED record chains to the checkpoint.
+      const prefix = at === parts.length ? parts : parts.slice(0, at);
+      const prev = at === parts.length ? chain : chainOf(prefix[prefix.length - 1]!);
+      const bytes = next.versions[at] === 2 ? encodeRecordV2(record, prev) : encodeRecord(record);
+      if (!this.walk(next, [...prefix, bytes])) return false;
     }
     return true;
   }
 
   run(): EnumerationResult {
     const t0 = performance.now();
-    const ok = this.check([]); // the empty log
-    const ex = new ModelExecution(this.options.workflow ?? SMALL_WORKFLOW);
-    if (ok && this.options.maxRecords >= 1) this.walk(ex, [encodeRecord(ex.records[0]!)]);
+    let ok = this.check([]); // the empty log
+    for (const format of this.options.formats ?? [2, 1]) {
+      if (!ok || this.options.maxRecords < 1) break;
+      const ex = new ModelExecution({ ...(this.options.workflow ?? SMALL_WORKFLOW), startFormat: format });
+      ok = this.walk(ex, ex.encodedParts());
+    }
     return {
       maxRecords: this.options.maxRecords, boundaryLogs: this.boundaryLogs, tornLogs: this.tornLogs,
       wrongExtensionLogs: this.wrongExtensionLogs,
@@ -156,6 +191,11 @@ function wrongNextRecords(ex: ModelExecution): RecordBody[] {
     if (r.kind === RecordKind.EFFECT_INTENT) lastKey = r.key;
     if (r.kind === RecordKind.INTERRUPT_PARKED) lastId = r.interruptId;
   }
+  let lastAttempt = 0;
+  for (const r of records) {
+    if (r.kind === RecordKind.EFFECT_INTENT) lastAttempt = 0;
+    if (r.kind === RecordKind.EFFECT_ATTEMPT) lastAttempt = r.attempt;
+  }
   const effectNode = te.encode(wf.nodes.find((n) => n.kind === 'effect')?.name ?? 'none');
   const interruptNode = te.encode(wf.nodes.find((n) => n.kind === 'interrupt')?.name ?? 'none');
   const out: RecordBody[] = [{ ...records[0]! } as RecordBody];
@@ -171,7 +211,13 @@ function wrongNextRecords(ex: ModelExecution): RecordBody[] {
   for (const key of [lastKey, te.encode('k-other')]) {
     out.push({ kind: RecordKind.EFFECT_INTENT, node: effectNode, key });
     out.push({ kind: RecordKind.EFFECT_DONE, node: effectNode, key, result: te.encode('{}') });
+    for (const attempt of new Set([0, lastAttempt, lastAttempt + 1, lastAttempt + 2])) {
+      out.push({ kind: RecordKind.EFFECT_ATTEMPT, node: effectNode, key, attempt, lease: te.encode('{}') });
+      out.push({ kind: RecordKind.EFFECT_RELEASED, node: effectNode, key, attempt, reason: new Uint8Array(0) });
+    }
   }
+  out.push({ kind: RecordKind.EFFECT_ATTEMPT, node: ghost, key: lastKey, attempt: lastAttempt + 1, lease: new Uint8Array(0) });
+  out.push({ kind: RecordKind.EFFECT_ATTEMPT, node: te.encode(wf.start), key: lastKey, attempt: lastAttempt + 1, lease: new Uint8Array(0) });
   for (const id of [lastId, te.encode('i-other')]) {
     out.push({ kind: RecordKind.INTERRUPT_PARKED, node: interruptNode, interruptId: id });
     out.push({ kind: RecordKind.RESUME_CLAIMED, interruptId: id, value: te.encode('1') });
@@ -205,8 +251,10 @@ async function main(argv: string[]): Promise<number> {
   const maxRecords = Number(arg('--max-records') ?? '9');
   const cuts = (arg('--cuts') ?? 'edges') as 'edges' | 'all';
   const against = arg('--against') ?? 'wasm';
+  const formats = (arg('--formats') ?? '2,1').split(',').map(Number) as Array<1 | 2>;
+  const upgrades = !argv.includes('--no-upgrades');
   const a = against === 'reference' ? reference : await loadWasmCore();
-  const result = enumerateHistories(a, reference, { maxRecords, cuts });
+  const result = enumerateHistories(a, reference, { maxRecords, cuts, formats, upgrades });
   console.log(describeEnumeration(result));
   if (result.divergence) {
     const { describeDivergence } = await import('./report.js');

@@ -1,15 +1,19 @@
 /**
  * A model of executions that produces record sequences (never recoveries): a small workflow node
  * table, a run that steps through it the way the sequencer would, and the environment's choices
- * (which route a node takes, snapshot or delta, fail, fork at a checkpoint). Crashes are prefixes of
- * what this produces (the comparison checks every prefix and byte cut); duplicate and late resumes
- * are admission requests (./requests.ts), which are refused and never recorded.
+ * (which route a node takes, snapshot or delta, fail, fork at a checkpoint, and for effects in log
+ * format 2: claim an attempt, give it up, have it taken over). Crashes are prefixes of what this
+ * produces (the comparison checks every prefix and byte cut); duplicate and late resumes are
+ * admission requests (./requests.ts), which are refused and never recorded; concurrent recoverers
+ * are the takeovers and the lost attempt appends (which leave no record).
  *
- * Written from docs/log-format.md and docs/contract.md independently of the cores: it keeps its own
- * small state and never asks a core what to do next.
+ * A run is written in log format 1 (as before format 2 existed) or 2, and a format-1 run may be
+ * upgraded once (`upgrade`): a format-2 shell continuing a format-1 log. Written from
+ * docs/log-format.md and docs/contract.md independently of the cores: it keeps its own small state
+ * and never asks a core what to do next.
  */
 
-import { encodeLog } from 'remit/core';
+import { concatBytes, encodeRecord, encodeRecordV2, chainOf } from 'remit/core';
 import { RecordKind, type LogRecord } from 'remit/core';
 
 export type ModelNodeKind = 'pure' | 'effect' | 'interrupt';
@@ -30,9 +34,11 @@ export interface ModelWorkflow {
   keyScheme: 'per-visit' | 'per-node';
   /** Extra bytes in every state, to vary record sizes. */
   statePadBytes: number;
+  /** The log format the run is started in (default 2); a format-1 run may be upgraded later. */
+  startFormat?: 1 | 2;
 }
 
-type Stage = 'at' | 'intent' | 'done' | 'parked' | 'claimed' | 'ended' | 'completed' | 'failed';
+type Stage = 'at' | 'intent' | 'attempted' | 'released' | 'done' | 'parked' | 'claimed' | 'ended' | 'completed' | 'failed';
 
 /** The model's own view of a run after some records: enough to say what may come next. */
 interface RunState {
@@ -44,32 +50,61 @@ interface RunState {
   visits: Record<string, number>;
   step: number;
   forkCount: number;
+  /** The latest attempt of the current effect instance (0: none yet). */
+  attempt: number;
+  /** The format of the next record (1 until an upgrade, when the run started in format 1). */
+  format: 1 | 2;
 }
 
-export type Move =
+/** `upgrade`: switch the run to format 2 before this move (a format-2 shell continues a format-1 log). */
+export type Move = (
   | { type: 'complete'; route: number; stateForm: 0 | 1 }
   | { type: 'intent' }
+  | { type: 'attempt'; owner: string }
+  | { type: 'release' }
   | { type: 'effect-done'; result: string }
   | { type: 'park' }
   | { type: 'claim'; value: string }
   | { type: 'finish' }
   | { type: 'fail'; namesNode: boolean }
-  | { type: 'fork'; checkpointIndex: number };
+  | { type: 'fork'; checkpointIndex: number }
+) & { upgrade?: true };
 
 const te = new TextEncoder();
 const bytes = (s: string) => te.encode(s);
 const KIND_CODE: Record<ModelNodeKind, number> = { pure: 1, effect: 2, interrupt: 3 };
 
+/** A log's bytes from its records and their formats (format 2 chained record to record). */
+export function encodeFramed(records: readonly LogRecord[], versions: readonly number[]): Uint8Array {
+  return concatBytes(encodeFramedParts(records, versions));
+}
+
+/** Each record's bytes, chained: format-2 records link to the chain value of the one before. */
+export function encodeFramedParts(records: readonly LogRecord[], versions: readonly number[], prevChain = 0): Uint8Array[] {
+  let chain = prevChain;
+  return records.map((r, i) => {
+    const bytes = versions[i] === 2 ? encodeRecordV2(r, chain) : encodeRecord(r);
+    chain = chainOf(bytes);
+    return bytes;
+  });
+}
+
 /** One run being driven through the model; `states[i]` is the model state after record i. */
 export class ModelExecution {
   readonly records: LogRecord[] = [];
+  /** The format of each record, parallel to `records`. */
+  readonly versions: number[] = [];
   private readonly states: RunState[] = [];
-  /** Logs left behind by forks (the source log stays as it was). */
-  readonly abandonedLogs: LogRecord[][] = [];
+  /** Logs left behind by forks (the source log stays as it was), with their formats. */
+  readonly abandonedLogs: Array<{ records: LogRecord[]; versions: number[] }> = [];
+  /** The run's format after the last move (an upgrade with no record yet is remembered here). */
+  private format: 1 | 2;
 
   constructor(readonly workflow: ModelWorkflow, runId = 'run-0') {
+    this.format = workflow.startFormat ?? 2;
     const state: RunState = {
       runId, stage: 'at', node: workflow.start, key: '', interruptId: '', visits: { [workflow.start]: 1 }, step: 0, forkCount: 0,
+      attempt: 0, format: this.format,
     };
     this.push(this.runStarted(state), state);
   }
@@ -78,9 +113,15 @@ export class ModelExecution {
   clone(): ModelExecution {
     const copy = Object.create(ModelExecution.prototype) as ModelExecution;
     Object.assign(copy, {
-      workflow: this.workflow, records: this.records.slice(), states: this.states.slice(), abandonedLogs: this.abandonedLogs.slice(),
+      workflow: this.workflow, records: this.records.slice(), versions: this.versions.slice(), states: this.states.slice(),
+      abandonedLogs: this.abandonedLogs.slice(), format: this.format,
     });
     return copy;
+  }
+
+  /** The format the next record is written in. */
+  get nextFormat(): 1 | 2 {
+    return this.format;
   }
 
   get state(): RunState {
@@ -109,7 +150,8 @@ export class ModelExecution {
 
   private push(record: LogRecord, state: RunState): void {
     this.records.push({ ...record, seq: this.records.length } as LogRecord);
-    this.states.push(state);
+    this.versions.push(this.format);
+    this.states.push({ ...state, format: this.format });
   }
 
   private isCheckpoint(r: LogRecord): boolean {
@@ -137,7 +179,11 @@ export class ModelExecution {
         if (kind === 'interrupt') return [{ type: 'park' }];
         return this.completeMoves(s.node);
       }
-      case 'intent': return [{ type: 'effect-done', result: '{"ok":true}' }];
+      // Format 1 completes straight after the intent; format 2 claims an attempt first (the fence).
+      case 'intent': return this.format === 1 ? [{ type: 'effect-done', result: '{"ok":true}' }] : [{ type: 'attempt', owner: 'a' }];
+      // An attempt: its outcome, its owner giving it up (the handler threw), or a takeover.
+      case 'attempted': return [{ type: 'effect-done', result: '{"ok":true}' }, { type: 'release' }, { type: 'attempt', owner: 'b' }];
+      case 'released': return [{ type: 'attempt', owner: 'a' }];
       case 'done': case 'claimed': return this.completeMoves(s.node);
       case 'parked': return [{ type: 'claim', value: '{"approved":true}' }];
       case 'ended': return [{ type: 'finish' }];
@@ -153,11 +199,17 @@ export class ModelExecution {
     return moves;
   }
 
+  /** Switch to format 2 for the records that follow (no record is written for it). */
+  upgradeFormat(): void {
+    this.format = 2;
+  }
+
   canFail(): boolean {
     return this.state.stage !== 'completed' && this.state.stage !== 'failed';
   }
 
   apply(move: Move): void {
+    if (move.upgrade) this.format = 2;
     const s: RunState = { ...this.state, visits: { ...this.state.visits } };
     const seq = this.records.length;
     switch (move.type) {
@@ -179,8 +231,21 @@ export class ModelExecution {
       }
       case 'intent':
         s.stage = 'intent';
+        s.attempt = 0;
         s.key = this.workflow.keyScheme === 'per-node' ? `key:${s.node}` : `${s.runId}/${s.node}#${s.visits[s.node]}`;
         return this.push({ kind: RecordKind.EFFECT_INTENT, seq, node: bytes(s.node), key: bytes(s.key) }, s);
+      case 'attempt':
+        s.stage = 'attempted';
+        s.attempt += 1;
+        return this.push({
+          kind: RecordKind.EFFECT_ATTEMPT, seq, node: bytes(s.node), key: bytes(s.key), attempt: s.attempt,
+          lease: bytes(JSON.stringify({ owner: move.owner, leaseUntilMs: 1_000 * s.attempt })),
+        }, s);
+      case 'release':
+        s.stage = 'released';
+        return this.push({
+          kind: RecordKind.EFFECT_RELEASED, seq, node: bytes(s.node), key: bytes(s.key), attempt: s.attempt, reason: bytes('{"error":"thrown"}'),
+        }, s);
       case 'effect-done':
         s.stage = 'done';
         return this.push({ kind: RecordKind.EFFECT_DONE, seq, node: bytes(s.node), key: bytes(s.key), result: bytes(move.result) }, s);
@@ -207,8 +272,9 @@ export class ModelExecution {
   /** fork(run, checkpoint, intent): copy the prefix up to the checkpoint, then a FORKED record. */
   private fork(checkpoint: number): void {
     const source = this.state;
-    this.abandonedLogs.push(this.records.slice());
+    this.abandonedLogs.push({ records: this.records.slice(), versions: this.versions.slice() });
     this.records.length = checkpoint + 1;
+    this.versions.length = checkpoint + 1;
     this.states.length = checkpoint + 1;
     const s: RunState = { ...this.state, visits: { ...this.state.visits } };
     s.forkCount = source.forkCount + 1;
@@ -221,13 +287,19 @@ export class ModelExecution {
 
   /** Every log this execution produced: the abandoned fork sources and the current log. */
   logs(): Uint8Array[] {
-    return [...this.abandonedLogs.map(encodeLog), encodeLog(this.records)];
+    return [...this.abandonedLogs.map((l) => encodeFramed(l.records, l.versions)), encodeFramed(this.records, this.versions)];
+  }
+
+  /** Each record of the current log, encoded and chained. */
+  encodedParts(): Uint8Array[] {
+    return encodeFramedParts(this.records, this.versions);
   }
 }
 
 /**
  * Drive a run by a list of choices (what fast-check generates and shrinks). Most choices pick a
- * sequencer step; one in 16 picks a failure or a fork of some checkpoint instead.
+ * sequencer step; one in 16 picks a failure, a fork of some checkpoint, or (a format-1 run) an
+ * upgrade to format 2 before the next step instead.
  */
 export function runChoices(workflow: ModelWorkflow, choices: readonly number[]): ModelExecution {
   const ex = new ModelExecution(workflow);
@@ -240,18 +312,30 @@ export function runChoices(workflow: ModelWorkflow, choices: readonly number[]):
       continue;
     }
     const checkpoints = ex.checkpointIndices();
-    if ((c >>> 4) % 2 === 0 && ex.canFail()) ex.apply({ type: 'fail', namesNode: (c >>> 5) % 2 === 0 });
+    const pick = (c >>> 4) % 3;
+    if (pick === 2 && ex.nextFormat === 1) ex.upgradeFormat();
+    else if (pick === 0 && ex.canFail()) ex.apply({ type: 'fail', namesNode: (c >>> 5) % 2 === 0 });
     else ex.apply({ type: 'fork', checkpointIndex: checkpoints[(c >>> 6) % checkpoints.length]! });
   }
   return ex;
 }
 
-/** Every move available now, for exhaustive enumeration (forks only of the head: see enumerate.ts). */
-export function allMoves(ex: ModelExecution): Move[] {
+/**
+ * Every move available now, for exhaustive enumeration (forks only of the head: see enumerate.ts).
+ * A format-1 run also gets each move with an upgrade to format 2 first.
+ */
+export function allMoves(ex: ModelExecution, options: { upgrades?: boolean } = {}): Move[] {
   const moves = ex.stepMoves();
   if (ex.canFail()) moves.push({ type: 'fail', namesNode: true });
   if (ex.headIsCheckpoint()) {
     moves.push({ type: 'fork', checkpointIndex: ex.records.length - 1 });
+  }
+  if (ex.nextFormat === 1 && options.upgrades !== false) {
+    // After an upgrade the intent stage claims an attempt instead of completing directly.
+    const upgraded = ex.clone();
+    upgraded.upgradeFormat();
+    moves.push(...[...upgraded.stepMoves(), ...moves.filter((m) => m.type === 'fail' || m.type === 'fork')]
+      .map((m) => ({ ...m, upgrade: true as const })));
   }
   return moves;
 }
@@ -268,4 +352,8 @@ export const SMALL_WORKFLOW: ModelWorkflow = {
   start: 'prepare',
   keyScheme: 'per-visit',
   statePadBytes: 4,
+  startFormat: 2,
 };
+
+/** SMALL_WORKFLOW started in log format 1 (its runs may be upgraded to format 2). */
+export const SMALL_WORKFLOW_V1: ModelWorkflow = { ...SMALL_WORKFLOW, startFormat: 1 };

@@ -74,7 +74,7 @@ export const DEFAULT_SAMPLED_CHECK: SampledCheckOptions = { cuts: 'boundary±', 
  * The boundary± offsets of the full check (compare.ts). (Its cut at the log's end never happens:
  * the end is always a boundary there, a partial record's end included.)
  */
-export const CUT_OFFSETS = [1, 4, 11, 12, 13, 17, -1, -4, -5] as const;
+export const CUT_OFFSETS = [1, 4, 11, 12, 13, 17, -1, -4, -5, -8, -9] as const;
 
 /** The kinds of request the campaign must ask (Coverage keys), for the end-of-campaign check. */
 export const REQUEST_KINDS: readonly string[] = [
@@ -95,7 +95,7 @@ const REFUSAL_NAMES = ['accepted', 'ALREADY_CONSUMED', 'NOT_PARKED', 'UNKNOWN_IN
   'IMPLICIT_FORK', 'LOG_INVALID', 'NO_RUN', 'BAD_REQUEST'];
 const STATUS_NAMES: Record<number, string> = Object.fromEntries(Object.entries(RunStatus).map(([k, v]) => [v, k]));
 const ACTION_NAMES = ['NONE', 'RUN_PURE', 'BEGIN_EFFECT', 'INVOKE_EFFECT', 'FINISH_EFFECT', 'PARK', 'AWAIT_RESUME',
-  'FINISH_INTERRUPT', 'FINISH_RUN'];
+  'FINISH_INTERRUPT', 'FINISH_RUN', 'AWAIT_ATTEMPT'];
 
 const u32At = (b: Uint8Array, i: number) => (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0;
 

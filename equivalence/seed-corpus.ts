@@ -4,7 +4,7 @@
  * `npx tsx equivalence/seed-corpus.ts`; found-* entries come from failing properties and the fuzzer.
  */
 
-import { concatBytes, encodeRecord, frameRecord } from 'remit/core';
+import { chainOf, concatBytes, encodeLogV2, encodeRecord, encodeRecordV2, frameRecord } from 'remit/core';
 import { crc32c } from 'remit/core';
 import { RecordKind, type LogRecord } from 'remit/core';
 import { writeCorpusEntry } from './corpus.js';
@@ -26,6 +26,15 @@ const claimed = (id = 'x'): Body => ({ kind: RecordKind.RESUME_CLAIMED, interrup
 const forked = (sourceSeq: number): Body => ({ kind: RecordKind.FORKED, sourceRunId: t('r'), sourceSeq, runId: t('r2'), intent: E });
 const failed: Body = { kind: RecordKind.RUN_FAILED, node: E, code: E, message: E };
 const completed: Body = { kind: RecordKind.RUN_COMPLETED };
+const attempt = (a: number, key = 'k'): Body => ({ kind: RecordKind.EFFECT_ATTEMPT, node: t('e'), key: t(key), attempt: a, lease: t('{}') });
+const released = (a: number, key = 'k'): Body => ({ kind: RecordKind.EFFECT_RELEASED, node: t('e'), key: t(key), attempt: a, reason: E });
+/** A format-2 log: every record chained to the one before. */
+const logV2 = (...bodies: Body[]) => encodeLogV2(bodies.map((b, seq) => ({ ...b, seq }) as LogRecord));
+/** Format 1 for the first `v1` records, format 2 after (a format-1 run continued in format 2). */
+const mixed = (v1: number, ...bodies: Body[]) => {
+  const head = logOf(...bodies.slice(0, v1));
+  return concatBytes([head, encodeLogV2(bodies.slice(v1).map((b, i) => ({ ...b, seq: v1 + i }) as LogRecord), head.length ? chainOf(head) : 0)]);
+};
 
 /** A header with a correct check over whatever fields are given (no payload or CRC after it). */
 function header(payloadLen: number, seq: number, version: number, kind: number): Uint8Array {
@@ -59,8 +68,26 @@ const entries: Array<[string, string, Uint8Array]> = [
   ['torn-only', 'five bytes, no whole header: empty with torn_len 5 (admission: NO_RUN)', Uint8Array.of(1, 2, 3, 4, 5)],
   ['header-claims-beyond-end', 'a good header whose payload runs past the end: torn tail, not corruption', concatBytes([logOf(start), header(100, 1, 1, 2), new Uint8Array(10)])],
   ['record-too-large', 'a good header check with payload_len 0x40000000', concatBytes([logOf(start), header(0x4000_0000, 1, 1, 2)])],
-  ['bad-version-and-too-large', 'version 2 and payload_len too large: BAD_VERSION is checked first', header(0xffff_ffff, 0, 2, 1)],
-  ['bad-version-torn', 'version 2 with a payload that is not all there: BAD_VERSION (checked before the torn test)', concatBytes([header(50, 0, 2, 1), new Uint8Array(4)])],
+  ['bad-version-3-and-too-large', 'version 3 and payload_len too large: BAD_VERSION is checked first', header(0xffff_ffff, 0, 3, 1)],
+  ['bad-version-3-torn', 'version 3 with a payload that is not all there: BAD_VERSION (checked before the torn test)', concatBytes([header(50, 0, 3, 1), new Uint8Array(4)])],
+  ['v2-too-large', 'version 2 (valid) and payload_len too large: RECORD_TOO_LARGE', header(0xffff_ffff, 0, 2, 1)],
+  ['v2-torn-without-link', 'a format-2 record whose record_crc is there but whose link is cut: torn, not corruption', logV2(start).subarray(0, logV2(start).length - 2)],
+  ['v2-attempt-in-format-1', 'EFFECT_ATTEMPT in a format-1 record: BAD_KIND', logOf(start, done('p', 'e'), intent(), attempt(1))],
+  ['v2-format-1-after-2', 'a format-1 record after a format-2 one: BAD_VERSION', concatBytes([logV2(start, done('p', 'e')), encodeRecord({ ...intent(), seq: 2 } as LogRecord)])],
+  ['v2-link-before-seq', 'a format-2 record with a wrong predecessor and a wrong seq: BAD_LINK is checked first', concatBytes([logV2(start), encodeRecordV2({ ...done('p', 'e'), seq: 9 } as LogRecord, 1234)])],
+  ['v2-copied-record', 'record 1 of another run (another run id) at seq 1: BAD_LINK', (() => {
+    const mine = logV2(start, done('p', 'e'));
+    const other = logV2({ ...start, runId: t('other') } as Body, done('p', 'e'));
+    return concatBytes([mine.subarray(0, logV2(start).length), other.subarray(logV2({ ...start, runId: t('other') } as Body).length)]);
+  })()],
+  ['v2-done-without-attempt', 'a format-2 EFFECT_DONE straight after its intent: IMPOSSIBLE_ORDER (the fence)', logV2(start, done('p', 'e'), intent(), effectDone())],
+  ['v2-attempt-after-release-same-number', 'EFFECT_ATTEMPT 1 again after EFFECT_RELEASED 1: IMPOSSIBLE_ORDER (the next is 2)', logV2(start, done('p', 'e'), intent(), attempt(1), released(1), attempt(1))],
+  ['v2-attempt-max', 'attempt 0xFFFFFFFF right after the intent: IMPOSSIBLE_ORDER', logV2(start, done('p', 'e'), intent(), attempt(0xffff_ffff))],
+  ['v2-failed-while-attempted', 'RUN_FAILED while an attempt is live', logV2(start, done('p', 'e'), intent(), attempt(1), failed)],
+  ['v2-takeover-then-done', 'attempt 1, takeover attempt 2, completion: 2 attempts', logV2(start, done('p', 'e'), intent(), attempt(1), attempt(2), effectDone(), done('e', ''), completed)],
+  ['v2-release-then-retry', 'attempt 1 released, INVOKE_EFFECT names attempt 2', logV2(start, done('p', 'e'), intent(), attempt(1), released(1))],
+  ['mixed-upgrade-at-intent', 'format-1 intent, format-2 attempt and completion (a format-1 run continued)', mixed(3, start, done('p', 'e'), intent(), attempt(1), effectDone(), done('e', ''), completed)],
+  ['mixed-format-1-done-after-upgrade', 'format-1 intent, then a format-2 EFFECT_DONE without an attempt: IMPOSSIBLE_ORDER', mixed(3, start, done('p', 'e'), intent(), effectDone())],
   ['bad-kind-zero', 'kind 0 with a good CRC', frameRecord(0, 0, E)],
   ['bad-seq-before-bad-kind', 'stored seq 3 at position 0 and kind 12: BAD_SEQ is checked before BAD_KIND', frameRecord(3, 12, E)],
   ['malformed-before-order', 'RUN_COMPLETED with one payload byte after a terminal record: parsing comes first', concatBytes([logOf(start, failed), frameRecord(2, 8, Uint8Array.of(0))])],

@@ -78,6 +78,18 @@ function frame(seq: number, kind: number, payload: number[]): number[] {
   return [...body, ...u32(crc32c(Uint8Array.from(body)))];
 }
 
+/** A format-2 record: the version-1 frame with version byte 2 and a trailing 4-byte link,
+ * CRC32C(previous chain value LE || this record's checksum LE). Returns the bytes and the new
+ * chain value (the link). */
+function frameV2(seq: number, kind: number, payload: number[], prevChain: number): { bytes: number[]; chain: number } {
+  const header = [...u32(payload.length), ...u32(seq), 2, kind];
+  const check = crc32c(Uint8Array.from(header)) & 0xffff;
+  const body = [...header, check & 0xff, check >>> 8, ...payload];
+  const sum = crc32c(Uint8Array.from(body));
+  const link = crc32c(Uint8Array.from([...u32(prevChain), ...u32(sum)]));
+  return { bytes: [...body, ...u32(sum), ...u32(link)], chain: link };
+}
+
 function handBuiltLog(): Uint8Array {
   const runStarted = [
     ...field('run-7'), ...field('wf'), ...field('v1'), ...field(''), ...field('{}'),
@@ -86,6 +98,22 @@ function handBuiltLog(): Uint8Array {
   ];
   const nodeCompleted = [...field('a'), ...field('b'), 0, ...field('{"x":1}')];
   return Uint8Array.from([...frame(0, 1, runStarted), ...frame(1, 2, nodeCompleted)]);
+}
+
+/** A format-2 run parked on an effect: RUN_STARTED, EFFECT_INTENT and EFFECT_ATTEMPT. */
+function handBuiltV2Log(): { log: Uint8Array; starts: number[] } {
+  const runStarted = [
+    ...field('run-8'), ...field('wf'), ...field('v1'), ...field(''), ...field('{}'),
+    ...u32(1), ...field('e'), 2,
+    ...field('e'), ...field('{}'),
+  ];
+  const intent = [...field('e'), ...field('k1')];
+  const attempt = [...field('e'), ...field('k1'), ...u32(1), ...field('{"owner":"x"}')];
+  const a = frameV2(0, 1, runStarted, 0);
+  const b = frameV2(1, 3, intent, a.chain);
+  const c = frameV2(2, 10, attempt, b.chain);
+  const starts = [0, a.bytes.length, a.bytes.length + b.bytes.length];
+  return { log: Uint8Array.from([...a.bytes, ...b.bytes, ...c.bytes]), starts };
 }
 
 /** Minimal reader for the recovery encoding. */
@@ -112,8 +140,8 @@ class Reader {
 }
 
 describe('remit-core Wasm component', () => {
-  it('reports format version 1', () => {
-    expect(core.formatVersion()).toBe(1);
+  it('reports format version 2', () => {
+    expect(core.formatVersion()).toBe(2);
   });
 
   it('matches every recovery fixture produced by the Rust tests', () => {
@@ -149,6 +177,29 @@ describe('remit-core Wasm component', () => {
     expect(r.u8()).toBe(1); // RUN_PURE
     expect(r.str()).toBe('b');
     expect([r.u32(), r.u32(), r.u32(), r.u32()]).toEqual([0, 0, 0, 0]); // effects, parked, claimed, lineage
+  });
+
+  it('recovers a format-2 log built byte by byte here, and names a broken link', () => {
+    const { log, starts } = handBuiltV2Log();
+    const r = new Reader(core.recover(log));
+    expect(r.u8()).toBe(1); // ok
+    expect(r.u8()).toBe(1); // running
+    expect([r.u32(), r.u32(), r.u32()]).toEqual([3, log.length, 0]);
+    expect([r.str(), r.str(), r.str(), r.str()]).toEqual(['run-8', 'wf', 'v1', '']);
+    expect([r.u32(), r.u32(), r.u32(), r.u32()]).toEqual([0, 0, 0, 0]); // checkpoint, snapshot: RUN_STARTED
+    expect(r.u8()).toBe(9); // AWAIT_ATTEMPT
+    expect([r.str(), r.str()]).toEqual(['e', 'k1']);
+    expect([r.u32(), r.u32(), r.u32(), r.u32()]).toEqual([1, 1, 2, starts[2]]);
+    expect(r.u32()).toBe(1); // one effect node
+    expect(r.str()).toBe('e');
+    expect([r.u8(), r.u32(), r.u32()]).toEqual([1, 0, 1]); // intent-only, done 0, attempts 1
+
+    // The last record's link computed from a wrong predecessor: BAD_LINK (12) at seq 2.
+    const bad = Uint8Array.from(log);
+    const lastLink = bad.length - 4;
+    bad[lastLink] = (bad[lastLink] ?? 0) ^ 0x01;
+    const e = core.recover(bad);
+    expect([e[0], e[1]]).toEqual([0, 12]);
   });
 
   it('answers garbage with an error encoding, not a trap', () => {

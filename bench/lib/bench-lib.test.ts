@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeLog } from 'remit/core';
+import { decodeLog, recover } from 'remit/core';
 import { linearFit, scaleSummary, summarize } from './stats.js';
 import { lineChartSvg } from './svg.js';
 import { renderMarkdown } from './markdown.js';
@@ -33,8 +33,21 @@ describe('mixed log and framing walk', () => {
     expect(decoded.error).toBeNull();
     expect(decoded.records.length).toBe(2000);
     expect(Object.keys(mixed.kindCounts).sort()).toEqual(
-      ['EFFECT_DONE', 'EFFECT_INTENT', 'INTERRUPT_PARKED', 'NODE_COMPLETED', 'RESUME_CLAIMED', 'RUN_STARTED'],
+      ['EFFECT_ATTEMPT', 'EFFECT_DONE', 'EFFECT_INTENT', 'INTERRUPT_PARKED', 'NODE_COMPLETED', 'RESUME_CLAIMED', 'RUN_STARTED'],
     );
+    expect(new Set(decoded.versions)).toEqual(new Set([2]));
+  });
+  it('is a log the core recovers without error at every kept prefix, in format 2 and in format 1', () => {
+    const v1 = buildMixedLog(2000, [10, 500], undefined, 1);
+    expect(new Set(decodeLog(v1.bytes).versions)).toEqual(new Set([1]));
+    expect(v1.kindCounts['EFFECT_ATTEMPT']).toBeUndefined();
+    for (const log of [mixed, v1]) {
+      for (const n of [10, 500, 2000]) {
+        const c = prefixCase(log, n);
+        const r = recover(c.log);
+        expect(r.ok ? { records: r.recordCount, durable: r.durableLen } : r).toEqual({ records: n, durable: c.log.length });
+      }
+    }
   });
   it('is deterministic', () => {
     expect(Buffer.from(buildMixedLog(2000, []).bytes).equals(Buffer.from(mixed.bytes))).toBe(true);

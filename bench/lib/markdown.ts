@@ -36,6 +36,7 @@ const COLUMNS: Record<SuiteName, Column[]> = {
     { header: 'MB/s', cell: (r) => fmt(r.metrics.mb_per_s) },
     { header: 'speed vs framing walk', cell: (r) => ratio(r.ratios['speed_vs_framing-crc-walk']) },
     { header: 'wasm / reference', cell: (r) => ratio(r.ratios.speed_vs_reference) },
+    { header: 'format 2 / format 1 (wasm)', cell: (r) => ratio(r.ratios['speed_vs_wasm:format-1-log']) },
     { header: 'boundary share', cell: (r) => pct(r.metrics.boundary_share) },
   ],
   resume: [
@@ -50,13 +51,15 @@ const COLUMNS: Record<SuiteName, Column[]> = {
     { header: 'speedup vs LangGraph (minus import / in-child)', cell: (r) => `${ratio(r.ratios['resume_over_import_vs_langgraph'])} / ${ratio(r.ratios['in_child_vs_langgraph'])}` },
   ],
   commit: [
-    { header: 'synchronous', cell: (r) => String(r.params.synchronous ?? '–') },
+    { header: 'case', cell: (r) => r.case },
     { header: 'impl', cell: implCell },
     { header: 'ms per step median', cell: ms },
     { header: 'p25–p75 ms', cell: spread },
     { header: 'n', cell: samples },
-    { header: 'steps/s', cell: (r) => fmt(r.metrics.steps_per_s) },
+    { header: 'steps/s', cell: (r) => fmt(r.metrics.steps_per_s ?? r.metrics.effect_steps_per_s) },
     { header: 'share of raw rate', cell: (r) => pct(r.ratios['speed_vs_raw-insert-commit']) },
+    { header: 'speed vs previous effect step', cell: (r) => ratio(r.ratios['speed_vs_previous-effect-step (replayed)']) },
+    { header: 'handler calls per effect step (max)', cell: (r) => fmt(r.metrics.handler_calls_per_step_max) },
   ],
   gate: [
     { header: 'racers k', cell: (r) => String(r.params.racers ?? '–') },

@@ -16,6 +16,11 @@ import { row, unavailableRow, type ResultRow } from '../lib/results.js';
 import { runPostgresCommitSuite } from '../postgres.js';
 import { scaleSummary } from '../lib/stats.js';
 import { openRawDb, rawInsertCommitLoop, type SyncMode } from '../workloads/raw-sqlite.js';
+import { openSqliteStore, type Store } from 'remit';
+import {
+  prepareCrashedRun, remitCrashAfterIntent, remitEffectRun, remitOpenEffects, remitRecoverers, replayedEffectRun, replayedRecoverers,
+  takeHandlerCalls, type EffectPath,
+} from '../workloads/effect-step.js';
 
 const RAW = 'raw-insert-commit';
 /** Small fixed field of the state: the step record is then a typical small delta. */
@@ -75,6 +80,11 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     }
     rows.push(...caseRows);
   }
+  if (remitMod) {
+    const effects = await runEffectStepCases(ctx);
+    rows.push(...effects.rows);
+    notes.push(...effects.notes);
+  }
   if (ctx.pgUrl) {
     const pg = await runPostgresCommitSuite(ctx);
     rows.push(...pg.rows);
@@ -95,4 +105,135 @@ function averageStepRecordBytes(file: string, runId: string): number {
   } finally {
     db.close();
   }
+}
+
+// ------------------------------------------------------------------ the fence's cost on an effect step
+
+const PREVIOUS = 'previous-effect-step (replayed)';
+const FENCED = 'fenced-effect-step (replayed)';
+/** Concurrent recoverers in the contended case. */
+const RECOVERERS = 4;
+
+/**
+ * The effect step with and without the invocation fence, side by side (workloads/effect-step.ts
+ * says how the previous step is replayed), and REMIT itself: per effect step without contention,
+ * and the time for k recoverers of a run crashed right after its intent to settle, with the
+ * handler calls each path made.
+ */
+async function runEffectStepCases(ctx: SuiteContext): Promise<{ rows: ResultRow[]; notes: string[] }> {
+  const { steps, samples, syncModes } = ctx.profile.commit;
+  const effectSteps = Math.max(10, Math.floor(steps / 2));
+  const rows: ResultRow[] = [];
+  for (const sync of syncModes) {
+    // Without contention: one sequencer, `effectSteps` effect steps per sample.
+    const caseName = `effect step, synchronous=${sync}`;
+    const params: ResultRow['params'] = { synchronous: sync, effect_steps_per_sample: effectSteps };
+    const stores = new Map<string, Store>();
+    const storeFor = (name: string) => {
+      let s = stores.get(name);
+      if (!s) stores.set(name, (s = openSqliteStore(freshDbPath(ctx.tmpDir, `effects-${name}-${sync}.db`), { synchronous: sync })));
+      return s;
+    };
+    const { remit, wf } = await remitOpenEffects(freshDbPath(ctx.tmpDir, `effects-remit-${sync}.db`), effectSteps, sync);
+    let n = 0;
+    const tasks: TimedTask[] = [
+      { impl: PREVIOUS, async: true, fn: () => replayedEffectRun(storeFor('previous'), `p-${n++}`, effectSteps, 'previous') },
+      { impl: FENCED, async: true, fn: () => replayedEffectRun(storeFor('fenced'), `f-${n++}`, effectSteps, 'fenced') },
+      { impl: 'remit', async: true, fn: () => remitEffectRun(remit, wf, `r-${n++}`) },
+    ];
+    ctx.log(`commit: ${caseName}, ${samples} samples of ${effectSteps} effect steps`);
+    const outcomes = await compareTasks(`commit ${caseName}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: 1, rounds: samples });
+    await remit.close();
+    for (const s of stores.values()) await s.close();
+    takeHandlerCalls();
+    rows.push(...withRatios(outcomes.map((o) => effectRow(caseName, params, o, effectSteps)), PREVIOUS));
+
+    // With contention: RECOVERERS sequencers recover one crashed run at once, one sample per run.
+    const contended = `effect step, ${RECOVERERS} concurrent recoverers, synchronous=${sync}`;
+    const cParams: ResultRow['params'] = { synchronous: sync, recoverers: RECOVERERS };
+    const calls: Record<string, number[]> = { [PREVIOUS]: [], [FENCED]: [], remit: [] };
+    const opened: Store[] = [];
+    const replayedTask = (impl: string, path: EffectPath): TimedTask => {
+      const file = freshDbPath(ctx.tmpDir, `recover-${path}-${sync}.db`);
+      const handles = Array.from({ length: RECOVERERS + 1 }, () => openSqliteStore(file, { synchronous: sync, busyTimeoutMs: 10_000 }));
+      opened.push(...handles);
+      let run = 0;
+      return {
+        impl, async: true,
+        fn: async () => {
+          const runId = `${path}-${run++}`;
+          await prepareCrashedRun(handles[0]!, runId, path);
+          takeHandlerCalls();
+          const t0 = performance.now();
+          const winners = await replayedRecoverers(handles.slice(1), runId, path);
+          const ms = performance.now() - t0;
+          if (winners !== 1) throw new Error(`${winners} recoverers recorded the completion`);
+          calls[impl]!.push(takeHandlerCalls());
+          return { overriddenDuration: ms };
+        },
+      };
+    };
+    const remitFile = freshDbPath(ctx.tmpDir, `recover-remit-${sync}.db`);
+    const recoverers = await Promise.all(
+      Array.from({ length: RECOVERERS }, (_, i) => remitOpenEffects(remitFile, 1, sync, { instanceId: `recoverer-${i}` }).then((x) => x.remit)),
+    );
+    let remitRun = 0;
+    const cTasks: TimedTask[] = [
+      replayedTask(PREVIOUS, 'previous'),
+      replayedTask(FENCED, 'fenced'),
+      {
+        impl: 'remit', async: true,
+        fn: async () => {
+          const runId = `remit-${remitRun++}`;
+          await remitCrashAfterIntent(remitFile, runId, sync);
+          takeHandlerCalls();
+          const t0 = performance.now();
+          const finished = await remitRecoverers(recoverers, runId);
+          const ms = performance.now() - t0;
+          if (finished < 1) throw new Error('no REMIT recoverer finished');
+          calls['remit']!.push(takeHandlerCalls());
+          return { overriddenDuration: ms };
+        },
+      },
+    ];
+    ctx.log(`commit: ${contended}, ${samples} samples`);
+    const cOutcomes = await compareTasks(`commit ${contended}`, cTasks, { iterations: 1, timeMs: 0, warmupIterations: 1, rounds: samples });
+    for (const r of recoverers) await r.close();
+    for (const h of opened) await h.close();
+    const cRows = cOutcomes.map((o) => {
+      const r = effectRow(contended, cParams, o, 1);
+      const c = calls[o.impl] ?? [];
+      if (c.length > 0) {
+        r.metrics['handler_calls_per_step_mean'] = c.reduce((a, b) => a + b, 0) / c.length;
+        r.metrics['handler_calls_per_step_max'] = Math.max(...c);
+      }
+      return r;
+    });
+    rows.push(...withRatios(cRows, PREVIOUS));
+  }
+  const notes = [
+    `Effect step (the invocation fence's cost): "${PREVIOUS}" replays the effect step of the sequencer before the fence, with its store and core calls in its order and log format 1 ` +
+      '(recover; append EFFECT_INTENT; recover; read the store again; handler; append EFFECT_DONE + NODE_COMPLETED); ' +
+      `"${FENCED}" replays the fenced step the same way (recover; append EFFECT_INTENT + EFFECT_ATTEMPT, format 2; handler; append EFFECT_DONE + NODE_COMPLETED); ` +
+      '"remit" is the library itself (a one-node effect loop through the public API). Times are per effect step; the handler does nothing. ' +
+      `ratios speed_vs_${PREVIOUS} = previous median / this median (above 1: faster than before the fence).`,
+    `Contention: ${RECOVERERS} sequencers, each on its own connection, recover one run crashed right after its intent (fenced: and attempt 1 of a dead sequencer whose lease expired) at once; ` +
+      'the time is until all have settled; handler_calls_per_step counts the handler calls they made (before the fence: up to one per recoverer; with it: 1).',
+  ];
+  return { rows, notes };
+}
+
+function effectRow(caseName: string, params: ResultRow['params'], o: { impl: string; time_ms?: import('../lib/stats.js').Summary; error?: string }, perSample: number): ResultRow {
+  const role = o.impl === PREVIOUS ? 'limit' : 'subject';
+  if (!o.time_ms) return row({ suite: 'commit', case: caseName, params, impl: o.impl, role, status: 'error', note: o.error });
+  const t = scaleSummary(o.time_ms, 1 / perSample);
+  return row({ suite: 'commit', case: caseName, params, impl: o.impl, role, time_ms: t, metrics: { effect_steps_per_s: 1000 / t.median } });
+}
+
+function withRatios(rows: ResultRow[], baseline: string): ResultRow[] {
+  const base = rows.find((r) => r.impl === baseline && r.status === 'measured');
+  for (const r of rows) {
+    if (r.impl !== baseline && r.time_ms && base?.time_ms) r.ratios[`speed_vs_${baseline}`] = base.time_ms.median / r.time_ms.median;
+  }
+  return rows;
 }

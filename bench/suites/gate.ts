@@ -11,7 +11,7 @@
  * The parked runs a sample consumes are created before its clock starts (beforeEach).
  */
 
-import { encodeRecord } from 'remit/core';
+import { chainValueBefore, encodeRecordV2 } from 'remit/core';
 import { RecordKind, type RecoveryCore } from 'remit/core';
 import type { Remit, Store } from 'remit';
 import { compareTasks, type TimedTask } from '../lib/measure.js';
@@ -155,7 +155,7 @@ async function claimOnce(store: Store, core: RecoveryCore, runId: string, interr
     const log = await store.readLog(runId);
     const admission = core.admit(log, { tag: 'RESUME', interruptId });
     if (!admission.accepted) return false;
-    const claim = encodeRecord({ kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId, value });
+    const claim = encodeRecordV2({ kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId, value }, chainValueBefore(log, admission.offset));
     const outcome = await store.append(runId, admission.seq, [claim]);
     if (outcome.committed) return true;
   }

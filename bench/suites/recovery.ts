@@ -19,6 +19,8 @@ import { walkFraming } from '../workloads/framing-walk.js';
 
 export const FRAMING_WALK = 'framing-crc-walk';
 export const WASM_INVALID_AT_0 = 'wasm:copy-in-only';
+/** The Wasm core on the same mix written in log format 1 (before the invocation fence), same record count. */
+export const WASM_FORMAT_1 = 'wasm:format-1-log';
 
 export async function runRecovery(ctx: SuiteContext): Promise<SuiteOutput> {
   const sizes = ctx.profile.recovery.map((c) => c.records);
@@ -27,11 +29,13 @@ export async function runRecovery(ctx: SuiteContext): Promise<SuiteOutput> {
   const t0 = performance.now();
   const mixed = buildMixedLog(largest, sizes);
   const buildMs = performance.now() - t0;
+  const mixedV1 = buildMixedLog(largest, sizes, undefined, 1);
   const cores = await loadCores();
   const rows: ResultRow[] = [];
   const notes: string[] = [
     `Log: one run of a six-node loop (2 effect nodes, 1 interrupt per cycle), deltas ${MIX.deltaBytes.join('-')} B, snapshots ${MIX.snapshotBytes} B, effect results ${MIX.resultBytes.join('-')} B; ${(mixed.bytes.length / largest).toFixed(1)} bytes/record on average; kinds ${JSON.stringify(mixed.kindCounts)} at ${largest} records (built in ${(buildMs / 1000).toFixed(1)} s, not timed).`,
     'Cores are called through RecoveryCore.recover (bytes in, decoded result out), which is what the shell calls.',
+    `${WASM_FORMAT_1}: the Wasm core on the same mix written in log format 1, as before the invocation fence (no EFFECT_ATTEMPT records, no links; ${(mixedV1.bytes.length / largest).toFixed(1)} bytes/record), same record count; the wasm row's speed_vs_${WASM_FORMAT_1} is the recovery cost of format 2 per record.`,
   ];
   for (const c of cores) if (!c.core) notes.push(`${c.impl} core unavailable: ${c.unavailable}`);
   const wasm = cores.find((c) => c.impl === 'wasm')?.core ?? null;
@@ -50,6 +54,8 @@ export async function runRecovery(ctx: SuiteContext): Promise<SuiteOutput> {
       }
     }
     if (wasm) tasks.push({ impl: WASM_INVALID_AT_0, fn: () => expectBadAtZero(wasm.recover(pc.invalidAtZero)) });
+    const v1 = prefixCase(mixedV1, records).log;
+    if (wasm) tasks.push({ impl: WASM_FORMAT_1, fn: () => expectRecovered(wasm.recover(v1), records) });
     tasks.push({ impl: FRAMING_WALK, fn: () => expectWalked(walkFraming(pc.log), records) });
     const outcomes = await compareTasks(`recovery ${caseName}`, tasks, plan);
     const caseRows = outcomes.map((o) =>
@@ -62,7 +68,7 @@ export async function runRecovery(ctx: SuiteContext): Promise<SuiteOutput> {
             ? { mb_per_s: mb / (o.time_ms.median / 1000) }
             : {
               records_per_s: records / (o.time_ms.median / 1000),
-              mb_per_s: mb / (o.time_ms.median / 1000),
+              mb_per_s: (o.impl === WASM_FORMAT_1 ? v1.length / 1e6 : mb) / (o.time_ms.median / 1000),
               // The fastest sample: what the code does when no other process takes the core away.
               records_per_s_best: records / (o.time_ms.min / 1000),
             },
@@ -92,6 +98,8 @@ function addRecoveryRatios(caseRows: ResultRow[]): void {
   if (wasmRow) {
     const vsRef = speedRatio(wasmRow, reference);
     if (vsRef !== undefined) wasmRow.ratios.speed_vs_reference = vsRef;
+    const vsV1 = speedRatio(wasmRow, by(WASM_FORMAT_1));
+    if (vsV1 !== undefined) wasmRow.ratios[`speed_vs_${WASM_FORMAT_1}`] = vsV1;
     if (copyIn?.time_ms && wasmRow.time_ms) {
       wasmRow.metrics.boundary_share = copyIn.time_ms.median / wasmRow.time_ms.median;
       wasmRow.metrics.copy_in_mb_per_s = copyIn.metrics.mb_per_s ?? 0;

@@ -1,15 +1,16 @@
 /**
  * A realistic record log for the recovery suite: one run of a six-node agent-style loop
- * (plan -> fetch -> transform -> notify -> review -> score -> plan ...), with two effect nodes, one
+ * (plan -> fetch -> transform -> notify -> review -> score -> plan ...), with two effect nodes (each
+ * EFFECT_INTENT, EFFECT_ATTEMPT, EFFECT_DONE, as the fenced shell writes them), one
  * human-review interrupt per cycle, JSON-sized payloads of varying length, and state deltas with a
  * full snapshot whenever the deltas since the last one add up to a snapshot's size (the shell's
- * storage policy, docs/log-format.md). Deterministic: a fixed seed gives the same bytes every run.
+ * storage policy, docs/log-format.md), in log format 2 (chained). Deterministic: a fixed seed gives the same bytes every run.
  *
  * One log of the largest size is built; smaller cases are its prefixes at record boundaries, which
  * are valid logs too (recovery then stops mid-cycle, in a running phase).
  */
 
-import { encodeRecord } from 'remit/core';
+import { chainOf, encodeRecord, encodeRecordV2 } from 'remit/core';
 import { NodeKind, RecordKind, StateForm, type LogRecord } from 'remit/core';
 
 const utf8 = new TextEncoder();
@@ -66,7 +67,11 @@ function fillerPool(rand: () => number, size: number): Uint8Array {
   return pool;
 }
 
-export function buildMixedLog(totalRecords: number, prefixes: readonly number[], seed = 20240601): MixedLog {
+/**
+ * `format`: 2 (default) as the fenced shell writes logs; 1 as the shell wrote them before log format
+ * 2 (no EFFECT_ATTEMPT records, 4-byte trailers), for the recovery suite's side-by-side row.
+ */
+export function buildMixedLog(totalRecords: number, prefixes: readonly number[], seed = 20240601, format: 1 | 2 = 2): MixedLog {
   if (totalRecords < 1) throw new Error('buildMixedLog: need at least one record');
   const rand = prng(seed);
   const pool = fillerPool(rand, 1 << 16);
@@ -82,8 +87,11 @@ export function buildMixedLog(totalRecords: number, prefixes: readonly number[],
   const prefixLen = new Map<number, number>();
   const wanted = new Set(prefixes);
   let total = 0;
+  let chain = 0;
   const push = (r: LogRecord, kindName: string) => {
-    const bytes = encodeRecord(r);
+    // Log format 2, as the shell writes it: each record chained to the one before.
+    const bytes = format === 2 ? encodeRecordV2(r, chain) : encodeRecord(r);
+    chain = chainOf(bytes);
     parts.push(bytes);
     total += bytes.length;
     kindCounts[kindName] = (kindCounts[kindName] ?? 0) + 1;
@@ -97,6 +105,7 @@ export function buildMixedLog(totalRecords: number, prefixes: readonly number[],
     state: filler(MIX.snapshotBytes),
   }, 'RUN_STARTED');
 
+  const leaseBytes = name('{"owner":"remit-7d3c2a4e-5b7f-4f0e-9a55-2b1c8e6f0d13","leaseUntilMs":1767225600000}');
   let deltaSinceSnapshot = 0;
   let cycle = 0;
   const complete = (node: number) => {
@@ -119,6 +128,9 @@ export function buildMixedLog(totalRecords: number, prefixes: readonly number[],
         const key = name(`run-bench-mix-0001/${NODES[node]!.name}/${cycle}`);
         push({ kind: RecordKind.EFFECT_INTENT, seq: parts.length, node: nodeName[node]!, key }, 'EFFECT_INTENT');
         if (parts.length >= totalRecords) break;
+        // Format 2: the fence's attempt record between the intent and the outcome.
+        if (format === 2) push({ kind: RecordKind.EFFECT_ATTEMPT, seq: parts.length, node: nodeName[node]!, key, attempt: 1, lease: leaseBytes }, 'EFFECT_ATTEMPT');
+        if (format === 2 && parts.length >= totalRecords) break;
         push({ kind: RecordKind.EFFECT_DONE, seq: parts.length, node: nodeName[node]!, key, result: filler(span(MIX.resultBytes)) }, 'EFFECT_DONE');
         if (parts.length >= totalRecords) break;
       } else if (kind === NodeKind.INTERRUPT) {

@@ -48,6 +48,8 @@ assertSameList('CONCURRENCY_KS', CONCURRENCY_KS, CATALOGUE.concurrency.ks);
 assertSameList('CONCURRENCY_MODES', CONCURRENCY_MODES, CATALOGUE.concurrency.modes);
 assertSameList('CONCURRENCY_VALUES', CONCURRENCY_VALUES, CATALOGUE.concurrency.values);
 export type ConcurrencyMode = (typeof CONCURRENCY_MODES)[number];
+/** The concurrency matrix's columns per mode: resumers with the same or different values, and recoverers. */
+export const CONCURRENCY_COLUMNS = ['same', 'different', 'recover'] as const;
 export type ConcurrencyValues = (typeof CONCURRENCY_VALUES)[number];
 
 export interface ConcurrencyCell {
@@ -55,24 +57,32 @@ export interface ConcurrencyCell {
   id: string;
   k: number;
   mode: ConcurrencyMode;
-  /** recover-race: not k resumers but two recoverers of one crashed run (RECOVER_RACE_CELL). */
-  values: ConcurrencyValues | 'recover-race';
+  /** recover: not k resumers but k recoverers of one crashed run (RECOVER_CELLS). */
+  values: ConcurrencyValues | 'recover';
 }
 
 /**
- * The recover race: the main run is crashed (SIGKILL) just after charge's intent is durable, then
- * two recoverers on two hosts continue it at once; both invoke charge's handler (same key) and both
- * try to append its completion at the same seq. Exactly one may progress; the other must be
- * refused with a typed conflict, having written nothing.
+ * The recoverer cells: the main run is crashed (SIGKILL) just after charge's intent is durable
+ * (for REMIT: its intent and attempt 1, one append), then k recoverers continue it at once: k
+ * calls in one process (the crashed replica restarted), k processes, or k processes on hosts.
+ * None of them may call charge's handler more than once in total (the crash came before the
+ * handler ran), and the run continues once from its durable prefix.
  */
-export const RECOVER_RACE_POINT = 'after-commit:EFFECT_INTENT@charge';
-export const RECOVER_RACE_CELL: ConcurrencyCell = {
-  matrix: 'concurrency',
-  id: 'k=2/hosts/recover-race',
-  k: 2,
-  mode: 'hosts',
-  values: 'recover-race',
-};
+export const RECOVER_POINT = 'after-commit:EFFECT_INTENT@charge';
+/**
+ * Where the recoverer cells crash a system that records no effect intent (LangGraph persists
+ * nothing before a node runs): right after the checkpoint before charge. Either way the recoverers
+ * find a run whose next step is charge and whose handler has not run.
+ */
+export const RECOVER_POINT_WITHOUT_INTENT = 'after-commit:NODE_COMPLETED@compute';
+/**
+ * The `hello.concurrency` key an adapter declares when it answers `continueMany` (k concurrent
+ * continue calls in one process): the in-process recoverer cells need it.
+ */
+export const RECOVERERS_IN_PROCESS = 'recoverers-in-process';
+export const RECOVER_CELLS: readonly ConcurrencyCell[] = CONCURRENCY_KS.flatMap((k) =>
+  CONCURRENCY_MODES.map((mode) => ({ matrix: 'concurrency' as const, id: `k=${k}/${mode}/recover`, k, mode, values: 'recover' as const })),
+);
 
 export type Cell = FaultCell | ConcurrencyCell;
 
@@ -80,7 +90,7 @@ export function faultCellId(point: string, kind: FaultKind): string {
   return `${point}/${kind}`;
 }
 
-export function concurrencyCellId(k: number, mode: ConcurrencyMode, values: ConcurrencyValues): string {
+export function concurrencyCellId(k: number, mode: ConcurrencyMode, values: ConcurrencyValues | 'recover'): string {
   return `k=${k}/${mode}/${values}`;
 }
 
@@ -106,7 +116,7 @@ export const CONCURRENCY_CELLS: readonly ConcurrencyCell[] = [
       })),
     ),
   ),
-  RECOVER_RACE_CELL,
+  ...RECOVER_CELLS,
 ];
 
 export const ALL_CELLS: readonly Cell[] = [...FAULT_CELLS, ...CONCURRENCY_CELLS];

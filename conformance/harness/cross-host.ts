@@ -169,7 +169,7 @@ export async function resumeAcrossHosts(
 ): Promise<(Outcome | null)[]> {
   const step = 'resume-concurrent';
   const workers = await placeWorkers(pools, values.length);
-  const opened = await Promise.all(workers.map((w) => ctx.open(w.process, step)));
+  const opened = await Promise.all(workers.map((w, i) => ctx.open(w.process, step, `worker-${i}`)));
   if (opened.includes(false)) ctx.incidents.push({ step, what: 'adapter-error', detail: 'a resumer on a host could not open the store' });
   const { results, waiting } = await releaseTogether(
     ctx,
@@ -186,9 +186,11 @@ export async function resumeAcrossHosts(
 }
 
 /**
- * The recover race: k recoverers on k hosts continue the crashed run `runId` at once. Each waits at
- * a first barrier (all connected), then recovers the log and runs what it names, then waits at a
- * second barrier just before its first append; when all are there, they append at the same seq.
+ * The recoverer cells on hosts: k recoverers on min(k, hosts) hosts continue the crashed run `runId`
+ * at once. Each waits at a first barrier (all connected), then recovers the log and runs what it
+ * names, then waits at a second barrier just before its first append; when all are there, they
+ * append at the same seq (for REMIT: the claim of the next attempt, once the crashed replica's
+ * lease has expired; only the winner calls the handler).
  */
 export async function raceRecoverers(
   ctx: CellContext,
@@ -201,7 +203,7 @@ export async function raceRecoverers(
   const before = await ctx.read(step, runId);
   const from = ctx.sinkCount();
   const workers = await placeWorkers(pools, k);
-  const opened = await Promise.all(workers.map((w) => ctx.open(w.process, step)));
+  const opened = await Promise.all(workers.map((w, i) => ctx.open(w.process, step, `recoverer-${i}`)));
   if (opened.includes(false)) ctx.incidents.push({ step, what: 'adapter-error', detail: 'a recoverer on a host could not open the store' });
   const { results, waiting } = await releaseTogether(
     ctx,
@@ -221,6 +223,7 @@ export async function raceRecoverers(
   }
   const window = ctx.window(from);
   return {
+    mode: 'hosts',
     hosts: workers.map((w) => w.host),
     outcomes,
     waiting: { start: waiting[0] ?? 0, append: waiting[1] ?? 0 },

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALL_CELLS, CONCURRENCY_CELLS, FAULT_CELLS, FAULT_POINTS, findCell } from './cells.js';
+import { ALL_CELLS, CONCURRENCY_CELLS, FAULT_CELLS, FAULT_POINTS, findCell, RECOVER_POINT, RECOVER_POINT_WITHOUT_INTENT } from './cells.js';
+import type { HelloResult } from './protocol.js';
+import { applicability, recoverPointFor } from './runner.js';
 import { sameFailure, stepsAreCoherent } from './profile.js';
 import { Prng } from './prng.js';
 import { cellSeed, generateScenario, ScenarioSchema } from './scenario.js';
@@ -11,16 +13,38 @@ import { countEffects, EffectSinkWriter, readSink } from './sink.js';
 import { expectedFinalState, RefundStateSchema } from './workflow.js';
 
 describe('cell catalogue', () => {
-  it('has at least the study\'s 39 fault cells and 25 concurrency cells (3 columns of 8, the recover race), uniquely named', () => {
+  it('has at least the study\'s 39 fault cells and 36 concurrency cells (k = 2, 4, 8, 16 × 3 modes × same/different resumers and recoverers), uniquely named', () => {
     expect(FAULT_CELLS.length).toBeGreaterThanOrEqual(39);
-    expect(CONCURRENCY_CELLS.length).toBe(25);
-    expect(CONCURRENCY_CELLS.filter((c) => c.mode === 'hosts').map((c) => c.id)).toContain('k=2/hosts/recover-race');
+    expect(CONCURRENCY_CELLS.length).toBe(36);
+    expect(CONCURRENCY_CELLS.filter((c) => c.mode === 'hosts').map((c) => c.id)).toContain('k=2/hosts/recover');
+    expect(CONCURRENCY_CELLS.filter((c) => c.values === 'recover').map((c) => c.id)).toHaveLength(12);
     expect(new Set(ALL_CELLS.map((c) => c.id)).size).toBe(ALL_CELLS.length);
   });
 
   it('gives store errors only to commit points', () => {
     for (const cell of FAULT_CELLS.filter((c) => c.kind === 'store-error')) expect(cell.point).toMatch(/^(before|after)-commit:/);
     expect(FAULT_POINTS.filter((p) => p.place === 'code').map((p) => p.name)).toContain('inside-pure:compute');
+  });
+
+  it('makes recoverer cells applicable only to adapters that crash at the intent, and in one process only with continueMany', () => {
+    const yes = { supported: true as const, where: 'here' };
+    const hello: HelloResult = {
+      protocol: 1, system: 's', variant: 'v', versions: {},
+      points: { [RECOVER_POINT]: yes }, faultKinds: { sigkill: yes },
+      concurrency: { 'in-process': yes, processes: yes }, fork: yes,
+    };
+    expect(applicability(hello, findCell('k=4/processes/recover'))).toEqual({ applicable: true });
+    expect(applicability(hello, findCell('k=4/in-process/recover'))).toMatchObject({ applicable: false, reason: expect.stringMatching(/continueMany/) });
+    expect(applicability(hello, findCell('k=4/in-process/same'))).toEqual({ applicable: true });
+    const withMany = { ...hello, concurrency: { ...hello.concurrency, 'recoverers-in-process': yes } };
+    expect(applicability(withMany, findCell('k=4/in-process/recover'))).toEqual({ applicable: true });
+    expect(recoverPointFor(withMany)).toBe(RECOVER_POINT);
+    // No intent record (LangGraph): the crash right after the checkpoint before charge instead.
+    const noIntent = { ...withMany, points: { [RECOVER_POINT]: { supported: false as const, reason: 'no intent record' }, [RECOVER_POINT_WITHOUT_INTENT]: yes } };
+    expect(applicability(noIntent, findCell('k=2/processes/recover'))).toEqual({ applicable: true });
+    expect(recoverPointFor(noIntent)).toBe(RECOVER_POINT_WITHOUT_INTENT);
+    const neither = { ...withMany, points: {} };
+    expect(applicability(neither, findCell('k=2/processes/recover'))).toMatchObject({ applicable: false, reason: expect.stringMatching(/supports neither/) });
   });
 
   it('refuses an unknown cell by name', () => {

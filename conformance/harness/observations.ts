@@ -53,13 +53,16 @@ export interface StepObservations {
     window: SinkWindow;
   };
   /**
-   * The recover race (cross-host.ts): after the fault stopped the start, k recoverers on k hosts
-   * continued the run at once, each held at its first append until all had reached it.
+   * The recoverer cells: after the fault stopped the start, k recoverers continued the run at once:
+   * k calls in one process, k processes, or k processes on hosts (cross-host.ts: released by a
+   * barrier, then each held at its first append until all had reached it).
    */
   recoverConcurrent?: {
+    mode: 'in-process' | 'processes' | 'hosts';
+    /** Where each recoverer ran: a host name, "process i", or "call i". */
     hosts: string[];
     outcomes: (Outcome | null)[];
-    /** How many recoverers were waiting at the barrier and at the append when each was opened. */
+    /** Hosts: how many recoverers were waiting at the barrier and at the append when each was opened (k, k elsewhere). */
     waiting: { start: number; append: number };
     before: RunView | null;
     after: RunView | null;

@@ -9,7 +9,7 @@ import { CHECKERS, checkAll, PROPERTIES, type PropertyId, type Verdict } from '.
 import { NO_HOSTS, hostSpec, rootSpec, type HostsPools, type HostsSetting } from './cross-host.js';
 import type { CellRun } from './observations.js';
 import type { HelloResult } from './protocol.js';
-import { applicability, cellSlug, runScenario, SystemPool } from './runner.js';
+import { applicability, armedFault, cellSlug, runScenario, SystemPool } from './runner.js';
 import { cellSeed, generateScenario, type Scenario, type StepName } from './scenario.js';
 import { adapterSpec, REPO_ROOT, type SystemDef } from './systems.js';
 import { GATED_EFFECT_NODE } from './workflow.js';
@@ -27,8 +27,8 @@ export interface CellResult {
   reason: string | null;
   verdicts: Record<PropertyId, Verdict>;
   saturation: Saturation | null;
-  /** The recover race only: how many of the k recoverers progressed (1 conforms). */
-  race?: { progressed: number; k: number };
+  /** Recoverer cells only: how many of the k recoverers got the run's status back, and how many times charge's handler ran while they did. */
+  race?: { progressed: number; k: number; handlerCalls: number };
   scenario: Scenario;
 }
 
@@ -98,11 +98,12 @@ function allNotApplicable(reason: string): Record<PropertyId, Verdict> {
   return Object.fromEntries(PROPERTIES.map((p) => [p, { status: 'not-applicable', reason }])) as Record<PropertyId, Verdict>;
 }
 
-function raceOf(run: CellRun): { progressed: number; k: number } | null {
+function raceOf(run: CellRun): { progressed: number; k: number; handlerCalls: number } | null {
   const r = run.steps.recoverConcurrent;
   if (r === undefined) return null;
   const progressed = r.outcomes.filter((o) => o?.outcome === 'parked' || o?.outcome === 'completed').length;
-  return { progressed, k: r.outcomes.length };
+  const handlerCalls = run.sink.slice(r.window.from, r.window.to).filter((l) => l.t === 'invoke' && l.node === 'charge').length;
+  return { progressed, k: r.outcomes.length, handlerCalls };
 }
 
 function saturationOf(run: CellRun): Saturation | null {
@@ -113,7 +114,7 @@ function saturationOf(run: CellRun): Saturation | null {
 }
 
 export function judge(run: CellRun, workDir: string): Record<PropertyId, Verdict> {
-  const fault = run.scenario.fault;
+  const fault = armedFault(run.scenario, run.hello);
   if (fault !== null && !run.faultsFired.some((e) => e.point === fault.point)) {
     return allNotApplicable(`the armed fault point ${fault.point} was never reached in this schedule`);
   }

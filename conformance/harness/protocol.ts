@@ -104,6 +104,7 @@ export const DefinitionChangeProbeSchema = z.object({
 export type DefinitionChangeProbe = z.infer<typeof DefinitionChangeProbeSchema>;
 
 export const ResumeManySchema = z.object({ outcomes: z.array(OutcomeSchema) });
+export const ContinueManySchema = ResumeManySchema;
 
 export const FaultEventSchema = z.object({
   event: z.literal('fault'),
@@ -121,11 +122,18 @@ export const BarrierCountSchema = z.object({ waiting: z.number().int().min(0) })
 
 export type Request =
   | { op: 'hello' }
-  | { op: 'open'; storePath: string; sinkPath: string }
+  /**
+   * replica: which sequencer this process plays in the cell ("primary", "secondary", "worker-3",
+   * "recoverer-0", ...). A process that restarts in the same role is the same replica restarted; two
+   * live processes never share one. Systems without such an identity ignore it.
+   */
+  | { op: 'open'; storePath: string; sinkPath: string; replica?: string }
   | { op: 'arm'; fault: { point: string; kind: 'sigkill' | 'throw' | 'store-error' } | null }
   | { op: 'start'; runId: string; input: unknown }
   | { op: 'resume'; runId: string; value: unknown; barrier?: BarrierRef }
   | { op: 'resumeMany'; runId: string; values: unknown[] }
+  /** k concurrent continue calls in this one process (the recoverer cells, in-process mode). */
+  | { op: 'continueMany'; runId: string; count: number }
   /** holdBeforeAppend: wait at that barrier just before the first append (the recover race). */
   | { op: 'continue'; runId: string; barrier?: BarrierRef; holdBeforeAppend?: BarrierRef }
   /** hosts cells only: close, count the waiters of, or open a barrier (served by the primary). */

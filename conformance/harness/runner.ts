@@ -8,10 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AdapterProcess, DEFAULT_STARTUP_MS, type AdapterSpec, type RequestResult } from './driver.js';
-import type { Cell } from './cells.js';
+import { RECOVER_POINT, RECOVER_POINT_WITHOUT_INTENT, RECOVERERS_IN_PROCESS, type Cell } from './cells.js';
 import { raceRecoverers, resumeAcrossHosts, type HostsPools } from './cross-host.js';
 import type { CellRun, DrivenRun, FaultMoment, Incident, SinkWindow, StepObservations } from './observations.js';
 import {
+  ContinueManySchema,
   CorruptionProbeSchema,
   DefinitionChangeProbeSchema,
   HelloResultSchema,
@@ -99,6 +100,21 @@ export class SystemPool {
 
 export type Applicability = { applicable: true } | { applicable: false; reason: string };
 
+/**
+ * Where a recoverer cell crashes the main run for this adapter: right after charge's EFFECT_INTENT,
+ * or, for a system with no intent record, right after the checkpoint before charge; null if neither.
+ */
+export function recoverPointFor(hello: HelloResult): string | null {
+  for (const point of [RECOVER_POINT, RECOVER_POINT_WITHOUT_INTENT]) if (hello.points[point]?.supported === true) return point;
+  return null;
+}
+
+/** The fault a cell arms in this adapter: the scenario's, with a recoverer cell's point as recoverPointFor says. */
+export function armedFault(scenario: Scenario, hello: HelloResult): Scenario['fault'] {
+  if (scenario.fault === null || scenario.concurrency?.race !== 'recover') return scenario.fault;
+  return { ...scenario.fault, point: recoverPointFor(hello) ?? scenario.fault.point };
+}
+
 /** `hostsUnavailable`: why this run has no hosts (hosts cells are then not applicable), or null. */
 export function applicability(hello: HelloResult, cell: Cell, hostsUnavailable: string | null = null): Applicability {
   if (cell.matrix === 'fault') {
@@ -116,8 +132,19 @@ export function applicability(hello: HelloResult, cell: Cell, hostsUnavailable: 
     return { applicable: false, reason: mode?.supported === false ? mode.reason : `the adapter does not declare ${cell.mode} concurrency` };
   }
   if (cell.mode === 'hosts' && hostsUnavailable !== null) return { applicable: false, reason: hostsUnavailable };
-  if (cell.values === 'recover-race' && hello.faultKinds.sigkill?.supported !== true) {
-    return { applicable: false, reason: 'the recover race crashes the run with SIGKILL, which the adapter does not support' };
+  if (cell.values === 'recover') {
+    if (hello.faultKinds.sigkill?.supported !== true) {
+      return { applicable: false, reason: 'the recoverer cells crash the run with SIGKILL, which the adapter does not support' };
+    }
+    if (recoverPointFor(hello) === null) {
+      return { applicable: false, reason: `the adapter supports neither ${RECOVER_POINT} nor ${RECOVER_POINT_WITHOUT_INTENT}` };
+    }
+    // k continue calls at once in one process need the continueMany request; an adapter that does
+    // not declare it answers only the process and hosts recoverer cells (plain continue requests).
+    const many = hello.concurrency[RECOVERERS_IN_PROCESS];
+    if (cell.mode === 'in-process' && (many === undefined || !many.supported)) {
+      return { applicable: false, reason: many?.supported === false ? many.reason : `the adapter does not declare "${RECOVERERS_IN_PROCESS}" (continueMany)` };
+    }
   }
   return { applicable: true };
 }
@@ -154,8 +181,9 @@ export class CellContext {
     return this.pool.requestTimeoutMs;
   }
 
-  async open(p: AdapterProcess, step: string): Promise<boolean> {
-    const res = await p.request({ op: 'open', storePath: this.storePath, sinkPath: this.sinkPath }, this.timeoutMs);
+  /** `replica`: the role this process plays (protocol.ts, `open`); a restarted primary is the same replica. */
+  async open(p: AdapterProcess, step: string, replica = 'primary'): Promise<boolean> {
+    const res = await p.request({ op: 'open', storePath: this.storePath, sinkPath: this.sinkPath, replica }, this.timeoutMs);
     if (res.kind === 'reply') return true;
     this.incidents.push({ step, what: 'adapter-error', detail: `open failed: ${describe(res)}` });
     return false;
@@ -173,13 +201,13 @@ export class CellContext {
   async secondary(step: string): Promise<AdapterProcess> {
     if (this.hosts !== null) {
       const [onHost] = await (this.hosts.hosts[0] as SystemPool).acquire(1);
-      await this.open(onHost as AdapterProcess, step);
+      await this.open(onHost as AdapterProcess, step, 'secondary');
       return onHost as AdapterProcess;
     }
     const primary = await this.livePrimary(step);
     const all = await this.pool.acquire(2);
     const other = all.find((p) => p !== primary) as AdapterProcess;
-    await this.open(other, step);
+    await this.open(other, step, 'secondary');
     return other;
   }
 
@@ -269,15 +297,19 @@ export class CellContext {
     return { from, to: this.sinkCount() };
   }
 
-  /** The recover race: after the main run's first fault, k recoverers on k hosts continue it at once. */
+  /** The recoverer cells: after the main run's first fault, k recoverers continue it at once. */
   private async raceRecoverersOnce(runId: string): Promise<void> {
     const c = this.scenario.concurrency;
     if (c?.race !== 'recover' || runId !== this.scenario.runIds.main || this.steps.recoverConcurrent !== undefined) return;
-    if (this.hosts === null) {
+    if (c.mode === 'in-process') {
+      this.steps.recoverConcurrent = await recoverInOneProcess(this, runId, c.k);
+    } else if (c.mode === 'processes') {
+      this.steps.recoverConcurrent = await recoverInProcesses(this, runId, c.k);
+    } else if (this.hosts === null) {
       this.incidents.push({ step: 'recover-race', what: 'adapter-error', detail: 'the scenario races recoverers on hosts, but this run has no hosts' });
-      return;
+    } else {
+      this.steps.recoverConcurrent = await raceRecoverers(this, this.hosts, runId, c.k, REQUEST_TIMEOUT_MS);
     }
-    this.steps.recoverConcurrent = await raceRecoverers(this, this.hosts, runId, c.k, REQUEST_TIMEOUT_MS);
   }
 }
 
@@ -319,7 +351,9 @@ export async function runScenario(systemPool: SystemPool, scenario: Scenario, op
     const resumed = await ctx.drive('baseline', ids.baseline, { op: 'resume', runId: ids.baseline, value: scenario.resumeValue }, true);
     s.baseline = { ...resumed, outcomes: [...started.outcomes, ...resumed.outcomes], window: ctx.window(from) };
   }
-  if (scenario.fault !== null) await ctx.send('arm', { op: 'arm', fault: scenario.fault });
+  // A recoverer cell names the intent point; a system without intent records crashes just before charge.
+  const fault = armedFault(scenario, pool.hello as HelloResult);
+  if (fault !== null) await ctx.send('arm', { op: 'arm', fault });
 
   if (hasStep(scenario, 'start')) {
     const from = ctx.sinkCount();
@@ -423,7 +457,7 @@ async function resumeConcurrently(ctx: CellContext, scenario: Scenario): Promise
     }
   } else {
     const workers = await ctx.pool.acquire(c.k);
-    const opened = await Promise.all(workers.map((w) => ctx.open(w, 'resume-concurrent')));
+    const opened = await Promise.all(workers.map((w, i) => ctx.open(w, 'resume-concurrent', `worker-${i}`)));
     if (opened.includes(false)) ctx.incidents.push({ step: 'resume-concurrent', what: 'adapter-error', detail: 'a worker could not open the store' });
     // The barrier: every worker is loaded and idle on its stdin; one synchronous loop releases all.
     const pending = workers.map((w, i) => w.request({ op: 'resume', runId, value: c.values[i] }, ctx.timeoutMs));
@@ -436,6 +470,45 @@ async function resumeConcurrently(ctx: CellContext, scenario: Scenario): Promise
   }
   const window = ctx.window(from);
   return { mode: c.mode, outcomes, values: c.values, view: await ctx.read('resume-concurrent', runId), window };
+}
+
+type RecoverObservation = NonNullable<StepObservations['recoverConcurrent']>;
+
+/**
+ * Recoverers in one process: k concurrent continue calls in the primary, which is the crashed
+ * replica restarted (for REMIT: the same instance id, so its own unfinished attempt is its to take
+ * over, once, however many calls ask).
+ */
+async function recoverInOneProcess(ctx: CellContext, runId: string, k: number): Promise<RecoverObservation> {
+  const step = 'recover-race';
+  const before = await ctx.read(step, runId);
+  const from = ctx.sinkCount();
+  const res = await ctx.send(step, { op: 'continueMany', runId, count: k });
+  const outcomes = res.kind === 'reply' ? parseResult(ContinueManySchema, ctx.system, 'continueMany', res.result).outcomes : Array.from({ length: k }, () => null);
+  const window = ctx.window(from);
+  return { mode: 'in-process', hosts: outcomes.map((_, i) => `call ${i}`), outcomes, waiting: { start: k, append: k }, before, after: await ctx.read(step, runId), window };
+}
+
+/**
+ * Recoverers in k processes (none of them the crashed replica): each is opened on the store and
+ * idle on its stdin; one synchronous loop writes the k continue requests (the barrier).
+ */
+async function recoverInProcesses(ctx: CellContext, runId: string, k: number): Promise<RecoverObservation> {
+  const step = 'recover-race';
+  const before = await ctx.read(step, runId);
+  const from = ctx.sinkCount();
+  const workers = await ctx.pool.acquire(k);
+  const opened = await Promise.all(workers.map((w, i) => ctx.open(w, step, `recoverer-${i}`)));
+  if (opened.includes(false)) ctx.incidents.push({ step, what: 'adapter-error', detail: 'a recoverer could not open the store' });
+  const pending = workers.map((w) => w.request({ op: 'continue', runId }, REQUEST_TIMEOUT_MS));
+  const results = await Promise.all(pending);
+  const outcomes = results.map((res, i) => {
+    if (res.kind === 'timeout') ctx.incidents.push({ step, what: 'timeout', detail: `recoverer ${i}: continue` });
+    if (res.kind === 'crashed') ctx.incidents.push({ step, what: 'unexpected-crash', detail: `recoverer ${i}` });
+    return ctx.outcomeOf(step, 'continue', res);
+  });
+  const window = ctx.window(from);
+  return { mode: 'processes', hosts: workers.map((_, i) => `process ${i}`), outcomes, waiting: { start: k, append: k }, before, after: await ctx.read(step, runId), window };
 }
 
 async function recoverTwice(ctx: CellContext, runId: string): Promise<NonNullable<StepObservations['recoverTwice']>> {

@@ -4,7 +4,7 @@
  * cell is reproducible from its seed; a shrunk scenario is saved as JSON and replayed as is.
  */
 import { z } from 'zod';
-import { CONCURRENCY_MODES, findCell, FAULT_KINDS, RECOVER_RACE_POINT, type Cell } from './cells.js';
+import { CONCURRENCY_MODES, findCell, FAULT_KINDS, RECOVER_POINT, type Cell } from './cells.js';
 import { Prng, hashString } from './prng.js';
 import { ApprovalValueSchema, RefundInputSchema } from './workflow.js';
 
@@ -38,7 +38,7 @@ export const ScenarioSchema = z.object({
       k: z.number().int().min(1).max(64),
       mode: z.enum(CONCURRENCY_MODES),
       values: z.array(ApprovalValueSchema),
-      /** recover: k recoverers race to continue the run after the fault (no resume values). */
+      /** recover: k recoverers continue the run at once after the fault (no resume values). */
       race: z.literal('recover').optional(),
     })
     .nullable(),
@@ -65,7 +65,7 @@ function approvalValue(prng: Prng, index: number) {
 
 /** The steps of a cell's schedule, in order; concurrency cells race resumers instead of one resume. */
 export function defaultSteps(cell: Cell): StepName[] {
-  const racesResumers = cell.matrix === 'concurrency' && cell.values !== 'recover-race';
+  const racesResumers = cell.matrix === 'concurrency' && cell.values !== 'recover';
   const resume: StepName = racesResumers ? 'resume-concurrent' : 'resume';
   return [
     'baseline',
@@ -95,9 +95,9 @@ export function generateScenario(cellId: string, seed: number): Scenario {
   const secondValue = { approved: !resumeValue.approved, note: `second ${prng.hex(4)}` };
   let concurrency: Scenario['concurrency'] = null;
   let fault: Scenario['fault'] = cell.matrix === 'fault' ? { point: cell.point, kind: cell.kind } : null;
-  if (cell.matrix === 'concurrency' && cell.values === 'recover-race') {
+  if (cell.matrix === 'concurrency' && cell.values === 'recover') {
     concurrency = { k: cell.k, mode: cell.mode, values: [], race: 'recover' };
-    fault = { point: RECOVER_RACE_POINT, kind: 'sigkill' };
+    fault = { point: RECOVER_POINT, kind: 'sigkill' };
   } else if (cell.matrix === 'concurrency') {
     const values = Array.from({ length: cell.k }, (_, i) => (cell.values === 'same' ? resumeValue : approvalValue(prng, i + 1)));
     concurrency = { k: cell.k, mode: cell.mode, values };

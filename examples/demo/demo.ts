@@ -16,6 +16,13 @@ import { spawnChild } from '../refund/child/spawn-child.js';
 
 export const DEFAULT_DEMO_KILL_AT = 'effect.after-handler@chargeCard';
 
+/**
+ * The child and this process play one replica restarting after its crash: the same instance id,
+ * so the recovery takes over the child's unfinished effect attempt at once instead of waiting for
+ * its lease (docs/guide.md, "Concurrent sequencers").
+ */
+const DEMO_INSTANCE_ID = 'demo-replica';
+
 export interface DemoSummary {
   runId: string;
   db: string;
@@ -34,7 +41,7 @@ export async function runDemo(args: { db: string; core: 'wasm' | 'reference'; ki
 
   log(`REMIT demo: run ${runId} of the refund workflow, database ${db}, ${core} core`);
   log(`[1/5] a child process starts the run and will be killed at ${killAt}`);
-  const child = spawnChild({ db, sinkDir, core, action: 'start', runId, input: sampleInput, fault: { at: killAt, mode: 'pause' } });
+  const child = spawnChild({ db, sinkDir, core, action: 'start', runId, input: sampleInput, fault: { at: killAt, mode: 'pause' }, instanceId: DEMO_INSTANCE_ID });
   const exitEarly = child.exited.then((exit) => exit);
   const paused = await Promise.race([child.waitFor('fault', 60_000), exitEarly.then(() => null)]);
   if (!paused) {
@@ -51,13 +58,13 @@ export async function runDemo(args: { db: string; core: 'wasm' | 'reference'; ki
 
   const store = openSqliteStore(db);
   const refund = createRefundWorkflow(sinkDeps(new FileEffectSink(sinkDir)));
-  const remit = await createRemit({ store, workflows: [refund], core });
+  const remit = await createRemit({ store, workflows: [refund], core, instanceId: DEMO_INSTANCE_ID });
   try {
     const crashed = await remit.inspect(runId);
     log(`      durable after the crash: ${crashed.records.map((r) => `${r.seq} ${r.kind}${r.node ? ` ${r.node}` : ''}`).join(', ')}`);
     log(`      the core's next action: ${crashed.nextAction}`);
 
-    log(`[3/5] recover in this process: continueRun(${runId})`);
+    log(`[3/5] recover in this process, as the same replica (instance id ${DEMO_INSTANCE_ID}): continueRun(${runId})`);
     const recovered = await remit.continueRun(runId);
     log(`      ${recovered.status}${recovered.interrupt ? ` at ${recovered.interrupt.id}` : ''}`);
 

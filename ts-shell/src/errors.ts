@@ -29,6 +29,8 @@ export const ErrorCode = {
   STORE: 'REMIT_STORE',
   CORE_UNAVAILABLE: 'REMIT_CORE_UNAVAILABLE',
   CORE_REFUSED: 'REMIT_CORE_REFUSED',
+  EFFECT_IN_FLIGHT: 'REMIT_EFFECT_IN_FLIGHT',
+  OPTION_INVALID: 'REMIT_OPTION_INVALID',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -235,6 +237,56 @@ export class ConflictError extends RemitError {
   protected override details() {
     return { storeNextSeq: this.storeNextSeq };
   }
+}
+
+/**
+ * An attempt of this effect is recorded without an outcome and its owner may be calling the handler
+ * now: its lease has not expired, or its owner is this very instance and the call is still running
+ * here. Nothing was written and no handler was called. Retry after `retryAfterMs` (or pass
+ * `waitForEffectMs` to continueRun / recoverAll); docs/guide.md, "Concurrent sequencers".
+ */
+export class EffectInFlightError extends RemitError {
+  readonly code = ErrorCode.EFFECT_IN_FLIGHT;
+  constructor(
+    runId: string,
+    /** Seq of the attempt's EFFECT_ATTEMPT record. */
+    attemptSeq: number,
+    node: string,
+    readonly key: string,
+    readonly attempt: number,
+    /** The instance id that claimed the attempt ("" when its lease is unreadable). */
+    readonly owner: string,
+    /** When the lease runs out by the owner's clock (epoch ms). */
+    readonly leaseExpiresAtMs: number,
+    /** How long to wait before trying again (at least 1). */
+    readonly retryAfterMs: number,
+  ) {
+    super(
+      `attempt ${attempt} of effect ${key} is in flight (owner ${owner || '?'}, lease until ${new Date(leaseExpiresAtMs).toISOString()}); ` +
+        `no handler was called and nothing was written; retry after ${retryAfterMs} ms`,
+      { runId, seq: attemptSeq, node },
+    );
+  }
+  protected override details() {
+    return { key: this.key, attempt: this.attempt, owner: this.owner, leaseExpiresAtMs: this.leaseExpiresAtMs, retryAfterMs: this.retryAfterMs };
+  }
+}
+
+/** An option passed to REMIT (createRemit, continueRun, recoverAll, an effect node) has a value it cannot use. */
+export class OptionInvalidError extends RemitError {
+  readonly code = ErrorCode.OPTION_INVALID;
+  constructor(readonly option: string, readonly value: unknown, problem: string) {
+    super(`option ${option} ${problem} (got ${describeValue(value)})`, { field: option });
+  }
+  protected override details() {
+    return { option: this.option };
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  return typeof value;
 }
 
 export class NotACheckpointError extends RemitError {

@@ -1,16 +1,23 @@
 /**
  * Every identifier format REMIT writes or parses, in one place: run ids (default and fork ids, and
- * the rule a run id must follow), effect idempotency keys and interrupt ids. Keys and interrupt
- * ids are positional (docs/architecture.md, decision 4): they are derived from the log, never from
- * a clock or a counter kept elsewhere, so every process that reads the log derives the same ones.
+ * the rule a run id must follow), effect idempotency keys, interrupt ids and sequencer instance
+ * ids. Keys and interrupt ids are positional (docs/architecture.md, decision 4): they are derived
+ * from the log, never from a clock or a counter kept elsewhere, so every process that reads the log
+ * derives the same ones.
  */
 
 import { randomUUID } from 'node:crypto';
-import { RunIdInvalidError } from './errors.js';
+import { OptionInvalidError, RunIdInvalidError } from './errors.js';
 import { utf8 } from './json.js';
 
 /** Run ids are at most this many UTF-8 bytes (so that an effect key fits the log's 1024-byte names). */
 export const MAX_RUN_ID_BYTES = 200;
+
+/** A name in the log (and so an effect key) is at most this many bytes (docs/log-format.md). */
+export const MAX_KEY_BYTES = 1024;
+
+/** Instance ids are at most this many UTF-8 bytes (they are written into every attempt's lease). */
+export const MAX_INSTANCE_ID_BYTES = 200;
 
 /** The id of a run started without one: `${workflow}-${uuid}`. */
 export function defaultRunId(workflow: string): string {
@@ -29,13 +36,68 @@ export function checkRunId(runId: string): void {
   if (/[\u0000-\u001f\u007f]/.test(runId)) throw new RunIdInvalidError(runId, 'contains control characters');
 }
 
+/** A key component made unable to contain the separator: "%" → "%25", then "/" → "%2F". */
+export function escapeKeyPart(part: string): string {
+  return part.replaceAll('%', '%25').replaceAll('/', '%2F');
+}
+
+function unescapeKeyPart(part: string): string {
+  return part.replaceAll('%2F', '/').replaceAll('%25', '%');
+}
+
 /**
  * The idempotency key of the effect instance whose EFFECT_INTENT is at `intentSeq` in run `runId`
- * (the run's effective id: a fork's own). Recorded in the intent record; later attempts read it
- * from there, so a key once written never changes.
+ * (the run's effective id: a fork's own): `${esc(runId)}/${esc(node)}/${intentSeq}`, where esc
+ * writes "%" as "%25" and "/" as "%2F". No component can contain "/", so the key splits back into
+ * exactly one (run id, node, seq): two different effect instances never share a key, whatever
+ * their names hold (run `a:b` node `c` and run `a` node `b:c` have distinct keys, as do run `a/b`
+ * node `c` and run `a` node `b/c`). Recorded in the intent record; later attempts read it from
+ * there, so a key once written never changes (keys of runs written before this form, which was
+ * `${runId}:${node}:${intentSeq}`, keep that form).
  */
 export function effectKey(runId: string, node: string, intentSeq: number): string {
-  return `${runId}:${node}:${intentSeq}`;
+  return `${escapeKeyPart(runId)}/${escapeKeyPart(node)}/${intentSeq}`;
+}
+
+/** The (run id, node, intent seq) of a key written by effectKey; null for any other string. */
+export function parseEffectKey(key: string): { runId: string; node: string; intentSeq: number } | null {
+  const parts = key.split('/');
+  if (parts.length !== 3 || !/^(0|[1-9][0-9]*)$/.test(parts[2]!)) return null;
+  const [run, node] = [parts[0]!, parts[1]!];
+  // Only what escapeKeyPart writes: every "%" starts "%25" or "%2F".
+  if (/%(?!25|2F)/.test(run) || /%(?!25|2F)/.test(node)) return null;
+  return { runId: unescapeKeyPart(run), node: unescapeKeyPart(node), intentSeq: Number(parts[2]) };
+}
+
+/** The longest key this run can write: its id, its longest node name, a 10-digit seq. */
+export function longestEffectKeyBytes(runId: string, nodeNames: Iterable<string>): number {
+  let longestNode = 0;
+  for (const name of nodeNames) longestNode = Math.max(longestNode, utf8(escapeKeyPart(name)).length);
+  return utf8(escapeKeyPart(runId)).length + longestNode + '/'.length * 2 + 10;
+}
+
+/**
+ * Throws RunIdInvalidError when an effect key of run `runId` could exceed the log's 1024-byte names
+ * (possible only when both the run id and a node name are long and full of "%" or "/", which the
+ * key writes as three bytes each).
+ */
+export function checkEffectKeysFit(runId: string, effectNodeNames: Iterable<string>): void {
+  const longest = longestEffectKeyBytes(runId, effectNodeNames);
+  if (longest > MAX_KEY_BYTES) {
+    throw new RunIdInvalidError(runId, `its effect keys could reach ${longest} bytes, over the log's ${MAX_KEY_BYTES}-byte names ("%" and "/" take 3 bytes in a key)`);
+  }
+}
+
+/** The instance id of a Remit created without one: `remit-${uuid}`. */
+export function defaultInstanceId(): string {
+  return `remit-${randomUUID()}`;
+}
+
+/** Throws OptionInvalidError unless `id` can name a sequencer instance in a lease. */
+export function checkInstanceId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || id.length === 0) throw new OptionInvalidError('instanceId', id, 'must be a non-empty string');
+  if (utf8(id).length > MAX_INSTANCE_ID_BYTES) throw new OptionInvalidError('instanceId', id, `is over ${MAX_INSTANCE_ID_BYTES} UTF-8 bytes`);
+  if (/[\u0000-\u001f\u007f]/.test(id)) throw new OptionInvalidError('instanceId', id, 'contains control characters');
 }
 
 /** The id of the interrupt parked by the INTERRUPT_PARKED record at `parkedSeq`: `node@seq`. */

@@ -16,7 +16,9 @@ export { fail, TerminalFailure } from './errors.js';
 
 // Running them.
 export { createRemit, MAX_RUN_ID_BYTES } from './remit.js';
-export type { Remit, RemitOptions, StartOptions, ForkOptions, ForkResult, RunSummary, RecoverAllOutcome } from './remit.js';
+export type {
+  Remit, RemitOptions, StartOptions, ContinueOptions, RecoverAllOptions, ForkOptions, ForkResult, RunSummary, RecoverAllOutcome,
+} from './remit.js';
 export type { RunResult, ParkedInterrupt, RunFailureView } from './sequencer/sequencer.js';
 export type { RunStatusName } from './sequencer/log-view.js';
 export type { CoreKind, RecoveryCore } from './core/index.js';
@@ -39,7 +41,7 @@ export {
   RunExistsError, RunIdInvalidError, StateInvalidError, NotJsonError, RouteInvalidError, HandlerThrewError,
   ResumeValueInvalidError, UnknownInterruptError, NotParkedError, AlreadyConsumedError, ConflictError, NotACheckpointError,
   BeyondHeadError, ImplicitForkError, ForkTargetExistsError, LogCorruptError, LogTornError, StoreError,
-  CoreUnavailableError, CoreRefusedError,
+  CoreUnavailableError, CoreRefusedError, EffectInFlightError, OptionInvalidError,
 } from './errors.js';
 export type { ErrorSubject, ValidationIssue, CoreUnavailableReason } from './errors.js';
 

@@ -13,6 +13,8 @@ import type { StoredRecord } from './store/store.js';
 export interface InspectedRecord {
   seq: number;
   kind: string;
+  /** The record's log format (1 or 2; the shell writes 2). */
+  format: number;
   node: string | null;
   committedAt: string;
   /** The whole record's bytes, framing included. */
@@ -23,6 +25,8 @@ export interface InspectedRecord {
   next?: string | null;
   key?: string;
   interruptId?: string;
+  /** EFFECT_ATTEMPT / EFFECT_RELEASED: the attempt number. */
+  attempt?: number;
   /** Bytes of an effect result or resume value, or the fork intent and failure as text. */
   payloadBytes?: number;
   detail?: string;
@@ -38,7 +42,7 @@ export interface RunInspection {
   nextAction: string;
   headSeq: number;
   records: InspectedRecord[];
-  effects: Array<{ node: string; status: string; doneCount: number }>;
+  effects: Array<{ node: string; status: string; doneCount: number; attempts: number }>;
   interruptsParked: number;
   interruptsClaimed: number;
   lineage: Array<{ sourceRunId: string; sourceSeq: number; runId: string; forkSeq: number; intent: string }>;
@@ -57,7 +61,7 @@ const EFFECT_STATUS_NAMES: Record<number, string> = {
 export function inspectLog(runId: string, stored: StoredRecord[], core: RecoveryCore): RunInspection {
   const log = concatRecords(stored);
   const decoded = decodeLog(log);
-  const records = decoded.records.map((r, i) => describeRecord(r, stored[i]!));
+  const records = decoded.records.map((r, i) => describeRecord(r, stored[i]!, decoded.versions[i]!));
   const totals = {
     records: stored.length,
     bytes: log.length,
@@ -81,7 +85,9 @@ export function inspectLog(runId: string, stored: StoredRecord[], core: Recovery
     nextAction: actionText(recovery.action),
     headSeq: recovery.recordCount - 1,
     records,
-    effects: recovery.effects.map((e) => ({ node: fromUtf8(e.node), status: EFFECT_STATUS_NAMES[e.status] ?? '?', doneCount: e.doneCount })),
+    effects: recovery.effects.map((e) => ({
+      node: fromUtf8(e.node), status: EFFECT_STATUS_NAMES[e.status] ?? '?', doneCount: e.doneCount, attempts: e.attempts,
+    })),
     interruptsParked: recovery.interruptsParked,
     interruptsClaimed: recovery.interruptsClaimed,
     lineage: recovery.lineage.map((l) => ({
@@ -96,10 +102,11 @@ export function inspectLog(runId: string, stored: StoredRecord[], core: Recovery
   return out;
 }
 
-function describeRecord(r: LogRecord, stored: StoredRecord): InspectedRecord {
+function describeRecord(r: LogRecord, stored: StoredRecord, format: number): InspectedRecord {
   const base: InspectedRecord = {
     seq: r.seq,
     kind: kindName(r.kind),
+    format,
     node: null,
     committedAt: new Date(stored.committedAtMs).toISOString(),
     bytes: stored.bytes.length,
@@ -126,6 +133,10 @@ function describeRecord(r: LogRecord, stored: StoredRecord): InspectedRecord {
       return base;
     case RecordKind.RUN_FAILED:
       return { ...base, node: r.node.length ? fromUtf8(r.node) : null, detail: `${fromUtf8(r.code)}: ${fromUtf8(r.message)}` };
+    case RecordKind.EFFECT_ATTEMPT:
+      return { ...base, node: fromUtf8(r.node), key: fromUtf8(r.key), attempt: r.attempt, detail: `lease ${fromUtf8(r.lease)}` };
+    case RecordKind.EFFECT_RELEASED:
+      return { ...base, node: fromUtf8(r.node), key: fromUtf8(r.key), attempt: r.attempt, detail: `released: ${fromUtf8(r.reason)}` };
   }
 }
 
@@ -138,6 +149,9 @@ function actionText(action: NextAction): string {
     case 'FINISH_INTERRUPT':
       return `${action.tag} ${fromUtf8(action.interruptId)}`;
     case 'INVOKE_EFFECT':
+      return `${action.tag} ${fromUtf8(action.node)} key ${fromUtf8(action.key)} attempt ${action.nextAttempt}`;
+    case 'AWAIT_ATTEMPT':
+      return `${action.tag} ${fromUtf8(action.node)} key ${fromUtf8(action.key)} attempt ${action.attempt} (seq ${action.attemptSeq})`;
     case 'FINISH_EFFECT':
       return `${action.tag} ${fromUtf8(action.node)} key ${fromUtf8(action.key)}`;
     default:
@@ -167,7 +181,8 @@ export function renderInspection(inspection: RunInspection): string {
   const t = inspection.totals;
   lines.push(`${t.records} records, ${t.bytes} bytes (${t.stateBytes} of state)`);
   if (inspection.effects.length > 0) {
-    lines.push(`effects: ${inspection.effects.map((e) => `${e.node} ${e.status} (done ${e.doneCount}×)`).join(', ')}`);
+    const attempts = (n: number) => (n > 0 ? `, ${n} attempt${n === 1 ? '' : 's'}` : '');
+    lines.push(`effects: ${inspection.effects.map((e) => `${e.node} ${e.status} (done ${e.doneCount}×${attempts(e.attempts)})`).join(', ')}`);
   }
   lines.push(`interrupts: ${inspection.interruptsParked} parked, ${inspection.interruptsClaimed} claimed`);
   for (const l of inspection.lineage) lines.push(`forked from ${l.sourceRunId} at seq ${l.sourceSeq} (fork record ${l.forkSeq}), intent ${l.intent}`);
@@ -180,6 +195,7 @@ function recordDetail(r: InspectedRecord): string {
   const parts: string[] = [];
   if (r.next !== undefined) parts.push(r.kind === 'RUN_STARTED' ? `start ${r.next}` : `next ${r.next ?? 'END'}`);
   if (r.key) parts.push(`key ${r.key}`);
+  if (r.attempt !== undefined) parts.push(`attempt ${r.attempt}`);
   if (r.interruptId) parts.push(`interrupt ${r.interruptId}`);
   if (r.payloadBytes !== undefined) parts.push(`${r.kind === 'EFFECT_DONE' ? 'result' : 'value'} ${r.payloadBytes} B`);
   if (r.detail) parts.push(r.detail);

@@ -6,29 +6,33 @@
  *   if (run.status === 'parked') await remit.resume(run.runId, run.interrupt!.id, { approved: true, approver: 'kim' });
  *
  * Several instances (in one process or many) may share a store: every write is a conditional
- * append, so at most one of them moves a run forward at each step.
+ * append, so at most one of them moves a run forward at each step, and an effect handler is called
+ * only by the instance whose append of the effect's attempt committed (docs/guide.md, "Concurrent
+ * sequencers").
  */
 
-import { encodeRecord } from './core/codec.js';
+import { encodeRecordV2 } from './core/codec.js';
+import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
 import {
   NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveryCore,
 } from './core/types.js';
 import {
-  AlreadyConsumedError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
-  ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotJsonError, NotParkedError,
+  AlreadyConsumedError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError, EffectInFlightError,
+  ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotJsonError, NotParkedError, OptionInvalidError,
   ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
   toValidationIssues, UnknownInterruptError, UnknownWorkflowError,
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
 import { encodeJson, fromUtf8, utf8, type Json } from './json.js';
-import { STATUS_NAMES, type RunStatusName } from './sequencer/log-view.js';
+import { runStartedRecord, STATUS_NAMES, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
+import { DEFAULT_EFFECT_LEASE_MS, type FenceSettings } from './sequencer/fence.js';
 import type { Store } from './store/store.js';
-import { checkRunId, defaultForkRunId, defaultRunId, interruptNode } from './ids.js';
+import { checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, interruptNode } from './ids.js';
 import { canonicalDescriptor } from './workflow/descriptor.js';
-import type { InputOf, StateOf, Workflow } from './workflow/workflow.js';
+import { isLeaseMs, MAX_LEASE_MS, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
 
 export { MAX_RUN_ID_BYTES } from './ids.js';
 
@@ -47,6 +51,37 @@ export interface RemitOptions {
   groupPureSteps?: boolean;
   /** With group commit: at most this many pure steps per commit (default 64). */
   maxGroupedPureSteps?: number;
+  /**
+   * This instance's id, written as the owner of every effect attempt it claims (default: a random
+   * `remit-<uuid>`, new for every createRemit). A stable id per replica (a pod name, a host name)
+   * lets a restarted replica take over its own unfinished attempts at once instead of waiting for
+   * their leases. TWO LIVE PROCESSES MUST NEVER SHARE AN ID: each would take the other's running
+   * attempt for its own abandoned one and call the handler again. At most 200 UTF-8 bytes.
+   */
+  instanceId?: string;
+  /**
+   * How long (ms) an effect attempt is protected from takeover by other instances (default 30 000;
+   * an effect node's `leaseMs` overrides it). It must exceed the handler's longest run plus the
+   * clock skew between hosts: a lease that expires while its handler still runs lets another
+   * instance call the handler again (same key). Shorter leases recover crashed runs sooner.
+   */
+  effectLeaseMs?: number;
+}
+
+export interface ContinueOptions {
+  /** Refuse unless this is the head seq (continuing from an older checkpoint needs a fork). */
+  fromSeq?: number;
+  /**
+   * When another sequencer holds the run (an effect attempt in flight under a live lease, or a lost
+   * append race), read the log again and retry until this many milliseconds have passed, instead of
+   * throwing EffectInFlightError / ConflictError at once (default 0). At most 24 h.
+   */
+  waitForEffectMs?: number;
+}
+
+export interface RecoverAllOptions {
+  /** Passed to each continueRun (ContinueOptions.waitForEffectMs). */
+  waitForEffectMs?: number;
 }
 
 export interface StartOptions {
@@ -85,12 +120,56 @@ export async function createRemit(options: RemitOptions): Promise<Remit> {
   const sequencing: Partial<SequencingOptions> = {};
   if (options.groupPureSteps !== undefined) sequencing.groupPureSteps = options.groupPureSteps;
   if (options.maxGroupedPureSteps !== undefined) sequencing.maxGroupedPureSteps = options.maxGroupedPureSteps;
-  return new Remit(options.store, core, options.workflows ?? [], options.hooks ?? NO_HOOKS, sequencing);
+  const fence: Partial<FenceOptions> = {};
+  if (options.instanceId !== undefined) fence.instanceId = options.instanceId;
+  if (options.effectLeaseMs !== undefined) fence.effectLeaseMs = options.effectLeaseMs;
+  return new Remit(options.store, core, options.workflows ?? [], options.hooks ?? NO_HOOKS, sequencing, fence);
 }
+
+/** The fence settings a Remit is constructed with (createRemit passes instanceId and effectLeaseMs). */
+export interface FenceOptions {
+  instanceId: string;
+  effectLeaseMs: number;
+  /** Tests only: another clock for leases (default Date.now). */
+  now: () => number;
+  /** Tests only: the fence switched off (fence.ts). Refused outside vitest unless REMIT_ALLOW_CANARY=1. */
+  canary: 'off';
+}
+
+/** The longest waitForEffectMs accepted (a day). */
+const MAX_WAIT_MS = 86_400_000;
+
+function canaryAllowed(): boolean {
+  return process.env['VITEST'] !== undefined || process.env['REMIT_ALLOW_CANARY'] === '1';
+}
+
+function fenceSettings(options: Partial<FenceOptions>): FenceSettings {
+  const instanceId = options.instanceId ?? defaultInstanceId();
+  checkInstanceId(instanceId);
+  const effectLeaseMs = options.effectLeaseMs ?? DEFAULT_EFFECT_LEASE_MS;
+  if (!isLeaseMs(effectLeaseMs)) {
+    throw new OptionInvalidError('effectLeaseMs', effectLeaseMs, `must be a whole number of milliseconds from 1 to ${MAX_LEASE_MS}`);
+  }
+  if (options.canary !== undefined && !canaryAllowed()) {
+    throw new OptionInvalidError('fence canary', options.canary, 'is for tests only (set REMIT_ALLOW_CANARY=1 outside vitest)');
+  }
+  return { instanceId, effectLeaseMs, now: options.now ?? Date.now, ...(options.canary ? { canary: options.canary } : {}) };
+}
+
+function checkWaitMs(value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_WAIT_MS) {
+    throw new OptionInvalidError('waitForEffectMs', value, `must be a whole number of milliseconds from 0 to ${MAX_WAIT_MS}`);
+  }
+  return value;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class Remit implements Engine {
   private readonly workflows = new Map<string, Workflow>();
   readonly sequencing: SequencingOptions;
+  readonly fence: FenceSettings;
 
   constructor(
     readonly store: Store,
@@ -98,13 +177,20 @@ export class Remit implements Engine {
     workflows: Workflow[] = [],
     readonly hooks: SequencerHooks = NO_HOOKS,
     sequencing: Partial<SequencingOptions> = {},
+    fence: Partial<FenceOptions> = {},
   ) {
     this.sequencing = { ...DEFAULT_SEQUENCING, ...sequencing };
     const maxSteps = this.sequencing.maxGroupedPureSteps;
     if (!Number.isInteger(maxSteps) || maxSteps < 1) {
       throw new RangeError(`maxGroupedPureSteps must be a positive integer, got ${String(maxSteps)}`);
     }
+    this.fence = fenceSettings(fence);
     for (const wf of workflows) this.register(wf);
+  }
+
+  /** This instance's id: the owner written into the effect attempts it claims. */
+  get instanceId(): string {
+    return this.fence.instanceId;
   }
 
   register(wf: Workflow): this {
@@ -129,6 +215,7 @@ export class Remit implements Engine {
     const wf = this.resolveWorkflow(workflow);
     const runId = options.runId ?? defaultRunId(wf.name);
     checkRunId(runId);
+    checkEffectKeysFit(runId, effectNodeNames(wf));
     const parsed = wf.stateSchema.safeParse(input);
     if (!parsed.success) throw new StateInvalidError({ runId, seq: 0 }, toValidationIssues(parsed.error.issues));
     const state = jsonOrThrow('the initial state', parsed.data, { runId, seq: 0 });
@@ -193,16 +280,42 @@ export class Remit implements Engine {
 
   /**
    * Drive an existing run from its durable head (after a crash, a thrown error, a fork). With
-   * `fromSeq`, refuse unless it is the head: going back in time needs an explicit fork.
+   * `fromSeq`, refuse unless it is the head: going back in time needs an explicit fork. With
+   * `waitForEffectMs`, wait (bounded) for another sequencer's effect attempt instead of throwing
+   * EffectInFlightError at once.
    */
-  async continueRun(runId: string, options: { fromSeq?: number } = {}): Promise<RunResult> {
+  async continueRun(runId: string, options: ContinueOptions = {}): Promise<RunResult> {
+    const waitMs = checkWaitMs(options.waitForEffectMs);
     const session = await RunSession.open(this, runId);
     session.recover();
     if (options.fromSeq !== undefined) {
       const admission = this.core.admit(session.bytes, { tag: 'CONTINUE_FROM', seq: options.fromSeq });
       if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: options.fromSeq });
     }
-    return session.drive();
+    return this.driveWaiting(session, waitMs);
+  }
+
+  /**
+   * Drive; while another sequencer holds the run (EffectInFlightError, or ConflictError: it
+   * appended first), read the log again and retry until `waitMs` has passed. Polls every 20 ms at
+   * first, backing off to 500 ms, and never sleeps past the in-flight lease's expiry.
+   */
+  private async driveWaiting(session: RunSession, waitMs: number): Promise<RunResult> {
+    const deadline = this.fence.now() + waitMs;
+    let pollMs = 20;
+    for (;;) {
+      try {
+        return await session.drive();
+      } catch (error) {
+        if (!(error instanceof EffectInFlightError || error instanceof ConflictError)) throw error;
+        const left = deadline - this.fence.now();
+        if (left <= 0) throw error;
+        const retryAfter = error instanceof EffectInFlightError ? error.retryAfterMs : 0;
+        await sleep(Math.max(1, Math.min(left, pollMs, retryAfter > 0 ? retryAfter : pollMs)));
+        pollMs = Math.min(pollMs * 2, 500);
+        await session.reload();
+      }
+    }
   }
 
   /**
@@ -217,6 +330,9 @@ export class Remit implements Engine {
     if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: checkpointSeq });
     const newRunId = options.newRunId ?? defaultForkRunId(runId);
     checkRunId(newRunId);
+    // The fork's keys name its own run id; its effect nodes are in the copied RUN_STARTED.
+    const table = runStartedRecord(session.bytes, runId).nodes;
+    checkEffectKeysFit(newRunId, table.filter((n) => n.kind === NodeKind.EFFECT).map((n) => fromUtf8(n.name)));
     const intent = jsonOrThrow('the fork intent', options.intent ?? null, { runId, seq: checkpointSeq });
     const forked: LogRecord = {
       kind: RecordKind.FORKED,
@@ -228,7 +344,9 @@ export class Remit implements Engine {
     };
     const info = { runId, seq: admission.seq, targetRunId: newRunId, kinds: ['FORKED'] };
     await this.hooks.at('fork.before-store', info);
-    const outcome = await this.store.fork(runId, checkpointSeq + 1, newRunId, encodeRecord(forked));
+    // Format 2, chained to the checkpoint it follows (the last record of the copied prefix).
+    const forkedBytes = encodeRecordV2(forked, chainValueBefore(session.bytes, admission.offset));
+    const outcome = await this.store.fork(runId, checkpointSeq + 1, newRunId, forkedBytes);
     if (!outcome.committed) {
       if (outcome.reason === 'TARGET_EXISTS') throw new ForkTargetExistsError(newRunId, { runId, seq: checkpointSeq });
       throw new StoreError(this.store.description, 'fork', outcome.reason, { runId, seq: checkpointSeq });
@@ -267,13 +385,18 @@ export class Remit implements Engine {
     return out;
   }
 
-  /** Continue every running run of a registered workflow (call at service start-up). */
-  async recoverAll(): Promise<RecoverAllOutcome[]> {
+  /**
+   * Continue every running run of a registered workflow (call at service start-up). A run whose
+   * effect attempt is in flight elsewhere is reported with its EffectInFlightError, unless
+   * `waitForEffectMs` lets each continue wait for it.
+   */
+  async recoverAll(options: RecoverAllOptions = {}): Promise<RecoverAllOutcome[]> {
+    const waitForEffectMs = checkWaitMs(options.waitForEffectMs);
     const out: RecoverAllOutcome[] = [];
     for (const run of await this.runs()) {
       if (run.status !== 'running' || !this.workflows.has(run.workflow)) continue;
       try {
-        out.push({ runId: run.runId, result: await this.continueRun(run.runId) });
+        out.push({ runId: run.runId, result: await this.continueRun(run.runId, { waitForEffectMs }) });
       } catch (error) {
         out.push({ runId: run.runId, error });
       }
@@ -328,6 +451,10 @@ export class Remit implements Engine {
         return new CoreRefusedError(`reason ${admission.reason}`, subject);
     }
   }
+}
+
+function effectNodeNames(wf: Workflow): string[] {
+  return wf.nodeOrder.filter((name) => wf.nodes.get(name)?.kind === 'effect');
 }
 
 function nodeKindCode(wf: Workflow, name: string): number {

@@ -11,6 +11,7 @@ import { decodeLog } from '../src/core/codec.js';
 import { RecordKind, type LogRecord, type RecoveryCore } from '../src/core/types.js';
 import { applyDelta, type Delta } from '../src/state/delta.js';
 import type { EffectCounts } from '../src/testing/effect-sink.js';
+import { effectKey } from '../src/ids.js';
 
 export interface LogFacts {
   runId: string;
@@ -21,6 +22,9 @@ export interface LogFacts {
   checkpoints: Array<{ seq: number; state: Json }>;
   intents: Array<{ seq: number; node: string; key: string; runIdAtIntent: string }>;
   dones: Array<{ seq: number; node: string; key: string }>;
+  /** EFFECT_ATTEMPT records (log format 2): the claims that let a sequencer call a handler. */
+  attempts: Array<{ seq: number; node: string; key: string; attempt: number }>;
+  releases: Array<{ seq: number; node: string; key: string; attempt: number }>;
   parks: Array<{ seq: number; node: string; id: string }>;
   claims: Array<{ seq: number; id: string; value: Json }>;
   forks: Array<{ seq: number; sourceRunId: string; sourceSeq: number; runId: string }>;
@@ -31,7 +35,8 @@ export interface LogFacts {
 export function logFacts(runId: string, log: Uint8Array): LogFacts {
   const decoded = decodeLog(log);
   const facts: LogFacts = {
-    runId, records: decoded.records, completedNodes: [], checkpoints: [], intents: [], dones: [], parks: [], claims: [], forks: [],
+    runId, records: decoded.records, completedNodes: [], checkpoints: [], intents: [], dones: [], attempts: [], releases: [],
+    parks: [], claims: [], forks: [],
     terminal: null, decodeError: decoded.error ? decoded.error.message : decoded.tornLen > 0 ? `torn tail of ${decoded.tornLen} bytes` : null,
   };
   let state: Json = null;
@@ -53,6 +58,12 @@ export function logFacts(runId: string, log: Uint8Array): LogFacts {
         break;
       case RecordKind.EFFECT_DONE:
         facts.dones.push({ seq: r.seq, node: fromUtf8(r.node), key: fromUtf8(r.key) });
+        break;
+      case RecordKind.EFFECT_ATTEMPT:
+        facts.attempts.push({ seq: r.seq, node: fromUtf8(r.node), key: fromUtf8(r.key), attempt: r.attempt });
+        break;
+      case RecordKind.EFFECT_RELEASED:
+        facts.releases.push({ seq: r.seq, node: fromUtf8(r.node), key: fromUtf8(r.key), attempt: r.attempt });
         break;
       case RecordKind.INTERRUPT_PARKED:
         facts.parks.push({ seq: r.seq, node: fromUtf8(r.node), id: fromUtf8(r.interruptId) });
@@ -97,19 +108,32 @@ export function checkPrefixContinuation(before: Uint8Array, after: Uint8Array, f
 /**
  * P2: every effect with a durable completion was applied exactly once at the sink; one with only
  * an intent at most once; nothing was applied without a durable intent; keys have the documented
- * form `${effective run id}:${node}:${intent seq}`.
+ * form (ids.ts, effectKey); and the invocation fence: a handler was called at most once per
+ * attempt the logs record for its key (each call needs its own durable EFFECT_ATTEMPT), so raw
+ * invocations are bounded by the attempts, whatever the number of concurrent sequencers.
  */
 export function checkEffectsExactlyOnce(allFacts: LogFacts[], counts: EffectCounts): string[] {
   const out: string[] = [];
   const intentKeys = new Set<string>();
   const doneKeys = new Set<string>();
+  const attemptsByKey = new Map<string, number>();
   for (const facts of allFacts) {
     for (const intent of facts.intents) {
       intentKeys.add(intent.key);
-      const expectedKey = `${intent.runIdAtIntent}:${intent.node}:${intent.seq}`;
+      const expectedKey = effectKey(intent.runIdAtIntent, intent.node, intent.seq);
       if (intent.key !== expectedKey) out.push(`P2 ${facts.runId}: intent at seq ${intent.seq} has key ${intent.key}, expected ${expectedKey}`);
     }
     for (const done of facts.dones) doneKeys.add(done.key);
+    // A fork inherits its source's attempts with the copied prefix: count each attempt record once.
+    const inherited = facts.forks.length > 0 ? facts.forks[facts.forks.length - 1]!.seq : 0;
+    for (const a of facts.attempts) {
+      if (a.seq < inherited) continue;
+      attemptsByKey.set(a.key, (attemptsByKey.get(a.key) ?? 0) + 1);
+    }
+  }
+  for (const [key, c] of Object.entries(counts.byKey)) {
+    const attempts = attemptsByKey.get(key) ?? 0;
+    if (c.invocations > attempts) out.push(`P2 fence: effect ${key} was invoked ${c.invocations} times with ${attempts} attempts recorded`);
   }
   for (const key of doneKeys) {
     const applied = counts.byKey[key]?.applied ?? 0;

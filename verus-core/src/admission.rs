@@ -152,6 +152,7 @@ pub fn log_error_of(admission: &Admission) -> Option<LogErrorCode> {
             9 => Some(LogErrorCode::UnknownNode),
             10 => Some(LogErrorCode::DuplicateInterrupt),
             11 => Some(LogErrorCode::BadNodeTable),
+            12 => Some(LogErrorCode::BadLink),
             _ => None,
         },
         _ => None,

@@ -1,5 +1,5 @@
-//! The record codec of docs/log-format.md: framing (header check, record CRC, torn tail versus
-//! corruption) and the payload of every record kind, in both directions.
+//! The record codec of docs/log-format.md: framing (header check, record CRC, the v2 chain link,
+//! torn tail versus corruption) and the payload of every record kind, in both directions.
 //!
 //! Decoding never copies: every byte field of a decoded record is a slice of the input. The only
 //! allocation is the node table of `RUN_STARTED` (once per log).
@@ -11,14 +11,20 @@ use crate::crc::{crc32c_update, header_check_of_register};
 #[allow(unused_imports)] // used only by ghost code
 use crate::spec::codec::*;
 
-/// Format version byte of every record.
-pub const FORMAT_VERSION: u8 = 1;
+/// Version byte of a format-1 record (no link).
+pub const FORMAT_VERSION_1: u8 = 1;
+/// Version byte of a format-2 record (record_crc followed by the chain link).
+pub const FORMAT_VERSION_2: u8 = 2;
+/// The version the shell writes.
+pub const FORMAT_VERSION: u8 = FORMAT_VERSION_2;
 /// Header bytes: payload_len, seq, version, kind, header_check.
 pub const HEADER_LEN: usize = 12;
 /// Bytes covered by the header check (payload_len, seq, version, kind).
 pub const HEADER_CHECKED_LEN: usize = 10;
-/// Trailer bytes: record_crc.
+/// Trailer bytes of a v1 record: record_crc.
 pub const TRAILER_LEN: usize = 4;
+/// Trailer bytes of a v2 record: record_crc, link.
+pub const TRAILER_LEN_V2: usize = 8;
 /// Largest allowed `payload_len`.
 pub const MAX_PAYLOAD_LEN: u32 = 0x3FFF_FFFF;
 /// Longest allowed `name` field, in bytes.
@@ -41,6 +47,7 @@ pub enum LogErrorCode {
     UnknownNode = 9,
     DuplicateInterrupt = 10,
     BadNodeTable = 11,
+    BadLink = 12,
 }
 
 /// Record kind bytes.
@@ -53,6 +60,12 @@ pub const KIND_RESUME_CLAIMED: u8 = 6;
 pub const KIND_FORKED: u8 = 7;
 pub const KIND_RUN_COMPLETED: u8 = 8;
 pub const KIND_RUN_FAILED: u8 = 9;
+/// Kinds 10 and 11 exist only in v2 records.
+pub const KIND_EFFECT_ATTEMPT: u8 = 10;
+pub const KIND_EFFECT_RELEASED: u8 = 11;
+/// The last kind byte of each version.
+pub const LAST_KIND_V1: u8 = KIND_RUN_FAILED;
+pub const LAST_KIND_V2: u8 = KIND_EFFECT_RELEASED;
 
 /// Node kinds in the node table.
 pub const NODE_PURE: u8 = 1;
@@ -91,6 +104,10 @@ pub enum Record<'a> {
     Forked { source_run_id: &'a [u8], source_seq: u32, run_id: &'a [u8], intent: &'a [u8] },
     RunCompleted,
     RunFailed { node: &'a [u8], code: &'a [u8], message: &'a [u8] },
+    /// v2 only: the claim of attempt `attempt` of the effect instance (node, key).
+    EffectAttempt { node: &'a [u8], key: &'a [u8], attempt: u32, lease: &'a [u8] },
+    /// v2 only: attempt `attempt` given up by its owner, without an outcome.
+    EffectReleased { node: &'a [u8], key: &'a [u8], attempt: u32, reason: &'a [u8] },
 }
 
 impl<'a> Record<'a> {
@@ -109,6 +126,8 @@ impl<'a> Record<'a> {
             Record::Forked { .. } => KIND_FORKED,
             Record::RunCompleted => KIND_RUN_COMPLETED,
             Record::RunFailed { .. } => KIND_RUN_FAILED,
+            Record::EffectAttempt { .. } => KIND_EFFECT_ATTEMPT,
+            Record::EffectReleased { .. } => KIND_EFFECT_RELEASED,
         }
     }
 }
@@ -168,6 +187,18 @@ impl<'a> View for Record<'a> {
                 code: code@,
                 message: message@,
             },
+            Record::EffectAttempt { node, key, attempt, lease } => SpecRecord::EffectAttempt {
+                node: node@,
+                key: key@,
+                attempt: *attempt,
+                lease: lease@,
+            },
+            Record::EffectReleased { node, key, attempt, reason } => SpecRecord::EffectReleased {
+                node: node@,
+                key: key@,
+                attempt: *attempt,
+                reason: reason@,
+            },
         }
     }
 }
@@ -186,7 +217,30 @@ pub open spec fn spec_code(c: LogErrorCode) -> u8 {
         LogErrorCode::UnknownNode => 9,
         LogErrorCode::DuplicateInterrupt => 10,
         LogErrorCode::BadNodeTable => 11,
+        LogErrorCode::BadLink => 12,
     }
+}
+
+/// What the framing of a record depends on besides its own bytes: the chain value of the
+/// record before it (0 before the first) and whether a v2 record came before it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Chain {
+    /// The previous record's chain value: its link (v2) or its record_crc (v1); 0 at seq 0.
+    pub prev: u32,
+    /// A v2 record came before: a v1 record may no longer follow.
+    pub v2_seen: bool,
+}
+
+/// The v2 link of a record: CRC-32C over (previous chain value, this record's record_crc),
+/// both as u32 little-endian. Trusted (`external_body`): `to_le_bytes` has no specification here.
+#[verifier::external_body]
+pub fn link_of(prev: u32, record_crc: u32) -> (link: u32)
+    ensures
+        link == spec_link(prev, record_crc),
+{
+    let [p0, p1, p2, p3] = prev.to_le_bytes();
+    let [c0, c1, c2, c3] = record_crc.to_le_bytes();
+    crc32c_update(0xFFFF_FFFFu32, &[p0, p1, p2, p3, c0, c1, c2, c3]) ^ 0xFFFF_FFFFu32
 }
 
 /// What the framing checks found at one offset (docs/log-format.md, "Integrity classification").
@@ -198,8 +252,9 @@ pub enum Frame<'a> {
     Torn,
     /// A corrupt record. `kind` is the kind byte when the header check passed, else 0.
     Corrupt { code: LogErrorCode, kind: u8 },
-    /// A record whose framing is sound and whose kind is 1..9; `end` is its end offset.
-    Sound { kind: u8, payload: &'a [u8], end: usize },
+    /// A record whose framing is sound and whose kind is valid for its version; `end` is its
+    /// end offset, `chain` its chain value (the link of a v2 record, the record_crc of a v1 one).
+    Sound { version: u8, kind: u8, payload: &'a [u8], end: usize, chain: u32 },
 }
 
 impl<'a> View for Frame<'a> {
@@ -210,18 +265,25 @@ impl<'a> View for Frame<'a> {
             Frame::End => SpecFrame::End,
             Frame::Torn => SpecFrame::Torn,
             Frame::Corrupt { code, kind } => SpecFrame::Corrupt { code: spec_code(*code), kind: *kind },
-            Frame::Sound { kind, payload, end } => SpecFrame::Sound { kind: *kind, payload: payload@, end: *end as int },
+            Frame::Sound { version, kind, payload, end, chain } => SpecFrame::Sound {
+                version: *version,
+                kind: *kind,
+                payload: payload@,
+                end: *end as int,
+                chain: *chain,
+            },
         }
     }
 }
 
-/// Classifies the bytes of `log` at `offset`, expecting the record at position `expected_seq`.
-/// Steps 1-8 of the integrity classification, in the document's order; the payload is not
-/// parsed here. Trusted (`external_body`): std slice splitting has no Verus specification here.
+/// Classifies the bytes of `log` at `offset`, expecting the record at position `expected_seq`
+/// after the records summarised by `chain`. Steps 1-9 of the integrity classification, in the
+/// document's order; the payload is not parsed here. Trusted (`external_body`): std slice
+/// splitting has no Verus specification here.
 #[verifier::external_body]
-pub fn read_frame<'a>(log: &'a [u8], offset: usize, expected_seq: u32) -> (frame: Frame<'a>)
+pub fn read_frame<'a>(log: &'a [u8], offset: usize, expected_seq: u32, chain: Chain) -> (frame: Frame<'a>)
     ensures
-        frame@ == spec_read_frame(log@, offset as int, expected_seq),
+        frame@ == spec_read_frame(log@, offset as int, expected_seq, chain.prev, chain.v2_seen),
 {
     let rest: &'a [u8] = match log.get(offset..) {
         Some(rest) => rest,
@@ -236,7 +298,8 @@ pub fn read_frame<'a>(log: &'a [u8], offset: usize, expected_seq: u32) -> (frame
     if header_check_of_register(register) != u16::from_le_bytes([c0, c1]) {
         return Frame::Corrupt { code: LogErrorCode::BadHeader, kind: 0 };
     }
-    if version != FORMAT_VERSION {
+    let v2 = version == FORMAT_VERSION_2;
+    if !(v2 || (version == FORMAT_VERSION_1 && !chain.v2_seen)) {
         return Frame::Corrupt { code: LogErrorCode::BadVersion, kind };
     }
     let payload_len = u32::from_le_bytes([l0, l1, l2, l3]);
@@ -248,9 +311,16 @@ pub fn read_frame<'a>(log: &'a [u8], offset: usize, expected_seq: u32) -> (frame
         Some(split) => split,
         None => return Frame::Torn,
     };
-    let stored_crc = match after_payload.first_chunk::<4>() {
-        Some(bytes) => u32::from_le_bytes(*bytes),
-        None => return Frame::Torn,
+    let (stored_crc, stored_link) = if v2 {
+        match after_payload.first_chunk::<8>() {
+            Some([a, b, c, d, e, f, g, h]) => (u32::from_le_bytes([*a, *b, *c, *d]), u32::from_le_bytes([*e, *f, *g, *h])),
+            None => return Frame::Torn,
+        }
+    } else {
+        match after_payload.first_chunk::<4>() {
+            Some(bytes) => (u32::from_le_bytes(*bytes), 0),
+            None => return Frame::Torn,
+        }
     };
     // The record CRC covers bytes 0..12+L: continue the header's register over the two check
     // bytes and the payload instead of hashing the header twice.
@@ -259,19 +329,35 @@ pub fn read_frame<'a>(log: &'a [u8], offset: usize, expected_seq: u32) -> (frame
     if register ^ 0xFFFF_FFFFu32 != stored_crc {
         return Frame::Corrupt { code: LogErrorCode::BadChecksum, kind };
     }
+    if v2 && link_of(chain.prev, stored_crc) != stored_link {
+        return Frame::Corrupt { code: LogErrorCode::BadLink, kind };
+    }
     if u32::from_le_bytes([s0, s1, s2, s3]) != expected_seq {
         return Frame::Corrupt { code: LogErrorCode::BadSeq, kind };
     }
-    if !(KIND_RUN_STARTED..=KIND_RUN_FAILED).contains(&kind) {
+    let last_kind = if v2 { LAST_KIND_V2 } else { LAST_KIND_V1 };
+    if !(KIND_RUN_STARTED..=last_kind).contains(&kind) {
         return Frame::Corrupt { code: LogErrorCode::BadKind, kind };
     }
-    // HEADER_LEN + payload_len + TRAILER_LEN bytes were present after `offset`, so neither sum
+    // HEADER_LEN + payload_len + trailer bytes were present after `offset`, so neither sum
     // can overflow; checked arithmetic keeps that argument out of the reader's head.
-    let record_len = (payload_len as usize).saturating_add(HEADER_LEN + TRAILER_LEN);
-    Frame::Sound { kind, payload, end: offset.saturating_add(record_len) }
+    let frame_len = if v2 { HEADER_LEN + TRAILER_LEN_V2 } else { HEADER_LEN + TRAILER_LEN };
+    let record_len = (payload_len as usize).saturating_add(frame_len);
+    let chain_value = if v2 { stored_link } else { stored_crc };
+    Frame::Sound { version, kind, payload, end: offset.saturating_add(record_len), chain: chain_value }
 }
 
 } // verus!
+
+impl Chain {
+    /// Before the first record.
+    pub const START: Chain = Chain { prev: 0, v2_seen: false };
+
+    /// The chain after a sound record of `version` whose chain value is `value`.
+    pub fn after(self, version: u8, value: u32) -> Chain {
+        Chain { prev: value, v2_seen: self.v2_seen || version == FORMAT_VERSION_2 }
+    }
+}
 
 /// A cursor over a payload. Every read checks the remaining length; none can panic.
 struct Reader<'a> {
@@ -394,6 +480,20 @@ fn parse_simple<'a>(kind: u8, mut r: Reader<'a>) -> Option<Record<'a>> {
             r.finish(Record::ResumeClaimed { interrupt_id, value })
         }
         KIND_RUN_COMPLETED => r.finish(Record::RunCompleted),
+        KIND_EFFECT_ATTEMPT => {
+            let node = r.name()?;
+            let key = r.name()?;
+            let attempt = r.u32()?;
+            let lease = r.bytes()?;
+            r.finish(Record::EffectAttempt { node, key, attempt, lease })
+        }
+        KIND_EFFECT_RELEASED => {
+            let node = r.name()?;
+            let key = r.name()?;
+            let attempt = r.u32()?;
+            let reason = r.bytes()?;
+            r.finish(Record::EffectReleased { node, key, attempt, reason })
+        }
         KIND_RUN_FAILED => {
             let node = r.bytes()?;
             let code = r.bytes()?;
@@ -404,7 +504,8 @@ fn parse_simple<'a>(kind: u8, mut r: Reader<'a>) -> Option<Record<'a>> {
     }
 }
 
-/// Parses a payload of record kind `kind`. `BadKind` for a kind outside 1..9,
+/// Parses a payload of record kind `kind`. `BadKind` for a kind outside 1..11 (which kinds a
+/// record of each version may carry is a framing rule, `read_frame`),
 /// `MalformedPayload` when the payload does not parse exactly (a field running past the end,
 /// bytes left over, an empty or over-long name, `state_form` not 0 or 1).
 pub fn decode_payload(kind: u8, payload: &[u8]) -> Result<Record<'_>, LogErrorCode> {
@@ -413,7 +514,7 @@ pub fn decode_payload(kind: u8, payload: &[u8]) -> Result<Record<'_>, LogErrorCo
         KIND_RUN_STARTED => parse_run_started(reader),
         KIND_NODE_COMPLETED => parse_node_completed(reader),
         KIND_FORKED => parse_forked(reader),
-        KIND_EFFECT_INTENT..=KIND_RESUME_CLAIMED | KIND_RUN_COMPLETED | KIND_RUN_FAILED => {
+        KIND_EFFECT_INTENT..=KIND_RESUME_CLAIMED | KIND_RUN_COMPLETED..=KIND_EFFECT_RELEASED => {
             parse_simple(kind, reader)
         }
         _ => return Err(LogErrorCode::BadKind),
@@ -429,6 +530,10 @@ pub struct Decoded<'a> {
     pub record: Record<'a>,
     /// Offset just past the record.
     pub end: usize,
+    /// The record's version byte (1 or 2).
+    pub version: u8,
+    /// The record's chain value (link of a v2 record, record_crc of a v1 one).
+    pub chain: u32,
 }
 
 /// Framing or payload error at one record.
@@ -440,14 +545,15 @@ pub struct DecodeError {
     pub kind: u8,
 }
 
-/// Decodes the record at `offset`, expected at position `seq`. `Ok(None)` at a clean end or a
-/// torn tail (the caller tells them apart by `offset == log.len()`).
-pub fn decode_record(log: &[u8], offset: usize, seq: u32) -> Result<Option<Decoded<'_>>, DecodeError> {
-    match read_frame(log, offset, seq) {
+/// Decodes the record at `offset`, expected at position `seq` after the records summarised by
+/// `chain`. `Ok(None)` at a clean end or a torn tail (the caller tells them apart by
+/// `offset == log.len()`).
+pub fn decode_record(log: &[u8], offset: usize, seq: u32, chain: Chain) -> Result<Option<Decoded<'_>>, DecodeError> {
+    match read_frame(log, offset, seq, chain) {
         Frame::End | Frame::Torn => Ok(None),
         Frame::Corrupt { code, kind } => Err(DecodeError { code, seq, offset, kind }),
-        Frame::Sound { kind, payload, end } => match decode_payload(kind, payload) {
-            Ok(record) => Ok(Some(Decoded { seq, offset, record, end })),
+        Frame::Sound { version, kind, payload, end, chain } => match decode_payload(kind, payload) {
+            Ok(record) => Ok(Some(Decoded { seq, offset, record, end, version, chain })),
             Err(code) => Err(DecodeError { code, seq, offset, kind }),
         },
     }
@@ -566,12 +672,33 @@ pub fn encode_payload(record: &Record<'_>) -> Result<Vec<u8>, EncodeError> {
             w.bytes("code", code)?;
             w.bytes("message", message)?;
         }
+        Record::EffectAttempt { node, key, attempt, lease } => {
+            w.name("node", node)?;
+            w.name("key", key)?;
+            w.u32(*attempt);
+            w.bytes("lease", lease)?;
+        }
+        Record::EffectReleased { node, key, attempt, reason } => {
+            w.name("node", node)?;
+            w.name("key", key)?;
+            w.u32(*attempt);
+            w.bytes("reason", reason)?;
+        }
     }
     Ok(w.out)
 }
 
-/// Appends one framed record (header, payload, CRC) with sequence number `seq` to `out`.
-pub fn encode_record_into(out: &mut Vec<u8>, seq: u32, record: &Record<'_>) -> Result<(), EncodeError> {
+/// How a record is framed: format 1 (no link), or format 2 chained to the previous record's
+/// chain value (its link if v2, its record_crc if v1; 0 before the first record).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Framing {
+    V1,
+    V2 { prev: u32 },
+}
+
+/// Appends one framed record with sequence number `seq` to `out` and returns its chain value
+/// (the link of a v2 record, the record_crc of a v1 one): what the next record chains from.
+pub fn encode_record_framed_into(out: &mut Vec<u8>, seq: u32, framing: Framing, record: &Record<'_>) -> Result<u32, EncodeError> {
     let payload = encode_payload(record)?;
     let payload_len = match u32::try_from(payload.len()) {
         Ok(len) if len <= MAX_PAYLOAD_LEN => len,
@@ -580,7 +707,10 @@ pub fn encode_record_into(out: &mut Vec<u8>, seq: u32, record: &Record<'_>) -> R
     let start = out.len();
     out.extend_from_slice(&payload_len.to_le_bytes());
     out.extend_from_slice(&seq.to_le_bytes());
-    out.push(FORMAT_VERSION);
+    out.push(match framing {
+        Framing::V1 => FORMAT_VERSION_1,
+        Framing::V2 { .. } => FORMAT_VERSION_2,
+    });
     out.push(record.kind());
     let header = out.get(start..).unwrap_or(&[]);
     let register = crc32c_update(0xFFFF_FFFF, header);
@@ -589,12 +719,31 @@ pub fn encode_record_into(out: &mut Vec<u8>, seq: u32, record: &Record<'_>) -> R
     let framed = out.get(start..).unwrap_or(&[]);
     let record_crc = crc32c_update(0xFFFF_FFFF, framed) ^ 0xFFFF_FFFF;
     out.extend_from_slice(&record_crc.to_le_bytes());
-    Ok(())
+    match framing {
+        Framing::V1 => Ok(record_crc),
+        Framing::V2 { prev } => {
+            let link = link_of(prev, record_crc);
+            out.extend_from_slice(&link.to_le_bytes());
+            Ok(link)
+        }
+    }
 }
 
-/// Encodes one framed record with sequence number `seq`.
+/// Appends one framed format-1 record (header, payload, CRC) with sequence number `seq` to `out`.
+pub fn encode_record_into(out: &mut Vec<u8>, seq: u32, record: &Record<'_>) -> Result<(), EncodeError> {
+    encode_record_framed_into(out, seq, Framing::V1, record).map(|_| ())
+}
+
+/// Encodes one framed format-1 record with sequence number `seq`.
 pub fn encode_record(seq: u32, record: &Record<'_>) -> Result<Vec<u8>, EncodeError> {
     let mut out = Vec::new();
     encode_record_into(&mut out, seq, record)?;
+    Ok(out)
+}
+
+/// Encodes one framed format-2 record with sequence number `seq`, chained to `prev`.
+pub fn encode_record_v2(seq: u32, prev: u32, record: &Record<'_>) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    encode_record_framed_into(&mut out, seq, Framing::V2 { prev }, record)?;
     Ok(out)
 }

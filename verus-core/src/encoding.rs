@@ -69,11 +69,12 @@ fn write_action<S: Sink>(out: &mut S, action: Action<'_>) {
             out.u8(2);
             out.bytes(node);
         }
-        Action::InvokeEffect { node, key, intent_seq } => {
+        Action::InvokeEffect { node, key, intent_seq, next_attempt } => {
             out.u8(3);
             out.bytes(node);
             out.bytes(key);
             out.u32(intent_seq);
+            out.u32(next_attempt);
         }
         Action::FinishEffect { node, key, done_seq, done_offset } => {
             out.u8(4);
@@ -100,6 +101,15 @@ fn write_action<S: Sink>(out: &mut S, action: Action<'_>) {
             out.u32(claim_offset);
         }
         Action::FinishRun => out.u8(8),
+        Action::AwaitAttempt { node, key, intent_seq, attempt, attempt_seq, attempt_offset } => {
+            out.u8(9);
+            out.bytes(node);
+            out.bytes(key);
+            out.u32(intent_seq);
+            out.u32(attempt);
+            out.u32(attempt_seq);
+            out.u32(attempt_offset);
+        }
     }
 }
 
@@ -116,6 +126,7 @@ fn write_effects<S: Sink>(out: &mut S, run: &Recovered<'_>) {
             out.bytes(entry.name);
             out.u8(tally.status as u8);
             out.u32(tally.done_count);
+            out.u32(tally.attempts);
         }
     }
 }

@@ -33,8 +33,9 @@ use vstd::prelude::*;
 
 pub use admission::{admit_request, log_error_of, parse_request, Admission, AdmissionRequest, RefusalReason};
 pub use codec::{
-    decode_payload, decode_record, encode_payload, encode_record, encode_record_into, read_frame,
-    Decoded, EncodeError, Frame, LogErrorCode, NodeEntry, Record, RunStarted,
+    decode_payload, decode_record, encode_payload, encode_record, encode_record_framed_into, encode_record_into,
+    encode_record_v2, link_of, read_frame, Chain, Decoded, EncodeError, Frame, Framing, LogErrorCode, NodeEntry, Record,
+    RunStarted,
 };
 pub use crc::crc32c;
 pub use encoding::{encode_admission, encode_recovery, NONE32};
@@ -43,10 +44,11 @@ pub use recovery::{
     RecoveryError, RunStatus,
 };
 
-/// Log format version (docs/log-format.md).
-pub const LOG_FORMAT_VERSION: u32 = 1;
+/// Log format version (docs/log-format.md): the version the shell writes; format-1 records are
+/// still read.
+pub const LOG_FORMAT_VERSION: u32 = 2;
 /// Core API version (docs/core-api.md).
-pub const CORE_API_VERSION: u32 = 1;
+pub const CORE_API_VERSION: u32 = 2;
 
 verus! {
 

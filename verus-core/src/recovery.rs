@@ -23,6 +23,11 @@ pub enum Phase<'a> {
     Empty,
     At { node: u32 },
     Intent { node: u32, key: &'a [u8], seq: u32 },
+    /// Attempt `attempt` of the instance whose intent is at `intent_seq` is recorded (at `seq`,
+    /// `offset`) without an outcome: its owner may be calling the handler.
+    Attempted { node: u32, key: &'a [u8], intent_seq: u32, attempt: u32, seq: u32, offset: u32 },
+    /// Attempt `attempt` was given up by its owner (EFFECT_RELEASED): no attempt is live.
+    Released { node: u32, key: &'a [u8], intent_seq: u32, attempt: u32 },
     Done { node: u32, key: &'a [u8], seq: u32, offset: u32 },
     Parked { node: u32, interrupt_id: &'a [u8], seq: u32 },
     Claimed { node: u32, interrupt_id: &'a [u8], seq: u32, offset: u32 },
@@ -37,6 +42,8 @@ impl<'a> Phase<'a> {
         match *self {
             Phase::At { node }
             | Phase::Intent { node, .. }
+            | Phase::Attempted { node, .. }
+            | Phase::Released { node, .. }
             | Phase::Done { node, .. }
             | Phase::Parked { node, .. }
             | Phase::Claimed { node, .. } => Some(node),
@@ -73,6 +80,8 @@ pub enum EffectStatus {
 pub struct EffectTally {
     pub status: EffectStatus,
     pub done_count: u32,
+    /// EFFECT_ATTEMPT records of the latest instance (0 for a v1 instance).
+    pub attempts: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -97,12 +106,16 @@ pub enum Action<'a> {
     None,
     RunPure { node: &'a [u8] },
     BeginEffect { node: &'a [u8] },
-    InvokeEffect { node: &'a [u8], key: &'a [u8], intent_seq: u32 },
+    /// No attempt is live: claim attempt `next_attempt` by a conditional append of
+    /// EFFECT_ATTEMPT, and call the handler only if that append committed.
+    InvokeEffect { node: &'a [u8], key: &'a [u8], intent_seq: u32, next_attempt: u32 },
     FinishEffect { node: &'a [u8], key: &'a [u8], done_seq: u32, done_offset: u32 },
     Park { node: &'a [u8] },
     AwaitResume { node: &'a [u8], interrupt_id: &'a [u8], parked_seq: u32 },
     FinishInterrupt { node: &'a [u8], interrupt_id: &'a [u8], claim_seq: u32, claim_offset: u32 },
     FinishRun,
+    /// Attempt `attempt` is recorded without an outcome: its owner may be calling the handler.
+    AwaitAttempt { node: &'a [u8], key: &'a [u8], intent_seq: u32, attempt: u32, attempt_seq: u32, attempt_offset: u32 },
 }
 
 /// A successfully recovered run. Byte fields borrow the log.
@@ -206,8 +219,23 @@ impl<'a> Recovered<'a> {
                 }
             }
             Phase::Intent { node, key, seq } => {
-                Action::InvokeEffect { node: self.node_name(node), key, intent_seq: seq }
+                Action::InvokeEffect { node: self.node_name(node), key, intent_seq: seq, next_attempt: 1 }
             }
+            // attempt + 1 cannot overflow: attempt a needs a records before it in the log.
+            Phase::Released { node, key, intent_seq, attempt } => Action::InvokeEffect {
+                node: self.node_name(node),
+                key,
+                intent_seq,
+                next_attempt: attempt.saturating_add(1),
+            },
+            Phase::Attempted { node, key, intent_seq, attempt, seq, offset } => Action::AwaitAttempt {
+                node: self.node_name(node),
+                key,
+                intent_seq,
+                attempt,
+                attempt_seq: seq,
+                attempt_offset: offset,
+            },
             Phase::Done { node, key, seq, offset } => Action::FinishEffect {
                 node: self.node_name(node),
                 key,
@@ -280,7 +308,7 @@ impl<'a> Fold<'a> {
             Some(ix) => *ix,
             None => return Err(LogErrorCode::UnknownNode),
         };
-        let fresh = EffectTally { status: EffectStatus::Fresh, done_count: 0 };
+        let fresh = EffectTally { status: EffectStatus::Fresh, done_count: 0, attempts: 0 };
         self.run.effects = alloc::vec![fresh; r.nodes.len()];
         self.run.nodes = r.nodes;
         self.index = index;
@@ -328,17 +356,53 @@ impl<'a> Fold<'a> {
         self.run.phase = Phase::Intent { node: ix, key, seq };
         if let Some(tally) = self.run.effects.get_mut(ix as usize) {
             tally.status = EffectStatus::IntentOnly;
+            tally.attempts = 0;
         }
         Ok(())
     }
 
-    fn effect_done(&mut self, seq: u32, offset: u32, node: &[u8], key: &'a [u8]) -> Result<(), LogErrorCode> {
+    /// EFFECT_ATTEMPT(node, key, attempt): attempt 1 after the intent, a + 1 after attempt a
+    /// (a takeover, or a retry after a release).
+    fn effect_attempt(&mut self, seq: u32, offset: u32, node: &[u8], key: &'a [u8], attempt: u32) -> Result<(), LogErrorCode> {
         let ix = self.find_node(node).ok_or(LogErrorCode::UnknownNode)?;
-        let matches_intent = match self.run.phase {
-            Phase::Intent { node, key: intent_key, .. } => node == ix && intent_key == key,
+        let (intent_key, intent_seq, previous) = match self.run.phase {
+            Phase::Intent { node, key, seq } if node == ix => (key, seq, 0),
+            Phase::Attempted { node, key, intent_seq, attempt, .. } if node == ix => (key, intent_seq, attempt),
+            Phase::Released { node, key, intent_seq, attempt } if node == ix => (key, intent_seq, attempt),
+            _ => return Err(LogErrorCode::ImpossibleOrder),
+        };
+        if intent_key != key || previous.checked_add(1) != Some(attempt) {
+            return Err(LogErrorCode::ImpossibleOrder);
+        }
+        self.run.phase = Phase::Attempted { node: ix, key, intent_seq, attempt, seq, offset };
+        if let Some(tally) = self.run.effects.get_mut(ix as usize) {
+            tally.attempts = attempt;
+        }
+        Ok(())
+    }
+
+    /// EFFECT_RELEASED(node, key, attempt): only the latest attempt, while it has no outcome.
+    fn effect_released(&mut self, node: &[u8], key: &[u8], attempt: u32) -> Result<(), LogErrorCode> {
+        let ix = self.find_node(node).ok_or(LogErrorCode::UnknownNode)?;
+        match self.run.phase {
+            Phase::Attempted { node, key: k, intent_seq, attempt: a, .. } if node == ix && k == key && a == attempt => {
+                self.run.phase = Phase::Released { node, key: k, intent_seq, attempt };
+                Ok(())
+            }
+            _ => Err(LogErrorCode::ImpossibleOrder),
+        }
+    }
+
+    /// EFFECT_DONE: a v2 record needs a recorded attempt of the instance (the fence); a v1 record
+    /// follows its intent directly (format 1 had no attempts).
+    fn effect_done(&mut self, seq: u32, offset: u32, version: u8, node: &[u8], key: &'a [u8]) -> Result<(), LogErrorCode> {
+        let ix = self.find_node(node).ok_or(LogErrorCode::UnknownNode)?;
+        let allowed = match self.run.phase {
+            Phase::Intent { node, key: k, .. } => version == FORMAT_VERSION_1 && node == ix && k == key,
+            Phase::Attempted { node, key: k, .. } => version == FORMAT_VERSION_2 && node == ix && k == key,
             _ => false,
         };
-        if !matches_intent {
+        if !allowed {
             return Err(LogErrorCode::ImpossibleOrder);
         }
         self.run.phase = Phase::Done { node: ix, key, seq, offset };
@@ -383,8 +447,8 @@ impl<'a> Fold<'a> {
         Ok(())
     }
 
-    /// Steps 2 and 3 of "Transitions" for an already parsed record.
-    fn apply(&mut self, seq: u32, offset: u32, record: Record<'a>) -> Result<(), LogErrorCode> {
+    /// Steps 2 and 3 of "Transitions" for an already parsed record of format `version`.
+    fn apply(&mut self, seq: u32, offset: u32, version: u8, record: Record<'a>) -> Result<(), LogErrorCode> {
         if self.run.phase.is_terminal() {
             return Err(LogErrorCode::ImpossibleOrder);
         }
@@ -397,7 +461,9 @@ impl<'a> Fold<'a> {
                 self.node_completed(seq, offset, node, next, state_form)
             }
             Record::EffectIntent { node, key } => self.effect_intent(seq, node, key),
-            Record::EffectDone { node, key, .. } => self.effect_done(seq, offset, node, key),
+            Record::EffectDone { node, key, .. } => self.effect_done(seq, offset, version, node, key),
+            Record::EffectAttempt { node, key, attempt, .. } => self.effect_attempt(seq, offset, node, key, attempt),
+            Record::EffectReleased { node, key, attempt, .. } => self.effect_released(node, key, attempt),
             Record::InterruptParked { node, interrupt_id } => self.interrupt_parked(seq, node, interrupt_id),
             Record::ResumeClaimed { interrupt_id, .. } => self.resume_claimed(seq, offset, interrupt_id),
             Record::Forked { source_run_id, source_seq, run_id, intent } => {
@@ -431,24 +497,26 @@ pub fn recover_log<'a>(log: &'a [u8]) -> Result<Recovered<'a>, RecoveryError> {
     let mut fold = Fold { run: Recovered::empty(), index: BTreeMap::new(), prev_kind: 0 };
     let mut offset: usize = 0;
     let mut seq: u32 = 0;
+    let mut chain = Chain::START;
     loop {
         let at = to_u32(offset);
-        match read_frame(log, offset, seq) {
+        match read_frame(log, offset, seq, chain) {
             Frame::End => break,
             Frame::Torn => {
                 fold.run.torn_len = to_u32(log.len().saturating_sub(offset));
                 break;
             }
             Frame::Corrupt { code, kind } => return Err(RecoveryError { code, seq, offset: at, kind }),
-            Frame::Sound { kind, payload, end } => {
+            Frame::Sound { version, kind, payload, end, chain: value } => {
                 let applied = match decode_payload(kind, payload) {
-                    Ok(record) => fold.apply(seq, at, record),
+                    Ok(record) => fold.apply(seq, at, version, record),
                     Err(code) => Err(code),
                 };
                 if let Err(code) = applied {
                     return Err(RecoveryError { code, seq, offset: at, kind });
                 }
                 fold.prev_kind = kind;
+                chain = chain.after(version, value);
                 offset = end;
                 // Every record is at least 16 bytes, so 2^32 records cannot fit in memory;
                 // reaching the limit would be a 64 GiB log on a 64-bit host. Stop there.
@@ -467,15 +535,17 @@ pub fn recover_log<'a>(log: &'a [u8]) -> Result<Recovered<'a>, RecoveryError> {
 } // verus!
 
 /// Start offset, end offset and kind byte of record `n` of a log that recovered: the framing
-/// was checked, so this only hops over lengths. `None` if the log has fewer records.
+/// was checked, so this only hops over lengths (and the version byte, which says how long the
+/// trailer is). `None` if the log has fewer records.
 pub fn record_span(log: &[u8], n: u32) -> Option<(usize, usize, u8)> {
     let mut offset: usize = 0;
     let mut seq: u32 = 0;
     loop {
         let (header, _) = log.get(offset..)?.split_first_chunk::<12>()?;
-        let [l0, l1, l2, l3, _, _, _, _, _, kind, _, _] = *header;
+        let [l0, l1, l2, l3, _, _, _, _, version, kind, _, _] = *header;
         let payload_len = usize::try_from(u32::from_le_bytes([l0, l1, l2, l3])).ok()?;
-        let end = offset.checked_add(payload_len)?.checked_add(HEADER_LEN + TRAILER_LEN)?;
+        let frame_len = if version == FORMAT_VERSION_2 { HEADER_LEN + TRAILER_LEN_V2 } else { HEADER_LEN + TRAILER_LEN };
+        let end = offset.checked_add(payload_len)?.checked_add(frame_len)?;
         if end > log.len() {
             return None;
         }

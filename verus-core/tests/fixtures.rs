@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use common::gen::history;
 use common::model::{self, resume_request, seq_request};
-use common::{encode, encode_log, frame, hex, Rec};
+use common::{chain_of, encode, encode_log, encode_log_v2, encode_log_versions, encode_v2, frame, frame_v2, hex, Rec};
 use remit_verus_core::{admit, recover};
 
 fn started(nodes: &[(&[u8], u8)], start: &[u8]) -> Rec {
@@ -48,6 +48,34 @@ fn reference_records() -> Vec<Rec> {
     ]
 }
 
+/// The reference run as a format-2 shell writes it: the intent and attempt 1 of `pay`, a
+/// release (the handler threw), attempt 2, a takeover (attempt 3), the completion.
+fn reference_records_v2() -> Vec<Rec> {
+    let nodes: &[(&[u8], u8)] = &[(b"a", 1), (b"pay", 2), (b"wait", 3)];
+    let key = b"run-1/pay/2".to_vec();
+    let attempt = |a: u32, owner: &str| Rec::EffectAttempt {
+        node: b"pay".to_vec(),
+        key: key.clone(),
+        attempt: a,
+        lease: format!(r#"{{"owner":"{owner}","leaseUntilMs":1760000030000}}"#).into_bytes(),
+    };
+    vec![
+        started(nodes, b"a"),
+        done(b"a", b"pay", 1, br#"{"n":1}"#),
+        Rec::EffectIntent { node: b"pay".to_vec(), key: key.clone() },
+        attempt(1, "replica-a"),
+        Rec::EffectReleased { node: b"pay".to_vec(), key: key.clone(), attempt: 1, reason: br#"{"error":"timeout"}"#.to_vec() },
+        attempt(2, "replica-a"),
+        attempt(3, "replica-b"),
+        Rec::EffectDone { node: b"pay".to_vec(), key: key.clone(), result: br#"{"ok":true}"#.to_vec() },
+        done(b"pay", b"wait", 0, br#"{"n":2}"#),
+        Rec::InterruptParked { node: b"wait".to_vec(), interrupt_id: b"wait@9".to_vec() },
+        Rec::ResumeClaimed { interrupt_id: b"wait@9".to_vec(), value: b"true".to_vec() },
+        done(b"wait", b"", 1, br#"{"n":3}"#),
+        Rec::RunCompleted,
+    ]
+}
+
 struct Case {
     name: String,
     log: Vec<u8>,
@@ -72,7 +100,7 @@ fn recovery_cases() -> Vec<Case> {
         l.extend_from_slice(&tail);
         cases.push(Case { name: name.into(), log: l });
     };
-    with("error/bad-version", common::frame_with(2, 2, 2, 8, &[]));
+    with("error/bad-version", common::frame_with(2, 2, 3, 8, &[]));
     let mut too_large = Vec::new();
     too_large.extend_from_slice(&0x4000_0000u32.to_le_bytes());
     too_large.extend_from_slice(&2u32.to_le_bytes());
@@ -95,12 +123,63 @@ fn recovery_cases() -> Vec<Case> {
     cases.push(Case { name: "error/duplicate-interrupt".into(), log: encode_log(&dup).0 });
     cases.push(Case { name: "error/bad-node-table".into(), log: encode_log(&[started(&[(b"a", 1), (b"a", 3)], b"a")]).0 });
     cases.push(Case { name: "garbage".into(), log: b"not a log at all, just text".to_vec() });
+    // Format 2: the reference run with attempts, a release and a takeover, every prefix and the
+    // cuts inside the link of a record.
+    let (log2, starts2) = encode_log_v2(&reference_records_v2());
+    for (n, &s) in starts2.iter().enumerate() {
+        cases.push(Case { name: format!("v2/prefix-{n:02}"), log: log2[..s].to_vec() });
+    }
+    cases.push(Case { name: "v2/torn-link".into(), log: log2[..starts2[4] - 2].to_vec() });
+    // A format-1 log continued by a format-2 shell: the format-1 intent, then attempt 1.
+    let mixed = reference_records_v2();
+    let mut versions = vec![2u8; mixed.len()];
+    versions[..3].fill(1);
+    let (log_mixed, starts_mixed) = encode_log_versions(&mixed, &versions);
+    cases.push(Case { name: "mixed/after-attempt".into(), log: log_mixed[..starts_mixed[4]].to_vec() });
+    cases.push(Case { name: "mixed/completed".into(), log: log_mixed.clone() });
+    // BAD_LINK: record 3 of another run (another run id) spliced in at seq 3.
+    let other: Vec<Rec> = reference_records_v2()
+        .into_iter()
+        .map(|r| match r {
+            Rec::RunStarted { workflow, version, fingerprint, definition, nodes, start_node, state, .. } => {
+                Rec::RunStarted { run_id: b"run-9".to_vec(), workflow, version, fingerprint, definition, nodes, start_node, state }
+            }
+            r => r,
+        })
+        .collect();
+    let (log_other, starts_other) = encode_log_v2(&other);
+    let mut spliced = log2[..starts2[3]].to_vec();
+    spliced.extend_from_slice(&log_other[starts_other[3]..starts_other[4]]);
+    cases.push(Case { name: "error/bad-link".into(), log: spliced });
+    // BAD_VERSION: a format-1 record after a format-2 one.
+    let mut v1_after_v2 = log2[..starts2[3]].to_vec();
+    v1_after_v2.extend_from_slice(&encode(3, &Rec::RunCompleted));
+    cases.push(Case { name: "error/v1-after-v2".into(), log: v1_after_v2 });
+    // IMPOSSIBLE_ORDER: a format-2 completion with no attempt (the fence).
+    let mut no_attempt = log2[..starts2[3]].to_vec();
+    let prev = chain_of(&log2[starts2[2]..starts2[3]]);
+    no_attempt.extend_from_slice(&encode_v2(3, prev, &reference_records_v2()[7]));
+    cases.push(Case { name: "error/done-without-attempt".into(), log: no_attempt });
+    // BAD_KIND: kind 10 in format 1; kind 12 in format 2.
+    let mut k10 = log[..starts[2]].to_vec();
+    k10.extend_from_slice(&frame(2, 10, &[]));
+    cases.push(Case { name: "error/attempt-in-format-1".into(), log: k10 });
+    let mut k12 = log2[..starts2[2]].to_vec();
+    k12.extend_from_slice(&frame_v2(2, chain_of(&log2[starts2[1]..starts2[2]]), 12, &[]));
+    cases.push(Case { name: "error/kind-12".into(), log: k12 });
     // Generated histories, every fourth prefix.
     for seed in [3u64, 11, 29] {
         let h = history(seed, 36);
         let (log, starts) = encode_log(&h.records);
         for (n, &s) in starts.iter().enumerate().step_by(4) {
             cases.push(Case { name: format!("generated/seed-{seed}/prefix-{n:02}"), log: log[..s].to_vec() });
+        }
+    }
+    for seed in [4u64, 12, 30] {
+        let h = common::gen::history_v2(seed, 36);
+        let (log, starts) = h.encode();
+        for (n, &s) in starts.iter().enumerate().step_by(3) {
+            cases.push(Case { name: format!("generated-v2/seed-{seed}/prefix-{n:02}"), log: log[..s].to_vec() });
         }
     }
     cases
@@ -131,6 +210,19 @@ fn admission_cases() -> Vec<(String, Vec<u8>, Vec<u8>)> {
     let mut damaged = claimed.to_vec();
     damaged[starts[1] + 14] ^= 0x01;
     add("log-invalid", &damaged, resume_request(b"approve-1"));
+    // Format 2: resume, fork and continue on the reference run with attempts.
+    let (log2, starts2) = encode_log_v2(&reference_records_v2());
+    let parked2 = &log2[..starts2[10]];
+    let claimed2 = &log2[..starts2[11]];
+    add("v2/resume/accept", parked2, resume_request(b"wait@9"));
+    add("v2/resume/already-consumed", claimed2, resume_request(b"wait@9"));
+    add("v2/resume/not-parked-while-attempted", &log2[..starts2[4]], resume_request(b"wait@9"));
+    add("v2/fork/accept-after-effect", claimed2, seq_request(2, 8));
+    add("v2/fork/not-a-checkpoint-attempt", claimed2, seq_request(2, 5));
+    add("v2/continue/accept", &log2[..starts2[7]], seq_request(3, 6));
+    let mut bad_link = claimed2.to_vec();
+    bad_link[starts2[5] - 1] ^= 0x40;
+    add("v2/log-invalid-bad-link", &bad_link, seq_request(3, 10));
     cases
 }
 
@@ -214,6 +306,11 @@ fn error_fixtures_hit_their_codes() {
         ("error/unknown-node", 9),
         ("error/duplicate-interrupt", 10),
         ("error/bad-node-table", 11),
+        ("error/bad-link", 12),
+        ("error/v1-after-v2", 2),
+        ("error/done-without-attempt", 8),
+        ("error/attempt-in-format-1", 6),
+        ("error/kind-12", 6),
     ];
     let cases = recovery_cases();
     for (name, code) in expected {

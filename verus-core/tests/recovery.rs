@@ -95,7 +95,7 @@ fn a_walk_through_every_phase_reports_the_documented_action() {
     assert_eq!((run.interrupts_parked, run.interrupts_claimed), (1, 1));
     assert_eq!(run.lineage.len(), 1);
     assert_eq!(run.lineage[0].fork_seq, 5);
-    assert_eq!(run.effects[1], EffectTally { status: EffectStatus::Done, done_count: 1 });
+    assert_eq!(run.effects[1], EffectTally { status: EffectStatus::Done, done_count: 1, attempts: 0 });
 }
 
 #[test]

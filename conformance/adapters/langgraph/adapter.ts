@@ -386,6 +386,7 @@ function hello() {
     },
     concurrency: {
       'in-process': supported('k concurrent invoke(Command({resume})) calls on one compiled graph'),
+      'recoverers-in-process': supported('continueMany: k concurrent invoke(null) calls on one compiled graph'),
       processes: supported('k processes, each with its own SqliteSaver on the same file'),
     },
     fork: supported('updateState on an older checkpoint (time travel); the fork lives in the same thread'),
@@ -415,6 +416,12 @@ serve({
     return { outcomes: await Promise.all(values.map((value) => invoke(new Command({ resume: value }), thread))) };
   },
   continue: async (args) => invoke(null, currentSession().threadOf(stringArg(args, 'runId'))),
+  continueMany: async (args) => {
+    const thread = currentSession().threadOf(stringArg(args, 'runId'));
+    const count = Number(args.count);
+    if (!Number.isInteger(count) || count < 1 || count > 64) throw new Error(`continueMany: count must be 1..64, got ${String(args.count)}`);
+    return { outcomes: await Promise.all(Array.from({ length: count }, () => invoke(null, thread))) };
+  },
   continueFrom: async (args) => {
     const thread = currentSession().threadOf(stringArg(args, 'runId'));
     return invoke(null, thread, checkpointAfter(thread, stringArg(args, 'after')));

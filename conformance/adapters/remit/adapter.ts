@@ -5,6 +5,12 @@
  *     (postgres: the server at REMIT_PG_URL, one schema per cell store; ../remit-postgres/)
  *   --canary lost-append-reported-committed | unstable-effect-key   (test-only, a guard switched off)
  * Run: node --import tsx conformance/adapters/remit/adapter.ts --store sqlite --core wasm
+ *
+ * The invocation fence: each `open` names the replica this process plays (protocol.ts); it is the
+ * Remit's instance id, so a primary restarted after SIGKILL takes over its own unfinished effect
+ * attempt at once, and other replicas wait for its lease (REMIT_CONFORMANCE_LEASE_MS, default
+ * 3000 ms: short, so recoverer cells do not wait long; it must still exceed a handler's run, which
+ * here is one fsync'd line). `continue` waits up to 15 s for an attempt in flight elsewhere.
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
@@ -12,6 +18,7 @@ import {
   AlreadyConsumedError,
   ConflictError,
   DefinitionMismatchError,
+  EffectInFlightError,
   ForkTargetExistsError,
   ImplicitForkError,
   LogCorruptError,
@@ -55,6 +62,10 @@ function option(name: string, allowed: readonly string[], fallback: string | nul
 const STORE_KIND = option('store', ['sqlite', 'memory', 'postgres'], 'sqlite') as 'sqlite' | 'memory' | 'postgres';
 const CORE_KIND = option('core', ['wasm', 'reference'], 'wasm') as 'wasm' | 'reference';
 const CANARY = option('canary', ['lost-append-reported-committed', 'unstable-effect-key'], null);
+/** The effect lease of this adapter's sequencers (see the header comment). */
+const LEASE_MS = Number(process.env['REMIT_CONFORMANCE_LEASE_MS'] ?? 3000);
+/** How long `continue` waits for another replica's effect attempt (below the harness's 20 s request timeout). */
+const WAIT_FOR_EFFECT_MS = 15_000;
 
 const faults = new FaultSwitch();
 let sink: EffectSinkWriter | null = null;
@@ -116,11 +127,13 @@ class Session {
     readonly remit: Remit,
   ) {}
 
-  static async open(storePath: string): Promise<Session> {
+  static async open(storePath: string, replica: string): Promise<Session> {
     const inner =
       STORE_KIND === 'sqlite' ? openSqliteStore(storePath) : STORE_KIND === 'postgres' ? await (await postgres()).stores.open(storePath) : openMemoryStore();
     const store = new FaultingStore(inner, faults, CANARY === 'lost-append-reported-committed');
-    const remit = await createRemit({ store, core: CORE_KIND, workflows: [refund], hooks });
+    // One replica per role and cell store: the instance id is what the lease names.
+    const instanceId = `${replica}@${storePath}`.slice(-200);
+    const remit = await createRemit({ store, core: CORE_KIND, workflows: [refund], hooks, instanceId, effectLeaseMs: LEASE_MS });
     return new Session(storePath, store, remit);
   }
 }
@@ -160,6 +173,8 @@ function outcomeOfError(e: unknown) {
   if (e instanceof ImplicitForkError) return refused('IMPLICIT_FORK');
   if (e instanceof DefinitionMismatchError) return refused('DEFINITION_MISMATCH');
   if (e instanceof ConflictError) return refused('CONFLICT');
+  // Another replica's effect attempt is in flight (it holds the run): nothing written, nothing called.
+  if (e instanceof EffectInFlightError) return refused('CONFLICT');
   if (e instanceof ForkTargetExistsError) return refused('OTHER');
   if (e instanceof StateInvalidError) {
     return { outcome: 'error' as const, error: { kind: 'validation' as const, message, ...(field === undefined ? {} : { field }) } };
@@ -218,12 +233,23 @@ function statesOf(records: LogRecord[]): Json[] {
 }
 
 /** Decoded records with every run id replaced, so two forks compare equal apart from ids. */
+/** An EFFECT_ATTEMPT's lease without its expiry (wall-clock time, differs between equal runs). */
+function leaseOwner(lease: string): string {
+  try {
+    const parsed = JSON.parse(lease) as { owner?: unknown };
+    return `<lease of ${String(parsed.owner)}>`;
+  } catch {
+    return lease;
+  }
+}
+
 function normalize(records: LogRecord[], runIds: string[]): unknown[] {
   const mask = (s: string) => runIds.reduce((acc, id) => acc.split(id).join('<run>'), s);
   return records.map((r) => {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(r)) {
-      if (v instanceof Uint8Array) out[k] = mask(text(v));
+      if (k === 'lease' && v instanceof Uint8Array) out[k] = leaseOwner(text(v)); // the expiry is a clock reading
+      else if (v instanceof Uint8Array) out[k] = mask(text(v));
       else if (Array.isArray(v)) out[k] = v.map((n: { name: Uint8Array; kind: number }) => ({ name: text(n.name), kind: n.kind }));
       else out[k] = v;
     }
@@ -382,7 +408,8 @@ function hello() {
       'store-error': supported(`a StoreError (${INJECTED_STORE_CODE}) from the Store wrapper before or after the real write`),
     },
     concurrency: {
-      'in-process': supported('k concurrent Remit.resume calls on one instance'),
+      'in-process': supported('k concurrent Remit.resume (or continueRun) calls on one instance'),
+      'recoverers-in-process': supported('continueMany: k concurrent Remit.continueRun calls on one instance'),
       processes: memory
         ? { supported: false, reason: memoryReason }
         : supported(`k processes, each with its own Remit on the same ${STORE_KIND === 'postgres' ? 'PostgreSQL schema' : 'SQLite file'}`),
@@ -433,7 +460,7 @@ serve({
     await session?.remit.close();
     faults.arm(null);
     sink = new EffectSinkWriter(stringArg(args, 'sinkPath'));
-    session = await Session.open(stringArg(args, 'storePath'));
+    session = await Session.open(stringArg(args, 'storePath'), typeof args.replica === 'string' ? args.replica : `pid-${process.pid}`);
     return {};
   },
   arm: async (args) => {
@@ -461,10 +488,17 @@ serve({
     await passBarrier(args.barrier);
     holdBeforeAppend = args.holdBeforeAppend === undefined ? null : barrierKeyOf(args.holdBeforeAppend);
     try {
-      return await attempt(() => current().remit.continueRun(runId));
+      return await attempt(() => current().remit.continueRun(runId, { waitForEffectMs: WAIT_FOR_EFFECT_MS }));
     } finally {
       holdBeforeAppend = null;
     }
+  },
+  continueMany: async (args) => {
+    const runId = stringArg(args, 'runId');
+    const count = Number(args.count);
+    if (!Number.isInteger(count) || count < 1 || count > 64) throw new Error(`continueMany: count must be 1..64, got ${String(args.count)}`);
+    const calls = Array.from({ length: count }, () => attempt(() => current().remit.continueRun(runId, { waitForEffectMs: WAIT_FOR_EFFECT_MS })));
+    return { outcomes: await Promise.all(calls) };
   },
   barrier: async (args) => {
     const { barrier } = await postgres();

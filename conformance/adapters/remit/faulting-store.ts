@@ -7,8 +7,11 @@
 import { StoreError, type AppendOutcome, type ForkOutcome, type RunListing, type Store, type StoredRecord } from 'remit';
 import type { FaultSwitch } from '../common/serve.js';
 
-const KIND_NAMES = ['', 'RUN_STARTED', 'NODE_COMPLETED', 'EFFECT_INTENT', 'EFFECT_DONE', 'INTERRUPT_PARKED', 'RESUME_CLAIMED', 'FORKED', 'RUN_COMPLETED', 'RUN_FAILED'];
-const NODE_FIRST_KINDS = new Set([2, 3, 4, 5]);
+const KIND_NAMES = [
+  '', 'RUN_STARTED', 'NODE_COMPLETED', 'EFFECT_INTENT', 'EFFECT_DONE', 'INTERRUPT_PARKED', 'RESUME_CLAIMED', 'FORKED', 'RUN_COMPLETED', 'RUN_FAILED',
+  'EFFECT_ATTEMPT', 'EFFECT_RELEASED',
+];
+const NODE_FIRST_KINDS = new Set([2, 3, 4, 5, 10, 11]);
 const RESUME_CLAIMED = 6;
 
 function u32(bytes: Uint8Array, at: number): number {

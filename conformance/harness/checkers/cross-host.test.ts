@@ -1,6 +1,8 @@
 /**
- * The recover race on hand-made observations: the checkers hold when one recoverer continues the
- * crashed run and the other is refused with CONFLICT, and fail when the race goes any other way.
+ * The recoverer cells on hand-made observations: the checkers hold when the recoverers continue
+ * the crashed run (one does the work; the others are refused with CONFLICT, or wait and get the
+ * run's status back) with charge invoked once, and fail when the race goes any other way, in
+ * particular when each recoverer invokes the handler (what a system without a fence does).
  */
 import { describe, expect, it } from 'vitest';
 import type { CellRun } from '../observations.js';
@@ -20,9 +22,9 @@ function shiftWindows(value: unknown, at: number, by: number): void {
 }
 
 /**
- * goodFaultRun, crashed instead just after charge's intent was durable, then raced by two
- * recoverers: both invoke charge with the intent's key, one appends its completion, the other
- * is refused with CONFLICT.
+ * goodFaultRun, crashed instead just after charge's intent was durable (before its handler ran),
+ * then continued by two recoverers on two hosts: one claims the attempt, invokes charge once and
+ * appends its completion; the other is refused with CONFLICT.
  */
 function goodRaceRun(): CellRun {
   const run = goodFaultRun();
@@ -32,17 +34,10 @@ function goodRaceRun(): CellRun {
   fault.events = [{ event: 'fault', point, kind: 'sigkill' }];
   run.faultsFired = [...fault.events];
   fault.sinkOffset = 6;
-  fault.view = { ...fault.view!, records: fault.view!.records.slice(0, 3), completedNodes: ['compute'], effectsDone: [], nextAction: 'INVOKE_EFFECT charge' };
-  // The losing recoverer's invocation and application, with the same key, inside the start window.
-  shiftWindows(run.steps, 8, 2);
-  run.sink.splice(
-    8,
-    0,
-    { t: 'invoke', node: 'charge', run: ids.main, pid: 2, key: 'm:charge:2' },
-    { t: 'apply', node: 'charge', run: ids.main, pid: 2, key: 'm:charge:2' },
-  );
+  fault.view = { ...fault.view!, records: fault.view!.records.slice(0, 3), completedNodes: ['compute'], effectsDone: [], nextAction: 'AWAIT_ATTEMPT charge' };
   const after = view(ids.main, { records: run.mainView!.records.slice(0, 7), status: 'parked', completedNodes: ['compute', 'charge'], claims: 0 });
   run.steps.recoverConcurrent = {
+    mode: 'hosts',
     hosts: ['remit-h1', 'remit-h2'],
     outcomes: [
       { outcome: 'parked' },
@@ -51,7 +46,7 @@ function goodRaceRun(): CellRun {
     waiting: { start: 2, append: 2 },
     before: fault.view,
     after,
-    window: { from: 6, to: 10 },
+    window: { from: 6, to: 8 },
   };
   return run;
 }
@@ -66,46 +61,57 @@ function expectViolated(run: CellRun, property: PropertyId, evidence: RegExp): v
   if (v.status === 'violated') expect(v.evidence.join('\n')).toMatch(evidence);
 }
 
-describe('the recover race (two recoverers of one crashed run on two hosts)', () => {
-  it('every property holds when one continues and the other is refused with CONFLICT', () => {
+describe('the recoverer cells (two recoverers of one crashed run on two hosts)', () => {
+  it('every property holds when one continues and the other is refused with CONFLICT, charge invoked once', () => {
     const verdicts = checkAll(goodRaceRun());
     for (const p of PROPERTIES) expect(verdicts[p].status, `${p}: ${JSON.stringify(verdicts[p])}`).toBe('holds');
     const pc = verdicts['prefix-continuation'];
-    expect(pc.status === 'holds' && pc.notes.join(' ')).toMatch(/1\/2 recoverers progressed \(on remit-h1, remit-h2\)/);
+    expect(pc.status === 'holds' && pc.notes.join(' ')).toMatch(/recoverers: 1\/2 got the run's status back, 1 refused with a conflict \(hosts: remit-h1, remit-h2\)/);
+    const eo = verdicts['effect-exactly-once'];
+    expect(eo.status === 'holds' && eo.notes.join(' ')).toMatch(/charge: 1 raw invocation\(s\), 1 applied/);
   });
 
-  it('violated when both recoverers continue the run', () => {
+  it('holds when both get the run back (one waited for the other\'s attempt)', () => {
     const run = clone(goodRaceRun());
     run.steps.recoverConcurrent!.outcomes[1] = { outcome: 'parked' };
-    expectViolated(run, 'prefix-continuation', /2 of 2 concurrent recoverers \(on remit-h1, remit-h2\) continued the crashed run, expected exactly 1/);
+    expect(verdictOf(run, 'prefix-continuation').status).toBe('holds');
   });
 
-  it('violated when the loser is refused without the typed conflict', () => {
+  it('violated when a recoverer is refused without the typed conflict', () => {
     const run = clone(goodRaceRun());
     run.steps.recoverConcurrent!.outcomes[1] = { outcome: 'refused', refusal: { code: 'OTHER', message: 'some error' } };
-    expectViolated(run, 'prefix-continuation', /0 of 2 concurrent recoverers were refused with a typed conflict/);
+    expectViolated(run, 'prefix-continuation', /1 of 2 concurrent recoverers neither continued the run nor were refused with a typed conflict/);
   });
 
   it('violated when neither progresses', () => {
     const run = clone(goodRaceRun());
     run.steps.recoverConcurrent!.outcomes[0] = { outcome: 'error', error: { kind: 'store', message: 'lost' } };
-    expectViolated(run, 'prefix-continuation', /0 of 2 concurrent recoverers .* continued/);
+    expectViolated(run, 'prefix-continuation', /0 of 2 concurrent recoverers \(hosts: .*\) continued the crashed run, expected at least 1/);
   });
 
   it('violated when the race rewrote a durable record', () => {
     const run = clone(goodRaceRun());
     run.steps.recoverConcurrent!.after!.records[2] = { id: '2', hex: 'rewritten' };
-    expectViolated(run, 'prefix-continuation', /before the recover race were lost or rewritten: 0 missing, 1 changed/);
+    expectViolated(run, 'prefix-continuation', /before the recoverers ran were lost or rewritten: 0 missing, 1 changed/);
   });
 
-  it('effect exactly-once allows one more raw invocation per extra recoverer, and no more', () => {
+  it('effect exactly-once: a crash before the handler ran allows no second invocation, whatever the number of recoverers', () => {
     const run = clone(goodRaceRun());
-    const ok = verdictOf(run, 'effect-exactly-once');
-    expect(ok.status === 'holds' && ok.notes.join(' ')).toMatch(/charge: 2 raw invocation\(s\), 1 applied/);
-    // Two more invocations inside the race: 4 > 1 + 1 fault + 1 extra recoverer.
-    const more = { t: 'invoke' as const, node: 'charge', run: run.scenario.runIds.main, pid: 3, key: 'm:charge:2' };
-    shiftWindows(run.steps, 10, 2);
-    run.sink.splice(10, 0, more, more);
-    expectViolated(run, 'effect-exactly-once', /charge: handler invoked 4 times with 1 fault\(s\) on the run and 2 concurrent recoverers/);
+    // The losing recoverer invokes charge too (no fence): 2 invocations, the crash was outside the window.
+    shiftWindows(run.steps, 8, 1);
+    run.sink.splice(8, 0, { t: 'invoke', node: 'charge', run: run.scenario.runIds.main, pid: 3, key: 'm/charge/2' });
+    expectViolated(run, 'effect-exactly-once', /charge: handler invoked 2 times with 0 of 1 fault\(s\) inside its window \(invoked, completion not durable\) and 2 concurrent recoverers/);
+  });
+
+  it('effect exactly-once: a crash inside the window allows exactly one more', () => {
+    const run = clone(goodRaceRun());
+    // The crash came after charge's handler ran (the fault's sink offset is after its first invocation).
+    run.faults[0]!.sinkOffset = 7;
+    shiftWindows(run.steps, 8, 1);
+    run.sink.splice(8, 0, { t: 'invoke', node: 'charge', run: run.scenario.runIds.main, pid: 3, key: 'm/charge/2' });
+    expect(verdictOf(run, 'effect-exactly-once').status).toBe('holds');
+    shiftWindows(run.steps, 9, 1);
+    run.sink.splice(9, 0, { t: 'invoke', node: 'charge', run: run.scenario.runIds.main, pid: 4, key: 'm/charge/2' });
+    expectViolated(run, 'effect-exactly-once', /charge: handler invoked 3 times with 1 of 1 fault\(s\) inside its window/);
   });
 });

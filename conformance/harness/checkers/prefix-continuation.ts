@@ -87,23 +87,29 @@ export const prefixContinuation: Checker = {
   },
 };
 
-/** Of k recoverers racing to continue one crashed run, one continues it and k-1 are refused (CONFLICT). */
+/**
+ * Of k recoverers continuing one crashed run at once: at least one gets the run's settled status
+ * back, every other is refused with a typed conflict (it wrote nothing), and the records durable
+ * before are neither lost nor rewritten. Several may get the status back: a recoverer that waited
+ * for another's effect attempt and then found the run parked returns it. Whether any step was
+ * written twice is judged from the log itself (the path check above: each node completed once).
+ */
 function checkRecoverRace(f: Findings, race: NonNullable<StepObservations['recoverConcurrent']>): void {
   const k = race.outcomes.length;
   const where = race.hosts.join(', ');
   const progressed = race.outcomes.filter((o) => o?.outcome === 'parked' || o?.outcome === 'completed').length;
   const conflicts = race.outcomes.filter((o) => o?.outcome === 'refused' && o.refusal?.code === 'CONFLICT').length;
-  f.expect(progressed === 1, `${progressed} of ${k} concurrent recoverers (on ${where}) continued the crashed run, expected exactly 1`);
+  f.expect(progressed >= 1, `${progressed} of ${k} concurrent recoverers (${race.mode}: ${where}) continued the crashed run, expected at least 1`);
   f.expect(
-    conflicts === k - 1,
-    `${conflicts} of ${k} concurrent recoverers were refused with a typed conflict, expected ${k - 1}: ${race.outcomes.map(outcomeText).join('; ')}`,
+    progressed + conflicts === k,
+    `${k - progressed - conflicts} of ${k} concurrent recoverers neither continued the run nor were refused with a typed conflict: ${race.outcomes.map(outcomeText).join('; ')}`,
   );
   if (race.before !== null && race.after !== null) {
     const changes = recordChanges(race.before, race.after);
     f.expect(
       changes.missing.length === 0 && changes.changed.length === 0,
-      `records durable before the recover race were lost or rewritten: ${changes.missing.length} missing, ${changes.changed.length} changed`,
+      `records durable before the recoverers ran were lost or rewritten: ${changes.missing.length} missing, ${changes.changed.length} changed`,
     );
   }
-  f.note(`recover race: ${progressed}/${k} recoverers progressed (on ${where})`);
+  f.note(`recoverers: ${progressed}/${k} got the run's status back, ${conflicts} refused with a conflict (${race.mode}: ${where})`);
 }

@@ -3,13 +3,13 @@
  * verdict. Every violated cell links to its reproduction on the same page (evidence, scenario
  * JSON, the command that reruns that one cell). No scripts, no external files.
  */
-import { CONCURRENCY_KS, CONCURRENCY_MODES, CONCURRENCY_VALUES, FAULT_KINDS, FAULT_POINTS, RECOVER_RACE_CELL, concurrencyCellId, faultCellId } from '../cells.js';
+import { CONCURRENCY_COLUMNS, CONCURRENCY_KS, CONCURRENCY_MODES, FAULT_KINDS, FAULT_POINTS, concurrencyCellId, faultCellId } from '../cells.js';
 import type { CellResult, SystemProfile } from '../profile.js';
 import { cellSlug } from '../runner.js';
 import {
   PROPERTY_LABELS,
   PROPERTY_TAGS,
-  RECOVER_RACE_LABEL,
+  RECOVER_LABEL,
   cellVerdict,
   replayCommand,
   rerunCommand,
@@ -69,15 +69,12 @@ function faultMatrix(s: SystemProfile): string {
 }
 
 function concurrencyMatrix(s: SystemProfile): string {
-  const columns = CONCURRENCY_MODES.flatMap((m) => CONCURRENCY_VALUES.map((v) => [m, v] as const));
-  const head = `<tr><th>k</th>${columns.map(([m, v]) => `<th>${m}<br>${v} values</th>`).join('')}</tr>`;
+  const columns = CONCURRENCY_MODES.flatMap((m) => CONCURRENCY_COLUMNS.map((v) => [m, v] as const));
+  const head = `<tr><th>k</th>${columns.map(([m, v]) => `<th>${m}<br>${v === 'recover' ? 'recoverers' : `${v} values`}</th>`).join('')}</tr>`;
   const rows = CONCURRENCY_KS.map(
     (k) => `<tr><th>${k}</th>${columns.map(([m, v]) => verdictCell(s.system, s.cells.find((c) => c.cellId === concurrencyCellId(k, m, v)))).join('')}</tr>`,
   );
-  const race = s.cells.find((c) => c.cellId === RECOVER_RACE_CELL.id);
-  const raceTable =
-    race === undefined ? '' : `<table><tr><th>${esc(RECOVER_RACE_LABEL)}<br><code>${esc(RECOVER_RACE_CELL.id)}</code></th>${verdictCell(s.system, race)}</tr></table>`;
-  return `<table>${head}${rows.join('')}</table>${raceTable}`;
+  return `<table>${head}${rows.join('')}</table><p>${esc(RECOVER_LABEL)}</p>`;
 }
 
 function reproduction(report: Report, s: SystemProfile, cell: CellResult): string {

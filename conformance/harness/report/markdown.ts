@@ -1,10 +1,10 @@
 /** The Markdown report: profile table, both matrices per system, smallest reproductions. */
-import { CONCURRENCY_KS, CONCURRENCY_MODES, CONCURRENCY_VALUES, FAULT_KINDS, FAULT_POINTS, RECOVER_RACE_CELL, concurrencyCellId, faultCellId } from '../cells.js';
+import { CONCURRENCY_COLUMNS, CONCURRENCY_KS, CONCURRENCY_MODES, FAULT_KINDS, FAULT_POINTS, concurrencyCellId, faultCellId } from '../cells.js';
 import type { SystemProfile } from '../profile.js';
 import {
   PROPERTY_LABELS,
   PROPERTY_TAGS,
-  RECOVER_RACE_LABEL,
+  RECOVER_LABEL,
   cellVerdict,
   replayCommand,
   rerunCommand,
@@ -37,14 +37,13 @@ function faultMatrix(profile: SystemProfile): string[] {
 }
 
 function concurrencyMatrix(profile: SystemProfile): string[] {
-  const columns = CONCURRENCY_MODES.flatMap((m) => CONCURRENCY_VALUES.map((v) => [m, v] as const));
-  const out = [`| k | ${columns.map(([m, v]) => `${m}, ${v} values`).join(' | ')} |`, `|---|${columns.map(() => '---').join('|')}|`];
+  const columns = CONCURRENCY_MODES.flatMap((m) => CONCURRENCY_COLUMNS.map((v) => [m, v] as const));
+  const head = ([m, v]: readonly [string, string]) => (v === 'recover' ? `${m}, recoverers` : `${m}, ${v} values`);
+  const out = [`| k | ${columns.map(head).join(' | ')} |`, `|---|${columns.map(() => '---').join('|')}|`];
   for (const k of CONCURRENCY_KS) {
     out.push(`| ${k} | ${columns.map(([m, v]) => cellMark(profile, concurrencyCellId(k, m, v))).join(' | ')} |`);
   }
-  if (profile.cells.some((c) => c.cellId === RECOVER_RACE_CELL.id)) {
-    out.push('', `${RECOVER_RACE_LABEL} (\`${RECOVER_RACE_CELL.id}\`): ${cellMark(profile, RECOVER_RACE_CELL.id)}`);
-  }
+  out.push('', `Recoverer columns: ${RECOVER_LABEL}.`);
   return out;
 }
 
@@ -59,7 +58,7 @@ export function renderMarkdown(report: Report): string {
   for (const p of report.properties) out.push(`| ${PROPERTY_LABELS[p]} | ${report.systems.map((s) => summaryText(s, p)).join(' | ')} |`);
   out.push('');
   out.push('Counts are cells: "holds 86/86" means the property held in all 86 cells where it applied.');
-  out.push(`Matrix marks: ✓ every property holds; ✗ followed by the violated properties (${Object.entries(PROPERTY_TAGS).map(([p, t]) => `${t} ${p}`).join(', ')}); n/a not applicable; k/k after a concurrency mark is the gated effect's fire count over k; "p/2 progressed" after the recover race is how many of its two recoverers continued the run.`, '');
+  out.push(`Matrix marks: ✓ every property holds; ✗ followed by the violated properties (${Object.entries(PROPERTY_TAGS).map(([p, t]) => `${t} ${p}`).join(', ')}); n/a not applicable; k/k after a resumer mark is the gated effect's fire count over k; "c charge call(s) by k recoverers" after a recoverer mark is how many times charge's handler ran in all.`, '');
   out.push(...studySection(report));
   for (const s of report.systems) {
     out.push(`## ${s.label} (\`${s.system}\`)`, '');

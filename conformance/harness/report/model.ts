@@ -111,11 +111,11 @@ export function cellsOf(profile: SystemProfile, matrix: Cell['matrix']): CellRes
 }
 
 export function saturationText(cell: CellResult): string {
-  if (cell.race !== undefined) return `${cell.race.progressed}/${cell.race.k} progressed`;
+  if (cell.race !== undefined) return `${cell.race.handlerCalls} charge call(s) by ${cell.race.k} recoverers`;
   return cell.saturation === null ? '' : `${cell.saturation.fires}/${cell.saturation.k}`;
 }
 
-export const RECOVER_RACE_LABEL = 'Recover race: two recoverers of one crashed run, on two hosts, at once';
+export const RECOVER_LABEL = 'recover: k recoverers of one run crashed right after its EFFECT_INTENT, at once';
 
 /** The study comparison's mark for one (system, property) verdict of the profile table. */
 export function studyMark(report: Report, system: string, property: PropertyId): string {

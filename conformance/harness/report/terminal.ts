@@ -1,5 +1,5 @@
 /** The terminal table: one row per property, one column per system. */
-import { CONCURRENCY_KS, CONCURRENCY_MODES, CONCURRENCY_VALUES, RECOVER_RACE_CELL, concurrencyCellId } from '../cells.js';
+import { CONCURRENCY_KS, CONCURRENCY_MODES, CONCURRENCY_VALUES, concurrencyCellId } from '../cells.js';
 import type { Report, ReportTiming } from './model.js';
 import { PROPERTY_LABELS, cellsOf, summaryText } from './model.js';
 
@@ -41,8 +41,11 @@ export function renderTerminal(report: Report, timing: ReportTiming | null, useC
     const versions = Object.entries(s.versions).map(([k, v]) => `${k} ${v}`).join(', ');
     out.push(`  versions: ${versions}`);
     if (sat.length > 0) out.push(`  gated-effect fires/k for k = ${CONCURRENCY_KS.join(', ')}: ${sat.join(' | ')}`);
-    const race = conc.find((c) => c.cellId === RECOVER_RACE_CELL.id);
-    if (race?.race !== undefined) out.push(`  recover race (${RECOVER_RACE_CELL.id}): ${race.race.progressed}/${race.race.k} recoverers progressed`);
+    const recover = CONCURRENCY_MODES.map((m) => {
+      const row = CONCURRENCY_KS.map((k) => conc.find((c) => c.cellId === concurrencyCellId(k, m, 'recover'))?.race);
+      return row.some((x) => x !== undefined) ? `${m} ${row.map((x) => (x === undefined ? '-' : `${x.handlerCalls}/${x.k}`)).join(' ')}` : '';
+    }).filter((x) => x !== '');
+    if (recover.length > 0) out.push(`  recoverers: charge handler calls/k for k = ${CONCURRENCY_KS.join(', ')}: ${recover.join(' | ')}`);
     const hostsCells = conc.filter((c) => c.cellId.includes('/hosts/'));
     if (hostsCells.length > 0 && hostsCells.every((c) => !c.applicable)) out.push(`  hosts column not run: ${hostsCells[0]?.reason ?? ''}`);
   }

@@ -28,6 +28,11 @@ export interface ChildSpec {
   fault?: { at: string; mode: 'kill' | 'pause' | 'throw' };
   waitForGo?: boolean;
   synchronous?: 'FULL' | 'NORMAL';
+  /** The sequencer's instance id (a restarted replica reuses its own) and lease; default: createRemit's. */
+  instanceId?: string;
+  effectLeaseMs?: number;
+  /** For 'continue': wait this long for another process's effect attempt instead of failing at once. */
+  waitForEffectMs?: number;
 }
 
 function emit(event: Record<string, unknown>): void {
@@ -53,7 +58,11 @@ async function main(): Promise<number> {
   const hooks = spec.fault ? hooksFor(parseFaultSpec(spec.fault.at), (p, i) => onFault(spec.fault!.mode, p, i)) : NO_HOOKS;
   const refund = createRefundWorkflow(sinkDeps(new FileEffectSink(spec.sinkDir)));
   const store = openSqliteStore(spec.db, { synchronous: spec.synchronous ?? 'FULL', busyTimeoutMs: 10_000 });
-  const remit = await createRemit({ store, workflows: [refund], core: spec.core, hooks });
+  const remit = await createRemit({
+    store, workflows: [refund], core: spec.core, hooks,
+    ...(spec.instanceId === undefined ? {} : { instanceId: spec.instanceId }),
+    ...(spec.effectLeaseMs === undefined ? {} : { effectLeaseMs: spec.effectLeaseMs }),
+  });
   if (spec.waitForGo) {
     emit({ event: 'ready', pid: process.pid });
     await waitForGo();
@@ -62,7 +71,7 @@ async function main(): Promise<number> {
     const result =
       spec.action === 'start' ? await remit.start(refund, spec.input as never, { runId: spec.runId })
       : spec.action === 'resume' ? await remit.resume(spec.runId, spec.interruptId!, spec.value)
-      : await remit.continueRun(spec.runId);
+      : await remit.continueRun(spec.runId, spec.waitForEffectMs === undefined ? {} : { waitForEffectMs: spec.waitForEffectMs });
     emit({ event: 'result', result });
     return 0;
   } catch (error) {

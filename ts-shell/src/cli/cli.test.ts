@@ -76,30 +76,34 @@ describe(`remit CLI (${core} core)`, () => {
   it('runs, resumes, refuses, forks and inspects with meaningful exit codes', async () => {
     const run = await remit('--workflow', REFUND_MODULE, '--core', core, 'run', '--run-id', 'c1', '--json');
     expect(run.code).toBe(0);
-    expect(run.json()).toMatchObject({ runId: 'c1', status: 'parked', interrupt: { id: 'managerApproval@5' } });
+    expect(run.json()).toMatchObject({ runId: 'c1', status: 'parked', interrupt: { id: 'managerApproval@6' } });
 
-    const invalid = await remit('--workflow', REFUND_MODULE, '--core', core, 'resume', 'c1', 'managerApproval@5', '{"approved":"yes"}');
+    const invalid = await remit('--workflow', REFUND_MODULE, '--core', core, 'resume', 'c1', 'managerApproval@6', '{"approved":"yes"}');
     expect(invalid.code).toBe(5);
     expect(invalid.stderr).toMatch(/REMIT_RESUME_VALUE_INVALID.*field approved/);
 
-    const resumed = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'resume', 'c1', 'managerApproval@5', '{"approved":true,"approver":"kim"}');
+    const resumed = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'resume', 'c1', 'managerApproval@6', '{"approved":true,"approver":"kim"}');
     expect(resumed.code).toBe(0);
     expect(resumed.json()).toMatchObject({ status: 'completed' });
 
-    const again = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'resume', 'c1', 'managerApproval@5', '{"approved":true,"approver":"kim"}');
+    const again = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'resume', 'c1', 'managerApproval@6', '{"approved":true,"approver":"kim"}');
     expect(again.code).toBe(4);
-    expect(again.json()).toMatchObject({ exitCode: 4, error: { code: 'REMIT_ALREADY_CONSUMED', runId: 'c1', seq: 6 } });
+    expect(again.json()).toMatchObject({ exitCode: 4, error: { code: 'REMIT_ALREADY_CONSUMED', runId: 'c1', seq: 7 } });
 
     expect((await remit('--workflow', REFUND_MODULE, '--core', core, 'continue', 'c1', '--from', '1')).code).toBe(4);
     expect((await remit('--workflow', REFUND_MODULE, '--core', core, 'inspect', 'missing')).code).toBe(3);
 
     const inspect = await remit('--workflow', REFUND_MODULE, '--core', core, 'inspect', 'c1');
     expect(inspect.code).toBe(0);
-    expect(inspect.stdout).toMatch(/EFFECT_INTENT\s+chargeCard .*key c1:chargeCard:2/);
+    expect(inspect.stdout).toMatch(/EFFECT_INTENT\s+chargeCard .*key c1\/chargeCard\/2/);
 
-    const fork = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'fork', 'c1', '7', '--run-id', 'c1-redo', '--continue');
+    const fork = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'fork', 'c1', '8', '--run-id', 'c1-redo', '--continue');
     expect(fork.code).toBe(0);
-    expect(fork.json()).toMatchObject({ fork: { runId: 'c1-redo', forkSeq: 8 }, result: { status: 'completed' } });
+    expect(fork.json()).toMatchObject({ fork: { runId: 'c1-redo', forkSeq: 9 }, result: { status: 'completed' } });
+    // An instance id it cannot use is a usage error naming the option.
+    const badId = await remit('--instance-id', 'a\u0001b', '--json', 'runs');
+    expect(badId.code).toBe(2);
+    expect(badId.json()).toMatchObject({ error: { code: 'REMIT_OPTION_INVALID', option: 'instanceId' } });
 
     const runs = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'runs');
     expect(runs.json().map((r: { runId: string; status: string }) => [r.runId, r.status])).toEqual([['c1', 'completed'], ['c1-redo', 'completed']]);

@@ -20,6 +20,7 @@ export interface GlobalOptions {
   workflow?: string;
   json: boolean;
   synchronous: 'FULL' | 'NORMAL';
+  instanceId?: string;
 }
 
 /** A bad command line: exit code 2 with a message saying what to type instead. */
@@ -88,7 +89,8 @@ export async function openSession(command: Command, needs: { workflows: 'require
   if (modulePath === undefined && needs.workflows === 'required') throw new UsageError(NO_WORKFLOW_MODULE);
   const module: WorkflowModule = modulePath === undefined ? { workflows: [], path: '' } : await loadWorkflowModule(modulePath, dirname(dbPath));
   const store = new SqliteStore(dbPath, { synchronous: options.synchronous });
-  const remit = await createRemit({ store, workflows: module.workflows, core: options.core }).catch(async (error) => {
+  const instanceId = options.instanceId ?? process.env['REMIT_INSTANCE_ID'];
+  const remit = await createRemit({ store, workflows: module.workflows, core: options.core, ...(instanceId ? { instanceId } : {}) }).catch(async (error) => {
     await store.close();
     throw error;
   });

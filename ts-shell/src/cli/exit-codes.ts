@@ -45,6 +45,8 @@ const exitByCode: Record<ErrorCode, number> = {
   REMIT_STORE: ExitCode.STORE,
   REMIT_CORE_UNAVAILABLE: ExitCode.UNEXPECTED,
   REMIT_CORE_REFUSED: ExitCode.UNEXPECTED,
+  REMIT_EFFECT_IN_FLIGHT: ExitCode.REFUSED,
+  REMIT_OPTION_INVALID: ExitCode.USAGE,
 };
 
 export function exitCodeFor(error: unknown): number {

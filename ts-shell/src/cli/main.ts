@@ -19,6 +19,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--core <kind>', 'recovery core').choices(['wasm', 'reference']).default('wasm'))
     .option('--workflow <module>', 'workflow module (JavaScript; or set REMIT_WORKFLOW): exports createWorkflows({ dataDir }), workflows, or a default workflow')
     .addOption(new Option('--synchronous <mode>', 'SQLite durability: FULL survives power loss, NORMAL process crashes').choices(['FULL', 'NORMAL']).default('FULL'))
+    .option('--instance-id <id>', 'this sequencer\'s instance id, the owner of the effect attempts it claims (or set REMIT_INSTANCE_ID); reuse it after a crash to take over its own attempts at once; never run two processes with one id')
     .option('--json', 'print JSON instead of text', false)
     .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true)

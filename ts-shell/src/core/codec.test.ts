@@ -63,7 +63,7 @@ describe('decodeLog', () => {
     expect(damaged((b) => (b[first + 20] = b[first + 20]! ^ 1))).toMatchObject({ code: LogErrorCode.BAD_CHECKSUM, seq: 1, offset: first, kind: 2 });
     const wrongSeq = encodeLog([started, { ...completed, seq: 5 }]);
     expect(decodeLog(wrongSeq).error).toMatchObject({ code: LogErrorCode.BAD_SEQ, seq: 1 });
-    expect(decodeLog(frameRecord(0, 1, new Uint8Array(0), 2)).error).toMatchObject({ code: LogErrorCode.BAD_VERSION, kind: 1 });
+    expect(decodeLog(frameRecord(0, 1, new Uint8Array(0), 3)).error).toMatchObject({ code: LogErrorCode.BAD_VERSION, kind: 1 });
     expect(decodeLog(frameRecord(0, 10, new Uint8Array(0))).error).toMatchObject({ code: LogErrorCode.BAD_KIND, kind: 10 });
     expect(decodeLog(frameRecord(0, 8, new Uint8Array(1))).error).toMatchObject({ code: LogErrorCode.MALFORMED_PAYLOAD, kind: 8 });
   });

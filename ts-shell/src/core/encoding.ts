@@ -96,10 +96,13 @@ function writeAction(w: ByteWriter, a: NextAction): void {
   switch (a.tag) {
     case 'NONE': case 'FINISH_RUN': return;
     case 'RUN_PURE': case 'BEGIN_EFFECT': case 'PARK': w.bytes(a.node); return;
-    case 'INVOKE_EFFECT': w.bytes(a.node).bytes(a.key).u32(a.intentSeq); return;
+    case 'INVOKE_EFFECT': w.bytes(a.node).bytes(a.key).u32(a.intentSeq).u32(a.nextAttempt); return;
     case 'FINISH_EFFECT': w.bytes(a.node).bytes(a.key).u32(a.doneSeq).u32(a.doneOffset); return;
     case 'AWAIT_RESUME': w.bytes(a.node).bytes(a.interruptId).u32(a.parkedSeq); return;
     case 'FINISH_INTERRUPT': w.bytes(a.node).bytes(a.interruptId).u32(a.claimSeq).u32(a.claimOffset); return;
+    case 'AWAIT_ATTEMPT':
+      w.bytes(a.node).bytes(a.key).u32(a.intentSeq).u32(a.attempt).u32(a.attemptSeq).u32(a.attemptOffset);
+      return;
   }
 }
 
@@ -111,7 +114,7 @@ export function encodeRecovery(r: Recovery): Uint8Array {
   w.u32(r.checkpointSeq).u32(r.checkpointOffset).u32(r.snapshotSeq).u32(r.snapshotOffset);
   writeAction(w, r.action);
   w.u32(r.effects.length);
-  for (const e of r.effects) w.bytes(e.node).u8(e.status).u32(e.doneCount);
+  for (const e of r.effects) w.bytes(e.node).u8(e.status).u32(e.doneCount).u32(e.attempts);
   w.u32(r.interruptsParked).u32(r.interruptsClaimed);
   w.u32(r.lineage.length);
   for (const l of r.lineage) w.bytes(l.sourceRunId).u32(l.sourceSeq).bytes(l.runId).u32(l.forkSeq).bytes(l.intent);
@@ -128,7 +131,8 @@ function readAction(rd: ByteReader): NextAction {
     case ActionTag.NONE: return { tag: 'NONE' };
     case ActionTag.RUN_PURE: return { tag: 'RUN_PURE', node: rd.bytesField() };
     case ActionTag.BEGIN_EFFECT: return { tag: 'BEGIN_EFFECT', node: rd.bytesField() };
-    case ActionTag.INVOKE_EFFECT: return { tag: 'INVOKE_EFFECT', node: rd.bytesField(), key: rd.bytesField(), intentSeq: rd.u32() };
+    case ActionTag.INVOKE_EFFECT:
+      return { tag: 'INVOKE_EFFECT', node: rd.bytesField(), key: rd.bytesField(), intentSeq: rd.u32(), nextAttempt: rd.u32() };
     case ActionTag.FINISH_EFFECT:
       return { tag: 'FINISH_EFFECT', node: rd.bytesField(), key: rd.bytesField(), doneSeq: rd.u32(), doneOffset: rd.u32() };
     case ActionTag.PARK: return { tag: 'PARK', node: rd.bytesField() };
@@ -137,6 +141,11 @@ function readAction(rd: ByteReader): NextAction {
     case ActionTag.FINISH_INTERRUPT:
       return { tag: 'FINISH_INTERRUPT', node: rd.bytesField(), interruptId: rd.bytesField(), claimSeq: rd.u32(), claimOffset: rd.u32() };
     case ActionTag.FINISH_RUN: return { tag: 'FINISH_RUN' };
+    case ActionTag.AWAIT_ATTEMPT:
+      return {
+        tag: 'AWAIT_ATTEMPT', node: rd.bytesField(), key: rd.bytesField(), intentSeq: rd.u32(), attempt: rd.u32(),
+        attemptSeq: rd.u32(), attemptOffset: rd.u32(),
+      };
     default: return rd.fail(`unknown action tag ${tag}`);
   }
 }
@@ -147,7 +156,7 @@ export function decodeRecovery(bytes: Uint8Array): Recovery {
   const ok = rd.u8();
   if (ok === 0) {
     const code = rd.u8();
-    if (code < 1 || code > 11) rd.fail(`unknown error code ${code}`);
+    if (code < 1 || code > 12) rd.fail(`unknown error code ${code}`);
     const err = { ok: false as const, code: code as LogErrorCode, seq: rd.u32(), offset: rd.u32(), kind: rd.u8() };
     rd.end();
     return err;
@@ -166,7 +175,7 @@ export function decodeRecovery(bytes: Uint8Array): Recovery {
     const node = rd.bytesField();
     const st = rd.u8();
     if (st > 2) rd.fail(`unknown effect status ${st}`);
-    run.effects.push({ node, status: st as EffectStatus, doneCount: rd.u32() } satisfies EffectNodeStatus);
+    run.effects.push({ node, status: st as EffectStatus, doneCount: rd.u32(), attempts: rd.u32() } satisfies EffectNodeStatus);
   }
   run.interruptsParked = rd.u32();
   run.interruptsClaimed = rd.u32();

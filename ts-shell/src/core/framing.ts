@@ -1,18 +1,27 @@
 /**
  * The low layer of docs/log-format.md shared by the codec and the reference core: record framing
- * (integrity classification steps 1-8) and payload field parsing into byte ranges. Nothing here
- * allocates per record: results go into caller-owned mutable structs, so recovery can walk a
- * million records without creating a million objects.
+ * (integrity classification steps 1-9, the format-2 link included) and payload field parsing into
+ * byte ranges. Nothing here allocates per record: results go into caller-owned mutable structs, so
+ * recovery can walk a million records without creating a million objects.
  */
 
 import { crc32c } from './crc32c.js';
 import { LogErrorCode, RecordKind } from './types.js';
 
 export const HEADER_LEN = 12;
+/** Trailer of a format-1 record: record_crc. */
 export const TRAILER_LEN = 4;
+/** Trailer of a format-2 record: record_crc, link. */
+export const TRAILER_LEN_V2 = 8;
+/** Header and trailer bytes of a format-1 record. */
 export const FRAME_OVERHEAD = HEADER_LEN + TRAILER_LEN;
+/** Header and trailer bytes of a format-2 record. */
+export const FRAME_OVERHEAD_V2 = HEADER_LEN + TRAILER_LEN_V2;
 export const MAX_PAYLOAD_LEN = 0x3fff_ffff;
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION_1 = 1;
+export const FORMAT_VERSION_2 = 2;
+/** The format the shell writes (format-1 records are still read). */
+export const FORMAT_VERSION = FORMAT_VERSION_2;
 export const MAX_NAME_LEN = 1024;
 export const MAX_NODE_COUNT = 65535;
 
@@ -32,6 +41,24 @@ export function headerCheck(bytes: Uint8Array, offset: number): number {
   return crc32c(bytes, offset, offset + 10) & 0xffff;
 }
 
+const linkScratch = new Uint8Array(8);
+
+/** The format-2 link: CRC-32C over (previous chain value, this record's record_crc), u32 LE each. */
+export function linkOf(prevChain: number, recordCrc: number): number {
+  writeU32(linkScratch, 0, prevChain);
+  writeU32(linkScratch, 4, recordCrc);
+  return crc32c(linkScratch, 0, 8);
+}
+
+/**
+ * The chain value of the record that ends at `recordEnd`: its last four bytes (the link of a
+ * format-2 record, the record_crc of a format-1 one); 0 when `recordEnd` is 0 (no record). What
+ * the next format-2 record chains from.
+ */
+export function chainValueBefore(log: Uint8Array, recordEnd: number): number {
+  return recordEnd === 0 ? 0 : readU32(log, recordEnd - 4);
+}
+
 export const FrameOutcome = { RECORD: 0, END: 1, TORN: 2, CORRUPT: 3 } as const;
 export type FrameOutcome = (typeof FrameOutcome)[keyof typeof FrameOutcome];
 
@@ -41,17 +68,28 @@ export class Frame {
   errorCode: LogErrorCode = LogErrorCode.BAD_HEADER;
   /** The kind byte once the header check passed, else 0 (what a recovery error reports). */
   kind = 0;
+  /** The version byte (1 or 2) of a RECORD. */
+  version = 0;
   payloadStart = 0;
   payloadEnd = 0;
   recordEnd = 0;
+  /** The chain value of a RECORD: its link (format 2) or its record_crc (format 1). */
+  chain = 0;
 }
+
+/** Read a record on its own: no link or format-order check (the record is known to be sound). */
+export const NO_CHAIN = -1;
 
 /**
  * Classify the bytes at `offset` as the record numbered `expectedSeq` (docs/log-format.md,
- * "Integrity classification", steps 1 to 8 up to BAD_KIND; payload parsing is separate).
- * `expectedSeq` < 0 skips the BAD_SEQ check (for tools that read a record on its own).
+ * "Integrity classification", steps 1 to 9 up to BAD_KIND; payload parsing is separate), read
+ * after a record whose chain value is `prevChain` (0 before the first record) and, with
+ * `v2Seen`, after a format-2 record. `expectedSeq` < 0 skips the BAD_SEQ check and `prevChain`
+ * = NO_CHAIN the BAD_LINK and format-order checks (for tools that read a record on its own).
  */
-export function readFrame(log: Uint8Array, offset: number, expectedSeq: number, frame: Frame): FrameOutcome {
+export function readFrame(
+  log: Uint8Array, offset: number, expectedSeq: number, frame: Frame, prevChain = NO_CHAIN, v2Seen = false,
+): FrameOutcome {
   const remaining = log.length - offset;
   frame.kind = 0;
   if (remaining === 0) return FrameOutcome.END;
@@ -59,19 +97,28 @@ export function readFrame(log: Uint8Array, offset: number, expectedSeq: number, 
   const storedCheck = log[offset + 10]! | (log[offset + 11]! << 8);
   if (headerCheck(log, offset) !== storedCheck) return corrupt(frame, LogErrorCode.BAD_HEADER);
   frame.kind = log[offset + 9]!;
-  if (log[offset + 8] !== FORMAT_VERSION) return corrupt(frame, LogErrorCode.BAD_VERSION);
+  const version = log[offset + 8]!;
+  const v2 = version === FORMAT_VERSION_2;
+  if (!v2 && !(version === FORMAT_VERSION_1 && !v2Seen)) return corrupt(frame, LogErrorCode.BAD_VERSION);
   const payloadLen = readU32(log, offset);
   if (payloadLen > MAX_PAYLOAD_LEN) return corrupt(frame, LogErrorCode.RECORD_TOO_LARGE);
-  if (HEADER_LEN + payloadLen + TRAILER_LEN > remaining) return FrameOutcome.TORN;
+  const trailer = v2 ? TRAILER_LEN_V2 : TRAILER_LEN;
+  if (HEADER_LEN + payloadLen + trailer > remaining) return FrameOutcome.TORN;
   const payloadEnd = offset + HEADER_LEN + payloadLen;
-  if (crc32c(log, offset, payloadEnd) !== readU32(log, payloadEnd)) return corrupt(frame, LogErrorCode.BAD_CHECKSUM);
+  const recordCrc = readU32(log, payloadEnd);
+  if (crc32c(log, offset, payloadEnd) !== recordCrc) return corrupt(frame, LogErrorCode.BAD_CHECKSUM);
+  const chain = v2 ? readU32(log, payloadEnd + 4) : recordCrc;
+  if (v2 && prevChain !== NO_CHAIN && linkOf(prevChain, recordCrc) !== chain) return corrupt(frame, LogErrorCode.BAD_LINK);
   if (expectedSeq >= 0 && readU32(log, offset + 4) !== expectedSeq) return corrupt(frame, LogErrorCode.BAD_SEQ);
-  if (frame.kind < RecordKind.RUN_STARTED || frame.kind > RecordKind.RUN_FAILED) {
+  const lastKind = v2 ? RecordKind.EFFECT_RELEASED : RecordKind.RUN_FAILED;
+  if (frame.kind < RecordKind.RUN_STARTED || frame.kind > lastKind) {
     return corrupt(frame, LogErrorCode.BAD_KIND);
   }
+  frame.version = version;
+  frame.chain = chain;
   frame.payloadStart = offset + HEADER_LEN;
   frame.payloadEnd = payloadEnd;
-  frame.recordEnd = payloadEnd + TRAILER_LEN;
+  frame.recordEnd = payloadEnd + trailer;
   return FrameOutcome.RECORD;
 }
 
@@ -107,6 +154,9 @@ export class PayloadFields {
   intentStart = 0; intentEnd = 0;
   codeStart = 0; codeEnd = 0;
   messageStart = 0; messageEnd = 0;
+  /** EFFECT_ATTEMPT / EFFECT_RELEASED: the attempt number, and the lease (attempt) or reason (release). */
+  attempt = 0;
+  tailStart = 0; tailEnd = 0;
 }
 
 /** End of a `bytes` field starting at `pos` (its data starts at pos + 4), or -1 past `end`. */
@@ -125,7 +175,7 @@ export function nameFieldEnd(log: Uint8Array, pos: number, end: number): number 
 }
 
 /**
- * Parse the payload `log[start..end)` of a record of `kind` (1..9) into `f`. False when it does not
+ * Parse the payload `log[start..end)` of a record of `kind` (1..11) into `f`. False when it does not
  * parse exactly (MALFORMED_PAYLOAD): a field past the end, bytes left over, a bad name, or a
  * state_form other than 0/1. Node kinds and table sizes are not checked here (BAD_NODE_TABLE is a
  * transition rule, checked after parsing).
@@ -178,6 +228,19 @@ export function parsePayload(log: Uint8Array, kind: number, start: number, end: 
       f.nodeStart = start + 4; f.nodeEnd = nodeEnd;
       f.codeStart = nodeEnd + 4; f.codeEnd = codeEnd;
       f.messageStart = codeEnd + 4; f.messageEnd = messageEnd;
+      return true;
+    }
+    case RecordKind.EFFECT_ATTEMPT:
+    case RecordKind.EFFECT_RELEASED: {
+      const nodeEnd = nameFieldEnd(log, start, end);
+      const keyEnd = nameFieldEnd(log, nodeEnd, end);
+      if (keyEnd < 0 || keyEnd + 4 > end) return false;
+      const tailEnd = bytesFieldEnd(log, keyEnd + 4, end);
+      if (tailEnd !== end) return false;
+      f.nodeStart = start + 4; f.nodeEnd = nodeEnd;
+      f.keyStart = nodeEnd + 4; f.keyEnd = keyEnd;
+      f.attempt = readU32(log, keyEnd);
+      f.tailStart = keyEnd + 8; f.tailEnd = tailEnd;
       return true;
     }
     default: return false;

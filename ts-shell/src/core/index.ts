@@ -24,15 +24,17 @@ export async function createCore(kind: CoreKind = 'wasm'): Promise<RecoveryCore>
 
 export * from './types.js';
 export {
-  encodeRecord, encodeLog, decodeRecordAt, decodeLog, frameRecord, concatBytes, logDecodeError, LogErrorName,
-  RecordEncodeError, type DecodeStep, type DecodedLog, type LogDecodeError,
+  encodeRecord, encodeRecordV2, encodeLog, encodeLogV2, decodeRecordAt, decodeLog, frameRecord, concatBytes, logDecodeError,
+  LogErrorName, chainOf, RecordEncodeError, type DecodeStep, type DecodedLog, type LogDecodeError, type ChainContext,
 } from './codec.js';
 export {
   encodeRecovery, decodeRecovery, encodeAdmissionRequest, parseAdmissionRequest, encodeAdmission, decodeAdmission,
   isWellFormedRequest, EncodingError, AdmissionRequestError,
 } from './encoding.js';
 export { crc32c, crc32cUpdate } from './crc32c.js';
-export { MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION } from './framing.js';
+export {
+  MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION, FORMAT_VERSION_1, FORMAT_VERSION_2, linkOf, chainValueBefore,
+} from './framing.js';
 export { CoreUnavailableError, type CoreUnavailableReason } from '../errors.js';
 export { CoreTrapError } from './wasm-core.js';
 export { reference, recover, admit, createReferenceCore, type ReferenceCanary, type ReferenceCoreTestOptions } from './reference-core.js';

@@ -86,7 +86,7 @@ describe('recover: phases and actions', () => {
 
   it('reports the action parameters from the recorded records', () => {
     const { offsets } = encodeRecs(happyPath);
-    expect(recovered(happyPath.slice(0, 3)).action).toEqual({ tag: 'INVOKE_EFFECT', node: t('pay'), key: t('k1'), intentSeq: 2 });
+    expect(recovered(happyPath.slice(0, 3)).action).toEqual({ tag: 'INVOKE_EFFECT', node: t('pay'), key: t('k1'), intentSeq: 2, nextAttempt: 1 });
     expect(recovered(happyPath.slice(0, 4)).action).toEqual({ tag: 'FINISH_EFFECT', node: t('pay'), key: t('k1'), doneSeq: 3, doneOffset: offsets[3] });
     expect(recovered(happyPath.slice(0, 6)).action).toEqual({ tag: 'AWAIT_RESUME', node: t('approve'), interruptId: t('i1'), parkedSeq: 5 });
     expect(recovered(happyPath.slice(0, 7)).action).toEqual({ tag: 'FINISH_INTERRUPT', node: t('approve'), interruptId: t('i1'), claimSeq: 6, claimOffset: offsets[6] });
@@ -107,10 +107,10 @@ describe('recover: phases and actions', () => {
   });
 
   it('reports effect statuses and counts per effect node in table order', () => {
-    expect(recovered(happyPath.slice(0, 2)).effects).toEqual([{ node: t('pay'), status: EffectStatus.FRESH, doneCount: 0 }]);
+    expect(recovered(happyPath.slice(0, 2)).effects).toEqual([{ node: t('pay'), status: EffectStatus.FRESH, doneCount: 0, attempts: 0 }]);
     expect(recovered(happyPath.slice(0, 3)).effects[0]!.status).toBe(EffectStatus.INTENT_ONLY);
     const loop = [...happyPath.slice(0, 7), done('approve', 'prep'), done('prep', 'pay'), intent('k2')];
-    expect(recovered(loop).effects).toEqual([{ node: t('pay'), status: EffectStatus.INTENT_ONLY, doneCount: 1 }]);
+    expect(recovered(loop).effects).toEqual([{ node: t('pay'), status: EffectStatus.INTENT_ONLY, doneCount: 1, attempts: 0 }]);
     expect(recovered([...loop, effectDone('k2')]).effects[0]).toMatchObject({ status: EffectStatus.DONE, doneCount: 2 });
   });
 

@@ -12,8 +12,8 @@
 import { ByteRangeMap } from './byte-range-map.js';
 import { encodeAdmission, encodeRecovery, isWellFormedRequest, parseAdmissionRequest } from './encoding.js';
 import {
-  Frame, FrameOutcome, FRAME_OVERHEAD, MAX_NODE_COUNT, PayloadFields, parsePayload, rangesEqual,
-  readFrame, readU32,
+  Frame, FrameOutcome, FRAME_OVERHEAD, FRAME_OVERHEAD_V2, FORMAT_VERSION_1, FORMAT_VERSION_2, MAX_NODE_COUNT, NO_CHAIN, PayloadFields,
+  parsePayload, rangesEqual, readFrame, readU32,
 } from './framing.js';
 import {
   EffectStatus, LogErrorCode, NodeKind, NONE32, RecordKind, RefusalReason, RunStatus,
@@ -23,7 +23,7 @@ import {
 
 /** The phases of docs/core-api.md, "Recovery as a state machine over records". */
 const Phase = {
-  EMPTY: 0, AT: 1, INTENT: 2, DONE: 3, PARKED: 4, CLAIMED: 5, ENDED: 6, COMPLETED: 7, FAILED: 8,
+  EMPTY: 0, AT: 1, INTENT: 2, DONE: 3, PARKED: 4, CLAIMED: 5, ENDED: 6, COMPLETED: 7, FAILED: 8, ATTEMPTED: 9, RELEASED: 10,
 } as const;
 type Phase = (typeof Phase)[keyof typeof Phase];
 
@@ -37,6 +37,8 @@ const STATUS_OF_PHASE: Record<Phase, RunStatus> = {
   [Phase.ENDED]: RunStatus.RUNNING,
   [Phase.COMPLETED]: RunStatus.COMPLETED,
   [Phase.FAILED]: RunStatus.FAILED,
+  [Phase.ATTEMPTED]: RunStatus.RUNNING,
+  [Phase.RELEASED]: RunStatus.RUNNING,
 };
 
 /**
@@ -47,7 +49,11 @@ export type ReferenceCanary =
   /** Consume-once broken: a claimed interrupt accepts another resume, and a second claim record. */
   | 'accept-second-claim'
   /** A delta NODE_COMPLETED moves the snapshot pointer as if it were a snapshot. */
-  | 'snapshot-on-delta';
+  | 'snapshot-on-delta'
+  /** The fence off: a format-2 EFFECT_DONE is accepted straight after its intent, with no attempt. */
+  | 'done-without-attempt'
+  /** The chain off: a format-2 record's link is not checked (no BAD_LINK). */
+  | 'link-unchecked';
 
 interface LineageEntry {
   sourceRunIdStart: number; sourceRunIdEnd: number; sourceSeq: number;
@@ -71,6 +77,10 @@ class RecoveryFold {
   errorKind = 0;
   /** Kind of the record at seq - 1 while folding (FORKED needs it). */
   private previousKind = 0;
+  /** Chain value of the record at seq - 1 (0 before the first): what a format-2 record's link covers. */
+  private previousChain = 0;
+  /** A format-2 record was folded: a format-1 record may not follow. */
+  private v2Seen = false;
 
   // The run, from RUN_STARTED (run id replaced by each FORKED).
   runIdStart = 0; runIdEnd = 0;
@@ -83,14 +93,20 @@ class RecoveryFold {
   nodeByName: ByteRangeMap;
   effectStatus: number[] = [];
   effectDoneCount: number[] = [];
+  effectAttempts: number[] = [];
 
-  // The phase and its parameters (node is an index into the node table).
+  // The phase and its parameters (node is an index into the node table). phaseSeq/phaseOffset are
+  // the position of the record the phase is named after (intent, attempt, done, park, claim).
   phase: Phase = Phase.EMPTY;
   phaseNode = -1;
   phaseKeyStart = 0; phaseKeyEnd = 0;
   phaseIdStart = 0; phaseIdEnd = 0;
   phaseSeq = 0;
   phaseOffset = 0;
+  /** INTENT, ATTEMPTED, RELEASED: the seq of the instance's EFFECT_INTENT. */
+  phaseIntentSeq = 0;
+  /** ATTEMPTED, RELEASED: the latest attempt number. */
+  phaseAttempt = 0;
 
   checkpointSeq = NONE32; checkpointOffset = NONE32;
   snapshotSeq = NONE32; snapshotOffset = NONE32;
@@ -116,7 +132,8 @@ class RecoveryFold {
     const log = this.log;
     let offset = 0;
     for (;;) {
-      const outcome = readFrame(log, offset, this.recordCount, this.frame);
+      const prevChain = this.canary === 'link-unchecked' ? NO_CHAIN : this.previousChain;
+      const outcome = readFrame(log, offset, this.recordCount, this.frame, prevChain, this.v2Seen);
       if (outcome === FrameOutcome.END) break;
       if (outcome === FrameOutcome.TORN) {
         this.tornLen = log.length - offset;
@@ -128,9 +145,11 @@ class RecoveryFold {
       if (!parsePayload(log, kind, this.frame.payloadStart, this.frame.payloadEnd, this.f)) {
         return this.fail(LogErrorCode.MALFORMED_PAYLOAD);
       }
-      const code = this.apply(kind, this.recordCount, offset);
+      const code = this.apply(kind, this.recordCount, offset, this.frame.version);
       if (code !== NO_ERROR) return this.fail(code);
       this.previousKind = kind;
+      this.previousChain = this.frame.chain;
+      this.v2Seen ||= this.frame.version === FORMAT_VERSION_2;
       offset = this.frame.recordEnd;
       this.recordCount++;
       this.durableLen = offset;
@@ -143,8 +162,11 @@ class RecoveryFold {
     return this;
   }
 
-  /** docs/core-api.md, "Transitions", steps 2 and 3 (step 1, parsing, is done by the caller). */
-  private apply(kind: number, seq: number, offset: number): StepResult {
+  /**
+   * docs/core-api.md, "Transitions", steps 2 and 3 (step 1, parsing, is done by the caller), for a
+   * record of format `version`.
+   */
+  private apply(kind: number, seq: number, offset: number, version: number): StepResult {
     if (this.phase === Phase.COMPLETED || this.phase === Phase.FAILED) return LogErrorCode.IMPOSSIBLE_ORDER;
     // "s = 0 must be RUN_STARTED": read as applying to every kind, before any kind-specific rule.
     if ((seq === 0) !== (kind === RecordKind.RUN_STARTED)) return LogErrorCode.IMPOSSIBLE_ORDER;
@@ -152,7 +174,9 @@ class RecoveryFold {
       case RecordKind.RUN_STARTED: return this.runStarted(offset);
       case RecordKind.NODE_COMPLETED: return this.nodeCompleted(seq, offset);
       case RecordKind.EFFECT_INTENT: return this.effectIntent(seq);
-      case RecordKind.EFFECT_DONE: return this.effectDone(seq, offset);
+      case RecordKind.EFFECT_DONE: return this.effectDone(seq, offset, version);
+      case RecordKind.EFFECT_ATTEMPT: return this.effectAttempt(seq, offset);
+      case RecordKind.EFFECT_RELEASED: return this.effectReleased();
       case RecordKind.INTERRUPT_PARKED: return this.interruptParked(seq);
       case RecordKind.RESUME_CLAIMED: return this.resumeClaimed(seq, offset);
       case RecordKind.FORKED: return this.forked(seq);
@@ -182,6 +206,7 @@ class RecoveryFold {
       this.nodeKind.push(kind);
       this.effectStatus.push(EffectStatus.FRESH);
       this.effectDoneCount.push(0);
+      this.effectAttempts.push(0);
       pos = nameEnd + 1;
     }
     const start = this.findNode(f.startNodeStart, f.startNodeEnd);
@@ -237,19 +262,62 @@ class RecoveryFold {
     this.phase = Phase.INTENT;
     this.phaseKeyStart = f.keyStart; this.phaseKeyEnd = f.keyEnd;
     this.phaseSeq = seq;
+    this.phaseIntentSeq = seq;
     this.effectStatus[node] = EffectStatus.INTENT_ONLY;
+    this.effectAttempts[node] = 0;
     return NO_ERROR;
   }
 
-  private effectDone(seq: number, offset: number): StepResult {
+  /** Whether the record's key equals the key of the phase's effect instance. */
+  private sameKey(): boolean {
     const f = this.f;
-    const log = this.log;
+    return rangesEqual(this.log, this.phaseKeyStart, this.phaseKeyEnd, this.log, f.keyStart, f.keyEnd);
+  }
+
+  /**
+   * EFFECT_ATTEMPT(node, key, a): a = 1 right after the intent; a = latest + 1 after an attempt
+   * (a takeover) or a release (a retry). Same node and key as the intent.
+   */
+  private effectAttempt(seq: number, offset: number): StepResult {
+    const f = this.f;
     const node = this.findNode(f.nodeStart, f.nodeEnd);
     if (node < 0) return LogErrorCode.UNKNOWN_NODE;
-    const sameIntent =
-      this.phase === Phase.INTENT && this.phaseNode === node &&
-      rangesEqual(log, this.phaseKeyStart, this.phaseKeyEnd, log, f.keyStart, f.keyEnd);
-    if (!sameIntent) return LogErrorCode.IMPOSSIBLE_ORDER;
+    let expected: number;
+    if (this.phase === Phase.INTENT) expected = 1;
+    else if (this.phase === Phase.ATTEMPTED || this.phase === Phase.RELEASED) expected = this.phaseAttempt + 1;
+    else return LogErrorCode.IMPOSSIBLE_ORDER;
+    if (this.phaseNode !== node || !this.sameKey() || f.attempt !== expected) return LogErrorCode.IMPOSSIBLE_ORDER;
+    this.phase = Phase.ATTEMPTED;
+    this.phaseAttempt = f.attempt;
+    this.phaseSeq = seq;
+    this.phaseOffset = offset;
+    this.effectAttempts[node] = f.attempt;
+    return NO_ERROR;
+  }
+
+  /** EFFECT_RELEASED(node, key, a): only the latest attempt, while it has no outcome. */
+  private effectReleased(): StepResult {
+    const f = this.f;
+    const node = this.findNode(f.nodeStart, f.nodeEnd);
+    if (node < 0) return LogErrorCode.UNKNOWN_NODE;
+    const latest = this.phase === Phase.ATTEMPTED && this.phaseNode === node && this.sameKey() && f.attempt === this.phaseAttempt;
+    if (!latest) return LogErrorCode.IMPOSSIBLE_ORDER;
+    this.phase = Phase.RELEASED;
+    return NO_ERROR;
+  }
+
+  /**
+   * EFFECT_DONE: in format 2 only while an attempt of the instance is recorded without an outcome
+   * (the fence); in format 1 right after its intent (format 1 had no attempts).
+   */
+  private effectDone(seq: number, offset: number, version: number): StepResult {
+    const f = this.f;
+    const node = this.findNode(f.nodeStart, f.nodeEnd);
+    if (node < 0) return LogErrorCode.UNKNOWN_NODE;
+    const phaseAllows =
+      (this.phase === Phase.INTENT && (version === FORMAT_VERSION_1 || this.canary === 'done-without-attempt')) ||
+      (this.phase === Phase.ATTEMPTED && version === FORMAT_VERSION_2);
+    if (!phaseAllows || this.phaseNode !== node || !this.sameKey()) return LogErrorCode.IMPOSSIBLE_ORDER;
     this.phase = Phase.DONE;
     this.phaseSeq = seq;
     this.phaseOffset = offset;
@@ -339,7 +407,21 @@ class RecoveryFold {
         return { tag: 'PARK', node: this.nodeName(node) };
       }
       case Phase.INTENT:
-        return { tag: 'INVOKE_EFFECT', node: this.nodeName(node), key: this.bytes(this.phaseKeyStart, this.phaseKeyEnd), intentSeq: this.phaseSeq };
+        return {
+          tag: 'INVOKE_EFFECT', node: this.nodeName(node), key: this.bytes(this.phaseKeyStart, this.phaseKeyEnd),
+          intentSeq: this.phaseIntentSeq, nextAttempt: 1,
+        };
+      case Phase.RELEASED:
+        // attempt + 1 stays a u32: attempt a needs a records before it in the log.
+        return {
+          tag: 'INVOKE_EFFECT', node: this.nodeName(node), key: this.bytes(this.phaseKeyStart, this.phaseKeyEnd),
+          intentSeq: this.phaseIntentSeq, nextAttempt: Math.min(this.phaseAttempt + 1, 0xffff_ffff),
+        };
+      case Phase.ATTEMPTED:
+        return {
+          tag: 'AWAIT_ATTEMPT', node: this.nodeName(node), key: this.bytes(this.phaseKeyStart, this.phaseKeyEnd),
+          intentSeq: this.phaseIntentSeq, attempt: this.phaseAttempt, attemptSeq: this.phaseSeq, attemptOffset: this.phaseOffset,
+        };
       case Phase.DONE:
         return {
           tag: 'FINISH_EFFECT', node: this.nodeName(node), key: this.bytes(this.phaseKeyStart, this.phaseKeyEnd),
@@ -363,7 +445,10 @@ class RecoveryFold {
     const out: EffectNodeStatus[] = [];
     for (let i = 0; i < this.nodeKind.length; i++) {
       if (this.nodeKind[i] !== NodeKind.EFFECT) continue;
-      out.push({ node: this.nodeName(i), status: this.effectStatus[i] as EffectStatus, doneCount: this.effectDoneCount[i]! });
+      out.push({
+        node: this.nodeName(i), status: this.effectStatus[i] as EffectStatus, doneCount: this.effectDoneCount[i]!,
+        attempts: this.effectAttempts[i]!,
+      });
     }
     return out;
   }
@@ -413,10 +498,15 @@ function accept(seq: number, offset: number): Admission {
   return { accepted: true, reason: 0, detail: 0, seq, offset };
 }
 
+/** Header and trailer bytes of the record at `offset`, by its version byte. */
+function overheadAt(log: Uint8Array, offset: number): number {
+  return log[offset + 8] === FORMAT_VERSION_2 ? FRAME_OVERHEAD_V2 : FRAME_OVERHEAD;
+}
+
 /** Start offset of record `seq` in a log whose framing up to that record is known to be valid. */
 function recordOffset(log: Uint8Array, seq: number): number {
   let offset = 0;
-  for (let i = 0; i < seq; i++) offset += FRAME_OVERHEAD + readU32(log, offset);
+  for (let i = 0; i < seq; i++) offset += overheadAt(log, offset) + readU32(log, offset);
   return offset;
 }
 
@@ -436,7 +526,7 @@ function admitRequest(log: Uint8Array, request: AdmissionRequest | null, canary:
       const offset = recordOffset(log, n);
       const kind = log[offset + 9];
       if (kind === RecordKind.RUN_STARTED || kind === RecordKind.NODE_COMPLETED) {
-        return accept(n + 1, offset + FRAME_OVERHEAD + readU32(log, offset));
+        return accept(n + 1, offset + overheadAt(log, offset) + readU32(log, offset));
       }
       return refuse(RefusalReason.NOT_A_CHECKPOINT, n, offset);
     }

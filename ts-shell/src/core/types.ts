@@ -14,6 +14,10 @@ export const RecordKind = {
   FORKED: 7,
   RUN_COMPLETED: 8,
   RUN_FAILED: 9,
+  /** Format 2 only: the claim of one attempt of an effect instance. */
+  EFFECT_ATTEMPT: 10,
+  /** Format 2 only: an attempt given up by its owner, without an outcome. */
+  EFFECT_RELEASED: 11,
 } as const;
 export type RecordKind = (typeof RecordKind)[keyof typeof RecordKind];
 
@@ -36,6 +40,7 @@ export const LogErrorCode = {
   UNKNOWN_NODE: 9,
   DUPLICATE_INTERRUPT: 10,
   BAD_NODE_TABLE: 11,
+  BAD_LINK: 12,
 } as const;
 export type LogErrorCode = (typeof LogErrorCode)[keyof typeof LogErrorCode];
 
@@ -52,12 +57,15 @@ export type NextAction =
   | { tag: 'NONE' }
   | { tag: 'RUN_PURE'; node: Bytes }
   | { tag: 'BEGIN_EFFECT'; node: Bytes }
-  | { tag: 'INVOKE_EFFECT'; node: Bytes; key: Bytes; intentSeq: number }
+  /** No attempt is live: claim attempt `nextAttempt` (EFFECT_ATTEMPT, conditional append), then call the handler. */
+  | { tag: 'INVOKE_EFFECT'; node: Bytes; key: Bytes; intentSeq: number; nextAttempt: number }
   | { tag: 'FINISH_EFFECT'; node: Bytes; key: Bytes; doneSeq: number; doneOffset: number }
   | { tag: 'PARK'; node: Bytes }
   | { tag: 'AWAIT_RESUME'; node: Bytes; interruptId: Bytes; parkedSeq: number }
   | { tag: 'FINISH_INTERRUPT'; node: Bytes; interruptId: Bytes; claimSeq: number; claimOffset: number }
-  | { tag: 'FINISH_RUN' };
+  | { tag: 'FINISH_RUN' }
+  /** Attempt `attempt` (the EFFECT_ATTEMPT at attemptSeq/attemptOffset) has no outcome yet: its owner may be calling the handler. */
+  | { tag: 'AWAIT_ATTEMPT'; node: Bytes; key: Bytes; intentSeq: number; attempt: number; attemptSeq: number; attemptOffset: number };
 
 export const ActionTag = {
   NONE: 0,
@@ -69,12 +77,15 @@ export const ActionTag = {
   AWAIT_RESUME: 6,
   FINISH_INTERRUPT: 7,
   FINISH_RUN: 8,
+  AWAIT_ATTEMPT: 9,
 } as const;
 
 export interface EffectNodeStatus {
   node: Bytes;
   status: EffectStatus;
   doneCount: number;
+  /** EFFECT_ATTEMPT records of the node's latest instance (0 for a format-1 instance). */
+  attempts: number;
 }
 
 export interface ForkLink {
@@ -199,4 +210,6 @@ export type LogRecord =
   | { kind: typeof RecordKind.RESUME_CLAIMED; seq: number; interruptId: Bytes; value: Bytes }
   | { kind: typeof RecordKind.FORKED; seq: number; sourceRunId: Bytes; sourceSeq: number; runId: Bytes; intent: Bytes }
   | { kind: typeof RecordKind.RUN_COMPLETED; seq: number }
-  | { kind: typeof RecordKind.RUN_FAILED; seq: number; node: Bytes; code: Bytes; message: Bytes };
+  | { kind: typeof RecordKind.RUN_FAILED; seq: number; node: Bytes; code: Bytes; message: Bytes }
+  | { kind: typeof RecordKind.EFFECT_ATTEMPT; seq: number; node: Bytes; key: Bytes; attempt: number; lease: Bytes }
+  | { kind: typeof RecordKind.EFFECT_RELEASED; seq: number; node: Bytes; key: Bytes; attempt: number; reason: Bytes };

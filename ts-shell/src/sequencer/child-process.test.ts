@@ -35,6 +35,7 @@ try {
 const input = { orderId: 'o-77', customerEmail: 'ada@example.com', amountCents: 9_900, reason: 'damaged' as const };
 const approval = { approved: true, approver: 'kim' };
 const FULL_PATH = ['computeRefund', 'chargeCard', 'managerApproval', 'notifyCustomer'];
+const REPLICA = 'replica-a';
 
 let caseNo = 0;
 function fixture() {
@@ -42,8 +43,9 @@ function fixture() {
   const db = join(dir, 'remit.db');
   const sinkDir = join(dir, 'sink');
   const sink = new FileEffectSink(sinkDir);
-  const open = (hooks?: ConstructorParameters<typeof Remit>[3]) =>
-    new Remit(new SqliteStore(db), core, [createRefundWorkflow(sinkDeps(new FileEffectSink(sinkDir)))], hooks);
+  // The recovering sequencer is the killed child's replica restarted: the same instance id.
+  const open = (hooks?: ConstructorParameters<typeof Remit>[3], instanceId = REPLICA) =>
+    new Remit(new SqliteStore(db), core, [createRefundWorkflow(sinkDeps(new FileEffectSink(sinkDir)))], hooks, {}, { instanceId });
   return { dir, db, sinkDir, sink, open };
 }
 
@@ -100,7 +102,7 @@ describe(`SIGKILL mid-run, then recovery (${coreKind} core in the children and h
   it(`completes with every effect applied once after a kill at each of ${START_SIDE_KILLS.length + RESUME_SIDE_KILLS.length} points`, async () => {
     const startSide = START_SIDE_KILLS.map((at) => async () => {
       const f = fixture();
-      const child = spawnChild({ db: f.db, sinkDir: f.sinkDir, core: coreKind, action: 'start', runId: 'k', input, fault: { at, mode: 'kill' } });
+      const child = spawnChild({ db: f.db, sinkDir: f.sinkDir, core: coreKind, action: 'start', runId: 'k', input, fault: { at, mode: 'kill' }, instanceId: REPLICA });
       const exit = await child.exited;
       expect({ at, signal: exit.signal, faulted: exit.events.some((e) => e.event === 'fault') }).toEqual({ at, signal: 'SIGKILL', faulted: true });
       const remit = f.open();
@@ -116,7 +118,10 @@ describe(`SIGKILL mid-run, then recovery (${coreKind} core in the children and h
       const remit = f.open();
       const parked = await remit.start(createRefundWorkflow(sinkDeps(f.sink)), input, { runId: 'k' });
       await remit.close();
-      const child = spawnChild({ db: f.db, sinkDir: f.sinkDir, core: coreKind, action: 'resume', runId: 'k', interruptId: parked.interrupt!.id, value: approval, fault: { at, mode: 'kill' } });
+      const child = spawnChild({
+        db: f.db, sinkDir: f.sinkDir, core: coreKind, action: 'resume', runId: 'k', interruptId: parked.interrupt!.id, value: approval,
+        fault: { at, mode: 'kill' }, instanceId: REPLICA,
+      });
       const exit = await child.exited;
       expect({ at, signal: exit.signal }).toEqual({ at, signal: 'SIGKILL' });
       const again = f.open();
@@ -139,7 +144,7 @@ function errorCode(exit: ChildExit): string | undefined {
 }
 
 describe(`several processes on one SQLite file (${coreKind} core)`, () => {
-  it('three sequencers continuing one run: each step is written once, losers stop with REMIT_CONFLICT', async () => {
+  it('three sequencers continuing one run: each step is written once, the handler is called once, losers stop with REMIT_CONFLICT or REMIT_EFFECT_IN_FLIGHT', async () => {
     const f = fixture();
     const starter = f.open({ at: (point, info) => { if (point === 'append.after' && info.kinds?.[0] === 'RUN_STARTED') throw new Error('stop after start'); } });
     await expect(starter.start(createRefundWorkflow(sinkDeps(f.sink)), input, { runId: 'race' })).rejects.toThrow('stop after start');
@@ -151,13 +156,42 @@ describe(`several processes on one SQLite file (${coreKind} core)`, () => {
     const summary = exits.map((e) => ({ code: e.code, error: errorCode(e) }));
     console.log('continue race outcomes:', JSON.stringify(summary), 'chargeCard calls:', (await f.sink.counts()).byEffect['chargeCard']?.invocations);
     expect(summary.filter((s) => s.code === 0).length, JSON.stringify(summary)).toBeGreaterThanOrEqual(1);
-    for (const s of summary) expect([{ code: 0, error: undefined }, { code: 1, error: 'REMIT_CONFLICT' }]).toContainEqual(s);
+    for (const s of summary) {
+      expect([{ code: 0, error: undefined }, { code: 1, error: 'REMIT_CONFLICT' }, { code: 1, error: 'REMIT_EFFECT_IN_FLIGHT' }]).toContainEqual(s);
+    }
     const remit = f.open();
-    expect((await remit.status('race')).status).toBe('parked');
+    const status = await remit.status('race');
     await remit.close();
-    await assertContract(f, 'race', false);
-    expect((await f.sink.counts()).byEffect['chargeCard']?.applied).toBe(1);
+    // Losers stopped (a lost append, or the winner's attempt in flight); the winner drove on to the park.
+    expect(status.status).toBe('parked');
+    expect((await f.sink.counts()).byEffect['chargeCard']).toEqual({ invocations: 1, applied: 1 });
   });
+
+  for (const crash of ['append.after:EFFECT_INTENT', 'effect.after-handler@chargeCard'] as const) {
+    it(`four processes recovering a run killed at ${crash} at once: charge's handler is called ${crash.startsWith('effect') ? 'once more than before the crash' : 'exactly once'}`, async () => {
+      const f = fixture();
+      const killed = spawnChild({
+        db: f.db, sinkDir: f.sinkDir, core: coreKind, action: 'start', runId: 'rec', input, fault: { at: crash, mode: 'kill' },
+        instanceId: 'replica-dead', effectLeaseMs: 500,
+      });
+      expect((await killed.exited).signal).toBe('SIGKILL');
+      const before = (await f.sink.counts()).byEffect['chargeCard']?.invocations ?? 0;
+      const children = [0, 1, 2, 3].map((i) => spawnChild({
+        db: f.db, sinkDir: f.sinkDir, core: coreKind, action: 'continue', runId: 'rec', waitForGo: true,
+        instanceId: `recoverer-${i}`, effectLeaseMs: 20_000, waitForEffectMs: 30_000,
+      }));
+      await Promise.all(children.map((c) => c.waitFor('ready')));
+      for (const c of children) c.go();
+      const exits = await Promise.all(children.map((c) => c.exited));
+      expect(exits.map((e) => ({ code: e.code, error: errorCode(e) }))).toEqual(children.map(() => ({ code: 0, error: undefined })));
+      const counts = (await f.sink.counts()).byEffect['chargeCard'];
+      expect({ before, after: counts?.invocations, applied: counts?.applied }).toEqual({ before: crash.startsWith('effect') ? 1 : 0, after: before + 1, applied: 1 });
+      const remit = f.open();
+      expect((await remit.resume('rec', (await remit.status('rec')).interrupt!.id, approval)).status).toBe('completed');
+      await remit.close();
+      await assertContract(f, 'rec', true);
+    });
+  }
 
   it('four processes resuming one interrupt: exactly one claim, the others get REMIT_ALREADY_CONSUMED', async () => {
     const f = fixture();

@@ -79,11 +79,14 @@ function chain(behaviour: Behaviour, counters: { pure: number; effect: number })
 
 const initial: S = { i: 0, trail: [] };
 
+/** One instance id and a fixed clock, so that two runs write the same lease bytes. */
+const FENCE = { instanceId: 'test-instance', now: () => 1_700_000_000_000 };
+
 async function runChain(core: RecoveryCore, groupPureSteps: boolean, behaviour: Behaviour, hooks?: SequencerHooks) {
   const counters = { pure: 0, effect: 0 };
   const wf = chain(behaviour, counters);
   const store = new CountingStore();
-  const remit = new Remit(store, core, [wf], hooks, { groupPureSteps });
+  const remit = new Remit(store, core, [wf], hooks, { groupPureSteps }, FENCE);
   const parked = await remit.start(wf, initial, { runId: 'c' });
   expect(parked.status).toBe('parked');
   const done = await remit.resume('c', parked.interrupt!.id, 'yes');
@@ -103,8 +106,8 @@ for (const core of cores) {
         const records = logFacts('c', grouped.log).records.length;
         expect(single.store.batches.reduce((a, b) => a + b, 0)).toBe(records);
         expect(grouped.store.batches.reduce((a, b) => a + b, 0)).toBe(records);
-        // Start; the pure steps up to send's intent (a group at most every 64 steps); send's result
-        // and completion; after's completion with the park; the claim; ask's and finish's
+        // Start; the pure steps up to send's intent and attempt 1 (a group at most every 64 steps);
+        // send's result and completion; after's completion with the park; the claim; ask's and finish's
         // completions with the end.
         const pureBeforeSend = 2 + spins;
         expect(grouped.store.batches.length, JSON.stringify(grouped.store.batches)).toBe(1 + Math.ceil(pureBeforeSend / 64) + 1 + 1 + 1 + 1);
@@ -137,20 +140,20 @@ for (const core of cores) {
         'append.before 2 second NODE_COMPLETED',
         'append.before 3 spin NODE_COMPLETED',
         'append.before 4 spin NODE_COMPLETED',
-        'append.before 5 send EFFECT_INTENT',
+        'append.before 5 send EFFECT_INTENT+EFFECT_ATTEMPT',
         'append.after 1 first NODE_COMPLETED',
         'append.after 2 second NODE_COMPLETED',
       ]);
       // Same events, only the order of before/after around grouped appends differs.
       expect([...groupedSeen].sort()).toEqual([...singleSeen].sort());
-      expect(grouped.store.batches).toEqual([1, 5, 2, 2, 1, 3]);
+      expect(grouped.store.batches).toEqual([1, 6, 2, 2, 1, 3]);
     });
 
     it('an ordinary throw inside a group keeps the completed steps; continuing finishes the same run', async () => {
       const behaviour: Behaviour = { spins: 10, breakAt: { at: 4, how: 'throw' } };
       const counters = { pure: 0, effect: 0 };
       const store = new CountingStore();
-      const remit = new Remit(store, core, [chain(behaviour, counters)], undefined, { groupPureSteps: true });
+      const remit = new Remit(store, core, [chain(behaviour, counters)], undefined, { groupPureSteps: true }, FENCE);
       const error = await remit.start('chain', initial, { runId: 'c' }).catch((e) => e);
       expect(error).toBeInstanceOf(HandlerThrewError);
       expect(error).toMatchObject({ node: 'spin', seq: 7 });
@@ -166,7 +169,7 @@ for (const core of cores) {
     it('a terminal failure inside a group appends the completed steps and RUN_FAILED together', async () => {
       const counters = { pure: 0, effect: 0 };
       const store = new CountingStore();
-      const remit = new Remit(store, core, [chain({ spins: 10, breakAt: { at: 2, how: 'terminal' } }, counters)]);
+      const remit = new Remit(store, core, [chain({ spins: 10, breakAt: { at: 2, how: 'terminal' } }, counters)], undefined, {}, FENCE);
       const failed = await remit.start('chain', initial, { runId: 'c' });
       expect(failed).toMatchObject({ status: 'failed', failure: { node: 'spin', code: 'SPIN_FAILED' }, headSeq: 5 });
       expect(store.batches).toEqual([1, 5]);
@@ -176,7 +179,7 @@ for (const core of cores) {
     it('an invalid state inside a group keeps the steps before it and records nothing for the bad one', async () => {
       const counters = { pure: 0, effect: 0 };
       const store = new CountingStore();
-      const remit = new Remit(store, core, [chain({ spins: 10, breakAt: { at: 3, how: 'invalid' } }, counters)]);
+      const remit = new Remit(store, core, [chain({ spins: 10, breakAt: { at: 3, how: 'invalid' } }, counters)], undefined, {}, FENCE);
       const error = await remit.start('chain', initial, { runId: 'c' }).catch((e) => e);
       expect(error).toBeInstanceOf(StateInvalidError);
       expect(error).toMatchObject({ field: 'i', seq: 6 });
@@ -198,10 +201,10 @@ for (const core of cores) {
         },
       };
       const store = new MemoryStore({ backing });
-      await expect(new Remit(store, core, [wf], hooks).start(wf, initial, { runId: 'c' })).rejects.toThrow('crash before');
+      await expect(new Remit(store, core, [wf], hooks, {}, FENCE).start(wf, initial, { runId: 'c' })).rejects.toThrow('crash before');
       expect(logFacts('c', await store.readLog('c')).completedNodes).toEqual([]);
       expect(counters).toEqual({ pure: 7, effect: 0 });
-      const again = new Remit(new MemoryStore({ backing }), core, [wf]);
+      const again = new Remit(new MemoryStore({ backing }), core, [wf], undefined, {}, FENCE);
       const parked = await again.continueRun('c');
       expect(parked.status).toBe('parked');
       expect(counters).toEqual({ pure: 15, effect: 1 });
@@ -243,11 +246,11 @@ for (const core of cores) {
       const counters = { pure: 0, effect: 0 };
       const wf = chain({ spins: 30 }, counters);
       const single = new CountingStore();
-      await new Remit(single, core, [wf], undefined, { groupPureSteps: false }).start(wf, initial, { runId: 'c' });
+      await new Remit(single, core, [wf], undefined, { groupPureSteps: false }, FENCE).start(wf, initial, { runId: 'c' });
       expect(single.batches.slice(0, 4)).toEqual([1, 1, 1, 1]);
       const bounded = new CountingStore();
-      await new Remit(bounded, core, [wf], undefined, { maxGroupedPureSteps: 8 }).start(wf, initial, { runId: 'c' });
-      expect(bounded.batches.slice(0, 6)).toEqual([1, 8, 8, 8, 9, 2]);
+      await new Remit(bounded, core, [wf], undefined, { maxGroupedPureSteps: 8 }, FENCE).start(wf, initial, { runId: 'c' });
+      expect(bounded.batches.slice(0, 6)).toEqual([1, 8, 8, 8, 10, 2]);
       expect(await bounded.readLog('c')).toEqual(await single.readLog('c'));
       expect(() => new Remit(new MemoryStore(), core, [wf], undefined, { maxGroupedPureSteps: 0 })).toThrow(RangeError);
     });

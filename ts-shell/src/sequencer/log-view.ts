@@ -22,6 +22,8 @@ export const KIND_NAMES: Record<number, string> = {
   [RecordKind.FORKED]: 'FORKED',
   [RecordKind.RUN_COMPLETED]: 'RUN_COMPLETED',
   [RecordKind.RUN_FAILED]: 'RUN_FAILED',
+  [RecordKind.EFFECT_ATTEMPT]: 'EFFECT_ATTEMPT',
+  [RecordKind.EFFECT_RELEASED]: 'EFFECT_RELEASED',
 };
 
 export function kindName(kind: number): string {

@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createReferenceCore } from '../core/reference-core.js';
 import {
-  ContinueCommand, CrashCommand, DuplicateResumeCommand, ModelViolation, ResumeCommand, StartCommand,
+  ConcurrentContinueCommand, ContinueCommand, CrashCommand, DuplicateResumeCommand, ModelViolation, RecoverersCommand, ResumeCommand,
+  StartCommand,
 } from '../../test-support/model/commands.js';
 import { Model, RealSystem, type RealSystemOptions } from '../../test-support/model/system.js';
 import type { RecoveryCore } from '../core/types.js';
@@ -36,6 +37,20 @@ describe('model-based canaries', () => {
     const core = createReferenceCore();
     expect(await runScript(core, [new StartCommand(damaged, null), new ResumeCommand(0, true, 'resume.after-claim'), new DuplicateResumeCommand(0, false)])).toBeNull();
     expect(await runScript(core, [new StartCommand(damaged, 'effect.after-handler@chargeCard'), new CrashCommand(), new ContinueCommand(0, null)])).toBeNull();
+    expect(await runScript(core, [new RecoverersCommand(damaged, 4, false)])).toBeNull();
+    expect(await runScript(core, [new RecoverersCommand(damaged, 4, true)])).toBeNull();
+    expect(await runScript(core, [new StartCommand(damaged, 'append.after:EFFECT_INTENT'), new ConcurrentContinueCommand(0, 4, true)])).toBeNull();
+  });
+
+  it('sequencers with the invocation fence switched off are caught when recoverers race (the fence)', async () => {
+    const core = createReferenceCore();
+    const error = await runScript(core, [new RecoverersCommand(damaged, 4, false)], { fence: 'off' });
+    expect(error).toBeInstanceOf(ModelViolation);
+    expect(String(error)).toMatch(/chargeCard .* invoked [2-9] times|P2 fence: effect .* invoked [2-9] times/);
+    // The same without the exact count: the per-attempt bound alone catches it too.
+    const bound = await runScript(core, [new StartCommand(damaged, 'append.after:EFFECT_INTENT'), new ConcurrentContinueCommand(0, 4, true)], { fence: 'off' });
+    expect(bound).toBeInstanceOf(ModelViolation);
+    expect(String(bound)).toMatch(/P2 fence: effect .*chargeCard.* invoked [2-9] times with 1 attempts recorded/);
   });
 
   it('a core that accepts a second claim is caught (consume-once)', async () => {

@@ -7,6 +7,7 @@ import type { RecoveryCore } from '../core/types.js';
 import type { SequencerHooks } from '../faults.js';
 import type { Store } from '../store/store.js';
 import type { Workflow } from '../workflow/workflow.js';
+import type { FenceSettings } from './fence.js';
 import type { RunStatusName } from './log-view.js';
 
 export interface ParkedInterrupt {
@@ -54,6 +55,8 @@ export interface Engine {
   readonly core: RecoveryCore;
   readonly hooks: SequencerHooks;
   readonly sequencing?: SequencingOptions;
+  /** The invocation fence's settings: this instance's id, the lease, the clock. */
+  readonly fence: FenceSettings;
   workflowNamed(name: string): Workflow | undefined;
   workflowNames(): string[];
 }

@@ -5,9 +5,10 @@
  * hands it to a Step (./step.ts). See ./sequencer.ts for what must hold.
  */
 
-import { encodeRecord } from '../core/codec.js';
+import { chainOf, encodeRecordV2 } from '../core/codec.js';
+import { chainValueBefore } from '../core/framing.js';
 import { RecordKind, type LogRecord, type NextAction, type RecoveredRun, type Recovery } from '../core/types.js';
-import { ConflictError, DefinitionMismatchError, UnknownWorkflowError } from '../errors.js';
+import { ConflictError, DefinitionMismatchError, LogCorruptError, UnknownWorkflowError } from '../errors.js';
 import type { FaultInfo, SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
@@ -17,6 +18,7 @@ import { LogBuffer } from './log-buffer.js';
 import {
   advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, type HeadState,
 } from './log-view.js';
+import type { FenceSettings } from './fence.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
 import { GROUPABLE_ACTIONS, Step } from './step.js';
 
@@ -74,6 +76,10 @@ export class RunSession {
     return this.engine.hooks;
   }
 
+  get fence(): FenceSettings {
+    return this.engine.fence;
+  }
+
   /**
    * The UTF-8 bytes of a node name, encoded once per session (records only copy them into frames).
    */
@@ -111,9 +117,23 @@ export class RunSession {
       this.recovery = { byteLength, value: this.engine.core.recover(this.log.bytes) };
     }
     const recovered = checkRecovery(this.recovery.value, this.runId, allowEmpty);
+    if (recovered.recordCount > 0) this.checkRunIdIsTheKey(recovered);
     if (this.recordCount < 0) this.recordCount = recovered.recordCount;
     assert(recovered.recordCount === this.recordCount, () => `run ${this.runId} holds ${this.recordCount} records, the core counts ${recovered.recordCount}`);
     return recovered;
+  }
+
+  /**
+   * The run id the log names (RUN_STARTED's, or the last FORKED's) must be the key the store keeps
+   * it under: a whole log copied under another run id is self-consistent (its links hold), and only
+   * this comparison can see it.
+   */
+  private checkRunIdIsTheKey(recovered: RecoveredRun): void {
+    if (bytesEqual(recovered.runId, this.nameBytes(this.runId))) return;
+    const lastFork = recovered.lineage[recovered.lineage.length - 1];
+    const seq = lastFork?.forkSeq ?? 0;
+    const offset = lastFork === undefined ? 0 : offsetOfSeq(this.log.bytes, seq);
+    throw new LogCorruptError(this.runId, seq, offset, `RUN_ID_MISMATCH (the log names run ${JSON.stringify(fromUtf8(recovered.runId))})`);
   }
 
   /**
@@ -173,11 +193,20 @@ export class RunSession {
     return this.stagedSteps >= this.sequencing.maxGroupedPureSteps || this.stagedBytes >= MAX_GROUPED_BYTES;
   }
 
-  /** `decodedDelta`: the parsed state payload of the batch's NODE_COMPLETED when it is a delta (advanceHead). */
+  /**
+   * `decodedDelta`: the parsed state payload of the batch's NODE_COMPLETED when it is a delta
+   * (advanceHead). Records are written in log format 2, each chained to the one before it (the
+   * last record in the buffer, durable or staged, whatever its format).
+   */
   private addRecords(expectedSeq: number, records: LogRecord[], node: string | undefined, groupedStep: boolean, decodedDelta?: Json): void {
     assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
     assert(this.recordCount < 0 || expectedSeq === this.recordCount, () => `run ${this.runId} appends at seq ${expectedSeq}, its log holds ${this.recordCount} records`);
-    const encoded = records.map(encodeRecord);
+    let chain = chainValueBefore(this.log.bytes, this.log.byteLength);
+    const encoded = records.map((record) => {
+      const bytes = encodeRecordV2(record, chain);
+      chain = chainOf(bytes);
+      return bytes;
+    });
     let bytes = 0;
     for (const e of encoded) bytes += e.length;
     this.log.push(encoded);
@@ -243,12 +272,6 @@ export class RunSession {
 
   private faultInfo(g: StagedRecords): FaultInfo {
     return { runId: this.runId, seq: g.seq, kinds: g.kinds, ...(g.node === undefined ? {} : { node: g.node }) };
-  }
-
-  /** Throws ConflictError when the store holds records at or after `nextSeq` (someone else wrote). */
-  async assertNoNewRecords(nextSeq: number): Promise<void> {
-    const newer = await this.engine.store.readRecords(this.runId, nextSeq);
-    if (newer.length > 0) throw new ConflictError(this.runId, nextSeq, nextSeq + newer.length);
   }
 
   /** Where the run stands, without doing anything. */
@@ -318,4 +341,11 @@ export class RunSession {
       throw error;
     }
   }
+}
+
+/** Start offset of record `seq` in a log the core recovered (its framing is sound). */
+function offsetOfSeq(log: Uint8Array, seq: number): number {
+  let offset = 0;
+  for (let i = 0; i < seq; i++) offset += (log[offset + 8] === 2 ? 20 : 16) + (log[offset]! | (log[offset + 1]! << 8) | (log[offset + 2]! << 16) | (log[offset + 3]! << 24)) >>> 0;
+  return offset;
 }

@@ -43,16 +43,18 @@ describe('the sequencer on the refund workflow', () => {
   it('runs to the interrupt, resumes once, completes; keys come from the intent records', async () => {
     const { sink, refund, store, remit } = setup();
     const parked = await remit.start(refund, input, { runId: 'r1' });
-    expect(parked).toMatchObject({ status: 'parked', headSeq: 5, interrupt: { id: 'managerApproval@5', node: 'managerApproval', parkedSeq: 5 } });
-    const done = await remit.resume('r1', 'managerApproval@5', approval);
+    expect(parked).toMatchObject({ status: 'parked', headSeq: 6, interrupt: { id: 'managerApproval@6', node: 'managerApproval', parkedSeq: 6 } });
+    const done = await remit.resume('r1', 'managerApproval@6', approval);
     expect(done.status).toBe('completed');
     expect(RefundState.parse(done.state)).toMatchObject({ refundCents: 2_000, approval });
     expect(await kinds(store, 'r1')).toEqual([
-      'RUN_STARTED', 'NODE_COMPLETED', 'EFFECT_INTENT', 'EFFECT_DONE', 'NODE_COMPLETED', 'INTERRUPT_PARKED',
-      'RESUME_CLAIMED', 'NODE_COMPLETED', 'EFFECT_INTENT', 'EFFECT_DONE', 'NODE_COMPLETED', 'RUN_COMPLETED',
+      'RUN_STARTED', 'NODE_COMPLETED', 'EFFECT_INTENT', 'EFFECT_ATTEMPT', 'EFFECT_DONE', 'NODE_COMPLETED', 'INTERRUPT_PARKED',
+      'RESUME_CLAIMED', 'NODE_COMPLETED', 'EFFECT_INTENT', 'EFFECT_ATTEMPT', 'EFFECT_DONE', 'NODE_COMPLETED', 'RUN_COMPLETED',
     ]);
-    expect(Object.keys((await sink.counts()).byKey)).toEqual(['r1:chargeCard:2', 'r1:notifyCustomer:8']);
-    expect(renderInspection(await remit.inspect('r1'))).toMatch(/RESUME_CLAIMED\s+-.*interrupt managerApproval@5/);
+    expect((await remit0(store).inspect('r1')).records.every((r) => r.format === 2)).toBe(true);
+    expect(Object.keys((await sink.counts()).byKey)).toEqual(['r1/chargeCard/2', 'r1/notifyCustomer/9']);
+    expect(renderInspection(await remit.inspect('r1'))).toMatch(/RESUME_CLAIMED\s+-.*interrupt managerApproval@6/);
+    expect(renderInspection(await remit.inspect('r1'))).toMatch(/EFFECT_ATTEMPT\s+chargeCard.*key r1\/chargeCard\/2, attempt 1/);
   });
 
   it('a refund of zero ends after the pure node (routing is a function of the state)', async () => {
@@ -71,6 +73,7 @@ describe('the sequencer on the refund workflow', () => {
     expect(seen).toContain('effect.before-handler');
     expect(seen).toContain('effect.after-handler');
     expect(seen).toContain('resume.after-claim:RESUME_CLAIMED');
+    expect(seen).toContain('append.after:EFFECT_INTENT+EFFECT_ATTEMPT');
     expect(seen).toContain('append.after:EFFECT_DONE+NODE_COMPLETED');
     expect(seen).toContain('append.after:EFFECT_DONE+NODE_COMPLETED+RUN_COMPLETED');
     expect(seen.slice(-2)).toEqual(['fork.before-store:FORKED', 'fork.after-store:FORKED']);
@@ -104,11 +107,11 @@ describe('the sequencer on the refund workflow', () => {
     const after = await store.readLog('r');
     const second = remit.resume('r', parked.interrupt!.id, approval);
     await expect(second).rejects.toBeInstanceOf(AlreadyConsumedError);
-    await expect(second).rejects.toMatchObject({ code: 'REMIT_ALREADY_CONSUMED', seq: 6 });
+    await expect(second).rejects.toMatchObject({ code: 'REMIT_ALREADY_CONSUMED', seq: 7 });
     expect(await store.readLog('r')).toEqual(after);
     const zero = await remit.start(refund, { ...input, amountCents: 0 }, { runId: 'z' });
     expect(zero.status).toBe('completed');
-    await expect(remit.resume('z', 'managerApproval@5', approval)).rejects.toBeInstanceOf(NotParkedError);
+    await expect(remit.resume('z', 'managerApproval@6', approval)).rejects.toBeInstanceOf(NotParkedError);
   });
 
   it('fork copies the prefix and leaves the source byte-identical; refusals are typed', async () => {
@@ -117,19 +120,20 @@ describe('the sequencer on the refund workflow', () => {
     await remit.resume('s', parked.interrupt!.id, approval);
     const source = await store.readLog('s');
     await expect(remit.fork('s', 2)).rejects.toBeInstanceOf(NotACheckpointError);
+    await expect(remit.fork('s', 3)).rejects.toBeInstanceOf(NotACheckpointError);
     await expect(remit.fork('s', 40)).rejects.toBeInstanceOf(BeyondHeadError);
-    const fork = await remit.fork('s', 7, { intent: { why: 'redo the notification' }, newRunId: 's-f' });
-    expect(fork).toEqual({ runId: 's-f', sourceRunId: 's', checkpointSeq: 7, forkSeq: 8 });
+    const fork = await remit.fork('s', 8, { intent: { why: 'redo the notification' }, newRunId: 's-f' });
+    expect(fork).toEqual({ runId: 's-f', sourceRunId: 's', checkpointSeq: 8, forkSeq: 9 });
     expect(await store.readLog('s')).toEqual(source);
-    await expect(remit.fork('s', 7, { newRunId: 's-f' })).rejects.toBeInstanceOf(ForkTargetExistsError);
+    await expect(remit.fork('s', 8, { newRunId: 's-f' })).rejects.toBeInstanceOf(ForkTargetExistsError);
     const done = await remit.continueRun('s-f');
     expect(done.status).toBe('completed');
     const facts = logFacts('s-f', await store.readLog('s-f'));
-    expect(facts.intents.map((i) => i.key)).toEqual(['s:chargeCard:2', 's-f:notifyCustomer:9']);
+    expect(facts.intents.map((i) => i.key)).toEqual(['s/chargeCard/2', 's-f/notifyCustomer/10']);
     // The fork at the last checkpoint (the route ended) only needs RUN_COMPLETED: FINISH_RUN.
-    const tail = await remit.fork('s', 10, { newRunId: 's-end' });
+    const tail = await remit.fork('s', 12, { newRunId: 's-end' });
     expect((await remit.continueRun(tail.runId)).status).toBe('completed');
-    expect(await kinds(store, 's-end')).toEqual([...(await kinds(store, 's')).slice(0, 11), 'FORKED', 'RUN_COMPLETED']);
+    expect(await kinds(store, 's-end')).toEqual([...(await kinds(store, 's')).slice(0, 13), 'FORKED', 'RUN_COMPLETED']);
   });
 
   it('continuing from an older checkpoint without a fork is refused', async () => {
@@ -139,7 +143,7 @@ describe('the sequencer on the refund workflow', () => {
     await expect(remit.continueRun('c', { fromSeq: 1 })).rejects.toBeInstanceOf(ImplicitForkError);
     await expect(remit.continueRun('c', { fromSeq: 9 })).rejects.toBeInstanceOf(BeyondHeadError);
     expect(await store.readLog('c')).toEqual(before);
-    expect((await remit.continueRun('c', { fromSeq: 5 })).status).toBe('parked');
+    expect((await remit.continueRun('c', { fromSeq: 6 })).status).toBe('parked');
   });
 
   it('a changed definition is refused with the difference named', async () => {
@@ -221,15 +225,19 @@ describe('node failures', () => {
     return { store, remit: new Remit(store, core, [wf]) };
   }
 
-  it('an ordinary throw records nothing beyond the intent; the next attempt reuses the key', async () => {
+  it('an ordinary throw releases the attempt (EFFECT_RELEASED); the next continue claims attempt 2 at once, same key', async () => {
     const { store, remit } = fresh();
     mode = 'throw';
     await expect(remit.start(wf, { n: 0 }, { runId: 'f' })).rejects.toBeInstanceOf(HandlerThrewError);
-    expect(logFacts('f', await store.readLog('f')).records.map((r) => r.kind)).toEqual([1, 3]);
+    expect(logFacts('f', await store.readLog('f')).records.map((r) => r.kind)).toEqual([1, 3, 10, 11]);
     mode = 'ok';
-    const done = await remit.continueRun('f');
+    // Another instance (another id, a live 30 s lease on attempt 1 were it not released) goes on at once.
+    const done = await new Remit(store, core, [wf]).continueRun('f');
     expect(done).toMatchObject({ status: 'completed', state: { n: 1, note: 'n=1' } });
     expect(calls).toBe(2);
+    const records = logFacts('f', await store.readLog('f')).records;
+    expect(records.map((r) => r.kind)).toEqual([1, 3, 10, 11, 10, 4, 2, 2, 8]);
+    expect(records.filter((r) => r.kind === 10).map((r) => (r as { attempt: number }).attempt)).toEqual([1, 2]);
   });
 
   it('a TerminalFailure fails the run with RUN_FAILED', async () => {
@@ -245,20 +253,21 @@ describe('node failures', () => {
     mode = 'big';
     const error = await remit.start(wf, { n: 0 }, { runId: 'v' }).catch((e) => e);
     expect(error).toBeInstanceOf(StateInvalidError);
-    expect(error).toMatchObject({ field: 'n', node: 'bump', runId: 'v', seq: 3 });
-    expect(logFacts('v', await store.readLog('v')).records.map((r) => r.kind)).toEqual([1, 3, 4]);
+    expect(error).toMatchObject({ field: 'n', node: 'bump', runId: 'v', seq: 4 });
+    expect(logFacts('v', await store.readLog('v')).records.map((r) => r.kind)).toEqual([1, 3, 10, 4]);
     await expect(remit.continueRun('v')).rejects.toBeInstanceOf(StateInvalidError);
     expect(calls).toBe(1);
   });
 
-  it('a route to an unknown node and a non-JSON result are typed errors that record nothing', async () => {
+  it('a route to an unknown node and a non-JSON result are typed errors that record no outcome', async () => {
     const { store, remit } = fresh();
     mode = 'ok';
     await remit.start(wf, { n: 3 }, { runId: 'route' }).catch((e) => expect(e).toBeInstanceOf(RouteInvalidError));
     expect(logFacts('route', await store.readLog('route')).completedNodes).toEqual(['bump']);
     mode = 'bad-result';
     await expect(remit.start(wf, { n: 0 }, { runId: 'json' })).rejects.toBeInstanceOf(NotJsonError);
-    expect(logFacts('json', await store.readLog('json')).records.map((r) => r.kind)).toEqual([1, 3]);
+    // The attempt is given up (released): no outcome will come from it.
+    expect(logFacts('json', await store.readLog('json')).records.map((r) => r.kind)).toEqual([1, 3, 10, 11]);
   });
 });
 

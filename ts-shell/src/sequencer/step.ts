@@ -2,15 +2,20 @@
  * One transition of a run: the action the core chose (or, inside a group of pure steps, the
  * core's AT(next) rule), performed with the node's code and recorded through the session. Node
  * code gets copies of the state; every state is validated before it is encoded.
+ *
+ * Effects go through the invocation fence (./fence.ts): a handler is called only after this
+ * sequencer's own conditional append of an EFFECT_ATTEMPT committed, and then at most once per
+ * attempt. The common path claims attempt 1 in the same append as the intent.
  */
 
 import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
 import {
-  HandlerThrewError, NotJsonError, RemitError, ResumeValueInvalidError, RouteInvalidError, StateInvalidError, TerminalFailure,
-  toValidationIssues, type ErrorSubject,
+  EffectInFlightError, HandlerThrewError, NotJsonError, RemitError, ResumeValueInvalidError, RouteInvalidError, StateInvalidError,
+  TerminalFailure, toValidationIssues, type ErrorSubject,
 } from '../errors.js';
 import { assert, unreachable } from '../assert.js';
 import { effectKey, interruptId } from '../ids.js';
+import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls } from './fence.js';
 import { decodeJson, encodeJson, fromUtf8, isPlainObject, utf8, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
@@ -49,7 +54,9 @@ export class Step {
       case 'BEGIN_EFFECT':
         return this.beginEffect(fromUtf8(action.node));
       case 'INVOKE_EFFECT':
-        return this.invokeEffect(fromUtf8(action.node), fromUtf8(action.key));
+        return this.claimAndCall(fromUtf8(action.node), fromUtf8(action.key), action.nextAttempt, []);
+      case 'AWAIT_ATTEMPT':
+        return this.awaitAttempt(action);
       case 'FINISH_EFFECT':
         await this.finishEffect(fromUtf8(action.node), action.doneOffset, 'append');
         return;
@@ -129,24 +136,92 @@ export class Step {
     return completion.next;
   }
 
+  /** The effect node's first step: its intent and attempt 1 in one conditional append, then the handler. */
   private async beginEffect(name: string): Promise<void> {
     const key = effectKey(this.runId, name, this.nextSeq);
-    await this.session.append(this.nextSeq, [{ kind: RecordKind.EFFECT_INTENT, seq: this.nextSeq, node: utf8(name), key: utf8(key) }], name);
+    const intent: LogRecord = { kind: RecordKind.EFFECT_INTENT, seq: this.nextSeq, node: utf8(name), key: utf8(key) };
+    await this.claimAndCall(name, key, 1, [intent]);
   }
 
-  private async invokeEffect(name: string, key: string): Promise<void> {
+  /**
+   * Attempt `action.attempt` has no outcome (AWAIT_ATTEMPT): take it over by claiming the next
+   * attempt when the takeover rule allows (fence.ts, decideTakeover), else stop with
+   * EffectInFlightError having written and called nothing.
+   */
+  private async awaitAttempt(action: Extract<NextAction, { tag: 'AWAIT_ATTEMPT' }>): Promise<void> {
+    const name = fromUtf8(action.node);
+    const key = fromUtf8(action.key);
+    const record = recordAt(this.session.bytes, action.attemptOffset, this.runId);
+    assert(record.kind === RecordKind.EFFECT_ATTEMPT, () => `no EFFECT_ATTEMPT at offset ${action.attemptOffset}`);
+    const fence = this.session.fence;
+    if (fence.canary === 'off') {
+      // Test-only: the fence switched off. Call the handler for the recorded attempt, claiming nothing.
+      return this.after(action.attemptSeq).callHandler(name, key, action.attempt);
+    }
+    const lease = decodeLease(record.lease);
+    const runningHere = lease !== null && inFlightCalls.has(lease.owner, this.runId, key);
+    const decision = decideTakeover(lease, fence, runningHere);
+    if (!decision.takeover) {
+      throw new EffectInFlightError(
+        this.runId, action.attemptSeq, name, key, action.attempt, decision.owner, decision.leaseExpiresAtMs, decision.retryAfterMs,
+      );
+    }
+    await this.claimAndCall(name, key, action.attempt + 1, []);
+  }
+
+  /**
+   * Claim attempt `attempt` of the effect instance `key` with one conditional append (after
+   * `before`: the intent, on the common path) and, only if that append committed, call the handler.
+   * A lost race (ConflictError) or a store failure (the append may or may not have committed)
+   * calls nothing. The call is registered in this process before the append and until it ends.
+   */
+  private async claimAndCall(name: string, key: string, attempt: number, before: LogRecord[]): Promise<void> {
+    const def = this.node(name);
+    assert(def.kind === 'effect', () => `${name} is not an effect`);
+    const fence = this.session.fence;
+    const call = inFlightCalls.enter(fence.instanceId, this.runId, key);
+    if (call === null) {
+      // Another call of this instance is claiming or executing this effect right now.
+      const now = fence.now();
+      throw new EffectInFlightError(this.runId, this.nextSeq - 1, name, key, attempt - 1, fence.instanceId, now, 50);
+    }
+    try {
+      const attemptSeq = this.nextSeq + before.length;
+      const leaseUntilMs = fence.now() + (def.spec.leaseMs ?? fence.effectLeaseMs);
+      const claim: LogRecord = {
+        kind: RecordKind.EFFECT_ATTEMPT, seq: attemptSeq, node: utf8(name), key: utf8(key), attempt,
+        lease: encodeLease({ owner: fence.instanceId, leaseUntilMs }),
+      };
+      await this.session.append(this.nextSeq, [...before, claim], name);
+      // The attempt is durable and it is this sequencer's: it alone calls the handler for it.
+      await this.after(attemptSeq).callHandler(name, key, attempt);
+    } finally {
+      call.leave();
+    }
+  }
+
+  /** The step that follows the record at `seq` (the session's log already holds it). */
+  private after(seq: number): Step {
+    return new Step(this.session, this.wf, this.runId, seq + 1);
+  }
+
+  /**
+   * Call the handler of attempt `attempt` (this step's seq follows its EFFECT_ATTEMPT) and record
+   * the outcome: EFFECT_DONE with the node's completion, or, when the handler threw an ordinary
+   * error (or returned something that is not JSON), EFFECT_RELEASED (best effort), so that the
+   * next continue claims the next attempt at once.
+   */
+  private async callHandler(name: string, key: string, attempt: number): Promise<void> {
     const def = this.node(name);
     assert(def.kind === 'effect', () => `${name} is not an effect`);
     const head = this.state();
     const hooks = this.session.hooks;
     await hooks.at('effect.before-handler', { runId: this.runId, seq: this.nextSeq, node: name });
-    // Another sequencer may have moved the run on since this one read it (it may even have
-    // recorded this effect's completion): look once more, and stop rather than call the handler.
-    await this.session.assertNoNewRecords(this.nextSeq);
     let result: unknown;
     try {
-      result = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name, idempotencyKey: key });
+      result = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name, idempotencyKey: key, attempt });
     } catch (error) {
+      if (!(error instanceof TerminalFailure)) await this.release(name, key, attempt, error);
       return this.nodeFailed(error, name, []);
     }
     await hooks.at('effect.after-handler', { runId: this.runId, seq: this.nextSeq, node: name });
@@ -154,12 +229,28 @@ export class Step {
     try {
       recorded = encodeJson(result === undefined ? null : result);
     } catch (error) {
-      // The outside effect happened but cannot be recorded: nothing is written, and the next
-      // attempt calls the handler again with the same key, which the outside system deduplicates.
+      // The outside effect happened but cannot be recorded: the attempt is given up, and the next
+      // one calls the handler again with the same key, which the outside system deduplicates.
+      await this.release(name, key, attempt, error);
       throw new NotJsonError('the effect result', String((error as Error).message), this.subject(name));
     }
     const done: LogRecord = { kind: RecordKind.EFFECT_DONE, seq: this.nextSeq, node: utf8(name), key: utf8(key), result: recorded.bytes };
     await this.completeEffect(name, def, head, recorded.value, [done], 'append');
+  }
+
+  /**
+   * EFFECT_RELEASED for an attempt whose handler will not produce an outcome. Best effort: if it
+   * fails (a lost race, a store error), the attempt stays as it is and the takeover rule applies.
+   */
+  private async release(name: string, key: string, attempt: number, cause: unknown): Promise<void> {
+    const released: LogRecord = {
+      kind: RecordKind.EFFECT_RELEASED, seq: this.nextSeq, node: utf8(name), key: utf8(key), attempt, reason: encodeReleaseReason(cause),
+    };
+    try {
+      await this.session.append(this.nextSeq, [released], name);
+    } catch {
+      // The handler's failure is what the caller must see; the attempt is left to the takeover rule.
+    }
   }
 
   /** The effect's result is durable (EFFECT_DONE): complete the node from it. Returns where it routes. */

@@ -23,7 +23,7 @@ import { describeWorkflow, fingerprintOf, type WorkflowDescriptor } from './desc
 export const END = '__end__' as const;
 export type End = typeof END;
 
-/** Node names and run ids are limited so that an effect key (`run:node:seq`) fits a log name. */
+/** Node names and run ids are limited so that an effect key (`run/node/seq`) fits a log name. */
 export const MAX_NODE_NAME_BYTES = 200;
 
 export type NodeKindName = 'pure' | 'effect' | 'interrupt';
@@ -41,11 +41,17 @@ export interface NodeContext {
 
 export interface EffectContext extends NodeContext {
   /**
-   * `${runId}:${node}:${intentSeq}`: the same on every re-execution of this effect instance (it
-   * comes from the durable intent record), different after a fork (the fork has a new run id).
-   * Pass it to the outside system so it applies the effect once.
+   * `${runId}/${node}/${intentSeq}` ("%" and "/" inside the run id and node name written as "%25"
+   * and "%2F", so two effects never share a key): the same on every attempt of this effect
+   * instance (it comes from the durable intent record), different after a fork (the fork has a new
+   * run id). Pass it to the outside system so it applies the effect once.
    */
   readonly idempotencyKey: string;
+  /**
+   * Which attempt of this effect instance this call is: 1, then 2, 3, ... after a crash, a thrown
+   * error or an expired lease (docs/guide.md, "Concurrent sequencers"). The key does not change.
+   */
+  readonly attempt: number;
 }
 
 export interface PureNodeSpec<S> {
@@ -60,6 +66,13 @@ export interface EffectNodeSpec<S, R> {
   /** Folds the (JSON round-tripped) result into the state; pure. Default: the state is unchanged. */
   apply?: (state: Readonly<S>, result: R) => StateUpdate<S>;
   next: Route<S>;
+  /**
+   * This effect's lease in milliseconds (default: createRemit's `effectLeaseMs`, 30 s): how long
+   * other sequencers leave an attempt of it alone before they may take it over. It must exceed the
+   * handler's longest run plus the clock skew between hosts. A runtime setting: not part of the
+   * definition's fingerprint.
+   */
+  leaseMs?: number;
 }
 
 export interface InterruptNodeSpec<S, V extends z.ZodType> {
@@ -174,9 +187,21 @@ export class WorkflowBuilder<S, Input> {
     if (def.kind === 'interrupt' && (typeof def.spec.apply !== 'function' || typeof def.spec.resume?.safeParse !== 'function')) {
       throw new DefinitionInvalidError(wf, `interrupt ${def.name} needs a zod resume schema and an apply function`, { node: def.name });
     }
+    if (def.kind === 'effect' && def.spec.leaseMs !== undefined && !isLeaseMs(def.spec.leaseMs)) {
+      throw new DefinitionInvalidError(wf, `leaseMs of ${def.name} must be a whole number of milliseconds from 1 to ${MAX_LEASE_MS}, got ${String(def.spec.leaseMs)}`, {
+        node: def.name, field: 'leaseMs',
+      });
+    }
     this.definitions.push(def);
     return this;
   }
+}
+
+/** The longest lease accepted (a day): longer ones are a unit mistake more often than a choice. */
+export const MAX_LEASE_MS = 86_400_000;
+
+export function isLeaseMs(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_LEASE_MS;
 }
 
 function checkName(workflowName: string, name: string, what: string): void {

@@ -9,14 +9,16 @@
 
 import fc from 'fast-check';
 import { bytesEqual, jsonEqual, type Json } from '../../src/json.js';
-import { AlreadyConsumedError, BeyondHeadError, ConflictError, ImplicitForkError, ResumeValueInvalidError, RunNotFoundError } from '../../src/errors.js';
+import {
+  AlreadyConsumedError, BeyondHeadError, ConflictError, EffectInFlightError, ImplicitForkError, ResumeValueInvalidError, RunNotFoundError,
+} from '../../src/errors.js';
 import { NO_HOOKS, type SequencerHooks } from '../../src/faults.js';
 import type { RunResult } from '../../src/sequencer/sequencer.js';
 import { checkFork, logFacts } from '../contract-checks.js';
 import { hooksFor, InjectedFault, parseFaultSpec } from '../../src/testing/fault-spec.js';
 import {
-  checkAll, expectedFinalState, observeClaims, expectedSettledStatus, modelRefund, pathFor, type Model, type ModelRun, type RealSystem,
-  type RefundInput,
+  checkAll, expectedFinalState, MAIN_INSTANCE, observeClaims, expectedSettledStatus, modelRefund, pathFor, type Model, type ModelRun,
+  type RealSystem, type RefundInput,
 } from './system.js';
 
 type Cmd = fc.AsyncCommand<Model, RealSystem>;
@@ -254,32 +256,72 @@ export class ConcurrentResumeCommand implements Cmd {
   }
 }
 
-/** Several sequencers drive one run at once: each finishes or stops with ConflictError, writing nothing. */
+/**
+ * Several sequencers (the main replica and others, each its own instance id and store handle)
+ * drive one run at once. Without waiting each finishes, or stops with ConflictError (it lost a
+ * race) or EffectInFlightError (an attempt of another is live), writing nothing; with a wait each
+ * finishes. The fence checks (checkAll, GuardedSink) hold throughout: a handler runs only under
+ * its own claimed attempt.
+ */
 export class ConcurrentContinueCommand implements Cmd {
-  constructor(readonly pick: number, readonly sequencers: number) {}
+  constructor(readonly pick: number, readonly sequencers: number, readonly wait: boolean) {}
   check(m: Readonly<Model>): boolean {
     return m.runs.some((run) => run.lastLog.length > 0);
   }
   async run(m: Model, r: RealSystem): Promise<void> {
     const run = m.pick(this.pick, (x) => x.lastLog.length > 0)!;
-    const remits = Array.from({ length: this.sequencers }, () => r.remit(NO_HOOKS, r.extraStore()));
-    r.sink.strict = false;
-    let outcomes: PromiseSettledResult<RunResult>[];
-    try {
-      outcomes = await Promise.allSettled(remits.map((remit) => remit.continueRun(run.runId)));
-    } finally {
-      r.sink.strict = true;
-    }
+    const remits = Array.from({ length: this.sequencers }, (_, i) => r.remit(NO_HOOKS, r.extraStore(), i === 0 ? MAIN_INSTANCE : `replica-${i}`));
+    const options = this.wait ? { waitForEffectMs: 10_000 } : {};
+    const outcomes = await Promise.allSettled(remits.map((remit) => remit.continueRun(run.runId, options)));
     const finished = outcomes.filter((o): o is PromiseFulfilledResult<RunResult> => o.status === 'fulfilled');
     for (const o of outcomes) {
-      if (o.status === 'rejected') assertThat(o.reason instanceof ConflictError, String(this), `a losing sequencer failed with ${String(o.reason)}`);
+      if (o.status !== 'rejected') continue;
+      const expected = this.wait ? false : o.reason instanceof ConflictError || o.reason instanceof EffectInFlightError;
+      assertThat(expected, String(this), `a sequencer failed with ${String(o.reason)}`);
     }
-    assertThat(finished.length >= 1, String(this), 'no sequencer finished: every one lost a race');
+    if (this.wait) assertThat(finished.length === this.sequencers, String(this), `${finished.length} of ${this.sequencers} waiting sequencers finished`);
     for (const f of finished) await expectSettled(run, r, f.value, String(this));
     await settle(m, r, String(this));
   }
   toString(): string {
-    return `ConcurrentContinue(#${this.pick}, ${this.sequencers} sequencers)`;
+    return `ConcurrentContinue(#${this.pick}, ${this.sequencers} sequencers${this.wait ? ', waiting' : ''})`;
+  }
+}
+
+/**
+ * The fence's headline case: a run is started by a sequencer that dies right after charge's intent
+ * and attempt 1 are durable (or inside its handler, after the outside effect), then k recoverers
+ * (other instance ids, their own store handles) continue it at once, waiting for the dead
+ * sequencer's lease. charge's handler must be invoked exactly once by them all: once in total
+ * when the crash came before the handler, twice (1 + the crash inside the window) when after.
+ */
+export class RecoverersCommand implements Cmd {
+  constructor(readonly input: Omit<RefundInput, 'orderId' | 'customerEmail'>, readonly recoverers: number, readonly crashInHandler: boolean) {}
+  check(m: Readonly<Model>): boolean {
+    return m.runs.length < 4 && modelRefund({ ...this.input, orderId: '', customerEmail: '' }) > 0;
+  }
+  async run(m: Model, r: RealSystem): Promise<void> {
+    const runId = `run-${m.nextRunNo++}`;
+    const input: RefundInput = { orderId: `order-${runId}`, customerEmail: 'ada@example.com', ...this.input };
+    const run: ModelRun = { runId, input, expectedPath: pathFor(input), lastLog: new Uint8Array(), approval: undefined, consumedIds: [], settled: false };
+    m.runs.push(run);
+    const fault = this.crashInHandler ? 'effect.after-handler@chargeCard' : 'append.after:EFFECT_INTENT';
+    // The crashed sequencer: an id nobody uses again (its process is gone), a short lease.
+    const { faulted } = await withFault(fault, (hooks) => r.remit(hooks, r.store, `crashed-${runId}`).start(r.workflow, input, { runId }));
+    assertThat(faulted, String(this), `the crash at ${fault} did not happen`);
+    const remits = Array.from({ length: this.recoverers }, (_, i) => r.remit(NO_HOOKS, r.extraStore(), `recoverer-${i}`, 10_000));
+    const outcomes = await Promise.allSettled(remits.map((remit) => remit.continueRun(runId, { waitForEffectMs: 10_000 })));
+    for (const o of outcomes) assertThat(o.status === 'fulfilled', String(this), `a recoverer failed: ${o.status === 'rejected' ? String(o.reason) : ''}`);
+    for (const o of outcomes) await expectSettled(run, r, (o as PromiseFulfilledResult<RunResult>).value, String(this));
+    const facts = logFacts(runId, await r.store.readLog(runId));
+    const key = facts.intents.find((i) => i.node === 'chargeCard')?.key ?? '(no intent)';
+    const invocations = (await r.sink.counts()).byKey[key]?.invocations ?? 0;
+    const expected = this.crashInHandler ? 2 : 1;
+    assertThat(invocations === expected, String(this), `chargeCard (${key}) invoked ${invocations} times by the crashed sequencer and ${this.recoverers} recoverers, expected ${expected}`);
+    await settle(m, r, String(this));
+  }
+  toString(): string {
+    return `Recoverers(${this.recoverers} at once after a crash ${this.crashInHandler ? 'inside the handler' : 'right after the intent'})`;
   }
 }
 
@@ -377,7 +419,8 @@ export function allCommands(): fc.Arbitrary<Cmd>[] {
     fc.tuple(fc.nat(), invalidApprovalArb).map(([pick, value]) => new InvalidResumeCommand(pick, value)),
     fc.tuple(fc.nat(), fc.boolean()).map(([pick, ok]) => new DuplicateResumeCommand(pick, ok)),
     fc.tuple(fc.nat(), fc.array(fc.boolean(), { minLength: 2, maxLength: 4 })).map(([pick, oks]) => new ConcurrentResumeCommand(pick, oks)),
-    fc.tuple(fc.nat(), fc.integer({ min: 2, max: 4 })).map(([pick, k]) => new ConcurrentContinueCommand(pick, k)),
+    fc.tuple(fc.nat(), fc.integer({ min: 2, max: 4 }), fc.boolean()).map(([pick, k, wait]) => new ConcurrentContinueCommand(pick, k, wait)),
+    fc.tuple(inputArb, fc.integer({ min: 2, max: 5 }), fc.boolean()).map(([input, k, inHandler]) => new RecoverersCommand(input, k, inHandler)),
     fc.tuple(fc.nat(), fc.nat()).map(([pick, cp]) => new ForkCommand(pick, cp)),
     fc.tuple(fc.nat(), fc.nat({ max: 20 }), fc.boolean()).map(([pick, back, beyond]) => new ContinueFromOldCommand(pick, back, beyond)),
   ];

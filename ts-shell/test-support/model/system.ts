@@ -12,8 +12,9 @@ import { Approval, createRefundWorkflow, RefundState, type RefundWorkflow } from
 import type { RecoveryCore } from '../../src/core/types.js';
 import { MemoryEffectSink, receiptIdFor, type EffectCounts, type EffectReceipt, type EffectSink } from '../../src/testing/effect-sink.js';
 import { NO_HOOKS, type SequencerHooks } from '../../src/faults.js';
+import { parseEffectKey } from '../../src/ids.js';
 import type { Json } from '../../src/json.js';
-import { Remit } from '../../src/remit.js';
+import { Remit, type FenceOptions } from '../../src/remit.js';
 import { MemoryBacking, MemoryStore } from '../../src/store/memory.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
@@ -99,28 +100,32 @@ function lastDoneKey(facts: LogFacts, node: string): string {
 
 /**
  * The sink as the outside world: it survives crashes and also records any handler call made
- * after the effect's completion was already durable (which the contract forbids).
+ * after the effect's completion was already durable, or without a durable attempt that has no
+ * outcome (the invocation fence: a handler runs only under its own claimed attempt). Checked on
+ * every call, also while several sequencers drive one run at once.
  */
 export class GuardedSink implements EffectSink {
   readonly inner: MemoryEffectSink;
   readonly violations: string[] = [];
   readLog: ((runId: string) => Promise<Uint8Array>) | null = null;
-  /**
-   * Off while several sequencers drive one run at once: a loser that checked the log just before
-   * the winner recorded the completion may still call the handler (same key, deduplicated).
-   */
-  strict = true;
 
   constructor(deduplicate = true) {
     this.inner = new MemoryEffectSink({ deduplicate });
   }
 
   async apply(effect: string, key: string, payload: unknown): Promise<EffectReceipt> {
-    const parts = key.split(':');
-    const runId = parts.slice(0, -2).join(':');
-    if (this.readLog && this.strict) {
-      const facts = logFacts(runId, await this.readLog(runId));
+    const parsed = parseEffectKey(key);
+    if (parsed === null) this.violations.push(`P2: handler called with a key that is not an effect key: ${key}`);
+    else if (this.readLog) {
+      // The key names the run that wrote the intent; a fork's own effects carry the fork's id.
+      const facts = logFacts(parsed.runId, await this.readLog(parsed.runId));
       if (facts.dones.some((d) => d.key === key)) this.violations.push(`P2: handler for ${key} called after its completion was durable`);
+      const attempts = facts.attempts.filter((a) => a.key === key);
+      const latest = attempts[attempts.length - 1];
+      if (latest === undefined) this.violations.push(`P2 fence: handler for ${key} called with no attempt recorded`);
+      else if (facts.releases.some((r) => r.key === key && r.attempt === latest.attempt)) {
+        this.violations.push(`P2 fence: handler for ${key} called under released attempt ${latest.attempt}`);
+      }
     }
     return this.inner.apply(effect, key, payload);
   }
@@ -133,7 +138,18 @@ export class GuardedSink implements EffectSink {
 export interface RealSystemOptions {
   /** false: a sink that applies every call (canary for the exactly-once checks). */
   deduplicate?: boolean;
+  /** 'off': every sequencer runs with the invocation fence switched off (canary for the fence checks). */
+  fence?: 'off';
 }
+
+/**
+ * The lease every sequencer of the model writes: short, so that concurrent recoverers that wait
+ * for a crashed sequencer's attempt do not wait long. Handlers here take microseconds.
+ */
+export const MODEL_LEASE_MS = 150;
+
+/** The model's "restarting replica": every single sequencer command runs under this id. */
+export const MAIN_INSTANCE = 'replica-main';
 
 export class RealSystem {
   store!: Store;
@@ -141,6 +157,8 @@ export class RealSystem {
   readonly workflow: RefundWorkflow;
   private readonly backing = new MemoryBacking();
   private readonly extraStores: Store[] = [];
+
+  private readonly fenceCanary: 'off' | undefined;
 
   constructor(
     readonly storeKind: StoreKind,
@@ -150,6 +168,7 @@ export class RealSystem {
     readonly dir: string,
     options: RealSystemOptions = {},
   ) {
+    this.fenceCanary = options.fence;
     this.sink = new GuardedSink(options.deduplicate ?? true);
     this.workflow = createRefundWorkflow(sinkDeps(this.sink));
     this.openStore();
@@ -170,9 +189,13 @@ export class RealSystem {
     this.store = this.newStoreHandle();
   }
 
-  /** A fresh sequencer: nothing carried over in memory from earlier commands. */
-  remit(hooks: SequencerHooks = NO_HOOKS, store: Store = this.store): Remit {
-    return new Remit(store, this.core, [this.workflow], hooks);
+  /**
+   * A fresh sequencer: nothing carried over in memory from earlier commands. It runs as the main
+   * replica (MAIN_INSTANCE) unless given another instance id (a concurrent sequencer elsewhere).
+   */
+  remit(hooks: SequencerHooks = NO_HOOKS, store: Store = this.store, instanceId = MAIN_INSTANCE, effectLeaseMs = MODEL_LEASE_MS): Remit {
+    const fence: Partial<FenceOptions> = { instanceId, effectLeaseMs, ...(this.fenceCanary ? { canary: this.fenceCanary } : {}) };
+    return new Remit(store, this.core, [this.workflow], hooks, {}, fence);
   }
 
   /** Another connection (SQLite) or view (memory) on the same data, for concurrent resumers. */

@@ -68,18 +68,29 @@ pub open spec fn spec_refuse(reason: u8, seq: u32, offset: u32) -> SpecAdmission
     SpecAdmission { verdict: 2, reason, detail: 0, seq, offset }
 }
 
-/// Start offset of the record at position `n` in a log whose records up to `n` are sound.
-pub open spec fn spec_record_start(log: Seq<u8>, o: int, s: u32, n: u32) -> int
+/// Where the record at position `n` is, in a log whose records up to `n` are sound: its start
+/// offset and the framing context it is read in (the chain value before it, whether a format-2
+/// record came before it). The walk starts at offset `o`, position `s`.
+pub open spec fn spec_record_place(log: Seq<u8>, o: int, s: u32, prev: u32, v2_seen: bool, n: u32) -> (int, u32, bool)
     decreases log.len() - o,
 {
     if s >= n {
-        o
+        (o, prev, v2_seen)
     } else {
-        match spec_read_frame(log, o, s) {
-            SpecFrame::Sound { end, .. } => if o < end { spec_record_start(log, end, (s + 1) as u32, n) } else { o },
-            _ => o,
+        match spec_read_frame(log, o, s, prev, v2_seen) {
+            SpecFrame::Sound { version, end, chain, .. } => if o < end {
+                spec_record_place(log, end, (s + 1) as u32, chain, v2_seen || version == 2, n)
+            } else {
+                (o, prev, v2_seen)
+            },
+            _ => (o, prev, v2_seen),
         }
     }
+}
+
+/// Start offset of the record at position `n` (from the start of the log).
+pub open spec fn spec_record_start(log: Seq<u8>, n: u32) -> int {
+    spec_record_place(log, 0, 0, 0, false, n).0
 }
 
 pub open spec fn spec_admit_resume(r: SpecRecovered, id: Seq<u8>) -> SpecAdmission {
@@ -101,8 +112,8 @@ pub open spec fn spec_admit_fork(log: Seq<u8>, r: SpecRecovered, n: u32) -> Spec
     if n > head {
         spec_refuse(reason_beyond_head(), head, r.durable_len as u32)
     } else {
-        let start = spec_record_start(log, 0, 0, n);
-        match spec_read_frame(log, start, n) {
+        let (start, prev, v2_seen) = spec_record_place(log, 0, 0, 0, false, n);
+        match spec_read_frame(log, start, n, prev, v2_seen) {
             SpecFrame::Sound { kind, end, .. } => if kind == 1 || kind == 2 {
                 spec_accept((n + 1) as u32, end as u32)
             } else {

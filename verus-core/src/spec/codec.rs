@@ -26,6 +26,7 @@ pub open spec fn code_impossible_order() -> u8 { 8 }
 pub open spec fn code_unknown_node() -> u8 { 9 }
 pub open spec fn code_duplicate_interrupt() -> u8 { 10 }
 pub open spec fn code_bad_node_table() -> u8 { 11 }
+pub open spec fn code_bad_link() -> u8 { 12 }
 
 pub struct SpecNodeEntry {
     pub name: Seq<u8>,
@@ -52,6 +53,8 @@ pub enum SpecRecord {
     Forked { source_run_id: Seq<u8>, source_seq: u32, run_id: Seq<u8>, intent: Seq<u8> },
     RunCompleted,
     RunFailed { node: Seq<u8>, code: Seq<u8>, message: Seq<u8> },
+    EffectAttempt { node: Seq<u8>, key: Seq<u8>, attempt: u32, lease: Seq<u8> },
+    EffectReleased { node: Seq<u8>, key: Seq<u8>, attempt: u32, reason: Seq<u8> },
 }
 
 /// The framing verdict at one offset (docs/log-format.md, "Integrity classification").
@@ -59,7 +62,8 @@ pub enum SpecFrame {
     End,
     Torn,
     Corrupt { code: u8, kind: u8 },
-    Sound { kind: u8, payload: Seq<u8>, end: int },
+    /// `chain`: the record's chain value (its link if v2, its record_crc if v1).
+    Sound { version: u8, kind: u8, payload: Seq<u8>, end: int, chain: u32 },
 }
 
 pub open spec fn spec_kind_byte(r: SpecRecord) -> u8 {
@@ -73,6 +77,8 @@ pub open spec fn spec_kind_byte(r: SpecRecord) -> u8 {
         SpecRecord::Forked { .. } => 7,
         SpecRecord::RunCompleted => 8,
         SpecRecord::RunFailed { .. } => 9,
+        SpecRecord::EffectAttempt { .. } => 10,
+        SpecRecord::EffectReleased { .. } => 11,
     }
 }
 
@@ -126,6 +132,10 @@ pub open spec fn spec_encode_payload(r: SpecRecord) -> Seq<u8> {
         SpecRecord::RunCompleted => Seq::<u8>::empty(),
         SpecRecord::RunFailed { node, code, message } => spec_field(node) + spec_field(code)
             + spec_field(message),
+        SpecRecord::EffectAttempt { node, key, attempt, lease } => spec_field(node) + spec_field(key)
+            + spec_u32_to_le_bytes(attempt) + spec_field(lease),
+        SpecRecord::EffectReleased { node, key, attempt, reason } => spec_field(node) + spec_field(key)
+            + spec_u32_to_le_bytes(attempt) + spec_field(reason),
     }
 }
 
@@ -159,27 +169,58 @@ pub open spec fn spec_record_well_formed(r: SpecRecord) -> bool {
         SpecRecord::RunCompleted => true,
         SpecRecord::RunFailed { node, code, message } => spec_fits_u32(node) && spec_fits_u32(code)
             && spec_fits_u32(message),
+        SpecRecord::EffectAttempt { node, key, lease, .. } => spec_is_name(node) && spec_is_name(key)
+            && spec_fits_u32(lease),
+        SpecRecord::EffectReleased { node, key, reason, .. } => spec_is_name(node) && spec_is_name(key)
+            && spec_fits_u32(reason),
     }
 }
 
-/// Header bytes 0..10: payload_len, seq, version 1, kind.
-pub open spec fn spec_header10(payload_len: u32, seq: u32, kind: u8) -> Seq<u8> {
-    spec_u32_to_le_bytes(payload_len) + spec_u32_to_le_bytes(seq) + seq![1u8, kind]
+/// The kinds a record of `version` may carry: 1..9 in format 1, 1..11 in format 2.
+pub open spec fn spec_kind_allowed(version: u8, kind: u8) -> bool {
+    1 <= kind && (if version == 2 { kind <= 11 } else { kind <= 9 })
+}
+
+/// Header bytes 0..10: payload_len, seq, version, kind.
+pub open spec fn spec_header10(payload_len: u32, seq: u32, version: u8, kind: u8) -> Seq<u8> {
+    spec_u32_to_le_bytes(payload_len) + spec_u32_to_le_bytes(seq) + seq![version, kind]
+}
+
+/// The v2 link: CRC-32C of the previous record's chain value and this record's record_crc.
+pub open spec fn spec_link(prev: u32, record_crc: u32) -> u32 {
+    spec_crc32c(spec_u32_to_le_bytes(prev) + spec_u32_to_le_bytes(record_crc))
 }
 
 pub open spec fn spec_header_check(header10: Seq<u8>) -> u16 {
     (spec_crc32c(header10) & 0xFFFFu32) as u16
 }
 
-/// One framed record: header, payload, CRC-32C of both.
-pub open spec fn spec_encode_record(seq: u32, r: SpecRecord) -> Seq<u8> {
+/// Header, payload: the bytes record_crc covers, for a record of `version`.
+pub open spec fn spec_record_body(seq: u32, version: u8, r: SpecRecord) -> Seq<u8> {
     let payload = spec_encode_payload(r);
-    let h10 = spec_header10(payload.len() as u32, seq, spec_kind_byte(r));
-    let body = h10 + spec_u16_to_le_bytes(spec_header_check(h10)) + payload;
+    let h10 = spec_header10(payload.len() as u32, seq, version, spec_kind_byte(r));
+    h10 + spec_u16_to_le_bytes(spec_header_check(h10)) + payload
+}
+
+/// One framed format-1 record: header, payload, CRC-32C of both.
+pub open spec fn spec_encode_record(seq: u32, r: SpecRecord) -> Seq<u8> {
+    let body = spec_record_body(seq, 1, r);
     body + spec_u32_to_le_bytes(spec_crc32c(body))
 }
 
-/// A log written record by record from seq 0.
+/// The record_crc of a record of `version`.
+pub open spec fn spec_record_crc(seq: u32, version: u8, r: SpecRecord) -> u32 {
+    spec_crc32c(spec_record_body(seq, version, r))
+}
+
+/// One framed format-2 record chained to `prev`: header, payload, record_crc, link.
+pub open spec fn spec_encode_record_v2(seq: u32, prev: u32, r: SpecRecord) -> Seq<u8> {
+    let body = spec_record_body(seq, 2, r);
+    let crc = spec_crc32c(body);
+    body + spec_u32_to_le_bytes(crc) + spec_u32_to_le_bytes(spec_link(prev, crc))
+}
+
+/// A format-1 log written record by record from seq 0.
 pub open spec fn spec_encode_log(records: Seq<SpecRecord>) -> Seq<u8>
     decreases records.len(),
 {
@@ -188,6 +229,35 @@ pub open spec fn spec_encode_log(records: Seq<SpecRecord>) -> Seq<u8>
     } else {
         spec_encode_log(records.drop_last()) + spec_encode_record(
             (records.len() - 1) as u32,
+            records.last(),
+        )
+    }
+}
+
+/// The chain value after a format-2 log of `records` (0 when empty).
+pub open spec fn spec_chain_v2(records: Seq<SpecRecord>) -> u32
+    decreases records.len(),
+{
+    if records.len() == 0 {
+        0
+    } else {
+        spec_link(
+            spec_chain_v2(records.drop_last()),
+            spec_record_crc((records.len() - 1) as u32, 2, records.last()),
+        )
+    }
+}
+
+/// A format-2 log written record by record from seq 0, each record chained to the one before.
+pub open spec fn spec_encode_log_v2(records: Seq<SpecRecord>) -> Seq<u8>
+    decreases records.len(),
+{
+    if records.len() == 0 {
+        Seq::<u8>::empty()
+    } else {
+        spec_encode_log_v2(records.drop_last()) + spec_encode_record_v2(
+            (records.len() - 1) as u32,
+            spec_chain_v2(records.drop_last()),
             records.last(),
         )
     }
@@ -311,6 +381,20 @@ pub open spec fn spec_parse_forked(p: Seq<u8>) -> Option<SpecRecord> {
     }}}}
 }
 
+/// EFFECT_ATTEMPT (kind 10) and EFFECT_RELEASED (kind 11): node, key, attempt, then bytes.
+pub open spec fn spec_parse_attempt_like(p: Seq<u8>, kind: u8) -> Option<SpecRecord> {
+    match spec_take_name(p, 0) { None => None, Some((node, i1)) =>
+    match spec_take_name(p, i1) { None => None, Some((key, i2)) =>
+    match spec_take_u32(p, i2) { None => None, Some((attempt, i3)) =>
+    match spec_take_bytes(p, i3) { None => None, Some((tail, i4)) =>
+        if kind == 10 {
+            spec_exact(p, i4, SpecRecord::EffectAttempt { node, key, attempt, lease: tail })
+        } else {
+            spec_exact(p, i4, SpecRecord::EffectReleased { node, key, attempt, reason: tail })
+        }
+    }}}}
+}
+
 pub open spec fn spec_parse_run_failed(p: Seq<u8>) -> Option<SpecRecord> {
     match spec_take_bytes(p, 0) { None => None, Some((node, i1)) =>
     match spec_take_bytes(p, i1) { None => None, Some((code, i2)) =>
@@ -319,7 +403,8 @@ pub open spec fn spec_parse_run_failed(p: Seq<u8>) -> Option<SpecRecord> {
     }}}
 }
 
-/// `Err(code)`: BAD_KIND (6) or MALFORMED_PAYLOAD (7).
+/// `Err(code)`: BAD_KIND (6) for a kind outside 1..11, or MALFORMED_PAYLOAD (7). (Which kinds a
+/// record of each version may carry is a framing rule: `spec_kind_allowed`.)
 pub open spec fn spec_decode_payload(kind: u8, p: Seq<u8>) -> Result<SpecRecord, u8> {
     let parsed = if kind == 1 {
         spec_parse_run_started(p)
@@ -335,10 +420,12 @@ pub open spec fn spec_decode_payload(kind: u8, p: Seq<u8>) -> Result<SpecRecord,
         spec_parse_forked(p)
     } else if kind == 8 {
         spec_exact(p, 0, SpecRecord::RunCompleted)
-    } else {
+    } else if kind == 9 {
         spec_parse_run_failed(p)
+    } else {
+        spec_parse_attempt_like(p, kind)
     };
-    if kind < 1 || kind > 9 {
+    if kind < 1 || kind > 11 {
         Err(code_bad_kind())
     } else {
         match parsed {
@@ -348,8 +435,9 @@ pub open spec fn spec_decode_payload(kind: u8, p: Seq<u8>) -> Result<SpecRecord,
     }
 }
 
-/// Steps 1-8 of the integrity classification at offset `o`, expecting position `seq`.
-pub open spec fn spec_read_frame(log: Seq<u8>, o: int, seq: u32) -> SpecFrame {
+/// Steps 1-9 of the integrity classification at offset `o`, expecting position `seq` after a
+/// record whose chain value is `prev` (0 at seq 0); `v2_seen`: a format-2 record came before.
+pub open spec fn spec_read_frame(log: Seq<u8>, o: int, seq: u32, prev: u32, v2_seen: bool) -> SpecFrame {
     let r = log.len() - o;
     if r <= 0 {
         SpecFrame::End
@@ -361,22 +449,34 @@ pub open spec fn spec_read_frame(log: Seq<u8>, o: int, seq: u32) -> SpecFrame {
         let version = log[o + 8];
         let kind = log[o + 9];
         let len = spec_u32_at(log, o);
+        let trailer: int = if version == 2 { 8 } else { 4 };
         if spec_header_check(h10) != check {
             SpecFrame::Corrupt { code: code_bad_header(), kind: 0 }
-        } else if version != 1 {
+        } else if !(version == 2 || (version == 1 && !v2_seen)) {
             SpecFrame::Corrupt { code: code_bad_version(), kind }
         } else if len > spec_max_payload_len() {
             SpecFrame::Corrupt { code: code_record_too_large(), kind }
-        } else if 12 + len + 4 > r {
+        } else if 12 + len + trailer > r {
             SpecFrame::Torn
         } else if spec_crc32c(log.subrange(o, o + 12 + len)) != spec_u32_at(log, o + 12 + len) {
             SpecFrame::Corrupt { code: code_bad_checksum(), kind }
+        } else if version == 2 && spec_link(prev, spec_u32_at(log, o + 12 + len)) != spec_u32_at(
+            log,
+            o + 16 + len,
+        ) {
+            SpecFrame::Corrupt { code: code_bad_link(), kind }
         } else if spec_u32_at(log, o + 4) != seq {
             SpecFrame::Corrupt { code: code_bad_seq(), kind }
-        } else if kind < 1 || kind > 9 {
+        } else if !spec_kind_allowed(version, kind) {
             SpecFrame::Corrupt { code: code_bad_kind(), kind }
         } else {
-            SpecFrame::Sound { kind, payload: log.subrange(o + 12, o + 12 + len), end: o + 16 + len }
+            SpecFrame::Sound {
+                version,
+                kind,
+                payload: log.subrange(o + 12, o + 12 + len),
+                end: o + 12 + len + trailer,
+                chain: spec_u32_at(log, o + 12 + len + trailer - 4),
+            }
         }
     }
 }

@@ -14,6 +14,8 @@ pub enum SpecPhase {
     Empty,
     At { node: Seq<u8> },
     Intent { node: Seq<u8>, key: Seq<u8>, seq: u32 },
+    Attempted { node: Seq<u8>, key: Seq<u8>, intent_seq: u32, attempt: u32, seq: u32, offset: u32 },
+    Released { node: Seq<u8>, key: Seq<u8>, intent_seq: u32, attempt: u32 },
     Done { node: Seq<u8>, key: Seq<u8>, seq: u32, offset: u32 },
     Parked { node: Seq<u8>, id: Seq<u8>, seq: u32 },
     Claimed { node: Seq<u8>, id: Seq<u8>, seq: u32, offset: u32 },
@@ -22,10 +24,12 @@ pub enum SpecPhase {
     Failed,
 }
 
-/// Effect status of an effect node's latest instance: 0 fresh, 1 intent-only, 2 done.
+/// Effect status of an effect node's latest instance: 0 fresh, 1 intent-only, 2 done; and the
+/// number of EFFECT_ATTEMPT records of that instance.
 pub struct SpecEffect {
     pub status: u8,
     pub done_count: nat,
+    pub attempts: u32,
 }
 
 pub struct SpecFork {
@@ -120,7 +124,7 @@ pub open spec fn spec_node_table_ok(nodes: Seq<SpecNodeEntry>) -> bool {
 }
 
 pub open spec fn spec_effect_of(run: SpecRun, node: Seq<u8>) -> SpecEffect {
-    if run.effects.contains_key(node) { run.effects[node] } else { SpecEffect { status: 0, done_count: 0 } }
+    if run.effects.contains_key(node) { run.effects[node] } else { SpecEffect { status: 0, done_count: 0, attempts: 0 } }
 }
 
 /// Is `node` the node of the phase, in one of the given shapes?
@@ -161,8 +165,38 @@ pub open spec fn spec_step_run_started(run: SpecRun, s: u32, o: u32, r: SpecReco
     }
 }
 
-/// The kind-specific rules for every kind but RUN_STARTED (step 3 of "Transitions").
-pub open spec fn spec_step_later(run: SpecRun, s: u32, o: u32, r: SpecRecord) -> Result<SpecRun, u8> {
+/// The instance an EFFECT_ATTEMPT of (node, key) may follow, and the attempt it must carry:
+/// `Some((intent_seq, next))` in INTENT (next 1), ATTEMPTED a or RELEASED a (next a + 1).
+pub open spec fn spec_attempt_slot(p: SpecPhase, node: Seq<u8>, key: Seq<u8>) -> Option<(u32, int)> {
+    match p {
+        SpecPhase::Intent { node: n, key: k, seq } => if n == node && k == key { Some((seq, 1int)) } else { None },
+        SpecPhase::Attempted { node: n, key: k, intent_seq, attempt, .. } => if n == node && k == key {
+            Some((intent_seq, attempt + 1))
+        } else {
+            None
+        },
+        SpecPhase::Released { node: n, key: k, intent_seq, attempt } => if n == node && k == key {
+            Some((intent_seq, attempt + 1))
+        } else {
+            None
+        },
+        _ => None,
+    }
+}
+
+/// Whether EFFECT_DONE(node, key) of format `version` may follow: v2 only after a recorded
+/// attempt of the instance (the fence), v1 only right after its intent.
+pub open spec fn spec_done_allowed(p: SpecPhase, version: u8, node: Seq<u8>, key: Seq<u8>) -> bool {
+    match p {
+        SpecPhase::Intent { node: n, key: k, .. } => version == 1 && n == node && k == key,
+        SpecPhase::Attempted { node: n, key: k, .. } => version == 2 && n == node && k == key,
+        _ => false,
+    }
+}
+
+/// The kind-specific rules for every kind but RUN_STARTED (step 3 of "Transitions"), for a
+/// record of format `version`.
+pub open spec fn spec_step_later(run: SpecRun, s: u32, o: u32, version: u8, r: SpecRecord) -> Result<SpecRun, u8> {
     let k = spec_kind_byte(r);
     match r {
         SpecRecord::NodeCompleted { node, next, state_form, .. } => {
@@ -190,22 +224,60 @@ pub open spec fn spec_step_later(run: SpecRun, s: u32, o: u32, r: SpecRecord) ->
             } else {
                 Ok(SpecRun {
                     phase: SpecPhase::Intent { node, key, seq: s },
-                    effects: run.effects.insert(node, SpecEffect { status: 1, ..spec_effect_of(run, node) }),
+                    effects: run.effects.insert(node, SpecEffect { status: 1, attempts: 0, ..spec_effect_of(run, node) }),
                     prev_kind: k,
                     ..run
                 })
             }
         },
+        SpecRecord::EffectAttempt { node, key, attempt, .. } => {
+            if spec_node_kind(run.nodes, node) is None {
+                Err(code_unknown_node())
+            } else {
+                match spec_attempt_slot(run.phase, node, key) {
+                    Some((intent_seq, next)) => if attempt as int == next {
+                        Ok(SpecRun {
+                            phase: SpecPhase::Attempted { node, key, intent_seq, attempt, seq: s, offset: o },
+                            effects: run.effects.insert(node, SpecEffect { attempts: attempt, ..spec_effect_of(run, node) }),
+                            prev_kind: k,
+                            ..run
+                        })
+                    } else {
+                        Err(code_impossible_order())
+                    },
+                    None => Err(code_impossible_order()),
+                }
+            }
+        },
+        SpecRecord::EffectReleased { node, key, attempt, .. } => {
+            if spec_node_kind(run.nodes, node) is None {
+                Err(code_unknown_node())
+            } else {
+                match run.phase {
+                    SpecPhase::Attempted { node: n, key: kk, intent_seq, attempt: a, .. } => if n == node && kk == key
+                        && a == attempt {
+                        Ok(SpecRun {
+                            phase: SpecPhase::Released { node, key, intent_seq, attempt },
+                            prev_kind: k,
+                            ..run
+                        })
+                    } else {
+                        Err(code_impossible_order())
+                    },
+                    _ => Err(code_impossible_order()),
+                }
+            }
+        },
         SpecRecord::EffectDone { node, key, .. } => {
             if spec_node_kind(run.nodes, node) is None {
                 Err(code_unknown_node())
-            } else if !(run.phase matches SpecPhase::Intent { node: n, key: kk, .. } && n == node && kk == key) {
+            } else if !spec_done_allowed(run.phase, version, node, key) {
                 Err(code_impossible_order())
             } else {
                 let before = spec_effect_of(run, node);
                 Ok(SpecRun {
                     phase: SpecPhase::Done { node, key, seq: s, offset: o },
-                    effects: run.effects.insert(node, SpecEffect { status: 2, done_count: before.done_count + 1 }),
+                    effects: run.effects.insert(node, SpecEffect { status: 2, done_count: before.done_count + 1, ..before }),
                     prev_kind: k,
                     ..run
                 })
@@ -281,22 +353,23 @@ pub open spec fn spec_step_later(run: SpecRun, s: u32, o: u32, r: SpecRecord) ->
 }
 
 /// One transition: the terminal check, then the s = 0 rule, then the kind-specific rules.
-/// (Step 1, the payload parse, happened before: `r` is a parsed record.)
-pub open spec fn spec_step(run: SpecRun, s: u32, o: u32, r: SpecRecord) -> Result<SpecRun, u8> {
+/// (Step 1, the payload parse, happened before: `r` is a parsed record of format `version`.)
+pub open spec fn spec_step(run: SpecRun, s: u32, o: u32, version: u8, r: SpecRecord) -> Result<SpecRun, u8> {
     if spec_is_terminal(run.phase) {
         Err(code_impossible_order())
     } else if s == 0 || r is RunStarted {
         spec_step_run_started(run, s, o, r)
     } else {
-        spec_step_later(run, s, o, r)
+        spec_step_later(run, s, o, version, r)
     }
 }
 
-/// Walks the log from offset `o`, expecting position `s`.
-pub open spec fn spec_walk(log: Seq<u8>, o: int, s: u32, run: SpecRun) -> Result<SpecRecovered, SpecError>
+/// Walks the log from offset `o`, expecting position `s` after a record whose chain value is
+/// `prev`; `v2_seen`: a format-2 record came before.
+pub open spec fn spec_walk(log: Seq<u8>, o: int, s: u32, prev: u32, v2_seen: bool, run: SpecRun) -> Result<SpecRecovered, SpecError>
     decreases log.len() - o,
 {
-    match spec_read_frame(log, o, s) {
+    match spec_read_frame(log, o, s, prev, v2_seen) {
         SpecFrame::End => Ok(SpecRecovered { run, record_count: s as nat, durable_len: o as nat, torn_len: 0 }),
         SpecFrame::Torn => Ok(SpecRecovered {
             run,
@@ -305,12 +378,12 @@ pub open spec fn spec_walk(log: Seq<u8>, o: int, s: u32, run: SpecRun) -> Result
             torn_len: (log.len() - o) as nat,
         }),
         SpecFrame::Corrupt { code, kind } => Err(SpecError { code, seq: s, offset: o, kind }),
-        SpecFrame::Sound { kind, payload, end } => match spec_decode_payload(kind, payload) {
+        SpecFrame::Sound { version, kind, payload, end, chain } => match spec_decode_payload(kind, payload) {
             Err(code) => Err(SpecError { code, seq: s, offset: o, kind }),
-            Ok(r) => match spec_step(run, s, o as u32, r) {
+            Ok(r) => match spec_step(run, s, o as u32, version, r) {
                 Err(code) => Err(SpecError { code, seq: s, offset: o, kind }),
                 Ok(next) => if o < end && s < u32::MAX {
-                    spec_walk(log, end, (s + 1) as u32, next)
+                    spec_walk(log, end, (s + 1) as u32, chain, v2_seen || version == 2, next)
                 } else {
                     Err(SpecError { code: code_bad_seq(), seq: s, offset: o, kind })
                 },
@@ -320,18 +393,18 @@ pub open spec fn spec_walk(log: Seq<u8>, o: int, s: u32, run: SpecRun) -> Result
 }
 
 pub open spec fn spec_recover(log: Seq<u8>) -> Result<SpecRecovered, SpecError> {
-    spec_walk(log, 0, 0, spec_empty_run())
+    spec_walk(log, 0, 0, 0, false, spec_empty_run())
 }
 
 /// The durable records of a log, decoded, in order (no transition checks): what "the log
 /// holds" means in the properties.
-pub open spec fn spec_records_from(log: Seq<u8>, o: int, s: u32) -> Seq<SpecRecord>
+pub open spec fn spec_records_from(log: Seq<u8>, o: int, s: u32, prev: u32, v2_seen: bool) -> Seq<SpecRecord>
     decreases log.len() - o,
 {
-    match spec_read_frame(log, o, s) {
-        SpecFrame::Sound { kind, payload, end } => match spec_decode_payload(kind, payload) {
+    match spec_read_frame(log, o, s, prev, v2_seen) {
+        SpecFrame::Sound { version, kind, payload, end, chain } => match spec_decode_payload(kind, payload) {
             Ok(r) => if o < end && s < u32::MAX {
-                seq![r] + spec_records_from(log, end, (s + 1) as u32)
+                seq![r] + spec_records_from(log, end, (s + 1) as u32, chain, v2_seen || version == 2)
             } else {
                 seq![r]
             },
@@ -342,7 +415,7 @@ pub open spec fn spec_records_from(log: Seq<u8>, o: int, s: u32) -> Seq<SpecReco
 }
 
 pub open spec fn spec_records(log: Seq<u8>) -> Seq<SpecRecord> {
-    spec_records_from(log, 0, 0)
+    spec_records_from(log, 0, 0, 0, false)
 }
 
 // ---------------------------------------------------------------- next action
@@ -351,12 +424,13 @@ pub enum SpecAction {
     None,
     RunPure { node: Seq<u8> },
     BeginEffect { node: Seq<u8> },
-    InvokeEffect { node: Seq<u8>, key: Seq<u8>, intent_seq: u32 },
+    InvokeEffect { node: Seq<u8>, key: Seq<u8>, intent_seq: u32, next_attempt: u32 },
     FinishEffect { node: Seq<u8>, key: Seq<u8>, done_seq: u32, done_offset: u32 },
     Park { node: Seq<u8> },
     AwaitResume { node: Seq<u8>, id: Seq<u8>, parked_seq: u32 },
     FinishInterrupt { node: Seq<u8>, id: Seq<u8>, claim_seq: u32, claim_offset: u32 },
     FinishRun,
+    AwaitAttempt { node: Seq<u8>, key: Seq<u8>, intent_seq: u32, attempt: u32, attempt_seq: u32, attempt_offset: u32 },
 }
 
 pub open spec fn spec_next_action(run: SpecRun) -> SpecAction {
@@ -371,7 +445,21 @@ pub open spec fn spec_next_action(run: SpecRun) -> SpecAction {
                 SpecAction::Park { node }
             }
         },
-        SpecPhase::Intent { node, key, seq } => SpecAction::InvokeEffect { node, key, intent_seq: seq },
+        SpecPhase::Intent { node, key, seq } => SpecAction::InvokeEffect { node, key, intent_seq: seq, next_attempt: 1 },
+        SpecPhase::Released { node, key, intent_seq, attempt } => SpecAction::InvokeEffect {
+            node,
+            key,
+            intent_seq,
+            next_attempt: if attempt < u32::MAX { (attempt + 1) as u32 } else { u32::MAX },
+        },
+        SpecPhase::Attempted { node, key, intent_seq, attempt, seq, offset } => SpecAction::AwaitAttempt {
+            node,
+            key,
+            intent_seq,
+            attempt,
+            attempt_seq: seq,
+            attempt_offset: offset,
+        },
         SpecPhase::Done { node, key, seq, offset } => SpecAction::FinishEffect {
             node,
             key,
@@ -413,8 +501,8 @@ pub open spec fn spec_action_bytes(a: SpecAction) -> Seq<u8> {
         SpecAction::None => seq![0u8],
         SpecAction::RunPure { node } => seq![1u8] + spec_field(node),
         SpecAction::BeginEffect { node } => seq![2u8] + spec_field(node),
-        SpecAction::InvokeEffect { node, key, intent_seq } => seq![3u8] + spec_field(node)
-            + spec_field(key) + spec_u32_to_le_bytes(intent_seq),
+        SpecAction::InvokeEffect { node, key, intent_seq, next_attempt } => seq![3u8] + spec_field(node)
+            + spec_field(key) + spec_u32_to_le_bytes(intent_seq) + spec_u32_to_le_bytes(next_attempt),
         SpecAction::FinishEffect { node, key, done_seq, done_offset } => seq![4u8] + spec_field(node)
             + spec_field(key) + spec_u32_to_le_bytes(done_seq) + spec_u32_to_le_bytes(done_offset),
         SpecAction::Park { node } => seq![5u8] + spec_field(node),
@@ -423,6 +511,9 @@ pub open spec fn spec_action_bytes(a: SpecAction) -> Seq<u8> {
         SpecAction::FinishInterrupt { node, id, claim_seq, claim_offset } => seq![7u8] + spec_field(node)
             + spec_field(id) + spec_u32_to_le_bytes(claim_seq) + spec_u32_to_le_bytes(claim_offset),
         SpecAction::FinishRun => seq![8u8],
+        SpecAction::AwaitAttempt { node, key, intent_seq, attempt, attempt_seq, attempt_offset } => seq![9u8]
+            + spec_field(node) + spec_field(key) + spec_u32_to_le_bytes(intent_seq) + spec_u32_to_le_bytes(attempt)
+            + spec_u32_to_le_bytes(attempt_seq) + spec_u32_to_le_bytes(attempt_offset),
     }
 }
 
@@ -437,7 +528,8 @@ pub open spec fn spec_effects_bytes(run: SpecRun, nodes: Seq<SpecNodeEntry>) -> 
         let rest = spec_effects_bytes(run, nodes.subrange(1, nodes.len() as int));
         if first.kind == 2 {
             let e = spec_effect_of(run, first.name);
-            spec_field(first.name) + seq![e.status] + spec_u32n(e.done_count) + rest
+            spec_field(first.name) + seq![e.status] + spec_u32n(e.done_count) + spec_u32_to_le_bytes(e.attempts)
+                + rest
         } else {
             rest
         }

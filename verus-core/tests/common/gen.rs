@@ -44,6 +44,15 @@ impl Rng {
 pub struct History {
     pub records: Vec<Rec>,
     pub node_table: Vec<(Vec<u8>, u8)>,
+    /// The format of each record (1 or 2): format-1 records, then format-2 ones.
+    pub versions: Vec<u8>,
+}
+
+impl History {
+    /// The log and the start offset of each record (plus the total length).
+    pub fn encode(&self) -> (Vec<u8>, Vec<usize>) {
+        super::encode_log_versions(&self.records, &self.versions)
+    }
 }
 
 /// Generates a valid run: a random workflow (1..6 nodes of random kinds, random routing) driven
@@ -131,7 +140,176 @@ pub fn history(seed: u64, max_records: usize) -> History {
     }
     let _ = ended;
     records.truncate(max_records.max(1));
-    History { records, node_table: nodes }
+    let versions = vec![1; records.len()];
+    History { records, node_table: nodes, versions }
+}
+
+/// A valid run as a format-2 shell writes it, possibly continuing a format-1 log: records before
+/// `switch_at` are format 1 (seq 0 only, all, or none of them, or a random cut), the rest format
+/// 2. Effect instances in format 2 claim attempt 1 before their completion, sometimes give an
+/// attempt up (EFFECT_RELEASED) or are taken over (a further EFFECT_ATTEMPT) before it; an
+/// instance whose intent is format 1 completes directly while the log is still format 1.
+pub fn history_v2(seed: u64, max_records: usize) -> History {
+    let mut rng = Rng::new(seed ^ 0xF0F0_5EED);
+    let switch_at = match rng.below(4) {
+        0 => 0,
+        1 => 1,
+        _ => 1 + rng.below(max_records as u64 + 1) as usize,
+    };
+    let node_count = 1 + rng.below(6) as usize;
+    let mut nodes: Vec<(Vec<u8>, u8)> = Vec::new();
+    while nodes.len() < node_count {
+        let name = rng.name(6);
+        if nodes.iter().all(|(n, _)| *n != name) {
+            // Effect nodes twice as likely: the attempts are what this generator is for.
+            nodes.push((name, [1u8, 2, 2, 3][rng.below(4) as usize]));
+        }
+    }
+    let mut run_id = rng.name(8);
+    let start = nodes[rng.below(node_count as u64) as usize].0.clone();
+    let mut records = vec![Rec::RunStarted {
+        run_id: run_id.clone(),
+        workflow: rng.name(8),
+        version: rng.bytes(4),
+        fingerprint: rng.bytes(32),
+        definition: rng.bytes(16),
+        nodes: nodes.clone(),
+        start_node: start.clone(),
+        state: rng.bytes(12),
+    }];
+    let mut at = Some(start);
+    let mut counter = 0u32;
+    while records.len() < max_records {
+        let v2 = records.len() >= switch_at;
+        let last_is_checkpoint = matches!(records.last(), Some(Rec::RunStarted { .. } | Rec::NodeCompleted { .. }));
+        if last_is_checkpoint && rng.chance(1, 10) {
+            let new_id = rng.name(8);
+            records.push(Rec::Forked { source_run_id: run_id.clone(), source_seq: (records.len() - 1) as u32, run_id: new_id.clone(), intent: rng.bytes(8) });
+            run_id = new_id;
+            continue;
+        }
+        if rng.chance(1, 50) {
+            let node = if rng.chance(1, 2) { at.clone().unwrap_or_default() } else { Vec::new() };
+            records.push(Rec::RunFailed { node, code: rng.bytes(6), message: rng.bytes(20) });
+            break;
+        }
+        let Some(node) = at.clone() else {
+            records.push(Rec::RunCompleted);
+            break;
+        };
+        let kind = nodes.iter().find(|(n, _)| *n == node).map(|(_, k)| *k).unwrap();
+        match kind {
+            2 => {
+                counter += 1;
+                let key = if rng.chance(1, 4) { b"k".to_vec() } else { format!("r/{counter}").into_bytes() };
+                records.push(Rec::EffectIntent { node: node.clone(), key: key.clone() });
+                let _ = v2;
+                let mut attempt = 0u32;
+                loop {
+                    if records.len() < switch_at {
+                        // Still format 1: the completion follows the intent directly.
+                        records.push(Rec::EffectDone { node: node.clone(), key: key.clone(), result: rng.bytes(10) });
+                        break;
+                    }
+                    if attempt == 0 || (attempt < 5 && rng.chance(1, 3)) {
+                        if attempt > 0 && rng.chance(1, 2) {
+                            let reason = rng.bytes(12);
+                            records.push(Rec::EffectReleased { node: node.clone(), key: key.clone(), attempt, reason });
+                        }
+                        attempt += 1;
+                        let lease = rng.bytes(24);
+                        records.push(Rec::EffectAttempt { node: node.clone(), key: key.clone(), attempt, lease });
+                        continue;
+                    }
+                    records.push(Rec::EffectDone { node: node.clone(), key: key.clone(), result: rng.bytes(10) });
+                    break;
+                }
+            }
+            3 => {
+                counter += 1;
+                let id = format!("i{counter}").into_bytes();
+                records.push(Rec::InterruptParked { node: node.clone(), interrupt_id: id.clone() });
+                records.push(Rec::ResumeClaimed { interrupt_id: id, value: rng.bytes(10) });
+            }
+            _ => {}
+        }
+        let next = if rng.chance(1, 6) { Vec::new() } else { nodes[rng.below(node_count as u64) as usize].0.clone() };
+        records.push(Rec::NodeCompleted { node: node.clone(), next: next.clone(), state_form: rng.below(2) as u8, state: rng.bytes(16) });
+        at = if next.is_empty() { None } else { Some(next) };
+    }
+    records.truncate(max_records.max(1));
+    let versions = (0..records.len()).map(|i| if i >= switch_at { 2 } else { 1 }).collect();
+    History { records, node_table: nodes, versions }
+}
+
+/// A record-level mutation of a framed history that keeps framing valid (the log is encoded
+/// again, links included), so damage reaches the ordering rules: the format-1 mutations of
+/// `mutate_records`, and changes to attempts, releases and formats.
+pub fn mutate_framed(records: &[Rec], versions: &[u8], rng: &mut Rng) -> (Vec<Rec>, Vec<u8>) {
+    let mut out = records.to_vec();
+    let mut vs = versions.to_vec();
+    if out.is_empty() {
+        return (out, vs);
+    }
+    let i = rng.below(out.len() as u64) as usize;
+    match rng.below(6) {
+        0 => {
+            // An attempt or release with the wrong number, node or key.
+            out[i] = match out[i].clone() {
+                Rec::EffectAttempt { node, key, attempt, lease } => match rng.below(3) {
+                    0 => Rec::EffectAttempt { node, key, attempt: attempt.wrapping_add(1), lease },
+                    1 => Rec::EffectAttempt { node, key, attempt: attempt.wrapping_sub(1), lease },
+                    _ => Rec::EffectAttempt { node, key: rng.name(3), attempt, lease },
+                },
+                Rec::EffectReleased { node, key, attempt, reason } => match rng.below(3) {
+                    0 => Rec::EffectReleased { node, key, attempt: attempt.wrapping_add(1), reason },
+                    1 => Rec::EffectReleased { node: rng.name(3), key, attempt, reason },
+                    _ => Rec::EffectReleased { node, key: rng.name(3), attempt, reason },
+                },
+                Rec::EffectIntent { node, key } => Rec::EffectAttempt { node, key, attempt: 1, lease: vec![] },
+                Rec::EffectDone { node, key, .. } => Rec::EffectReleased { node, key, attempt: 1, reason: vec![] },
+                r => r,
+            };
+        }
+        1 => {
+            // Drop every attempt before a completion (a v2 EFFECT_DONE without its attempt).
+            let keep: Vec<bool> = out.iter().map(|r| !matches!(r, Rec::EffectAttempt { .. } | Rec::EffectReleased { .. }) || rng.chance(1, 2)).collect();
+            let mut k = keep.iter();
+            out.retain(|_| *k.next().unwrap());
+            let mut k = keep.iter();
+            vs.retain(|_| *k.next().unwrap());
+        }
+        2 => {
+            // Change one record's format (a format-1 record after a format-2 one; kinds 10/11
+            // in format 1; a format-1 completion after an attempt).
+            vs[i] = if vs[i] == 1 { 2 } else { 1 };
+        }
+        3 => {
+            // Everything format 1, or format 2 from a random point on.
+            let from = rng.below(out.len() as u64 + 1) as usize;
+            let all_v1 = rng.chance(1, 2);
+            for (j, v) in vs.iter_mut().enumerate() {
+                *v = if !all_v1 && j >= from { 2 } else { 1 };
+            }
+        }
+        4 => {
+            // A second release, or an attempt after the completion.
+            let r = out[i].clone();
+            if matches!(r, Rec::EffectReleased { .. } | Rec::EffectAttempt { .. } | Rec::EffectDone { .. }) {
+                let j = (i + 1).min(out.len());
+                out.insert(j, r);
+                vs.insert(j, vs[i]);
+            }
+        }
+        _ => {
+            let mutated = mutate_records(&out, rng);
+            // mutate_records may change the length by one; keep the format of each position.
+            let last = *vs.last().unwrap();
+            vs.resize(mutated.len(), last);
+            out = mutated;
+        }
+    }
+    (out, vs)
 }
 
 /// A record-level mutation that keeps framing valid (so the transition rules are exercised):

@@ -1,12 +1,16 @@
 //! Test support shared by the integration tests:
-//! - `Rec`: an owned record with its own naive encoder (independent of the crate's codec);
+//! - `Rec`: an owned record with its own naive encoder (independent of the crate's codec), in
+//!   both formats (format 2 chains each record to the one before by its link);
 //! - `model`: the executable twin of `spec::recovery` / `spec::admission`, written from
 //!   docs/core-api.md as plainly as possible (owned data, linear searches, bitwise CRC);
+//! - `model_v1`: the format-1 model as it was before format 2, the oracle of "format-1 logs
+//!   recover exactly as before" (with `project_to_api_v1`);
 //! - `gen`: a seeded generator of valid histories, and record-level mutations of them.
 #![allow(dead_code, clippy::all)]
 
 pub mod gen;
 pub mod model;
+pub mod model_v1;
 
 use remit_verus_core::crc::crc32c_bitwise;
 
@@ -31,6 +35,8 @@ pub enum Rec {
     Forked { source_run_id: Vec<u8>, source_seq: u32, run_id: Vec<u8>, intent: Vec<u8> },
     RunCompleted,
     RunFailed { node: Vec<u8>, code: Vec<u8>, message: Vec<u8> },
+    EffectAttempt { node: Vec<u8>, key: Vec<u8>, attempt: u32, lease: Vec<u8> },
+    EffectReleased { node: Vec<u8>, key: Vec<u8>, attempt: u32, reason: Vec<u8> },
 }
 
 impl Rec {
@@ -45,6 +51,8 @@ impl Rec {
             Rec::Forked { .. } => 7,
             Rec::RunCompleted => 8,
             Rec::RunFailed { .. } => 9,
+            Rec::EffectAttempt { .. } => 10,
+            Rec::EffectReleased { .. } => 11,
         }
     }
 
@@ -99,6 +107,12 @@ impl Rec {
                 put_bytes(&mut p, code);
                 put_bytes(&mut p, message);
             }
+            Rec::EffectAttempt { node, key, attempt, lease: tail } | Rec::EffectReleased { node, key, attempt, reason: tail } => {
+                put_bytes(&mut p, node);
+                put_bytes(&mut p, key);
+                p.extend_from_slice(&attempt.to_le_bytes());
+                put_bytes(&mut p, tail);
+            }
         }
         p
     }
@@ -129,19 +143,59 @@ pub fn frame_with(_position: u32, stored_seq: u32, version: u8, kind: u8, payloa
     out
 }
 
+/// The v2 link, bit by bit: CRC-32C over (prev, record_crc) as u32 little-endian.
+pub fn link(prev: u32, record_crc: u32) -> u32 {
+    let mut b = prev.to_le_bytes().to_vec();
+    b.extend_from_slice(&record_crc.to_le_bytes());
+    crc32c_bitwise(&b)
+}
+
+/// Frames a payload as a format-2 record chained to `prev`, with correct checks and link.
+pub fn frame_v2(seq: u32, prev: u32, kind: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = frame_with(seq, seq, 2, kind, payload);
+    let crc = u32::from_le_bytes(out[out.len() - 4..].try_into().unwrap());
+    out.extend_from_slice(&link(prev, crc).to_le_bytes());
+    out
+}
+
+/// The chain value of a framed record: its last four bytes (link if v2, record_crc if v1).
+pub fn chain_of(record: &[u8]) -> u32 {
+    u32::from_le_bytes(record[record.len() - 4..].try_into().unwrap())
+}
+
 /// The naive encoder: `frame(seq, kind, payload)`.
 pub fn encode(seq: u32, r: &Rec) -> Vec<u8> {
     frame(seq, r.kind(), &r.payload())
 }
 
-/// A log of the given records, numbered from 0, and the start offset of each record (plus the
-/// total length at the end).
+/// The naive format-2 encoder, chained to `prev`.
+pub fn encode_v2(seq: u32, prev: u32, r: &Rec) -> Vec<u8> {
+    frame_v2(seq, prev, r.kind(), &r.payload())
+}
+
+/// A format-1 log of the given records, numbered from 0, and the start offset of each record
+/// (plus the total length at the end).
 pub fn encode_log(records: &[Rec]) -> (Vec<u8>, Vec<usize>) {
+    encode_log_versions(records, &vec![1; records.len()])
+}
+
+/// A format-2 log of the given records (each chained to the one before).
+pub fn encode_log_v2(records: &[Rec]) -> (Vec<u8>, Vec<usize>) {
+    encode_log_versions(records, &vec![2; records.len()])
+}
+
+/// A log whose record i has format `versions[i]`; format-2 records chain to the chain value of
+/// the record before (its link or record_crc; 0 at seq 0).
+pub fn encode_log_versions(records: &[Rec], versions: &[u8]) -> (Vec<u8>, Vec<usize>) {
+    assert_eq!(records.len(), versions.len());
     let mut log = Vec::new();
     let mut starts = Vec::with_capacity(records.len() + 1);
+    let mut prev = 0u32;
     for (i, r) in records.iter().enumerate() {
         starts.push(log.len());
-        log.extend_from_slice(&encode(i as u32, r));
+        let bytes = if versions[i] == 2 { encode_v2(i as u32, prev, r) } else { encode(i as u32, r) };
+        prev = chain_of(&bytes);
+        log.extend_from_slice(&bytes);
     }
     starts.push(log.len());
     (log, starts)
@@ -216,10 +270,25 @@ pub fn recovery_action(enc: &[u8]) -> (u8, Vec<u8>, Vec<Vec<u8>>, Vec<u32>) {
     let (mut node, mut names, mut nums) = (Vec::new(), Vec::new(), Vec::new());
     match tag {
         1 | 2 | 5 => node = c.bytes().to_vec(),
-        3 | 6 => {
+        // INVOKE_EFFECT: intent_seq, next_attempt.
+        3 => {
             node = c.bytes().to_vec();
             names.push(c.bytes().to_vec());
             nums.push(c.u32());
+            nums.push(c.u32());
+        }
+        6 => {
+            node = c.bytes().to_vec();
+            names.push(c.bytes().to_vec());
+            nums.push(c.u32());
+        }
+        // AWAIT_ATTEMPT: intent_seq, attempt, attempt_seq, attempt_offset.
+        9 => {
+            node = c.bytes().to_vec();
+            names.push(c.bytes().to_vec());
+            for _ in 0..4 {
+                nums.push(c.u32());
+            }
         }
         4 | 7 => {
             node = c.bytes().to_vec();
@@ -230,4 +299,63 @@ pub fn recovery_action(enc: &[u8]) -> (u8, Vec<u8>, Vec<Vec<u8>>, Vec<u32>) {
         _ => {}
     }
     (tag, node, names, nums)
+}
+
+/// The recovery encoding of core API 1 that an API-2 encoding of the same log stands for: the
+/// fields API 2 added are taken out (INVOKE_EFFECT's next_attempt, each effect entry's
+/// attempts). Panics on an API-2-only value (AWAIT_ATTEMPT, an attempt count or next attempt
+/// other than the neutral 0 and 1): a format-1 log must never produce one.
+pub fn project_to_api_v1(enc: &[u8]) -> Vec<u8> {
+    if enc[0] == 0 {
+        return enc.to_vec();
+    }
+    let mut c = Cursor::new(enc);
+    let mut out = Vec::new();
+    let copy = |c: &mut Cursor, n: usize, out: &mut Vec<u8>| {
+        out.extend_from_slice(&c.bytes[c.pos..c.pos + n]);
+        c.pos += n;
+    };
+    copy(&mut c, 2 + 12, &mut out);
+    for _ in 0..4 {
+        let n = u32::from_le_bytes(c.bytes[c.pos..c.pos + 4].try_into().unwrap()) as usize;
+        copy(&mut c, 4 + n, &mut out);
+    }
+    copy(&mut c, 16, &mut out);
+    let tag = c.bytes[c.pos];
+    copy(&mut c, 1, &mut out);
+    let field = |c: &mut Cursor, out: &mut Vec<u8>| {
+        let n = u32::from_le_bytes(c.bytes[c.pos..c.pos + 4].try_into().unwrap()) as usize;
+        out.extend_from_slice(&c.bytes[c.pos..c.pos + 4 + n]);
+        c.pos += 4 + n;
+    };
+    match tag {
+        0 | 8 => {}
+        1 | 2 | 5 => field(&mut c, &mut out),
+        3 => {
+            field(&mut c, &mut out);
+            field(&mut c, &mut out);
+            copy(&mut c, 4, &mut out);
+            assert_eq!(c.u32(), 1, "a format-1 log names next_attempt 1");
+        }
+        4 | 7 => {
+            field(&mut c, &mut out);
+            field(&mut c, &mut out);
+            copy(&mut c, 8, &mut out);
+        }
+        6 => {
+            field(&mut c, &mut out);
+            field(&mut c, &mut out);
+            copy(&mut c, 4, &mut out);
+        }
+        other => panic!("action tag {other} cannot come from a format-1 log"),
+    }
+    let effects = c.u32();
+    out.extend_from_slice(&effects.to_le_bytes());
+    for _ in 0..effects {
+        field(&mut c, &mut out);
+        copy(&mut c, 5, &mut out);
+        assert_eq!(c.u32(), 0, "a format-1 log has no attempts");
+    }
+    out.extend_from_slice(&c.bytes[c.pos..]);
+    out
 }

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{put_bytes, Rec};
+use super::{link, put_bytes, Rec};
 use remit_verus_core::crc::crc32c_bitwise;
 
 fn u32_at(b: &[u8], i: usize) -> u32 {
@@ -18,11 +18,12 @@ pub enum Frame {
     End,
     Torn,
     Corrupt { code: u8, kind: u8 },
-    Sound { kind: u8, payload: Vec<u8>, end: usize },
+    Sound { version: u8, kind: u8, payload: Vec<u8>, end: usize, chain: u32 },
 }
 
-/// spec_read_frame.
-pub fn read_frame(log: &[u8], o: usize, seq: u32) -> Frame {
+/// spec_read_frame: the record at `o`, expected at position `seq` after a record whose chain
+/// value is `prev` (0 at seq 0), `v2_seen` when a format-2 record came before.
+pub fn read_frame(log: &[u8], o: usize, seq: u32, prev: u32, v2_seen: bool) -> Frame {
     let r = log.len() - o;
     if r == 0 {
         return Frame::End;
@@ -37,25 +38,32 @@ pub fn read_frame(log: &[u8], o: usize, seq: u32) -> Frame {
     if (crc32c_bitwise(&log[o..o + 10]) & 0xFFFF) as u16 != check {
         return Frame::Corrupt { code: 1, kind: 0 };
     }
-    if version != 1 {
+    if !(version == 2 || (version == 1 && !v2_seen)) {
         return Frame::Corrupt { code: 2, kind };
     }
     if len > 0x3FFF_FFFF {
         return Frame::Corrupt { code: 3, kind };
     }
-    if 12 + len + 4 > r {
+    let trailer = if version == 2 { 8 } else { 4 };
+    if 12 + len + trailer > r {
         return Frame::Torn;
     }
-    if crc32c_bitwise(&log[o..o + 12 + len]) != u32_at(log, o + 12 + len) {
+    let crc = u32_at(log, o + 12 + len);
+    if crc32c_bitwise(&log[o..o + 12 + len]) != crc {
         return Frame::Corrupt { code: 4, kind };
+    }
+    if version == 2 && link(prev, crc) != u32_at(log, o + 16 + len) {
+        return Frame::Corrupt { code: 12, kind };
     }
     if u32_at(log, o + 4) != seq {
         return Frame::Corrupt { code: 5, kind };
     }
-    if !(1..=9).contains(&kind) {
+    let last_kind = if version == 2 { 11 } else { 9 };
+    if !(1..=last_kind).contains(&kind) {
         return Frame::Corrupt { code: 6, kind };
     }
-    Frame::Sound { kind, payload: log[o + 12..o + 12 + len].to_vec(), end: o + 16 + len }
+    let end = o + 12 + len + trailer;
+    Frame::Sound { version, kind, payload: log[o + 12..o + 12 + len].to_vec(), end, chain: u32_at(log, end - 4) }
 }
 
 struct P<'a> {
@@ -162,6 +170,17 @@ fn parse(kind: u8, p: &[u8]) -> Option<Rec> {
             c.exact(Rec::Forked { source_run_id, source_seq, run_id, intent })
         }
         8 => c.exact(Rec::RunCompleted),
+        10 | 11 => {
+            let node = c.name()?;
+            let key = c.name()?;
+            let attempt = c.u32()?;
+            let tail = c.bytes()?;
+            c.exact(if kind == 10 {
+                Rec::EffectAttempt { node, key, attempt, lease: tail }
+            } else {
+                Rec::EffectReleased { node, key, attempt, reason: tail }
+            })
+        }
         9 => {
             let node = c.bytes()?;
             let code = c.bytes()?;
@@ -172,9 +191,9 @@ fn parse(kind: u8, p: &[u8]) -> Option<Rec> {
     }
 }
 
-/// spec_decode_payload: Err(6) BAD_KIND, Err(7) MALFORMED_PAYLOAD.
+/// spec_decode_payload: Err(6) BAD_KIND (outside 1..11), Err(7) MALFORMED_PAYLOAD.
 pub fn decode_payload(kind: u8, p: &[u8]) -> Result<Rec, u8> {
-    if !(1..=9).contains(&kind) {
+    if !(1..=11).contains(&kind) {
         return Err(6);
     }
     parse(kind, p).ok_or(7)
@@ -185,6 +204,10 @@ pub enum Phase {
     Empty,
     At(Vec<u8>),
     Intent(Vec<u8>, Vec<u8>, u32),
+    /// node, key, intent_seq, attempt, attempt seq, attempt offset
+    Attempted(Vec<u8>, Vec<u8>, u32, u32, u32, u32),
+    /// node, key, intent_seq, attempt
+    Released(Vec<u8>, Vec<u8>, u32, u32),
     Done(Vec<u8>, Vec<u8>, u32, u32),
     Parked(Vec<u8>, Vec<u8>, u32),
     Claimed(Vec<u8>, Vec<u8>, u32, u32),
@@ -203,8 +226,8 @@ pub struct Run {
     pub fingerprint: Vec<u8>,
     pub checkpoint: Option<(u32, u32)>,
     pub snapshot: Option<(u32, u32)>,
-    /// node -> (status, done_count)
-    pub effects: BTreeMap<Vec<u8>, (u8, u32)>,
+    /// node -> (status, done_count, attempts)
+    pub effects: BTreeMap<Vec<u8>, (u8, u32, u32)>,
     pub parked: BTreeSet<Vec<u8>>,
     pub claims: BTreeMap<Vec<u8>, (u32, u32)>,
     pub parked_count: u32,
@@ -222,8 +245,8 @@ impl Run {
     fn kind_of(&self, name: &[u8]) -> Option<u8> {
         self.nodes.iter().find(|(n, _)| n == name).map(|(_, k)| *k)
     }
-    fn effect(&self, name: &[u8]) -> (u8, u32) {
-        self.effects.get(name).copied().unwrap_or((0, 0))
+    fn effect(&self, name: &[u8]) -> (u8, u32, u32) {
+        self.effects.get(name).copied().unwrap_or((0, 0, 0))
     }
 }
 
@@ -260,8 +283,9 @@ fn table_ok(nodes: &[(Vec<u8>, u8)]) -> bool {
     true
 }
 
-/// spec_step. Codes: 8 IMPOSSIBLE_ORDER, 9 UNKNOWN_NODE, 10 DUPLICATE_INTERRUPT, 11 BAD_NODE_TABLE.
-pub fn step(run: &mut Run, s: u32, o: u32, r: Rec) -> Result<(), u8> {
+/// spec_step for a record of format `version`. Codes: 8 IMPOSSIBLE_ORDER, 9 UNKNOWN_NODE,
+/// 10 DUPLICATE_INTERRUPT, 11 BAD_NODE_TABLE.
+pub fn step(run: &mut Run, s: u32, o: u32, version: u8, r: Rec) -> Result<(), u8> {
     let phase = run.phase();
     if matches!(phase, Phase::Completed | Phase::Failed) {
         return Err(8);
@@ -319,20 +343,50 @@ pub fn step(run: &mut Run, s: u32, o: u32, r: Rec) -> Result<(), u8> {
             if !(phase == Phase::At(node.clone()) && nk == Some(2)) {
                 return Err(8);
             }
-            let (_, count) = run.effect(&node);
-            run.effects.insert(node.clone(), (1, count));
+            let (_, count, _) = run.effect(&node);
+            run.effects.insert(node.clone(), (1, count, 0));
             run.phase = Some(Phase::Intent(node, key, s));
+        }
+        Rec::EffectAttempt { node, key, attempt, .. } => {
+            if run.kind_of(&node).is_none() {
+                return Err(9);
+            }
+            // The attempt this record must carry, and the intent it belongs to.
+            let (intent_seq, expected): (u32, u64) = match &phase {
+                Phase::Intent(n, k, seq) if *n == node && *k == key => (*seq, 1),
+                Phase::Attempted(n, k, iseq, a, ..) if *n == node && *k == key => (*iseq, *a as u64 + 1),
+                Phase::Released(n, k, iseq, a) if *n == node && *k == key => (*iseq, *a as u64 + 1),
+                _ => return Err(8),
+            };
+            if attempt as u64 != expected {
+                return Err(8);
+            }
+            let (status, count, _) = run.effect(&node);
+            run.effects.insert(node.clone(), (status, count, attempt));
+            run.phase = Some(Phase::Attempted(node, key, intent_seq, attempt, s, o));
+        }
+        Rec::EffectReleased { node, key, attempt, .. } => {
+            if run.kind_of(&node).is_none() {
+                return Err(9);
+            }
+            match &phase {
+                Phase::Attempted(n, k, iseq, a, ..) if *n == node && *k == key && *a == attempt => {
+                    run.phase = Some(Phase::Released(node, key, *iseq, attempt));
+                }
+                _ => return Err(8),
+            }
         }
         Rec::EffectDone { node, key, .. } => {
             if run.kind_of(&node).is_none() {
                 return Err(9);
             }
             match &phase {
-                Phase::Intent(n, kk, _) if *n == node && *kk == key => {}
+                Phase::Intent(n, kk, _) if version == 1 && *n == node && *kk == key => {}
+                Phase::Attempted(n, kk, ..) if version == 2 && *n == node && *kk == key => {}
                 _ => return Err(8),
             }
-            let (_, count) = run.effect(&node);
-            run.effects.insert(node.clone(), (2, count + 1));
+            let (_, count, attempts) = run.effect(&node);
+            run.effects.insert(node.clone(), (2, count + 1, attempts));
             run.phase = Some(Phase::Done(node, key, s, o));
         }
         Rec::InterruptParked { node, interrupt_id } => {
@@ -389,18 +443,21 @@ pub fn recover(log: &[u8]) -> Result<Recovered, Error> {
     let mut run = Run::default();
     let mut o = 0usize;
     let mut s = 0u32;
+    let (mut prev, mut v2_seen) = (0u32, false);
     loop {
-        match read_frame(log, o, s) {
+        match read_frame(log, o, s, prev, v2_seen) {
             Frame::End => return Ok(Recovered { run, record_count: s, durable_len: o as u32, torn_len: 0 }),
             Frame::Torn => {
                 return Ok(Recovered { run, record_count: s, durable_len: o as u32, torn_len: (log.len() - o) as u32 })
             }
             Frame::Corrupt { code, kind } => return Err(Error { code, seq: s, offset: o as u32, kind }),
-            Frame::Sound { kind, payload, end } => {
+            Frame::Sound { version, kind, payload, end, chain } => {
                 let r = decode_payload(kind, &payload).map_err(|code| Error { code, seq: s, offset: o as u32, kind })?;
-                step(&mut run, s, o as u32, r).map_err(|code| Error { code, seq: s, offset: o as u32, kind })?;
+                step(&mut run, s, o as u32, version, r).map_err(|code| Error { code, seq: s, offset: o as u32, kind })?;
                 o = end;
                 s += 1;
+                prev = chain;
+                v2_seen |= version == 2;
             }
         }
     }
@@ -411,13 +468,16 @@ pub fn records(log: &[u8]) -> Vec<Rec> {
     let mut out = Vec::new();
     let mut o = 0usize;
     let mut s = 0u32;
-    while let Frame::Sound { kind, payload, end } = read_frame(log, o, s) {
+    let (mut prev, mut v2_seen) = (0u32, false);
+    while let Frame::Sound { version, kind, payload, end, chain } = read_frame(log, o, s, prev, v2_seen) {
         match decode_payload(kind, &payload) {
             Ok(r) => out.push(r),
             Err(_) => break,
         }
         o = end;
         s += 1;
+        prev = chain;
+        v2_seen |= version == 2;
     }
     out
 }
@@ -460,6 +520,23 @@ pub fn action_bytes(run: &Run) -> Vec<u8> {
             put_bytes(&mut out, &node);
             put_bytes(&mut out, &key);
             put_u32(&mut out, seq);
+            put_u32(&mut out, 1);
+        }
+        Phase::Released(node, key, intent_seq, attempt) => {
+            out.push(3);
+            put_bytes(&mut out, &node);
+            put_bytes(&mut out, &key);
+            put_u32(&mut out, intent_seq);
+            put_u32(&mut out, attempt.saturating_add(1));
+        }
+        Phase::Attempted(node, key, intent_seq, attempt, seq, off) => {
+            out.push(9);
+            put_bytes(&mut out, &node);
+            put_bytes(&mut out, &key);
+            put_u32(&mut out, intent_seq);
+            put_u32(&mut out, attempt);
+            put_u32(&mut out, seq);
+            put_u32(&mut out, off);
         }
         Phase::Done(node, key, seq, off) => {
             out.push(4);
@@ -515,10 +592,11 @@ pub fn recovery_encoding(log: &[u8]) -> Vec<u8> {
             let effect_nodes: Vec<&Vec<u8>> = run.nodes.iter().filter(|(_, k)| *k == 2).map(|(n, _)| n).collect();
             put_u32(&mut out, effect_nodes.len() as u32);
             for n in effect_nodes {
-                let (st, count) = run.effect(n);
+                let (st, count, attempts) = run.effect(n);
                 put_bytes(&mut out, n);
                 out.push(st);
                 put_u32(&mut out, count);
+                put_u32(&mut out, attempts);
             }
             put_u32(&mut out, run.parked_count);
             put_u32(&mut out, run.claimed_count);
@@ -546,10 +624,13 @@ fn record_starts(log: &[u8]) -> Vec<usize> {
     let mut starts = Vec::new();
     let mut o = 0usize;
     let mut s = 0u32;
-    while let Frame::Sound { end, .. } = read_frame(log, o, s) {
+    let (mut prev, mut v2_seen) = (0u32, false);
+    while let Frame::Sound { version, end, chain, .. } = read_frame(log, o, s, prev, v2_seen) {
         starts.push(o);
         o = end;
         s += 1;
+        prev = chain;
+        v2_seen |= version == 2;
     }
     starts.push(o);
     starts

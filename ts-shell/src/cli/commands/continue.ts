@@ -11,11 +11,16 @@ export const continueCommand: CommandModule = {
       .description('drive an existing run on from its durable head (after a crash or an error)')
       .argument('<runId>', 'the run')
       .option('--from <seq>', 'refuse unless <seq> is the head checkpoint (older checkpoints need `remit fork`)')
-      .action(async (runId: string, opts: { from?: string }, command: Command) => {
+      .option('--wait <ms>', 'wait up to <ms> for an effect attempt in flight in another process (its lease) instead of exiting with code 4')
+      .action(async (runId: string, opts: { from?: string; wait?: string }, command: Command) => {
         const fromSeq = opts.from === undefined ? undefined : parseSeq(opts.from, '--from');
+        const waitForEffectMs = opts.wait === undefined ? undefined : parseSeq(opts.wait, '--wait');
         const session = await openSession(command, { workflows: 'required' });
         try {
-          const result = await session.remit.continueRun(runId, fromSeq === undefined ? {} : { fromSeq });
+          const result = await session.remit.continueRun(runId, {
+            ...(fromSeq === undefined ? {} : { fromSeq }),
+            ...(waitForEffectMs === undefined ? {} : { waitForEffectMs }),
+          });
           print(session.options, result, () => describeResult(result));
           process.exitCode = exitCodeForResult(result);
         } finally {

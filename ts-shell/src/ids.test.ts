@@ -1,0 +1,65 @@
+/**
+ * Identifier formats (ids.ts): effect keys are unambiguous (the collision the first key form had,
+ * and injectivity as a property), keys fit the log's names, instance ids are checked.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { OptionInvalidError, RunIdInvalidError } from './errors.js';
+import { checkEffectKeysFit, checkInstanceId, defaultInstanceId, effectKey, escapeKeyPart, MAX_KEY_BYTES, parseEffectKey } from './ids.js';
+import { utf8 } from './json.js';
+
+describe('effect keys', () => {
+  it('do not collide where `run:node:seq` did: run a:b node c vs run a node b:c, and the same with "/" and "%"', () => {
+    // The first key form gave both the key "a:b:c:7".
+    expect(`${'a:b'}:${'c'}:7`).toBe(`${'a'}:${'b:c'}:7`);
+    expect(effectKey('a:b', 'c', 7)).toBe('a:b/c/7');
+    expect(effectKey('a', 'b:c', 7)).toBe('a/b:c/7');
+    expect(effectKey('a:b', 'c', 7)).not.toBe(effectKey('a', 'b:c', 7));
+    expect(effectKey('a/b', 'c', 7)).toBe('a%2Fb/c/7');
+    expect(effectKey('a', 'b/c', 7)).toBe('a/b%2Fc/7');
+    expect(effectKey('a%2Fb', 'c', 7)).toBe('a%252Fb/c/7');
+    expect(new Set([effectKey('a/b', 'c', 7), effectKey('a', 'b/c', 7), effectKey('a%2Fb', 'c', 7), effectKey('a', 'b%2Fc', 7)]).size).toBe(4);
+  });
+
+  it('are injective: distinct (run, node, seq) give distinct keys, and each key parses back (property)', () => {
+    const part = fc.string({ unit: fc.constantFrom('a', 'b', ':', '/', '%', '2', 'F', '5', 'é'), minLength: 1, maxLength: 8 });
+    const seq = fc.nat({ max: 0xffff_ffff });
+    fc.assert(
+      fc.property(part, part, seq, part, part, seq, (r1, n1, s1, r2, n2, s2) => {
+        const same = r1 === r2 && n1 === n2 && s1 === s2;
+        expect(effectKey(r1, n1, s1) === effectKey(r2, n2, s2)).toBe(same);
+        expect(parseEffectKey(effectKey(r1, n1, s1))).toEqual({ runId: r1, node: n1, intentSeq: s1 });
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('parse only what effectKey writes', () => {
+    for (const bad of ['a:b:3', 'a/b', 'a/b/c/3', 'a/b/x', 'a/b/03', 'a%2/b/3', 'a%41/b/3']) expect(parseEffectKey(bad), bad).toBeNull();
+    expect(escapeKeyPart('%/')).toBe('%25%2F');
+  });
+
+  it('fit the log\'s 1024-byte names, or the run id is refused before anything is written', () => {
+    const worst = '/'.repeat(200);
+    expect(() => checkEffectKeysFit('r', [worst])).not.toThrow();
+    expect(() => checkEffectKeysFit(worst, [worst])).toThrow(RunIdInvalidError);
+    expect(() => checkEffectKeysFit(worst, [worst])).toThrow(/could reach 1212 bytes/);
+    expect(() => checkEffectKeysFit('x'.repeat(200), ['y'.repeat(200)])).not.toThrow();
+    expect(utf8(effectKey('x'.repeat(200), 'y'.repeat(200), 0xffff_ffff)).length).toBeLessThanOrEqual(MAX_KEY_BYTES);
+    expect(() => checkEffectKeysFit(worst, [])).not.toThrow(); // a run without effects writes no key
+  });
+});
+
+describe('instance ids', () => {
+  it('default to a fresh remit-<uuid>', () => {
+    expect(defaultInstanceId()).toMatch(/^remit-[0-9a-f-]{36}$/);
+    expect(defaultInstanceId()).not.toBe(defaultInstanceId());
+  });
+
+  it('are refused with OptionInvalidError when empty, too long or holding control characters', () => {
+    for (const bad of ['', 'a'.repeat(201), 'a\nb', 42, null]) {
+      expect(() => checkInstanceId(bad), String(bad)).toThrow(OptionInvalidError);
+    }
+    expect(() => checkInstanceId('pod-7/replica é')).not.toThrow();
+  });
+});

@@ -1,0 +1,218 @@
+/**
+ * The invocation fence in the shell (docs/guide.md, "Concurrent sequencers"): the takeover rule
+ * case by case, the lease codec, and the fence end to end on the memory store with the reference
+ * core: takeover by the same instance, refusal and waiting across instances, lease expiry, the
+ * per-effect lease, the in-process registry, release on a thrown handler, the run id check, and
+ * the options' checks.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from '../core/index.js';
+import { encodeRecord } from '../core/codec.js';
+import { RecordKind } from '../core/types.js';
+import {
+  ConflictError, DefinitionInvalidError, EffectInFlightError, HandlerThrewError, LogCorruptError, OptionInvalidError,
+} from '../errors.js';
+import type { SequencerHooks } from '../faults.js';
+import { Remit, type FenceOptions } from '../remit.js';
+import { MemoryBacking, MemoryStore } from '../store/memory.js';
+import { logFacts } from '../../test-support/contract-checks.js';
+import { END, workflow } from '../workflow/workflow.js';
+import { decideTakeover, decodeLease, encodeLease, inFlightCalls, type FenceSettings } from './fence.js';
+
+const core = await createCore('reference');
+
+describe('the takeover rule', () => {
+  const me: FenceSettings = { instanceId: 'me', effectLeaseMs: 1000, now: () => 5_000 };
+  it('takes over its own idle attempt at once, any attempt whose lease expired, and an unreadable lease', () => {
+    expect(decideTakeover({ owner: 'me', leaseUntilMs: 99_000 }, me, false)).toEqual({ takeover: true, reason: 'own-idle' });
+    expect(decideTakeover({ owner: 'other', leaseUntilMs: 5_000 }, me, false)).toEqual({ takeover: true, reason: 'lease-expired' });
+    expect(decideTakeover(null, me, false)).toEqual({ takeover: true, reason: 'lease-unreadable' });
+  });
+  it('leaves alone a live lease of another instance, and any attempt a call of this process is running', () => {
+    expect(decideTakeover({ owner: 'other', leaseUntilMs: 5_001 }, me, false)).toEqual({ takeover: false, owner: 'other', leaseExpiresAtMs: 5_001, retryAfterMs: 1 });
+    expect(decideTakeover({ owner: 'other', leaseUntilMs: 9_000 }, me, false)).toMatchObject({ takeover: false, retryAfterMs: 4_000 });
+    expect(decideTakeover({ owner: 'me', leaseUntilMs: 99_000 }, me, true)).toMatchObject({ takeover: false, owner: 'me' });
+    expect(decideTakeover({ owner: 'other', leaseUntilMs: 0 }, me, true)).toMatchObject({ takeover: false, owner: 'other' });
+  });
+  it('leases round-trip; anything else is unreadable', () => {
+    expect(decodeLease(encodeLease({ owner: 'a', leaseUntilMs: 12 }))).toEqual({ owner: 'a', leaseUntilMs: 12 });
+    for (const bad of ['', '{', '[]', '{"owner":1,"leaseUntilMs":2}', '{"owner":"a"}', '{"owner":"a","leaseUntilMs":"2"}']) {
+      expect(decodeLease(new TextEncoder().encode(bad)), bad).toBeNull();
+    }
+  });
+  it('the in-process registry admits one call per (instance, run, key) at a time', () => {
+    const a = inFlightCalls.enter('i', 'r', 'k');
+    expect(a).not.toBeNull();
+    expect(inFlightCalls.enter('i', 'r', 'k')).toBeNull();
+    expect(inFlightCalls.has('i', 'r', 'k')).toBe(true);
+    const other = inFlightCalls.enter('j', 'r', 'k');
+    expect(other).not.toBeNull();
+    a!.leave();
+    other!.leave();
+    expect(inFlightCalls.has('i', 'r', 'k')).toBe(false);
+    expect(() => a!.leave()).toThrow(/left twice/);
+  });
+});
+
+const State = z.object({ n: z.number().int(), sent: z.string().optional() });
+
+function setup(opts: { leaseMs?: number; handler?: () => Promise<string> } = {}) {
+  const calls: string[] = [];
+  const wf = workflow({ name: 'mail', version: '1', state: State })
+    .effect('send', {
+      run: async (_s, ctx) => {
+        calls.push(`${ctx.idempotencyKey}#${ctx.attempt}`);
+        return opts.handler ? opts.handler() : 'ok';
+      },
+      apply: (_s, r: string) => ({ sent: r }),
+      next: END,
+      ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
+    })
+    .build();
+  const backing = new MemoryBacking();
+  const remit = (fence: Partial<FenceOptions>, hooks?: SequencerHooks) => new Remit(new MemoryStore({ backing }), core, [wf], hooks, {}, fence);
+  /** A sequencer that stops (like a crash) right after the intent and attempt 1 are durable. */
+  const crashAfterAttempt = async (instanceId: string, runId: string, effectLeaseMs = 30_000) => {
+    const stop: SequencerHooks = { at(point, info) { if (point === 'append.after' && info.kinds?.includes('EFFECT_ATTEMPT')) throw new Error('crash'); } };
+    await expect(remit({ instanceId, effectLeaseMs }, stop).start(wf, { n: 0 }, { runId })).rejects.toThrow('crash');
+  };
+  return { wf, calls, backing, remit, crashAfterAttempt, store: () => new MemoryStore({ backing }) };
+}
+
+describe('the fence end to end (memory store, reference core)', () => {
+  it('the same instance takes its own idle attempt over at once; the handler runs once, as attempt 2, with the same key', async () => {
+    const t = setup();
+    await t.crashAfterAttempt('replica-a', 'r');
+    const done = await t.remit({ instanceId: 'replica-a' }).continueRun('r');
+    expect(done.status).toBe('completed');
+    expect(t.calls).toEqual(['r/send/1#2']);
+    const facts = logFacts('r', await t.store().readLog('r'));
+    expect(facts.attempts.map((a) => a.attempt)).toEqual([1, 2]);
+  });
+
+  it('another instance gets EffectInFlightError with the attempt, owner and lease, and writes nothing', async () => {
+    const t = setup();
+    await t.crashAfterAttempt('replica-a', 'r');
+    const before = await t.store().readLog('r');
+    const error = await t.remit({ instanceId: 'replica-b', now: () => Date.now() }).continueRun('r').catch((e) => e);
+    expect(error).toBeInstanceOf(EffectInFlightError);
+    expect(error).toMatchObject({ code: 'REMIT_EFFECT_IN_FLIGHT', runId: 'r', seq: 2, node: 'send', key: 'r/send/1', attempt: 1, owner: 'replica-a' });
+    expect(error.retryAfterMs).toBeGreaterThan(25_000);
+    expect(error.toJSON()).toMatchObject({ owner: 'replica-a', attempt: 1, key: 'r/send/1' });
+    expect(await t.store().readLog('r')).toEqual(before);
+    expect(t.calls).toEqual([]);
+  });
+
+  it('another instance takes over once the lease expired by its clock (the per-effect leaseMs overrides effectLeaseMs)', async () => {
+    const t = setup({ leaseMs: 40 });
+    await t.crashAfterAttempt('replica-a', 'r', 60_000);
+    const attempt = logFacts('r', await t.store().readLog('r')).records.find((r) => r.kind === RecordKind.EFFECT_ATTEMPT);
+    const lease = decodeLease((attempt as { lease: Uint8Array }).lease)!;
+    expect(lease.owner).toBe('replica-a');
+    expect(lease.leaseUntilMs - Date.now()).toBeLessThanOrEqual(40);
+    const later = t.remit({ instanceId: 'replica-b', now: () => lease.leaseUntilMs });
+    expect((await later.continueRun('r')).status).toBe('completed');
+    expect(t.calls).toEqual(['r/send/1#2']);
+  });
+
+  it('waitForEffectMs waits for the lease and then goes on; a shorter wait gives up with the error', async () => {
+    const t = setup();
+    await t.crashAfterAttempt('replica-a', 'r', 150);
+    await expect(t.remit({ instanceId: 'replica-b' }).continueRun('r', { waitForEffectMs: 20 })).rejects.toBeInstanceOf(EffectInFlightError);
+    const done = await t.remit({ instanceId: 'replica-b' }).continueRun('r', { waitForEffectMs: 5_000 });
+    expect(done.status).toBe('completed');
+    expect(t.calls).toEqual(['r/send/1#2']);
+    expect((await t.remit({ instanceId: 'replica-c' }).recoverAll({ waitForEffectMs: 10 }))).toEqual([]);
+  });
+
+  it('k sequencers of other instances recovering at once after the lease: one claims attempt 2 and calls the handler, the others lose or wait', async () => {
+    const t = setup();
+    await t.crashAfterAttempt('dead', 'r', 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => t.remit({ instanceId: `r${i}` }).continueRun('r')));
+    for (const o of outcomes) if (o.status === 'rejected') expect([ConflictError, EffectInFlightError].some((c) => o.reason instanceof c)).toBe(true);
+    expect(outcomes.some((o) => o.status === 'fulfilled')).toBe(true);
+    expect(t.calls).toEqual(['r/send/1#2']);
+    const waiting = await Promise.all(Array.from({ length: 4 }, (_, i) => t.remit({ instanceId: `w${i}` }).continueRun('r', { waitForEffectMs: 1_000 })));
+    expect(waiting.map((r) => r.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+  });
+
+  it('a call of this process running the attempt is never overtaken by another call of the same instance, even after its lease', async () => {
+    let release!: () => void;
+    const gate = new Promise<string>((resolve) => (release = () => resolve('late')));
+    const t = setup({ leaseMs: 1, handler: () => gate });
+    const first = t.remit({ instanceId: 'same' }).start(t.wf, { n: 0 }, { runId: 'r' });
+    while (t.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setTimeout(resolve, 5)); // attempt 1's 1 ms lease has expired
+    const second = await t.remit({ instanceId: 'same' }).continueRun('r').catch((e) => e);
+    expect(second).toBeInstanceOf(EffectInFlightError);
+    expect(second).toMatchObject({ owner: 'same', attempt: 1 });
+    release();
+    expect((await first).status).toBe('completed');
+    expect(t.calls).toEqual(['r/send/1#1']);
+  });
+
+  it('a thrown handler releases its attempt: any instance claims the next one at once', async () => {
+    let fail = true;
+    const t = setup({ handler: async () => { if (fail) throw new Error('provider down'); return 'ok'; } });
+    await expect(t.remit({ instanceId: 'a' }).start(t.wf, { n: 0 }, { runId: 'r' })).rejects.toBeInstanceOf(HandlerThrewError);
+    const kinds = logFacts('r', await t.store().readLog('r')).records.map((r) => r.kind);
+    expect(kinds).toEqual([RecordKind.RUN_STARTED, RecordKind.EFFECT_INTENT, RecordKind.EFFECT_ATTEMPT, RecordKind.EFFECT_RELEASED]);
+    fail = false;
+    expect((await t.remit({ instanceId: 'b' }).continueRun('r')).status).toBe('completed');
+    expect(t.calls).toEqual(['r/send/1#1', 'r/send/1#2']);
+  });
+
+  it('a store failure on the attempt append calls no handler; the same instance takes the attempt over next time', async () => {
+    const t = setup();
+    const failAfterCommit: SequencerHooks = { at(point, info) { if (point === 'append.after' && info.kinds?.includes('EFFECT_ATTEMPT')) throw new Error('connection lost after COMMIT'); } };
+    await expect(t.remit({ instanceId: 'a' }, failAfterCommit).start(t.wf, { n: 0 }, { runId: 'r' })).rejects.toThrow('connection lost');
+    expect(t.calls).toEqual([]);
+    expect((await t.remit({ instanceId: 'a' }).continueRun('r')).status).toBe('completed');
+    expect(t.calls).toEqual(['r/send/1#2']);
+  });
+
+  it('refuses a log stored under another run id (a whole log copied: its links hold) with RUN_ID_MISMATCH', async () => {
+    const t = setup();
+    await t.remit({ instanceId: 'a' }).start(t.wf, { n: 0 }, { runId: 'original' });
+    const store = t.store();
+    for (const r of await store.readRecords('original')) await store.append('copy', r.seq, [r.bytes]);
+    const error = await t.remit({ instanceId: 'a' }).status('copy').catch((e) => e);
+    expect(error).toBeInstanceOf(LogCorruptError);
+    expect(error).toMatchObject({ runId: 'copy', seq: 0, offset: 0 });
+    expect(error.logError).toMatch(/^RUN_ID_MISMATCH/);
+  });
+
+  it('continues a format-1 run in format 2: the format-1 intent gets attempt 1 chained to it', async () => {
+    const t = setup();
+    const store = t.store();
+    const te = new TextEncoder();
+    const started = (await (async () => {
+      const s = new MemoryStore();
+      await new Remit(s, core, [t.wf], undefined, {}, { instanceId: 'x' }).start(t.wf, { n: 0 }, { runId: 'old' }).catch(() => undefined);
+      return logFacts('old', await s.readLog('old')).records[0]!;
+    })());
+    // A format-1 log as an older shell left it: RUN_STARTED and EFFECT_INTENT, crash.
+    await store.append('old', 0, [encodeRecord({ ...started, seq: 0 })]);
+    await store.append('old', 1, [encodeRecord({ kind: RecordKind.EFFECT_INTENT, seq: 1, node: te.encode('send'), key: te.encode('old:send:1') })]);
+    t.calls.length = 0; // the helper run above called the handler too
+    const done = await t.remit({ instanceId: 'new' }).continueRun('old');
+    expect(done.status).toBe('completed');
+    expect(t.calls).toEqual(['old:send:1#1']); // the key recorded in format 1 is kept
+    const inspected = await t.remit({ instanceId: 'new' }).inspect('old');
+    expect(inspected.records.map((r) => r.format)).toEqual([1, 1, 2, 2, 2, 2]);
+  });
+
+  it('checks its options: instanceId, effectLeaseMs, waitForEffectMs, an effect\'s leaseMs', async () => {
+    const t = setup();
+    expect(() => t.remit({ instanceId: '' })).toThrow(OptionInvalidError);
+    expect(() => t.remit({ effectLeaseMs: 0 })).toThrow(OptionInvalidError);
+    expect(() => t.remit({ effectLeaseMs: 1.5 })).toThrow(/effectLeaseMs/);
+    await expect(t.remit({}).continueRun('r', { waitForEffectMs: -1 })).rejects.toBeInstanceOf(OptionInvalidError);
+    await expect(t.remit({}).recoverAll({ waitForEffectMs: Number.NaN })).rejects.toMatchObject({ code: 'REMIT_OPTION_INVALID', option: 'waitForEffectMs' });
+    expect(() => workflow({ name: 'w', version: '1', state: State }).effect('e', { run: () => 1, next: END, leaseMs: 0 })).toThrow(DefinitionInvalidError);
+    expect(() => workflow({ name: 'w', version: '1', state: State }).effect('e', { run: () => 1, next: END, leaseMs: 0 })).toThrow(/leaseMs of e/);
+    expect(new Remit(new MemoryStore(), core, [], undefined, {}, { instanceId: 'pod-3' }).instanceId).toBe('pod-3');
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * The invocation fence's shell side (docs/guide.md, "Concurrent sequencers"): a handler is called
+ * only by the sequencer whose conditional append of EFFECT_ATTEMPT committed. This module holds what
+ * that takes besides the log: the lease written into each attempt, the in-process registry of
+ * effect calls this process is making, and the takeover rule applied to an attempt that has no
+ * outcome yet (the core's AWAIT_ATTEMPT). The core stays a pure function of the log: every
+ * decision that needs a clock is made here.
+ */
+
+import { assert } from '../assert.js';
+import { decodeJson, encodeJson } from '../json.js';
+
+/** Default effect lease (createRemit({ effectLeaseMs })): 30 s. */
+export const DEFAULT_EFFECT_LEASE_MS = 30_000;
+
+/** What a sequencer needs to claim and judge attempts (the Remit instance's settings). */
+export interface FenceSettings {
+  /** Written as the owner of every attempt this instance claims. Two live processes must never share it. */
+  readonly instanceId: string;
+  /** Lease of an attempt, unless its effect node sets `leaseMs`. */
+  readonly effectLeaseMs: number;
+  /** The clock leases are read against (epoch ms). Date.now outside tests. */
+  readonly now: () => number;
+  /**
+   * Test-only: 'off' switches the fence off (a taken-over attempt is invoked without claiming a
+   * new one), so the model-based tests can show their checks catch it. Never set by createRemit.
+   */
+  readonly canary?: 'off';
+}
+
+/** The lease an EFFECT_ATTEMPT carries (opaque bytes to the core): UTF-8 JSON. */
+export interface Lease {
+  owner: string;
+  leaseUntilMs: number;
+}
+
+export function encodeLease(lease: Lease): Uint8Array {
+  return encodeJson({ owner: lease.owner, leaseUntilMs: lease.leaseUntilMs }).bytes;
+}
+
+/**
+ * The lease of an attempt record, or null when it is not one the shell writes (the core does not
+ * look inside it). An unreadable lease is treated as expired: no live sequencer of this library
+ * wrote it, so nobody can be waiting on it, and refusing to ever take it over would wedge the run.
+ */
+export function decodeLease(bytes: Uint8Array): Lease | null {
+  let value: unknown;
+  try {
+    value = decodeJson(bytes);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const { owner, leaseUntilMs } = value as { owner?: unknown; leaseUntilMs?: unknown };
+  if (typeof owner !== 'string' || typeof leaseUntilMs !== 'number' || !Number.isFinite(leaseUntilMs)) return null;
+  return { owner, leaseUntilMs };
+}
+
+/** EFFECT_RELEASED's reason (opaque to the core): UTF-8 JSON `{"error": message}`. */
+export function encodeReleaseReason(cause: unknown): Uint8Array {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return encodeJson({ error: message.length > 1000 ? `${message.slice(0, 1000)}…` : message }).bytes;
+}
+
+/**
+ * Effect calls this process is making, keyed by (instance id, run id, idempotency key). An entry is
+ * added BEFORE the attempt's conditional append and removed when the call ends however it ends, so
+ * a sequencer of this instance that finds the instance's own attempt without an outcome knows
+ * whether that attempt is being executed right now (entry present) or was abandoned (a crash, a
+ * thrown hook, a lost connection: no entry). JavaScript runs this synchronously, so checking and
+ * adding are one step.
+ */
+class InFlightCalls {
+  private readonly calls = new Set<string>();
+
+  private static id(instanceId: string, runId: string, key: string): string {
+    return JSON.stringify([instanceId, runId, key]);
+  }
+
+  /** Register a call; null when one is registered already (another call of this instance has it). */
+  enter(instanceId: string, runId: string, key: string): { leave(): void } | null {
+    const id = InFlightCalls.id(instanceId, runId, key);
+    if (this.calls.has(id)) return null;
+    this.calls.add(id);
+    let left = false;
+    return {
+      leave: () => {
+        assert(!left, () => `effect call ${id} left twice`);
+        left = true;
+        this.calls.delete(id);
+      },
+    };
+  }
+
+  has(instanceId: string, runId: string, key: string): boolean {
+    return this.calls.has(InFlightCalls.id(instanceId, runId, key));
+  }
+}
+
+/** One registry per process: instances that share an id (one replica, several Remit objects) share it too. */
+export const inFlightCalls = new InFlightCalls();
+
+/** Whether a sequencer may claim the next attempt of an attempt that has no outcome yet, and why. */
+export type TakeoverDecision =
+  | { takeover: true; reason: 'lease-expired' | 'own-idle' | 'lease-unreadable' }
+  | { takeover: false; owner: string; leaseExpiresAtMs: number; retryAfterMs: number };
+
+/** How long to wait before looking again at an attempt whose owner runs in this very process. */
+const OWN_CALL_RETRY_MS = 50;
+
+/**
+ * The takeover rule (docs/guide.md, "Concurrent sequencers"). Attempt a of an effect has no outcome;
+ * the caller may claim attempt a + 1 only if no call of this process is executing attempt a
+ * (`runningHere`: the owner's entry in the registry; such a call is known to be alive, whatever its
+ * lease says) and:
+ * - its owner is this instance (a crash, a thrown hook or a lost connection left it idle: the owner
+ *   itself is the only one that could be running it, and it is not), or
+ * - its lease has expired by the caller's clock, or
+ * - its lease is unreadable (not written by this library).
+ * Otherwise the attempt is in flight: the caller writes nothing and calls nothing.
+ */
+export function decideTakeover(lease: Lease | null, settings: FenceSettings, runningHere: boolean): TakeoverDecision {
+  const now = settings.now();
+  if (runningHere) {
+    return { takeover: false, owner: lease?.owner ?? '', leaseExpiresAtMs: lease?.leaseUntilMs ?? now, retryAfterMs: OWN_CALL_RETRY_MS };
+  }
+  if (lease === null) return { takeover: true, reason: 'lease-unreadable' };
+  if (lease.owner === settings.instanceId) return { takeover: true, reason: 'own-idle' };
+  if (now >= lease.leaseUntilMs) return { takeover: true, reason: 'lease-expired' };
+  return { takeover: false, owner: lease.owner, leaseExpiresAtMs: lease.leaseUntilMs, retryAfterMs: Math.max(1, Math.ceil(lease.leaseUntilMs - now)) };
+}
