@@ -16,7 +16,8 @@ export { fail, TerminalFailure } from './errors.js';
 
 // Running them.
 export { createRemit, MAX_RUN_ID_BYTES } from './remit.js';
-export type { Remit, RemitOptions, StartOptions, ForkOptions, ForkResult, RunSummary, RecoverAllOutcome } from './remit.js';
+export type { Remit, RemitOptions, StartOptions, ForkOptions, ForkResult, RunSummary, RecoverAllOutcome, RepairResult } from './remit.js';
+export type { RunDamage } from './sequencer/log-health.js';
 export type { RunResult, ParkedInterrupt, RunFailureView } from './sequencer/sequencer.js';
 export type { RunStatusName } from './sequencer/log-view.js';
 export type { CoreKind, RecoveryCore } from './core/index.js';
@@ -36,11 +37,11 @@ export type { RunInspection, InspectedRecord } from './inspect.js';
 // Errors: one class per code (docs/errors.md); catch RemitError and switch on `code`.
 export {
   RemitError, ErrorCode, DefinitionInvalidError, DefinitionMismatchError, UnknownWorkflowError, RunNotFoundError,
-  RunExistsError, RunIdInvalidError, StateInvalidError, NotJsonError, RouteInvalidError, HandlerThrewError,
-  ResumeValueInvalidError, UnknownInterruptError, NotParkedError, AlreadyConsumedError, ConflictError, NotACheckpointError,
-  BeyondHeadError, ImplicitForkError, ForkTargetExistsError, LogCorruptError, LogTornError, StoreError,
-  CoreUnavailableError, CoreRefusedError,
+  RunExistsError, RunIdInvalidError, ArgumentInvalidError, StateInvalidError, NotJsonError, ValueUnfaithfulError,
+  RouteInvalidError, HandlerThrewError, ResumeValueInvalidError, UnknownInterruptError, NotParkedError, AlreadyConsumedError,
+  ConflictError, NotACheckpointError, BeyondHeadError, ImplicitForkError, ForkTargetExistsError, LogCorruptError, LogTornError,
+  RepairRefusedError, StoreError, StoreNotFoundError, CoreUnavailableError, CoreRefusedError,
 } from './errors.js';
-export type { ErrorSubject, ValidationIssue, CoreUnavailableReason } from './errors.js';
+export type { ErrorSubject, ValidationIssue, CoreUnavailableReason, UnfaithfulReason } from './errors.js';
 
 export type { Json } from './json.js';
