@@ -94,8 +94,9 @@ function currentSink(): EffectSinkWriter {
 
 const deps = { sink: currentSink, faults, unstableKeys: CANARY === 'unstable-effect-key' };
 const refund = buildRefundWorkflow(deps);
-/** Generated workflows defined so far (`define`), by name; every session registers them. */
+/** Generated workflows defined so far (`define`), by name, with their spec; every session registers them. */
 const generated = new Map<string, Workflow>();
+const generatedSpecs = new Map<string, string>();
 
 function generatedWorkflow(name: string): Workflow {
   const wf = generated.get(name);
@@ -477,9 +478,13 @@ serve({
     if (spec === null || typeof spec !== 'object' || spec.format !== GENERATED_WORKFLOW_FORMAT) {
       throw new TypeError(`request field "workflow" must be a generated workflow (${GENERATED_WORKFLOW_FORMAT})`);
     }
-    if (!generated.has(spec.name)) {
+    const text = JSON.stringify(spec);
+    const known = generatedSpecs.get(spec.name);
+    if (known !== undefined && known !== text) throw new Error(`a different workflow named ${JSON.stringify(spec.name)} was defined before`);
+    if (known === undefined) {
       const wf = buildGeneratedWorkflow(spec, deps, CANARY === 'reapply-transform' ? 'reapply-transform' : null);
       generated.set(spec.name, wf);
+      generatedSpecs.set(spec.name, text);
       session?.remit.register(wf);
     }
     return { name: spec.name };

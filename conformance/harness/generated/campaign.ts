@@ -7,16 +7,17 @@
  *
  * The section it returns is deterministic (no times, pids or paths); wall time goes to the timing.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { PROPERTIES, type PropertyId, type Verdict } from '../checkers/verdict.js';
 import { sameFailure } from '../profile.js';
 import { cellSlug, SystemPool } from '../runner.js';
 import { adapterSpec, REPO_ROOT, type SystemDef } from '../systems.js';
 import { checkGenerated } from './checkers.js';
-import { expectationOf, GENERATED_FAULT_KINDS, generateScenario, type GeneratedFaultKind, type GeneratedScenario, type Poison } from './generator.js';
+import { expectationOf, GENERATED_FAULT_KINDS, GENERATED_SCENARIO_FORMAT, generateScenario, type GeneratedFaultKind, type GeneratedScenario, type Poison } from './generator.js';
 import { ModelLimitError, type Expectation, type Final } from './model.js';
 import { runGeneratedScenario, type GeneratedCellRun } from './run.js';
-import type { Route } from './spec.js';
+import { GENERATED_WORKFLOW_FORMAT, type Route } from './spec.js';
 
 export const GENERATED_SECTION_FORMAT = 'remit-generated-campaign/1';
 
@@ -194,9 +195,16 @@ function withoutLoops(scenario: GeneratedScenario): GeneratedScenario | null {
   return changed ? { ...scenario, workflow: { ...scenario.workflow, nodes } } : null;
 }
 
+/** A changed workflow gets a name of its own: an adapter process keeps the workflows it was given by name. */
+function renamed(scenario: GeneratedScenario, serial: number): GeneratedScenario {
+  const base = scenario.workflow.name.split('~')[0]!;
+  return { ...scenario, workflow: { ...scenario.workflow, name: `${base}~${serial}` } };
+}
+
 /** Candidate reductions, biggest first. */
 function reductions(scenario: GeneratedScenario): Array<{ scenario: GeneratedScenario; removed: string }> {
   const out: Array<{ scenario: GeneratedScenario; removed: string }> = [];
+  let serial = Number(scenario.workflow.name.split('~')[1] ?? 0) * 100;
   if (scenario.fault !== null) out.push({ scenario: { ...scenario, fault: null }, removed: 'the fault' });
   if (scenario.fork !== null) out.push({ scenario: { ...scenario, fork: null }, removed: 'the forks' });
   if (scenario.continueFromOlder !== null) out.push({ scenario: { ...scenario, continueFromOlder: null }, removed: 'continue-from-older' });
@@ -207,12 +215,12 @@ function reductions(scenario: GeneratedScenario): Array<{ scenario: GeneratedSce
     out.push({ scenario: { ...scenario, resumes: scenario.resumes.map((r) => ({ ...r, nearMisses: [] })) }, removed: 'the near-miss resume values' });
   }
   const flat = withoutLoops(scenario);
-  if (flat !== null) out.push({ scenario: flat, removed: 'the loops' });
+  if (flat !== null) out.push({ scenario: renamed(flat, ++serial), removed: 'the loops' });
   scenario.workflow.nodes.forEach((node, i) => {
     node.ops.forEach((op, j) => {
       if (op.op === 'inc' && op.field.startsWith('c')) return; // a loop's counter
       const nodes = scenario.workflow.nodes.map((n, k) => (k === i ? { ...n, ops: n.ops.filter((_, m) => m !== j) } : n));
-      out.push({ scenario: { ...scenario, workflow: { ...scenario.workflow, nodes } }, removed: `operation ${op.op} of ${node.name}` });
+      out.push({ scenario: renamed({ ...scenario, workflow: { ...scenario.workflow, nodes } }, ++serial), removed: `operation ${op.op} of ${node.name}` });
     });
   });
   return out;
@@ -269,3 +277,23 @@ export async function shrinkGenerated(
 }
 
 export type { GeneratedRunner };
+
+/** A saved generated scenario (a reproduction file), checked for its format. */
+export function loadGeneratedScenario(file: string): GeneratedScenario {
+  const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<GeneratedScenario>;
+  if (parsed.format !== GENERATED_SCENARIO_FORMAT || parsed.workflow?.format !== GENERATED_WORKFLOW_FORMAT) {
+    throw new Error(`${file} is not a generated scenario (${GENERATED_SCENARIO_FORMAT} with a ${GENERATED_WORKFLOW_FORMAT} workflow)`);
+  }
+  return parsed as GeneratedScenario;
+}
+
+/** Run one saved generated scenario on `def` and judge it against the model. */
+export async function replayGeneratedScenario(def: SystemDef, scenario: GeneratedScenario, workDir: string): Promise<Record<PropertyId, Verdict>> {
+  const runner = new GeneratedRunner(def, workDir);
+  try {
+    await runner.pool.init();
+    return (await runner.run(scenario, expectationOf(scenario))).verdicts;
+  } finally {
+    await runner.pool.closeAll();
+  }
+}

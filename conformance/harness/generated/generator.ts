@@ -55,7 +55,7 @@ export type Poison = (typeof POISONS)[number];
 
 function stringSchema(prng: Prng): SchemaSpec {
   let s: SchemaSpec = { t: 'string', ...(prng.int(0, 3) === 0 ? { min: 1 } : {}), ...(prng.int(0, 3) === 0 ? { max: 24 } : {}) };
-  if (prng.int(0, 4) === 0) s = { t: 'refine', of: s, check: prng.pick(['nonEmpty', 'noSpaces'] as const) };
+  if (prng.int(0, 4) === 0) s = { t: 'refine', of: s, check: prng.pick(['nonEmpty', 'noSpaces', 'lowercase'] as const) };
   if (prng.int(0, 3) === 0) s = { t: 'transform', of: s, fn: prng.pick(['trim', 'lower'] as const) };
   return s;
 }

@@ -82,7 +82,9 @@ class GeneratedCell {
   /** A live, opened process with the workflow defined (a fresh one after a crash). */
   async live(step: string): Promise<AdapterProcess> {
     if (this.primary !== null && this.primary.alive) return this.primary;
-    const [p] = await this.pool.acquire(1);
+    // Two live processes: the primary, and a standby that boots meanwhile (it replaces the primary
+    // after a SIGKILL without waiting for a process to start, and reads as the second process).
+    const [p] = await this.pool.acquire(2);
     this.primary = p as AdapterProcess;
     await this.prepare(this.primary, step);
     return this.primary;

@@ -1,6 +1,7 @@
 /** The Markdown report: profile table, both matrices per system, smallest reproductions. */
 import { CONCURRENCY_KS, CONCURRENCY_MODES, CONCURRENCY_VALUES, FAULT_KINDS, FAULT_POINTS, RECOVER_RACE_CELL, concurrencyCellId, faultCellId } from '../cells.js';
 import type { SystemProfile } from '../profile.js';
+import { generatedMarkdown } from './generated.js';
 import {
   PROPERTY_LABELS,
   PROPERTY_TAGS,
@@ -90,5 +91,6 @@ export function renderMarkdown(report: Report): string {
       out.push('');
     }
   }
+  if (report.generated !== undefined) out.push(...generatedMarkdown(report.generated));
   return out.join('\n');
 }
