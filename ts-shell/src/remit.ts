@@ -157,7 +157,7 @@ export class Remit implements Engine {
     checkRunId(runId);
     const parsed = wf.stateSchema.safeParse(input);
     if (!parsed.success) throw new StateInvalidError({ runId, seq: 0 }, toValidationIssues(parsed.error.issues));
-    const state = durableValue('input', parsed.data, wf.stateSchema, { runId, seq: 0 });
+    const state = durableValue('input', parsed.data, wf.stateSchema, { runId, seq: 0 }, input);
     const started: LogRecord = {
       kind: RecordKind.RUN_STARTED,
       seq: 0,
@@ -203,7 +203,7 @@ export class Remit implements Engine {
     }
     // Fully checked before the claim: once RESUME_CLAIMED is durable, the stored value is applied
     // as it is, so it must read back as itself (values.ts), or the run could never finish.
-    const encoded = durableValue('resume value', parsed.data, def.spec.resume, { runId, node: nodeName });
+    const encoded = durableValue('resume value', parsed.data, def.spec.resume, { runId, node: nodeName }, value);
     const request: AdmissionRequest = { tag: 'RESUME', interruptId: utf8(interruptId) };
     for (let attempt = 0; ; attempt++) {
       const admission = this.core.admit(session.bytes, request);

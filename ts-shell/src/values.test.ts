@@ -7,8 +7,12 @@
  * positive side (idempotent transforms, defaults keep working).
  */
 
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { ValueUnfaithfulError } from './errors.js';
+import { durableValue } from './values.js';
 import { createCore } from './core/index.js';
 import { RecordKind } from './core/types.js';
 import { Remit } from './remit.js';
@@ -172,5 +176,56 @@ describe('effect results', () => {
     mode = 'ok';
     expect((await remit.continueRun('eff')).state).toEqual({ at: '1970-01-01T00:00:00.000Z' });
     expect(keys).toEqual(['eff:stamp:1', 'eff:stamp:1']);
+  });
+});
+
+describe('the read-back check is exact (property)', () => {
+  /** The value as a reader of its JSON would have to see it: undefined properties gone, -0 as 0, plain prototypes. */
+  function asReadBack(value: unknown): unknown {
+    if (typeof value === 'number' && Object.is(value, -0)) return 0;
+    if (Array.isArray(value)) return value.map(asReadBack);
+    const proto = value !== null && typeof value === 'object' ? (Object.getPrototypeOf(value) as unknown) : undefined;
+    if (proto === Object.prototype || proto === null) {
+      return Object.fromEntries(Object.entries(value as object).filter(([, v]) => v !== undefined).map(([k, v]) => [k, asReadBack(v)]));
+    }
+    return value;
+  }
+
+  it('accepts exactly the values whose JSON round trip gives them back, and refuses the others with a field', () => {
+    fc.assert(
+      fc.property(
+        fc.anything({ withDate: true, withMap: true, withSet: true, withSparseArray: true, withNullPrototype: true, withBoxedValues: true, withTypedArray: true }),
+        (value) => {
+          let text: string | undefined;
+          try {
+            text = JSON.stringify(value);
+          } catch {
+            text = undefined;
+          }
+          let result: { value: unknown } | { error: unknown };
+          try {
+            result = { value: durableValue('value', value, null, {}).value };
+          } catch (error) {
+            result = { error };
+          }
+          if (text === undefined) {
+            expect('error' in result && (result.error as { code?: string }).code).toMatch(/REMIT_NOT_JSON|REMIT_VALUE_UNFAITHFUL/);
+            return;
+          }
+          const faithful = isDeepStrictEqual(asReadBack(value), asReadBack(JSON.parse(text)));
+          if (faithful) {
+            expect('value' in result).toBe(true);
+            if ('value' in result) expect(isDeepStrictEqual(asReadBack(result.value), asReadBack(value))).toBe(true);
+          } else {
+            expect('error' in result).toBe(true);
+            if ('error' in result) {
+              expect(result.error).toBeInstanceOf(ValueUnfaithfulError);
+              expect((result.error as ValueUnfaithfulError).field).toBeDefined();
+            }
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

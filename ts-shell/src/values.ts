@@ -34,7 +34,7 @@ export interface DurableValue {
  * Throws NotJsonError (no JSON form at all) or ValueUnfaithfulError; returns the bytes and the
  * value as it reads back.
  */
-export function durableValue(what: string, output: unknown, schema: ReadBackSchema | null, subject: ErrorSubject): DurableValue {
+export function durableValue(what: string, output: unknown, schema: ReadBackSchema | null, subject: ErrorSubject, input?: unknown): DurableValue {
   let encoded: { bytes: Uint8Array; value: Json };
   try {
     encoded = encodeJson(output);
@@ -46,6 +46,11 @@ export function durableValue(what: string, output: unknown, schema: ReadBackSche
     throw new ValueUnfaithfulError(what, 'CHANGED_BY_JSON', `${pathText(changed.path)}: ${changed.why}`, { ...subject, field: pathText(changed.path) });
   }
   if (schema === null) return encoded;
+  // When the schema returned exactly what it was given (no transform, default or stripped key
+  // changed it), validating the stored form is validating that input again: it returns the same.
+  // Schemas must be deterministic, as node code must be. This skips the second validation on
+  // the common path (a step that changed a few fields of a plain state).
+  if (input !== undefined && isExactly(input, encoded.value)) return encoded;
   const again = schema.safeParse(encoded.value);
   if (!again.success) {
     const issue = toValidationIssues(again.error.issues)[0]!;
@@ -72,6 +77,29 @@ export function durableValue(what: string, output: unknown, schema: ReadBackSche
 }
 
 type Path = Array<string | number>;
+
+/**
+ * Whether `value` is exactly the JSON value `json`: the same plain objects with the same own keys
+ * (a property holding undefined counts as a difference here: a schema may tell it from absence),
+ * arrays without holes, finite numbers, strings, booleans and null.
+ */
+function isExactly(value: unknown, json: Json): boolean {
+  if (value === null || typeof value !== 'object') {
+    return value === json && (typeof value !== 'number' || Number.isFinite(value));
+  }
+  if (Array.isArray(value)) {
+    if (!Array.isArray(json) || json.length !== value.length) return false;
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !isExactly(value[i], json[i]!)) return false;
+    return true;
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || nonPlainKind(value) !== null) return false;
+  const keys = Object.keys(value);
+  if (keys.length !== Object.keys(json).length) return false;
+  for (const key of keys) {
+    if (!Object.prototype.hasOwnProperty.call(json, key) || !isExactly((value as Record<string, unknown>)[key], json[key]!)) return false;
+  }
+  return true;
+}
 
 /** The zod-style path: `items.3.sku`, or "(root)". */
 function pathText(path: Path): string {

@@ -10,6 +10,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
+import type { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { createRemit, END, openMemoryStore, RemitError, ValueUnfaithfulError, workflow } from 'remit';
 import { Prng } from '../../harness/prng.js';
@@ -76,7 +77,7 @@ describe('generated schemas: zod, the harness model and REMIT agree', () => {
         const prng = new Prng(seed);
         const { scenario } = generateScenario(seed, 0, null);
         const schema = scenario.workflow.state;
-        const wf = workflow({ name: `check-${seed}`, version: '1', state: zodSchemaOf(schema) as never }).pure('noop', { run: () => undefined, next: END }).build();
+        const wf = workflow({ name: `check-${seed}`, version: '1', state: zodSchemaOf(schema) as z.ZodType<Record<string, unknown>> }).pure('noop', { run: () => undefined, next: END }).build();
         for (const value of valuesFor(schema, prng, [untag(scenario.input)])) {
           const runId = `r${runs++}`;
           const verdict = writeVerdict(schema, value);

@@ -237,7 +237,7 @@ export class Step {
     const merged = mergeUpdate(head.state, update, subject);
     const parsed = this.wf.stateSchema.safeParse(merged);
     if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
-    const snapshot = durableValue('state', parsed.data, this.wf.stateSchema, subject);
+    const snapshot = durableValue('state', parsed.data, this.wf.stateSchema, subject, merged);
     const next = resolveRoute(route, snapshot.value, this.wf, subject);
     const delta = encodeJson(computeDelta(head.state, snapshot.value) ?? EMPTY_DELTA);
     const asSnapshot = chooseSnapshot(snapshot.bytes.length, delta.bytes.length, head.deltaBytesSinceSnapshot);
