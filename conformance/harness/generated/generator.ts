@@ -165,12 +165,19 @@ export function generateWorkflow(prng: Prng, name: string): { workflow: Workflow
   }
   draft.fields.push(['flag', { t: 'optional', of: { t: 'boolean' } }]);
   const length = prng.int(2, 7);
+  // Kinds first (at most three interrupts), so every node knows the name of the next one.
   let interrupts = 0;
+  const kinds = Array.from({ length }, () => {
+    const roll = prng.int(0, 99);
+    const kind = roll < 45 || (roll >= 75 && interrupts >= 3) ? 'pure' : roll < 75 ? 'effect' : 'interrupt';
+    if (kind === 'interrupt') interrupts++;
+    return kind;
+  });
+  const names = kinds.map((kind, i) => `${kind === 'pure' ? 'p' : kind === 'effect' ? 'e' : 'i'}${i}`);
   for (let i = 0; i < length; i++) {
-    const kindRoll = prng.int(0, 99);
-    const kind = kindRoll < 45 || (kindRoll >= 75 && interrupts >= 3) ? 'pure' : kindRoll < 75 ? 'effect' : 'interrupt';
-    const nodeName = `${kind === 'pure' ? 'p' : kind === 'effect' ? 'e' : 'i'}${i}`;
-    const next = route(i + 1 < length ? 'PLACEHOLDER' : END_NODE);
+    const kind = kinds[i]!;
+    const nodeName = names[i]!;
+    const next = route(names[i + 1] ?? END_NODE);
     const ops: Op[] = [];
     for (let k = prng.int(kind === 'pure' ? 1 : 0, 2); k > 0; k--) {
       const op = dataOp(prng, draft);
@@ -184,17 +191,13 @@ export function generateWorkflow(prng: Prng, name: string): { workflow: Workflow
       draft.fields.push([resultTo, { t: 'optional', of: { t: 'string' } }]);
       draft.nodes.push({ kind, name: nodeName, result: { kind: 'echo', counter: 'c0' }, resultTo: prng.int(0, 3) === 0 ? null : resultTo, ops, next });
     } else {
-      interrupts++;
       const answer = `a_${nodeName}`;
       const resume = resumeSchema(prng);
       draft.fields.push([answer, { t: 'optional', of: resume }]);
       draft.nodes.push({ kind, name: nodeName, resume, answer, ops, next });
     }
   }
-  // Wire the spine, then loops and a branch.
-  draft.nodes.forEach((node, i) => {
-    if ('to' in node.next && node.next.to === 'PLACEHOLDER') node.next = route(draft.nodes[i + 1]!.name);
-  });
+  // Loops and a branch over the spine.
   const counters = ['c0', 'c1'];
   for (const c of counters) draft.fields.push([c, { t: 'default', of: { t: 'number', int: true, min: 0 }, value: 0 }]);
   const special = new Set<number>();
