@@ -30,6 +30,7 @@ import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type Seque
 import type { Store, StoredRecord } from './store/store.js';
 import { checkRunId, defaultForkRunId, defaultRunId, INTERRUPT_ID_EXPECTED, isSeq, parseInterruptId, SEQ_EXPECTED } from './ids.js';
 import { durableValue } from './values.js';
+import { assert } from './assert.js';
 import { canonicalDescriptor } from './workflow/descriptor.js';
 import type { InputOf, StateOf, Workflow } from './workflow/workflow.js';
 
@@ -303,7 +304,7 @@ export class Remit implements Engine {
         out.push({ ...base, workflow, status: 'damaged', headSeq: damage.seq - 1, damage });
         continue;
       }
-      if (!recovery.ok) throw new LogCorruptError(listing.runId, recovery.seq, recovery.offset, `code ${recovery.code}`);
+      assert(recovery.ok, () => `run ${listing.runId}: the core refused a log that diagnosis found sound`);
       const summary: RunSummary = { ...base, workflow: fromUtf8(recovery.workflow), status: STATUS_NAMES[recovery.status], headSeq: recovery.recordCount - 1 };
       if (recovery.action.tag === 'AWAIT_RESUME') summary.interruptId = fromUtf8(recovery.action.interruptId);
       out.push(summary);
