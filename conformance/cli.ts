@@ -51,7 +51,7 @@ interface ConformanceFlags {
   allowViolations?: boolean;
 }
 
-/** Generated workflows per REMIT system: the quick profile's deterministic sample, and --full's campaign. */
+/** Generated cells under a fault per REMIT system: the quick profile's deterministic sample, and --full's campaign. */
 export const QUICK_GENERATED = 12;
 export const FULL_GENERATED = 2000;
 /** The canaries need far fewer cells to show their violation. */
@@ -66,7 +66,7 @@ interface GeneratedPlan {
   count: (system: SystemDef) => number;
 }
 
-/** Which systems run the generated campaign, with how many workflows each (null: none). */
+/** Which systems run the generated campaign, with how many faulted cells each (null: none). */
 function generatedPlan(flags: ConformanceFlags, selected: SystemDef[]): GeneratedPlan | null {
   if (flags.generated === false) return null;
   const explicit = typeof flags.generated === 'string' ? integer('generated', flags.generated, 0) : null;
@@ -265,8 +265,8 @@ async function runPrepared(flags: ConformanceFlags, json: boolean, prepared: Pre
 export function buildConformanceProgram(): Command {
   return new Command('remit-conformance')
     .description('measure the resume contract: fault and concurrency matrices for REMIT and other systems')
-    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, REMIT on PostgreSQL if REMIT_PG_URL is set, LangGraph.js, canaries), and 2000 generated workflows on REMIT (SQLite, PostgreSQL)')
-    .option('--generated <n>', `generated workflows per REMIT system (default ${QUICK_GENERATED} in the quick profile, ${FULL_GENERATED} with --full; with --system, only when given)`)
+    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, REMIT on PostgreSQL if REMIT_PG_URL is set, LangGraph.js, canaries), and 2000 generated workflows under faults on REMIT (SQLite, PostgreSQL)')
+    .option('--generated <n>', `generated workflows to run under a fault per REMIT system (default ${QUICK_GENERATED} in the quick profile, ${FULL_GENERATED} with --full; with --system, only when given)`)
     .option('--no-generated', 'skip the generated-workflow campaign')
     .option('--generated-only', 'run only the generated-workflow campaign')
     .option('--generated-scenario <file>', 'replay one saved generated scenario (reports/repro/generated/...) on --system')

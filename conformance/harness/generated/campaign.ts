@@ -1,7 +1,9 @@
 /**
- * The generated-workflow campaign: for each system, `count` generated workflows, each run as one
- * cell under one fault (kinds in turn: SIGKILL, a thrown error, a store error; at a point the run
- * reaches, chosen at random among its occurrences), judged by ./checkers.ts against the model.
+ * The generated-workflow campaign: for each system, generated workflows, each run as one cell
+ * under one fault (kinds in turn: SIGKILL, a thrown error, a store error; at a point the run
+ * reaches, chosen at random among its occurrences), judged by ./checkers.ts against the model,
+ * until `count` cells had a fault. A workflow whose input is refused reaches no fault point: it is
+ * run and judged too (the refusal is checked), but not counted among the faulted cells.
  * The first violation of each property is shrunk (fault removed, optional steps dropped, loops and
  * operations removed) to a smaller scenario that still fails the same way, kept as data.
  *
@@ -41,8 +43,11 @@ export interface GeneratedSystemSection {
   system: string;
   label: string;
   canary: boolean;
+  /** Workflows tried, one cell each. */
   workflows: number;
   cells: number;
+  /** Cells that ran under a fault (the campaign's count). */
+  faultedCells: number;
   nodes: { pure: number; effect: number; interrupt: number };
   loops: number;
   faults: { armed: Record<string, number>; fired: number; notFired: string[] };
@@ -70,7 +75,7 @@ export interface GeneratedTiming {
 
 export interface GeneratedCampaignOptions {
   systems: SystemDef[];
-  /** Workflows per system (a system may have its own count). */
+  /** Faulted cells per system (a system may have its own count). */
   count: number | ((system: SystemDef) => number);
   seed: number;
   workDir: string;
@@ -115,7 +120,7 @@ export async function runGeneratedCampaign(options: GeneratedCampaignOptions): P
       } finally {
         await runner.pool.closeAll();
       }
-      timing.push({ system: def.id, durationMs: Date.now() - started, cells: count, processesSpawned: runner.pool.spawned });
+      timing.push({ system: def.id, durationMs: Date.now() - started, cells: sections.get(def.id)?.cells ?? 0, processesSpawned: runner.pool.spawned });
     }
   });
   await Promise.all(workers);
@@ -124,22 +129,24 @@ export async function runGeneratedCampaign(options: GeneratedCampaignOptions): P
     return section === undefined ? [] : [section];
   });
   const ordered = options.systems.flatMap((s) => timing.filter((t) => t.system === s.id));
-  return { section: { format: GENERATED_SECTION_FORMAT, seed: options.seed, count: systems[0]?.workflows ?? 0, systems }, timing: ordered };
+  return { section: { format: GENERATED_SECTION_FORMAT, seed: options.seed, count: systems[0]?.faultedCells ?? 0, systems }, timing: ordered };
 }
 
 async function runSystem(runner: GeneratedRunner, count: number, options: GeneratedCampaignOptions): Promise<GeneratedSystemSection> {
   const hello = await runner.pool.init();
   const kinds = GENERATED_FAULT_KINDS.filter((k) => hello.faultKinds[k]?.supported === true);
   const section: GeneratedSystemSection = {
-    system: runner.def.id, label: runner.def.label, canary: runner.def.canary, workflows: count, cells: 0,
+    system: runner.def.id, label: runner.def.label, canary: runner.def.canary, workflows: 0, cells: 0, faultedCells: 0,
     nodes: { pure: 0, effect: 0, interrupt: 0 }, loops: 0,
     faults: { armed: {}, fired: 0, notFired: [] }, ends: {}, poisons: {},
     properties: Object.fromEntries(PROPERTIES.map((p) => [p, { holds: 0, violated: 0, notApplicable: 0 }])) as GeneratedSystemSection['properties'],
     violations: [], reproductions: [],
   };
   const firstViolation = new Map<PropertyId, { scenario: GeneratedScenario; evidence: string[] }>();
-  for (let index = 0; index < count; index++) {
+  for (let index = 0; section.faultedCells < count && (kinds.length > 0 || index < count); index++) {
     const { scenario, expectation, poison } = generateScenario(options.seed, index, faultKindFor(index, kinds));
+    section.workflows++;
+    if (scenario.fault !== null) section.faultedCells++;
     tally(section, scenario, expectation, poison);
     const { run, verdicts } = await runner.run(scenario, expectation);
     section.cells++;

@@ -40,7 +40,7 @@ export function generatedMarkdown(section: GeneratedSection): string[] {
   const out: string[] = [];
   out.push('## Generated workflows', '');
   out.push(
-    `Seed ${section.seed}. Each cell is one generated workflow (pure, effect and interrupt nodes, routes, loops bounded by counters, several interrupts; zod schemas with optional fields, unions, refinements, transforms, defaults, dates, records, nested arrays), run once under one fault at a point it reaches, and judged against the harness's own interpreter of the workflow.`,
+    `Seed ${section.seed}. Each cell is one generated workflow (pure, effect and interrupt nodes, routes, loops bounded by counters, several interrupts; zod schemas with optional fields, unions, refinements, transforms, defaults, dates, records, nested arrays), run once under one fault at a point it reaches (a workflow whose input is refused reaches none and runs without), and judged against the harness's own interpreter of the workflow.`,
     '',
   );
   out.push(`| Property | ${section.systems.map((s) => `${s.label} (${s.cells} cells)`).join(' | ')} |`);
@@ -49,7 +49,7 @@ export function generatedMarkdown(section: GeneratedSection): string[] {
   out.push('');
   for (const s of section.systems) {
     out.push(`### ${s.label} (\`${s.system}\`)`, '');
-    out.push(`- ${s.workflows} workflows, ${s.cells} cells; nodes: ${counts(s.nodes)}; ${s.loops} loops.`);
+    out.push(`- ${s.workflows} workflows, one cell each, ${s.faultedCells} of them under a fault; nodes: ${counts(s.nodes)}; ${s.loops} loops.`);
     out.push(`- ${faultLine(s)}.`);
     out.push(`- How the runs end (the model): ${counts(s.ends)}.`);
     out.push(`- Poisons: ${counts(s.poisons)}.`);
@@ -88,7 +88,7 @@ export function generatedHtml(section: GeneratedSection): string {
 <details><summary>Workflow and scenario</summary><pre>${esc(JSON.stringify(r.scenario, null, 2))}</pre></details></div>`,
     );
     return `<h3>${esc(s.label)} <span class="small">(${esc(s.system)})</span></h3>
-<p>${s.workflows} workflows, ${s.cells} cells; nodes: ${esc(counts(s.nodes))}; ${s.loops} loops. ${esc(faultLine(s))}.<br>
+<p>${s.workflows} workflows, one cell each, ${s.faultedCells} of them under a fault; nodes: ${esc(counts(s.nodes))}; ${s.loops} loops. ${esc(faultLine(s))}.<br>
 How the runs end (the model): ${esc(counts(s.ends))}.<br>Poisons: ${esc(counts(s.poisons))}.</p>
 ${s.violations.length === 0 ? '<p>No violated cell.</p>' : `<p>${s.violations.length} violated cells: ${esc(s.violations.slice(0, 30).map((v) => v.id).join(', '))}</p>`}
 ${repros.join('\n')}`;
@@ -103,7 +103,7 @@ export function generatedTerminal(section: GeneratedSection): string[] {
   const out = ['', `Generated workflows (seed ${section.seed}):`];
   for (const s of section.systems) {
     const props = PROPERTIES.map((p) => `${PROPERTY_TAGS[p]} ${generatedSummary(s, p)}`).join(', ');
-    out.push(`  ${s.system}: ${s.workflows} workflows, ${s.cells} cells, ${faultLine(s)}`);
+    out.push(`  ${s.system}: ${s.workflows} workflows (one cell each, ${s.faultedCells} under a fault), ${faultLine(s)}`);
     out.push(`    ${props}`);
     if (s.violations.length > 0) out.push(`    ${s.violations.length} violated cells; ${s.reproductions.length} shrunk reproduction(s) in reports/repro/generated/${s.system}/`);
   }
