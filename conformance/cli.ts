@@ -7,14 +7,18 @@
  * is set; the hosts column (network namespaces, conformance/hosts/) as root.
  * Reports (JSON, Markdown, HTML, reproductions) go to --out (default ./reports).
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
-import { loadScenario, parseCells, runCampaign, selectSystems, type CampaignOptions } from './harness/campaign.js';
+import { loadScenario, parseCells, parseSystems, runCampaign, selectSystems, type CampaignOptions } from './harness/campaign.js';
 import type { Cell } from './harness/cells.js';
+import type { Verdict } from './harness/checkers/index.js';
 import type { HostsSetting } from './harness/cross-host.js';
 import { renderTerminal } from './harness/report/terminal.js';
-import type { SystemDef } from './harness/systems.js';
+import { findSystem, whyNotRunnable, type SystemDef } from './harness/systems.js';
+import { loadGeneratedScenario, replayGeneratedScenario, runGeneratedCampaign } from './harness/generated/campaign.js';
 import { hostsPrecondition, setUpHosts, type HostsEnvironment } from './hosts/hosts.js';
 import { reportJson, writeReports } from './harness/report/write.js';
 
@@ -23,6 +27,10 @@ export const ConformanceExit = { OK: 0, UNEXPECTED: 1, USAGE: 2, REMIT_VIOLATED:
 
 interface ConformanceFlags {
   full?: boolean;
+  /** Generated workflows per system (false: --no-generated). */
+  generated?: string | boolean;
+  generatedOnly?: boolean;
+  generatedScenario?: string;
   seed: string;
   out: string;
   system?: string;
@@ -33,6 +41,65 @@ interface ConformanceFlags {
   shrinkBudget: string;
   progress: boolean;
   allowViolations?: boolean;
+}
+
+/** Generated cells under a fault per REMIT system: the quick profile's deterministic sample, and --full's campaign. */
+export const QUICK_GENERATED = 12;
+export const FULL_GENERATED = 2000;
+/** The canaries need far fewer cells to show their violation. */
+const CANARY_GENERATED = 150;
+/** Systems of the generated campaign in --full (those the machine can run) and in the quick profile. */
+const FULL_GENERATED_SYSTEMS = ['remit-sqlite-wasm', 'remit-postgres-wasm', 'canary-transform', 'canary-key'];
+const QUICK_GENERATED_SYSTEMS = ['remit-sqlite-wasm'];
+const REMIT_ADAPTER_FILE = 'conformance/adapters/remit/adapter.ts';
+
+interface GeneratedPlan {
+  systems: SystemDef[];
+  count: (system: SystemDef) => number;
+}
+
+/** Which systems run the generated campaign, with how many faulted cells each (null: none). */
+function generatedPlan(flags: ConformanceFlags, selected: SystemDef[]): GeneratedPlan | null {
+  if (flags.generated === false) return null;
+  const explicit = typeof flags.generated === 'string' ? integer('generated', flags.generated, 0) : null;
+  if (explicit === 0) return null;
+  let systems: SystemDef[];
+  let count: number;
+  if (flags.system !== undefined) {
+    if (explicit === null) {
+      const only = selected.filter((s) => s.generatedOnly === true);
+      if (only.length > 0) throw new Error(`${only.map((s) => s.id).join(', ')} run only the generated campaign: pass --generated <n>`);
+      return null;
+    }
+    systems = selected.filter((s) => s.adapter === REMIT_ADAPTER_FILE);
+    count = explicit;
+  } else if (flags.full === true) {
+    systems = FULL_GENERATED_SYSTEMS.map(findSystem).filter((s) => whyNotRunnable(s) === null);
+    count = explicit ?? FULL_GENERATED;
+  } else {
+    systems = QUICK_GENERATED_SYSTEMS.map(findSystem);
+    count = explicit ?? QUICK_GENERATED;
+  }
+  if (systems.length === 0) return null;
+  return { systems, count: (s) => (s.canary && flags.system === undefined ? Math.min(count, CANARY_GENERATED) : count) };
+}
+
+/** Replay one saved generated scenario on one system and print its verdicts. */
+async function replayGenerated(flags: ConformanceFlags, json: boolean): Promise<number> {
+  const systems = flags.system === undefined ? [] : parseSystems(flags.system.split(','));
+  if (systems.length !== 1) throw new Error('--generated-scenario replays one scenario: name one --system');
+  const def = systems[0]!;
+  const scenario = loadGeneratedScenario(flags.generatedScenario!);
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'remit-generated-'));
+  try {
+    const verdicts = await replayGeneratedScenario(def, scenario, workDir);
+    if (json) process.stdout.write(`${JSON.stringify({ system: def.id, scenario: scenario.id, verdicts }, null, 2)}\n`);
+    else for (const [p, v] of Object.entries(verdicts) as Array<[string, Verdict]>) process.stdout.write(`${p}: ${v.status}${v.status === 'violated' ? `\n  ${v.evidence.join('\n  ')}` : ''}\n`);
+    const violated = Object.values(verdicts).some((v) => v.status === 'violated');
+    return violated && def.id.startsWith('remit-') && flags.allowViolations !== true ? ConformanceExit.REMIT_VIOLATED : ConformanceExit.OK;
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
 }
 
 function integer(name: string, text: string, min: number): number {
@@ -94,9 +161,12 @@ async function prepareHosts(systems: SystemDef[], cells: readonly Cell[], notes:
 
 export async function runConformance(flags: ConformanceFlags, json: boolean): Promise<number> {
   const seed = integer('seed', flags.seed, 0);
+  if (flags.generatedScenario !== undefined) return replayGenerated(flags, json);
   const scenario = flags.scenario === undefined ? undefined : loadScenario(flags.scenario);
   const selection = selectSystems({ ...(flags.full === undefined ? {} : { full: flags.full }), ...(flags.system === undefined ? {} : { system: flags.system }) });
-  const systems = selection.systems;
+  const generated = generatedPlan(flags, selection.systems);
+  // Systems that exist only for the generated campaign never run the reference matrices.
+  const systems = flags.generatedOnly === true ? [] : selection.systems.filter((s) => s.generatedOnly !== true);
   if (scenario !== undefined && systems.length !== 1) throw new Error('--scenario replays one scenario: name one --system');
   const cells = parseCells(flags.cell?.flatMap((c) => c.split(',')));
   // Never silent: every system or column left out is named, with the reason.
@@ -104,13 +174,14 @@ export async function runConformance(flags: ConformanceFlags, json: boolean): Pr
   for (const n of notes) process.stderr.write(`[conformance] ${n}\n`);
   const hosts = await prepareHosts(systems, scenario === undefined ? cells : [], notes);
   try {
-    return await runPrepared(flags, json, { seed, scenario, systems, cells, notes, hosts: hosts.setting });
+    return await runPrepared(flags, json, { seed, scenario, systems, cells, notes, hosts: hosts.setting, generated });
   } finally {
     await hosts.env?.teardown().catch((e: unknown) => process.stderr.write(`[conformance] ${String(e)}\n`));
   }
 }
 
 interface Prepared {
+  generated: GeneratedPlan | null;
   seed: number;
   scenario: ReturnType<typeof loadScenario> | undefined;
   systems: SystemDef[];
@@ -122,7 +193,8 @@ interface Prepared {
 async function runPrepared(flags: ConformanceFlags, json: boolean, prepared: Prepared): Promise<number> {
   const { seed, scenario, systems, cells, notes } = prepared;
   const mode: CampaignOptions['mode'] = flags.system !== undefined || flags.cell !== undefined || scenario !== undefined ? 'custom' : flags.full ? 'full' : 'quick';
-  const total = systems.length * (scenario === undefined ? cells.length : 1);
+  const generatedCells = prepared.generated === null ? 0 : prepared.generated.systems.reduce((n, s) => n + prepared.generated!.count(s), 0);
+  const total = systems.length * (scenario === undefined ? cells.length : 1) + generatedCells;
   const progress = progressReporter(total, flags.progress && !json);
   const result = await runCampaign({
     mode,
@@ -137,6 +209,26 @@ async function runPrepared(flags: ConformanceFlags, json: boolean, prepared: Pre
     onCellDone: (system, cell) => progress.tick(system, cell),
     onShrink: (system, property) => progress.note(system, `shrinking the ${property} violation`),
   });
+  if (prepared.generated !== null) {
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'remit-generated-'));
+    try {
+      const g = await runGeneratedCampaign({
+        systems: prepared.generated.systems,
+        count: prepared.generated.count,
+        seed,
+        workDir,
+        shrink: flags.shrink,
+        shrinkBudget: Math.max(integer('shrink-budget', flags.shrinkBudget, 0), 12),
+        jobs: integer('jobs', flags.jobs, 1),
+        onCellDone: (system, id) => progress.tick(system, id),
+      });
+      result.report.generated = g.section;
+      result.timing.generated = g.timing;
+      result.timing.totalMs = Date.now() - Date.parse(result.timing.startedAt);
+    } finally {
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
+  }
   progress.stop();
   const outDir = path.resolve(flags.out);
   const written = writeReports(outDir, result.report, result.timing);
@@ -152,16 +244,20 @@ async function runPrepared(flags: ConformanceFlags, json: boolean, prepared: Pre
   }
   if (result.unavailable.length > 0) return ConformanceExit.UNEXPECTED;
   // A measured violation of another system is a result, not a failure; REMIT's own is.
-  const remitViolated = result.report.systems.some(
-    (s) => s.system.startsWith('remit-') && Object.values(s.properties).some((p) => p.status === 'violated'),
-  );
+  const remitViolated =
+    result.report.systems.some((s) => s.system.startsWith('remit-') && Object.values(s.properties).some((p) => p.status === 'violated')) ||
+    (result.report.generated?.systems ?? []).some((s) => s.system.startsWith('remit-') && s.violations.length > 0);
   return remitViolated && flags.allowViolations !== true ? ConformanceExit.REMIT_VIOLATED : ConformanceExit.OK;
 }
 
 export function buildConformanceProgram(): Command {
   return new Command('remit-conformance')
     .description('measure the resume contract: fault and concurrency matrices for REMIT and other systems')
-    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, REMIT on PostgreSQL if REMIT_PG_URL is set, LangGraph.js, the Python peers, canaries)')
+    .option('--full', 'every cell of both matrices for every adapter (REMIT variants, REMIT on PostgreSQL if REMIT_PG_URL is set, LangGraph.js, the Python peers, canaries), and 2000 generated workflows under faults on REMIT (SQLite, PostgreSQL)')
+    .option('--generated <n>', `generated workflows to run under a fault per REMIT system (default ${QUICK_GENERATED} in the quick profile, ${FULL_GENERATED} with --full; with --system, only when given)`)
+    .option('--no-generated', 'skip the generated-workflow campaign')
+    .option('--generated-only', 'run only the generated-workflow campaign')
+    .option('--generated-scenario <file>', 'replay one saved generated scenario (reports/repro/generated/...) on --system')
     .option('--seed <n>', 'seed of the scenarios (same seed, same report)', '1')
     .option('--out <dir>', 'directory for the reports', 'reports')
     .option('--system <ids>', 'comma-separated system ids (see conformance/README.md)')

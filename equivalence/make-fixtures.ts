@@ -8,7 +8,7 @@
  */
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { chainValueBefore, concatBytes, encodeLog, encodeLogV2, encodeRecord, encodeRecordV2 } from 'remit/core';
+import { chainValueBefore, concatBytes, encodeLog, encodeLogV2, encodeRecord } from 'remit/core';
 import { encodeAdmissionRequest } from 'remit/core';
 import { reference } from 'remit/core';
 import { RecordKind, type AdmissionRequest, type LogRecord } from 'remit/core';

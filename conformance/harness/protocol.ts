@@ -19,6 +19,9 @@ export const OutcomeSchema = z.object({
       code: z.enum(['ALREADY_CONSUMED', 'NOT_PARKED', 'INVALID_VALUE', 'IMPLICIT_FORK', 'DEFINITION_MISMATCH', 'CONFLICT', 'OTHER']),
       message: z.string(),
       field: z.string().optional(),
+      /** The system's own error code and reason, when it has them (e.g. REMIT_VALUE_UNFAITHFUL, CHANGED_BY_JSON). */
+      systemCode: z.string().optional(),
+      reason: z.string().optional(),
     })
     .optional(),
   error: z
@@ -26,6 +29,8 @@ export const OutcomeSchema = z.object({
       kind: z.enum(['injected', 'store', 'validation', 'other']),
       message: z.string(),
       field: z.string().optional(),
+      systemCode: z.string().optional(),
+      reason: z.string().optional(),
     })
     .optional(),
 });
@@ -57,6 +62,8 @@ export const RunViewSchema = z.object({
   headState: z.unknown(),
   /** What recovery says happens next, e.g. "AWAIT_RESUME approval", "NONE" when finished. */
   nextAction: z.string(),
+  /** Idempotency keys of the effect instances whose completion is durable (generated workflows). */
+  effectKeysDone: z.array(z.string()).optional(),
   /** Digest of the recovered result per recovery implementation (e.g. wasm and reference cores). */
   recoveries: z.record(z.string(), z.string()),
 });
@@ -128,9 +135,13 @@ export type Request =
    * live processes never share one. Systems without such an identity ignore it.
    */
   | { op: 'open'; storePath: string; sinkPath: string; replica?: string }
-  | { op: 'arm'; fault: { point: string; kind: 'sigkill' | 'throw' | 'store-error' } | null }
-  | { op: 'start'; runId: string; input: unknown }
-  | { op: 'resume'; runId: string; value: unknown; barrier?: BarrierRef }
+  /** occurrence: fire at the n-th time the point is reached (default 1). */
+  | { op: 'arm'; fault: { point: string; kind: 'sigkill' | 'throw' | 'store-error'; occurrence?: number } | null }
+  /** Generated workflows (harness/generated/): build this workflow and register it under its name. */
+  | { op: 'define'; workflow: unknown }
+  /** workflow: a defined generated workflow (default: the reference workflow); tagged: values use the tags of harness/generated/spec.ts. */
+  | { op: 'start'; runId: string; input: unknown; workflow?: string; tagged?: boolean }
+  | { op: 'resume'; runId: string; value: unknown; barrier?: BarrierRef; tagged?: boolean }
   | { op: 'resumeMany'; runId: string; values: unknown[] }
   /** k concurrent continue calls in this one process (the recoverer cells, in-process mode). */
   | { op: 'continueMany'; runId: string; count: number }
@@ -138,8 +149,9 @@ export type Request =
   | { op: 'continue'; runId: string; barrier?: BarrierRef; holdBeforeAppend?: BarrierRef }
   /** hosts cells only: close, count the waiters of, or open a barrier (served by the primary). */
   | { op: 'barrier'; action: 'hold' | 'count' | 'release'; key: number }
-  | { op: 'continueFrom'; runId: string; after: string }
-  | { op: 'fork'; sourceRunId: string; after: string; targetRunId: string; intent: unknown }
+  /** after: the checkpoint of the `occurrence`-th (default 1) completion of that node. */
+  | { op: 'continueFrom'; runId: string; after: string; occurrence?: number }
+  | { op: 'fork'; sourceRunId: string; after: string; targetRunId: string; intent: unknown; occurrence?: number }
   | { op: 'readStore'; runId: string }
   | { op: 'probe'; kind: 'corruption'; runId: string; pick: number }
   | { op: 'probe'; kind: 'invalid-state'; runId: string; input: unknown }

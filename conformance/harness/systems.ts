@@ -39,6 +39,11 @@ export interface SystemDef {
   requiresEnv?: string;
   /** May run the hosts column (its store is reachable over a network link). */
   hostsCapable?: boolean;
+  /**
+   * Runs only the generated-workflow campaign (harness/generated/): its missing guard shows only
+   * on workflows whose schemas have transforms, which the reference workflow has not.
+   */
+  generatedOnly?: boolean;
 }
 
 const REMIT_ADAPTER = 'conformance/adapters/remit/adapter.ts';
@@ -113,6 +118,15 @@ export const SYSTEMS: readonly SystemDef[] = [
     args: ['--store', 'sqlite', '--core', 'reference', '--canary', 'lost-append-reported-committed'],
     quick: false,
     canary: true,
+  },
+  {
+    id: 'canary-transform',
+    label: 'Canary · REMIT with stored values transformed again at every read',
+    adapter: REMIT_ADAPTER,
+    args: ['--store', 'sqlite', '--core', 'reference', '--canary', 'reapply-transform'],
+    quick: false,
+    canary: true,
+    generatedOnly: true,
   },
   {
     id: 'canary-key',

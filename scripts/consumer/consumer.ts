@@ -3,8 +3,8 @@
 // for zod, whose declarations name the URL type (REMIT's own need only ES2022).
 import { z } from 'zod';
 import {
-  AlreadyConsumedError, createRemit, END, ErrorCode, openMemoryStore, openSqliteStore, RemitError, workflow,
-  type Remit, type RunResult, type Store,
+  AlreadyConsumedError, createRemit, END, ErrorCode, LogTornError, openMemoryStore, openSqliteStore, RemitError, RepairRefusedError,
+  ValueUnfaithfulError, workflow, type Remit, type RepairResult, type RunDamage, type RunResult, type Store,
 } from 'remit';
 import { createCore, type RecoveryCore } from 'remit/core';
 import { openPostgresStore, type PostgresStoreOptions } from 'remit/postgres';
@@ -45,4 +45,23 @@ export async function coreAndPostgres(options: PostgresStoreOptions): Promise<Re
   void hooks;
   void new FileEffectSink('/tmp/sink');
   return createCore('reference');
+}
+
+/** Start-up: recover what a crash interrupted, repair a torn tail when that is safe, report the rest. */
+export async function startUp(remit: Remit): Promise<Array<RepairResult | RunDamage>> {
+  const out: Array<RepairResult | RunDamage> = [];
+  for (const outcome of await remit.recoverAll()) {
+    if (!('error' in outcome)) continue;
+    if (outcome.error instanceof LogTornError) {
+      try {
+        out.push(await remit.repair(outcome.runId));
+      } catch (error) {
+        if (!(error instanceof RepairRefusedError)) throw error;
+      }
+    } else if (outcome.error instanceof ValueUnfaithfulError && outcome.error.reason === 'CHANGED_BY_JSON') {
+      throw outcome.error;
+    }
+  }
+  for (const run of await remit.runs()) if (run.damage) out.push(run.damage);
+  return out;
 }

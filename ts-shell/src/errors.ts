@@ -11,8 +11,10 @@ export const ErrorCode = {
   RUN_NOT_FOUND: 'REMIT_RUN_NOT_FOUND',
   RUN_EXISTS: 'REMIT_RUN_EXISTS',
   RUN_ID_INVALID: 'REMIT_RUN_ID_INVALID',
+  ARGUMENT_INVALID: 'REMIT_ARGUMENT_INVALID',
   STATE_INVALID: 'REMIT_STATE_INVALID',
   NOT_JSON: 'REMIT_NOT_JSON',
+  VALUE_UNFAITHFUL: 'REMIT_VALUE_UNFAITHFUL',
   ROUTE_INVALID: 'REMIT_ROUTE_INVALID',
   HANDLER_THREW: 'REMIT_HANDLER_THREW',
   RESUME_VALUE_INVALID: 'REMIT_RESUME_VALUE_INVALID',
@@ -26,7 +28,9 @@ export const ErrorCode = {
   FORK_TARGET_EXISTS: 'REMIT_FORK_TARGET_EXISTS',
   LOG_CORRUPT: 'REMIT_LOG_CORRUPT',
   LOG_TORN: 'REMIT_LOG_TORN',
+  REPAIR_REFUSED: 'REMIT_REPAIR_REFUSED',
   STORE: 'REMIT_STORE',
+  STORE_NOT_FOUND: 'REMIT_STORE_NOT_FOUND',
   CORE_UNAVAILABLE: 'REMIT_CORE_UNAVAILABLE',
   CORE_REFUSED: 'REMIT_CORE_REFUSED',
   EFFECT_IN_FLIGHT: 'REMIT_EFFECT_IN_FLIGHT',
@@ -133,8 +137,22 @@ export class RunExistsError extends RemitError {
 
 export class RunIdInvalidError extends RemitError {
   readonly code = ErrorCode.RUN_ID_INVALID;
-  constructor(runId: string, problem: string) {
-    super(`invalid run id ${JSON.stringify(runId.slice(0, 80))}: ${problem}`);
+  constructor(runId: unknown, problem: string) {
+    super(`invalid run id ${typeof runId === 'string' ? JSON.stringify(runId.slice(0, 80)) : String(runId)}: ${problem}`);
+  }
+}
+
+/**
+ * An argument that cannot name anything (a sequence number that is not an integer in 0..2^32-1,
+ * an interrupt id that is not `node@seq`): says which argument, what was expected and what came.
+ */
+export class ArgumentInvalidError extends RemitError {
+  readonly code = ErrorCode.ARGUMENT_INVALID;
+  constructor(readonly argument: string, readonly expected: string, readonly received: string, subject: ErrorSubject = {}) {
+    super(`${argument} must be ${expected}; got ${received}`, subject);
+  }
+  protected override details() {
+    return { argument: this.argument, expected: this.expected, received: this.received };
   }
 }
 
@@ -156,6 +174,25 @@ export class NotJsonError extends RemitError {
   readonly code = ErrorCode.NOT_JSON;
   constructor(what: string, problem: string, subject: ErrorSubject = {}) {
     super(`${what} is not JSON-serialisable: ${problem}`, subject);
+  }
+}
+
+/** Why a value would not read back as itself (ValueUnfaithfulError.reason). */
+export type UnfaithfulReason = 'CHANGED_BY_JSON' | 'FAILS_SCHEMA_AGAIN' | 'TRANSFORM_NOT_IDEMPOTENT';
+
+/**
+ * A value about to be written (input, state, resume value, effect result, fork intent) would not
+ * read back as itself: its JSON form differs from it (a Date becomes a string, undefined in an
+ * array becomes null), or its schema rejects or changes it when it validates the stored form
+ * again. Refused before anything was appended (docs/guide.md, "Values in the log").
+ */
+export class ValueUnfaithfulError extends RemitError {
+  readonly code = ErrorCode.VALUE_UNFAITHFUL;
+  constructor(readonly value: string, readonly reason: UnfaithfulReason, why: string, subject: ErrorSubject) {
+    super(`the ${value} would not read back as written: ${why}; nothing was written`, subject);
+  }
+  protected override details() {
+    return { value: this.value, reason: this.reason };
   }
 }
 
@@ -332,25 +369,54 @@ export class ForkTargetExistsError extends RemitError {
 
 // ------------------------------------------------------------------ log, store, core
 
-/** A record failed its integrity check; nothing after it was loaded. */
+/** What an operator can do about a record that fails its integrity check. */
+export function corruptAdvice(runId: string): string {
+  return `the record was complete and is now damaged, so REMIT will not repair it: restore the store from a backup; \`remit inspect ${runId}\` shows what is intact`;
+}
+
+/** What an operator can do about an incomplete or empty last record. */
+export function tornAdvice(runId: string): string {
+  return `\`remit repair ${runId}\` (Remit.repair) removes it when losing it is the same as a crash before it was written, and refuses otherwise`;
+}
+
+/** A record failed its integrity check; nothing after it was loaded. `advice`: what to do. */
 export class LogCorruptError extends RemitError {
   readonly code = ErrorCode.LOG_CORRUPT;
-  constructor(runId: string, seq: number, readonly offset: number, readonly logError: string) {
-    super(`log record is invalid (${logError}) at byte offset ${offset}; nothing after it was loaded`, { runId, seq });
+  constructor(runId: string, seq: number, readonly offset: number, readonly logError: string, readonly advice: string = corruptAdvice(runId)) {
+    super(`log record is invalid (${logError}) at byte offset ${offset}; nothing after it was loaded; ${advice}`, { runId, seq });
   }
   protected override details() {
-    return { offset: this.offset, logError: this.logError };
+    return { offset: this.offset, logError: this.logError, advice: this.advice };
   }
 }
 
-/** The stored log ends in an incomplete record (stores keep whole records, so this is damage). */
+/**
+ * The stored log ends in an incomplete record (`tornBytes` of it were stored; 0 for an empty
+ * record). Stores keep whole records, so this is damage; `advice` says what to do.
+ */
 export class LogTornError extends RemitError {
   readonly code = ErrorCode.LOG_TORN;
-  constructor(runId: string, seq: number, readonly tornBytes: number) {
-    super(`the stored log ends in an incomplete record of ${tornBytes} bytes`, { runId, seq });
+  constructor(runId: string, seq: number, readonly tornBytes: number, readonly advice: string = tornAdvice(runId)) {
+    super(
+      tornBytes === 0
+        ? `the stored log ends in an empty record (0 bytes); ${advice}`
+        : `the stored log ends in an incomplete record of ${tornBytes} bytes; ${advice}`,
+      { runId, seq },
+    );
   }
   protected override details() {
-    return { tornBytes: this.tornBytes };
+    return { tornBytes: this.tornBytes, advice: this.advice };
+  }
+}
+
+/** `repair` will not remove the damaged record: losing it is not the same as a crash before it. */
+export class RepairRefusedError extends RemitError {
+  readonly code = ErrorCode.REPAIR_REFUSED;
+  constructor(runId: string, seq: number, readonly why: string) {
+    super(`refusing to repair: ${why}; nothing was changed`, { runId, seq });
+  }
+  protected override details() {
+    return { why: this.why };
   }
 }
 
@@ -362,6 +428,17 @@ export class StoreError extends RemitError {
   }
   protected override details() {
     return { store: this.store, operation: this.operation, storeCode: this.storeCode };
+  }
+}
+
+/** The store does not exist (a SQLite file that is not there) and was not to be created. */
+export class StoreNotFoundError extends RemitError {
+  readonly code = ErrorCode.STORE_NOT_FOUND;
+  constructor(readonly store: string, readonly path: string, hint: string) {
+    super(`no store at ${path}: ${hint}`);
+  }
+  protected override details() {
+    return { store: this.store, path: this.path };
   }
 }
 

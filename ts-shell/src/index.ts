@@ -18,7 +18,9 @@ export { fail, TerminalFailure } from './errors.js';
 export { createRemit, MAX_RUN_ID_BYTES } from './remit.js';
 export type {
   Remit, RemitOptions, StartOptions, ContinueOptions, RecoverAllOptions, ForkOptions, ForkResult, RunSummary, RecoverAllOutcome,
+  RepairResult,
 } from './remit.js';
+export type { RunDamage } from './sequencer/log-health.js';
 export type { RunResult, ParkedInterrupt, RunFailureView } from './sequencer/sequencer.js';
 export type { RunStatusName } from './sequencer/log-view.js';
 export type { CoreKind, RecoveryCore } from './core/index.js';
@@ -38,11 +40,12 @@ export type { RunInspection, InspectedRecord } from './inspect.js';
 // Errors: one class per code (docs/errors.md); catch RemitError and switch on `code`.
 export {
   RemitError, ErrorCode, DefinitionInvalidError, DefinitionMismatchError, UnknownWorkflowError, RunNotFoundError,
-  RunExistsError, RunIdInvalidError, StateInvalidError, NotJsonError, RouteInvalidError, HandlerThrewError,
-  ResumeValueInvalidError, UnknownInterruptError, NotParkedError, AlreadyConsumedError, ConflictError, NotACheckpointError,
-  BeyondHeadError, ImplicitForkError, ForkTargetExistsError, LogCorruptError, LogTornError, StoreError,
-  CoreUnavailableError, CoreRefusedError, EffectInFlightError, OptionInvalidError,
+  RunExistsError, RunIdInvalidError, ArgumentInvalidError, StateInvalidError, NotJsonError, ValueUnfaithfulError,
+  RouteInvalidError, HandlerThrewError, ResumeValueInvalidError, UnknownInterruptError, NotParkedError, AlreadyConsumedError,
+  ConflictError, NotACheckpointError, BeyondHeadError, ImplicitForkError, ForkTargetExistsError, LogCorruptError, LogTornError,
+  RepairRefusedError, StoreError, StoreNotFoundError, CoreUnavailableError, CoreRefusedError, EffectInFlightError,
+  OptionInvalidError,
 } from './errors.js';
-export type { ErrorSubject, ValidationIssue, CoreUnavailableReason } from './errors.js';
+export type { ErrorSubject, ValidationIssue, CoreUnavailableReason, UnfaithfulReason } from './errors.js';
 
 export type { Json } from './json.js';

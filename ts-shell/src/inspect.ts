@@ -6,6 +6,7 @@
 import { decodeLog, LogErrorName } from './core/codec.js';
 import { EffectStatus, RecordKind, type LogRecord, type NextAction, type RecoveryCore } from './core/types.js';
 import { fromUtf8, toHex } from './json.js';
+import { diagnoseRows, type RunDamage } from './sequencer/log-health.js';
 import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
 import { concatRecords } from './store/common.js';
 import type { StoredRecord } from './store/store.js';
@@ -49,6 +50,8 @@ export interface RunInspection {
   failure?: { node: string; code: string; message: string };
   /** Set when the log is damaged: the first bad record. */
   error?: { code: string; seq: number; offset: number };
+  /** Set when the log is damaged: which record, how, whether `repair` removes it, what to do. */
+  damage?: RunDamage;
   totals: { records: number; bytes: number; stateBytes: number };
 }
 
@@ -68,13 +71,26 @@ export function inspectLog(runId: string, stored: StoredRecord[], core: Recovery
     stateBytes: records.reduce((n, r) => n + (r.stateBytes ?? 0), 0),
   };
   const recovery = core.recover(log);
-  if (!recovery.ok) {
-    return {
-      runId, workflow: null, version: null, fingerprint: null, status: 'damaged', nextAction: 'NONE',
-      headSeq: recovery.seq - 1, records, effects: [], interruptsParked: 0, interruptsClaimed: 0, lineage: [],
-      error: { code: LogErrorName[recovery.code] ?? String(recovery.code), seq: recovery.seq, offset: recovery.offset },
+  const damage = diagnoseRows(runId, stored, recovery);
+  if (damage !== null) {
+    const bad = stored.find((r) => r.seq === damage.seq);
+    records.splice(damage.seq);
+    records.push({
+      seq: damage.seq, kind: 'DAMAGED', format: bad?.bytes[8] ?? 0, node: null, committedAt: bad === undefined ? '-' : new Date(bad.committedAtMs).toISOString(),
+      bytes: bad?.bytes.length ?? 0, detail: `${damage.code}${damage.recordKind === null ? '' : ` (was ${damage.recordKind})`}`,
+    });
+  }
+  if (!recovery.ok || damage !== null) {
+    const known = recovery.ok ? { workflow: fromUtf8(recovery.workflow), version: fromUtf8(recovery.version), fingerprint: toHex(recovery.fingerprint) } : { workflow: null, version: null, fingerprint: null };
+    const at = damage ?? { code: recovery.ok ? 'UNKNOWN' : LogErrorName[recovery.code] ?? String(recovery.code), seq: recovery.ok ? 0 : recovery.seq, offset: recovery.ok ? 0 : recovery.offset };
+    const out: RunInspection = {
+      runId, ...known, status: 'damaged', nextAction: 'NONE',
+      headSeq: at.seq - 1, records, effects: [], interruptsParked: 0, interruptsClaimed: 0, lineage: [],
+      error: { code: at.code, seq: at.seq, offset: at.offset },
       totals,
     };
+    if (damage !== null) out.damage = damage;
+    return out;
   }
   const out: RunInspection = {
     runId,
@@ -187,7 +203,15 @@ export function renderInspection(inspection: RunInspection): string {
   lines.push(`interrupts: ${inspection.interruptsParked} parked, ${inspection.interruptsClaimed} claimed`);
   for (const l of inspection.lineage) lines.push(`forked from ${l.sourceRunId} at seq ${l.sourceSeq} (fork record ${l.forkSeq}), intent ${l.intent}`);
   if (inspection.failure) lines.push(`failed at ${inspection.failure.node || '-'}: ${inspection.failure.code}: ${inspection.failure.message}`);
-  if (inspection.error) lines.push(`DAMAGED: ${inspection.error.code} at seq ${inspection.error.seq} (byte offset ${inspection.error.offset}); nothing after it was loaded`);
+  const d = inspection.damage;
+  if (d !== undefined) {
+    const what = d.kind === 'torn' ? `the last record is incomplete (${d.storedBytes} bytes stored)` : d.kind === 'empty' ? 'the last record is empty (0 bytes)' : `${d.code}: the record fails its integrity check`;
+    lines.push(`DAMAGED at seq ${d.seq} (byte offset ${d.offset}): ${what}; nothing from it on was loaded`);
+    lines.push(`  ${d.repairable ? 'repairable' : 'not repairable'}: ${d.why}`);
+    lines.push(`  what to do: ${d.advice}`);
+  } else if (inspection.error) {
+    lines.push(`DAMAGED at seq ${inspection.error.seq}: ${inspection.error.code} (byte offset ${inspection.error.offset}); nothing after it was loaded`);
+  }
   return lines.join('\n');
 }
 

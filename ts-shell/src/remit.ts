@@ -18,19 +18,26 @@ import {
   NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveryCore,
 } from './core/types.js';
 import {
-  AlreadyConsumedError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError, EffectInFlightError,
-  ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotJsonError, NotParkedError, OptionInvalidError,
-  ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
-  toValidationIssues, UnknownInterruptError, UnknownWorkflowError,
+  AlreadyConsumedError, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
+  EffectInFlightError, ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotParkedError,
+  OptionInvalidError, RepairRefusedError, ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
+  toValidationIssues, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
-import { encodeJson, fromUtf8, utf8, type Json } from './json.js';
+import { fromUtf8, utf8 } from './json.js';
+import { concatBytes, decodeRecordAt } from './core/codec.js';
+import { damageError, diagnoseRows, type RunDamage } from './sequencer/log-health.js';
 import { runStartedRecord, STATUS_NAMES, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { DEFAULT_EFFECT_LEASE_MS, type FenceSettings } from './sequencer/fence.js';
-import type { Store } from './store/store.js';
-import { checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, interruptNode } from './ids.js';
+import type { Store, StoredRecord } from './store/store.js';
+import {
+  checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, INTERRUPT_ID_EXPECTED, isSeq,
+  parseInterruptId, SEQ_EXPECTED,
+} from './ids.js';
+import { durableValue } from './values.js';
+import { assert } from './assert.js';
 import { canonicalDescriptor } from './workflow/descriptor.js';
 import { isLeaseMs, MAX_LEASE_MS, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
 
@@ -105,15 +112,38 @@ export interface ForkResult {
 
 export interface RunSummary {
   runId: string;
+  /** The workflow named by the run's first record ('?' when that record is unreadable). */
   workflow: string;
   status: RunStatusName | 'damaged';
+  /** Seq of the last intact record (before the damaged one, for a damaged run). */
   headSeq: number;
   createdAtMs: number;
   updatedAtMs: number;
   interruptId?: string;
+  /** For a damaged run: which record, how, and what the operator can do (docs/guide.md, "Damaged runs"). */
+  damage?: RunDamage;
 }
 
+/**
+ * One run recoverAll looked at: continued (`result`), or not, with the typed error (`error`), also
+ * for every damaged run it found.
+ */
 export type RecoverAllOutcome = { runId: string; result: RunResult } | { runId: string; error: unknown };
+
+/** What `repair` did. */
+export interface RepairResult {
+  runId: string;
+  /** The seq of the damaged last record it removed, or null when the log was not damaged. */
+  removedSeq: number | null;
+  /** That record's kind when its header survived, else null. */
+  removedKind: string | null;
+  /** How many bytes of it were stored. */
+  removedBytes: number;
+  /** What removing it means for the run (or why nothing was done). */
+  note: string;
+  /** Seq of the run's last record now. */
+  headSeq: number;
+}
 
 export async function createRemit(options: RemitOptions): Promise<Remit> {
   const core = typeof options.core === 'object' ? options.core : await createCore(options.core ?? 'wasm');
@@ -218,7 +248,7 @@ export class Remit implements Engine {
     checkEffectKeysFit(runId, effectNodeNames(wf));
     const parsed = wf.stateSchema.safeParse(input);
     if (!parsed.success) throw new StateInvalidError({ runId, seq: 0 }, toValidationIssues(parsed.error.issues));
-    const state = jsonOrThrow('the initial state', parsed.data, { runId, seq: 0 });
+    const state = durableValue('input', parsed.data, wf.stateSchema, { runId, seq: 0 }, input);
     const started: LogRecord = {
       kind: RecordKind.RUN_STARTED,
       seq: 0,
@@ -248,9 +278,12 @@ export class Remit implements Engine {
    * refused with AlreadyConsumedError before any node runs), then the run is driven on.
    */
   async resume(runId: string, interruptId: string, value: unknown): Promise<RunResult> {
+    checkRunId(runId);
+    const parsedId = parseInterruptId(interruptId);
+    if (parsedId === null) throw new ArgumentInvalidError('interruptId', INTERRUPT_ID_EXPECTED, describeArgument(interruptId), { runId });
     const session = await RunSession.open(this, runId);
     const wf = session.workflowFor(session.recover());
-    const nodeName = interruptNode(interruptId);
+    const nodeName = parsedId.node;
     const def = wf.nodes.get(nodeName);
     if (!def || def.kind !== 'interrupt') {
       throw new UnknownInterruptError(interruptId, { runId }, `workflow ${wf.name} has no interrupt node ${JSON.stringify(nodeName)}; ids look like node@seq`);
@@ -259,7 +292,9 @@ export class Remit implements Engine {
     if (!parsed.success) {
       throw new ResumeValueInvalidError(interruptId, { runId, node: nodeName }, toValidationIssues(parsed.error.issues));
     }
-    const encoded = jsonOrThrow('the resume value', parsed.data, { runId, node: nodeName });
+    // Fully checked before the claim: once RESUME_CLAIMED is durable, the stored value is applied
+    // as it is, so it must read back as itself (values.ts), or the run could never finish.
+    const encoded = durableValue('resume value', parsed.data, def.spec.resume, { runId, node: nodeName }, value);
     const request: AdmissionRequest = { tag: 'RESUME', interruptId: utf8(interruptId) };
     for (let attempt = 0; ; attempt++) {
       const admission = this.core.admit(session.bytes, request);
@@ -285,6 +320,8 @@ export class Remit implements Engine {
    * EffectInFlightError at once.
    */
   async continueRun(runId: string, options: ContinueOptions = {}): Promise<RunResult> {
+    checkRunId(runId);
+    if (options.fromSeq !== undefined) checkSeqArgument('fromSeq', options.fromSeq, { runId });
     const waitMs = checkWaitMs(options.waitForEffectMs);
     const session = await RunSession.open(this, runId);
     session.recover();
@@ -324,6 +361,9 @@ export class Remit implements Engine {
    * touched. The new run is not driven; call continueRun(fork.runId).
    */
   async fork(runId: string, checkpointSeq: number, options: ForkOptions = {}): Promise<ForkResult> {
+    checkRunId(runId);
+    checkSeqArgument('checkpointSeq', checkpointSeq, { runId });
+    if (options.newRunId !== undefined) checkRunId(options.newRunId);
     const session = await RunSession.open(this, runId);
     const recovered = session.recover();
     const admission = this.core.admit(session.bytes, { tag: 'FORK_AT', seq: checkpointSeq });
@@ -333,7 +373,7 @@ export class Remit implements Engine {
     // The fork's keys name its own run id; its effect nodes are in the copied RUN_STARTED.
     const table = runStartedRecord(session.bytes, runId).nodes;
     checkEffectKeysFit(newRunId, table.filter((n) => n.kind === NodeKind.EFFECT).map((n) => fromUtf8(n.name)));
-    const intent = jsonOrThrow('the fork intent', options.intent ?? null, { runId, seq: checkpointSeq });
+    const intent = durableValue('fork intent', options.intent ?? null, null, { runId, seq: checkpointSeq });
     const forked: LogRecord = {
       kind: RecordKind.FORKED,
       seq: admission.seq,
@@ -355,29 +395,37 @@ export class Remit implements Engine {
     return { runId: newRunId, sourceRunId: runId, checkpointSeq, forkSeq: admission.seq };
   }
 
-  /** Where a run stands, without moving it. */
+  /** Where a run stands, without moving it. A damaged log throws LogTornError or LogCorruptError. */
   async status(runId: string): Promise<RunResult> {
+    checkRunId(runId);
     const session = await RunSession.open(this, runId);
     return session.result(session.recover());
   }
 
-  /** The log rendered for people: one row per record plus the recovered summary. */
+  /** The log rendered for people: one row per record plus the recovered summary (and the damage, if any). */
   async inspect(runId: string): Promise<RunInspection> {
+    checkRunId(runId);
     const records = await this.store.readRecords(runId);
     if (records.length === 0) throw new RunNotFoundError(runId);
     return inspectLog(runId, records, this.core);
   }
 
+  /** Every run with its status; a damaged run is `damaged`, with `damage` saying where and what to do. */
   async runs(): Promise<RunSummary[]> {
     const listings = await this.store.listRuns();
     const out: RunSummary[] = [];
     for (const listing of listings) {
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
-      const recovery = this.core.recover(await this.store.readLog(listing.runId));
-      if (!recovery.ok) {
-        out.push({ ...base, workflow: '?', status: 'damaged', headSeq: recovery.seq - 1 });
+      const rows = await this.store.readRecords(listing.runId);
+      const log = concatBytes(rows.map((r) => r.bytes));
+      const recovery = this.core.recover(log);
+      const damage = diagnoseRows(listing.runId, rows, recovery);
+      if (damage !== null) {
+        const workflow = recovery.ok ? fromUtf8(recovery.workflow) : workflowOfFirstRecord(log);
+        out.push({ ...base, workflow, status: 'damaged', headSeq: damage.seq - 1, damage });
         continue;
       }
+      assert(recovery.ok, () => `run ${listing.runId}: the core refused a log that diagnosis found sound`);
       const summary: RunSummary = { ...base, workflow: fromUtf8(recovery.workflow), status: STATUS_NAMES[recovery.status], headSeq: recovery.recordCount - 1 };
       if (recovery.action.tag === 'AWAIT_RESUME') summary.interruptId = fromUtf8(recovery.action.interruptId);
       out.push(summary);
@@ -388,12 +436,17 @@ export class Remit implements Engine {
   /**
    * Continue every running run of a registered workflow (call at service start-up). A run whose
    * effect attempt is in flight elsewhere is reported with its EffectInFlightError, unless
-   * `waitForEffectMs` lets each continue wait for it.
+   * `waitForEffectMs` lets each continue wait for it. A damaged run is not touched; it is reported
+   * with its typed error (LogTornError, LogCorruptError), so that start-up logs show it.
    */
   async recoverAll(options: RecoverAllOptions = {}): Promise<RecoverAllOutcome[]> {
     const waitForEffectMs = checkWaitMs(options.waitForEffectMs);
     const out: RecoverAllOutcome[] = [];
     for (const run of await this.runs()) {
+      if (run.damage !== undefined) {
+        out.push({ runId: run.runId, error: damageError(run.runId, run.damage) });
+        continue;
+      }
       if (run.status !== 'running' || !this.workflows.has(run.workflow)) continue;
       try {
         out.push({ runId: run.runId, result: await this.continueRun(run.runId, { waitForEffectMs }) });
@@ -402,6 +455,32 @@ export class Remit implements Engine {
       }
     }
     return out;
+  }
+
+  /**
+   * Repair a damaged run whose last record is torn or empty: remove that record, only when losing
+   * it is the same as a crash just before it was written (a record the sequencer writes for its
+   * own progress; docs/guide.md, "Damaged runs"). Refuses with RepairRefusedError otherwise (a
+   * checksum failure, a resume claim, a fork record, a run's first record), changing nothing. A
+   * run that is not damaged is left as it is. The run is not driven: call continueRun next.
+   */
+  async repair(runId: string): Promise<RepairResult> {
+    checkRunId(runId);
+    const rows = await this.store.readRecords(runId);
+    if (rows.length === 0) throw new RunNotFoundError(runId);
+    const damage = diagnoseRows(runId, rows, this.core.recover(concatBytes(rows.map((r) => r.bytes))));
+    if (damage === null) {
+      return { runId, removedSeq: null, removedKind: null, removedBytes: 0, note: 'the log is not damaged; nothing was changed', headSeq: rows.length - 1 };
+    }
+    if (!damage.repairable) throw new RepairRefusedError(runId, damage.seq, damage.why);
+    const last = rows[rows.length - 1] as StoredRecord;
+    if (last.seq !== damage.seq) throw new RepairRefusedError(runId, damage.seq, `the damaged record is not the last one stored (seq ${last.seq} is)`);
+    if (this.store.removeLastRecord === undefined) {
+      throw new RepairRefusedError(runId, damage.seq, `the store ${this.store.description} cannot remove a record (it has no removeLastRecord)`);
+    }
+    const removed = await this.store.removeLastRecord(runId, damage.seq, last.bytes);
+    if (!removed) throw new RepairRefusedError(runId, damage.seq, 'the run changed while it was being repaired (another process wrote or repaired it); read it again');
+    return { runId, removedSeq: damage.seq, removedKind: damage.recordKind, removedBytes: last.bytes.length, note: damage.why, headSeq: damage.seq - 1 };
   }
 
   async close(): Promise<void> {
@@ -462,12 +541,21 @@ function nodeKindCode(wf: Workflow, name: string): number {
   return kind === 'pure' ? NodeKind.PURE : kind === 'effect' ? NodeKind.EFFECT : NodeKind.INTERRUPT;
 }
 
+/** Throws ArgumentInvalidError unless `value` can be a sequence number (an integer in 0..2^32-1). */
+function checkSeqArgument(argument: string, value: unknown, subject: ErrorSubject): asserts value is number {
+  if (!isSeq(value)) throw new ArgumentInvalidError(argument, SEQ_EXPECTED, describeArgument(value), subject);
+}
 
-function jsonOrThrow(what: string, value: unknown, subject: { runId: string; seq?: number; node?: string }): { bytes: Uint8Array; value: Json } {
-  try {
-    return encodeJson(value);
-  } catch (error) {
-    throw new NotJsonError(what, (error as Error).message, subject);
-  }
+/** How an argument that was refused looked, for the message. */
+function describeArgument(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+  if (typeof value === 'number') return String(value);
+  return value === null ? 'null' : typeof value;
+}
+
+/** The workflow named by a log's first record when it is intact (a run damaged later), else '?'. */
+function workflowOfFirstRecord(log: Uint8Array): string {
+  const first = decodeRecordAt(log, 0, 0);
+  return first.outcome === 'record' && first.record.kind === RecordKind.RUN_STARTED ? fromUtf8(first.record.workflow) : '?';
 }
 

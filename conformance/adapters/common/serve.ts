@@ -10,6 +10,8 @@ export type FaultKind = 'sigkill' | 'throw' | 'store-error';
 export interface ArmedFault {
   point: string;
   kind: FaultKind;
+  /** Fire at the n-th time the point is reached after arming (default 1: the first). */
+  occurrence?: number;
 }
 
 /** The error a `throw` fault raises; adapters report it as `error.kind = "injected"`. */
@@ -27,9 +29,12 @@ function writeLine(value: unknown): void {
 
 export class FaultSwitch {
   private armed: ArmedFault | null = null;
+  /** Times the armed point was reached so far. */
+  private reached = 0;
 
   arm(fault: ArmedFault | null): void {
     this.armed = fault;
+    this.reached = 0;
   }
 
   get current(): ArmedFault | null {
@@ -44,6 +49,8 @@ export class FaultSwitch {
   hit(point: string, makeStoreError?: () => Error): void {
     const fault = this.armed;
     if (fault === null || fault.point !== point) return;
+    this.reached += 1;
+    if (this.reached < (fault.occurrence ?? 1)) return;
     this.armed = null;
     writeLine({ event: 'fault', point, kind: fault.kind });
     if (fault.kind === 'sigkill') killSelf();

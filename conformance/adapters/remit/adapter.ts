@@ -3,7 +3,9 @@
  * continueRun, fork, status) and its fault hooks. Options:
  *   --store sqlite|memory|postgres   --core wasm|reference
  *     (postgres: the server at REMIT_PG_URL, one schema per cell store; ../remit-postgres/)
- *   --canary lost-append-reported-committed | unstable-effect-key   (test-only, a guard switched off)
+ *   --canary lost-append-reported-committed | unstable-effect-key | reapply-transform   (test-only, a guard switched off)
+ * Generated workflows (harness/generated/): `define` builds one (./generated-workflow.ts) and
+ * registers it; `start` with `workflow` runs it; `tagged` values carry Dates, Maps, NaN, undefined.
  * Run: node --import tsx conformance/adapters/remit/adapter.ts --store sqlite --core wasm
  *
  * The invocation fence: each `open` names the replica this process plays (protocol.ts); it is the
@@ -27,6 +29,7 @@ import {
   ResumeValueInvalidError,
   StateInvalidError,
   StoreError,
+  ValueUnfaithfulError,
   createRemit,
   openMemoryStore,
   openSqliteStore,
@@ -38,6 +41,7 @@ import {
   type RunResult,
   type SequencerHooks,
   type Store,
+  type Workflow,
 } from 'remit';
 import { createCore } from 'remit/core';
 import { applyDelta, type Delta } from 'remit/testing';
@@ -49,6 +53,8 @@ import { FaultSwitch, InjectedFault, hex, serve, stringArg, type ArmedFault } fr
 import { installedVersion, repositoryVersion } from '../common/versions.js';
 import { FaultingStore, INJECTED_STORE_CODE, commitPointOfKind } from './faulting-store.js';
 import { buildRefundWorkflow } from './workflow.js';
+import { buildGeneratedWorkflow } from './generated-workflow.js';
+import { GENERATED_WORKFLOW_FORMAT, untag, type Tagged, type WorkflowSpec } from '../../harness/generated/spec.js';
 
 function option(name: string, allowed: readonly string[], fallback: string | null): string | null {
   const i = process.argv.indexOf(`--${name}`);
@@ -61,7 +67,7 @@ function option(name: string, allowed: readonly string[], fallback: string | nul
 
 const STORE_KIND = option('store', ['sqlite', 'memory', 'postgres'], 'sqlite') as 'sqlite' | 'memory' | 'postgres';
 const CORE_KIND = option('core', ['wasm', 'reference'], 'wasm') as 'wasm' | 'reference';
-const CANARY = option('canary', ['lost-append-reported-committed', 'unstable-effect-key'], null);
+const CANARY = option('canary', ['lost-append-reported-committed', 'unstable-effect-key', 'reapply-transform'], null);
 /** The effect lease of this adapter's sequencers (see the header comment). */
 const LEASE_MS = Number(process.env['REMIT_CONFORMANCE_LEASE_MS'] ?? 3000);
 /** How long `continue` waits for another replica's effect attempt (below the harness's 20 s request timeout). */
@@ -99,6 +105,15 @@ function currentSink(): EffectSinkWriter {
 
 const deps = { sink: currentSink, faults, unstableKeys: CANARY === 'unstable-effect-key' };
 const refund = buildRefundWorkflow(deps);
+/** Generated workflows defined so far (`define`), by name, with their spec; every session registers them. */
+const generated = new Map<string, Workflow>();
+const generatedSpecs = new Map<string, string>();
+
+function generatedWorkflow(name: string): Workflow {
+  const wf = generated.get(name);
+  if (wf === undefined) throw new Error(`no generated workflow named ${JSON.stringify(name)} was defined`);
+  return wf;
+}
 
 /** Commit points reached through the sequencer's hooks; store errors come from the store wrapper. */
 const hooks: SequencerHooks = {
@@ -133,7 +148,7 @@ class Session {
     const store = new FaultingStore(inner, faults, CANARY === 'lost-append-reported-committed');
     // One replica per role and cell store: the instance id is what the lease names.
     const instanceId = `${replica}@${storePath}`.slice(-200);
-    const remit = await createRemit({ store, core: CORE_KIND, workflows: [refund], hooks, instanceId, effectLeaseMs: LEASE_MS });
+    const remit = await createRemit({ store, core: CORE_KIND, workflows: [refund, ...generated.values()], hooks, instanceId, effectLeaseMs: LEASE_MS });
     return new Session(storePath, store, remit);
   }
 }
@@ -161,13 +176,18 @@ function injectedCause(e: unknown): InjectedFault | null {
 function outcomeOfError(e: unknown) {
   const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
   const field = e instanceof RemitError ? e.field : undefined;
+  const system = e instanceof RemitError ? { systemCode: e.code, ...(e instanceof ValueUnfaithfulError ? { reason: e.reason } : {}) } : {};
   const refused = (code: 'ALREADY_CONSUMED' | 'NOT_PARKED' | 'INVALID_VALUE' | 'IMPLICIT_FORK' | 'DEFINITION_MISMATCH' | 'CONFLICT' | 'OTHER') => ({
     outcome: 'refused' as const,
-    refusal: { code, message, ...(field === undefined ? {} : { field }) },
+    refusal: { code, message, ...(field === undefined ? {} : { field }), ...system },
   });
   if (injectedCause(e) !== null) return { outcome: 'error' as const, error: { kind: 'injected' as const, message } };
   if (e instanceof StoreError && e.storeCode === INJECTED_STORE_CODE) return { outcome: 'error' as const, error: { kind: 'store' as const, message } };
   if (e instanceof ResumeValueInvalidError) return refused('INVALID_VALUE');
+  if (e instanceof ValueUnfaithfulError) {
+    if (e.value === 'resume value') return refused('INVALID_VALUE');
+    return { outcome: 'error' as const, error: { kind: 'validation' as const, message, ...(field === undefined ? {} : { field }), ...system } };
+  }
   if (e instanceof AlreadyConsumedError) return refused('ALREADY_CONSUMED');
   if (e instanceof NotParkedError) return refused('NOT_PARKED');
   if (e instanceof ImplicitForkError) return refused('IMPLICIT_FORK');
@@ -177,10 +197,10 @@ function outcomeOfError(e: unknown) {
   if (e instanceof EffectInFlightError) return refused('CONFLICT');
   if (e instanceof ForkTargetExistsError) return refused('OTHER');
   if (e instanceof StateInvalidError) {
-    return { outcome: 'error' as const, error: { kind: 'validation' as const, message, ...(field === undefined ? {} : { field }) } };
+    return { outcome: 'error' as const, error: { kind: 'validation' as const, message, ...(field === undefined ? {} : { field }), ...system } };
   }
-  if (e instanceof StoreError) return { outcome: 'error' as const, error: { kind: 'store' as const, message } };
-  return { outcome: 'error' as const, error: { kind: 'other' as const, message } };
+  if (e instanceof StoreError) return { outcome: 'error' as const, error: { kind: 'store' as const, message, ...system } };
+  return { outcome: 'error' as const, error: { kind: 'other' as const, message, ...system } };
 }
 
 async function attempt(action: () => Promise<RunResult>) {
@@ -206,11 +226,19 @@ async function interruptIdOf(runId: string): Promise<string> {
   return Buffer.from(last.interruptId).toString('utf8');
 }
 
-async function seqOfCompletion(runId: string, node: string): Promise<number> {
+/** The seq of the `occurrence`-th (1-based) completion of `node`. */
+async function seqOfCompletion(runId: string, node: string, occurrence = 1): Promise<number> {
   const { records } = await decoded(runId);
-  const rec = records.find((r) => r.kind === RecordKind.NODE_COMPLETED && Buffer.from(r.node).toString('utf8') === node);
-  if (rec === undefined) throw new Error(`run ${runId} has no completion of ${node}`);
+  const completions = records.filter((r) => r.kind === RecordKind.NODE_COMPLETED && Buffer.from(r.node).toString('utf8') === node);
+  const rec = completions[occurrence - 1];
+  if (rec === undefined) throw new Error(`run ${runId} has no completion #${occurrence} of ${node}`);
   return rec.seq;
+}
+
+function occurrenceArg(args: Record<string, unknown>): number {
+  const n = args.occurrence ?? 1;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new TypeError(`request field "occurrence" must be a positive integer, got ${JSON.stringify(n)}`);
+  return n;
 }
 
 const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
@@ -290,7 +318,12 @@ async function readStore(runId: string) {
     status: status.status,
     integrity: { ok: true },
     completedNodes: records.flatMap((r) => (r.kind === RecordKind.NODE_COMPLETED ? [text(r.node)] : [])),
-    effectsDone: recovery.effects.filter((e) => e.status === 2).map((e) => text(e.node)).filter((n) => (EFFECT_NODES as readonly string[]).includes(n)),
+    // The reference workflow reports its own effect nodes; a generated one all of its effect nodes.
+    effectsDone: recovery.effects
+      .filter((e) => e.status === 2)
+      .map((e) => text(e.node))
+      .filter((n) => text(recovery.workflow) !== 'refund' || (EFFECT_NODES as readonly string[]).includes(n)),
+    effectKeysDone: records.flatMap((r) => (r.kind === RecordKind.EFFECT_DONE ? [text(r.key)] : [])),
     states: statesOf(records),
     headState: status.state,
     nextAction: `${recovery.action.tag}${node}`,
@@ -467,15 +500,37 @@ serve({
     faults.arm((args.fault ?? null) as ArmedFault | null);
     return {};
   },
+  define: async (args) => {
+    const spec = args.workflow as WorkflowSpec;
+    if (spec === null || typeof spec !== 'object' || spec.format !== GENERATED_WORKFLOW_FORMAT) {
+      throw new TypeError(`request field "workflow" must be a generated workflow (${GENERATED_WORKFLOW_FORMAT})`);
+    }
+    const text = JSON.stringify(spec);
+    const known = generatedSpecs.get(spec.name);
+    if (known !== undefined && known !== text) throw new Error(`a different workflow named ${JSON.stringify(spec.name)} was defined before`);
+    if (known === undefined) {
+      const wf = buildGeneratedWorkflow(spec, deps, CANARY === 'reapply-transform' ? 'reapply-transform' : null);
+      generated.set(spec.name, wf);
+      generatedSpecs.set(spec.name, text);
+      session?.remit.register(wf);
+    }
+    return { name: spec.name };
+  },
   start: async (args) => {
     const runId = stringArg(args, 'runId');
+    if (args.workflow !== undefined) {
+      const wf = generatedWorkflow(stringArg(args, 'workflow'));
+      const input = args.tagged === true ? untag(args.input as Tagged) : args.input;
+      return attempt(() => current().remit.start(wf, input, { runId }));
+    }
     return attempt(() => current().remit.start(refund, initialState(RefundInputSchema.parse(args.input)), { runId }));
   },
   resume: async (args) => {
     const runId = stringArg(args, 'runId');
     const interruptId = await interruptIdOf(runId);
     await passBarrier(args.barrier);
-    return attempt(() => current().remit.resume(runId, interruptId, args.value));
+    const value = args.tagged === true ? untag(args.value as Tagged) : args.value;
+    return attempt(() => current().remit.resume(runId, interruptId, value));
   },
   resumeMany: async (args) => {
     const runId = stringArg(args, 'runId');
@@ -511,13 +566,13 @@ serve({
   },
   continueFrom: async (args) => {
     const runId = stringArg(args, 'runId');
-    const fromSeq = await seqOfCompletion(runId, stringArg(args, 'after'));
+    const fromSeq = await seqOfCompletion(runId, stringArg(args, 'after'), occurrenceArg(args));
     return attempt(() => current().remit.continueRun(runId, { fromSeq }));
   },
   fork: async (args) => {
     const source = stringArg(args, 'sourceRunId');
     try {
-      const seq = await seqOfCompletion(source, stringArg(args, 'after'));
+      const seq = await seqOfCompletion(source, stringArg(args, 'after'), occurrenceArg(args));
       const forked = await current().remit.fork(source, seq, { intent: args.intent ?? null, newRunId: stringArg(args, 'targetRunId') });
       return { outcome: 'forked', runId: forked.runId };
     } catch (e) {

@@ -6,6 +6,7 @@
 import { CONCURRENCY_COLUMNS, CONCURRENCY_KS, CONCURRENCY_MODES, FAULT_KINDS, FAULT_POINTS, concurrencyCellId, faultCellId } from '../cells.js';
 import type { CellResult, SystemProfile } from '../profile.js';
 import { cellSlug } from '../runner.js';
+import { generatedHtml } from './generated.js';
 import {
   PROPERTY_LABELS,
   PROPERTY_TAGS,
@@ -135,6 +136,7 @@ ${violated.length === 0 ? '<p>No violated cell.</p>' : `<h3>Reproductions (${vio
 <p class="small">Cells: ✓ every property holds; ✗ with the violated properties (${esc(legend)}), linked to the reproduction; n/a not applicable (hover for the reason).</p>
 ${studySection(report)}
 ${systems.join('\n')}
+${report.generated === undefined ? '' : generatedHtml(report.generated)}
 </body></html>
 `;
 }

@@ -1,6 +1,7 @@
 /** The Markdown report: profile table, both matrices per system, smallest reproductions. */
 import { CONCURRENCY_COLUMNS, CONCURRENCY_KS, CONCURRENCY_MODES, FAULT_KINDS, FAULT_POINTS, concurrencyCellId, faultCellId } from '../cells.js';
 import type { SystemProfile } from '../profile.js';
+import { generatedMarkdown } from './generated.js';
 import {
   PROPERTY_LABELS,
   PROPERTY_TAGS,
@@ -91,6 +92,7 @@ export function renderMarkdown(report: Report): string {
       out.push('');
     }
   }
+  if (report.generated !== undefined) out.push(...generatedMarkdown(report.generated));
   return out.join('\n');
 }
 

@@ -6,6 +6,7 @@
 import { CONCURRENCY_CELLS, FAULT_CELLS, FAULT_KINDS, FAULT_POINTS, type Cell } from '../cells.js';
 import { PROPERTIES, type PropertyId } from '../checkers/index.js';
 import type { CellResult, ProfileTiming, SystemProfile } from '../profile.js';
+import type { GeneratedSection } from '../generated/campaign.js';
 import { cellSlug } from '../runner.js';
 import { compareWithStudy, type StudyComparison } from './study.js';
 
@@ -20,12 +21,16 @@ export interface Report {
   systems: SystemProfile[];
   /** Our verdicts next to the study's published findings (report/study.ts). */
   study: StudyComparison;
+  /** The generated-workflow campaign (harness/generated/), when it ran. */
+  generated?: GeneratedSection;
 }
 
 export interface ReportTiming {
   startedAt: string;
   totalMs: number;
   systems: ProfileTiming[];
+  /** Wall time of the generated-workflow campaign, per system. */
+  generated?: Array<{ system: string; durationMs: number; cells: number; processesSpawned: number }>;
 }
 
 export function buildReport(seed: number, mode: string, systems: SystemProfile[]): Report {

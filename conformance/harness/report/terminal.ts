@@ -2,6 +2,7 @@
 import { CONCURRENCY_KS, CONCURRENCY_MODES, CONCURRENCY_VALUES, concurrencyCellId } from '../cells.js';
 import type { Report, ReportTiming } from './model.js';
 import { PROPERTY_LABELS, cellsOf, summaryText } from './model.js';
+import { generatedTerminal } from './generated.js';
 
 const ANSI = { red: '\u001b[31m', green: '\u001b[32m', dim: '\u001b[2m', bold: '\u001b[1m', reset: '\u001b[0m' };
 
@@ -19,10 +20,12 @@ export function renderTerminal(report: Report, timing: ReportTiming | null, useC
   const line = (cells: string[], paint: boolean) =>
     cells.map((c, i) => (i > 0 && paint ? colour(c, useColour) : c) + ' '.repeat((widths[i] as number) - c.length)).join('  ');
   const out: string[] = [];
-  out.push(line(headers, false));
-  out.push(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) out.push(line(r, true));
-  out.push('');
+  if (report.systems.length > 0) {
+    out.push(line(headers, false));
+    out.push(widths.map((w) => '-'.repeat(w)).join('  '));
+    for (const r of rows) out.push(line(r, true));
+    out.push('');
+  }
   for (const s of report.systems) {
     const fault = cellsOf(s, 'fault');
     const conc = cellsOf(s, 'concurrency');
@@ -50,6 +53,10 @@ export function renderTerminal(report: Report, timing: ReportTiming | null, useC
     if (hostsCells.length > 0 && hostsCells.every((c) => !c.applicable)) out.push(`  hosts column not run: ${hostsCells[0]?.reason ?? ''}`);
   }
   out.push('', ...studyLines(report, useColour));
+  if (report.generated !== undefined) {
+    out.push(...generatedTerminal(report.generated));
+    for (const t of timing?.generated ?? []) out.push(`  ${t.system}: ${t.cells} generated cells in ${(t.durationMs / 1000).toFixed(1)} s, ${t.processesSpawned} adapter processes`);
+  }
   return out.join('\n');
 }
 

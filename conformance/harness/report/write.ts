@@ -4,6 +4,7 @@ import path from 'node:path';
 import { PROPERTIES } from '../checkers/index.js';
 import { renderHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
+import { generatedReproPath } from './generated.js';
 import { cellVerdict, reproPath, smallestPath, type Report, type ReportTiming } from './model.js';
 
 export interface WrittenReports {
@@ -43,6 +44,15 @@ export function writeReports(outDir: string, report: Report, timing: ReportTimin
       const file = path.join(outDir, smallestPath(s.system, p));
       fs.mkdirSync(path.dirname(file), { recursive: true });
       fs.writeFileSync(file, `${JSON.stringify(smallest.scenario, null, 2)}\n`);
+    }
+  }
+  fs.rmSync(path.join(outDir, 'repro', 'generated'), { recursive: true, force: true });
+  for (const s of report.generated?.systems ?? []) {
+    for (const r of s.reproductions) {
+      const file = path.join(outDir, generatedReproPath(s.system, r.property));
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, `${JSON.stringify(r.scenario, null, 2)}\n`);
+      reproductions++;
     }
   }
   return { json, markdown, html, timing: timingFile, reproductions };

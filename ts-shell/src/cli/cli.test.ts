@@ -58,7 +58,7 @@ describe(`remit CLI (${core} core)`, () => {
   it('prints help, and refuses bad command lines with exit code 2 and a hint', async () => {
     const help = await remit('--help');
     expect(help.code).toBe(0);
-    for (const command of ['run', 'resume', 'continue', 'fork', 'inspect', 'runs']) expect(help.stdout).toContain(command);
+    for (const command of ['run', 'resume', 'continue', 'fork', 'inspect', 'runs', 'repair']) expect(help.stdout).toContain(command);
     expect((await remit()).code).toBe(2);
     const noModule = await remit('run');
     expect(noModule.code).toBe(2);

@@ -8,6 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import type { CoreKind } from '../core/index.js';
+import { StoreNotFoundError } from '../errors.js';
 import { createRemit, type Remit } from '../remit.js';
 import { SqliteStore } from '../store/sqlite.js';
 import type { Workflow } from '../workflow/workflow.js';
@@ -21,6 +22,8 @@ export interface GlobalOptions {
   json: boolean;
   synchronous: 'FULL' | 'NORMAL';
   instanceId?: string;
+  /** Create the database when it does not exist (only `run` does so without being asked). */
+  create?: boolean;
 }
 
 /** A bad command line: exit code 2 with a message saying what to type instead. */
@@ -82,19 +85,43 @@ export interface CliSession {
  * Open the database and the workflow module. Commands that drive runs need the module
  * (`workflows: 'required'`); `inspect` and `runs` read logs and need none.
  */
-export async function openSession(command: Command, needs: { workflows: 'required' | 'optional' }): Promise<CliSession> {
+export async function openSession(
+  command: Command,
+  needs: { workflows: 'required' | 'optional'; database?: 'create' | 'existing' },
+): Promise<CliSession> {
   const options = globalOptions(command);
   const dbPath = resolve(options.db);
   const modulePath = workflowModulePath(options);
   if (modulePath === undefined && needs.workflows === 'required') throw new UsageError(NO_WORKFLOW_MODULE);
-  const module: WorkflowModule = modulePath === undefined ? { workflows: [], path: '' } : await loadWorkflowModule(modulePath, dirname(dbPath));
-  const store = new SqliteStore(dbPath, { synchronous: options.synchronous });
-  const instanceId = options.instanceId ?? process.env['REMIT_INSTANCE_ID'];
-  const remit = await createRemit({ store, workflows: module.workflows, core: options.core, ...(instanceId ? { instanceId } : {}) }).catch(async (error) => {
+  // The store first: a --db that cannot be opened fails here, before the module makes side files.
+  const store = openDatabase(dbPath, options, (needs.database ?? 'existing') === 'create' || options.create === true);
+  let module: WorkflowModule;
+  let remit: Remit;
+  try {
+    module = modulePath === undefined ? { workflows: [], path: '' } : await loadWorkflowModule(modulePath, dirname(dbPath));
+    const instanceId = options.instanceId ?? process.env['REMIT_INSTANCE_ID'];
+    remit = await createRemit({ store, workflows: module.workflows, core: options.core, ...(instanceId ? { instanceId } : {}) });
+  } catch (error) {
     await store.close();
     throw error;
-  });
+  }
   return { remit, module, options, dbPath, close: () => remit.close() };
+}
+
+/**
+ * The SQLite database at `dbPath`. Only `run` creates one by default: for every other command a
+ * missing file is an error (a mistyped --db must not silently create an empty database and print
+ * "no runs"), unless --create asks for it.
+ */
+function openDatabase(dbPath: string, options: GlobalOptions, create: boolean): SqliteStore {
+  try {
+    return new SqliteStore(dbPath, { synchronous: options.synchronous, create });
+  } catch (error) {
+    if (error instanceof StoreNotFoundError) {
+      throw new StoreNotFoundError(error.store, dbPath, `no such database file; pass the --db of an existing database, or --create to create an empty one there (docs/guide.md, "The CLI")`);
+    }
+    throw error;
+  }
 }
 
 /** A JSON argument: inline JSON, or @path to read a file. */
@@ -103,7 +130,11 @@ export function parseJsonArgument(text: string, what: string): unknown {
   if (text.startsWith('@')) {
     const path = resolve(text.slice(1));
     if (!existsSync(path)) throw new UsageError(`${what}: no such file ${path}`);
-    source = readFileSync(path, 'utf8');
+    try {
+      source = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new UsageError(`${what}: cannot read ${path} (${(error as { code?: string }).code ?? (error as Error).message})`);
+    }
   }
   try {
     return JSON.parse(source);
@@ -113,8 +144,11 @@ export function parseJsonArgument(text: string, what: string): unknown {
 }
 
 export function parseSeq(text: string, what: string): number {
-  if (!/^\d+$/.test(text)) throw new UsageError(`${what} must be a sequence number (0, 1, 2, ...), got ${JSON.stringify(text)}`);
-  return Number(text);
+  const seq = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(seq) || seq > 0xffff_ffff) {
+    throw new UsageError(`${what} must be a sequence number (0, 1, 2, ... up to 4294967295), got ${JSON.stringify(text)}`);
+  }
+  return seq;
 }
 
 export function print(options: GlobalOptions, json: unknown, human: () => string): void {

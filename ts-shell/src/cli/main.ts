@@ -16,6 +16,7 @@ export function buildProgram(): Command {
   const program = new Command('remit')
     .description('durable workflows for Node: run, crash, resume, fork, inspect')
     .option('--db <path>', 'SQLite database file', DEFAULT_DB)
+    .option('--create', 'create the database if it does not exist (only `run` does so without being asked)', false)
     .addOption(new Option('--core <kind>', 'recovery core').choices(['wasm', 'reference']).default('wasm'))
     .option('--workflow <module>', 'workflow module (JavaScript; or set REMIT_WORKFLOW): exports createWorkflows({ dataDir }), workflows, or a default workflow')
     .addOption(new Option('--synchronous <mode>', 'SQLite durability: FULL survives power loss, NORMAL process crashes').choices(['FULL', 'NORMAL']).default('FULL'))

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { continueCommand } from './commands/continue.js';
 import { forkCommand } from './commands/fork.js';
 import { inspectCommand } from './commands/inspect.js';
+import { repairCommand } from './commands/repair.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
 import { runsCommand } from './commands/runs.js';
@@ -24,6 +25,7 @@ export const COMMAND_MODULES: CommandModule[] = [
   forkCommand,
   inspectCommand,
   runsCommand,
+  repairCommand,
 ];
 
 export function registerCommands(program: Command, modules: readonly CommandModule[] = COMMAND_MODULES): Command {

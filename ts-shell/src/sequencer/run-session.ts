@@ -5,7 +5,7 @@
  * hands it to a Step (./step.ts). See ./sequencer.ts for what must hold.
  */
 
-import { chainOf, encodeRecordV2 } from '../core/codec.js';
+import { chainOf, concatBytes, encodeRecordV2 } from '../core/codec.js';
 import { chainValueBefore } from '../core/framing.js';
 import { RecordKind, type LogRecord, type NextAction, type RecoveredRun, type Recovery } from '../core/types.js';
 import { ConflictError, DefinitionMismatchError, LogCorruptError, UnknownWorkflowError } from '../errors.js';
@@ -15,6 +15,7 @@ import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
 import { diffDescriptors, type WorkflowDescriptor } from '../workflow/descriptor.js';
 import { END, type Workflow } from '../workflow/workflow.js';
 import { LogBuffer } from './log-buffer.js';
+import { damageError, diagnoseRows, type RunDamage } from './log-health.js';
 import {
   advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, type HeadState,
 } from './log-view.js';
@@ -51,6 +52,8 @@ export class RunSession {
   /** An append failed: nothing cached may be used until the log is read again. */
   private stale = false;
   private checkedWorkflow: Workflow | undefined;
+  /** Damage found in the stored records at the last reload (null: sound). */
+  private damage: RunDamage | null = null;
   private readonly names = new Map<string, Uint8Array>();
   readonly sequencing: SequencingOptions;
 
@@ -96,22 +99,30 @@ export class RunSession {
     return this.staged.length > 0;
   }
 
-  /** Forget everything in memory and read the run's log from the store. */
+  /**
+   * Forget everything in memory and read the run's log from the store. The stored records are
+   * diagnosed once here (./log-health.ts): a damaged log (a torn or empty last record, a record
+   * failing its integrity check) makes every later recover() throw the same typed error.
+   */
   async reload(): Promise<void> {
-    const bytes = await this.engine.store.readLog(this.runId);
+    const rows = await this.engine.store.readRecords(this.runId);
+    const bytes = rows.length === 1 ? rows[0]!.bytes : concatBytes(rows.map((r) => r.bytes));
     this.log = new LogBuffer(bytes);
     this.staged = [];
     this.stagedBytes = 0;
     this.stagedSteps = 0;
     this.head = undefined;
-    this.recovery = undefined;
     this.stale = false;
-    this.recordCount = bytes.length === 0 ? 0 : -1;
+    this.recordCount = rows.length === 0 ? 0 : -1;
+    const recovery = this.engine.core.recover(bytes);
+    this.recovery = { byteLength: bytes.length, value: recovery };
+    this.damage = rows.length === 0 ? null : diagnoseRows(this.runId, rows, recovery);
   }
 
   /** The core's view of the log (durable plus staged records); computed once per log length. */
   recover(allowEmpty = false): RecoveredRun {
     assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
+    if (this.damage !== null) throw damageError(this.runId, this.damage);
     const byteLength = this.log.byteLength;
     if (this.recovery?.byteLength !== byteLength) {
       this.recovery = { byteLength, value: this.engine.core.recover(this.log.bytes) };

@@ -10,7 +10,7 @@
 
 import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
 import {
-  EffectInFlightError, HandlerThrewError, NotJsonError, RemitError, ResumeValueInvalidError, RouteInvalidError, StateInvalidError,
+  EffectInFlightError, HandlerThrewError, RemitError, RouteInvalidError, StateInvalidError,
   TerminalFailure, toValidationIssues, type ErrorSubject,
 } from '../errors.js';
 import { assert, unreachable } from '../assert.js';
@@ -18,6 +18,7 @@ import { effectKey, interruptId } from '../ids.js';
 import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls } from './fence.js';
 import { decodeJson, encodeJson, fromUtf8, isPlainObject, utf8, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
+import { durableValue } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
 import { cloneJson, recordAt, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
@@ -225,14 +226,14 @@ export class Step {
       return this.nodeFailed(error, name, []);
     }
     await hooks.at('effect.after-handler', { runId: this.runId, seq: this.nextSeq, node: name });
+    // A result that would not read back as itself cannot be recorded: the attempt is given up, and
+    // the next one calls the handler again with the same key, which the outside system deduplicates.
     let recorded: { bytes: Uint8Array; value: Json };
     try {
-      recorded = encodeJson(result === undefined ? null : result);
+      recorded = durableValue('effect result', result === undefined ? null : result, null, this.subject(name));
     } catch (error) {
-      // The outside effect happened but cannot be recorded: the attempt is given up, and the next
-      // one calls the handler again with the same key, which the outside system deduplicates.
       await this.release(name, key, attempt, error);
-      throw new NotJsonError('the effect result', String((error as Error).message), this.subject(name));
+      throw error;
     }
     const done: LogRecord = { kind: RecordKind.EFFECT_DONE, seq: this.nextSeq, node: utf8(name), key: utf8(key), result: recorded.bytes };
     await this.completeEffect(name, def, head, recorded.value, [done], 'append');
@@ -302,14 +303,13 @@ export class Step {
     assert(def.kind === 'interrupt', () => `${name} is not an interrupt`);
     const claim = recordAt(this.session.bytes, claimOffset, this.runId);
     assert(claim.kind === RecordKind.RESUME_CLAIMED, () => `no RESUME_CLAIMED at offset ${claimOffset}`);
-    const parsed = def.spec.resume.safeParse(decodeJson(claim.value));
-    if (!parsed.success) {
-      throw new ResumeValueInvalidError(interruptId, this.subject(name), toValidationIssues(parsed.error.issues));
-    }
+    // The claim holds the schema's output, checked before it was claimed to read back as itself
+    // (values.ts): it is applied as stored, never validated (transformed) again.
+    const value = decodeJson(claim.value);
     const head = this.state();
     let completion: Completion;
     try {
-      completion = this.completion(name, def.spec.next, head, def.spec.apply(cloneJson(head.state), parsed.data), this.nextSeq);
+      completion = this.completion(name, def.spec.next, head, def.spec.apply(cloneJson(head.state), value), this.nextSeq);
     } catch (error) {
       await this.nodeFailed(error, name, []);
       return null;
@@ -334,12 +334,7 @@ export class Step {
     const merged = mergeUpdate(head.state, update, subject);
     const parsed = this.wf.stateSchema.safeParse(merged);
     if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
-    let snapshot: { bytes: Uint8Array; value: Json };
-    try {
-      snapshot = encodeJson(parsed.data);
-    } catch (error) {
-      throw new NotJsonError('the state', String((error as Error).message), subject);
-    }
+    const snapshot = durableValue('state', parsed.data, this.wf.stateSchema, subject, merged);
     const next = resolveRoute(route, snapshot.value, this.wf, subject);
     const delta = encodeJson(computeDelta(head.state, snapshot.value) ?? EMPTY_DELTA);
     const asSnapshot = chooseSnapshot(snapshot.bytes.length, delta.bytes.length, head.deltaBytesSinceSnapshot);

@@ -28,6 +28,26 @@ export function checkBatchSeqs(store: string, runId: string, firstSeq: number, r
   });
 }
 
+/** A lone UTF-16 surrogate: UTF-8 (SQLite TEXT, PostgreSQL text) would store it mangled. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Throws StoreError BAD_RUN_ID unless `runId` is a string a store keeps exactly: no NUL (PostgreSQL
+ * text cannot hold it) and no lone surrogate (UTF-8 cannot). The library checks the full rule
+ * first (ids.ts); this guards stores used directly.
+ */
+export function checkStoredRunId(store: string, operation: string, runId: string): void {
+  if (typeof runId !== 'string' || runId.includes('\u0000') || LONE_SURROGATE.test(runId)) {
+    throw new StoreError(store, operation, 'BAD_RUN_ID', { field: 'runId' }, new Error('a run id must be a well-formed Unicode string without NUL characters'));
+  }
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export function concatRecords(records: readonly StoredRecord[]): Uint8Array {
   let total = 0;
   for (const r of records) total += r.bytes.length;

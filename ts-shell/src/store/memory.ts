@@ -6,7 +6,7 @@
  */
 
 import { StoreError } from '../errors.js';
-import { checkBatchSeqs, concatRecords, type StoreClock } from './common.js';
+import { bytesEqual, checkBatchSeqs, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
 import type { AppendOutcome, ForkOutcome, RunListing, Store, StoredRecord } from './store.js';
 
 interface MemoryRun {
@@ -42,6 +42,7 @@ export class MemoryStore implements Store {
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
     this.assertOpen('readRecords', runId);
+    checkStoredRunId(this.description, 'readRecords', runId);
     const run = this.backing.runs.get(runId);
     if (!run) return [];
     return run.records.slice(Math.max(0, fromSeq)).map((r) => ({ ...r, bytes: r.bytes.slice() }));
@@ -49,6 +50,7 @@ export class MemoryStore implements Store {
 
   async append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome> {
     this.assertOpen('append', runId);
+    checkStoredRunId(this.description, 'append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
     const run = this.backing.runs.get(runId);
     const nextSeq = run ? run.records.length : 0;
@@ -64,6 +66,8 @@ export class MemoryStore implements Store {
 
   async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): Promise<ForkOutcome> {
     this.assertOpen('fork', sourceRunId);
+    checkStoredRunId(this.description, 'fork', sourceRunId);
+    checkStoredRunId(this.description, 'fork', targetRunId);
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
     if (this.backing.runs.has(targetRunId)) return { committed: false, reason: 'TARGET_EXISTS' };
     const source = this.backing.runs.get(sourceRunId);
@@ -73,6 +77,17 @@ export class MemoryStore implements Store {
     records.push({ seq: prefixRecords, bytes: forkRecord.slice(), committedAtMs: now });
     this.backing.runs.set(targetRunId, { records, createdAtMs: now, updatedAtMs: now });
     return { committed: true };
+  }
+
+  async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
+    this.assertOpen('removeLastRecord', runId);
+    checkStoredRunId(this.description, 'removeLastRecord', runId);
+    const run = this.backing.runs.get(runId);
+    const last = run?.records[run.records.length - 1];
+    if (run === undefined || last === undefined || last.seq !== seq || !bytesEqual(last.bytes, expected)) return false;
+    run.records.pop();
+    run.updatedAtMs = this.nowMs();
+    return true;
   }
 
   async listRuns(): Promise<RunListing[]> {

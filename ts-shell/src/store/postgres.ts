@@ -29,7 +29,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { StoreError, type ErrorSubject } from '../errors.js';
-import { checkBatchSeqs, concatRecords } from './common.js';
+import { checkBatchSeqs, checkStoredRunId, concatRecords } from './common.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
 import type { AppendOutcome, ForkOutcome, RunListing, Store, StoredRecord } from './store.js';
@@ -239,6 +239,21 @@ export class PostgresStore implements Store {
         throw this.failureError('fork', subject, failure, 'nothing was written; retries exhausted');
       }
     }
+  }
+
+  /**
+   * One statement: the compare-and-set of `runs.next_seq` from seq + 1 to seq (only while record
+   * `seq` holds `expected`) feeds the delete of that record, so a concurrent append or repair
+   * makes it remove nothing. Retried like a read: a second attempt after an unknown outcome finds
+   * next_seq moved and removes nothing, and the caller reads the run again.
+   */
+  async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
+    this.checkRunId('removeLastRecord', runId);
+    if (!Number.isInteger(seq) || seq < 0 || seq >= MAX_SEQ) return false;
+    const result = await this.read('removeLastRecord', { runId, seq }, (c) =>
+      c.query<{ seq: number }>(this.sql.removeLast, [runId, seq, toBuffer(expected)]),
+    );
+    return result.rowCount === 1;
   }
 
   async listRuns(): Promise<RunListing[]> {
@@ -551,9 +566,7 @@ export class PostgresStore implements Store {
   }
 
   private checkRunId(operation: string, runId: string): void {
-    if (typeof runId !== 'string' || runId.includes('\u0000')) {
-      throw this.storeError(operation, 'BAD_RUN_ID', { field: 'runId' }, new Error('a run id must be a string without NUL characters'));
-    }
+    checkStoredRunId(this.description, operation, runId);
   }
 
   private storeError(operation: string, storeCode: string, subject: ErrorSubject, cause?: unknown): StoreError {
@@ -667,6 +680,12 @@ SELECT count(*)::int AS inserted FROM ins`;
   WHERE run_id = $1 AND next_seq = $2
   RETURNING run_id`),
     nextSeq: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1`,
+    removeLast: `WITH run AS (
+        UPDATE ${s}.runs SET next_seq = $2, updated_at = now()
+        WHERE run_id = $1 AND next_seq = $2 + 1
+          AND EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND bytes = $3::bytea)
+        RETURNING run_id)
+      DELETE FROM ${s}.records r USING run WHERE r.run_id = run.run_id AND r.seq = $2 RETURNING r.seq`,
     readFrom: `SELECT seq, bytes, (extract(epoch FROM committed_at) * 1000)::float8 AS committed_ms
       FROM ${s}.records WHERE run_id = $1 AND seq >= $2 ORDER BY seq`,
     listRuns: `SELECT run_id, next_seq,

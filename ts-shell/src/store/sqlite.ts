@@ -19,12 +19,13 @@
  *   creation time that `listRuns` reports. Its next seq and last commit time come from the records.
  */
 
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
-import { StoreError } from '../errors.js';
-import { checkBatchSeqs, concatRecords, type StoreClock } from './common.js';
+import { StoreError, StoreNotFoundError } from '../errors.js';
+import { ensureDirectory } from '../files.js';
+import { bytesEqual, checkBatchSeqs, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
 import type { AppendOutcome, ForkOutcome, RunListing, Store, StoredRecord } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -32,6 +33,12 @@ export interface SqliteStoreOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** How long a writer waits for another process's write lock before failing (default 5000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * true (default): create the file (and its folder) when it does not exist. false: a missing file
+   * is a StoreNotFoundError, and nothing is created (for tools that only read, so that a mistyped
+   * path is an error instead of a new, empty store).
+   */
+  create?: boolean;
   clock?: StoreClock;
 }
 
@@ -84,6 +91,7 @@ function prepareStatements(db: Db) {
       'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, ?, ?, ? ' +
         'WHERE (SELECT max(seq) FROM remit_records WHERE run_id = ?) = ?',
     ),
+    deleteRecord: db.prepare<[string, number]>('DELETE FROM remit_records WHERE run_id = ? AND seq = ?'),
     insertRun: db.prepare<[string, number]>('INSERT INTO remit_runs (run_id, created_at_ms) VALUES (?, ?)'),
     copyPrefix: db.prepare<[string, string, number]>(
       'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq < ?',
@@ -122,15 +130,20 @@ export class SqliteStore implements Store {
   private readonly multiRowInserts = new Map<number, Database.Statement<unknown[]>>();
   private readonly appendBatch: (runId: string, expectedSeq: number, records: Uint8Array[]) => AppendOutcome;
   private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array) => ForkOutcome;
+  private readonly removeLast: (runId: string, seq: number, expected: Uint8Array) => boolean;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path === ':memory:' ? path : resolve(path);
     this.description = `sqlite:${this.path}`;
     this.nowMs = options.clock ?? Date.now;
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    const create = options.create ?? true;
+    if (!create && this.path !== ':memory:' && !existsSync(this.path)) {
+      throw new StoreNotFoundError(this.description, this.path, 'the SQLite file does not exist (check the path, or let the store create it)');
+    }
     this.db = this.wrap('open', {}, () => {
-      if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
-      return new (loadBetterSqlite3())(this.path, { timeout: busyTimeoutMs });
+      if (this.path !== ':memory:' && create) ensureDirectory(dirname(this.path));
+      return new (loadBetterSqlite3())(this.path, { timeout: busyTimeoutMs, fileMustExist: !create });
     });
     this.wrap('open', {}, () => {
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -164,6 +177,13 @@ export class SqliteStore implements Store {
       return { committed: true };
     });
     this.forkRun = forkTx.immediate;
+    const removeTx = this.db.transaction((runId: string, seq: number, expected: Uint8Array): boolean => {
+      if (statements.lastSeq.get(runId) !== seq) return false;
+      const row = statements.readFrom.get(runId, seq);
+      if (row === undefined || !bytesEqual(new Uint8Array(row.bytes), expected)) return false;
+      return statements.deleteRecord.run(runId, seq).changes === 1;
+    });
+    this.removeLast = removeTx.immediate;
   }
 
   /**
@@ -199,6 +219,7 @@ export class SqliteStore implements Store {
   }
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
+    checkStoredRunId(this.description, 'readRecords', runId);
     return this.wrap('readRecords', { runId }, () =>
       this.statements.readFrom.all(runId, Math.max(0, fromSeq)).map((row) => ({
         seq: row.seq,
@@ -209,6 +230,7 @@ export class SqliteStore implements Store {
   }
 
   async append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome> {
+    checkStoredRunId(this.description, 'append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
     const subject = { runId, seq: expectedSeq };
     if (records.length === 1 && expectedSeq > 0) {
@@ -223,8 +245,15 @@ export class SqliteStore implements Store {
   }
 
   async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): Promise<ForkOutcome> {
+    checkStoredRunId(this.description, 'fork', sourceRunId);
+    checkStoredRunId(this.description, 'fork', targetRunId);
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
     return this.wrap('fork', { runId: sourceRunId, seq: prefixRecords }, () => this.forkRun(sourceRunId, prefixRecords, targetRunId, forkRecord));
+  }
+
+  async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
+    checkStoredRunId(this.description, 'removeLastRecord', runId);
+    return this.wrap('removeLastRecord', { runId, seq }, () => this.removeLast(runId, seq, expected));
   }
 
   async listRuns(): Promise<RunListing[]> {

@@ -58,5 +58,14 @@ export interface Store {
 
   listRuns(): Promise<RunListing[]>;
 
+  /**
+   * Remove record `seq` of the run, only if it is the run's last record and holds exactly
+   * `expected` (so a repair never removes a record someone else wrote or changed meanwhile).
+   * Resolves true when it was removed, false when it was not (nothing changed). Used only by
+   * `Remit.repair` for a damaged last record (docs/guide.md, "Damaged runs"); a store without it
+   * cannot be repaired through REMIT.
+   */
+  removeLastRecord?(runId: string, seq: number, expected: Uint8Array): Promise<boolean>;
+
   close(): Promise<void>;
 }

@@ -9,8 +9,9 @@
  */
 
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDirectory } from '../files.js';
 
 export interface EffectReceipt {
   /** True when this invocation applied the effect; false when the key was applied before. */
@@ -69,7 +70,8 @@ export class FileEffectSink implements EffectSink {
   constructor(readonly dir: string) {
     this.invocationsPath = join(dir, 'invocations.jsonl');
     this.appliedDir = join(dir, 'applied');
-    mkdirSync(this.appliedDir, { recursive: true });
+    // Not mkdirSync({ recursive: true }): on some paths it retries forever (../files.ts).
+    ensureDirectory(this.appliedDir);
   }
 
   async apply(effect: string, key: string, payload: unknown): Promise<EffectReceipt> {

@@ -163,5 +163,34 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.append('run-a', 0, [])).toEqual({ committed: true, nextSeq: 0 });
       expect(await store.readLog('run-a')).toEqual(new Uint8Array());
     });
+
+    it('keeps well-formed run ids exactly and refuses ones it could not keep (a lone surrogate, NUL)', async () => {
+      const store = await open();
+      for (const id of ['emoji-🦀', 'été №7', '注文']) {
+        expect(await store.append(id, 0, records(0, 1))).toEqual({ committed: true, nextSeq: 1 });
+        expect((await store.readRecords(id)).map((r) => r.seq)).toEqual([0]);
+      }
+      expect((await store.listRuns()).map((r) => r.runId).sort()).toEqual(['emoji-🦀', 'été №7', '注文'].sort());
+      for (const id of ['lone-\ud800', 'nul-\u0000']) {
+        await expect(store.append(id, 0, records(0, 1))).rejects.toBeInstanceOf(StoreError);
+      }
+      expect(await store.listRuns()).toHaveLength(3);
+    });
+
+    it('removeLastRecord (if the store has it) removes only the last record holding the expected bytes', async () => {
+      const store = await open();
+      if (store.removeLastRecord === undefined) return;
+      await store.append('run-a', 0, records(0, 3));
+      const [, middle, last] = records(0, 3);
+      expect(await store.removeLastRecord('run-a', 1, middle!)).toBe(false);
+      expect(await store.removeLastRecord('run-a', 2, testRecord(2, 'other bytes'))).toBe(false);
+      expect(await store.removeLastRecord('missing', 0, testRecord(0))).toBe(false);
+      expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0, 1, 2]);
+      expect(await store.removeLastRecord('run-a', 2, last!)).toBe(true);
+      expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0, 1]);
+      expect((await store.listRuns()).find((r) => r.runId === 'run-a')?.nextSeq).toBe(2);
+      expect(await store.append('run-a', 2, records(2, 1, 'again'))).toEqual({ committed: true, nextSeq: 3 });
+      expect(await store.removeLastRecord('run-a', 2, last!)).toBe(false);
+    });
   });
 }

@@ -16,6 +16,7 @@
 
 import type { z } from 'zod';
 import { DefinitionInvalidError } from '../errors.js';
+import { isWellFormedName } from '../ids.js';
 import { utf8 } from '../json.js';
 import { describeWorkflow, fingerprintOf, type WorkflowDescriptor } from './descriptor.js';
 
@@ -207,6 +208,9 @@ export function isLeaseMs(value: unknown): value is number {
 function checkName(workflowName: string, name: string, what: string): void {
   if (typeof name !== 'string' || name.length === 0) {
     throw new DefinitionInvalidError(String(workflowName), `${what} must be a non-empty string`);
+  }
+  if (!isWellFormedName(name)) {
+    throw new DefinitionInvalidError(String(workflowName), `${what} ${JSON.stringify(name.slice(0, 40))} is not well-formed Unicode (a lone UTF-16 surrogate)`);
   }
   if (utf8(name).length > MAX_NODE_NAME_BYTES) {
     throw new DefinitionInvalidError(workflowName, `${what} ${name.slice(0, 40)}... is over ${MAX_NODE_NAME_BYTES} bytes`);

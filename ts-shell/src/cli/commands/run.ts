@@ -14,7 +14,7 @@ export const runCommand: CommandModule = {
       .option('-r, --run-id <id>', 'run id (default: <workflow>-<uuid>)')
       .action(async (opts: { input?: string; name?: string; runId?: string }, command: Command) => {
         const explicitInput = opts.input === undefined ? undefined : parseJsonArgument(opts.input, '--input');
-        const session = await openSession(command, { workflows: 'required' });
+        const session = await openSession(command, { workflows: 'required', database: 'create' });
         try {
           const wfs = session.module.workflows;
           const wf = opts.name ? wfs.find((w) => w.name === opts.name) : wfs[0];

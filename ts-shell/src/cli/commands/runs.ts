@@ -1,7 +1,16 @@
 import type { Command } from 'commander';
 import { table } from '../../inspect.js';
 import { openSession, print } from '../context.js';
+import type { RunSummary } from '../../remit.js';
 import type { CommandModule } from '../registry.js';
+
+/** One line on a damaged run: where, how, and the command that repairs it (or that nothing will). */
+function damageNote(run: RunSummary): string {
+  const d = run.damage;
+  if (d === undefined) return '';
+  const what = `${d.code} at seq ${d.seq}`;
+  return d.repairable ? `${what}: remit repair ${run.runId}` : `${what}: not repairable, see remit inspect ${run.runId}`;
+}
 
 export const runsCommand: CommandModule = {
   name: 'runs',
@@ -16,9 +25,9 @@ export const runsCommand: CommandModule = {
           print(session.options, runs, () => {
             if (runs.length === 0) return `no runs in ${session.dbPath}`;
             const rows = runs.map((r) => [
-              r.runId, r.workflow, r.status, String(r.headSeq), new Date(r.updatedAtMs).toISOString(), r.interruptId ?? '',
+              r.runId, r.workflow, r.status, String(r.headSeq), new Date(r.updatedAtMs).toISOString(), r.interruptId ?? damageNote(r),
             ]);
-            return table(['run', 'workflow', 'status', 'head', 'updated', 'awaiting'], rows, [false, false, false, true]).join('\n');
+            return table(['run', 'workflow', 'status', 'head', 'updated', 'awaiting / damage'], rows, [false, false, false, true]).join('\n');
           });
         } finally {
           await session.close();

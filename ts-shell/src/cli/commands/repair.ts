@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { openSession, print } from '../context.js';
+import type { CommandModule } from '../registry.js';
+
+export const repairCommand: CommandModule = {
+  name: 'repair',
+  register(program: Command) {
+    program
+      .command('repair')
+      .description('remove a torn or empty last record of a damaged run, only when losing it is the same as a crash before it was written (refuses otherwise; exit 7)')
+      .argument('<runId>', 'the damaged run (see `remit runs` and `remit inspect`)')
+      .action(async (runId: string, _opts: unknown, command: Command) => {
+        const session = await openSession(command, { workflows: 'optional' });
+        try {
+          const repaired = await session.remit.repair(runId);
+          print(session.options, repaired, () =>
+            repaired.removedSeq === null
+              ? `run ${runId}: ${repaired.note}`
+              : [
+                  `run ${runId}: removed the damaged record at seq ${repaired.removedSeq}` +
+                    `${repaired.removedKind === null ? '' : ` (a ${repaired.removedKind})`}, ${repaired.removedBytes} bytes; head seq ${repaired.headSeq}`,
+                  `  ${repaired.note}`,
+                  `  continue with: remit continue ${runId}`,
+                ].join('\n'),
+          );
+        } finally {
+          await session.close();
+        }
+      });
+  },
+};

@@ -1,0 +1,198 @@
+/**
+ * Damage to a stored log, found from the stored records (one per row or slot) and the core's
+ * recovery of their concatenation, and what `repair` may do about it (docs/guide.md, "Damaged
+ * runs"). One diagnosis feeds every view (status, continueRun, inspect, runs, recoverAll, the
+ * CLI), so they agree.
+ *
+ * - corrupt: a complete record fails its integrity check (checksum, header, seq, order): never
+ *   repaired, the record's content mattered.
+ * - torn: the last record is incomplete (its header, or its body, was cut). The core already
+ *   treats those bytes as not durable.
+ * - empty: the last record has no bytes at all. The core cannot see it (its concatenation adds
+ *   nothing), but the store counts it, so every conditional append would be refused forever.
+ *
+ * Removing a torn or empty last record is safe exactly when losing it is the same as a crash just
+ * before it was appended, which the sequencer recovers from by design: a record the sequencer
+ * writes for its own progress. It is not safe for a RESUME_CLAIMED (a resumer may have been told
+ * its value was claimed: removing the claim could let a second resume in), a FORKED (the run
+ * would continue under its source's id and share its effect keys) or a RUN_STARTED (nothing of
+ * the run would remain). When the header is lost, the kind is inferred from what could follow the
+ * intact records; when that includes a kind that is not safe to lose, repair refuses.
+ */
+
+import { LogErrorName } from '../core/codec.js';
+import { Frame, FrameOutcome, readFrame } from '../core/framing.js';
+import { RecordKind, RunStatus, type NextAction, type Recovery, type RecoveredRun } from '../core/types.js';
+import { corruptAdvice, LogCorruptError, LogTornError, tornAdvice } from '../errors.js';
+import { fromUtf8 } from '../json.js';
+import { kindName } from './log-view.js';
+
+export interface RunDamage {
+  kind: 'torn' | 'empty' | 'corrupt';
+  /** The damaged record's seq (its position in the log). */
+  seq: number;
+  /** Where it starts in the run's log, in bytes. */
+  offset: number;
+  /** TORN, EMPTY, or the integrity check that failed (BAD_CHECKSUM, BAD_HEADER, BAD_SEQ, ...). */
+  code: string;
+  /** How many bytes of the damaged record are stored. */
+  storedBytes: number;
+  /** Whether `repair` removes it. */
+  repairable: boolean;
+  /** Why it may or may not be removed, and what removing it means. */
+  why: string;
+  /** What the operator can do, in one sentence. */
+  advice: string;
+  /** The damaged record's kind when its header survived (torn), else null. */
+  recordKind: string | null;
+}
+
+/** A stored record as diagnosis needs it. */
+export interface StoredRow {
+  seq: number;
+  bytes: Uint8Array;
+}
+
+/** Records whose loss is the same as a crash before they were appended, and what losing one means. */
+const LOSS_IS_A_CRASH: ReadonlyMap<number, string> = new Map([
+  [RecordKind.NODE_COMPLETED, 'the node completes again: a pure node runs again (it is deterministic), a recorded result or claimed value is applied again'],
+  [RecordKind.EFFECT_INTENT, 'the effect\'s intent is written again, with the same idempotency key'],
+  [RecordKind.EFFECT_DONE, 'the effect handler is called again with the same idempotency key, which the outside system deduplicates'],
+  [RecordKind.INTERRUPT_PARKED, 'the run parks again, under the same interrupt id'],
+  [RecordKind.RUN_COMPLETED, 'the end of the run is recorded again'],
+  [RecordKind.RUN_FAILED, 'the failing node runs again'],
+  [RecordKind.EFFECT_RELEASED, 'the attempt it gave up stays live until its lease expires; then the next attempt is claimed, with the same idempotency key'],
+]);
+
+/** Why losing a record of this kind is not the same as a crash before it. */
+const LOSS_IS_NOT_A_CRASH: ReadonlyMap<number, string> = new Map([
+  [RecordKind.RUN_STARTED, 'the run\'s first record (RUN_STARTED) is damaged, so nothing of the run is intact'],
+  [RecordKind.RESUME_CLAIMED, 'a RESUME_CLAIMED may have been reported to its resumer as accepted; removing it could let a second resume in'],
+  [RecordKind.FORKED, 'the FORKED record makes this run a fork; without it the run would continue under its source\'s id and share its effect keys'],
+  [RecordKind.EFFECT_ATTEMPT, 'an EFFECT_ATTEMPT fences its owner\'s handler call, which may still be running; removing it could let a second caller in'],
+]);
+
+/** The damage of a run's stored log, or null when it is sound. `recovery`: the core's answer for the rows' concatenation. */
+export function diagnoseRows(runId: string, rows: readonly StoredRow[], recovery: Recovery): RunDamage | null {
+  const starts: number[] = [];
+  let total = 0;
+  for (const row of rows) {
+    starts.push(total);
+    total += row.bytes.length;
+  }
+  const rowStartingAt = (offset: number) => rows.findIndex((_, i) => starts[i] === offset);
+  const rowHolding = (offset: number) => rows.findIndex((r, i) => starts[i]! <= offset && offset < starts[i]! + r.bytes.length);
+
+  if (!recovery.ok) {
+    const i = rowStartingAt(recovery.offset);
+    return corrupt(runId, recovery.seq, recovery.offset, LogErrorName[recovery.code] ?? `code ${recovery.code}`, i < 0 ? 0 : rows[i]!.bytes.length);
+  }
+  const last = rows.length - 1;
+  if (recovery.tornLen > 0) {
+    const i = rowHolding(recovery.durableLen);
+    if (i !== last || starts[i] !== recovery.durableLen) {
+      // The incomplete bytes start inside a record (a complete record followed by extra bytes).
+      const at = i < 0 ? last : i;
+      return corrupt(runId, rows[at]?.seq ?? recovery.recordCount, starts[at] ?? recovery.durableLen, 'EXTRA_BYTES', rows[at]?.bytes.length ?? 0);
+    }
+    return removableTail(runId, 'torn', rows[last]!, starts[last]!, recovery);
+  }
+  if (recovery.recordCount !== rows.length) {
+    const lastIsEmpty = last >= 0 && rows[last]!.bytes.length === 0 && recovery.recordCount === last;
+    if (lastIsEmpty) return removableTail(runId, 'empty', rows[last]!, starts[last]!, recovery);
+    const i = rows.findIndex((r) => r.bytes.length === 0);
+    const seq = i >= 0 ? rows[i]!.seq : recovery.recordCount;
+    return corrupt(runId, seq, i >= 0 ? starts[i]! : recovery.durableLen, i >= 0 ? 'EMPTY_RECORD' : 'RECORD_COUNT', 0);
+  }
+  return null;
+}
+
+/** The typed error every view throws for `damage` (LogTornError for torn and empty, else LogCorruptError). */
+export function damageError(runId: string, damage: RunDamage): LogTornError | LogCorruptError {
+  if (damage.kind === 'corrupt') return new LogCorruptError(runId, damage.seq, damage.offset, damage.code, damage.advice);
+  return new LogTornError(runId, damage.seq, damage.storedBytes, damage.advice);
+}
+
+function corrupt(runId: string, seq: number, offset: number, code: string, storedBytes: number): RunDamage {
+  return {
+    kind: 'corrupt', seq, offset, code, storedBytes, repairable: false, recordKind: null,
+    why: 'the record is complete but fails its integrity check, so its content is lost and removing it would lose a durable step',
+    advice: corruptAdvice(runId),
+  };
+}
+
+/** A torn or empty last record: may `repair` remove it? */
+function removableTail(runId: string, kind: 'torn' | 'empty', row: StoredRow, offset: number, prefix: RecoveredRun): RunDamage {
+  const recordKind = kind === 'torn' ? survivingHeaderKind(row.bytes) : null;
+  const verdict = lossVerdict(runId, row.seq, recordKind, prefix);
+  const advice = verdict.repairable
+    ? tornAdvice(runId)
+    : `REMIT will not remove it (${verdict.why}): restore the store from a backup; \`remit inspect ${runId}\` shows what is intact`;
+  return {
+    kind, seq: row.seq, offset, code: kind === 'torn' ? 'TORN' : 'EMPTY', storedBytes: row.bytes.length,
+    repairable: verdict.repairable, why: verdict.why, advice, recordKind: recordKind === null ? null : kindName(recordKind),
+  };
+}
+
+/** The kind byte of a torn record whose 12-byte header survived (its check passes), else null. */
+function survivingHeaderKind(bytes: Uint8Array): number | null {
+  const frame = new Frame();
+  const outcome = readFrame(bytes, 0, -1, frame);
+  return outcome === FrameOutcome.TORN && frame.kind !== 0 ? frame.kind : null;
+}
+
+function lossVerdict(runId: string, seq: number, known: number | null, prefix: RecoveredRun): { repairable: boolean; why: string } {
+  if (seq === 0) return { repairable: false, why: LOSS_IS_NOT_A_CRASH.get(RecordKind.RUN_STARTED)! };
+  const effectiveRunId = fromUtf8(prefix.runId);
+  if (effectiveRunId !== runId) {
+    return { repairable: false, why: `the intact records belong to run ${effectiveRunId}, so the damaged one must be this fork's FORKED record; ${LOSS_IS_NOT_A_CRASH.get(RecordKind.FORKED)!}` };
+  }
+  const terminal = prefix.status === RunStatus.COMPLETED || prefix.status === RunStatus.FAILED;
+  if (terminal) {
+    return { repairable: true, why: 'the run had already ended, and nothing REMIT writes can follow its end, so the damaged bytes hold nothing the run needs' };
+  }
+  const possible = possibleNextKinds(prefix.status, prefix.action);
+  if (possible === null) return { repairable: false, why: `REMIT cannot tell which record could follow ${prefix.action.tag}` };
+  if (known !== null) {
+    const refusal = LOSS_IS_NOT_A_CRASH.get(known);
+    if (refusal !== undefined) return { repairable: false, why: `its header names a ${kindName(known)}: ${refusal}` };
+    const consequence = LOSS_IS_A_CRASH.get(known);
+    if (consequence === undefined) return { repairable: false, why: `its header names record kind ${known}, which this version of REMIT does not know` };
+    if (!possible.includes(known)) return { repairable: false, why: `its header names a ${kindName(known)}, which cannot follow the intact records` };
+    return { repairable: true, why: `it is a ${kindName(known)} REMIT wrote for its own progress; losing it is the same as a crash before it was appended: ${consequence}` };
+  }
+  const unsafe = possible.find((k) => !LOSS_IS_A_CRASH.has(k));
+  if (unsafe !== undefined) {
+    return { repairable: false, why: `its header is lost and it may have been a ${kindName(unsafe)}: ${LOSS_IS_NOT_A_CRASH.get(unsafe) ?? 'REMIT cannot tell what was lost'}` };
+  }
+  return {
+    repairable: true,
+    why: `its header is lost, but only a ${possible.map(kindName).join(' or ')} can follow the intact records; losing it is the same as a crash before it was appended: ` +
+      possible.map((k) => LOSS_IS_A_CRASH.get(k)!).join('; '),
+  };
+}
+
+/** Kinds of record the sequencer may append after a log whose recovery is `status` + `action`; null when unknown. */
+function possibleNextKinds(status: number, action: NextAction): number[] | null {
+  if (status === RunStatus.PARKED) return [RecordKind.RESUME_CLAIMED];
+  if (status !== RunStatus.RUNNING) return null;
+  switch (action.tag) {
+    case 'RUN_PURE':
+    case 'FINISH_EFFECT':
+    case 'FINISH_INTERRUPT':
+      return [RecordKind.NODE_COMPLETED, RecordKind.RUN_FAILED];
+    case 'BEGIN_EFFECT':
+      return [RecordKind.EFFECT_INTENT];
+    case 'INVOKE_EFFECT':
+      // A format-2 shell claims an attempt first; a format-1 log went straight to EFFECT_DONE.
+      return [RecordKind.EFFECT_ATTEMPT, RecordKind.EFFECT_DONE, RecordKind.RUN_FAILED];
+    case 'AWAIT_ATTEMPT':
+      return [RecordKind.EFFECT_ATTEMPT, RecordKind.EFFECT_RELEASED, RecordKind.EFFECT_DONE, RecordKind.RUN_FAILED];
+    case 'PARK':
+      return [RecordKind.INTERRUPT_PARKED];
+    case 'FINISH_RUN':
+      return [RecordKind.RUN_COMPLETED];
+    default:
+      return null;
+  }
+}

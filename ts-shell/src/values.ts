@@ -1,0 +1,188 @@
+/**
+ * The one rule for values that reach the log (docs/guide.md, "Values in the log"): the log holds
+ * what the schema returned (its output), and that value must read back as itself:
+ *
+ * 1. JSON-faithful: its JSON form, parsed again, is the same value (a Date would come back as a
+ *    string, undefined in an array as null, NaN as null, a Map as {}: all refused);
+ * 2. a fixed point of its schema: validating the stored form again succeeds and changes nothing
+ *    (a transform that is not idempotent, or whose output its own schema rejects, is refused).
+ *
+ * So reading a value back (after a crash, in another process) never re-applies a transform to an
+ * already transformed value and never fails a schema it passed: a value accepted once can never
+ * wedge the run. Checked before anything is appended; a refusal is a ValueUnfaithfulError naming
+ * the field and why. Values without a schema (effect results, fork intents) get rule 1 only.
+ */
+
+import { NotJsonError, ValueUnfaithfulError, toValidationIssues, type ErrorSubject } from './errors.js';
+import { encodeJson, type Json } from './json.js';
+
+/** What a schema must offer here: zod's safeParse (any zod type has it). */
+export interface ReadBackSchema {
+  safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } };
+}
+
+export interface DurableValue {
+  /** The UTF-8 JSON bytes to write. */
+  bytes: Uint8Array;
+  /** The value as it reads back (equal to the validated output by rule 1). */
+  value: Json;
+}
+
+/**
+ * Encode `output` (a schema's output, or a schemaless value) for the log, checking that it reads
+ * back as itself. `what` names the value in messages ("input", "state", "resume value", ...).
+ * Throws NotJsonError (no JSON form at all) or ValueUnfaithfulError; returns the bytes and the
+ * value as it reads back.
+ */
+export function durableValue(what: string, output: unknown, schema: ReadBackSchema | null, subject: ErrorSubject, input?: unknown): DurableValue {
+  let encoded: { bytes: Uint8Array; value: Json };
+  try {
+    encoded = encodeJson(output);
+  } catch (error) {
+    throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
+  }
+  const changed = jsonChange(output, encoded.value, []);
+  if (changed !== null) {
+    throw new ValueUnfaithfulError(what, 'CHANGED_BY_JSON', `${pathText(changed.path)}: ${changed.why}`, { ...subject, field: pathText(changed.path) });
+  }
+  if (schema === null) return encoded;
+  // When the schema returned exactly what it was given (no transform, default or stripped key
+  // changed it), validating the stored form is validating that input again: it returns the same.
+  // Schemas must be deterministic, as node code must be. This skips the second validation on
+  // the common path (a step that changed a few fields of a plain state).
+  if (input !== undefined && isExactly(input, encoded.value)) return encoded;
+  const again = schema.safeParse(encoded.value);
+  if (!again.success) {
+    const issue = toValidationIssues(again.error.issues)[0]!;
+    throw new ValueUnfaithfulError(
+      what,
+      'FAILS_SCHEMA_AGAIN',
+      `${issue.path}: the schema rejects its own output when it reads it back (${issue.message}); ` +
+        'use a schema whose output it also accepts, or convert the value in node code',
+      { ...subject, field: issue.path },
+    );
+  }
+  const moved = jsonChange(again.data, encoded.value, []);
+  if (moved !== null) {
+    const field = pathText(moved.path);
+    throw new ValueUnfaithfulError(
+      what,
+      'TRANSFORM_NOT_IDEMPOTENT',
+      `${field}: the schema turns the stored ${render(valueAt(encoded.value, moved.path))} into ${render(valueAt(again.data, moved.path))} ` +
+        'when it reads it back (a transform that is not idempotent would be applied again at every read)',
+      { ...subject, field },
+    );
+  }
+  return encoded;
+}
+
+type Path = Array<string | number>;
+
+/**
+ * Whether `value` is exactly the JSON value `json`: the same plain objects with the same own keys
+ * (a property holding undefined counts as a difference here: a schema may tell it from absence),
+ * arrays without holes, finite numbers, strings, booleans and null.
+ */
+function isExactly(value: unknown, json: Json): boolean {
+  if (value === null || typeof value !== 'object') {
+    return value === json && (typeof value !== 'number' || Number.isFinite(value));
+  }
+  if (Array.isArray(value)) {
+    if (!Array.isArray(json) || json.length !== value.length) return false;
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !isExactly(value[i], json[i]!)) return false;
+    return true;
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || nonPlainKind(value) !== null) return false;
+  const keys = Object.keys(value);
+  if (keys.length !== Object.keys(json).length) return false;
+  for (const key of keys) {
+    if (!Object.prototype.hasOwnProperty.call(json, key) || !isExactly((value as Record<string, unknown>)[key], json[key]!)) return false;
+  }
+  return true;
+}
+
+/** The zod-style path: `items.3.sku`, or "(root)". */
+function pathText(path: Path): string {
+  return path.length === 0 ? '(root)' : path.join('.');
+}
+
+/**
+ * Where `value` differs from `readBack` (its JSON round trip), and how, or null when they are the
+ * same value. An object property holding undefined is left out by JSON and reads back as
+ * undefined, so it counts as the same; -0 reads back as 0, which compares equal.
+ */
+function jsonChange(value: unknown, readBack: Json | undefined, path: Path): { path: Path; why: string } | null {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value === readBack ? null : { path, why: `${render(value)} reads back as ${render(readBack)}` };
+    case 'number':
+      if (!Number.isFinite(value)) return { path, why: `${String(value)} becomes null in JSON` };
+      return value === readBack ? null : { path, why: `${render(value)} reads back as ${render(readBack)}` };
+    case 'undefined':
+      return { path, why: path.length > 0 && typeof path[path.length - 1] === 'number' ? 'undefined in an array becomes null in JSON' : 'undefined has no JSON form' };
+    case 'function':
+    case 'symbol':
+    case 'bigint':
+      return { path, why: `a ${typeof value} has no JSON form` };
+  }
+  if (value === null) return readBack === null ? null : { path, why: `null reads back as ${render(readBack)}` };
+  const object = value as object;
+  if (Array.isArray(object)) return arrayChange(object, readBack, path);
+  const kind = nonPlainKind(object);
+  if (kind === 'a Date') return { path, why: `a Date becomes the string ${render(readBack)} in JSON` };
+  if (kind !== null) return { path, why: `${kind} becomes ${render(readBack)} in JSON` };
+  if (readBack === null || typeof readBack !== 'object' || Array.isArray(readBack)) {
+    return { path, why: `an object reads back as ${render(readBack)}` };
+  }
+  for (const key of Object.keys(object)) {
+    const item = (object as Record<string, unknown>)[key];
+    if (item === undefined) continue;
+    if (typeof item === 'function' || typeof item === 'symbol') return { path: [...path, key], why: `a ${typeof item} property is dropped by JSON` };
+    const change = jsonChange(item, Object.prototype.hasOwnProperty.call(readBack, key) ? readBack[key] : undefined, [...path, key]);
+    if (change !== null) return change;
+  }
+  return null;
+}
+
+function arrayChange(array: unknown[], readBack: Json | undefined, path: Path): { path: Path; why: string } | null {
+  if (!Array.isArray(readBack) || readBack.length !== array.length) return { path, why: `an array reads back as ${render(readBack)}` };
+  for (let i = 0; i < array.length; i++) {
+    if (!(i in array)) return { path: [...path, i], why: 'a hole in an array becomes null in JSON' };
+    const change = jsonChange(array[i], readBack[i], [...path, i]);
+    if (change !== null) return change;
+  }
+  return null;
+}
+
+/** What kind of non-plain object this is (it does not survive JSON as itself), or null for a plain one. */
+function nonPlainKind(object: object): string | null {
+  if (object instanceof Date) return 'a Date';
+  if (object instanceof Map) return `a Map (${object.size} entries)`;
+  if (object instanceof Set) return `a Set (${object.size} values)`;
+  if (typeof (object as { toJSON?: unknown }).toJSON === 'function') return 'an object with a toJSON method';
+  const proto = Object.getPrototypeOf(object) as object | null;
+  if (proto === null || proto === Object.prototype) return null;
+  const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+  return `an instance of ${typeof name === 'string' && name.length > 0 ? name : 'a class'}`;
+}
+
+function valueAt(value: unknown, path: Path): unknown {
+  let current = value;
+  for (const key of path) current = current === null || typeof current !== 'object' ? undefined : (current as Record<string | number, unknown>)[key];
+  return current;
+}
+
+/** A short printable form of a value for messages. */
+function render(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value instanceof Date) return `a Date`;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) return typeof value;
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
