@@ -45,7 +45,7 @@ export function postgresPhases(scale: number): Phase[] {
     { name: 'server-kill', fault: 'server-kill', duration_ms: d + 4_000 },
     { name: 'link-throttle', fault: 'link-throttle', duration_ms: d },
     { name: 'link-loss', fault: 'link-loss', duration_ms: d },
-    { name: 'partition', fault: 'partition', duration_ms: d },
+    { name: 'partition', fault: 'partition', duration_ms: d + 6_000 },
     { name: 'quiet-after', fault: null, duration_ms: d },
   ];
 }
@@ -114,10 +114,12 @@ export async function soakStore(o: StoreSoakOptions): Promise<StoreReport> {
     };
   } finally {
     if (o.store === 'postgres') {
-      try {
-        sh(['scripts/pg.sh', 'stop'], pgEnv());
-      } catch (e) {
-        o.log?.(String(e));
+      for (const args of [['scripts/pg.sh', 'stop'], ['scripts/netns.sh', 'down']]) {
+        try {
+          sh(args, args[0] === 'scripts/pg.sh' ? pgEnv() : {});
+        } catch (e) {
+          o.log?.(String(e));
+        }
       }
     }
   }
