@@ -182,7 +182,9 @@ export class SoakDriver {
     delete args.runId;
     this.opsIssued++;
     this.history.write({ k: 'op', type: 'invoke', op_id: opId, t_ms: t0, worker: slot.index, pid: proc.pid, op, ...(run === undefined ? {} : { run }), args, ...(group === undefined ? {} : { group }) });
-    const raw = await proc.request(req, this.o.requestTimeoutMs);
+    // recoverAll reads every run of the store: it gets longer than one run's operations.
+    const timeoutMs = op === 'recoverAll' ? this.o.requestTimeoutMs * 6 : this.o.requestTimeoutMs;
+    const raw = await proc.request(req, timeoutMs);
     const t1 = this.history.now();
     let type: CompletionType = 'info';
     let summary: OutcomeSummary;
@@ -208,7 +210,7 @@ export class SoakDriver {
       summary = { outcome: raw.kind, ...(raw.kind === 'adapter-error' ? { error: raw.message.slice(0, 200) } : {}) };
       if (raw.kind === 'timeout') {
         // A worker stuck past the request timeout is restarted, as an operator would.
-        this.log(`worker ${slot.index}: ${op} timed out after ${this.o.requestTimeoutMs} ms; restarting it`);
+        this.log(`worker ${slot.index}: ${op} timed out after ${timeoutMs} ms; restarting it`);
         proc.kill();
       }
     }

@@ -69,6 +69,7 @@ export interface CheckResult {
     effects_applied_distinct: number;
     effect_reinvocations: number;
     concurrent_resume_groups: number;
+    forks: number;
     interrupts_served: number;
     resumes_refused: number;
   };
@@ -117,6 +118,7 @@ export function checkSoak(files: { history: string; sink: string; scenarios: str
   const sinkByRun = new Map<string, SinkLine[]>();
   for (const l of sink) sinkByRun.set(l.run, [...(sinkByRun.get(l.run) ?? []), l]);
 
+  let forks = 0;
   let runsCompleted = 0, runsFailed = 0, runsParked = 0, groups = 0, served = 0, refused = 0, reinvocations = 0;
   const stuck = new Set(drainUnfinished);
 
@@ -200,6 +202,8 @@ export function checkSoak(files: { history: string; sink: string; scenarios: str
     // The model: expected end state and effect instances.
     const expected = expectationFor(plan, scenarios, servedResumes.map((e) => e.invoke.args?.value), resumes.map((e) => e.invoke.args?.value), view, final);
     if (expected.error !== null) v(expected.errorKind, runId, expected.error);
+    if (expected.claims !== null && view.claims !== expected.claims && expected.error === null) v('claims-mismatch', runId, `${view.claims} durable claims, the model has ${expected.claims}`);
+    if (plan.kind === 'fork') forks++;
     for (const [node, n] of Object.entries(expected.instances)) {
       const got = appliedKeysPerNode.get(node)?.size ?? 0;
       if (got > n) v('duplicate-application', runId, `${node}: applied under ${got} keys, the model has ${n} instance(s)`);
@@ -235,6 +239,7 @@ export function checkSoak(files: { history: string; sink: string; scenarios: str
       effects_applied_distinct: new Set(sink.filter((l) => l.t === 'apply').map((l) => l.key)).size,
       effect_reinvocations: reinvocations,
       concurrent_resume_groups: groups,
+      forks,
       interrupts_served: served,
       resumes_refused: refused,
     },
@@ -247,6 +252,8 @@ function shortDigest(hex: string): string {
 
 interface Expected {
   instances: Record<string, number>;
+  /** Durable resume claims the model has at the end (null: not decided here). */
+  claims: number | null;
   error: string | null;
   errorKind: ViolationKind;
 }
@@ -257,12 +264,12 @@ function eq(a: unknown, b: unknown): boolean {
 
 /** The model's end state for one run, compared with the final read. */
 function expectationFor(plan: RunPlanLine, scenarios: Map<string, GeneratedScenario>, servedValues: unknown[], triedValues: unknown[], view: RunView, final: Record<string, RunView>): Expected {
-  const wrong = (error: string): Expected => ({ instances: {}, error, errorKind: 'wrong-end-state' });
+  const wrong = (error: string): Expected => ({ instances: {}, claims: null, error, errorKind: 'wrong-end-state' });
   if (plan.kind === 'generated') {
     const s = scenarios.get(plan.scenario);
     if (s === undefined) return wrong(`no scenario ${plan.scenario}`);
     const e = expectationOf(s);
-    const out: Expected = { instances: e.effectInstances, error: null, errorKind: 'wrong-end-state' };
+    const out: Expected = { instances: e.effectInstances, claims: e.claims, error: null, errorKind: 'wrong-end-state' };
     if (e.final.kind !== view.status) return { ...out, error: `final status ${view.status}, the model says ${e.final.kind}` };
     if (!sameStored(view.headState, e.headState)) return { ...out, error: 'head state differs from the model' };
     if (!eq(view.completedNodes, e.completedNodes)) return { ...out, error: `path ${view.completedNodes.join(',')} differs from the model's ${e.completedNodes.join(',')}` };
@@ -271,13 +278,13 @@ function expectationFor(plan: RunPlanLine, scenarios: Map<string, GeneratedScena
   const input = plan.input as RefundInput;
   const parkedState = afterCharge(input);
   if (plan.kind === 'reference' && plan.leaveParked) {
-    const out: Expected = { instances: { charge: 1, notify: 0 }, error: null, errorKind: 'wrong-end-state' };
+    const out: Expected = { instances: { charge: 1, notify: 0 }, claims: 0, error: null, errorKind: 'wrong-end-state' };
     if (view.status !== 'parked') return { ...out, error: `left parked by plan, final status ${view.status}` };
     if (!eq(view.headState, parkedState)) return { ...out, error: 'parked state differs from the model' };
     return out;
   }
   const instances = plan.kind === 'fork' ? { charge: 0, notify: 1 } : { charge: 1, notify: 1 };
-  const out: Expected = { instances, error: null, errorKind: plan.kind === 'fork' ? 'fork-wrong' : 'wrong-end-state' };
+  const out: Expected = { instances, claims: 1, error: null, errorKind: plan.kind === 'fork' ? 'fork-wrong' : 'wrong-end-state' };
   if (view.status !== 'completed') return { ...out, error: `final status ${view.status}, the model says completed` };
   // The served resumer's value decides; if no reply said served (all ambiguous), one of the values tried.
   const candidates = (servedValues.length > 0 ? servedValues : triedValues) as ApprovalValue[];

@@ -29,7 +29,8 @@ const scale = opts.scale !== undefined ? Number(opts.scale) : opts.long ? 14 : 1
 if (!(scale > 0)) throw new Error(`--scale must be a positive number, got ${opts.scale}`);
 const outDir = path.resolve(REPO_ROOT, opts.out);
 const stores = opts.store === 'both' ? (['sqlite', 'postgres'] as const) : ([opts.store] as Array<'sqlite' | 'postgres'>);
-const command = `npm run soak --${opts.long ? ' --long' : ''}${opts.seed !== '1' ? ` --seed ${opts.seed}` : ''}${opts.store !== 'both' ? ` --store ${opts.store}` : ''}`;
+const extra = [opts.long ? '--long' : '', opts.scale !== undefined ? `--scale ${opts.scale}` : '', opts.seed !== '1' ? `--seed ${opts.seed}` : '', opts.store !== 'both' ? `--store ${opts.store}` : '', opts.canary ? `--canary ${opts.canary}` : ''].filter((x) => x.length > 0);
+const command = `npm run soak${extra.length > 0 ? ` -- ${extra.join(' ')}` : ''}`;
 const results: StoreReport[] = [];
 for (const store of stores) {
   if (store !== 'sqlite' && store !== 'postgres') throw new Error(`--store must be sqlite, postgres or both, got ${store}`);

@@ -81,7 +81,7 @@ export class LinkFaults {
   /** Why link faults cannot run here (null: they can). */
   static precondition(): string | null {
     if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'link faults need root';
-    if (!run('iptables', ['--version']).ok) return 'iptables is not installed (bash scripts/soak-deps.sh installs it from Debian)';
+    if (!run('iptables', ['--version']).ok) return 'iptables is not installed (as root, bash scripts/soak-deps.sh installs it from Debian)';
     if (!run('tc', ['-V']).ok) return 'tc (iproute2) is not installed';
     return null;
   }

@@ -52,7 +52,7 @@ export function renderMarkdown(r: SoakReport): string {
     out.push(...phaseTable(s), '');
     out.push(`Faults injected: ${Object.entries(s.figures.faults_injected).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}.`, '');
     const st = s.check.stats;
-    out.push(`Runs: ${st.runs_completed} completed, ${st.runs_failed} failed, ${st.runs_parked} parked (as planned). Operations: ${st.ok} ok, ${st.fail} refused, ${st.info} ambiguous. Effects: ${st.effect_invocations} raw invocations, ${st.effects_applied_distinct} distinct keys applied, ${st.effect_reinvocations} re-invocations (within the bound). Resumes: ${st.interrupts_served} served, ${st.resumes_refused} refused, ${st.concurrent_resume_groups} concurrent groups.`, '');
+    out.push(`Runs: ${st.runs_completed} completed, ${st.runs_failed} failed, ${st.runs_parked} parked (as planned). Operations: ${st.ok} ok, ${st.fail} refused, ${st.info} ambiguous. Effects: ${st.effect_invocations} raw invocations, ${st.effects_applied_distinct} distinct keys applied, ${st.effect_reinvocations} re-invocations (within the bound). Resumes: ${st.interrupts_served} served, ${st.resumes_refused} refused, ${st.concurrent_resume_groups} concurrent groups (2 or 3 workers on one park). Forks: ${st.forks}.`, '');
     out.push('| checker count | value |', '|---|---|', ...Object.entries(s.check.counts).map(([k, n]) => `| ${k} | ${n} |`), '');
     if (s.check.violations.length > 0) out.push('First violations:', '', ...s.check.violations.slice(0, 10).map((x) => `- ${x.kind} (${x.run}): ${x.detail}`), '');
   }

@@ -31,18 +31,18 @@ export interface StoreSoakOptions {
 
 export function sqlitePhases(scale: number): Phase[] {
   return [
-    { name: 'quiet', fault: null, duration_ms: 12_000 * scale },
-    { name: 'worker-kill', fault: 'worker-kill', duration_ms: 20_000 * scale },
-    { name: 'quiet-after', fault: null, duration_ms: 10_000 * scale },
+    { name: 'quiet', fault: null, duration_ms: 8_000 * scale },
+    { name: 'worker-kill', fault: 'worker-kill', duration_ms: 16_000 * scale },
+    { name: 'quiet-after', fault: null, duration_ms: 8_000 * scale },
   ];
 }
 
 export function postgresPhases(scale: number): Phase[] {
-  const d = 8_000 * scale;
+  const d = 6_000 * scale;
   return [
     { name: 'quiet', fault: null, duration_ms: d },
     { name: 'worker-kill', fault: 'worker-kill', duration_ms: d },
-    { name: 'server-kill', fault: 'server-kill', duration_ms: d + 4_000 },
+    { name: 'server-kill', fault: 'server-kill', duration_ms: d + 6_000 },
     { name: 'link-throttle', fault: 'link-throttle', duration_ms: d },
     { name: 'link-loss', fault: 'link-loss', duration_ms: d },
     { name: 'partition', fault: 'partition', duration_ms: d + 6_000 },
@@ -54,6 +54,9 @@ export function postgresPhases(scale: number): Phase[] {
 export function postgresPrecondition(env: NodeJS.ProcessEnv = process.env): string | null {
   if (env.REMIT_SKIP_NETNS === '1') return 'REMIT_SKIP_NETNS=1 asked to skip network namespaces';
   if (process.platform !== 'linux') return 'network namespaces need Linux';
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'network namespaces, link faults and the server kill need root';
+  const deps = spawnSync('bash', [path.join(REPO_ROOT, 'scripts/soak-deps.sh')], { encoding: 'utf8', timeout: 300_000 });
+  if (deps.status !== 0) return `scripts/soak-deps.sh failed: ${`${deps.stdout}${deps.stderr}`.trim().slice(-300)}`;
   return LinkFaults.precondition();
 }
 
