@@ -39,6 +39,7 @@ export const VIOLATION_KINDS = [
   'invocations-over-attempts',
   'invocations-over-bound',
   'double-served-interrupt',
+  'unserved-claim',
   'claims-mismatch',
   'fork-source-changed',
   'fork-wrong',
@@ -165,6 +166,12 @@ export function checkSoak(files: { history: string; sink: string; scenarios: str
       servedPerPark.set(park, (servedPerPark.get(park) ?? 0) + 1);
     }
     for (const [park, n] of servedPerPark) if (n > 1) v('double-served-interrupt', runId, `${n} resumers of park ${park} were served`);
+    // A consumed park has exactly one served resumer, unless a resumer's outcome was ambiguous (it may be the one).
+    for (let park = 0; park < view.claims; park++) {
+      const mine = resumes.filter((e) => Number(e.invoke.args?.park ?? -1) === park);
+      const ambiguous = mine.some((e) => e.done === null || e.done.type === 'info');
+      if ((servedPerPark.get(park) ?? 0) === 0 && !ambiguous) v('unserved-claim', runId, `park ${park} is consumed but none of its ${mine.length} resumer(s) was served or ambiguous`);
+    }
     if (servedResumes.length > view.claims) v('double-served-interrupt', runId, `${servedResumes.length} resumes served but ${view.claims} claims are durable`);
 
     // Effects.
