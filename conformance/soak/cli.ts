@@ -1,7 +1,7 @@
 /**
  * `npm run soak` (about 2 minutes: SQLite with 4 local workers, then PostgreSQL with 4 workers on 4
  * hosts when root and the namespaces work, NOT RUN with the reason otherwise); `-- --long` (about
- * 30 minutes). Options: --seed N, --out DIR (default reports/soak), --store sqlite|postgres|both,
+ * 21 minutes: each phase 14 times longer). Options: --seed N, --out DIR (default reports/soak), --store sqlite|postgres|both,
  * --workers N, --max-ops N, --canary lost-append-reported-committed|unstable-effect-key (test-only).
  * Exit code 0 when the checker passes on every store that ran, 10 otherwise.
  */
@@ -14,7 +14,7 @@ import { renderTerminal, writeSoakReports, type SoakReport, type StoreReport } f
 
 const program = new Command()
   .name('remit-soak')
-  .option('--long', 'the 30-minute profile', false)
+  .option('--long', 'the long profile (each phase 14 times longer, about 21 minutes)', false)
   .option('--seed <n>', 'seed', '1')
   .option('--out <dir>', 'report directory', 'reports/soak')
   .option('--store <s>', 'sqlite, postgres or both', 'both')
