@@ -14,7 +14,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkSoak, VIOLATION_KINDS } from './checker.js';
 import { readHistory } from './history.js';
-import { soakStore } from './soak.js';
+import { planPhase } from './nemesis.js';
+import { postgresPhases, soakStore, sqlitePhases } from './soak.js';
 import type { StoreReport } from './report.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'remit-soak-test-'));
@@ -90,5 +91,30 @@ describe('soak (SQLite, 4 local workers, worker SIGKILL)', () => {
       const result = checkSoak(files(d), unfinished);
       expect(result.counts[kind], name).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('the nemesis schedule', () => {
+  it('is a pure function of the seed, and every phase of both profiles injects its fault', () => {
+    for (const [phases, hosts] of [[sqlitePhases(1), 0], [postgresPhases(1), 4], [postgresPhases(14), 4]] as const) {
+      phases.forEach((phase, i) => {
+        const plan = planPhase(1, phase, i, 4, hosts);
+        expect(planPhase(1, phase, i, 4, hosts)).toEqual(plan);
+        if (phase.fault === null) return expect(plan).toEqual([]);
+        expect(plan.length, phase.name).toBeGreaterThan(0);
+        for (const f of plan) {
+          expect(f.kind).toBe(phase.fault);
+          expect(f.at_ms).toBeLessThan(phase.duration_ms);
+          // Link faults are healed inside their phase, on one of the project's hosts.
+          if (f.heal_ms !== null) {
+            expect(f.heal_ms).toBeGreaterThan(f.at_ms);
+            expect(f.heal_ms).toBeLessThan(phase.duration_ms);
+            expect(f.target).toBeGreaterThanOrEqual(1);
+            expect(f.target).toBeLessThanOrEqual(hosts);
+          }
+        }
+      });
+    }
+    expect(planPhase(2, postgresPhases(1)[1]!, 1, 4, 4)).not.toEqual(planPhase(1, postgresPhases(1)[1]!, 1, 4, 4));
   });
 });
