@@ -141,12 +141,15 @@ export type Request =
   | { op: 'define'; workflow: unknown }
   /** workflow: a defined generated workflow (default: the reference workflow); tagged: values use the tags of harness/generated/spec.ts. */
   | { op: 'start'; runId: string; input: unknown; workflow?: string; tagged?: boolean }
-  | { op: 'resume'; runId: string; value: unknown; barrier?: BarrierRef; tagged?: boolean }
+  /** park: address the run's park number `park` (0-based) instead of its last one. */
+  | { op: 'resume'; runId: string; value: unknown; barrier?: BarrierRef; tagged?: boolean; park?: number }
   | { op: 'resumeMany'; runId: string; values: unknown[] }
   /** k concurrent continue calls in this one process (the recoverer cells, in-process mode). */
   | { op: 'continueMany'; runId: string; count: number }
   /** holdBeforeAppend: wait at that barrier just before the first append (the recover race). */
   | { op: 'continue'; runId: string; barrier?: BarrierRef; holdBeforeAppend?: BarrierRef }
+  /** Continue every running run of the store (a replica's start-up); the soak's restarted workers. */
+  | { op: 'recoverAll'; waitForEffectMs?: number }
   /** hosts cells only: close, count the waiters of, or open a barrier (served by the primary). */
   | { op: 'barrier'; action: 'hold' | 'count' | 'release'; key: number }
   /** after: the checkpoint of the `occurrence`-th (default 1) completion of that node. */

@@ -217,11 +217,15 @@ async function decoded(runId: string): Promise<{ log: Uint8Array; records: LogRe
   return { log, records: decodeLog(log).records, stored };
 }
 
-/** The interrupt a resume addresses: the run's last parked interrupt (also when already consumed). */
-async function interruptIdOf(runId: string): Promise<string> {
+/**
+ * The interrupt a resume addresses: the run's last parked interrupt (also when already consumed),
+ * or with `park` the run's park number `park` (0-based), as a caller holding that park's interrupt
+ * id would address it (the soak's concurrent resumers of one park).
+ */
+async function interruptIdOf(runId: string, park?: number): Promise<string> {
   const { records } = await decoded(runId);
   const parked = records.filter((r) => r.kind === RecordKind.INTERRUPT_PARKED);
-  const last = parked[parked.length - 1];
+  const last = park === undefined ? parked[parked.length - 1] : parked[park];
   if (last === undefined || last.kind !== RecordKind.INTERRUPT_PARKED) return 'approval@0';
   return Buffer.from(last.interruptId).toString('utf8');
 }
@@ -527,7 +531,8 @@ serve({
   },
   resume: async (args) => {
     const runId = stringArg(args, 'runId');
-    const interruptId = await interruptIdOf(runId);
+    if (args.park !== undefined && !(Number.isInteger(args.park) && (args.park as number) >= 0)) throw new TypeError(`request field "park" must be a non-negative integer, got ${JSON.stringify(args.park)}`);
+    const interruptId = await interruptIdOf(runId, args.park as number | undefined);
     await passBarrier(args.barrier);
     const value = args.tagged === true ? untag(args.value as Tagged) : args.value;
     return attempt(() => current().remit.resume(runId, interruptId, value));
@@ -554,6 +559,14 @@ serve({
     if (!Number.isInteger(count) || count < 1 || count > 64) throw new Error(`continueMany: count must be 1..64, got ${String(args.count)}`);
     const calls = Array.from({ length: count }, () => attempt(() => current().remit.continueRun(runId, { waitForEffectMs: WAIT_FOR_EFFECT_MS })));
     return { outcomes: await Promise.all(calls) };
+  },
+  recoverAll: async (args) => {
+    const wait = args.waitForEffectMs === undefined ? 0 : Number(args.waitForEffectMs);
+    if (!Number.isInteger(wait) || wait < 0 || wait > WAIT_FOR_EFFECT_MS) throw new Error(`recoverAll: waitForEffectMs must be 0..${WAIT_FOR_EFFECT_MS}, got ${String(args.waitForEffectMs)}`);
+    const outcomes = await current().remit.recoverAll({ waitForEffectMs: wait });
+    return {
+      outcomes: outcomes.map((o) => ({ runId: o.runId, ...('result' in o ? outcomeOfResult(o.result) : outcomeOfError(o.error)) })),
+    };
   },
   barrier: async (args) => {
     const { barrier } = await postgres();
