@@ -9,8 +9,8 @@ import type { MachineDescription } from './machine.js';
 
 export const RESULTS_SCHEMA = 'remit-bench/1';
 
-export type SuiteName = 'recovery' | 'resume' | 'commit' | 'gate' | 'storage';
-export const SUITE_NAMES: readonly SuiteName[] = ['recovery', 'resume', 'commit', 'gate', 'storage'];
+export type SuiteName = 'recovery' | 'resume' | 'commit' | 'gate' | 'storage' | 'step-cost' | 'wasm-memory';
+export const SUITE_NAMES: readonly SuiteName[] = ['recovery', 'resume', 'commit', 'gate', 'storage', 'step-cost', 'wasm-memory'];
 
 /** subject: one of ours or a competitor; limit: what the hardware/runtime allows (the yardstick). */
 export type Role = 'subject' | 'limit' | 'competitor';
