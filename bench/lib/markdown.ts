@@ -42,7 +42,7 @@ const COLUMNS: Record<SuiteName, Column[]> = {
   ],
   resume: [
     { header: 'N', cell: (r) => String(r.params.nodes ?? '–') },
-    { header: 'synchronous (read back)', cell: (r) => (r.params.synchronous === undefined ? '–' : `${r.params.synchronous} (${r.params.synchronous_read_back ?? '?'})`) },
+    { header: 'synchronous (read back)', cell: (r) => (r.params.synchronous === undefined ? '–' : r.status !== 'measured' ? String(r.params.synchronous) : `${r.params.synchronous} (${r.params.synchronous_read_back ?? '?'})`) },
     { header: 'impl', cell: implCell },
     { header: 'spawn→exit median ms', cell: ms },
     { header: 'p25–p75 ms', cell: spread },
@@ -140,7 +140,7 @@ export function renderMarkdown(doc: ResultsDocument): string {
   if (doc.targets.length > 0) {
     out.push('## Targets', '', '| target | goal | measured | met |', '|---|---|---|---|');
     for (const t of doc.targets) {
-      const met = t.met === null ? 'not measured' : t.met ? 'yes' : 'no';
+      const met = t.met === null ? (t.measured === null ? 'not measured' : 'not shown (see note)') : t.met ? 'met' : 'missed';
       out.push(`| ${t.id} | ${t.goal} | ${t.measured === null ? '–' : `${fmt(t.measured)} ${t.unit}`} | ${met} |`);
     }
     out.push('');

@@ -18,11 +18,10 @@
 
 import path from 'node:path';
 import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
-import { row, unavailableRow, type ResultRow } from '../lib/results.js';
+import { NOT_RUN_BUDGET, row, unavailableRow, type ResultRow } from '../lib/results.js';
 import { summarize } from '../lib/stats.js';
 import { runStepCost, STEP_STATE_FIXED_BYTES, type LoopKind, type StoreKind } from '../workloads/step-cost.js';
 
-export const NOT_RUN_BUDGET = 'not run (budget)';
 /** Steps per window: the sequencer's default maximum pure-step group. */
 const WINDOW_STEPS = 64;
 
