@@ -48,7 +48,7 @@ export const QUICK: Profile = {
   commit: { steps: 100, samples: 15, syncModes: ['FULL', 'NORMAL'], fdatasyncWrites: 200 },
   gate: { claims: 100, racers: [1, 2, 8], samples: 5 },
   storage: { steps: [10, 100, 300, 1000] },
-  stepCost: { steps: [100, 1000, 10_000], caseBudgetMs: 25_000 },
+  stepCost: { steps: [100, 1000, 10_000], caseBudgetMs: 30_000 },
   wasmMemory: { records: 1_000_000 },
 };
 

@@ -96,7 +96,7 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
   notes.push(
     `One sample = ${steps} steps; times are per step. REMIT runs a one-node self-loop whose state is a counter plus a ${COMMIT_STATE_FIXED_BYTES}-byte string, so each step writes one small NODE_COMPLETED delta (a run adds RUN_STARTED before and RUN_COMPLETED, batched with the last step).`,
     'The raw loop inserts rows of the REMIT step record\'s average size into a (run_id, seq) WITHOUT ROWID table, one autocommit transaction per row, WAL journal, same synchronous setting.',
-    `"${ONE_COMMIT_CASE}": REMIT with groupPureSteps: false (one append, so one WAL flush, per step), the raw loop, and "${FDATASYNC}" (append ${FDATASYNC_BLOCK_BYTES} B to a file in the bench's scratch folder, fdatasync; ${ctx.profile.commit.fdatasyncWrites} per sample), alternating in one Bench; share of fdatasync rate = commits/s over fdatasyncs/s measured beside them.`,
+    `"${ONE_COMMIT_CASE}": REMIT with groupPureSteps: false (one append, so one WAL flush, per step), the raw loop, and "${FDATASYNC}" (write ${FDATASYNC_BLOCK_BYTES} B in place into a preallocated file in the bench's scratch folder, fdatasync; ${ctx.profile.commit.fdatasyncWrites} per sample), alternating in one Bench; share of fdatasync rate = commits/s over fdatasyncs/s measured beside them.`,
   );
   return { rows, notes, charts: [] };
 }
@@ -133,13 +133,13 @@ async function runFlushLimitCase(ctx: SuiteContext, remitMod: typeof import('../
   const rawRecord = new Uint8Array(recordBytes).fill(0x61);
   let rawRun = 0;
   tasks.push({ impl: RAW, fn: () => rawInsertCommitLoop(rawDb, `raw-${rawRun++}`, steps, rawRecord) });
-  const fd = openFlushFile(freshDbPath(ctx.tmpDir, 'fdatasync.bin'));
+  const flushFile = openFlushFile(freshDbPath(ctx.tmpDir, 'fdatasync.bin'));
   const block = new Uint8Array(FDATASYNC_BLOCK_BYTES).fill(0x62);
-  tasks.push({ impl: FDATASYNC, fn: () => fdatasyncLoop(fd, fdatasyncWrites, block) });
+  tasks.push({ impl: FDATASYNC, fn: () => fdatasyncLoop(flushFile, fdatasyncWrites, block) });
   ctx.log(`commit: ${ONE_COMMIT_CASE} beside the fdatasync loop, ${samples} samples`);
   const outcomes = await compareTasks(`commit ${ONE_COMMIT_CASE}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: 1, rounds: samples });
   rawDb.close();
-  fs.closeSync(fd);
+  fs.closeSync(flushFile.fd);
   await remit?.close();
   const rows = outcomes.map((o) => {
     const perOp = o.impl === FDATASYNC ? fdatasyncWrites : steps;
@@ -148,7 +148,7 @@ async function runFlushLimitCase(ctx: SuiteContext, remitMod: typeof import('../
     return row({
       suite: 'commit', case: ONE_COMMIT_CASE, params, impl: o.impl, role: o.impl === 'remit' ? 'subject' : 'limit', time_ms: t,
       metrics: o.impl === FDATASYNC ? { fdatasync_per_s: 1000 / t.median } : { steps_per_s: 1000 / t.median },
-      ...(o.impl === FDATASYNC ? { note: `write ${FDATASYNC_BLOCK_BYTES} B + fdatasync, per operation` } : {}),
+      ...(o.impl === FDATASYNC ? { note: `write ${FDATASYNC_BLOCK_BYTES} B in place + fdatasync, per operation` } : {}),
     });
   });
   if (!remitMod) rows.push(unavailableRow('commit', ONE_COMMIT_CASE, params, 'remit', 'subject', 'REMIT workload did not load'));

@@ -82,7 +82,8 @@ export async function runStepCostSuite(ctx: SuiteContext): Promise<SuiteOutput> 
           steps_run: r.steps,
           stopped_by_budget: r.stoppedByBudget ? 1 : 0,
           run_ms: r.wallMs,
-          step_us_mean: (r.wallMs / r.steps) * 1000,
+          // From the first step's start to the end of the run (its last commit included).
+          step_us_mean: ((r.stamps[r.steps]! - r.stamps[0]!) / r.steps) * 1000,
           window_steps: f.windowSteps,
           last_over_first_decile: f.decileUs[9]! / f.decileUs[0]!,
           bytes_to_core: r.bytesToCore,
