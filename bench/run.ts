@@ -1,7 +1,7 @@
 /**
  * Entry point of `npm run bench` (quick profile) and `npm run bench -- --full`.
  *
- *   --full               every size, more samples (the quick profile finishes in under five minutes)
+ *   --full               every size, more samples (resume and step cost up to N = 100k)
  *   --suite NAME[,NAME]  run only these suites: recovery, resume, commit, gate, storage, step-cost, wasm-memory
  *   --out DIR            where results go (default bench/results): latest.json, latest.md, *.svg
  *   --pg URL             also run the commit and gate suites on PostgreSQL (default: $REMIT_PG_URL)

@@ -4,7 +4,7 @@
  *   node --expose-gc wasm-memory-child.js <records>
  *
  * The shell does not expose the core instance's memory, so this child wraps
- * WebAssembly.instantiate before anything loads the binding (the jco binding takes its reference
+ * WebAssembly.instantiate (and the WebAssembly.Instance constructor) before anything loads the binding (the jco binding takes its reference
  * to it when it is first imported, which the core factory does lazily): every instance created in
  * this process is seen, and its exported memories are held weakly. Linear memory never shrinks,
  * so an instance's size after the call is its peak during it. Prints one JSON line.
@@ -13,7 +13,7 @@
 export {};
 
 interface WasmMemory { readonly buffer: ArrayBuffer }
-interface WasmApi { instantiate: (...args: unknown[]) => Promise<unknown> }
+interface WasmApi { instantiate: (...args: unknown[]) => Promise<unknown>; Instance: new (...args: unknown[]) => unknown }
 
 const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 const memories: WeakRef<WasmMemory>[] = [];
@@ -34,6 +34,15 @@ wasmApi.instantiate = async (...args: unknown[]) => {
   track((out as { instance?: unknown }).instance ?? out);
   return out;
 };
+
+// The synchronous constructor too, should a binding create its instance that way.
+wasmApi.Instance = new Proxy(wasmApi.Instance, {
+  construct(target, args, newTarget) {
+    const instance = Reflect.construct(target, args, newTarget) as unknown;
+    track(instance);
+    return instance as object;
+  },
+});
 
 /** Bytes of linear memory of every tracked memory still alive. */
 function liveBytes(): number {
@@ -61,6 +70,11 @@ if (!r.ok || r.recordCount !== records) {
   process.exit(1);
 }
 const peak = liveBytes();
+if (memories.length === 0) {
+  // Reporting 0 bytes would read as a met target: seeing no memory at all is a failure of the probe.
+  process.stderr.write('no Wasm memory was seen: the core was not instantiated through WebAssembly.instantiate or WebAssembly.Instance\n');
+  process.exit(1);
+}
 gc?.();
 await new Promise((resolve) => setTimeout(resolve, 0));
 gc?.();

@@ -1,5 +1,5 @@
 /**
- * The two profiles. quick: `npm run bench`, under five minutes on two shared cores, so sizes are
+ * The two profiles. quick: `npm run bench`, a few minutes on two shared cores, so sizes are
  * smaller and samples fewer; full: `npm run bench -- --full`, every size with more samples. Both
  * run the same code; only these numbers differ.
  */
@@ -44,7 +44,7 @@ export const QUICK: Profile = {
     { records: 1_000_000, plan: plan(1, 0, 1, 3) },
   ],
   boundaryPlan: plan(200, 150, 50, 3),
-  resume: { nodes: [10, 100, 1000, 10_000, 100_000], samples: 5, syncModes: ['FULL', 'NORMAL'], budgetS: 150 },
+  resume: { nodes: [10, 100, 1000, 10_000, 100_000], samples: 5, syncModes: ['FULL', 'NORMAL'], budgetS: 240 },
   commit: { steps: 100, samples: 15, syncModes: ['FULL', 'NORMAL'], fdatasyncWrites: 200 },
   gate: { claims: 100, racers: [1, 2, 8], samples: 5 },
   storage: { steps: [10, 100, 300, 1000] },

@@ -103,7 +103,8 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
   const live = impls.filter((i) => available.get(i) === null);
 
   // Every resume child is paired with an import-only child of the same library started right
-  // after it; the pair's difference is one sample of the resume work. Pairing cancels slow drifts
+  // after it (one per library and sample, shared by its synchronous settings); the pair's
+  // difference is one sample of the resume work. Pairing cancels slow drifts
   // of machine load that a separately sampled baseline would fold into the difference.
   ctx.log('resume: compiling the child and its imports to plain JavaScript');
   const child = compileChildren(ctx.repoRoot, path.join(ctx.tmpDir, 'js'));
@@ -138,18 +139,23 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
     const key = (impl: Impl, sync: Sync) => `${impl}/${sync}`;
     const series = new Map<string, Series>();
     for (const impl of live) for (const sync of syncModes) series.set(key(impl, sync), newSeries());
-    ctx.log(`resume: N=${nodes}, ${samples} fresh resume processes (+ ${samples} import-only) per library and synchronous setting`);
+    ctx.log(`resume: N=${nodes}, ${samples} fresh resume processes per library and synchronous setting (+ ${samples} import-only per library)`);
     for (let s = 0; s < samples; s++) {
-      for (const sync of syncModes) {
-        for (const impl of live) {
+      for (const impl of live) {
+        // One import-only child per library and sample, right after its resumes, pairs with both.
+        const runs: { sync: Sync; run: ChildRun }[] = [];
+        // The settings' order alternates from sample to sample, so neither always runs first.
+        for (const sync of s % 2 === 0 ? syncModes : [...syncModes].reverse()) {
           const copy = path.join(ctx.tmpDir, `${impl}-resume-copy.db`);
           copyDb(templates.get(impl)!, copy);
-          const run = await runChild(ctx, child, [impl, 'resume', copy, String(nodes), sync]);
-          const base = await runChild(ctx, child, [impl, 'import', '-', '0']);
+          runs.push({ sync, run: await runChild(ctx, child, [impl, 'resume', copy, String(nodes), sync]) });
+        }
+        const base = await runChild(ctx, child, [impl, 'import', '-', '0']);
+        if (base.importMs !== undefined) importInChild.get(impl)!.push(base.importMs);
+        importWall.get(impl)!.push(base.wallMs);
+        for (const { sync, run } of runs) {
           const ser = series.get(key(impl, sync))!;
-          if (base.importMs !== undefined) importInChild.get(impl)!.push(base.importMs);
           ser.wall.push(run.wallMs);
-          importWall.get(impl)!.push(base.wallMs);
           ser.overImport.push(run.wallMs - base.wallMs);
           if (run.resumeMs !== undefined) {
             ser.inChild.push(run.resumeMs);
