@@ -1,8 +1,8 @@
 /**
  * Entry point of `npm run bench` (quick profile) and `npm run bench -- --full`.
  *
- *   --full               every size, more samples (the quick profile finishes in under five minutes)
- *   --suite NAME[,NAME]  run only these suites: recovery, resume, commit, gate, storage
+ *   --full               every size, more samples (resume and step cost up to N = 100k)
+ *   --suite NAME[,NAME]  run only these suites: recovery, resume, commit, gate, storage, step-cost, wasm-memory
  *   --out DIR            where results go (default bench/results): latest.json, latest.md, *.svg
  *   --pg URL             also run the commit and gate suites on PostgreSQL (default: $REMIT_PG_URL)
  *
@@ -32,6 +32,8 @@ const SUITES: Record<SuiteName, () => Promise<(ctx: SuiteContext) => Promise<Sui
   commit: async () => (await import('./suites/commit.js')).runCommit,
   gate: async () => (await import('./suites/gate.js')).runGate,
   storage: async () => (await import('./suites/storage.js')).runStorage,
+  'step-cost': async () => (await import('./suites/step-cost.js')).runStepCostSuite,
+  'wasm-memory': async () => (await import('./suites/wasm-memory.js')).runWasmMemory,
 };
 
 function parseArgs(argv: string[]) {
@@ -128,7 +130,7 @@ function updateReadme(markdown: string, chartFiles: string[]): void {
   if (begin < 0 || end < begin) return;
   // One heading level down: the README's own section is the level-2 heading.
   const body = markdown.replace(/^# .*\n/, '').replace(/^(#+) /gm, '$1# ');
-  const known = ['recovery-throughput', 'resume-latency', 'storage-growth'].filter((f) => chartFiles.includes(f) || fs.existsSync(path.join(repoRoot, 'bench', 'results', `${f}.svg`)));
+  const known = ['recovery-throughput', 'resume-latency', 'storage-growth', 'step-cost'].filter((f) => chartFiles.includes(f) || fs.existsSync(path.join(repoRoot, 'bench', 'results', `${f}.svg`)));
   const images = known.map((f) => `![${f}](results/${f}.svg)`).join('\n\n');
   const block = `${README_BEGIN}\n${body.trim()}\n\n${images}\n${README_END}`;
   fs.writeFileSync(readme, text.slice(0, begin) + block + text.slice(end + README_END.length));

@@ -15,6 +15,8 @@ import path from 'node:path';
 import ts from 'typescript';
 
 const SOURCE_DIRS = ['bench/children', 'bench/workloads'];
+/** Modules of bench/lib the workloads import. */
+const SOURCE_FILES = ['bench/lib/counting.ts'];
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -31,19 +33,18 @@ export function compileChildren(repoRoot: string, outDir: string): string {
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, 'package.json'), JSON.stringify({ type: 'module', private: true }) + '\n');
-  for (const dir of SOURCE_DIRS) {
-    for (const file of sourceFiles(path.join(repoRoot, dir))) {
-      const rel = path.relative(repoRoot, file);
-      const out = ts.transpileModule(fs.readFileSync(file, 'utf8'), {
-        fileName: rel,
-        compilerOptions: {
-          module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, esModuleInterop: true, verbatimModuleSyntax: false,
-        },
-      });
-      const target = path.join(outDir, rel.replace(/\.ts$/, '.js'));
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, out.outputText);
-    }
+  const files = [...SOURCE_DIRS.flatMap((dir) => sourceFiles(path.join(repoRoot, dir))), ...SOURCE_FILES.map((f) => path.join(repoRoot, f))];
+  for (const file of files) {
+    const rel = path.relative(repoRoot, file);
+    const out = ts.transpileModule(fs.readFileSync(file, 'utf8'), {
+      fileName: rel,
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, esModuleInterop: true, verbatimModuleSyntax: false,
+      },
+    });
+    const target = path.join(outDir, rel.replace(/\.ts$/, '.js'));
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, out.outputText);
   }
   return path.join(outDir, 'bench', 'children', 'resume-child.js');
 }

@@ -19,6 +19,7 @@ export function fmt(v: number | undefined, digits = 3): string {
 
 const ratio = (v: number | undefined) => (v === undefined ? '–' : `${fmt(v)}×`);
 const pct = (v: number | undefined) => (v === undefined ? '–' : `${(v * 100).toFixed(1)} %`);
+const mb = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : `${(v / 2 ** 20).toFixed(1)} MiB`);
 const ms = (r: ResultRow) => fmt(r.time_ms?.median);
 const spread = (r: ResultRow) => (r.time_ms ? `${fmt(r.time_ms.p25)}–${fmt(r.time_ms.p75)}` : '–');
 const samples = (r: ResultRow) => (r.time_ms ? String(r.time_ms.samples) : '–');
@@ -41,6 +42,7 @@ const COLUMNS: Record<SuiteName, Column[]> = {
   ],
   resume: [
     { header: 'N', cell: (r) => String(r.params.nodes ?? '–') },
+    { header: 'synchronous (read back)', cell: (r) => (r.params.synchronous === undefined ? '–' : r.status !== 'measured' ? String(r.params.synchronous) : `${r.params.synchronous} (${r.params.synchronous_read_back ?? '?'})`) },
     { header: 'impl', cell: implCell },
     { header: 'spawn→exit median ms', cell: ms },
     { header: 'p25–p75 ms', cell: spread },
@@ -49,6 +51,7 @@ const COLUMNS: Record<SuiteName, Column[]> = {
     { header: 'in-child resume ms', cell: (r) => fmt(r.metrics.in_child_resume_ms) },
     { header: 'in-child import ms', cell: (r) => fmt(r.metrics.in_child_import_ms) },
     { header: 'speedup vs LangGraph (minus import / in-child)', cell: (r) => `${ratio(r.ratios['resume_over_import_vs_langgraph'])} / ${ratio(r.ratios['in_child_vs_langgraph'])}` },
+    { header: 'durable commits per resume', cell: (r) => fmt(r.metrics.commits_per_resume) },
   ],
   commit: [
     { header: 'case', cell: (r) => r.case },
@@ -58,6 +61,7 @@ const COLUMNS: Record<SuiteName, Column[]> = {
     { header: 'n', cell: samples },
     { header: 'steps/s', cell: (r) => fmt(r.metrics.steps_per_s ?? r.metrics.effect_steps_per_s) },
     { header: 'share of raw rate', cell: (r) => pct(r.ratios['speed_vs_raw-insert-commit']) },
+    { header: 'share of fdatasync rate', cell: (r) => pct(r.ratios['rate_vs_fdatasync']) },
     { header: 'speed vs previous effect step', cell: (r) => ratio(r.ratios['speed_vs_previous-effect-step (replayed)']) },
     { header: 'handler calls per effect step (max)', cell: (r) => fmt(r.metrics.handler_calls_per_step_max) },
   ],
@@ -69,6 +73,28 @@ const COLUMNS: Record<SuiteName, Column[]> = {
     { header: 'n', cell: samples },
     { header: 'claims/s', cell: (r) => fmt(r.metrics.claims_per_s) },
     { header: 'share of raw rate', cell: (r) => pct(r.ratios['speed_vs_raw-on-conflict']) },
+  ],
+  'step-cost': [
+    { header: 'case', cell: (r) => r.case },
+    { header: 'status', cell: (r) => (r.status === 'measured' ? (r.metrics.stopped_by_budget ? `stopped by budget at ${r.metrics.steps_run}` : 'ran to N') : (r.note ?? r.status)) },
+    { header: 'µs/step mean', cell: (r) => fmt(r.metrics.step_us_mean) },
+    { header: 'µs/step by decile (1 … 10)', cell: (r) => (r.status === 'measured' ? Array.from({ length: 10 }, (_, i) => fmt(r.metrics[`step_us_decile_${i + 1}`])).join(' ') : '–') },
+    { header: 'last / first decile', cell: (r) => ratio(r.metrics.last_over_first_decile) },
+    { header: 'bytes to core', cell: (r) => fmt(r.metrics.bytes_to_core) },
+    { header: 'log bytes', cell: (r) => fmt(r.metrics.log_bytes) },
+    { header: 'bytes to core / log', cell: (r) => ratio(r.metrics.bytes_to_core_over_log) },
+    { header: 'core calls', cell: (r) => fmt(r.metrics.core_calls) },
+  ],
+  'wasm-memory': [
+    { header: 'case', cell: (r) => r.case },
+    { header: 'impl', cell: implCell },
+    { header: 'log bytes', cell: (r) => mb(r.params.log_bytes as number) },
+    { header: 'linear memory at load', cell: (r) => mb(r.metrics.at_load_bytes) },
+    { header: 'before', cell: (r) => mb(r.metrics.before_bytes) },
+    { header: 'peak', cell: (r) => mb(r.metrics.peak_bytes) },
+    { header: 'after (gc)', cell: (r) => mb(r.metrics.after_bytes) },
+    { header: 'peak − log size', cell: (r) => mb(r.metrics.peak_over_log_bytes) },
+    { header: 'recover ms median', cell: ms },
   ],
   storage: [
     { header: 'state', cell: (r) => String(r.params.state ?? '–') },
@@ -88,6 +114,8 @@ const TITLES: Record<SuiteName, string> = {
   commit: '3. Durable step commit (SQLite)',
   gate: '4. Consume-once gate',
   storage: '5. Storage growth',
+  'step-cost': '6. Step cost vs run length',
+  'wasm-memory': '7. Wasm linear memory around a large recovery',
 };
 
 function table(rows: ResultRow[], columns: Column[]): string {
@@ -112,7 +140,7 @@ export function renderMarkdown(doc: ResultsDocument): string {
   if (doc.targets.length > 0) {
     out.push('## Targets', '', '| target | goal | measured | met |', '|---|---|---|---|');
     for (const t of doc.targets) {
-      const met = t.met === null ? 'not measured' : t.met ? 'yes' : 'no';
+      const met = t.met === null ? (t.measured === null ? 'not measured' : 'not shown (see note)') : t.met ? 'met' : 'missed';
       out.push(`| ${t.id} | ${t.goal} | ${t.measured === null ? '–' : `${fmt(t.measured)} ${t.unit}`} | ${met} |`);
     }
     out.push('');

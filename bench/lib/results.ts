@@ -9,8 +9,11 @@ import type { MachineDescription } from './machine.js';
 
 export const RESULTS_SCHEMA = 'remit-bench/1';
 
-export type SuiteName = 'recovery' | 'resume' | 'commit' | 'gate' | 'storage';
-export const SUITE_NAMES: readonly SuiteName[] = ['recovery', 'resume', 'commit', 'gate', 'storage'];
+export type SuiteName = 'recovery' | 'resume' | 'commit' | 'gate' | 'storage' | 'step-cost' | 'wasm-memory';
+export const SUITE_NAMES: readonly SuiteName[] = ['recovery', 'resume', 'commit', 'gate', 'storage', 'step-cost', 'wasm-memory'];
+
+/** How a row skipped for its suite's time budget is marked (in its note; its status is unavailable). */
+export const NOT_RUN_BUDGET = 'not run (budget)';
 
 /** subject: one of ours or a competitor; limit: what the hardware/runtime allows (the yardstick). */
 export type Role = 'subject' | 'limit' | 'competitor';

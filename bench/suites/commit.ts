@@ -9,6 +9,7 @@
  * (BEGIN IMMEDIATE; read next_seq; insert; update next_seq; COMMIT).
  */
 
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { compareTasks, type TimedTask } from '../lib/measure.js';
 import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
@@ -16,6 +17,7 @@ import { row, unavailableRow, type ResultRow } from '../lib/results.js';
 import { runPostgresCommitSuite } from '../postgres.js';
 import { scaleSummary } from '../lib/stats.js';
 import { openRawDb, rawInsertCommitLoop, type SyncMode } from '../workloads/raw-sqlite.js';
+import { FDATASYNC_BLOCK_BYTES, fdatasyncLoop, openFlushFile } from '../workloads/fdatasync.js';
 import { openSqliteStore, type Store } from 'remit';
 import {
   prepareCrashedRun, remitCrashAfterIntent, remitEffectRun, remitOpenEffects, remitRecoverers, replayedEffectRun, replayedRecoverers,
@@ -80,6 +82,7 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     }
     rows.push(...caseRows);
   }
+  rows.push(...(await runFlushLimitCase(ctx, remitMod)));
   if (remitMod) {
     const effects = await runEffectStepCases(ctx);
     rows.push(...effects.rows);
@@ -93,8 +96,70 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
   notes.push(
     `One sample = ${steps} steps; times are per step. REMIT runs a one-node self-loop whose state is a counter plus a ${COMMIT_STATE_FIXED_BYTES}-byte string, so each step writes one small NODE_COMPLETED delta (a run adds RUN_STARTED before and RUN_COMPLETED, batched with the last step).`,
     'The raw loop inserts rows of the REMIT step record\'s average size into a (run_id, seq) WITHOUT ROWID table, one autocommit transaction per row, WAL journal, same synchronous setting.',
+    `"${ONE_COMMIT_CASE}": REMIT with groupPureSteps: false (one append, so one WAL flush, per step), the raw loop, and "${FDATASYNC}" (write ${FDATASYNC_BLOCK_BYTES} B in place into a preallocated file in the bench's scratch folder, fdatasync; ${ctx.profile.commit.fdatasyncWrites} per sample), alternating in one Bench; share of fdatasync rate = commits/s over fdatasyncs/s measured beside them.`,
   );
   return { rows, notes, charts: [] };
+}
+
+export const FDATASYNC = 'fdatasync-loop';
+export const ONE_COMMIT_CASE = 'synchronous=FULL, one commit per step';
+
+/**
+ * The flush limit beside durable commits, in one Bench (alternating): REMIT with one append per
+ * commit (groupPureSteps: false), the raw insert-commit loop, and a write+fdatasync loop
+ * (workloads/fdatasync.ts), all `steps` operations per sample at synchronous=FULL. The commit rows'
+ * rate_vs_fdatasync is their commit rate over the flush rate.
+ */
+async function runFlushLimitCase(ctx: SuiteContext, remitMod: typeof import('../workloads/remit.js') | null): Promise<ResultRow[]> {
+  const { steps, samples, fdatasyncWrites } = ctx.profile.commit;
+  const params: ResultRow['params'] = { synchronous: 'FULL', steps_per_sample: steps, group_pure_steps: 'false', fdatasync_writes_per_sample: fdatasyncWrites, fdatasync_block_bytes: FDATASYNC_BLOCK_BYTES };
+  const tasks: TimedTask[] = [];
+  let recordBytes = 64;
+  let remit: Awaited<ReturnType<NonNullable<typeof remitMod>['remitOpen']>> | undefined;
+  if (remitMod) {
+    const mod = remitMod;
+    const file = freshDbPath(ctx.tmpDir, 'remit-one-commit.db');
+    const r = (remit = await mod.remitOpen(file, mod.growthWorkflow(steps, false), 'FULL', { groupPureSteps: false }));
+    await mod.remitRunGrowth(file, steps, false, { remit: r, runId: 'size-probe', fixedBytes: COMMIT_STATE_FIXED_BYTES });
+    recordBytes = averageStepRecordBytes(file, 'size-probe');
+    params.remit_step_record_bytes = recordBytes;
+    let runNo = 0;
+    tasks.push({
+      impl: 'remit', async: true,
+      fn: () => mod.remitRunGrowth(file, steps, false, { remit: r, runId: `one-${runNo++}`, fixedBytes: COMMIT_STATE_FIXED_BYTES }),
+    });
+  }
+  const rawDb = openRawDb(freshDbPath(ctx.tmpDir, 'raw-one-commit.db'), 'FULL');
+  const rawRecord = new Uint8Array(recordBytes).fill(0x61);
+  let rawRun = 0;
+  tasks.push({ impl: RAW, fn: () => rawInsertCommitLoop(rawDb, `raw-${rawRun++}`, steps, rawRecord) });
+  const flushFile = openFlushFile(freshDbPath(ctx.tmpDir, 'fdatasync.bin'));
+  const block = new Uint8Array(FDATASYNC_BLOCK_BYTES).fill(0x62);
+  tasks.push({ impl: FDATASYNC, fn: () => fdatasyncLoop(flushFile, fdatasyncWrites, block) });
+  ctx.log(`commit: ${ONE_COMMIT_CASE} beside the fdatasync loop, ${samples} samples`);
+  const outcomes = await compareTasks(`commit ${ONE_COMMIT_CASE}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: 1, rounds: samples });
+  rawDb.close();
+  fs.closeSync(flushFile.fd);
+  await remit?.close();
+  const rows = outcomes.map((o) => {
+    const perOp = o.impl === FDATASYNC ? fdatasyncWrites : steps;
+    if (!o.time_ms) return row({ suite: 'commit', case: ONE_COMMIT_CASE, params, impl: o.impl, role: 'subject', status: 'error', note: o.error });
+    const t = scaleSummary(o.time_ms, 1 / perOp);
+    return row({
+      suite: 'commit', case: ONE_COMMIT_CASE, params, impl: o.impl, role: o.impl === 'remit' ? 'subject' : 'limit', time_ms: t,
+      metrics: o.impl === FDATASYNC ? { fdatasync_per_s: 1000 / t.median } : { steps_per_s: 1000 / t.median },
+      ...(o.impl === FDATASYNC ? { note: `write ${FDATASYNC_BLOCK_BYTES} B in place + fdatasync, per operation` } : {}),
+    });
+  });
+  if (!remitMod) rows.push(unavailableRow('commit', ONE_COMMIT_CASE, params, 'remit', 'subject', 'REMIT workload did not load'));
+  const flush = rows.find((r) => r.impl === FDATASYNC && r.status === 'measured');
+  const raw = rows.find((r) => r.impl === RAW && r.status === 'measured');
+  for (const r of rows) {
+    if (r.impl === FDATASYNC || !r.time_ms) continue;
+    if (flush?.time_ms) r.ratios.rate_vs_fdatasync = flush.time_ms.median / r.time_ms.median;
+    if (r.impl !== RAW && raw?.time_ms) r.ratios[`speed_vs_${RAW}`] = raw.time_ms.median / r.time_ms.median;
+  }
+  return rows;
 }
 
 function averageStepRecordBytes(file: string, runId: string): number {

@@ -2,7 +2,9 @@
  * The LangGraph.js side of the resume and storage suites: the same workflow shapes as
  * workloads/remit-workflows.ts, on LangGraph's SQLite checkpointer (SqliteSaver over better-sqlite3),
  * with `durability: 'sync'` so that each super-step's checkpoint is written before the next step
- * runs (the comparable durability to REMIT's commit per step).
+ * runs (the comparable durability to REMIT's commit per step), and `PRAGMA synchronous` set
+ * explicitly on the saver's connection (openSaver), so a comparison with REMIT's SqliteStore is at
+ * the same synchronous setting (FULL or NORMAL) on both sides.
  *
  * Shapes (both libraries):
  * - parked(N): `work` runs N times (a self-loop on a counter), then `approve` parks on an
@@ -36,15 +38,54 @@ export function parkedGraph(nodes: number) {
     .addEdge('finish', END);
 }
 
+export type Synchronous = 'FULL' | 'NORMAL';
+const SYNCHRONOUS_NAMES = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+
+/** `PRAGMA synchronous` of a connection, by name. */
+export function synchronousOf(db: Database.Database): string {
+  const v = db.pragma('synchronous', { simple: true }) as number;
+  return SYNCHRONOUS_NAMES[v] ?? String(v);
+}
+
+export interface OpenedSaver {
+  db: Database.Database;
+  saver: SqliteSaver;
+  /** What SqliteSaver's own setup left on the connection (WAL, and better-sqlite3's WAL default). */
+  synchronousDefault: string;
+  /** Read back after setting it. */
+  synchronous: string;
+  journalMode: string;
+}
+
+/**
+ * Open the file the way SqliteSaver does (its setup() switches the connection to WAL and leaves
+ * `synchronous` alone), then set `synchronous` explicitly on that connection and read it back.
+ * setup() runs first so that nothing it does later can change the setting.
+ */
+export function openSaver(file: string, synchronous: Synchronous): OpenedSaver {
+  const db = new Database(file);
+  const saver = new SqliteSaver(db);
+  // setup() is protected in the types; it is what every SqliteSaver method calls first.
+  (saver as unknown as { setup(): void }).setup();
+  const synchronousDefault = synchronousOf(db);
+  db.pragma(`synchronous = ${synchronous}`);
+  const readBack = synchronousOf(db);
+  if (readBack !== synchronous) throw new Error(`LangGraph's connection reads back synchronous=${readBack} after setting ${synchronous}`);
+  return { db, saver, synchronousDefault, synchronous: readBack, journalMode: String(db.pragma('journal_mode', { simple: true })) };
+}
+
 function config(steps: number) {
   return { configurable: { thread_id: LANGGRAPH_THREAD }, recursionLimit: steps + 10, durability: 'sync' as const };
 }
 
-/** Run parked(N) until it parks; the file then holds N+1 checkpoints and the pending interrupt. */
+/**
+ * Run parked(N) until it parks; the file then holds N+1 checkpoints and the pending interrupt.
+ * Preparing is not timed, so it runs with synchronous=NORMAL (the file's contents are the same).
+ */
 export async function langgraphPrepareParked(file: string, nodes: number): Promise<void> {
-  const db = new Database(file);
+  const { db, saver } = openSaver(file, 'NORMAL');
   try {
-    const app = parkedGraph(nodes).compile({ checkpointer: new SqliteSaver(db) });
+    const app = parkedGraph(nodes).compile({ checkpointer: saver });
     const out = await app.invoke({ step: 0, payload: fillerText(PARKED_PAYLOAD_BYTES), approved: '', finished: false }, config(nodes));
     if (!('__interrupt__' in out)) throw new Error('langgraph parked workload did not park');
   } finally {
@@ -52,15 +93,25 @@ export async function langgraphPrepareParked(file: string, nodes: number): Promi
   }
 }
 
+export interface ResumeReport {
+  synchronous_read_back: string;
+  synchronous_default?: string;
+  journal_mode?: string;
+  /** REMIT: store appends (durable commits) the resume made. */
+  commits?: number;
+}
+
 /** What a fresh process does to resume: open the file, build the graph, resume, check the result. */
-export async function langgraphResume(file: string, nodes: number): Promise<void> {
-  const db = new Database(file);
+export async function langgraphResume(file: string, nodes: number, synchronous: Synchronous = 'FULL'): Promise<ResumeReport> {
+  const opened = openSaver(file, synchronous);
+  const db = opened.db;
   try {
-    const app = parkedGraph(nodes).compile({ checkpointer: new SqliteSaver(db) });
+    const app = parkedGraph(nodes).compile({ checkpointer: opened.saver });
     const out = await app.invoke(new Command({ resume: RESUME_VALUE }), config(nodes));
     if (out.step !== nodes || out.approved !== RESUME_VALUE || out.finished !== true) {
       throw new Error(`langgraph resume ended in an unexpected state: step ${out.step}, approved ${out.approved}`);
     }
+    return { synchronous_read_back: synchronousOf(db), synchronous_default: opened.synchronousDefault, journal_mode: opened.journalMode };
   } finally {
     db.close();
   }
@@ -81,11 +132,11 @@ export function growthGraph(steps: number, growing: boolean) {
     .addConditionalEdges('work', (s) => (s.step < steps ? 'work' : END), ['work', END]);
 }
 
-/** Run growth(N) to the end on a fresh file. */
-export async function langgraphRunGrowth(file: string, steps: number, growing: boolean): Promise<void> {
-  const db = new Database(file);
+/** Run growth(N) to the end on a fresh file (synchronous=NORMAL, as REMIT's side of the storage suite). */
+export async function langgraphRunGrowth(file: string, steps: number, growing: boolean, synchronous: Synchronous = 'NORMAL'): Promise<void> {
+  const { db, saver } = openSaver(file, synchronous);
   try {
-    const app = growthGraph(steps, growing).compile({ checkpointer: new SqliteSaver(db) });
+    const app = growthGraph(steps, growing).compile({ checkpointer: saver });
     const out = await app.invoke({ step: 0, fixed: fillerText(FIXED_PAYLOAD_BYTES), items: [] }, config(steps));
     if (out.step !== steps) throw new Error(`langgraph growth run stopped at step ${out.step} of ${steps}`);
   } finally {

@@ -13,6 +13,8 @@ import {
   createRemit, END, openSqliteStore, workflow, type CoreKind, type RecoveryCore, type Remit,
 } from 'remit';
 import { createCore } from 'remit/core';
+import { countingStore, type CallCounter } from '../lib/counting.js';
+import type { ResumeReport } from './langgraph.js';
 import { FIXED_PAYLOAD_BYTES, ITEM_BYTES, PARKED_PAYLOAD_BYTES, RESUME_VALUE, fillerText } from './shapes.js';
 
 export const REMIT_RUN_ID = 'bench-run';
@@ -50,14 +52,18 @@ export function parkedInterruptId(nodes: number): string {
   return `approve@${nodes + 1}`;
 }
 
-async function open(file: string, wf: ReturnType<typeof parkedWorkflow> | ReturnType<typeof growthWorkflow>, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Promise<Remit> {
+async function open(
+  file: string, wf: ReturnType<typeof parkedWorkflow> | ReturnType<typeof growthWorkflow>, synchronous: 'FULL' | 'NORMAL' = 'FULL',
+  groupPureSteps = true,
+): Promise<Remit> {
   const { core } = await remitCore();
-  return createRemit({ store: openSqliteStore(file, { synchronous }), workflows: [wf], core });
+  return createRemit({ store: openSqliteStore(file, { synchronous }), workflows: [wf], core, groupPureSteps });
 }
 
+/** Preparing is not timed, so it runs with synchronous=NORMAL (the file's contents are the same). */
 export async function remitPrepareParked(file: string, nodes: number, runId = REMIT_RUN_ID, remit?: Remit): Promise<void> {
   const wf = parkedWorkflow(nodes);
-  const r = remit ?? (await open(file, wf));
+  const r = remit ?? (await open(file, wf, 'NORMAL'));
   try {
     const run = await r.start(wf, { step: 0, payload: fillerText(PARKED_PAYLOAD_BYTES), approved: '', finished: false }, { runId });
     if (run.status !== 'parked' || run.interrupt?.id !== parkedInterruptId(nodes)) {
@@ -68,16 +74,37 @@ export async function remitPrepareParked(file: string, nodes: number, runId = RE
   }
 }
 
-/** What a fresh process does to resume: open the file, register the workflow, resume, check. */
-export async function remitResume(file: string, nodes: number): Promise<void> {
+/**
+ * `PRAGMA synchronous` of the store's connection, read back. The store does not expose its
+ * connection; the bench reads the (TypeScript-private) field so the table can show both sides'
+ * setting as SQLite reports it, and says '?' if the field is not there.
+ */
+function storeSynchronous(store: object): string {
+  const db = (store as { db?: { pragma?: (p: string, o: { simple: boolean }) => unknown } }).db;
+  if (typeof db?.pragma !== 'function') return '?';
+  const v = db.pragma('synchronous', { simple: true }) as number;
+  return ['OFF', 'NORMAL', 'FULL', 'EXTRA'][v] ?? String(v);
+}
+
+/**
+ * What a fresh process does to resume: open the file, register the workflow, resume, check.
+ * Counts the store's appends (each one durable commit) through a Proxy.
+ */
+export async function remitResume(file: string, nodes: number, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Promise<ResumeReport> {
   const wf = parkedWorkflow(nodes);
-  const remit = await open(file, wf);
+  const { core } = await remitCore();
+  const store = openSqliteStore(file, { synchronous });
+  const readBack = storeSynchronous(store);
+  if (readBack !== '?' && readBack !== synchronous) throw new Error(`REMIT's store reads back synchronous=${readBack} after asking for ${synchronous}`);
+  const counter: CallCounter = { calls: {} };
+  const remit = await createRemit({ store: countingStore(store, counter), workflows: [wf], core });
   try {
     const run = await remit.resume(REMIT_RUN_ID, parkedInterruptId(nodes), RESUME_VALUE);
     const s = run.state as z.infer<typeof ParkedState>;
     if (run.status !== 'completed' || s.step !== nodes || s.approved !== RESUME_VALUE || !s.finished) {
       throw new Error(`REMIT resume ended ${run.status} at step ${s.step}`);
     }
+    return { synchronous_read_back: readBack, commits: (counter.calls['append'] ?? 0) + (counter.calls['fork'] ?? 0) };
   } finally {
     await remit.close();
   }
@@ -111,6 +138,8 @@ export async function remitRunGrowth(
 }
 
 /** An open Remit on `file` for a workload that runs many runs on one connection. */
-export async function remitOpen(file: string, wf: Parameters<typeof open>[1], synchronous: 'FULL' | 'NORMAL' = 'FULL'): Promise<Remit> {
-  return open(file, wf, synchronous);
+export async function remitOpen(
+  file: string, wf: Parameters<typeof open>[1], synchronous: 'FULL' | 'NORMAL' = 'FULL', options: { groupPureSteps?: boolean } = {},
+): Promise<Remit> {
+  return open(file, wf, synchronous, options.groupPureSteps ?? true);
 }

@@ -1,0 +1,85 @@
+/**
+ * A fresh process for the wasm-memory suite: the Wasm core's linear memory before and after one
+ * recovery of a large log. Usage (the suite runs a plain-JavaScript copy, see lib/compile-js.ts):
+ *   node --expose-gc wasm-memory-child.js <records>
+ *
+ * The shell does not expose the core instance's memory, so this child wraps
+ * WebAssembly.instantiate (and the WebAssembly.Instance constructor) before anything loads the binding (the jco binding takes its reference
+ * to it when it is first imported, which the core factory does lazily): every instance created in
+ * this process is seen, and its exported memories are held weakly. Linear memory never shrinks,
+ * so an instance's size after the call is its peak during it. Prints one JSON line.
+ */
+
+export {};
+
+interface WasmMemory { readonly buffer: ArrayBuffer }
+interface WasmApi { instantiate: (...args: unknown[]) => Promise<unknown>; Instance: new (...args: unknown[]) => unknown }
+
+const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+const memories: WeakRef<WasmMemory>[] = [];
+let instances = 0;
+
+function track(instance: unknown): void {
+  const exports = (instance as { exports?: Record<string, unknown> } | undefined)?.exports ?? {};
+  instances++;
+  for (const v of Object.values(exports)) {
+    if (v !== null && typeof v === 'object' && (v as WasmMemory).buffer instanceof ArrayBuffer) memories.push(new WeakRef(v as WasmMemory));
+  }
+}
+
+const originalInstantiate = wasmApi.instantiate.bind(wasmApi);
+wasmApi.instantiate = async (...args: unknown[]) => {
+  const out = await originalInstantiate(...args);
+  // instantiate(bytes) resolves to { module, instance }; instantiate(module) to the instance.
+  track((out as { instance?: unknown }).instance ?? out);
+  return out;
+};
+
+// The synchronous constructor too, should a binding create its instance that way.
+wasmApi.Instance = new Proxy(wasmApi.Instance, {
+  construct(target, args, newTarget) {
+    const instance = Reflect.construct(target, args, newTarget) as unknown;
+    track(instance);
+    return instance as object;
+  },
+});
+
+/** Bytes of linear memory of every tracked memory still alive. */
+function liveBytes(): number {
+  let total = 0;
+  for (const ref of memories) total += ref.deref()?.buffer.byteLength ?? 0;
+  return total;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const records = Number(process.argv[2] ?? '1000000');
+const { createCore } = await import('remit/core');
+const { buildMixedLog } = await import('../workloads/log-mix.js');
+
+const core = await createCore('wasm');
+const atLoad = liveBytes();
+const log = buildMixedLog(records, []).bytes;
+// One small recovery first, so "before" is an instance that has run (its first allocations made).
+const small = core.recover(log.subarray(0, 0));
+const before = liveBytes();
+const t0 = performance.now();
+const r = core.recover(log);
+const recoverMs = performance.now() - t0;
+if (!r.ok || r.recordCount !== records) {
+  process.stderr.write(`recovery failed: ${JSON.stringify({ ok: r.ok, small: small.ok })}\n`);
+  process.exit(1);
+}
+const peak = liveBytes();
+if (memories.length === 0) {
+  // Reporting 0 bytes would read as a met target: seeing no memory at all is a failure of the probe.
+  process.stderr.write('no Wasm memory was seen: the core was not instantiated through WebAssembly.instantiate or WebAssembly.Instance\n');
+  process.exit(1);
+}
+gc?.();
+await new Promise((resolve) => setTimeout(resolve, 0));
+gc?.();
+const after = liveBytes();
+process.stdout.write(JSON.stringify({
+  records, log_bytes: log.length, instances, memories: memories.length, at_load_bytes: atLoad, before_bytes: before,
+  peak_bytes: peak, after_bytes: after, gc_exposed: gc !== undefined, recover_ms: recoverMs,
+}) + '\n');

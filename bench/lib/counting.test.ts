@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createRemit, END, openMemoryStore, workflow } from 'remit';
+import { createCore } from 'remit/core';
+import { countingCore, countingStore, newByteCounter, type CallCounter } from './counting.js';
+import { decileFigures } from '../suites/step-cost.js';
+import { evaluateTargets } from './targets.js';
+import type { ResultsDocument, ResultRow } from './results.js';
+
+describe('countingCore', () => {
+  it('counts every byte-array argument of every method, also of methods no interface names yet', () => {
+    class Handle {
+      fed = 0;
+      feed(bytes: Uint8Array): number {
+        this.fed += bytes.length;
+        return this.fed;
+      }
+    }
+    const core = {
+      name: 'fake',
+      recover: (log: Uint8Array) => ({ ok: true, n: log.length }),
+      newMethod: (a: Uint8Array, b: Uint8Array[], n: number) => a.length + b.length + n,
+      open(): Handle {
+        return new Handle();
+      },
+      close(h: Handle): number {
+        // The core must get its own object back, not the wrapper.
+        if (!(h instanceof Handle) || Object.getPrototypeOf(h) !== Handle.prototype) throw new Error('not a handle');
+        return h.fed;
+      },
+      twice(log: Uint8Array): number {
+        // A call on its own object is not a second hand-over.
+        return this.recover(log).n * 2;
+      },
+    };
+    const counter = newByteCounter();
+    const c = countingCore(core, counter);
+    expect(c.name).toBe('fake');
+    expect(c.recover(new Uint8Array(10))).toEqual({ ok: true, n: 10 });
+    expect(c.newMethod(new Uint8Array(3), [new Uint8Array(4), new Uint8Array(5)], 7)).toBe(12);
+    expect(counter.bytes).toBe(22);
+    const h = c.open();
+    expect(h.feed(new Uint8Array(100))).toBe(100);
+    expect(counter.bytes).toBe(122);
+    expect(c.close(h)).toBe(100);
+    expect(c.twice(new Uint8Array(8))).toBe(16);
+    expect(counter.bytes).toBe(130);
+    expect(counter.calls).toEqual({ recover: 1, newMethod: 1, open: 1, 'handle.feed': 1, close: 1, twice: 1 });
+  });
+
+  it('sees what the sequencer hands the real core, and the run is unchanged by the wrapper', async () => {
+    const wf = workflow({ name: 'count', version: '1', state: z.object({ i: z.number().int() }) })
+      .effect('step', { run: async () => ({ ok: true }), apply: (s) => ({ i: s.i + 1 }), next: (s) => (s.i < 5 ? 'step' : END) })
+      .build();
+    const core = await createCore('reference');
+    const counter = newByteCounter();
+    const calls: CallCounter = { calls: {} };
+    const store = openMemoryStore();
+    const remit = await createRemit({ store: countingStore(store, calls), workflows: [wf], core: countingCore(core, counter) });
+    const run = await remit.start(wf, { i: 0 }, { runId: 'r' });
+    expect(run.status).toBe('completed');
+    expect(run.state).toEqual({ i: 5 });
+    const logBytes = (await store.readLog('r')).length;
+    // Every step hands the core at least the log so far; five steps hand it more than the log once.
+    expect(counter.bytes).toBeGreaterThan(logBytes);
+    expect(Object.values(counter.calls).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5);
+    expect(calls.calls['append']).toBeGreaterThanOrEqual(5);
+    await remit.close();
+  });
+});
+
+describe('step-cost deciles', () => {
+  const stampsOf = (stepUs: (i: number) => number, n: number) => {
+    const s = new Float64Array(n + 1);
+    for (let i = 0; i < n; i++) s[i + 1] = s[i]! + stepUs(i) / 1000;
+    return s;
+  };
+  it('reports a flat run as flat and a linearly growing step cost as growing', () => {
+    const flat = decileFigures(stampsOf(() => 50, 10_000), 10_000);
+    expect(flat.windowSteps).toBe(64);
+    for (const d of flat.decileUs) expect(d).toBeCloseTo(50, 6);
+    const growing = decileFigures(stampsOf((i) => 10 + i, 10_000), 10_000);
+    const ratio = growing.decileUs[9]! / growing.decileUs[0]!;
+    // Decile 1 centres near step 500, decile 10 near step 9500.
+    expect(ratio).toBeGreaterThan(15);
+    expect(ratio).toBeLessThan(20);
+  });
+});
+
+describe('targets of the scaling suites', () => {
+  const doc = (rows: ResultRow[]): ResultsDocument => ({
+    schema: 'remit-bench/1', profile: 'quick', started_at: 't', finished_at: 't', duration_s: 1, command: 'c',
+    machine: {
+      cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
+      node_version: 'v20', v8_version: 'v8', load_avg_at_start: [0], load_avg_at_end: [0], packages: {}, git_commit: 'abc',
+      git_dirty: false, sqlite_version: '3',
+    },
+    suites: [{ name: 'step-cost', status: 'measured', duration_s: 1, notes: [], rows }], targets: [],
+  });
+  const stepRow = (loop: string, store: string, ratio: number, bytesRatio: number, stopped = 0): ResultRow => ({
+    suite: 'step-cost', case: `${loop} ${store} N=10000`, params: { loop, store, steps: 10_000 }, impl: 'remit', role: 'subject', status: 'measured',
+    metrics: { last_over_first_decile: ratio, bytes_to_core_over_log: bytesRatio, steps_run: 10_000, stopped_by_budget: stopped }, ratios: {},
+  });
+  it('a quadratic run misses (canary), a flat one meets, a run cut by its budget is never met', () => {
+    const pairs = [['pure', 'memory'], ['pure', 'sqlite'], ['effect', 'memory'], ['effect', 'sqlite']];
+    const flat = evaluateTargets(doc(pairs.map(([l, s]) => stepRow(l!, s!, 1.1, 1.5))));
+    expect(flat.find((t) => t.id === 'step-flat-n10000')?.met).toBe(true);
+    expect(flat.find((t) => t.id === 'core-bytes-vs-log')?.met).toBe(true);
+    expect(flat.find((t) => t.id === 'step-flat-n100000')?.met).toBe(null);
+    const quadratic = evaluateTargets(doc(pairs.map(([l, s], i) => stepRow(l!, s!, i === 3 ? 13 : 1.1, i === 3 ? 4991 : 1.5))));
+    expect(quadratic.find((t) => t.id === 'step-flat-n10000')).toMatchObject({ met: false, measured: 13 });
+    expect(quadratic.find((t) => t.id === 'core-bytes-vs-log')).toMatchObject({ met: false, measured: 4991 });
+    const cut = evaluateTargets(doc(pairs.map(([l, s], i) => stepRow(l!, s!, 1.1, 1.5, i === 0 ? 1 : 0))));
+    expect(cut.find((t) => t.id === 'step-flat-n10000')?.met).not.toBe(true);
+  });
+});

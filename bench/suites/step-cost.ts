@@ -1,0 +1,136 @@
+/**
+ * Suite "step cost vs run length": does a step cost the same at step 10 and at step 100,000? One
+ * REMIT run of N steps of a one-node loop (pure or effect) on the memory store and on SQLite
+ * (synchronous=NORMAL, so the disk's flush time does not hide the CPU per step), each step timed
+ * inside the node (workloads/step-cost.ts), every byte the sequencer hands to the core counted by
+ * a Proxy around the core (lib/counting.ts).
+ *
+ * Per case: µs/step per decile of the run, where a decile's figure is the median over consecutive
+ * windows of W steps of (window time / W): W = 64, the largest pure-step group commit, so every
+ * window of a pure loop holds about one commit and one recovery (smaller runs use a tenth of a
+ * decile). The flatness figure is the last decile's over the first's. Bytes to the core are given
+ * against the log's final size.
+ *
+ * Each case has a time budget: a run that spends it stops (the node records that in the state)
+ * and the row says after how many steps; a larger N of a loop/store pair whose smaller N already
+ * ran out of budget is not started and is reported as "not run (budget)".
+ */
+
+import path from 'node:path';
+import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
+import { NOT_RUN_BUDGET, row, unavailableRow, type ResultRow } from '../lib/results.js';
+import { summarize } from '../lib/stats.js';
+import { runStepCost, STEP_STATE_FIXED_BYTES, type LoopKind, type StoreKind } from '../workloads/step-cost.js';
+
+/** Steps per window: the sequencer's default maximum pure-step group. */
+const WINDOW_STEPS = 64;
+
+/** Per-step µs of consecutive windows of `w` steps between stamp indexes [from, to). */
+function windowUs(stamps: Float64Array, from: number, to: number, w: number): number[] {
+  const out: number[] = [];
+  for (let a = from; a + w <= to; a += w) out.push(((stamps[a + w]! - stamps[a]!) / w) * 1000);
+  return out;
+}
+
+export interface DecileFigures {
+  /** Median window µs/step per decile (10 entries). */
+  decileUs: number[];
+  windowSteps: number;
+  /** All windows' µs/step, for the row's spread. */
+  allWindowsUs: number[];
+}
+
+export function decileFigures(stamps: Float64Array, steps: number): DecileFigures {
+  const decile = Math.floor(steps / 10);
+  const w = decile >= WINDOW_STEPS * 10 ? WINDOW_STEPS : Math.max(1, Math.floor(decile / 10));
+  const decileUs: number[] = [];
+  const all: number[] = [];
+  for (let d = 0; d < 10; d++) {
+    const from = d * decile;
+    const to = d === 9 ? steps : from + decile;
+    const ws = windowUs(stamps, from, to, w);
+    all.push(...ws);
+    decileUs.push(ws.length > 0 ? summarize(ws).median : Number.NaN);
+  }
+  return { decileUs, windowSteps: w, allWindowsUs: all };
+}
+
+export async function runStepCostSuite(ctx: SuiteContext): Promise<SuiteOutput> {
+  const { steps: sizes, caseBudgetMs } = ctx.profile.stepCost;
+  const rows: ResultRow[] = [];
+  const notes: string[] = [];
+  const { remitCore } = await import('../workloads/remit.js');
+  notes.push((await remitCore()).note);
+  const outOfBudget = new Set<string>();
+  for (const loop of ['pure', 'effect'] as LoopKind[]) {
+    for (const storeKind of ['memory', 'sqlite'] as StoreKind[]) {
+      const pair = `${loop} ${storeKind}`;
+      for (const n of sizes) {
+        const caseName = `${pair} N=${n}`;
+        const params: ResultRow['params'] = { loop, store: storeKind, steps: n, budget_ms: caseBudgetMs };
+        if (outOfBudget.has(pair)) {
+          rows.push(unavailableRow('step-cost', caseName, params, 'remit', 'subject', `${NOT_RUN_BUDGET}: a smaller N of this loop/store ran out of its ${caseBudgetMs / 1000} s budget`));
+          ctx.log(`step-cost: ${caseName} ${NOT_RUN_BUDGET}`);
+          continue;
+        }
+        ctx.log(`step-cost: ${caseName} (budget ${caseBudgetMs / 1000} s)`);
+        const file = freshDbPath(ctx.tmpDir, `step-cost-${loop}-${n}.db`);
+        const r = await runStepCost(loop, storeKind, n, caseBudgetMs, path.resolve(file));
+        if (r.stoppedByBudget) outOfBudget.add(pair);
+        const f = decileFigures(r.stamps, r.steps);
+        const metrics: Record<string, number> = {
+          steps_run: r.steps,
+          stopped_by_budget: r.stoppedByBudget ? 1 : 0,
+          run_ms: r.wallMs,
+          // From the first step's start to the end of the run (its last commit included).
+          step_us_mean: ((r.stamps[r.steps]! - r.stamps[0]!) / r.steps) * 1000,
+          window_steps: f.windowSteps,
+          last_over_first_decile: f.decileUs[9]! / f.decileUs[0]!,
+          bytes_to_core: r.bytesToCore,
+          log_bytes: r.logBytes,
+          bytes_to_core_over_log: r.bytesToCore / r.logBytes,
+          core_calls: Object.values(r.coreCalls).reduce((a, b) => a + b, 0),
+        };
+        f.decileUs.forEach((us, i) => (metrics[`step_us_decile_${i + 1}`] = us));
+        rows.push(row({
+          suite: 'step-cost', case: caseName, params, impl: 'remit', role: 'subject',
+          time_ms: summarize(f.allWindowsUs.map((us) => us / 1000)),
+          metrics,
+          ...(r.stoppedByBudget ? { note: `stopped by its ${caseBudgetMs / 1000} s budget after ${r.steps} of ${n} steps; figures are over those steps` } : {}),
+        }));
+      }
+    }
+  }
+  notes.push(
+    `One run per case, one node looping: pure (a pure node; the sequencer groups up to ${WINDOW_STEPS} pure steps per commit) or effect (an effect node whose handler does nothing: intent+attempt, then outcome+completion, two commits per step). State: a counter and a ${STEP_STATE_FIXED_BYTES}-byte string. SQLite: synchronous=NORMAL, a fresh file per case.`,
+    `Each step is stamped inside the node (performance.now()); a decile's µs/step is the median over windows of W steps (W = ${WINDOW_STEPS} from N = ${WINDOW_STEPS * 100} on, else a tenth of a decile) of window time / W; time_ms is the per-step time over all windows. last/first = decile 10 over decile 1.`,
+    'Bytes to core: the byte length of every byte-array argument of every call the sequencer made on the core (a Proxy around it), against the log\'s size at the end of the run.',
+    `Budget: ${caseBudgetMs / 1000} s per case (${ctx.profile.name} profile).`,
+  );
+  return { rows, notes, charts: [stepCostChart(rows, ctx)] };
+}
+
+/** µs/step against run length; a run cut by its budget is a point at the steps it ran. */
+export function stepCostChart(rows: ResultRow[], ctx: Pick<SuiteContext, 'profile'>) {
+  const series = [];
+  for (const loop of ['pure', 'effect']) {
+    for (const store of ['memory', 'sqlite']) {
+      const pts = rows.filter((r) => r.status === 'measured' && r.params.loop === loop && r.params.store === store);
+      const x = (r: ResultRow) => r.metrics.steps_run ?? (r.params.steps as number);
+      series.push({ name: `${loop}, ${store}: mean`, points: pts.map((r) => ({ x: x(r), y: r.metrics.step_us_mean! })) });
+      series.push({ name: `${loop}, ${store}: last 10 %`, dashed: true, points: pts.map((r) => ({ x: x(r), y: r.metrics.step_us_decile_10! })) });
+    }
+  }
+  return {
+    file: 'step-cost',
+    spec: {
+      title: 'µs per step vs run length N',
+      subtitle: `one run per point, ${ctx.profile.name} profile; a run cut by its budget is drawn at the steps it ran; flat is the goal`,
+      xLabel: 'steps in the run (N)',
+      yLabel: 'µs per step',
+      xLog: true,
+      yLog: true,
+      series,
+    },
+  };
+}

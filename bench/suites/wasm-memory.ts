@@ -1,0 +1,75 @@
+/**
+ * Suite "wasm-memory": the Wasm core's linear memory before and after recovering one large log
+ * (workloads/log-mix.ts, 10^6 records by default) in a fresh process (children/wasm-memory-child.ts,
+ * which sees the core's instance by wrapping WebAssembly.instantiate). Sizes, not times: one
+ * process per sample; the figures do not depend on timing, so a few samples only confirm that.
+ */
+
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { SuiteContext, SuiteOutput } from '../lib/context.js';
+import { row, type ResultRow } from '../lib/results.js';
+import { summarize } from '../lib/stats.js';
+import { compileChildren } from '../lib/compile-js.js';
+
+const SAMPLES = 2;
+
+interface ChildReport {
+  records: number;
+  log_bytes: number;
+  instances: number;
+  memories: number;
+  at_load_bytes: number;
+  before_bytes: number;
+  peak_bytes: number;
+  after_bytes: number;
+  gc_exposed: boolean;
+  recover_ms: number;
+}
+
+function runChild(ctx: SuiteContext, child: string, records: number): Promise<ChildReport> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--expose-gc', child, String(records)], { cwd: ctx.repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`wasm-memory child exited ${code}: ${err.trim().slice(-400)}`));
+      resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as ChildReport);
+    });
+  });
+}
+
+export async function runWasmMemory(ctx: SuiteContext): Promise<SuiteOutput> {
+  const { records } = ctx.profile.wasmMemory;
+  const outDir = path.join(ctx.tmpDir, 'js');
+  compileChildren(ctx.repoRoot, outDir);
+  const child = path.join(outDir, 'bench', 'children', 'wasm-memory-child.js');
+  const reports: ChildReport[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    ctx.log(`wasm-memory: recovering ${records} records in a fresh process (${i + 1}/${SAMPLES})`);
+    reports.push(await runChild(ctx, child, records));
+  }
+  const med = (k: keyof ChildReport) => summarize(reports.map((r) => Number(r[k]))).median;
+  const last = reports[reports.length - 1]!;
+  const rows: ResultRow[] = [row({
+    suite: 'wasm-memory', case: `records=${records}`, params: { records, log_bytes: last.log_bytes }, impl: 'wasm', role: 'subject',
+    time_ms: summarize(reports.map((r) => r.recover_ms)),
+    metrics: {
+      at_load_bytes: med('at_load_bytes'),
+      before_bytes: med('before_bytes'),
+      peak_bytes: med('peak_bytes'),
+      after_bytes: med('after_bytes'),
+      peak_over_log_bytes: med('peak_bytes') - last.log_bytes,
+      instances: last.instances,
+    },
+    ...(last.gc_exposed ? {} : { note: 'gc() not exposed: "after" is before any collection' }),
+  })];
+  const notes = [
+    `One fresh process per sample (${SAMPLES}): load the Wasm core through the public factory (createCore('wasm')), recover an empty log, then the ${records}-record log of the recovery suite (${(last.log_bytes / 1e6).toFixed(1)} MB) with core.recover, then run the garbage collector twice.`,
+    'Memory = byte length of the linear memory of every core instance created in the process and still alive (the child wraps WebAssembly.instantiate and holds the memories weakly). before: after the empty recovery; peak: right after the large recovery (linear memory never shrinks, so this is the largest it was); after: once the garbage collector ran. Medians.',
+  ];
+  return { rows, notes, charts: [] };
+}

@@ -1,0 +1,87 @@
+/**
+ * The step-cost-vs-run-length workload: one REMIT run of N steps of a one-node loop, pure or
+ * effect, on the memory store or SQLite, with the time of every step taken inside the node (the
+ * pure node's `run`, the effect's handler) and every byte the sequencer hands to the core counted
+ * (lib/counting.ts). Public API only.
+ *
+ * A run stops early when its time budget is spent: the node then records `stopped` in the state
+ * (in the run's own result, so the log stays a faithful history) and `next` ends the run.
+ */
+
+import { z } from 'zod';
+import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type Store } from 'remit';
+import { countingCore, newByteCounter, type ByteCounter } from '../lib/counting.js';
+import { remitCore } from './remit.js';
+import { fillerText } from './shapes.js';
+
+export type LoopKind = 'pure' | 'effect';
+export type StoreKind = 'memory' | 'sqlite';
+
+/** The state besides the counter: a small fixed string, so each step's record is a small delta. */
+export const STEP_STATE_FIXED_BYTES = 100;
+
+const LoopState = z.object({ step: z.number().int(), fixed: z.string(), stopped: z.boolean() });
+
+export interface StepCostRun {
+  /** Steps completed (N, or fewer when the budget stopped the run). */
+  steps: number;
+  stoppedByBudget: boolean;
+  /** performance.now() at the start of each step (index = step number), steps + 1 entries. */
+  stamps: Float64Array;
+  wallMs: number;
+  bytesToCore: number;
+  coreCalls: Record<string, number>;
+  /** Bytes of the run's log when it ended. */
+  logBytes: number;
+}
+
+function loopWorkflow(kind: LoopKind, steps: number, stamps: Float64Array, deadline: number) {
+  const wf = workflow({ name: `bench-step-cost-${kind}`, version: '1', state: LoopState });
+  const stamp = (i: number) => {
+    if (i < stamps.length) stamps[i] = performance.now();
+  };
+  if (kind === 'pure') {
+    return wf.pure('work', {
+      run: (s) => {
+        stamp(s.step);
+        return { step: s.step + 1, stopped: performance.now() > deadline };
+      },
+      next: (s) => (s.step < steps && !s.stopped ? 'work' : END),
+    }).build();
+  }
+  return wf.effect('work', {
+    run: async (s) => {
+      stamp(s.step);
+      return { over: performance.now() > deadline };
+    },
+    apply: (s, r) => ({ step: s.step + 1, stopped: (r as { over: boolean }).over }),
+    next: (s) => (s.step < steps && !s.stopped ? 'work' : END),
+  }).build();
+}
+
+export async function runStepCost(
+  kind: LoopKind, storeKind: StoreKind, steps: number, budgetMs: number, sqliteFile: string,
+): Promise<StepCostRun> {
+  const { core } = await remitCore();
+  const counter: ByteCounter = newByteCounter();
+  const store: Store = storeKind === 'memory' ? openMemoryStore() : openSqliteStore(sqliteFile, { synchronous: 'NORMAL' });
+  const stamps = new Float64Array(steps + 1).fill(Number.NaN);
+  const t0 = performance.now();
+  const wf = loopWorkflow(kind, steps, stamps, t0 + budgetMs);
+  const remit = await createRemit({ store, workflows: [wf], core: countingCore(core, counter) });
+  try {
+    const runId = `step-cost-${kind}-${steps}`;
+    const run = await remit.start(wf, { step: 0, fixed: fillerText(STEP_STATE_FIXED_BYTES), stopped: false }, { runId });
+    const wallMs = performance.now() - t0;
+    const s = run.state as z.infer<typeof LoopState>;
+    if (run.status !== 'completed') throw new Error(`step-cost run ended ${run.status} at step ${s.step}`);
+    stamps[s.step] = t0 + wallMs;
+    const logBytes = (await store.readLog(runId)).length;
+    return {
+      steps: s.step, stoppedByBudget: s.stopped && s.step < steps, stamps: stamps.subarray(0, s.step + 1), wallMs,
+      bytesToCore: counter.bytes, coreCalls: counter.calls, logBytes,
+    };
+  } finally {
+    await remit.close();
+  }
+}
