@@ -7,7 +7,7 @@
 
 import { chainOf, concatBytes, encodeRecordV2 } from '../core/codec.js';
 import { chainValueBefore } from '../core/framing.js';
-import { RecordKind, type LogRecord, type NextAction, type RecoveredRun, type Recovery } from '../core/types.js';
+import { EMPTY_SUMMARY, RecordKind, type LogRecord, type NextAction, type RecoveredRun, type Recovery } from '../core/types.js';
 import { ConflictError, DefinitionMismatchError, LogCorruptError, UnknownWorkflowError } from '../errors.js';
 import type { FaultInfo, SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
@@ -49,6 +49,13 @@ export class RunSession {
   private stagedSteps = 0;
   private head: CachedHead | undefined;
   private recovery: { byteLength: number; value: Recovery } | undefined;
+  /**
+   * The core's fold state after the bytes it has checked (docs/core-api.md, "Incremental
+   * recovery"): the summary of `log[0..summaryEnd)`. Each recovery feeds the core only the bytes
+   * after `summaryEnd`, so a step costs O(new records + summary), not O(log).
+   */
+  private summary: Uint8Array = EMPTY_SUMMARY;
+  private summaryEnd = 0;
   /** An append failed: nothing cached may be used until the log is read again. */
   private stale = false;
   private checkedWorkflow: Workflow | undefined;
@@ -114,7 +121,9 @@ export class RunSession {
     this.head = undefined;
     this.stale = false;
     this.recordCount = rows.length === 0 ? 0 : -1;
-    const recovery = this.engine.core.recover(bytes);
+    this.summary = EMPTY_SUMMARY;
+    this.summaryEnd = 0;
+    const recovery = this.feedCore(bytes.length);
     this.recovery = { byteLength: bytes.length, value: recovery };
     this.damage = rows.length === 0 ? null : diagnoseRows(this.runId, rows, recovery);
   }
@@ -125,13 +134,28 @@ export class RunSession {
     if (this.damage !== null) throw damageError(this.runId, this.damage);
     const byteLength = this.log.byteLength;
     if (this.recovery?.byteLength !== byteLength) {
-      this.recovery = { byteLength, value: this.engine.core.recover(this.log.bytes) };
+      this.recovery = { byteLength, value: this.feedCore(byteLength) };
     }
     const recovered = checkRecovery(this.recovery.value, this.runId, allowEmpty);
     if (recovered.recordCount > 0) this.checkRunIdIsTheKey(recovered);
     if (this.recordCount < 0) this.recordCount = recovered.recordCount;
     assert(recovered.recordCount === this.recordCount, () => `run ${this.runId} holds ${this.recordCount} records, the core counts ${recovered.recordCount}`);
     return recovered;
+  }
+
+  /**
+   * The recovery of `log[0..byteLength)`, handing the core only the bytes after those its summary
+   * covers. The summary advances over durable records only (a torn tail is fed again next time)
+   * and not on a recovery error (feed returns the summary it was given).
+   */
+  private feedCore(byteLength: number): Recovery {
+    const fed = this.engine.core.feed(this.summary, this.log.bytes.subarray(this.summaryEnd, byteLength));
+    assert(fed.ok, () => `run ${this.runId}: the ${this.engine.core.name} core refused the summary it wrote (a core bug)`);
+    if (fed.recovery.ok) {
+      this.summary = fed.summary;
+      this.summaryEnd = fed.recovery.durableLen;
+    }
+    return fed.recovery;
   }
 
   /**
@@ -279,6 +303,8 @@ export class RunSession {
     this.stagedSteps = 0;
     this.head = undefined;
     this.recovery = undefined;
+    this.summary = EMPTY_SUMMARY;
+    this.summaryEnd = 0;
   }
 
   private faultInfo(g: StagedRecords): FaultInfo {
