@@ -7,7 +7,10 @@
 
 import { chainOf, concatBytes, encodeRecordV2 } from '../core/codec.js';
 import { chainValueBefore } from '../core/framing.js';
-import { EMPTY_SUMMARY, RecordKind, type LogRecord, type NextAction, type RecoveredRun, type Recovery } from '../core/types.js';
+import {
+  EMPTY_SUMMARY, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type NextAction, type RecoveredRun,
+  type Recovery,
+} from '../core/types.js';
 import { ConflictError, DefinitionMismatchError, LogCorruptError, UnknownWorkflowError } from '../errors.js';
 import type { FaultInfo, SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
@@ -22,6 +25,12 @@ import {
 import type { FenceSettings } from './fence.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
 import { GROUPABLE_ACTIONS, Step } from './step.js';
+
+/**
+ * The most log bytes handed to the core in one call: a longer log (a reload) is fed in pieces, so
+ * the Wasm core's linear memory grows to about this plus the summary, not to the log's size.
+ */
+const FEED_CHUNK_BYTES = 1024 * 1024;
 
 /** Appended anyway once a group's encoded records reach this size, whatever the step count. */
 const MAX_GROUPED_BYTES = 4 * 1024 * 1024;
@@ -149,13 +158,36 @@ export class RunSession {
    * and not on a recovery error (feed returns the summary it was given).
    */
   private feedCore(byteLength: number): Recovery {
-    const fed = this.engine.core.feed(this.summary, this.log.bytes.subarray(this.summaryEnd, byteLength));
-    assert(fed.ok, () => `run ${this.runId}: the ${this.engine.core.name} core refused the summary it wrote (a core bug)`);
-    if (fed.recovery.ok) {
+    // Pieces of at most FEED_CHUNK_BYTES (more when one record is longer: a piece that ends inside
+    // a record leaves it torn and the summary where it was, so the next piece starts there again).
+    // By the split property the last piece's answer is the recovery of the whole log.
+    let pieceBytes = FEED_CHUNK_BYTES;
+    for (;;) {
+      const end = Math.min(byteLength, this.summaryEnd + pieceBytes);
+      const fed = this.engine.core.feed(this.summary, this.log.bytes.subarray(this.summaryEnd, end));
+      assert(fed.ok, () => `run ${this.runId}: the ${this.engine.core.name} core refused the summary it wrote (a core bug)`);
+      if (!fed.recovery.ok) return fed.recovery;
+      const advanced = fed.recovery.durableLen > this.summaryEnd;
       this.summary = fed.summary;
       this.summaryEnd = fed.recovery.durableLen;
+      if (end === byteLength) return fed.recovery;
+      pieceBytes = advanced ? FEED_CHUNK_BYTES : pieceBytes * 2;
     }
-    return fed.recovery;
+  }
+
+  /**
+   * Admission of `request` against the log this session holds (durable plus staged records), judged
+   * from the core's summary instead of a pass over the whole log: docs/core-api.md, "Admission from
+   * a summary". The log itself is asked only when the summary cannot decide (a fork at an earlier
+   * checkpoint: NEEDS_LOG) or the log does not recover (the log's answer names the bad record).
+   */
+  admit(request: AdmissionRequest): Admission {
+    assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
+    const byteLength = this.log.byteLength;
+    if (this.recovery?.byteLength !== byteLength) this.recovery = { byteLength, value: this.feedCore(byteLength) };
+    if (!this.recovery.value.ok) return this.engine.core.admit(this.log.bytes, request);
+    const admission = this.engine.core.admitFrom(this.summary, request);
+    return admission.reason === RefusalReason.NEEDS_LOG ? this.engine.core.admit(this.log.bytes, request) : admission;
   }
 
   /**
