@@ -184,13 +184,26 @@ export class CoreComparison {
     });
     const wholePrefix = outcome(() => core.recoverEncoded(prefix));
     if (!same(first.recovery, wholePrefix)) return self('recover(prefix)', first.recovery, wholePrefix, prefix);
-    const whole = outcome(() => core.recoverEncoded(log));
+    const { whole, wholeSummary } = this.wholeOf(core, log);
     if (!same(second.recovery, whole)) return self('recover(log)', second.recovery, whole, log);
     if (second.recovery[0] !== 1) return null;
-    const wholeFed = outcome(() => core.feedEncoded(EMPTY_SUMMARY, log));
-    const wholeSummary = wholeFed instanceof Uint8Array ? fedParts(wholeFed, 0)?.summary ?? wholeFed : wholeFed;
     if (!same(second.summary, wholeSummary)) return self('summary of the whole log', second.summary, wholeSummary, log);
     return null;
+  }
+
+  /** Per core: recover(log) and the summary of feeding it whole, computed once per log (every cut asks). */
+  private wholeCache: { log: Uint8Array; answers: Map<RecoveryCore, { whole: Outcome; wholeSummary: Outcome }> } | null = null;
+
+  private wholeOf(core: RecoveryCore, log: Uint8Array): { whole: Outcome; wholeSummary: Outcome } {
+    if (this.wholeCache?.log !== log) this.wholeCache = { log, answers: new Map() };
+    let answer = this.wholeCache.answers.get(core);
+    if (answer === undefined) {
+      const whole = outcome(() => core.recoverEncoded(log));
+      const fed = outcome(() => core.feedEncoded(EMPTY_SUMMARY, log));
+      answer = { whole, wholeSummary: fed instanceof Uint8Array ? fedParts(fed, 0)?.summary ?? fed : fed };
+      this.wholeCache.answers.set(core, answer);
+    }
+    return answer;
   }
 
   /** admitFrom(summary of prefix) = admit(prefix), except NEEDS_LOG, which only FORK_AT at or before the head may give. */
