@@ -53,6 +53,8 @@ export interface EnumerationResult {
   outcomes: string[];
   recoverCalls: number;
   admitCalls: number;
+  /** Split-property checks (./compare.ts, `split`). */
+  splitChecks: number;
   elapsedMs: number;
   divergence: Divergence | null;
 }
@@ -78,6 +80,13 @@ class Enumerator {
     const plan = planRequests(log, FEW_MALFORMED_REQUESTS);
     this.divergence = this.comparison.recover(log);
     for (const req of requestsAtPrefix(plan, recordCount)) this.divergence ??= this.comparison.admit(log, req);
+    // The split property: the log fed as (all but its last record, the last record), the way the
+    // sequencer feeds it, with admission from the parent's summary; and as (RUN_STARTED, the rest).
+    if (recordCount > 0) {
+      const parent = log.length - parts[recordCount - 1]!.length;
+      this.divergence ??= this.comparison.split(log, parent, requestsAtPrefix(plan, recordCount - 1));
+    }
+    if (recordCount > 2) this.divergence ??= this.comparison.split(log, parts[0]!.length);
     if (this.divergence) return false;
     const r = this.b.recover(log);
     this.recoveries.add(hex(this.b.recoverEncoded(log)));
@@ -97,6 +106,8 @@ class Enumerator {
       const torn = log.subarray(0, cut);
       this.divergence = this.comparison.recover(torn);
       for (const req of requestsAtCut(plan, parts.length - 1)) this.divergence ??= this.comparison.admit(torn, req);
+      // Fed as (a torn prefix, the rest): the torn tail stays out of the summary and is fed again.
+      this.divergence ??= this.comparison.split(log, cut);
       if (this.divergence) return false;
     }
     return true;
@@ -128,6 +139,8 @@ class Enumerator {
       this.wrongExtensionLogs++;
       this.divergence = this.comparison.recover(extended);
       for (const req of requestsAtCut(plan, parts.length + 1)) this.divergence ??= this.comparison.admit(extended, req);
+      // A wrong record fed after the summary of a valid log: the error is the whole log's.
+      this.divergence ??= this.comparison.split(extended, log.length);
       if (this.divergence) return false;
       const r = this.b.recover(extended);
       this.phases.add(r.ok ? `${r.status}/${r.action.tag}` : `error ${r.code}`);
@@ -168,6 +181,7 @@ class Enumerator {
       wrongExtensionLogs: this.wrongExtensionLogs,
       distinctRecoveries: this.recoveries.size, distinctPhases: this.phases.size, outcomes: [...this.phases].sort(),
       recoverCalls: this.comparison.stats.recoverCalls, admitCalls: this.comparison.stats.admitCalls,
+      splitChecks: this.comparison.stats.splitChecks,
       elapsedMs: performance.now() - t0, divergence: this.divergence,
     };
   }
@@ -240,7 +254,7 @@ export function describeEnumeration(r: EnumerationResult): string {
     `${r.wrongExtensionLogs} logs with one wrong record, ` +
     `${r.distinctRecoveries} distinct recovery encodings at boundaries, ${r.distinctPhases} distinct outcomes ` +
     `((status, action) pairs and error codes); ` +
-    `${r.recoverCalls} recover + ${r.admitCalls} admit comparisons in ${(r.elapsedMs / 1000).toFixed(1)} s`;
+    `${r.recoverCalls} recover + ${r.admitCalls} admit comparisons, ${r.splitChecks} split checks in ${(r.elapsedMs / 1000).toFixed(1)} s`;
 }
 
 async function main(argv: string[]): Promise<number> {

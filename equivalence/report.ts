@@ -1,7 +1,7 @@
 /** Human-readable accounts of divergences and logs, for failure messages and the corpus. */
 
 import { decodeLog, LogErrorName } from 'remit/core';
-import { decodeAdmission, decodeRecovery } from 'remit/core';
+import { decodeAdmission, decodeFed, decodeRecovery } from 'remit/core';
 import { RecordKind, type LogRecord } from 'remit/core';
 import { hex, type Divergence } from './compare.js';
 
@@ -34,11 +34,14 @@ export function describeLog(log: Uint8Array): string {
   return lines.join('\n');
 }
 
-function decodeOutput(op: 'recover' | 'admit', out: string): string {
+function decodeOutput(op: Divergence['operation'], out: string): string {
   if (out.startsWith('threw')) return out;
   try {
     const bytes = Buffer.from(out, 'hex');
-    const decoded = op === 'recover' ? decodeRecovery(bytes) : decodeAdmission(bytes);
+    const decoded = op === 'admit' || op === 'admitFrom' ? decodeAdmission(bytes)
+      : op === 'feed' ? decodeFed(bytes)
+      : op === 'split' ? (bytes.length === 11 ? decodeAdmission(bytes) : tryRecovery(bytes))
+      : decodeRecovery(bytes);
     const v = showValue(decoded) as Record<string, unknown>;
     if (op === 'recover' && 'code' in v && !('status' in v)) v['codeName'] = LogErrorName[v['code'] as 1];
     return JSON.stringify(v);
@@ -47,9 +50,18 @@ function decodeOutput(op: 'recover' | 'admit', out: string): string {
   }
 }
 
+/** A split divergence compares recoveries or summaries: decode as a recovery when it is one. */
+function tryRecovery(bytes: Uint8Array): unknown {
+  try {
+    return decodeRecovery(bytes);
+  } catch {
+    return { summary: bytes };
+  }
+}
+
 export function describeDivergence(d: Divergence): string {
   return [
-    `DIVERGENCE in ${d.operation}${d.request ? ` of request ${hex(d.request)}` : ''} on a ${d.log.length}-byte log`,
+    `DIVERGENCE in ${d.operation}${d.request ? ` of request ${hex(d.request)}` : ''}${d.cut === undefined ? '' : ` (cut at byte ${d.cut})`} on a ${d.log.length}-byte log`,
     `log hex: ${hex(d.log)}`,
     'log records:',
     describeLog(d.log).replace(/^/gm, '  '),

@@ -10,7 +10,10 @@
  *   at one boundary in `malformedEvery` one of the 15 malformed requests;
  * - at ONE boundary chosen at random: every request of the full check (./requests.ts);
  * - at `cutsPerLog` byte cuts (a boundary +1/4/11/12/13/17 or -1/4/5; any byte with cuts 'all')
- *   and `arbitraryCutsPerLog` uniform cuts: recover and two of the four cut requests.
+ *   and `arbitraryCutsPerLog` uniform cuts: recover and two of the four cut requests;
+ * - the split property (incremental recovery): the log fed in two pieces cut at one random
+ *   boundary (with three of that boundary's requests admitted from the summary) and at one random
+ *   byte, and fed record by record.
  *
  * Every sampled request is one the full check asks at that point, so the full check is a superset
  * (the shrinker relies on this). `Coverage` counts what was asked and answered, so a campaign shows
@@ -76,6 +79,9 @@ export const DEFAULT_SAMPLED_CHECK: SampledCheckOptions = { cuts: 'boundary±', 
  */
 export const CUT_OFFSETS = [1, 4, 11, 12, 13, 17, -1, -4, -5, -8, -9] as const;
 
+/** The split-property checks of one log (./compare.ts, `split` and `recordByRecord`). */
+const SPLIT_KINDS: readonly string[] = ['split at a boundary (3 requests from the summary)', 'split inside a record', 'fed record by record'];
+
 /** The kinds of request the campaign must ask (Coverage keys), for the end-of-campaign check. */
 export const REQUEST_KINDS: readonly string[] = [
   'RESUME of an id the log names', ...SPECIAL_RESUMES.map((r) => `RESUME of ${r.name}`),
@@ -83,6 +89,7 @@ export const REQUEST_KINDS: readonly string[] = [
   'CONTINUE_FROM below the head', 'CONTINUE_FROM the head', 'CONTINUE_FROM one past the head', 'CONTINUE_FROM 0xFFFFFFFF',
   ...MALFORMED_REQUESTS.map((_, i) => `malformed request #${i}`),
   'every request at one boundary',
+  ...SPLIT_KINDS,
 ];
 
 export const CUT_KINDS: readonly string[] = [
@@ -168,7 +175,18 @@ export class SampledCheck {
       const d = this.recover(prefix) ?? (k === everyRequestAt ? this.everyRequest(prefix, plan, k) : this.someRequests(prefix, plan, k, rng));
       if (d) return d;
     }
-    return this.cuts(log, bounds, plan, rng);
+    return this.splits(log, bounds, plan, rng) ?? this.cuts(log, bounds, plan, rng);
+  }
+
+  private splits(log: Uint8Array, bounds: number[], plan: RequestPlan, rng: SamplingRng): Divergence | null {
+    const k = rng.below(bounds.length);
+    const all = requestsAtPrefix(plan, k);
+    const picked = [0, 1, 2].map(() => all[rng.below(all.length)]!);
+    this.coverage.add(SPLIT_KINDS[0]!);
+    const d = this.comparison.split(log, bounds[k]!, picked);
+    if (d) return d;
+    this.coverage.add(SPLIT_KINDS[1]!);
+    return this.comparison.split(log, rng.below(log.length + 1)) ?? (this.coverage.add(SPLIT_KINDS[2]!), this.comparison.recordByRecord(log, bounds));
   }
 
   private recover(prefix: Uint8Array): Divergence | null {

@@ -32,7 +32,7 @@ async function main() {
 
   // The component must expose exactly the world's functions.
   const wit = await componentWit(component);
-  for (const name of ['recover', 'admit', 'format-version']) {
+  for (const name of ['recover', 'admit', 'feed', 'admit-from', 'format-version']) {
     if (!wit.includes(`export ${name}: func`)) {
       throw new Error(`component WIT lacks export ${name}:\n${wit}`);
     }

@@ -297,7 +297,7 @@ export class Remit implements Engine {
     const encoded = durableValue('resume value', parsed.data, def.spec.resume, { runId, node: nodeName }, value);
     const request: AdmissionRequest = { tag: 'RESUME', interruptId: utf8(interruptId) };
     for (let attempt = 0; ; attempt++) {
-      const admission = this.core.admit(session.bytes, request);
+      const admission = session.admit(request);
       if (!admission.accepted) throw this.refusal(admission, runId, session, { interruptId, node: nodeName });
       const claim: LogRecord = { kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId: utf8(interruptId), value: encoded.bytes };
       try {
@@ -326,7 +326,7 @@ export class Remit implements Engine {
     const session = await RunSession.open(this, runId);
     session.recover();
     if (options.fromSeq !== undefined) {
-      const admission = this.core.admit(session.bytes, { tag: 'CONTINUE_FROM', seq: options.fromSeq });
+      const admission = session.admit({ tag: 'CONTINUE_FROM', seq: options.fromSeq });
       if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: options.fromSeq });
     }
     return this.driveWaiting(session, waitMs);
@@ -366,7 +366,7 @@ export class Remit implements Engine {
     if (options.newRunId !== undefined) checkRunId(options.newRunId);
     const session = await RunSession.open(this, runId);
     const recovered = session.recover();
-    const admission = this.core.admit(session.bytes, { tag: 'FORK_AT', seq: checkpointSeq });
+    const admission = session.admit({ tag: 'FORK_AT', seq: checkpointSeq });
     if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: checkpointSeq });
     const newRunId = options.newRunId ?? defaultForkRunId(runId);
     checkRunId(newRunId);

@@ -25,6 +25,11 @@ pub enum RefusalReason {
     LogInvalid = 7,
     NoRun = 8,
     BadRequest = 9,
+    /// Only from a summary (`crate::summary::admit_from_summary`): `FORK_AT(n)` with `n <= head`
+    /// needs the log, which knows which records are checkpoints.
+    NeedsLog = 10,
+    /// Only from a summary: the bytes given are not a summary encoding.
+    BadSummary = 11,
 }
 
 /// An admission verdict with the seq and offset the document assigns to it.
@@ -72,7 +77,7 @@ pub fn parse_request(request: &[u8]) -> Option<AdmissionRequest<'_>> {
     }
 }
 
-fn admit_resume(run: &Recovered<'_>, interrupt_id: &[u8], head: u32) -> Admission {
+pub(crate) fn admit_resume(run: &Recovered<'_>, interrupt_id: &[u8], head: u32) -> Admission {
     if let Some(claim) = run.claim_of(interrupt_id) {
         return Admission::refuse(RefusalReason::AlreadyConsumed, claim.seq, claim.offset);
     }
@@ -100,7 +105,7 @@ fn admit_fork(log: &[u8], run: &Recovered<'_>, n: u32, head: u32) -> Admission {
     }
 }
 
-fn admit_continue(run: &Recovered<'_>, n: u32, head: u32) -> Admission {
+pub(crate) fn admit_continue(run: &Recovered<'_>, n: u32, head: u32) -> Admission {
     if n == head {
         Admission::Accept { seq: run.record_count, offset: run.durable_len }
     } else if n > head {

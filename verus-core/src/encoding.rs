@@ -12,7 +12,7 @@ use crate::recovery::{to_u32, Action, Position, Recovered, RecoveryError, RunSta
 pub const NONE32: u32 = 0xFFFF_FFFF;
 
 /// Where encoded bytes go: a counter or a buffer.
-trait Sink {
+pub(crate) trait Sink {
     fn put(&mut self, bytes: &[u8]);
 
     fn u8(&mut self, v: u8) {
@@ -29,8 +29,8 @@ trait Sink {
     }
 }
 
-struct Counter {
-    len: usize,
+pub(crate) struct Counter {
+    pub(crate) len: usize,
 }
 
 impl Sink for Counter {
@@ -173,7 +173,7 @@ fn write_error<S: Sink>(out: &mut S, error: &RecoveryError) {
     out.u8(error.kind);
 }
 
-fn write_recovery<S: Sink>(out: &mut S, result: &Result<Recovered<'_>, RecoveryError>) {
+pub(crate) fn write_recovery<S: Sink>(out: &mut S, result: &Result<Recovered<'_>, RecoveryError>) {
     match result {
         Ok(run) => write_recovered(out, run),
         Err(error) => write_error(out, error),

@@ -27,6 +27,7 @@ pub mod crc;
 pub mod encoding;
 pub mod recovery;
 pub mod spec;
+pub mod summary;
 
 use alloc::vec::Vec;
 use vstd::prelude::*;
@@ -39,6 +40,7 @@ pub use codec::{
 };
 pub use crc::crc32c;
 pub use encoding::{encode_admission, encode_recovery, NONE32};
+pub use summary::{admit_from_summary, encode_fed, feed_log, Fed, SummaryError, SUMMARY_VERSION};
 pub use recovery::{
     recover_log, Action, EffectStatus, EffectTally, Failure, ForkLink, Phase, Position, Recovered,
     RecoveryError, RunStatus,
@@ -74,6 +76,20 @@ pub fn admit(log: &[u8], request: &[u8]) -> (out: Vec<u8>)
         out@ == spec_admission_encoding(log@, request@),
 {
     encode_admission(&admit_request(log, request))
+}
+
+/// `feed(summary, chunk) -> Fed`, in the fed encoding of docs/core-api.md ("Incremental
+/// recovery"): the recovery encoding of the summarised log followed by `chunk`, and the new summary.
+/// Statement: `spec::properties::lemma_feed_in_any_split_is_recover`.
+#[verifier::external_body]
+pub fn feed(summary: &[u8], chunk: &[u8]) -> Vec<u8> {
+    encode_fed(&feed_log(summary, chunk))
+}
+
+/// `admit-from(summary, request) -> Admission`: admission judged from a summary.
+#[verifier::external_body]
+pub fn admit_from(summary: &[u8], request: &[u8]) -> Vec<u8> {
+    encode_admission(&admit_from_summary(summary, request))
 }
 
 } // verus!

@@ -161,7 +161,7 @@ pub fn to_u32(x: usize) -> u32 {
 }
 
 impl<'a> Recovered<'a> {
-    fn empty() -> Self {
+    pub(crate) fn empty() -> Self {
         Recovered {
             record_count: 0,
             durable_len: 0,
@@ -193,7 +193,7 @@ impl<'a> Recovered<'a> {
         }
     }
 
-    fn node_name(&self, node: u32) -> &'a [u8] {
+    pub(crate) fn node_name(&self, node: u32) -> &'a [u8] {
         match self.nodes.get(node as usize) {
             Some(entry) => entry.name,
             None => &[],
@@ -265,16 +265,36 @@ impl<'a> Recovered<'a> {
     }
 }
 
-/// The fold's state: the run so far, plus what only the fold needs.
-struct Fold<'a> {
-    run: Recovered<'a>,
-    /// Node name -> index into the table, built once at RUN_STARTED.
-    index: BTreeMap<&'a [u8], u32>,
+/// The fold's state: the run so far, plus what only the fold needs. Byte fields borrow either
+/// the log or, when the fold resumes from a summary (`crate::summary`), the summary's bytes.
+pub(crate) struct Fold<'a> {
+    pub(crate) run: Recovered<'a>,
+    /// Node name -> index into the table, built once at RUN_STARTED (or from a summary).
+    pub(crate) index: BTreeMap<&'a [u8], u32>,
     /// Kind of the previous record (FORKED must follow a checkpoint).
-    prev_kind: u8,
+    pub(crate) prev_kind: u8,
+}
+
+/// Where the fold stands between two records: the seq and absolute byte offset of the next
+/// record, and the chain its framing is read after.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Cursor {
+    pub(crate) seq: u32,
+    pub(crate) offset: u32,
+    pub(crate) chain: Chain,
+}
+
+impl Cursor {
+    /// Before the first record of a log.
+    pub(crate) const START: Cursor = Cursor { seq: 0, offset: 0, chain: Chain::START };
 }
 
 impl<'a> Fold<'a> {
+    /// The fold before the first record.
+    pub(crate) fn start() -> Self {
+        Fold { run: Recovered::empty(), index: BTreeMap::new(), prev_kind: 0 }
+    }
+
     /// Index of `name` in the node table. Most records name the node the phase is at, so that
     /// one is compared first; the map answers the rest.
     fn find_node(&self, name: &[u8]) -> Option<u32> {
@@ -488,47 +508,59 @@ impl<'a> Fold<'a> {
     }
 }
 
+/// Folds the records of `bytes`, which start at the absolute position `at` of the log, into
+/// `fold`. Offsets in the fold and in an error are absolute (`at.offset` + the offset in
+/// `bytes`), so folding a log in pieces reports what folding it whole reports (docs/core-api.md,
+/// "Incremental recovery"). Returns the cursor after the last durable record; a torn tail is
+/// left out of it and counted in `fold.run.torn_len`.
+pub(crate) fn fold_chunk<'a>(fold: &mut Fold<'a>, at: Cursor, bytes: &'a [u8]) -> Result<Cursor, RecoveryError> {
+    let mut local: usize = 0;
+    let mut seq = at.seq;
+    let mut chain = at.chain;
+    fold.run.torn_len = 0;
+    loop {
+        let offset = at.offset.saturating_add(to_u32(local));
+        match read_frame(bytes, local, seq, chain) {
+            Frame::End => break,
+            Frame::Torn => {
+                fold.run.torn_len = to_u32(bytes.len().saturating_sub(local));
+                break;
+            }
+            Frame::Corrupt { code, kind } => return Err(RecoveryError { code, seq, offset, kind }),
+            Frame::Sound { version, kind, payload, end, chain: value } => {
+                let applied = match decode_payload(kind, payload) {
+                    Ok(record) => fold.apply(seq, offset, version, record),
+                    Err(code) => Err(code),
+                };
+                if let Err(code) = applied {
+                    return Err(RecoveryError { code, seq, offset, kind });
+                }
+                fold.prev_kind = kind;
+                chain = chain.after(version, value);
+                local = end;
+                // Every record is at least 16 bytes, so 2^32 records cannot fit in memory;
+                // reaching the limit would be a 64 GiB log on a 64-bit host. Stop there.
+                seq = match seq.checked_add(1) {
+                    Some(next) => next,
+                    None => return Err(RecoveryError { code: LogErrorCode::BadSeq, seq, offset, kind }),
+                };
+            }
+        }
+    }
+    let next = Cursor { seq, offset: at.offset.saturating_add(to_u32(local)), chain };
+    fold.run.record_count = next.seq;
+    fold.run.durable_len = next.offset;
+    Ok(next)
+}
+
 verus! {
 
 /// Recovers a run from its log: the typed result behind `crate::recover`.
 /// Model: `spec::recovery::spec_recover(log@)`; the byte-level tie is on `crate::recover`.
 #[verifier::external_body]
 pub fn recover_log<'a>(log: &'a [u8]) -> Result<Recovered<'a>, RecoveryError> {
-    let mut fold = Fold { run: Recovered::empty(), index: BTreeMap::new(), prev_kind: 0 };
-    let mut offset: usize = 0;
-    let mut seq: u32 = 0;
-    let mut chain = Chain::START;
-    loop {
-        let at = to_u32(offset);
-        match read_frame(log, offset, seq, chain) {
-            Frame::End => break,
-            Frame::Torn => {
-                fold.run.torn_len = to_u32(log.len().saturating_sub(offset));
-                break;
-            }
-            Frame::Corrupt { code, kind } => return Err(RecoveryError { code, seq, offset: at, kind }),
-            Frame::Sound { version, kind, payload, end, chain: value } => {
-                let applied = match decode_payload(kind, payload) {
-                    Ok(record) => fold.apply(seq, at, version, record),
-                    Err(code) => Err(code),
-                };
-                if let Err(code) = applied {
-                    return Err(RecoveryError { code, seq, offset: at, kind });
-                }
-                fold.prev_kind = kind;
-                chain = chain.after(version, value);
-                offset = end;
-                // Every record is at least 16 bytes, so 2^32 records cannot fit in memory;
-                // reaching the limit would be a 64 GiB log on a 64-bit host. Stop there.
-                seq = match seq.checked_add(1) {
-                    Some(next) => next,
-                    None => return Err(RecoveryError { code: LogErrorCode::BadSeq, seq, offset: at, kind }),
-                };
-            }
-        }
-    }
-    fold.run.record_count = seq;
-    fold.run.durable_len = to_u32(offset);
+    let mut fold = Fold::start();
+    fold_chunk(&mut fold, Cursor::START, log)?;
     Ok(fold.run)
 }
 

@@ -6,6 +6,10 @@
 //! | `cabi_post_recover` | (i32) -> ()               | host is done with the result: reset       |
 //! | `admit`             | (i32, i32, i32, i32) -> i32 | as `recover`, two argument lists        |
 //! | `cabi_post_admit`   | (i32) -> ()               | reset                                     |
+//! | `feed`              | (i32, i32, i32, i32) -> i32 | as `admit`: summary, chunk              |
+//! | `cabi_post_feed`    | (i32) -> ()               | reset                                     |
+//! | `admit-from`        | (i32, i32, i32, i32) -> i32 | as `admit`: summary, request            |
+//! | `cabi_post_admit-from` | (i32) -> ()            | reset                                     |
 //! | `format-version`    | () -> i32                 | the log format version                    |
 //! | `cabi_realloc`      | (i32, i32, i32, i32) -> i32 | the host allocates argument lists here  |
 //! | `memory`            | (exported by wasm-ld)     |                                           |
@@ -85,6 +89,35 @@ pub unsafe extern "C" fn admit(
 
 #[no_mangle]
 pub extern "C" fn cabi_post_admit(_result: *mut u8) {
+    ARENA.reset();
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn feed(summary_ptr: *const u8, summary_len: usize, chunk_ptr: *const u8, chunk_len: usize) -> *mut u8 {
+    // SAFETY: canonical-ABI arguments (see `argument`).
+    let (summary, chunk) = unsafe { (argument(summary_ptr, summary_len), argument(chunk_ptr, chunk_len)) };
+    give_back(remit_verus_core::feed(summary, chunk))
+}
+
+#[no_mangle]
+pub extern "C" fn cabi_post_feed(_result: *mut u8) {
+    ARENA.reset();
+}
+
+#[export_name = "admit-from"]
+pub unsafe extern "C" fn admit_from(
+    summary_ptr: *const u8,
+    summary_len: usize,
+    request_ptr: *const u8,
+    request_len: usize,
+) -> *mut u8 {
+    // SAFETY: canonical-ABI arguments (see `argument`).
+    let (summary, request) = unsafe { (argument(summary_ptr, summary_len), argument(request_ptr, request_len)) };
+    give_back(remit_verus_core::admit_from(summary, request))
+}
+
+#[export_name = "cabi_post_admit-from"]
+pub extern "C" fn cabi_post_admit_from(_result: *mut u8) {
     ARENA.reset();
 }
 

@@ -54,6 +54,15 @@ export class ByteRangeMap {
     return entry;
   }
 
+  /** Where entry `entry`'s key is in the home buffer: `[keyStart, keyEnd)`. */
+  keyStart(entry: number): number {
+    return this.starts[entry]!;
+  }
+
+  keyEnd(entry: number): number {
+    return this.ends[entry]!;
+  }
+
   value(entry: number): number {
     return this.values[entry]!;
   }

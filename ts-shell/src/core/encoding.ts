@@ -9,7 +9,7 @@ import {
   ActionTag, AdmissionRequestTag, RunStatus,
   type Admission, type AdmissionRequest, type EffectNodeStatus, type ForkLink, type LogErrorCode,
   type NextAction, type Recovery, type RecoveredRun, type RefusalReason, type RunFailure, type RunStatus as RunStatusT,
-  type EffectStatus,
+  type EffectStatus, type Fed,
 } from './types.js';
 
 /** Bytes that are not a valid encoding; names what and where. */
@@ -22,7 +22,8 @@ export class EncodingError extends Error {
 
 // ---------------------------------------------------------------- writer / reader
 
-class ByteWriter {
+/** A growable little-endian writer (also used by the reference core's summary encoder). */
+export class ByteWriter {
   private buf: Uint8Array;
   length = 0;
   constructor(initialCapacity = 256) {
@@ -51,6 +52,17 @@ class ByteWriter {
   }
   bytes(v: Uint8Array): this {
     this.u32(v.length);
+    this.reserve(v.length);
+    this.buf.set(v, this.length);
+    this.length += v.length;
+    return this;
+  }
+  /** A `bytes` field whose content is `src[start..end)`. */
+  bytesRange(src: Uint8Array, start: number, end: number): this {
+    return this.bytes(src.subarray(start, end));
+  }
+  /** Raw bytes, no length prefix. */
+  raw(v: Uint8Array): this {
     this.reserve(v.length);
     this.buf.set(v, this.length);
     this.length += v.length;
@@ -278,10 +290,35 @@ export function decodeAdmission(bytes: Uint8Array): Admission {
   const verdict = rd.u8();
   if (verdict !== 1 && verdict !== 2) rd.fail(`verdict ${verdict} is neither 1 nor 2`);
   const reason = rd.u8();
-  if (verdict === 1 ? reason !== 0 : reason < 1 || reason > 9) rd.fail(`reason ${reason} does not fit verdict ${verdict}`);
+  if (verdict === 1 ? reason !== 0 : reason < 1 || reason > 11) rd.fail(`reason ${reason} does not fit verdict ${verdict}`);
   const detail = rd.u8();
   const a: Admission = { accepted: verdict === 1, reason: reason as 0 | RefusalReason, detail, seq: rd.u32(), offset: rd.u32() };
   rd.end();
   return a;
 }
 
+
+// ---------------------------------------------------------------- fed (incremental recovery)
+
+/**
+ * The fed encoding of docs/core-api.md ("Incremental recovery"): `1`, the recovery encoding as a
+ * `bytes` field, then the new summary (the rest); or the single byte `0` when the summary given
+ * to feed is not a summary encoding.
+ */
+export function encodeFed(fed: Fed): Uint8Array {
+  if (!fed.ok) return Uint8Array.of(0);
+  return new ByteWriter(16 + fed.summary.length).u8(1).bytes(encodeRecovery(fed.recovery)).raw(fed.summary).finish();
+}
+
+/** Decode a fed encoding. Throws EncodingError when the bytes are not one. */
+export function decodeFed(bytes: Uint8Array): Fed {
+  const rd = new ByteReader(bytes, 'fed');
+  const ok = rd.u8();
+  if (ok === 0) {
+    rd.end();
+    return { ok: false, reason: 'BAD_SUMMARY' };
+  }
+  if (ok !== 1) rd.fail(`ok byte ${ok} is neither 0 nor 1`);
+  const recovery = decodeRecovery(rd.bytesField());
+  return { ok: true, recovery, summary: bytes.slice(rd.pos) };
+}

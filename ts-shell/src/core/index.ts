@@ -29,7 +29,7 @@ export {
 } from './codec.js';
 export {
   encodeRecovery, decodeRecovery, encodeAdmissionRequest, parseAdmissionRequest, encodeAdmission, decodeAdmission,
-  isWellFormedRequest, EncodingError, AdmissionRequestError,
+  isWellFormedRequest, EncodingError, AdmissionRequestError, encodeFed, decodeFed,
 } from './encoding.js';
 export { crc32c, crc32cUpdate } from './crc32c.js';
 export {
@@ -37,5 +37,5 @@ export {
 } from './framing.js';
 export { CoreUnavailableError, type CoreUnavailableReason } from '../errors.js';
 export { CoreTrapError } from './wasm-core.js';
-export { reference, recover, admit, createReferenceCore, type ReferenceCanary, type ReferenceCoreTestOptions } from './reference-core.js';
+export { reference, recover, admit, feed, createReferenceCore, type ReferenceCanary, type ReferenceCoreTestOptions } from './reference-core.js';
 export { loadWasmCore, wasmCoreFromExports, wasmCoreModuleUrl, type WasmBinding, type LoadWasmCoreOptions, type WasmCoreExports } from './wasm-core.js';

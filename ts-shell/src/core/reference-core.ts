@@ -10,14 +10,14 @@
  */
 
 import { ByteRangeMap } from './byte-range-map.js';
-import { encodeAdmission, encodeRecovery, isWellFormedRequest, parseAdmissionRequest } from './encoding.js';
+import { ByteWriter, encodeAdmission, encodeFed, encodeRecovery, isWellFormedRequest, parseAdmissionRequest } from './encoding.js';
 import {
   Frame, FrameOutcome, FRAME_OVERHEAD, FRAME_OVERHEAD_V2, FORMAT_VERSION_1, FORMAT_VERSION_2, MAX_NODE_COUNT, NO_CHAIN, PayloadFields,
   parsePayload, rangesEqual, readFrame, readU32,
 } from './framing.js';
 import {
   EffectStatus, LogErrorCode, NodeKind, NONE32, RecordKind, RefusalReason, RunStatus,
-  type Admission, type AdmissionRequest, type EffectNodeStatus, type ForkLink, type NextAction, type Recovery,
+  type Admission, type AdmissionRequest, type EffectNodeStatus, type Fed, type ForkLink, type NextAction, type Recovery,
   type RecoveredRun, type RecoveryCore,
 } from './types.js';
 
@@ -53,7 +53,9 @@ export type ReferenceCanary =
   /** The fence off: a format-2 EFFECT_DONE is accepted straight after its intent, with no attempt. */
   | 'done-without-attempt'
   /** The chain off: a format-2 record's link is not checked (no BAD_LINK). */
-  | 'link-unchecked';
+  | 'link-unchecked'
+  /** A wrong summary field: the summary forgets the previous record's kind (FORKED after a split is refused). */
+  | 'summary-forgets-prev-kind';
 
 interface LineageEntry {
   sourceRunIdStart: number; sourceRunIdEnd: number; sourceSeq: number;
@@ -121,6 +123,11 @@ class RecoveryFold {
   failureCodeStart = 0; failureCodeEnd = 0;
   failureMessageStart = 0; failureMessageEnd = 0;
 
+  /** Index in `log` of the first byte to fold: 0, or after the summary a fold resumed from. */
+  private start = 0;
+  /** Absolute log offset = index in `log` + shift (0 unless resumed from a summary). */
+  private shift = 0;
+
   constructor(readonly log: Uint8Array, private readonly canary: ReferenceCanary | null) {
     this.nodeByName = new ByteRangeMap(log);
     this.parkedIds = new ByteRangeMap(log);
@@ -130,7 +137,7 @@ class RecoveryFold {
   /** Fold every durable record; on corruption stop with errorCode, recordCount = the bad seq. */
   run(): this {
     const log = this.log;
-    let offset = 0;
+    let offset = this.start;
     for (;;) {
       const prevChain = this.canary === 'link-unchecked' ? NO_CHAIN : this.previousChain;
       const outcome = readFrame(log, offset, this.recordCount, this.frame, prevChain, this.v2Seen);
@@ -145,14 +152,14 @@ class RecoveryFold {
       if (!parsePayload(log, kind, this.frame.payloadStart, this.frame.payloadEnd, this.f)) {
         return this.fail(LogErrorCode.MALFORMED_PAYLOAD);
       }
-      const code = this.apply(kind, this.recordCount, offset, this.frame.version);
+      const code = this.apply(kind, this.recordCount, offset + this.shift, this.frame.version);
       if (code !== NO_ERROR) return this.fail(code);
       this.previousKind = kind;
       this.previousChain = this.frame.chain;
       this.v2Seen ||= this.frame.version === FORMAT_VERSION_2;
       offset = this.frame.recordEnd;
       this.recordCount++;
-      this.durableLen = offset;
+      this.durableLen = offset + this.shift;
     }
     return this;
   }
@@ -387,6 +394,200 @@ class RecoveryFold {
     return NO_ERROR;
   }
 
+  // ------------------------------------------------------------ the summary (docs/core-api.md, "Summary encoding")
+
+  /**
+   * Take the fold's state from the summary encoding in `log[0..summaryLen)`; the records to fold
+   * follow it in `log`. Byte fields stay ranges into `log`. False when the bytes are not a summary
+   * encoding (the decoding rules of the document, which the Rust core applies the same way).
+   */
+  resumeFrom(summaryLen: number): boolean {
+    this.start = summaryLen;
+    if (summaryLen === 0) return true;
+    const r = new SummaryReader(this.log, summaryLen);
+    if (r.u8() !== SUMMARY_VERSION) return false;
+    const seq = r.u32();
+    const durableLen = r.u32();
+    this.previousChain = r.u32();
+    const v2 = r.u8();
+    this.previousKind = r.u8();
+    if (r.failed || seq === 0 || v2 > 1) return false;
+    this.v2Seen = v2 === 1;
+    if (!this.readPhase(r)) return false;
+    [this.runIdStart, this.runIdEnd] = r.bytes();
+    [this.workflowStart, this.workflowEnd] = r.bytes();
+    [this.versionStart, this.versionEnd] = r.bytes();
+    [this.fingerprintStart, this.fingerprintEnd] = r.bytes();
+    this.checkpointSeq = r.u32(); this.checkpointOffset = r.u32();
+    this.snapshotSeq = r.u32(); this.snapshotOffset = r.u32();
+    if (r.failed || !this.readNodes(r)) return false;
+    if (this.phaseNode >= this.nodeKind.length) return false;
+    this.interruptsParked = r.u32();
+    this.interruptsClaimed = r.u32();
+    if (r.failed || !this.readInterrupts(r)) return false;
+    const forks = r.u32();
+    for (let i = 0; i < forks && !r.failed; i++) {
+      const [sourceRunIdStart, sourceRunIdEnd] = r.bytes();
+      const sourceSeq = r.u32();
+      const [runIdStart, runIdEnd] = r.bytes();
+      const forkSeq = r.u32();
+      const [intentStart, intentEnd] = r.bytes();
+      this.lineage.push({ sourceRunIdStart, sourceRunIdEnd, sourceSeq, runIdStart, runIdEnd, forkSeq, intentStart, intentEnd });
+    }
+    if (this.phase === Phase.FAILED) {
+      [this.failedNodeStart, this.failedNodeEnd] = r.bytes();
+      [this.failureCodeStart, this.failureCodeEnd] = r.bytes();
+      [this.failureMessageStart, this.failureMessageEnd] = r.bytes();
+    }
+    if (r.failed || r.pos !== summaryLen) return false;
+    this.recordCount = seq;
+    this.durableLen = durableLen;
+    this.shift = durableLen - summaryLen;
+    return true;
+  }
+
+  private readPhase(r: SummaryReader): boolean {
+    const tag = r.u8();
+    const phase = SUMMARY_PHASE[tag];
+    if (phase === undefined) return false;
+    this.phase = phase;
+    this.phaseNode = -1;
+    if (phase === Phase.ENDED || phase === Phase.COMPLETED || phase === Phase.FAILED) return !r.failed;
+    this.phaseNode = r.u32();
+    switch (phase) {
+      case Phase.INTENT:
+        [this.phaseKeyStart, this.phaseKeyEnd] = r.bytes();
+        this.phaseSeq = this.phaseIntentSeq = r.u32();
+        break;
+      case Phase.ATTEMPTED:
+        [this.phaseKeyStart, this.phaseKeyEnd] = r.bytes();
+        this.phaseIntentSeq = r.u32(); this.phaseAttempt = r.u32(); this.phaseSeq = r.u32(); this.phaseOffset = r.u32();
+        break;
+      case Phase.RELEASED:
+        [this.phaseKeyStart, this.phaseKeyEnd] = r.bytes();
+        this.phaseIntentSeq = r.u32(); this.phaseAttempt = r.u32();
+        break;
+      case Phase.DONE:
+        [this.phaseKeyStart, this.phaseKeyEnd] = r.bytes();
+        this.phaseSeq = r.u32(); this.phaseOffset = r.u32();
+        break;
+      case Phase.PARKED:
+        [this.phaseIdStart, this.phaseIdEnd] = r.bytes();
+        this.phaseSeq = r.u32();
+        break;
+      case Phase.CLAIMED:
+        [this.phaseIdStart, this.phaseIdEnd] = r.bytes();
+        this.phaseSeq = r.u32(); this.phaseOffset = r.u32();
+        break;
+      default:
+        break;
+    }
+    return !r.failed;
+  }
+
+  /** The node table: 1..65535 entries, kinds 1..3, names pairwise distinct; effect status 0..2. */
+  private readNodes(r: SummaryReader): boolean {
+    const count = r.u32();
+    if (r.failed || count < 1 || count > MAX_NODE_COUNT) return false;
+    this.nodeByName = new ByteRangeMap(this.log, count);
+    for (let i = 0; i < count; i++) {
+      const [start, end] = r.bytes();
+      const kind = r.u8();
+      if (r.failed || kind < NodeKind.PURE || kind > NodeKind.INTERRUPT || this.findNode(start, end) >= 0) return false;
+      const status = r.u8();
+      if (r.failed || status > EffectStatus.DONE) return false;
+      this.nodeByName.add(start, end, i);
+      this.nodeNameStart.push(start);
+      this.nodeNameEnd.push(end);
+      this.nodeKind.push(kind);
+      this.effectStatus.push(status);
+      this.effectDoneCount.push(r.u32());
+      this.effectAttempts.push(r.u32());
+    }
+    return !r.failed;
+  }
+
+  /** Parked interrupt ids in strictly ascending bytewise order, each with its claim if claimed. */
+  private readInterrupts(r: SummaryReader): boolean {
+    const count = r.u32();
+    let prevStart = -1, prevEnd = -1;
+    for (let i = 0; i < count; i++) {
+      const [start, end] = r.bytes();
+      const claimed = r.u8();
+      if (r.failed || claimed > 1) return false;
+      if (prevStart >= 0 && compareRanges(this.log, prevStart, prevEnd, start, end) >= 0) return false;
+      prevStart = start; prevEnd = end;
+      this.parkedIds.add(start, end);
+      if (claimed === 1) {
+        const seq = r.u32();
+        const offset = r.u32();
+        this.claimedIds.add(start, end, seq, offset);
+      }
+    }
+    return !r.failed;
+  }
+
+  /** The summary encoding of the fold as it stands (empty when no record is durable). */
+  summary(): Uint8Array {
+    if (this.recordCount === 0) return new Uint8Array(0);
+    const log = this.log;
+    const w = new ByteWriter(256);
+    w.u8(SUMMARY_VERSION).u32(this.recordCount).u32(this.durableLen).u32(this.previousChain).u8(this.v2Seen ? 1 : 0);
+    w.u8(this.canary === 'summary-forgets-prev-kind' ? 0 : this.previousKind);
+    this.writePhase(w);
+    w.bytesRange(log, this.runIdStart, this.runIdEnd).bytesRange(log, this.workflowStart, this.workflowEnd);
+    w.bytesRange(log, this.versionStart, this.versionEnd).bytesRange(log, this.fingerprintStart, this.fingerprintEnd);
+    w.u32(this.checkpointSeq).u32(this.checkpointOffset).u32(this.snapshotSeq).u32(this.snapshotOffset);
+    w.u32(this.nodeKind.length);
+    for (let i = 0; i < this.nodeKind.length; i++) {
+      w.bytesRange(log, this.nodeNameStart[i]!, this.nodeNameEnd[i]!).u8(this.nodeKind[i]!).u8(this.effectStatus[i]!);
+      w.u32(this.effectDoneCount[i]!).u32(this.effectAttempts[i]!);
+    }
+    w.u32(this.interruptsParked).u32(this.interruptsClaimed);
+    const ids: number[] = [];
+    for (let e = 0; e < this.parkedIds.size; e++) ids.push(e);
+    const p = this.parkedIds;
+    ids.sort((a, b) => compareRanges(log, p.keyStart(a), p.keyEnd(a), p.keyStart(b), p.keyEnd(b)));
+    w.u32(ids.length);
+    for (const e of ids) {
+      const start = p.keyStart(e), end = p.keyEnd(e);
+      w.bytesRange(log, start, end);
+      const claim = this.claimedIds.find(log, start, end);
+      if (claim < 0) w.u8(0);
+      else w.u8(1).u32(this.claimedIds.value(claim)).u32(this.claimedIds.value2(claim));
+    }
+    w.u32(this.lineage.length);
+    for (const l of this.lineage) {
+      w.bytesRange(log, l.sourceRunIdStart, l.sourceRunIdEnd).u32(l.sourceSeq).bytesRange(log, l.runIdStart, l.runIdEnd);
+      w.u32(l.forkSeq).bytesRange(log, l.intentStart, l.intentEnd);
+    }
+    if (this.phase === Phase.FAILED) {
+      w.bytesRange(log, this.failedNodeStart, this.failedNodeEnd).bytesRange(log, this.failureCodeStart, this.failureCodeEnd);
+      w.bytesRange(log, this.failureMessageStart, this.failureMessageEnd);
+    }
+    return w.finish();
+  }
+
+  private writePhase(w: ByteWriter): void {
+    const log = this.log;
+    const key = (): ByteWriter => w.bytesRange(log, this.phaseKeyStart, this.phaseKeyEnd);
+    const id = (): ByteWriter => w.bytesRange(log, this.phaseIdStart, this.phaseIdEnd);
+    switch (this.phase) {
+      case Phase.AT: w.u8(1).u32(this.phaseNode); return;
+      case Phase.INTENT: w.u8(2).u32(this.phaseNode); key().u32(this.phaseIntentSeq); return;
+      case Phase.ATTEMPTED:
+        w.u8(3).u32(this.phaseNode); key().u32(this.phaseIntentSeq).u32(this.phaseAttempt).u32(this.phaseSeq).u32(this.phaseOffset);
+        return;
+      case Phase.RELEASED: w.u8(4).u32(this.phaseNode); key().u32(this.phaseIntentSeq).u32(this.phaseAttempt); return;
+      case Phase.DONE: w.u8(5).u32(this.phaseNode); key().u32(this.phaseSeq).u32(this.phaseOffset); return;
+      case Phase.PARKED: w.u8(6).u32(this.phaseNode); id().u32(this.phaseSeq); return;
+      case Phase.CLAIMED: w.u8(7).u32(this.phaseNode); id().u32(this.phaseSeq).u32(this.phaseOffset); return;
+      case Phase.ENDED: w.u8(8); return;
+      case Phase.COMPLETED: w.u8(9); return;
+      default: w.u8(10); return; // FAILED (EMPTY has no summary)
+    }
+  }
+
   // ------------------------------------------------------------ reporting
 
   private bytes(start: number, end: number): Uint8Array {
@@ -530,13 +731,15 @@ function admitRequest(log: Uint8Array, request: AdmissionRequest | null, canary:
       }
       return refuse(RefusalReason.NOT_A_CHECKPOINT, n, offset);
     }
-    case 'CONTINUE_FROM': {
-      const n = request.seq;
-      if (n === head) return accept(fold.recordCount, fold.durableLen);
-      if (n > head) return refuse(RefusalReason.BEYOND_HEAD, head, fold.durableLen);
-      return refuse(RefusalReason.IMPLICIT_FORK, head, fold.durableLen);
-    }
+    case 'CONTINUE_FROM':
+      return admitContinue(fold, request.seq, head);
   }
+}
+
+function admitContinue(fold: RecoveryFold, n: number, head: number): Admission {
+  if (n === head) return accept(fold.recordCount, fold.durableLen);
+  if (n > head) return refuse(RefusalReason.BEYOND_HEAD, head, fold.durableLen);
+  return refuse(RefusalReason.IMPLICIT_FORK, head, fold.durableLen);
 }
 
 function admitResume(fold: RecoveryFold, id: Uint8Array, head: number, canary: ReferenceCanary | null): Admission {
@@ -551,11 +754,111 @@ function admitResume(fold: RecoveryFold, id: Uint8Array, head: number, canary: R
   return refuse(RefusalReason.UNKNOWN_INTERRUPT, head, fold.durableLen);
 }
 
+// ------------------------------------------------------------------ the summary encoding
+
+/** Version byte of the summary encoding. */
+const SUMMARY_VERSION = 1;
+
+/** Summary phase tags (docs/core-api.md, "Summary encoding") -> fold phases. */
+const SUMMARY_PHASE: Record<number, Phase> = {
+  1: Phase.AT, 2: Phase.INTENT, 3: Phase.ATTEMPTED, 4: Phase.RELEASED, 5: Phase.DONE, 6: Phase.PARKED,
+  7: Phase.CLAIMED, 8: Phase.ENDED, 9: Phase.COMPLETED, 10: Phase.FAILED,
+};
+
+/** Bytewise order of two ranges of `bytes` (a shorter prefix first), as Rust orders byte slices. */
+function compareRanges(bytes: Uint8Array, aStart: number, aEnd: number, bStart: number, bEnd: number): number {
+  const aLen = aEnd - aStart, bLen = bEnd - bStart;
+  const n = Math.min(aLen, bLen);
+  for (let i = 0; i < n; i++) {
+    const d = bytes[aStart + i]! - bytes[bStart + i]!;
+    if (d !== 0) return d;
+  }
+  return aLen - bLen;
+}
+
+/** Reads summary fields inside `bytes[0..end)`; past the end it sets `failed` and returns zeros. */
+class SummaryReader {
+  pos = 0;
+  failed = false;
+  constructor(private readonly buf: Uint8Array, private readonly end: number) {}
+  u8(): number {
+    if (this.pos + 1 > this.end) return this.fail();
+    return this.buf[this.pos++]!;
+  }
+  u32(): number {
+    if (this.pos + 4 > this.end) return this.fail();
+    const v = readU32(this.buf, this.pos);
+    this.pos += 4;
+    return v;
+  }
+  /** A `bytes` field as a range [start, end) of the buffer. */
+  bytes(): [number, number] {
+    const len = this.u32();
+    if (this.failed || this.pos + len > this.end) {
+      this.fail();
+      return [0, 0];
+    }
+    const start = this.pos;
+    this.pos += len;
+    return [start, this.pos];
+  }
+  private fail(): number {
+    this.failed = true;
+    this.pos = this.end;
+    return 0;
+  }
+}
+
+/** feed(summary, chunk) of docs/core-api.md, "Incremental recovery". */
+function feedWith(summary: Uint8Array, chunk: Uint8Array, canary: ReferenceCanary | null): Fed {
+  const fold = resumedFold(summary, chunk, canary);
+  if (fold === null) return { ok: false, reason: 'BAD_SUMMARY' };
+  fold.run();
+  const recovery = fold.report();
+  return { ok: true, recovery, summary: recovery.ok ? fold.summary() : summary.slice() };
+}
+
+/** A fold over (summary ++ chunk) resumed from the summary, or null when it does not decode. */
+function resumedFold(summary: Uint8Array, chunk: Uint8Array, canary: ReferenceCanary | null): RecoveryFold | null {
+  let buffer = chunk;
+  if (summary.length > 0) {
+    buffer = new Uint8Array(summary.length + chunk.length);
+    buffer.set(summary, 0);
+    buffer.set(chunk, summary.length);
+  }
+  const fold = new RecoveryFold(buffer, canary);
+  return fold.resumeFrom(summary.length) ? fold : null;
+}
+
+/** admit-from(summary, request): admission from the summary's fold state alone. */
+function admitFromWith(summary: Uint8Array, request: AdmissionRequest | null, canary: ReferenceCanary | null): Admission {
+  const fold = resumedFold(summary, new Uint8Array(0), canary);
+  if (fold === null) return refuse(RefusalReason.BAD_SUMMARY, 0, 0);
+  if (fold.recordCount === 0) return refuse(RefusalReason.NO_RUN, 0, 0);
+  if (request === null) return refuse(RefusalReason.BAD_REQUEST, 0, 0);
+  const head = fold.recordCount - 1;
+  switch (request.tag) {
+    case 'RESUME':
+      return admitResume(fold, request.interruptId, head, canary);
+    case 'CONTINUE_FROM':
+      return admitContinue(fold, request.seq, head);
+    case 'FORK_AT':
+      // The summary keeps the latest checkpoint only, not which records are checkpoints.
+      if (request.seq > head) return refuse(RefusalReason.BEYOND_HEAD, head, fold.durableLen);
+      return refuse(RefusalReason.NEEDS_LOG, request.seq, 0);
+  }
+}
+
 // ------------------------------------------------------------------ the RecoveryCore
 
 /** recover(log) of docs/core-api.md. Total: never throws. */
 export function recover(log: Uint8Array): Recovery {
   return new RecoveryFold(log, null).run().report();
+}
+
+/** feed(summary, chunk) of docs/core-api.md, "Incremental recovery". Total: never throws. */
+export function feed(summary: Uint8Array, chunk: Uint8Array): Fed {
+  return feedWith(summary, chunk, null);
 }
 
 /** admit(log, request) of docs/core-api.md. A request the encoding could not carry is BAD_REQUEST. */
@@ -589,6 +892,10 @@ export function createReferenceCore(options: ReferenceCoreTestOptions = {}): Rec
     admit: (log, request) => admitRequest(log, isWellFormedRequest(request) ? request : null, canary),
     recoverEncoded: (log) => encodeRecovery(recoverWith(log)),
     admitEncoded: (log, request) => encodeAdmission(admitRequest(log, parseAdmissionRequest(request), canary)),
+    feed: (summary, chunk) => feedWith(summary, chunk, canary),
+    feedEncoded: (summary, chunk) => encodeFed(feedWith(summary, chunk, canary)),
+    admitFrom: (summary, request) => admitFromWith(summary, isWellFormedRequest(request) ? request : null, canary),
+    admitFromEncoded: (summary, request) => encodeAdmission(admitFromWith(summary, parseAdmissionRequest(request), canary)),
   };
 }
 

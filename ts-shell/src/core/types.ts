@@ -158,6 +158,10 @@ export const RefusalReason = {
   LOG_INVALID: 7,
   NO_RUN: 8,
   BAD_REQUEST: 9,
+  /** Only from admitFrom: FORK_AT at or before the head needs the log (the summary does not know every checkpoint). */
+  NEEDS_LOG: 10,
+  /** Only from admitFrom: the bytes given are not a summary encoding. */
+  BAD_SUMMARY: 11,
 } as const;
 export type RefusalReason = (typeof RefusalReason)[keyof typeof RefusalReason];
 
@@ -172,6 +176,19 @@ export interface Admission {
 }
 
 /**
+ * What feed returns (docs/core-api.md, "Incremental recovery"): the recovery of the summarised log
+ * followed by the chunk, byte-identical to recover() of that whole log, and the summary of its
+ * durable records (on a recovery error: the summary given, unchanged). `ok: false` when the
+ * summary given is not a summary encoding.
+ */
+export type Fed =
+  | { ok: true; recovery: Recovery; summary: Uint8Array }
+  | { ok: false; reason: 'BAD_SUMMARY' };
+
+/** The summary of a log with no durable record: feeding from it is recovering from the start. */
+export const EMPTY_SUMMARY: Uint8Array = new Uint8Array(0);
+
+/**
  * The one interface both cores implement. The `*Encoded` functions return the canonical encodings
  * of docs/core-api.md; the equivalence suite compares those byte for byte. The decoded functions
  * are what the shell uses.
@@ -182,6 +199,15 @@ export interface RecoveryCore {
   admit(log: Uint8Array, request: AdmissionRequest): Admission;
   recoverEncoded(log: Uint8Array): Uint8Array;
   admitEncoded(log: Uint8Array, request: Uint8Array): Uint8Array;
+  /**
+   * Incremental recovery: fold `chunk` (the log's bytes from the summary's durable length on)
+   * into `summary` (EMPTY_SUMMARY: the start of a log). Cost O(summary + chunk).
+   */
+  feed(summary: Uint8Array, chunk: Uint8Array): Fed;
+  /** Admission from a summary: admit() of the summarised log, except FORK_AT <= head (NEEDS_LOG). */
+  admitFrom(summary: Uint8Array, request: AdmissionRequest): Admission;
+  feedEncoded(summary: Uint8Array, chunk: Uint8Array): Uint8Array;
+  admitFromEncoded(summary: Uint8Array, request: Uint8Array): Uint8Array;
 }
 
 /** One decoded record (docs/log-format.md, "Record kinds"). Byte fields stay bytes. */

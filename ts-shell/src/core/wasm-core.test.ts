@@ -35,9 +35,13 @@ describe('loadWasmCore', () => {
 });
 
 describe('the adapter only converts', () => {
-  const viaAdapter = wasmCoreFromExports({ recover: reference.recoverEncoded, admit: reference.admitEncoded });
+  const viaAdapter = wasmCoreFromExports({
+    recover: reference.recoverEncoded, admit: reference.admitEncoded, feed: reference.feedEncoded, admitFrom: reference.admitFromEncoded,
+  });
   it('decodes what the exports return', () => {
     expect(viaAdapter.recover(log)).toEqual(reference.recover(log));
+    expect(viaAdapter.feed(new Uint8Array(0), log)).toEqual(reference.feed(new Uint8Array(0), log));
+    expect(viaAdapter.feed(Uint8Array.of(9), log)).toEqual({ ok: false, reason: 'BAD_SUMMARY' });
     expect(viaAdapter.admit(log, { tag: 'RESUME', interruptId: t('x') })).toEqual(reference.admit(log, { tag: 'RESUME', interruptId: t('x') }));
   });
   it('sends unencodable requests as bytes the core refuses, after the log checks', () => {
@@ -48,8 +52,11 @@ describe('the adapter only converts', () => {
     const trapping = wasmCoreFromExports({
       recover: () => { throw new Error('RuntimeError: unreachable'); },
       admit: () => { throw new Error('RuntimeError: unreachable'); },
+      feed: () => { throw new Error('RuntimeError: unreachable'); },
+      admitFrom: () => { throw new Error('RuntimeError: unreachable'); },
     });
     expect(() => trapping.recoverEncoded(log)).toThrow(CoreTrapError);
+    expect(() => trapping.feed(new Uint8Array(0), log)).toThrow(/feed/);
     expect(() => trapping.admit(log, { tag: 'CONTINUE_FROM', seq: 1 })).toThrow(/admit/);
   });
 });
@@ -70,5 +77,17 @@ describe.skipIf(wasm instanceof Error && allowNoWasm)('the built Wasm core', () 
     expect(core.recoverEncoded(log)).toEqual(reference.recoverEncoded(log));
     expect(core.recover(log)).toEqual(reference.recover(log));
     expect(core.admit(log, { tag: 'RESUME', interruptId: t('x') })).toEqual({ accepted: true, reason: 0, detail: 0, seq: 2, offset: log.length });
+  });
+  it('feeds and admits from a summary like the reference, through jco and the canonical ABI', async () => {
+    const core = wasm as Awaited<ReturnType<typeof loadWasmCore>>;
+    const direct = await loadWasmCore(undefined, { binding: 'canonical-abi' });
+    const fed = reference.feedEncoded(new Uint8Array(0), log);
+    expect(core.feedEncoded(new Uint8Array(0), log)).toEqual(fed);
+    expect(direct.feedEncoded(new Uint8Array(0), log)).toEqual(fed);
+    const summary = reference.feed(new Uint8Array(0), log);
+    if (!summary.ok) throw new Error('the reference refused the empty summary');
+    const request = { tag: 'RESUME' as const, interruptId: t('x') };
+    expect(core.admitFrom(summary.summary, request)).toEqual(reference.admit(log, request));
+    expect(direct.admitFrom(summary.summary, request)).toEqual(reference.admit(log, request));
   });
 });

@@ -9,14 +9,16 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { CoreUnavailableError } from '../errors.js';
 import {
-  decodeAdmission, decodeRecovery, encodeAdmissionRequest, isWellFormedRequest, MALFORMED_REQUEST_BYTES,
+  decodeAdmission, decodeFed, decodeRecovery, encodeAdmissionRequest, isWellFormedRequest, MALFORMED_REQUEST_BYTES,
 } from './encoding.js';
-import type { Admission, AdmissionRequest, Recovery, RecoveryCore } from './types.js';
+import type { Admission, AdmissionRequest, Fed, Recovery, RecoveryCore } from './types.js';
 
 /** What jco generates for the component's exports (canonical encodings of docs/core-api.md). */
 export interface WasmCoreExports {
   recover(log: Uint8Array): Uint8Array;
   admit(log: Uint8Array, request: Uint8Array): Uint8Array;
+  feed(summary: Uint8Array, chunk: Uint8Array): Uint8Array;
+  admitFrom(summary: Uint8Array, request: Uint8Array): Uint8Array;
 }
 
 /** The package that carries the component's jco bindings and its .wasm. */
@@ -36,7 +38,7 @@ export function wasmCoreModuleUrl(): string {
 /** The Wasm core trapped or threw: a bug in the core (it must be total), never bad input. */
 export class CoreTrapError extends Error {
   override readonly name = 'CoreTrapError';
-  constructor(readonly operation: 'recover' | 'admit', readonly logLen: number, options?: { cause?: unknown }) {
+  constructor(readonly operation: 'recover' | 'admit' | 'feed' | 'admitFrom', readonly logLen: number, options?: { cause?: unknown }) {
     super(`the Wasm core failed in ${operation} on a ${logLen}-byte log: ${String((options?.cause as Error)?.message ?? options?.cause)}`, options);
   }
 }
@@ -56,8 +58,8 @@ async function importExports(moduleUrl: URL): Promise<WasmCoreExports> {
     }
     throw new CoreUnavailableError('wasm', 'WASM_LOAD_FAILED', `${moduleUrl.pathname} failed to load (${String((e as Error)?.message ?? e)}): ${FIX}`, e);
   }
-  if (typeof mod.recover !== 'function' || typeof mod.admit !== 'function') {
-    throw new CoreUnavailableError('wasm', 'WASM_LOAD_FAILED', `${moduleUrl.pathname} does not export recover and admit: ${FIX}`);
+  if (typeof mod.recover !== 'function' || typeof mod.admit !== 'function' || typeof mod.feed !== 'function' || typeof mod.admitFrom !== 'function') {
+    throw new CoreUnavailableError('wasm', 'WASM_LOAD_FAILED', `${moduleUrl.pathname} does not export recover, admit, feed and admitFrom: ${FIX}`);
   }
   return mod as WasmCoreExports;
 }
@@ -78,10 +80,31 @@ export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
       throw new CoreTrapError('admit', log.length, { cause: e });
     }
   };
+  const feedEncoded = (summary: Uint8Array, chunk: Uint8Array): Uint8Array => {
+    try {
+      return exports.feed(summary, chunk);
+    } catch (e) {
+      throw new CoreTrapError('feed', chunk.length, { cause: e });
+    }
+  };
+  const admitFromEncoded = (summary: Uint8Array, request: Uint8Array): Uint8Array => {
+    try {
+      return exports.admitFrom(summary, request);
+    } catch (e) {
+      throw new CoreTrapError('admitFrom', summary.length, { cause: e });
+    }
+  };
   return {
     name: 'wasm',
     recoverEncoded,
     admitEncoded,
+    feedEncoded,
+    admitFromEncoded,
+    feed: (summary: Uint8Array, chunk: Uint8Array): Fed => decodeFed(feedEncoded(summary, chunk)),
+    admitFrom: (summary: Uint8Array, request: AdmissionRequest): Admission => {
+      const bytes = isWellFormedRequest(request) ? encodeAdmissionRequest(request) : MALFORMED_REQUEST_BYTES;
+      return decodeAdmission(admitFromEncoded(summary, bytes));
+    },
     recover: (log: Uint8Array): Recovery => decodeRecovery(recoverEncoded(log)),
     admit: (log: Uint8Array, request: AdmissionRequest): Admission => {
       // A request the encoding cannot carry goes in as bytes every core refuses as BAD_REQUEST, so
@@ -112,8 +135,12 @@ interface CoreModuleExports {
   cabi_realloc(oldPtr: number, oldLen: number, align: number, newLen: number): number;
   recover(ptr: number, len: number): number;
   admit(logPtr: number, logLen: number, reqPtr: number, reqLen: number): number;
+  feed(summaryPtr: number, summaryLen: number, chunkPtr: number, chunkLen: number): number;
+  'admit-from'(summaryPtr: number, summaryLen: number, reqPtr: number, reqLen: number): number;
   cabi_post_recover(ret: number): void;
   cabi_post_admit(ret: number): void;
+  cabi_post_feed(ret: number): void;
+  'cabi_post_admit-from'(ret: number): void;
 }
 
 /** The part of the WebAssembly JS API used here (the project's TypeScript libs do not declare it). */
@@ -124,7 +151,10 @@ interface WebAssemblyApi {
 }
 const webAssembly = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
 
-const CORE_MODULE_EXPORTS = ['memory', 'cabi_realloc', 'recover', 'admit', 'cabi_post_recover', 'cabi_post_admit'] as const;
+const CORE_MODULE_EXPORTS = [
+  'memory', 'cabi_realloc', 'recover', 'admit', 'feed', 'admit-from', 'cabi_post_recover', 'cabi_post_admit', 'cabi_post_feed',
+  'cabi_post_admit-from',
+] as const;
 
 async function instantiateCoreModule(moduleUrl: URL): Promise<CoreModuleExports> {
   const coreUrl = new URL('./remit_core.core.wasm', moduleUrl);
@@ -179,6 +209,20 @@ function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
   const refuseIfTrapped = () => {
     if (trapped !== null) throw new Error('the Wasm core instance trapped earlier and cannot be called again', { cause: trapped });
   };
+  /** An export of two list arguments: copy both in, call, copy the result out, post-return. */
+  const two = (
+    a: Uint8Array, b: Uint8Array, call: (aPtr: number, aLen: number, bPtr: number, bLen: number) => number, post: (ret: number) => void,
+  ): Uint8Array => {
+    refuseIfTrapped();
+    try {
+      const aPtr = copyIn(a);
+      const bPtr = copyIn(b);
+      return copyOutAndFree(call(aPtr, a.length, bPtr, b.length), post);
+    } catch (e) {
+      trapped = e;
+      throw e;
+    }
+  };
   return {
     recover: (log) => {
       refuseIfTrapped();
@@ -190,17 +234,9 @@ function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
         throw e;
       }
     },
-    admit: (log, request) => {
-      refuseIfTrapped();
-      try {
-        const logPtr = copyIn(log);
-        const requestPtr = copyIn(request);
-        return copyOutAndFree(core.admit(logPtr, log.length, requestPtr, request.length), core.cabi_post_admit);
-      } catch (e) {
-        trapped = e;
-        throw e;
-      }
-    },
+    admit: (log, request) => two(log, request, core.admit, core.cabi_post_admit),
+    feed: (summary, chunk) => two(summary, chunk, core.feed, core.cabi_post_feed),
+    admitFrom: (summary, request) => two(summary, request, core['admit-from'], core['cabi_post_admit-from']),
   };
 }
 

@@ -7,7 +7,10 @@
 
 import { chainOf, concatBytes, encodeRecordV2 } from '../core/codec.js';
 import { chainValueBefore } from '../core/framing.js';
-import { RecordKind, type LogRecord, type NextAction, type RecoveredRun, type Recovery } from '../core/types.js';
+import {
+  EMPTY_SUMMARY, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type NextAction, type RecoveredRun,
+  type Recovery,
+} from '../core/types.js';
 import { ConflictError, DefinitionMismatchError, LogCorruptError, UnknownWorkflowError } from '../errors.js';
 import type { FaultInfo, SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
@@ -22,6 +25,12 @@ import {
 import type { FenceSettings } from './fence.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
 import { GROUPABLE_ACTIONS, Step } from './step.js';
+
+/**
+ * The most log bytes handed to the core in one call: a longer log (a reload) is fed in pieces, so
+ * the Wasm core's linear memory grows to about this plus the summary, not to the log's size.
+ */
+const FEED_CHUNK_BYTES = 1024 * 1024;
 
 /** Appended anyway once a group's encoded records reach this size, whatever the step count. */
 const MAX_GROUPED_BYTES = 4 * 1024 * 1024;
@@ -49,6 +58,13 @@ export class RunSession {
   private stagedSteps = 0;
   private head: CachedHead | undefined;
   private recovery: { byteLength: number; value: Recovery } | undefined;
+  /**
+   * The core's fold state after the bytes it has checked (docs/core-api.md, "Incremental
+   * recovery"): the summary of `log[0..summaryEnd)`. Each recovery feeds the core only the bytes
+   * after `summaryEnd`, so a step costs O(new records + summary), not O(log).
+   */
+  private summary: Uint8Array = EMPTY_SUMMARY;
+  private summaryEnd = 0;
   /** An append failed: nothing cached may be used until the log is read again. */
   private stale = false;
   private checkedWorkflow: Workflow | undefined;
@@ -114,7 +130,9 @@ export class RunSession {
     this.head = undefined;
     this.stale = false;
     this.recordCount = rows.length === 0 ? 0 : -1;
-    const recovery = this.engine.core.recover(bytes);
+    this.summary = EMPTY_SUMMARY;
+    this.summaryEnd = 0;
+    const recovery = this.feedCore(bytes.length);
     this.recovery = { byteLength: bytes.length, value: recovery };
     this.damage = rows.length === 0 ? null : diagnoseRows(this.runId, rows, recovery);
   }
@@ -125,13 +143,51 @@ export class RunSession {
     if (this.damage !== null) throw damageError(this.runId, this.damage);
     const byteLength = this.log.byteLength;
     if (this.recovery?.byteLength !== byteLength) {
-      this.recovery = { byteLength, value: this.engine.core.recover(this.log.bytes) };
+      this.recovery = { byteLength, value: this.feedCore(byteLength) };
     }
     const recovered = checkRecovery(this.recovery.value, this.runId, allowEmpty);
     if (recovered.recordCount > 0) this.checkRunIdIsTheKey(recovered);
     if (this.recordCount < 0) this.recordCount = recovered.recordCount;
     assert(recovered.recordCount === this.recordCount, () => `run ${this.runId} holds ${this.recordCount} records, the core counts ${recovered.recordCount}`);
     return recovered;
+  }
+
+  /**
+   * The recovery of `log[0..byteLength)`, handing the core only the bytes after those its summary
+   * covers. The summary advances over durable records only (a torn tail is fed again next time)
+   * and not on a recovery error (feed returns the summary it was given).
+   */
+  private feedCore(byteLength: number): Recovery {
+    // Pieces of at most FEED_CHUNK_BYTES (more when one record is longer: a piece that ends inside
+    // a record leaves it torn and the summary where it was, so the next piece starts there again).
+    // By the split property the last piece's answer is the recovery of the whole log.
+    let pieceBytes = FEED_CHUNK_BYTES;
+    for (;;) {
+      const end = Math.min(byteLength, this.summaryEnd + pieceBytes);
+      const fed = this.engine.core.feed(this.summary, this.log.bytes.subarray(this.summaryEnd, end));
+      assert(fed.ok, () => `run ${this.runId}: the ${this.engine.core.name} core refused the summary it wrote (a core bug)`);
+      if (!fed.recovery.ok) return fed.recovery;
+      const advanced = fed.recovery.durableLen > this.summaryEnd;
+      this.summary = fed.summary;
+      this.summaryEnd = fed.recovery.durableLen;
+      if (end === byteLength) return fed.recovery;
+      pieceBytes = advanced ? FEED_CHUNK_BYTES : pieceBytes * 2;
+    }
+  }
+
+  /**
+   * Admission of `request` against the log this session holds (durable plus staged records), judged
+   * from the core's summary instead of a pass over the whole log: docs/core-api.md, "Admission from
+   * a summary". The log itself is asked only when the summary cannot decide (a fork at an earlier
+   * checkpoint: NEEDS_LOG) or the log does not recover (the log's answer names the bad record).
+   */
+  admit(request: AdmissionRequest): Admission {
+    assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
+    const byteLength = this.log.byteLength;
+    if (this.recovery?.byteLength !== byteLength) this.recovery = { byteLength, value: this.feedCore(byteLength) };
+    if (!this.recovery.value.ok) return this.engine.core.admit(this.log.bytes, request);
+    const admission = this.engine.core.admitFrom(this.summary, request);
+    return admission.reason === RefusalReason.NEEDS_LOG ? this.engine.core.admit(this.log.bytes, request) : admission;
   }
 
   /**
@@ -279,6 +335,8 @@ export class RunSession {
     this.stagedSteps = 0;
     this.head = undefined;
     this.recovery = undefined;
+    this.summary = EMPTY_SUMMARY;
+    this.summaryEnd = 0;
   }
 
   private faultInfo(g: StagedRecords): FaultInfo {

@@ -596,4 +596,16 @@ pub open spec fn spec_recovery_encoding(log: Seq<u8>) -> Seq<u8> {
     }
 }
 
+/// The summary of a log's durable records (docs/core-api.md, "Summary encoding"). Left
+/// uninterpreted here: the byte layout is not modelled; its executable definition is
+/// `summary::write_summary`, and the equivalence suite pins it between the two cores.
+pub uninterp spec fn spec_summary(log: Seq<u8>) -> Seq<u8>;
+
+/// The recovery half of `feed(summary, chunk)` (uninterpreted; pinned by
+/// `lemma_feed_in_any_split_is_recover`).
+pub uninterp spec fn spec_feed_recovery(summary: Seq<u8>, chunk: Seq<u8>) -> Seq<u8>;
+
+/// The summary half of `feed(summary, chunk)` (uninterpreted, as above).
+pub uninterp spec fn spec_feed_summary(summary: Seq<u8>, chunk: Seq<u8>) -> Seq<u8>;
+
 } // verus!

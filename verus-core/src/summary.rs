@@ -1,0 +1,414 @@
+//! Incremental recovery (docs/core-api.md, "Incremental recovery"): the fold's state between two
+//! records as an owned, canonical byte string (the *summary*), and `feed(summary, chunk)`, which
+//! folds only the new bytes. The statement is `spec::properties::lemma_feed_in_any_split_is_recover`: feeding the log in any
+//! split gives what recovering it whole gives (`lemma_feed_in_any_split_is_recover`).
+//!
+//! How: the summary is decoded into a `Fold` whose byte fields borrow the summary, the existing
+//! fold runs over the chunk (`recovery::fold_chunk`, absolute offsets), and the fold at the
+//! chunk's end is written back out. The cost is O(summary + chunk), never O(log).
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use vstd::prelude::*;
+
+use crate::admission::{admit_continue, admit_resume, parse_request, Admission, AdmissionRequest, RefusalReason};
+use crate::codec::{Chain, NodeEntry, NODE_INTERRUPT, NODE_PURE};
+use crate::encoding::{write_recovery, Counter, Sink};
+use crate::recovery::{
+    fold_chunk, to_u32, Cursor, EffectStatus, EffectTally, Failure, Fold, ForkLink, Phase, Position, Recovered, RecoveryError,
+};
+
+/// Version byte of the summary encoding.
+pub const SUMMARY_VERSION: u8 = 1;
+
+/// Phase tags of the summary encoding (`Empty` has none: the summary of an empty log is empty).
+const PHASE_AT: u8 = 1;
+const PHASE_INTENT: u8 = 2;
+const PHASE_ATTEMPTED: u8 = 3;
+const PHASE_RELEASED: u8 = 4;
+const PHASE_DONE: u8 = 5;
+const PHASE_PARKED: u8 = 6;
+const PHASE_CLAIMED: u8 = 7;
+const PHASE_ENDED: u8 = 8;
+const PHASE_COMPLETED: u8 = 9;
+const PHASE_FAILED: u8 = 10;
+
+/// Largest node table (docs/core-api.md, `RUN_STARTED`).
+const MAX_NODES: u32 = 65535;
+
+/// The summary given to `feed` or `admit_from` is not a summary encoding a core writes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SummaryError;
+
+// ------------------------------------------------------------------ writing
+
+fn write_phase<S: Sink>(out: &mut S, phase: Phase<'_>) {
+    match phase {
+        // Unreachable for a summary with records (record_count >= 1 means RUN_STARTED ran);
+        // written as ENDED's absence would be ambiguous, so Empty never reaches here.
+        Phase::Empty => {}
+        Phase::At { node } => {
+            out.u8(PHASE_AT);
+            out.u32(node);
+        }
+        Phase::Intent { node, key, seq } => {
+            out.u8(PHASE_INTENT);
+            out.u32(node);
+            out.bytes(key);
+            out.u32(seq);
+        }
+        Phase::Attempted { node, key, intent_seq, attempt, seq, offset } => {
+            out.u8(PHASE_ATTEMPTED);
+            out.u32(node);
+            out.bytes(key);
+            out.u32(intent_seq);
+            out.u32(attempt);
+            out.u32(seq);
+            out.u32(offset);
+        }
+        Phase::Released { node, key, intent_seq, attempt } => {
+            out.u8(PHASE_RELEASED);
+            out.u32(node);
+            out.bytes(key);
+            out.u32(intent_seq);
+            out.u32(attempt);
+        }
+        Phase::Done { node, key, seq, offset } => {
+            out.u8(PHASE_DONE);
+            out.u32(node);
+            out.bytes(key);
+            out.u32(seq);
+            out.u32(offset);
+        }
+        Phase::Parked { node, interrupt_id, seq } => {
+            out.u8(PHASE_PARKED);
+            out.u32(node);
+            out.bytes(interrupt_id);
+            out.u32(seq);
+        }
+        Phase::Claimed { node, interrupt_id, seq, offset } => {
+            out.u8(PHASE_CLAIMED);
+            out.u32(node);
+            out.bytes(interrupt_id);
+            out.u32(seq);
+            out.u32(offset);
+        }
+        Phase::Ended => out.u8(PHASE_ENDED),
+        Phase::Completed => out.u8(PHASE_COMPLETED),
+        Phase::Failed => out.u8(PHASE_FAILED),
+    }
+}
+
+fn write_position<S: Sink>(out: &mut S, p: Option<Position>) {
+    let p = p.unwrap_or(Position { seq: 0, offset: 0 });
+    out.u32(p.seq);
+    out.u32(p.offset);
+}
+
+/// The summary encoding of `fold` standing at `cursor` (docs/core-api.md, "Summary encoding").
+/// A fold before the first record is the empty byte string.
+fn write_summary<S: Sink>(out: &mut S, fold: &Fold<'_>, cursor: Cursor) {
+    if cursor.seq == 0 {
+        return;
+    }
+    let run = &fold.run;
+    out.u8(SUMMARY_VERSION);
+    out.u32(cursor.seq);
+    out.u32(cursor.offset);
+    out.u32(cursor.chain.prev);
+    out.u8(u8::from(cursor.chain.v2_seen));
+    out.u8(fold.prev_kind);
+    write_phase(out, run.phase);
+    out.bytes(run.run_id);
+    out.bytes(run.workflow);
+    out.bytes(run.version);
+    out.bytes(run.fingerprint);
+    write_position(out, run.checkpoint);
+    write_position(out, run.snapshot);
+    out.u32(to_u32(run.nodes.len()));
+    for (entry, tally) in run.nodes.iter().zip(run.effects.iter()) {
+        out.bytes(entry.name);
+        out.u8(entry.kind);
+        out.u8(tally.status as u8);
+        out.u32(tally.done_count);
+        out.u32(tally.attempts);
+    }
+    out.u32(run.interrupts_parked);
+    out.u32(run.interrupts_claimed);
+    // BTreeMap order: ascending bytewise, the canonical order.
+    out.u32(to_u32(run.interrupts.len()));
+    for (id, claim) in &run.interrupts {
+        out.bytes(id);
+        match claim {
+            Some(p) => {
+                out.u8(1);
+                out.u32(p.seq);
+                out.u32(p.offset);
+            }
+            None => out.u8(0),
+        }
+    }
+    out.u32(to_u32(run.lineage.len()));
+    for link in &run.lineage {
+        out.bytes(link.source_run_id);
+        out.u32(link.source_seq);
+        out.bytes(link.run_id);
+        out.u32(link.fork_seq);
+        out.bytes(link.intent);
+    }
+    if let (Phase::Failed, Some(failure)) = (run.phase, run.failure) {
+        out.bytes(failure.node);
+        out.bytes(failure.code);
+        out.bytes(failure.message);
+    }
+}
+
+fn summary_bytes(fold: &Fold<'_>, cursor: Cursor) -> Vec<u8> {
+    let mut counter = Counter { len: 0 };
+    write_summary(&mut counter, fold, cursor);
+    let mut out = Vec::with_capacity(counter.len);
+    write_summary(&mut out, fold, cursor);
+    out
+}
+
+// ------------------------------------------------------------------ reading
+
+/// A cursor over summary bytes; every read is checked, `None` past the end.
+struct Reader<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn u8(&mut self) -> Option<u8> {
+        let (first, rest) = self.rest.split_first()?;
+        self.rest = rest;
+        Some(*first)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        let (word, rest) = self.rest.split_first_chunk::<4>()?;
+        self.rest = rest;
+        Some(u32::from_le_bytes(*word))
+    }
+
+    fn flag(&mut self) -> Option<bool> {
+        match self.u8()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = usize::try_from(self.u32()?).ok()?;
+        let (field, rest) = self.rest.split_at_checked(len)?;
+        self.rest = rest;
+        Some(field)
+    }
+
+    fn position(&mut self) -> Option<Position> {
+        Some(Position { seq: self.u32()?, offset: self.u32()? })
+    }
+}
+
+fn read_phase<'a>(r: &mut Reader<'a>) -> Option<Phase<'a>> {
+    let phase = match r.u8()? {
+        PHASE_AT => Phase::At { node: r.u32()? },
+        PHASE_INTENT => Phase::Intent { node: r.u32()?, key: r.bytes()?, seq: r.u32()? },
+        PHASE_ATTEMPTED => Phase::Attempted {
+            node: r.u32()?,
+            key: r.bytes()?,
+            intent_seq: r.u32()?,
+            attempt: r.u32()?,
+            seq: r.u32()?,
+            offset: r.u32()?,
+        },
+        PHASE_RELEASED => Phase::Released { node: r.u32()?, key: r.bytes()?, intent_seq: r.u32()?, attempt: r.u32()? },
+        PHASE_DONE => Phase::Done { node: r.u32()?, key: r.bytes()?, seq: r.u32()?, offset: r.u32()? },
+        PHASE_PARKED => Phase::Parked { node: r.u32()?, interrupt_id: r.bytes()?, seq: r.u32()? },
+        PHASE_CLAIMED => Phase::Claimed { node: r.u32()?, interrupt_id: r.bytes()?, seq: r.u32()?, offset: r.u32()? },
+        PHASE_ENDED => Phase::Ended,
+        PHASE_COMPLETED => Phase::Completed,
+        PHASE_FAILED => Phase::Failed,
+        _ => return None,
+    };
+    Some(phase)
+}
+
+fn read_status(byte: u8) -> Option<EffectStatus> {
+    match byte {
+        0 => Some(EffectStatus::Fresh),
+        1 => Some(EffectStatus::IntentOnly),
+        2 => Some(EffectStatus::Done),
+        _ => None,
+    }
+}
+
+/// The node table: 1..65535 entries, kinds 1..3, names pairwise distinct (what `RUN_STARTED`
+/// admits), with its name index.
+#[allow(clippy::type_complexity)] // three parallel results of one pass
+fn read_nodes<'a>(r: &mut Reader<'a>) -> Option<(Vec<NodeEntry<'a>>, Vec<EffectTally>, BTreeMap<&'a [u8], u32>)> {
+    let count = r.u32()?;
+    if count == 0 || count > MAX_NODES {
+        return None;
+    }
+    let mut nodes = Vec::new();
+    let mut effects = Vec::new();
+    let mut index = BTreeMap::new();
+    for position in 0..count {
+        let name = r.bytes()?;
+        let kind = r.u8()?;
+        if !(NODE_PURE..=NODE_INTERRUPT).contains(&kind) || index.insert(name, position).is_some() {
+            return None;
+        }
+        let status = read_status(r.u8()?)?;
+        nodes.push(NodeEntry { name, kind });
+        effects.push(EffectTally { status, done_count: r.u32()?, attempts: r.u32()? });
+    }
+    Some((nodes, effects, index))
+}
+
+/// Interrupt ids in strictly ascending bytewise order, each with its claim if claimed.
+fn read_interrupts<'a>(r: &mut Reader<'a>) -> Option<BTreeMap<&'a [u8], Option<Position>>> {
+    let count = r.u32()?;
+    let mut interrupts = BTreeMap::new();
+    let mut previous: Option<&[u8]> = None;
+    for _ in 0..count {
+        let id = r.bytes()?;
+        if previous.is_some_and(|p| p >= id) {
+            return None;
+        }
+        previous = Some(id);
+        let claim = if r.flag()? { Some(r.position()?) } else { None };
+        interrupts.insert(id, claim);
+    }
+    Some(interrupts)
+}
+
+fn read_lineage<'a>(r: &mut Reader<'a>) -> Option<Vec<ForkLink<'a>>> {
+    let count = r.u32()?;
+    let mut lineage = Vec::new();
+    for _ in 0..count {
+        lineage.push(ForkLink {
+            source_run_id: r.bytes()?,
+            source_seq: r.u32()?,
+            run_id: r.bytes()?,
+            fork_seq: r.u32()?,
+            intent: r.bytes()?,
+        });
+    }
+    Some(lineage)
+}
+
+/// The fold and cursor a summary encodes, borrowing its bytes; `None` if the bytes are not a
+/// summary encoding (docs/core-api.md, "Summary encoding", the decoding rules).
+fn decode_summary(summary: &[u8]) -> Option<(Fold<'_>, Cursor)> {
+    if summary.is_empty() {
+        return Some((Fold::start(), Cursor::START));
+    }
+    let mut r = Reader { rest: summary };
+    if r.u8()? != SUMMARY_VERSION {
+        return None;
+    }
+    let seq = r.u32()?;
+    let offset = r.u32()?;
+    let chain = Chain { prev: r.u32()?, v2_seen: r.flag()? };
+    let prev_kind = r.u8()?;
+    if seq == 0 {
+        return None;
+    }
+    let phase = read_phase(&mut r)?;
+    let mut run = Recovered::empty();
+    run.run_id = r.bytes()?;
+    run.workflow = r.bytes()?;
+    run.version = r.bytes()?;
+    run.fingerprint = r.bytes()?;
+    run.checkpoint = Some(r.position()?);
+    run.snapshot = Some(r.position()?);
+    let (nodes, effects, index) = read_nodes(&mut r)?;
+    if phase.node().is_some_and(|node| usize::try_from(node).map_or(true, |n| n >= nodes.len())) {
+        return None;
+    }
+    run.phase = phase;
+    run.nodes = nodes;
+    run.effects = effects;
+    run.interrupts_parked = r.u32()?;
+    run.interrupts_claimed = r.u32()?;
+    run.interrupts = read_interrupts(&mut r)?;
+    run.lineage = read_lineage(&mut r)?;
+    if phase == Phase::Failed {
+        run.failure = Some(Failure { node: r.bytes()?, code: r.bytes()?, message: r.bytes()? });
+    }
+    if !r.rest.is_empty() {
+        return None;
+    }
+    run.record_count = seq;
+    run.durable_len = offset;
+    Some((Fold { run, index, prev_kind }, Cursor { seq, offset, chain }))
+}
+
+// ------------------------------------------------------------------ the functions
+
+/// What one feed gives: the recovery of the log so far, and the summary to feed next from.
+pub type Fed<'a> = (Result<Recovered<'a>, RecoveryError>, Vec<u8>);
+
+verus! {
+
+/// `feed(summary, chunk)`: recovery of (the log `summary` summarises) ++ `chunk`, and the
+/// summary of its durable records. `chunk` must start where the summary's log ends (its
+/// `durable_len`). On a recovery error the summary returned is the one given: nothing of the
+/// chunk is taken. Statement: `spec::properties::lemma_feed_in_any_split_is_recover`.
+#[verifier::external_body]
+pub fn feed_log<'a>(summary: &'a [u8], chunk: &'a [u8]) -> Result<Fed<'a>, SummaryError> {
+    let (mut fold, at) = decode_summary(summary).ok_or(SummaryError)?;
+    match fold_chunk(&mut fold, at, chunk) {
+        Ok(next) => {
+            let out = summary_bytes(&fold, next);
+            Ok((Ok(fold.run), out))
+        }
+        Err(error) => Ok((Err(error), summary.to_vec())),
+    }
+}
+
+} // verus!
+
+/// The fed encoding (docs/core-api.md): `u8 1, bytes recovery, summary...` or `u8 0` when the
+/// summary does not decode.
+pub fn encode_fed(fed: &Result<Fed<'_>, SummaryError>) -> Vec<u8> {
+    match fed {
+        Err(SummaryError) => alloc::vec![0],
+        Ok((recovery, summary)) => {
+            let mut counter = Counter { len: 0 };
+            write_recovery(&mut counter, recovery);
+            let mut out = Vec::with_capacity(counter.len.saturating_add(5).saturating_add(summary.len()));
+            out.push(1);
+            out.extend_from_slice(&to_u32(counter.len).to_le_bytes());
+            write_recovery(&mut out, recovery);
+            out.extend_from_slice(summary);
+            out
+        }
+    }
+}
+
+/// Admission judged from a summary instead of the log (docs/core-api.md, "Admission from a
+/// summary"): identical to `admit(log, request)` for every log whose durable records the summary
+/// summarises, except `FORK_AT(n)` with `n <= head`, which needs the log (`NeedsLog`): the
+/// summary keeps only the latest checkpoint, not which records are checkpoints.
+pub fn admit_from_summary(summary: &[u8], request: &[u8]) -> Admission {
+    let Some((fold, at)) = decode_summary(summary) else {
+        return Admission::Refuse { reason: RefusalReason::BadSummary, detail: 0, seq: 0, offset: 0 };
+    };
+    let run = fold.run;
+    let Some(head) = at.seq.checked_sub(1) else {
+        return Admission::Refuse { reason: RefusalReason::NoRun, detail: 0, seq: 0, offset: 0 };
+    };
+    match parse_request(request) {
+        None => Admission::Refuse { reason: RefusalReason::BadRequest, detail: 0, seq: 0, offset: 0 },
+        Some(AdmissionRequest::Resume { interrupt_id }) => admit_resume(&run, interrupt_id, head),
+        Some(AdmissionRequest::ContinueFrom { seq }) => admit_continue(&run, seq, head),
+        Some(AdmissionRequest::ForkAt { seq }) if seq > head => {
+            Admission::Refuse { reason: RefusalReason::BeyondHead, detail: 0, seq: head, offset: run.durable_len }
+        }
+        Some(AdmissionRequest::ForkAt { seq }) => Admission::Refuse { reason: RefusalReason::NeedsLog, detail: 0, seq, offset: 0 },
+    }
+}
