@@ -21,7 +21,9 @@ export async function loadCoresUnderTest(): Promise<CoresUnderTest> {
     return { reference, wasm: await loadWasmCore(), wasmMissing: null, allowNoWasm };
   } catch (e) {
     if (!(e instanceof CoreUnavailableError)) throw e;
-    if (allowNoWasm) console.warn(`[equivalence] SKIPPING Wasm comparisons (REMIT_ALLOW_NO_WASM=1): ${e.message}`);
+    // Every suite that loads the cores fails here, not by skipping its Wasm comparisons.
+    if (!allowNoWasm) throw new Error(`${NO_WASM_HELP}\n${e.message}`);
+    console.warn(`[equivalence] SKIPPING Wasm comparisons (REMIT_ALLOW_NO_WASM=1): ${e.message}`);
     return { reference, wasm: null, wasmMissing: e.message, allowNoWasm };
   }
 }

@@ -75,10 +75,13 @@ describe('fixtures', () => {
         if (want.nextAttempt !== undefined) expect(r).toMatchObject({ action: { nextAttempt: want.nextAttempt } });
       }
     });
-    it.skipIf(json.formats.includes(2))('a format-1 log recovers exactly as before: the API-2 encoding projects onto the committed API-1 one', () => {
-      expect(json.recovery_api1_hex).toMatch(/^[0-9a-f]+$/);
-      expect(hex(projectToApiV1(Buffer.from(json.recovery_hex, 'hex')))).toBe(json.recovery_api1_hex);
-    });
+    // Only a format-1 log has an API-1 encoding to keep (format 2 postdates API 1).
+    if (!json.formats.includes(2)) {
+      it('a format-1 log recovers exactly as before: the API-2 encoding projects onto the committed API-1 one', () => {
+        expect(json.recovery_api1_hex).toMatch(/^[0-9a-f]+$/);
+        expect(hex(projectToApiV1(Buffer.from(json.recovery_hex, 'hex')))).toBe(json.recovery_api1_hex);
+      });
+    }
     it('the reference core gives the committed encodings', () => {
       expect(hex(cores.reference.recoverEncoded(log))).toBe(json.recovery_hex);
       for (const a of json.admissions) {
