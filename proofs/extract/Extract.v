@@ -13,4 +13,8 @@ Print Assumptions action_of.
 Print Assumptions status_of.
 Print Assumptions admit.
 
+(* Keep the constant a top-level value (computed once when the module loads), not inlined into
+   table_ok where it would be rebuilt from its decimal digits at every call. *)
+Extraction NoInline max_node_count.
+
 Extraction "remit_model.ml" recover action_of status_of admit.

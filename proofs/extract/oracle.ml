@@ -150,29 +150,32 @@ let recovered_json (r : recovered) =
     | None -> "null"
     | Some (Pair (Pair (n, c), m)) -> arr [ opt num n; num c; num m ]
   in
-  Printf.sprintf
-    "{\"ok\":true,\"count\":%s,\"status\":%d,\"action\":%s,\"run\":%s,\"checkpoint\":%s,\"snapshot\":%s,\"effects\":%s,\"parked\":%d,\"claimed\":%s,\"lineage\":%s,\"failure\":%s}"
-    (num r.r_count)
-    (status_code (status_of r.r_phase))
-    (action_json (action_of r))
-    (num r.r_run) (opt num r.r_checkpoint) (opt num r.r_snapshot) (arr effects)
-    (List.length (list_of r.r_parked))
-    (arr (List.map (fun (Pair (id, s)) -> arr [ num id; num s ]) (list_of r.r_claimed)))
-    (arr lineage) failure
+  String.concat ""
+    [ "{\"ok\":true,\"count\":"; num r.r_count;
+      ",\"status\":"; string_of_int (status_code (status_of r.r_phase));
+      ",\"action\":"; action_json (action_of r);
+      ",\"run\":"; num r.r_run;
+      ",\"checkpoint\":"; opt num r.r_checkpoint;
+      ",\"snapshot\":"; opt num r.r_snapshot;
+      ",\"effects\":"; arr effects;
+      ",\"parked\":"; string_of_int (List.length (list_of r.r_parked));
+      ",\"claimed\":"; arr (List.map (fun (Pair (id, s)) -> arr [ num id; num s ]) (list_of r.r_claimed));
+      ",\"lineage\":"; arr lineage;
+      ",\"failure\":"; failure; "}" ]
 
 let recovery_json = function
   | Recovered r -> recovered_json r
-  | RecoveryError (e, s) -> Printf.sprintf "{\"ok\":false,\"code\":%d,\"seq\":%s}" (error_code e) (num s)
+  | RecoveryError (e, s) -> "{\"ok\":false,\"code\":" ^ string_of_int (error_code e) ^ ",\"seq\":" ^ num s ^ "}"
 
 let refusal_code = function
   | AlreadyConsumed -> (1, 0) | NotParked -> (2, 0) | UnknownInterrupt -> (3, 0) | NotACheckpoint -> (4, 0)
   | BeyondHead -> (5, 0) | ImplicitFork -> (6, 0) | LogInvalid e -> (7, error_code e) | NoRun -> (8, 0)
 
 let admission_json = function
-  | Accept s -> Printf.sprintf "{\"accepted\":true,\"reason\":0,\"detail\":0,\"seq\":%s}" (num s)
+  | Accept s -> "{\"accepted\":true,\"reason\":0,\"detail\":0,\"seq\":" ^ num s ^ "}"
   | Refuse (why, s) ->
       let reason, detail = refusal_code why in
-      Printf.sprintf "{\"accepted\":false,\"reason\":%d,\"detail\":%d,\"seq\":%s}" reason detail (num s)
+      "{\"accepted\":false,\"reason\":" ^ string_of_int reason ^ ",\"detail\":" ^ string_of_int detail ^ ",\"seq\":" ^ num s ^ "}"
 
 let guarded f = try f () with Bad_input why -> Printf.sprintf "{\"input_error\":%S}" why
 
