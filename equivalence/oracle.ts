@@ -5,7 +5,9 @@
  * The bridge has two halves, both plain conversions (no rule of recovery or admission is here):
  *  - log bytes -> the model's records: the shipped codec (`decodeLog`) decodes framing and
  *    payloads; names are interned as naturals in order of first appearance, one numbering per
- *    namespace (node names, keys, interrupt ids, run ids, payloads); a format-2 EFFECT_DONE is the
+ *    namespace (node names, keys, interrupt ids, run ids, payloads); a FORK_AT or CONTINUE_FROM seq
+ *    past the log is sent as the log's length + 1 (Admission.admit_seq_beyond: the same answer);
+ *    a format-2 EFFECT_DONE is the
  *    model's EffectDoneFenced, a format-1 one EffectDone; the first framing or payload error
  *    (BAD_HEADER ... MALFORMED_PAYLOAD, BAD_LINK) becomes the model's `Corrupt` record after the
  *    records before it; a torn tail is dropped (it is not durable, and not a record).
@@ -17,7 +19,8 @@
  * What the model does not represent is compared between the two cores only (equivalence/README.md,
  * "The extracted model"). Inputs it cannot represent are not sent and are counted
  * (`OracleStats.unrepresentable`): a node-table kind byte other than 1..3, an attempt number or a
- * request seq above MAX_EXACT (Peano naturals: exact, but linear in size), a malformed request.
+ * FORKED source seq above MAX_EXACT (Peano naturals: exact, but linear in size), a malformed
+ * request (BAD_REQUEST: the model's requests are well-typed).
  */
 
 import { existsSync, readFileSync } from 'node:fs';
@@ -283,8 +286,9 @@ export class ModelOracle {
     let tag: number;
     let arg: number;
     if (q.tag === 'RESUME') [tag, arg] = [1, b.names.interrupt.id(q.interruptId)];
-    else if (q.seq > MAX_EXACT) return this.skip('request seq above MAX_EXACT');
-    else [tag, arg] = [q.tag === 'FORK_AT' ? 2 : 3, q.seq];
+    // Every seq past the model log's length is answered alike (Admission.admit_seq_beyond), so
+    // 0xFFFFFFFF is sent as length + 1, a small Peano number.
+    else [tag, arg] = [q.tag === 'FORK_AT' ? 2 : 3, Math.min(q.seq, b.records + 1)];
     this.stats.admitCalls++;
     const m = JSON.parse(this.model.admit(b.text, tag, arg)) as ComparableAdmission & { input_error?: string };
     if (m.input_error) throw new Error(`the extracted model refused its input: ${m.input_error}`);
