@@ -223,3 +223,28 @@ Proof.
   - assert (E : fexec w (FClaim (length (f_log w))) = w) by (simpl; rewrite firstn_all, C; reflexivity).
     rewrite E, E; reflexivity.
 Qed.
+
+(** Every handler call is witnessed by its own durable EFFECT_ATTEMPT: the calls made so far are
+    exactly as many as the attempt records in the log. (The rules then bound one instance's
+    attempts: attempt n + 1 follows attempt n, and the fenced decision claims it only after n was
+    released or its owner is gone; that bound is not stated as a theorem here.) *)
+Definition is_attempt (x : record) : bool := match x with EffectAttempt _ _ _ => true | _ => false end.
+Definition attempts_in (l : log) : nat := length (filter is_attempt l).
+
+Lemma attempts_in_snoc : forall l x, attempts_in (l ++ [x]) = attempts_in l + (if is_attempt x then 1 else 0).
+Proof. intros l x; unfold attempts_in; rewrite filter_app, app_length; simpl; destruct (is_attempt x); reflexivity. Qed.
+
+Theorem calls_are_attempts : forall w0 w, length (f_calls w0) = attempts_in (f_log w0) -> freach w0 w ->
+  length (f_calls w) = attempts_in (f_log w).
+Proof.
+  intros w0 w E R; induction R as [|w ev R IH]; [exact E|].
+  destruct ev as [read|read x|s]; simpl.
+  - destruct (claim_of (f_gone w) (firstn read (f_log w))) as [[k x]|] eqn:C; [|exact IH].
+    unfold fcond_append; destruct (Nat.eqb (length (f_log w)) read); [|exact IH].
+    destruct (claim_of_ok _ _ _ _ C) as [r [n [a [-> _]]]].
+    simpl; rewrite app_length, attempts_in_snoc, IH; reflexivity.
+  - destruct x; try exact IH;
+    (destruct (recover _); [|exact IH]);
+    (unfold fcond_append; destruct (Nat.eqb _ _); [simpl; rewrite attempts_in_snoc, IH; simpl; lia | exact IH]).
+  - exact IH.
+Qed.
