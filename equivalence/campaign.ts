@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import type { RecoveryCore } from 'remit/core';
 import { anyLogArb, type LogCase } from './arbitraries.js';
 import { CoreComparison, type CompareOptions, type Divergence } from './compare.js';
+import { loadExtractedModel, ModelOracle } from './oracle.js';
 import { divergenceNote, writeCorpusEntry } from './corpus.js';
 import { splitRecords } from './mutations.js';
 import { DivergenceError } from './property.js';
@@ -26,6 +27,8 @@ export interface CampaignOptions {
    * every request at every boundary, boundary± cuts plus the sampled arbitrary ones. 0 = never.
    */
   fullCheckEvery: number;
+  /** Also check every answer the cores agree on against the extracted model (./oracle.ts); it must be built. */
+  oracle?: boolean;
 }
 
 export const DEFAULT_FULL_CHECK_EVERY = 16;
@@ -88,7 +91,7 @@ export class CampaignRunner {
   logs = 0;
 
   constructor(readonly a: RecoveryCore, readonly b: RecoveryCore, readonly options: CampaignOptions) {
-    this.comparison = new CoreComparison(a, b);
+    this.comparison = new CoreComparison(a, b, options.oracle ? new ModelOracle(loadExtractedModel({ build: false }), b.name) : null);
     this.check = new SampledCheck(this.comparison, options.check, this.coverage);
   }
 
@@ -149,7 +152,7 @@ export function shrinkHistory(
 ): ShrinkResult {
   const seed = historySeed(options.seed, index);
   const bias = historyBias(index);
-  const comparison = new CoreComparison(a, b);
+  const comparison = new CoreComparison(a, b, options.oracle ? new ModelOracle(loadExtractedModel({ build: false }), b.name) : null);
   const compare: CompareOptions = { cuts: isBoundaryPrefix(found) ? 'none' : 'all' };
   const property = historyProperty(options.maxSteps, bias, (c) => {
     for (const log of c.logs) {

@@ -13,6 +13,7 @@
 
 import { EMPTY_SUMMARY, RefusalReason, type RecoveryCore } from 'remit/core';
 import { splitRecords } from './mutations.js';
+import type { ModelOracle } from './oracle.js';
 import { planRequests, requestsAtCut, requestsAtPrefix } from './requests.js';
 
 export interface Divergence {
@@ -115,20 +116,23 @@ export class CoreComparison {
   readonly stats: CompareStats = { recoverCalls: 0, admitCalls: 0, splitChecks: 0 };
   /** The agreed encoding of the last call that agreed (for outcome counts). */
   lastAgreed: Uint8Array = new Uint8Array(0);
-  constructor(readonly a: RecoveryCore, readonly b: RecoveryCore) {}
+  /** With an oracle, every answer the two cores agree on is also checked against the extracted model. */
+  constructor(readonly a: RecoveryCore, readonly b: RecoveryCore, readonly oracle: ModelOracle | null = null) {}
 
   recover(log: Uint8Array): Divergence | null {
     this.stats.recoverCalls++;
     const x = outcome(() => this.a.recoverEncoded(log));
     const y = outcome(() => this.b.recoverEncoded(log));
-    return this.agreed(x, y) ? null : this.divergence('recover', log, null, x, y);
+    if (!this.agreed(x, y)) return this.divergence('recover', log, null, x, y);
+    return this.oracle ? this.oracle.checkRecover(log, this.lastAgreed) : null;
   }
 
   admit(log: Uint8Array, request: Uint8Array): Divergence | null {
     this.stats.admitCalls++;
     const x = outcome(() => this.a.admitEncoded(log, request));
     const y = outcome(() => this.b.admitEncoded(log, request));
-    return this.agreed(x, y) ? null : this.divergence('admit', log, request, x, y);
+    if (!this.agreed(x, y)) return this.divergence('admit', log, request, x, y);
+    return this.oracle ? this.oracle.checkAdmit(log, request, this.lastAgreed) : null;
   }
 
   private agreed(x: Outcome, y: Outcome): boolean {

@@ -13,7 +13,7 @@
  * format-2 one, and a right next record chained to a wrong predecessor: the error paths,
  * exhaustively.
  *
- *   npx tsx equivalence/enumerate.ts --max-records 9 [--cuts all|edges] [--against reference] [--formats 2,1]
+ *   npx tsx equivalence/enumerate.ts --max-records 9 [--cuts all|edges] [--against reference] [--formats 2,1] [--oracle]
  */
 
 import { pathToFileURL } from 'node:url';
@@ -23,6 +23,7 @@ import { RecordKind, type LogRecord, type RecoveryCore } from 'remit/core';
 import { loadWasmCore } from 'remit/core';
 import { CoreComparison, hex, type Divergence } from './compare.js';
 import { allMoves, ModelExecution, SMALL_WORKFLOW, type ModelWorkflow } from './model.js';
+import { ModelOracle, loadExtractedModel } from './oracle.js';
 import { FEW_MALFORMED_REQUESTS, planRequests, requestsAtCut, requestsAtPrefix } from './requests.js';
 
 export interface EnumerationOptions {
@@ -36,6 +37,8 @@ export interface EnumerationOptions {
   formats?: ReadonlyArray<1 | 2>;
   /** Whether format-1 runs may be upgraded to format 2 (default true; false: the format-1 tree alone). */
   upgrades?: boolean;
+  /** Also compare every answer with the extracted model (./oracle.ts). */
+  oracle?: ModelOracle | null;
 }
 
 export interface EnumerationResult {
@@ -69,7 +72,7 @@ class Enumerator {
   divergence: Divergence | null = null;
 
   constructor(a: RecoveryCore, private readonly b: RecoveryCore, private readonly options: EnumerationOptions) {
-    this.comparison = new CoreComparison(a, b);
+    this.comparison = new CoreComparison(a, b, options.oracle ?? null);
   }
 
   /** Check one boundary log: its recovery, every request, and torn cuts of its last record. */
@@ -268,7 +271,9 @@ async function main(argv: string[]): Promise<number> {
   const formats = (arg('--formats') ?? '2,1').split(',').map(Number) as Array<1 | 2>;
   const upgrades = !argv.includes('--no-upgrades');
   const a = against === 'reference' ? reference : await loadWasmCore();
-  const result = enumerateHistories(a, reference, { maxRecords, cuts, formats, upgrades });
+  const oracle = argv.includes('--oracle') ? new ModelOracle(loadExtractedModel(), reference.name) : null;
+  const result = enumerateHistories(a, reference, { maxRecords, cuts, formats, upgrades, oracle });
+  if (oracle) console.log(`oracle: ${oracle.stats.recoverCalls} recover + ${oracle.stats.admitCalls} admit calls to the extracted model, not sent: ${JSON.stringify([...oracle.stats.unrepresentable])}`);
   console.log(describeEnumeration(result));
   if (result.divergence) {
     const { describeDivergence } = await import('./report.js');

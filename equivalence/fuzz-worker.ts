@@ -85,8 +85,18 @@ export async function startWorker(o: WorkerOptions, send: (m: FromWorker) => voi
 function statsOf(runner: CampaignRunner): CampaignStats {
   return {
     histories: runner.histories, logs: runner.logs, recoverCalls: runner.comparison.stats.recoverCalls,
-    admitCalls: runner.comparison.stats.admitCalls, coverage: [...runner.coverage.counts],
+    admitCalls: runner.comparison.stats.admitCalls, coverage: [...runner.coverage.counts, ...oracleCounts(runner)],
   };
+}
+
+/** The extracted model's calls, and what was not sent to it, as coverage entries ("oracle: ..."). */
+function oracleCounts(runner: CampaignRunner): Array<[string, number]> {
+  const o = runner.comparison.oracle;
+  if (!o) return [];
+  return [
+    ['oracle: model recover', o.stats.recoverCalls], ['oracle: model admit', o.stats.admitCalls],
+    ...[...o.stats.unrepresentable].map(([why, n]): [string, number] => [`oracle: not sent (${why})`, n]),
+  ];
 }
 
 if (parentPort && (workerData as { remitFuzzWorker?: WorkerOptions } | null)?.remitFuzzWorker) {

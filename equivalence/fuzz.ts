@@ -10,6 +10,8 @@
  *          --full-every N (16: histories 0, N, 2N, ... get the full check; 0 = none)
  *          --workers N (2, or the cores available; 0 = this thread)  --history I (replay one)
  *          --against wasm|reference (wasm)  --binding canonical-abi|jco (canonical-abi)
+ *          --oracle (also compare every answer with the model extracted from proofs/coq,
+ *          ./oracle.ts; builds it with proofs/extract/build.sh when missing or stale)
  *          --canary NAME (compare the reference with a canary: shows what a caught bug looks
  *          like; nothing is written to the corpus)
  */
@@ -20,6 +22,7 @@ import { Worker } from 'node:worker_threads';
 import type { ReferenceCanary } from 'remit/core';
 import type { WasmBinding } from 'remit/core';
 import { CampaignRunner, DEFAULT_FULL_CHECK_EVERY, expectedKinds, shrinkHistory } from './campaign.js';
+import { loadExtractedModel, modelStamp } from './oracle.js';
 import { defaultSeed } from './property.js';
 import { Coverage, DEFAULT_SAMPLED_CHECK } from './sampled.js';
 import { coresFor, startWorker, type CampaignStats, type FromWorker, type ToWorker, type WorkerOptions } from './fuzz-worker.js';
@@ -71,6 +74,7 @@ function parseArgs(argv: string[]): FuzzOptions {
     campaign: {
       seed: num('--seed', defaultSeed()), maxSteps: num('--max-steps', 28), check: { ...DEFAULT_SAMPLED_CHECK, cuts },
       fullCheckEvery: num('--full-every', DEFAULT_FULL_CHECK_EVERY),
+      oracle: argv.includes('--oracle'),
     },
     against: oneOf('--against', ['wasm', 'reference'] as const, 'wasm'),
     binding: oneOf<WasmBinding>('--binding', ['canonical-abi', 'jco'], 'canonical-abi'),
@@ -160,6 +164,8 @@ async function replayOne(o: FuzzOptions, index: number): Promise<number> {
 
 async function main(): Promise<number> {
   const o = parseArgs(process.argv.slice(2));
+  // Build (or check) the extracted model once here; the workers only load it.
+  if (o.campaign.oracle) console.log(`oracle: the extracted Coq model (stamp ${(loadExtractedModel(), modelStamp()).slice(0, 12)})`);
   if (o.history !== null) return replayOne(o, o.history);
   if (o.canary) process.env['REMIT_ALLOW_CANARY'] = '1'; // the workers copy this environment
   const c = o.campaign;

@@ -9,6 +9,7 @@ import type { RecoveryCore } from 'remit/core';
 import type { LogCase } from './arbitraries.js';
 import { CoreComparison, type CompareOptions, type Divergence } from './compare.js';
 import { divergenceNote, writeCorpusEntry } from './corpus.js';
+import type { ModelOracle } from './oracle.js';
 import { describeDivergence } from './report.js';
 
 export class DivergenceError extends Error {
@@ -50,10 +51,14 @@ export function runEquivalence(
   a: RecoveryCore,
   b: RecoveryCore,
   cases: fc.Arbitrary<LogCase>,
-  options: { numRuns: number; seed?: number; compare?: CompareOptions; writeCorpus?: boolean; label: string; onCase?: () => void },
+  options: {
+    numRuns: number; seed?: number; compare?: CompareOptions; writeCorpus?: boolean; label: string; onCase?: () => void;
+    /** Also compare with the extracted model (./oracle.ts). */
+    oracle?: ModelOracle | null;
+  },
 ): EquivalenceRun {
   const seed = options.seed ?? defaultSeed();
-  const comparison = new CoreComparison(a, b);
+  const comparison = new CoreComparison(a, b, options.oracle ?? null);
   const details = fc.check(equivalenceProperty(comparison, cases, options.compare, options.onCase), { numRuns: options.numRuns, seed });
   if (!details.failed) return { details, divergence: null, corpusName: null, message: null };
   const err = details.errorInstance;

@@ -60,6 +60,17 @@ function tryRecovery(bytes: Uint8Array): unknown {
 }
 
 export function describeDivergence(d: Divergence): string {
+  if (d.coreNames[0] === 'model') {
+    // The extracted model's divergence: both outputs are the comparable parts (./oracle.ts), as JSON.
+    return [
+      `DIVERGENCE from the extracted model in ${d.operation}${d.request ? ` of request ${hex(d.request)}` : ''} on a ${d.log.length}-byte log`,
+      `log hex: ${hex(d.log)}`,
+      'log records:',
+      describeLog(d.log).replace(/^/gm, '  '),
+      `model (comparable parts): ${d.outputs[0]}`,
+      `${d.coreNames[1]} (comparable parts): ${d.outputs[1]}`,
+    ].join('\n');
+  }
   return [
     `DIVERGENCE in ${d.operation}${d.request ? ` of request ${hex(d.request)}` : ''}${d.cut === undefined ? '' : ` (cut at byte ${d.cut})`} on a ${d.log.length}-byte log`,
     `log hex: ${hex(d.log)}`,

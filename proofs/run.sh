@@ -80,7 +80,7 @@ $forbidden"
   names=$(coq_theorem_names)
   script="$work/PrintTheorems.v"
   {
-    echo 'From Remit Require Import Log Recovery RecoveryFacts Admission Sequencer SequencerFacts Contract StaleReader Fork.'
+    echo "From Remit Require Import $(grep -v '^-' "$proofs/coq/_CoqProject" | sed 's/\.v$//' | paste -sd' ')."
     for n in $names; do
       echo "Check $n."
       echo "Print Assumptions $n."

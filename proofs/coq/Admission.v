@@ -350,3 +350,23 @@ Proof.
   apply claim_seq_none in Nc; rewrite Nc.
   replace (Nat.eqb id' id) with false by (symmetry; apply Nat.eqb_neq; congruence); reflexivity.
 Qed.
+
+(** ** Request seqs beyond the log: every seq past its length is answered alike, so a bridge may
+    send [S (length l)] for any larger seq (proofs/extract, equivalence/oracle.ts). *)
+
+Lemma admit_seq_beyond : forall l n, length l < n ->
+  admit l (RForkAt n) = admit l (RForkAt (S (length l))) /\
+  admit l (RContinueFrom n) = admit l (RContinueFrom (S (length l))).
+Proof.
+  intros l n Hn; unfold admit.
+  destruct (recover l) as [r|] eqn:H; [|split; reflexivity].
+  pose proof (recover_count l r H) as C.
+  destruct (r_phase r); try (split; reflexivity);
+  (split;
+   [ replace (r_count r - 1 <? n) with true by (symmetry; apply Nat.ltb_lt; lia);
+     replace (r_count r - 1 <? S (length l)) with true by (symmetry; apply Nat.ltb_lt; lia); reflexivity
+   | replace (Nat.eqb n (r_count r - 1)) with false by (symmetry; apply Nat.eqb_neq; lia);
+     replace (Nat.eqb (S (length l)) (r_count r - 1)) with false by (symmetry; apply Nat.eqb_neq; lia);
+     replace (r_count r - 1 <? n) with true by (symmetry; apply Nat.ltb_lt; lia);
+     replace (r_count r - 1 <? S (length l)) with true by (symmetry; apply Nat.ltb_lt; lia); reflexivity ]).
+Qed.

@@ -59,7 +59,7 @@ Proof.
   - simpl.
     destruct (admit (firstn k (w_log w)) (RResume id)) as [s|] eqn:A; [|reflexivity].
     destruct (recover (firstn k (w_log w))) as [rv|] eqn:Hv; [|reflexivity].
-    destruct (r_phase rv) as [| | | |n' id' ps'| | | |] eqn:Pv; try reflexivity.
+    destruct (r_phase rv) as [| | | | | |n' id' ps'| | | |] eqn:Pv; try reflexivity.
     destruct (wf_value_ok wf n' v) eqn:V'; [|reflexivity].
     unfold cond_append; destruct (Nat.eqb (length (w_log w)) s) eqn:L; [|reflexivity].
     apply Nat.eqb_eq in L; apply resume_accepted_iff in A; destruct A as [r2 [n2 [ps2 [H2 [P2 Es]]]]].
@@ -76,7 +76,7 @@ Lemma step_effects : forall r x r', step r x = Next r' ->
     match x with
     | RunStarted _ _ _ _ => fun _ => (Fresh, 0)
     | EffectIntent n _ => set_effect (r_effects r) n (IntentOnly, snd (r_effects r n))
-    | EffectDone n _ _ => set_effect (r_effects r) n (Done, S (snd (r_effects r n)))
+    | EffectDone n _ _ | EffectDoneFenced n _ _ => set_effect (r_effects r) n (Done, S (snd (r_effects r n)))
     | _ => r_effects r
     end.
 Proof.
@@ -140,6 +140,9 @@ Proof.
       split; [|intros n' k' s' Hp; rewrite P in Hp; discriminate].
       intros d n' k' res' E; destruct (Nat.lt_ge_cases d (length l)) as [Lt|Ge]; [eapply Old; eauto|].
       destruct (New d _ E Ge) as [Ed Ex]; injection Ex as E1 E2 E3; subst; lia.
+    + destruct P as [si P]; split; [apply Dn; intros; discriminate | intros n1 k1 s1 Hp; rewrite P in Hp; discriminate].
+    + destruct P as [si [s' [_ P]]]; split; [apply Dn; intros; discriminate | intros n1 k1 s1 Hp; rewrite P in Hp; discriminate].
+    + destruct P as [P _]; split; [apply Dn; intros; discriminate | intros n1 k1 s1 Hp; rewrite P in Hp; discriminate].
     + split; [apply Dn; intros; discriminate | intros n' k s Hp; rewrite P in Hp; discriminate].
     + destruct P as [n' [s' [_ P]]]; split; [apply Dn; intros; discriminate | intros n k s Hp; rewrite P in Hp; discriminate].
     + (* Forked: impossible while an intent is pending (the record before a fork is a checkpoint) *)
@@ -320,7 +323,14 @@ Proof.
   assert (D : (exists recs, decide wf h (w_log w) = DWrite recs \/ exists k, decide wf h (w_log w) = DInvoke k recs) \/
               exists n, decide wf h (w_log w) = DReject n).
   { unfold decide; rewrite H; pose proof (action_phase r) as A.
+    (* the protocol without the fence never reaches an attempt or a release *)
+    assert (Uf : forall n k si a s, r_phase r <> PAttempted n k si a s /\ r_phase r <> PReleased n k si a).
+    { apply (unfenced_phase (w_log w)); [|exact H].
+      apply (reachable_unfenced wf h w0); [reflexivity | exact R]. }
     destruct (action_of r) eqn:Ea; try (exfalso; apply Na; reflexivity).
+    all: try (exfalso; eapply (proj1 (Uf _ _ _ _ _)); exact A).
+    all: try (destruct A as [[A _]|[a [A _]]]; rewrite A;
+              [left; eexists; right; eexists; reflexivity | exfalso; eapply (proj2 (Uf _ _ _ a 0)); exact A]).
     all: try (rewrite A in Hs; discriminate).
     all: try (left; eexists; left; reflexivity).
     all: try (left; eexists; right; eexists; reflexivity).
@@ -391,7 +401,7 @@ Proof.
   - left; reflexivity.
   - destruct (admit (firstn k (w_log w)) (RResume id)) as [s|] eqn:A; [|left; reflexivity].
     destruct (recover (firstn k (w_log w))) as [rv|] eqn:Hv; [|left; reflexivity].
-    destruct (r_phase rv) as [| | | |n id' ps| | | |] eqn:P; try (left; reflexivity).
+    destruct (r_phase rv) as [| | | | | |n id' ps| | | |] eqn:P; try (left; reflexivity).
     destruct (wf_value_ok wf n v) eqn:V; [|left; reflexivity].
     unfold cond_append; destruct (Nat.eqb (length (w_log w)) s) eqn:L; [|left; reflexivity].
     apply Nat.eqb_eq in L; pose proof A as A'; apply resume_accepted_iff in A'.

@@ -128,6 +128,9 @@ Definition ren_record (x : record) : record :=
   | RunStarted rid t start st => RunStarted (swap rid) t start st
   | EffectIntent n k => EffectIntent n (ren_key k)
   | EffectDone n k res => EffectDone n (ren_key k) res
+  | EffectAttempt n k t => EffectAttempt n (ren_key k) t
+  | EffectReleased n k t => EffectReleased n (ren_key k) t
+  | EffectDoneFenced n k res => EffectDoneFenced n (ren_key k) res
   | Forked src ss rid i => Forked (swap src) ss (swap rid) i
   | x => x
   end.
@@ -138,6 +141,8 @@ Definition ren_phase (p : phase) : phase :=
   match p with
   | PIntent n k s => PIntent n (ren_key k) s
   | PDone n k s => PDone n (ren_key k) s
+  | PAttempted n k si t s => PAttempted n (ren_key k) si t s
+  | PReleased n k si t => PReleased n (ren_key k) si t
   | p => p
   end.
 
@@ -183,6 +188,15 @@ Proof.
   - destruct (negb (in_table (r_table r) n)); [reflexivity|].
     destruct (r_phase r); simpl; try reflexivity.
     rewrite key_eqb_ren; destruct (Nat.eqb n0 n && key_eqb k0 k); finish_ren.
+  - destruct (negb (in_table (r_table r) n)); [reflexivity|].
+    destruct (r_phase r); simpl; try reflexivity; rewrite key_eqb_ren;
+    match goal with |- context [if ?c then _ else _] => destruct c end; finish_ren.
+  - destruct (negb (in_table (r_table r) n)); [reflexivity|].
+    destruct (r_phase r); simpl; try reflexivity; rewrite key_eqb_ren;
+    match goal with |- context [if ?c then _ else _] => destruct c end; finish_ren.
+  - destruct (negb (in_table (r_table r) n)); [reflexivity|].
+    destruct (r_phase r); simpl; try reflexivity; rewrite key_eqb_ren;
+    match goal with |- context [if ?c then _ else _] => destruct c end; finish_ren.
   - destruct (negb (in_table (r_table r) n)); [reflexivity|].
     destruct (r_phase r); simpl; try reflexivity.
     destruct (Nat.eqb n0 n && kind_is (r_table r) n Interrupt); [|reflexivity].
@@ -277,7 +291,8 @@ Qed.
 
 Lemma ren_action : forall r, action_of (ren_recovered r) =
   match action_of r with
-  | AInvokeEffect n k s => AInvokeEffect n (ren_key k) s
+  | AInvokeEffect n k s na => AInvokeEffect n (ren_key k) s na
+  | AAwaitAttempt n k si t s => AAwaitAttempt n (ren_key k) si t s
   | AFinishEffect n k s => AFinishEffect n (ren_key k) s
   | a => a
   end.
@@ -293,7 +308,7 @@ Proof.
   rewrite ren_action, ren_head_state.
   destruct (action_of r); simpl; try reflexivity.
   - destruct (wf_fails wf n (head_state l)); [reflexivity | apply ren_finish_node].
-  - rewrite Hh; reflexivity.
+  - destruct (r_phase r); simpl; try reflexivity; rewrite Hh; reflexivity.
   - rewrite ren_result_at; apply ren_finish_node.
   - rewrite ren_claim_value_at; apply ren_finish_node.
 Qed.
@@ -334,7 +349,8 @@ Definition mentions (t : run_id) (x : record) : bool :=
   match x with
   | RunStarted rid _ _ _ => Nat.eqb rid t
   | EffectIntent _ k => Nat.eqb (key_run k) t
-  | EffectDone _ k _ => Nat.eqb (key_run k) t
+  | EffectDone _ k _ | EffectAttempt _ k _ | EffectReleased _ k _ | EffectDoneFenced _ k _ =>
+      Nat.eqb (key_run k) t
   | Forked src _ rid _ => Nat.eqb src t || Nat.eqb rid t
   | _ => false
   end.
@@ -348,6 +364,12 @@ Lemma ren_fresh_record : forall a b x, mentions a x = false -> mentions b x = fa
 Proof.
   intros a b x Ha Hb; destruct x; simpl in *; try reflexivity.
   - apply Nat.eqb_neq in Ha; apply Nat.eqb_neq in Hb; rewrite swap_other by congruence; reflexivity.
+  - apply Nat.eqb_neq in Ha; apply Nat.eqb_neq in Hb; unfold ren_key; rewrite swap_other by congruence.
+    destruct k; reflexivity.
+  - apply Nat.eqb_neq in Ha; apply Nat.eqb_neq in Hb; unfold ren_key; rewrite swap_other by congruence.
+    destruct k; reflexivity.
+  - apply Nat.eqb_neq in Ha; apply Nat.eqb_neq in Hb; unfold ren_key; rewrite swap_other by congruence.
+    destruct k; reflexivity.
   - apply Nat.eqb_neq in Ha; apply Nat.eqb_neq in Hb; unfold ren_key; rewrite swap_other by congruence.
     destruct k; reflexivity.
   - apply Nat.eqb_neq in Ha; apply Nat.eqb_neq in Hb; unfold ren_key; rewrite swap_other by congruence.
@@ -434,7 +456,7 @@ Proof.
                  is_run_started x = false /\ (forall a b c d, x <> Forked a b c d)).
   { intros n st F; destruct (finish_node_shape _ _ _ _ _ F) as [E|[? [E _]]]; [discriminate|].
     injection E as ->; split; [reflexivity | intros; discriminate]. }
-  destruct (action_of r); try discriminate D.
+  destruct (action_of r); try discriminate D; try (destruct (r_phase r); discriminate D).
   - destruct (wf_fails wf n (head_state l)); [injection D as <-; split; [reflexivity | intros; discriminate] | exact (Fn _ _ D)].
   - injection D as <-; split; [reflexivity | intros; discriminate].
   - exact (Fn _ _ D).
@@ -449,7 +471,7 @@ Proof.
   intros wf h l r n id H D; unfold decide in D; rewrite H in D; pose proof (action_phase r) as A.
   assert (Fn : forall m st, finish_node wf r m st <> DWait n id).
   { intros m st F; destruct (finish_node_shape _ _ _ _ _ F) as [E|[? [E _]]]; discriminate. }
-  destruct (action_of r); try discriminate D.
+  destruct (action_of r); try discriminate D; try (destruct (r_phase r); discriminate D).
   - destruct (wf_fails wf n0 (head_state l)); [discriminate D | exfalso; exact (Fn _ _ D)].
   - exfalso; exact (Fn _ _ D).
   - injection D as <- <-; eauto.

@@ -2,8 +2,12 @@
 
     Records are values of an inductive type, not bytes: framing, lengths and CRCs are not modelled.
     A record whose framing checks fail (BAD_HEADER, BAD_VERSION, RECORD_TOO_LARGE, BAD_CHECKSUM,
-    BAD_SEQ, BAD_KIND, MALFORMED_PAYLOAD) is the constructor [Corrupt], so that recovery's
-    "report the first bad record, never load it" can be stated. Names (nodes, run ids, interrupt ids)
+    BAD_SEQ, BAD_KIND, MALFORMED_PAYLOAD, BAD_LINK) is the constructor [Corrupt], so that recovery's
+    "report the first bad record, never load it" can be stated. A record's format matters to
+    recovery only for EFFECT_DONE (format 1: after its intent; format 2: after an attempt), so
+    the two are two constructors; every other kind reads alike in both formats, and a format-1
+    record after a format-2 one (BAD_VERSION) or a format-1 record of kind 10 or 11 (BAD_KIND) is
+    a framing error, hence [Corrupt]. Names (nodes, run ids, interrupt ids)
     are natural numbers; the core only ever compares them for equality. *)
 
 From Coq Require Import List Arith Bool Lia.
@@ -40,13 +44,17 @@ Proof. intros a; apply key_eqb_eq; reflexivity. Qed.
 Inductive state_form := Snapshot | Delta.
 
 Inductive frame_error :=
-  | BadHeader | BadVersion | RecordTooLarge | BadChecksum | BadSeq | BadKind | MalformedPayload.
+  | BadHeader | BadVersion | RecordTooLarge | BadChecksum | BadSeq | BadKind | MalformedPayload
+  | BadLink.
 
 Inductive record :=
   | RunStarted (run : run_id) (table : list (node * node_kind)) (start : node) (st : state)
   | NodeCompleted (n : node) (next : option node) (form : state_form) (st : state)
   | EffectIntent (n : node) (k : key)
-  | EffectDone (n : node) (k : key) (result : value)
+  | EffectDone (n : node) (k : key) (result : value)            (** format 1: follows its intent *)
+  | EffectAttempt (n : node) (k : key) (attempt : nat)          (** format 2: the invocation fence *)
+  | EffectReleased (n : node) (k : key) (attempt : nat)         (** format 2: an attempt given up *)
+  | EffectDoneFenced (n : node) (k : key) (result : value)      (** format 2: follows an attempt *)
   | InterruptParked (n : node) (id : iid)
   | ResumeClaimed (id : iid) (v : value)
   | Forked (source : run_id) (source_seq : nat) (run : run_id) (intent : value)
@@ -86,9 +94,13 @@ Fixpoint names_distinct (t : list (node * node_kind)) : bool :=
   | (m, _) :: t' => negb (in_table t' m) && names_distinct t'
   end.
 
+(** The most entries a node table may have. A named constant, so that the extracted code builds
+    this Peano number once, not at every RUN_STARTED. *)
+Definition max_node_count : nat := 65535.
+
 (** BAD_NODE_TABLE: 1..65535 entries with pairwise distinct names (kinds are well-typed here). *)
 Definition table_ok (t : list (node * node_kind)) : bool :=
-  (1 <=? length t) && (length t <=? 65535) && names_distinct t.
+  (1 <=? length t) && (length t <=? max_node_count) && names_distinct t.
 
 Lemma kind_is_in_table : forall t n k, kind_is t n k = true -> in_table t n = true.
 Proof.

@@ -12,6 +12,11 @@ Inductive phase :=
   | PEmpty
   | PAt (n : node)
   | PIntent (n : node) (k : key) (seq : nat)
+  | PAttempted (n : node) (k : key) (intent_seq : nat) (attempt : nat) (seq : nat)
+      (** attempt [attempt] of the instance whose intent is at [intent_seq], recorded at [seq]
+          without an outcome: its owner may be calling the handler *)
+  | PReleased (n : node) (k : key) (intent_seq : nat) (attempt : nat)
+      (** attempt [attempt] was given up: no attempt is live *)
   | PDone (n : node) (k : key) (seq : nat)
   | PParked (n : node) (id : iid) (seq : nat)
   | PClaimed (n : node) (id : iid) (seq : nat)
@@ -152,6 +157,39 @@ Definition apply (r : recovered) (x : record) : step_result :=
                else Stop ImpossibleOrder
            | _ => Stop ImpossibleOrder
            end
+  | EffectAttempt n k a =>
+      (** attempt 1 after the intent; a + 1 after attempt a (a takeover, or a retry after a
+          release); always the intent's node and key *)
+      if negb (in_table t n) then Stop UnknownNode
+      else match r_phase r with
+           | PIntent m k' si =>
+               if Nat.eqb m n && key_eqb k' k && Nat.eqb a 1
+               then Next (set_phase (PAttempted n k si a s) r) else Stop ImpossibleOrder
+           | PAttempted m k' si a' _ | PReleased m k' si a' =>
+               if Nat.eqb m n && key_eqb k' k && Nat.eqb a (S a')
+               then Next (set_phase (PAttempted n k si a s) r) else Stop ImpossibleOrder
+           | _ => Stop ImpossibleOrder
+           end
+  | EffectReleased n k a =>
+      (** only the latest attempt, while it has no outcome *)
+      if negb (in_table t n) then Stop UnknownNode
+      else match r_phase r with
+           | PAttempted m k' si a' _ =>
+               if Nat.eqb m n && key_eqb k' k && Nat.eqb a a'
+               then Next (set_phase (PReleased n k si a) r) else Stop ImpossibleOrder
+           | _ => Stop ImpossibleOrder
+           end
+  | EffectDoneFenced n k res =>
+      (** format 2: the outcome of the latest attempt (the fence) *)
+      if negb (in_table t n) then Stop UnknownNode
+      else match r_phase r with
+           | PAttempted m k' _ _ _ =>
+               if Nat.eqb m n && key_eqb k' k
+               then Next (set_effects (set_effect (r_effects r) n (Done, S (snd (r_effects r n))))
+                            (set_phase (PDone n k s) r))
+               else Stop ImpossibleOrder
+           | _ => Stop ImpossibleOrder
+           end
   | InterruptParked n id =>
       if negb (in_table t n) then Stop UnknownNode
       else if negb (at_kind (r_phase r) t n Interrupt) then Stop ImpossibleOrder
@@ -207,7 +245,11 @@ Inductive action :=
   | ANone
   | ARunPure (n : node)
   | ABeginEffect (n : node)
-  | AInvokeEffect (n : node) (k : key) (intent_seq : nat)
+  | AInvokeEffect (n : node) (k : key) (intent_seq : nat) (next_attempt : nat)
+      (** no attempt is live: claim attempt [next_attempt] by a conditional append of
+          EFFECT_ATTEMPT and call the handler only if that append committed *)
+  | AAwaitAttempt (n : node) (k : key) (intent_seq : nat) (attempt : nat) (attempt_seq : nat)
+      (** attempt [attempt] is recorded without an outcome: its owner may be calling the handler *)
   | AFinishEffect (n : node) (k : key) (done_seq : nat)
   | APark (n : node)
   | AAwaitResume (n : node) (id : iid) (parked_seq : nat)
@@ -224,7 +266,9 @@ Definition action_of (r : recovered) : action :=
       | Some Interrupt => APark n
       | None => ANone
       end
-  | PIntent n k s => AInvokeEffect n k s
+  | PIntent n k s => AInvokeEffect n k s 1
+  | PReleased n k s a => AInvokeEffect n k s (S a)
+  | PAttempted n k si a s => AAwaitAttempt n k si a s
   | PDone n k s => AFinishEffect n k s
   | PParked n id s => AAwaitResume n id s
   | PClaimed n id s => AFinishInterrupt n id s

@@ -39,6 +39,8 @@ Record rec_inv (r : recovered) : Prop := {
   inv_at : forall n, r_phase r = PAt n -> in_table (r_table r) n = true;
   inv_intent : forall n k s, r_phase r = PIntent n k s -> kind_of (r_table r) n = Some Effect;
   inv_done : forall n k s, r_phase r = PDone n k s -> kind_of (r_table r) n = Some Effect;
+  inv_attempted : forall n k si a s, r_phase r = PAttempted n k si a s -> kind_of (r_table r) n = Some Effect;
+  inv_released : forall n k si a, r_phase r = PReleased n k si a -> kind_of (r_table r) n = Some Effect;
   inv_parked : forall n id s, r_phase r = PParked n id s ->
       kind_of (r_table r) n = Some Interrupt /\ In id (r_parked r) /\ ~ In id (map fst (r_claimed r));
   inv_claimed_phase : forall n id s, r_phase r = PClaimed n id s -> kind_of (r_table r) n = Some Interrupt;
@@ -85,6 +87,8 @@ Proof.
     + destruct next; discriminate.
     + destruct next; discriminate.
     + destruct next; discriminate.
+    + destruct next; discriminate.
+    + destruct next; discriminate.
     + apply (inv_claimed_parked r I).
     + apply (inv_claimed_nodup r I).
   - (* EffectIntent *)
@@ -105,6 +109,40 @@ Proof.
     inversion A; subst; constructor; simpl; try (intros; discriminate).
     + split; intros; discriminate.
     + intros n' k' s' Hp; inversion Hp; subst; eapply (inv_intent r I); exact P.
+    + apply (inv_claimed_parked r I).
+    + apply (inv_claimed_nodup r I).
+  - (* EffectAttempt: from the intent, an attempt or a release of the same node *)
+    destruct (in_table (r_table r) n) eqn:Hn; simpl in A; try discriminate.
+    destruct (r_phase r) eqn:P; try discriminate;
+    match type of A with context [if ?c then _ else _] => destruct c eqn:Hm; try discriminate end;
+    apply andb_true_iff in Hm; destruct Hm as [Hm _]; apply andb_true_iff in Hm;
+    destruct Hm as [Hm _]; apply Nat.eqb_eq in Hm; subst n0;
+    inversion A; subst; constructor; simpl; try (intros; discriminate);
+    try (split; intros; discriminate);
+    try (intros n' k' si' a' s' Hp; inversion Hp; subst);
+    try (eapply (inv_intent r I); exact P);
+    try (eapply (inv_attempted r I); exact P);
+    try (eapply (inv_released r I); exact P);
+    try apply (inv_claimed_parked r I); apply (inv_claimed_nodup r I).
+  - (* EffectReleased *)
+    destruct (in_table (r_table r) n) eqn:Hn; simpl in A; try discriminate.
+    destruct (r_phase r) eqn:P; try discriminate.
+    match type of A with context [if ?c then _ else _] => destruct c eqn:Hm; try discriminate end.
+    apply andb_true_iff in Hm; destruct Hm as [Hm _]; apply andb_true_iff in Hm;
+    destruct Hm as [Hm _]; apply Nat.eqb_eq in Hm; subst n0.
+    inversion A; subst; constructor; simpl; try (intros; discriminate).
+    + split; intros; discriminate.
+    + intros n' k' si' a' Hp; inversion Hp; subst; eapply (inv_attempted r I); exact P.
+    + apply (inv_claimed_parked r I).
+    + apply (inv_claimed_nodup r I).
+  - (* EffectDoneFenced *)
+    destruct (in_table (r_table r) n) eqn:Hn; simpl in A; try discriminate.
+    destruct (r_phase r) eqn:P; try discriminate.
+    match type of A with context [if ?c then _ else _] => destruct c eqn:Hm; try discriminate end.
+    apply andb_true_iff in Hm; destruct Hm as [Hm _]; apply Nat.eqb_eq in Hm; subst n0.
+    inversion A; subst; constructor; simpl; try (intros; discriminate).
+    + split; intros; discriminate.
+    + intros n' k' s' Hp; inversion Hp; subst; eapply (inv_attempted r I); exact P.
     + apply (inv_claimed_parked r I).
     + apply (inv_claimed_nodup r I).
   - (* InterruptParked *)
@@ -136,6 +174,8 @@ Proof.
     + apply (inv_at r I).
     + apply (inv_intent r I).
     + apply (inv_done r I).
+    + apply (inv_attempted r I).
+    + apply (inv_released r I).
     + apply (inv_parked r I).
     + apply (inv_claimed_phase r I).
     + apply (inv_claimed_parked r I).
@@ -249,6 +289,9 @@ Proof.
       assert (r_count r0 = 0) by (apply Z; reflexivity).
       rewrite C in H1; destruct l; [|discriminate].
       inversion H0; subst; reflexivity.
+    + unfold claims_of; simpl; lia.
+    + unfold claims_of; simpl; lia.
+    + unfold claims_of; simpl; lia.
     + unfold claims_of; simpl; lia.
     + unfold claims_of; simpl; lia.
     + unfold claims_of; simpl; lia.

@@ -28,7 +28,7 @@ Definition ckpt_state (acc : state) (x : record) : state :=
 Definition head_state (l : log) : state := fold_left ckpt_state l 0.
 
 Definition result_at (l : log) (s : nat) : value :=
-  match nth_error l s with Some (EffectDone _ _ res) => res | _ => 0 end.
+  match nth_error l s with Some (EffectDone _ _ res) | Some (EffectDoneFenced _ _ res) => res | _ => 0 end.
 Definition claim_value_at (l : log) (s : nat) : value :=
   match nth_error l s with Some (ResumeClaimed _ v) => v | _ => 0 end.
 
@@ -57,7 +57,11 @@ Definition finish_node (wf : workflow) (r : recovered) (n : node) (st : state) :
     end
   else DReject n.
 
-(** The sequencer's decision, from the durable log alone (docs/core-api.md next actions). *)
+(** The sequencer's decision, from the durable log alone (docs/core-api.md next actions), for
+    the protocol without the invocation fence: a handler is called straight from the intent and
+    its completion is a format-1 EFFECT_DONE. This is the protocol whose concurrent-recoverer
+    trail StaleReader.v exhibits; Fence.v models the fenced one (EFFECT_ATTEMPT won by a
+    conditional append before the call). *)
 Definition decide (wf : workflow) (handler : key -> value) (l : log) : decision :=
   match recover l with
   | RecoveryError _ _ => DStop
@@ -69,7 +73,14 @@ Definition decide (wf : workflow) (handler : key -> value) (l : log) : decision 
           if wf_fails wf n st then DWrite [RunFailed (Some n) code_terminal 0]
           else finish_node wf r n (wf_pure wf n st)
       | ABeginEffect n => DWrite [EffectIntent n (derive_key r n)]
-      | AInvokeEffect n k _ => DInvoke k [EffectDone n k (handler k)]
+      | AInvokeEffect n k _ _ =>
+          (* the protocol without the fence (format 1): invoke straight from the intent. On a
+             log that holds attempts it does nothing; Fence.v models the fenced protocol. *)
+          match r_phase r with
+          | PIntent _ _ _ => DInvoke k [EffectDone n k (handler k)]
+          | _ => DStop
+          end
+      | AAwaitAttempt _ _ _ _ _ => DStop
       | AFinishEffect n _ s => finish_node wf r n (wf_effect wf n st (result_at l s))
       | APark n => DWrite [InterruptParked n (fresh_id (r_parked r))]
       | AAwaitResume n id _ => DWait n id

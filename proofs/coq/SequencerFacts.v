@@ -14,6 +14,11 @@ Lemma step_phase : forall r x r', step r x = Next r' ->
   | NodeCompleted n next _ _ => r_phase r' = next_phase next /\ completes (r_phase r) (r_table r) n = true
   | EffectIntent n k => r_phase r' = PIntent n k (r_count r)
   | EffectDone n k _ => r_phase r' = PDone n k (r_count r) /\ exists s, r_phase r = PIntent n k s
+  | EffectAttempt n k a => exists si, r_phase r' = PAttempted n k si a (r_count r)
+  | EffectReleased n k a =>
+      exists si s, r_phase r = PAttempted n k si a s /\ r_phase r' = PReleased n k si a
+  | EffectDoneFenced n k _ =>
+      r_phase r' = PDone n k (r_count r) /\ exists si a s, r_phase r = PAttempted n k si a s
   | InterruptParked n id => r_phase r' = PParked n id (r_count r)
   | ResumeClaimed id _ => exists n s, r_phase r = PParked n id s /\ r_phase r' = PClaimed n id (r_count r)
   | Forked _ _ _ _ => r_phase r' = r_phase r
@@ -30,6 +35,18 @@ Proof.
   - destruct (negb _); try discriminate; destruct (negb _); try discriminate; inversion A; reflexivity.
   - destruct (negb _); try discriminate; destruct (r_phase r) eqn:P; try discriminate.
     destruct (Nat.eqb n0 n && key_eqb k0 k) eqn:E; try discriminate.
+    apply andb_true_iff in E; destruct E as [E1 E2]; apply Nat.eqb_eq in E1; apply key_eqb_eq in E2; subst.
+    inversion A; split; [reflexivity | eauto].
+  - destruct (negb _); try discriminate; destruct (r_phase r) eqn:P; try discriminate;
+    match type of A with context [if ?c then _ else _] => destruct c; try discriminate end;
+    inversion A; eexists; reflexivity.
+  - destruct (negb _); try discriminate; destruct (r_phase r) eqn:P; try discriminate.
+    match type of A with context [if ?c then _ else _] => destruct c eqn:E; try discriminate end.
+    apply andb_true_iff in E; destruct E as [E E3]; apply andb_true_iff in E; destruct E as [E1 E2].
+    apply Nat.eqb_eq in E1; apply key_eqb_eq in E2; apply Nat.eqb_eq in E3; subst.
+    inversion A; do 2 eexists; split; reflexivity.
+  - destruct (negb _); try discriminate; destruct (r_phase r) eqn:P; try discriminate.
+    match type of A with context [if ?c then _ else _] => destruct c eqn:E; try discriminate end.
     apply andb_true_iff in E; destruct E as [E1 E2]; apply Nat.eqb_eq in E1; apply key_eqb_eq in E2; subst.
     inversion A; split; [reflexivity | eauto].
   - destruct (negb _); try discriminate; destruct (negb _); try discriminate;
@@ -51,7 +68,8 @@ Proof. intros l x s y H; rewrite nth_error_app1; [exact H | apply nth_error_Some
 (** The phase's seq points at the record that set it. *)
 Definition witnessed (l : log) (p : phase) : Prop :=
   (forall n k s, p = PIntent n k s -> nth_error l s = Some (EffectIntent n k)) /\
-  (forall n k s, p = PDone n k s -> exists res, nth_error l s = Some (EffectDone n k res)) /\
+  (forall n k s, p = PDone n k s -> exists res,
+     nth_error l s = Some (EffectDone n k res) \/ nth_error l s = Some (EffectDoneFenced n k res)) /\
   (forall n id s, p = PParked n id s -> nth_error l s = Some (InterruptParked n id)) /\
   (forall n id s, p = PClaimed n id s -> exists v, nth_error l s = Some (ResumeClaimed id v)).
 
@@ -59,7 +77,7 @@ Lemma witnessed_snoc : forall l x p, witnessed l p -> witnessed (l ++ [x]) p.
 Proof.
   intros l x p [W1 [W2 [W3 W4]]]; repeat split; intros.
   - apply nth_error_snoc_old; eauto.
-  - destruct (W2 _ _ _ H) as [res Hr]; exists res; apply nth_error_snoc_old; exact Hr.
+  - destruct (W2 _ _ _ H) as [res [Hr|Hr]]; exists res; [left|right]; apply nth_error_snoc_old; exact Hr.
   - apply nth_error_snoc_old; eauto.
   - destruct (W4 _ _ _ H) as [v Hr]; exists v; apply nth_error_snoc_old; exact Hr.
 Qed.
@@ -88,7 +106,12 @@ Proof.
       rewrite C; apply nth_error_snoc_last.
     + destruct P as [P _]; rewrite P; repeat split; intros; try discriminate.
       match goal with E : PDone _ _ _ = _ |- _ => inversion E; subst end.
-      rewrite C; eexists; apply nth_error_snoc_last.
+      rewrite C; eexists; left; apply nth_error_snoc_last.
+    + destruct P as [si P]; rewrite P; apply witnessed_plain; discriminate.
+    + destruct P as [si [s [_ P]]]; rewrite P; apply witnessed_plain; discriminate.
+    + destruct P as [P _]; rewrite P; repeat split; intros; try discriminate.
+      match goal with E : PDone _ _ _ = _ |- _ => inversion E; subst end.
+      rewrite C; eexists; right; apply nth_error_snoc_last.
     + rewrite P; repeat split; intros; try discriminate.
       match goal with E : PParked _ _ _ = _ |- _ => inversion E; subst end.
       rewrite C; apply nth_error_snoc_last.
@@ -108,7 +131,9 @@ Lemma action_phase : forall r,
   | ANone => True
   | ARunPure n => r_phase r = PAt n /\ kind_of (r_table r) n = Some Pure
   | ABeginEffect n => r_phase r = PAt n /\ kind_of (r_table r) n = Some Effect
-  | AInvokeEffect n k s => r_phase r = PIntent n k s
+  | AInvokeEffect n k s na =>
+      (r_phase r = PIntent n k s /\ na = 1) \/ exists a, r_phase r = PReleased n k s a /\ na = S a
+  | AAwaitAttempt n k si a s => r_phase r = PAttempted n k si a s
   | AFinishEffect n k s => r_phase r = PDone n k s
   | APark n => r_phase r = PAt n /\ kind_of (r_table r) n = Some Interrupt
   | AAwaitResume n id s => r_phase r = PParked n id s
@@ -116,7 +141,7 @@ Lemma action_phase : forall r,
   | AFinishRun => r_phase r = PEnded
   end.
 Proof.
-  intros r; unfold action_of; destruct (r_phase r) eqn:P; auto;
+  intros r; unfold action_of; destruct (r_phase r) eqn:P; eauto;
   destruct (kind_of (r_table r) n) as [[]|] eqn:K; auto.
 Qed.
 
@@ -190,9 +215,9 @@ Proof.
   { intros n st k E; destruct (finish_node_shape _ _ _ _ _ E) as [E'|[? [E' _]]]; discriminate. }
   unfold decide in D; rewrite H in D.
   pose proof (action_phase r) as A.
-  destruct (action_of r) as [|n|n|n k intent_seq|n k done_seq|n|n id parked_seq|n id claim_seq|] eqn:Ea;
+  destruct (action_of r) as [|n|n|n k intent_seq na|n k si a s|n k done_seq|n|n id parked_seq|n id claim_seq|] eqn:Ea;
     simpl in D;
-    try (destruct D as [D|[k D]]; discriminate D).
+    try (destruct D as [D|[k9 D]]; discriminate D).
   - (* RunPure: a TerminalFailure, or the node's completion *)
     destruct A as [P K].
     assert (Z : r_count r <> 0) by (apply running_count; auto; rewrite P; discriminate).
@@ -218,7 +243,8 @@ Proof.
       simpl; rewrite (kind_of_in_table _ _ _ K), P; simpl; rewrite Nat.eqb_refl.
         rewrite (kind_of_kind_is _ _ _ K); reflexivity. }
     destruct S as [r' S]; eapply Fin; eauto.
-  - (* InvokeEffect *)
+  - (* InvokeEffect: from the intent (the protocol without the fence) *)
+    destruct A as [[A _]|[a [A _]]]; rewrite A in D; simpl in D; [|destruct D as [D|[k' D]]; discriminate D].
     destruct D as [D|[k' D]]; [discriminate|]; injection D as Ek Er; subst k' recs.
     pose proof (inv_intent r I n k intent_seq A) as K.
     assert (S : exists r', step r (EffectDone n k (h k)) = Next r').
@@ -288,8 +314,10 @@ Proof.
             state_ok_rec wf x /\ (forall id v, x <> ResumeClaimed id v) /\
             (forall n k res, x <> EffectDone n k res) /\ (forall n k, x = EffectIntent n k -> k = derive_key r n)).
   { intros y <- C D E S; split; [exact S | split; [exact C | split; [exact D | intros n k Ex; exfalso; eapply E; exact Ex]]]. }
-  destruct (action_of r) as [|n|n|n k s|n k s|n|n id s|n id s|]; split; intros k0 D || intros D;
-    try discriminate D.
+  destruct (action_of r) as [|n|n|n k s na|n k si a s|n k s|n|n id s|n id s|]; split; intros k0 D || intros D;
+    try discriminate D;
+    (* InvokeEffect: the decision invokes only from the intent *)
+    try (destruct A as [[A _]|[a [A _]]]; rewrite A in D; simpl in D; try discriminate D).
   - destruct (wf_fails wf n (head_state l)).
     + injection D as D; subst x; apply (Plain _ eq_refl); try (intros; discriminate); exact I.
     + exact (Fn _ _ _ eq_refl D).
@@ -491,7 +519,7 @@ Proof.
   - (* Resume *)
     destruct (admit (firstn k (w_log w)) (RResume id)) as [s|] eqn:A; [|exact I].
     destruct (recover (firstn k (w_log w))) as [r|] eqn:H; [|exact I].
-    destruct (r_phase r) as [| | | |n id' ps| | | |] eqn:P; try exact I.
+    destruct (r_phase r) as [| | | | | |n id' ps| | | |] eqn:P; try exact I.
     destruct (wf_value_ok wf n v) eqn:Vok; [|exact I].
     unfold cond_append; destruct (Nat.eqb (length (w_log w)) s) eqn:L; [|exact I].
     apply Nat.eqb_eq in L.
@@ -529,4 +557,62 @@ Proof.
   intros wf h rid st0 w Ok R; induction R.
   - apply world_inv_start; exact Ok.
   - apply exec_inv; exact IHR.
+Qed.
+
+(** ** The protocol without the fence writes no format-2 effect records *)
+
+Definition unfenced (x : record) : bool :=
+  match x with EffectAttempt _ _ _ | EffectReleased _ _ _ | EffectDoneFenced _ _ _ => false | _ => true end.
+
+Lemma decide_unfenced : forall wf h l,
+  match decide wf h l with DWrite recs | DInvoke _ recs => forallb unfenced recs = true | _ => True end.
+Proof.
+  intros wf h l; unfold decide; destruct (recover l) as [r|]; [|exact I].
+  destruct (action_of r); try exact I; try reflexivity;
+  try (destruct (wf_fails _ _ _); [reflexivity|]);
+  try (destruct (r_phase r); reflexivity || exact I);
+  unfold finish_node; destruct (wf_state_ok _ _); try exact I;
+  destruct (wf_route _ _ _); try reflexivity; destruct (in_table _ _); reflexivity || exact I.
+Qed.
+
+Lemma exec_unfenced : forall wf h w ev,
+  forallb unfenced (w_log w) = true -> forallb unfenced (w_log (exec wf h w ev)) = true.
+Proof.
+  intros wf h w ev U.
+  assert (App : forall k recs w', w_log w' = w_log w -> forallb unfenced recs = true ->
+            forallb unfenced (w_log (cond_append k recs w')) = true).
+  { intros k recs w' E R; unfold cond_append; destruct (Nat.eqb _ _); simpl; rewrite E; [|exact U].
+    rewrite forallb_app, U, R; reflexivity. }
+  destruct ev as [k|k| |k id v]; simpl; try exact U.
+  - pose proof (decide_unfenced wf h (firstn k (w_log w))) as D.
+    destruct (decide wf h (firstn k (w_log w))); try exact U; apply App; auto.
+  - destruct (decide wf h (firstn k (w_log w))); exact U.
+  - destruct (admit _ _); [|exact U]; destruct (recover _); [|exact U].
+    destruct (r_phase r); try exact U; destruct (wf_value_ok _ _ _); [|exact U]; apply App; auto.
+Qed.
+
+Theorem reachable_unfenced : forall wf h w0 w,
+  forallb unfenced (w_log w0) = true -> reachable wf h w0 w -> forallb unfenced (w_log w) = true.
+Proof.
+  intros wf h w0 w U R; induction R; [exact U | apply exec_unfenced; exact IHR].
+Qed.
+
+(** A log without format-2 effect records never recovers to an attempt or a release. *)
+Lemma unfenced_phase : forall l r, forallb unfenced l = true -> recover l = Recovered r ->
+  forall n k si a s, r_phase r <> PAttempted n k si a s /\ r_phase r <> PReleased n k si a.
+Proof.
+  induction l as [|x l IH] using rev_ind; intros r U H n k si a s.
+  - inversion H; subst; split; discriminate.
+  - rewrite forallb_app in U; apply andb_true_iff in U; destruct U as [U Ux].
+    destruct (recover_snoc_next l x r H) as [r0 [H0 S]].
+    pose proof (step_phase r0 x r S) as P.
+    destruct x; simpl in Ux; try discriminate Ux;
+    repeat match type of P with
+           | r_phase r = _ /\ _ => destruct P as [P _]
+           | _ /\ r_phase r = _ => destruct P as [_ P]
+           | exists _, _ => destruct P as [? P]
+           | False => destruct P
+           end;
+    try (rewrite P; try destruct next; split; discriminate);
+    rewrite P; apply (IH r0 U H0).
 Qed.
