@@ -7,14 +7,15 @@
 #      no Admitted/admit/Axiom/Parameter appears in the sources.
 #   2. SPIN: proofs/spin/remit.pml at one or two bounds, exhaustive (no bitstate): the assertion
 #      run (all properties at once), each LTL claim on its own (liveness under weak fairness),
-#      the canaries (mutant models that must each produce a counterexample trail), and the
-#      finding (two concurrent sequencers can call a handler after its completion is durable).
+#      the canaries (mutant models that must each produce a counterexample trail), the fence's
+#      bounds (two sequencers on one run: kills, a throwing handler, a restart under a new
+#      instance id, a lease that expires under a live owner) and the fence's canary (no fence:
+#      two sequencers both call the handler).
 #
-#   --ci    (default) Coq + the CI bound (1.9 million states) + every claim + canaries
-#           (about 5 min on 2 cores)
-#   --full  Coq + the headline bound (13.3 million states, every claim) + the scaled bound
-#           (89.8 million states, one more crash; the assertion run) + canaries
-#           (about 46 min; the scaled run needs 5.3 GB, MEMLIM 7.5 GB)
+#   --ci    (default) Coq + the CI bound (2.1 million states) + every claim + the fence bounds +
+#           canaries (545 s of CPU; see proofs/README.md for wall times)
+#   --full  Coq + the headline bound (every claim) + the scaled bound (one more crash; the
+#           assertion run) + the fence bounds + canaries (46 min before the fence; MEMLIM 7.5 GB)
 #
 # Figures go to the console and to proofs/results/{coq,spin-ci|spin-full}.json. Installs spin,
 # coq and gcc from Debian when one is missing.
@@ -162,6 +163,10 @@ spin_run() {
   if [ "$verdict" = violated ]; then
     [ -f "$dir/model.pml.trail" ] || die "$label: violated but no trail written"
     trail="proofs/spin/work/$label/model.pml.trail"
+    # The model's TRAIL lines (claims, handler calls, outcomes, lease expiries, kills) of the
+    # counterexample, replayed: a readable account of it.
+    (cd "$dir" && spin -t $defines $([ "$kind" != safety ] && echo -DFLAGS_ONLY) -DMUTANT=$mutant model.pml 2>&1 |
+      grep -E 'TRAIL|violated' | sed -E 's/^\s+//' > trail.txt) || true
   fi
   TABLE_ROWS+=("$(printf '%-34s %-22s %-9s %12s %13s %6s %9s %8s  %s' \
     "$label" "$claim" "$verdict" "$states" "$transitions" "$depth" "$mem_mb" "$elapsed_s" "${violation:-}")")
@@ -170,7 +175,11 @@ spin_run() {
   say "$(printf '%-34s %-22s %s  states=%s depth=%s mem=%sMB t=%ss %s' "$label" "$claim" "$verdict" "$states" "$depth" "$mem_mb" "$elapsed_s" "${violation:-}")"
 }
 
-CLAIMS="prefix_continuation effect_exactly_once fork_determinism checkpoint_validity consume_once recovery_determinism fork_intent no_late_invocation"
+CLAIMS="prefix_continuation effect_exactly_once fork_determinism checkpoint_validity consume_once recovery_determinism fork_intent no_late_invocation invocation_bound"
+# The fence's own claims, checked one by one at the fence's bounds (their assertion run checks every
+# other property at once; forks and the traveller are off there, the CI and headline bounds check
+# those with the fence in place).
+FENCE_CLAIMS="no_late_invocation invocation_bound"
 
 spin_bound() {   # NAME DEFINES WITH_CLAIMS(yes|no)
   local name="$1" defines="$2" claims="$3" c
@@ -201,11 +210,44 @@ spin_canaries() {   # DEFINES: each mutant must produce a trail, on the property
   done
 }
 
-spin_finding() {   # two sequencer processes on one run: a stale one calls a handler after DONE
-  say "SPIN finding: a second sequencer process that read the log before a completion"
-  spin_run "finding-late-invocation" "-DK=1 -DSEQS=2 -DCRASHES=0 -DFORKS=0 -DTRAVEL=0" ltl no_late_invocation fail
-  grep -q 'assertion violated.*late_invocation' "$work/finding-late-invocation/pan.out" ||
-    die "finding-late-invocation: the trail violates $(grep -E '^pan:1:' "$work/finding-late-invocation/pan.out")"
+expect_trail_on() {   # LABEL FLAG: the run's counterexample violates FLAG
+  grep -q "assertion violated.*($2)" "$work/$1/pan.out" ||
+    die "$1: the trail violates $(grep -E '^pan:1:' "$work/$1/pan.out"), expected $2"
+}
+
+spin_fence() {   # NAME DEFINES WITH_LIVE(yes|no): two sequencers on one run, through the invocation fence
+  local name="$1" defines="$2" live="$3" c
+  say "SPIN fence bound '$name': $defines"
+  spin_run "$name-assertions" "$defines" safety "(all assertions)" pass
+  for c in $FENCE_CLAIMS; do spin_run "$name-$c" "$defines" ltl "$c" pass; done
+  [ "$live" = yes ] && spin_run "$name-live" "$defines" live "live" pass
+  return 0
+}
+
+spin_lease() {   # DEFINES: the fence bound with a lease that expires while its owner holds the attempt
+  local defines="$1"
+  say "SPIN lease bound: $defines"
+  spin_run "lease-assertions" "$defines" safety "(all assertions)" pass
+  spin_run "lease-invocation_bound" "$defines" ltl invocation_bound pass
+  # The guide counts this case: a lease that expires under a live owner lets a second sequencer
+  # call the handler (the strong reading does not hold then; the bound does).
+  spin_run "lease-no_late_invocation" "$defines" ltl no_late_invocation fail
+  expect_trail_on lease-no_late_invocation late_invocation
+  # Finding: the bound with the guide's wording of its lease term ("leases that expired while
+  # their handler was still running") fails: a lease that expires after the attempt committed and
+  # before the handler started lets the taker call too (proofs/README.md, "Findings").
+  spin_run "lease-docs_invocation_bound" "$defines" ltl docs_invocation_bound fail
+  expect_trail_on lease-docs_invocation_bound docs_bound
+}
+
+spin_fence_canary() {   # without the fence, two sequencers that read one attempt both call the handler
+  local defines="$1"
+  say "SPIN canary 5 (no invocation fence: an attempt without an outcome is invoked, not claimed)"
+  spin_run "canary-5" "$defines" safety "(all assertions)" fail 5
+  grep -q "assertion violated  !(late_invocation)" "$work/canary-5/pan.out" ||
+    die "canary-5: the trail violates $(grep -E '^pan:1:' "$work/canary-5/pan.out"), expected late_invocation"
+  spin_run "canary-5-ltl" "$defines" ltl no_late_invocation fail 5
+  expect_trail_on canary-5-ltl late_invocation
 }
 
 write_spin_json() {
@@ -237,21 +279,37 @@ run_coq
 CI_BOUND="-DK=2 -DSEQS=1 -DCRASHES=1 -DFORKS=1 -DTRAVEL=1"
 HEADLINE_BOUND="-DK=3 -DSEQS=1 -DCRASHES=1 -DFORKS=1 -DTRAVEL=1"
 SCALED_BOUND="-DK=3 -DSEQS=1 -DCRASHES=2 -DFORKS=1 -DTRAVEL=1"
+# Two sequencers on run 0 and one kill. fence: one handler call throws, restarted processes keep
+# their instance id (STABLE_IDS=1: own attempts are taken over at once). fence-newid: a restarted
+# process gets a new id and must wait for the lease of its own abandoned attempt (liveness).
+FENCE_BOUND="-DK=1 -DSEQS=2 -DCRASHES=1 -DFORKS=0 -DTRAVEL=0 -DTHROWS=1"
+FENCE_NEWID_BOUND="-DK=1 -DSEQS=2 -DCRASHES=1 -DFORKS=0 -DTRAVEL=0 -DTHROWS=0 -DSTABLE_IDS=0"
+FENCE_NEWID_FULL_BOUND="-DK=1 -DSEQS=2 -DCRASHES=1 -DFORKS=0 -DTRAVEL=0 -DTHROWS=1 -DSTABLE_IDS=0"
+LEASE_BOUND="-DK=1 -DSEQS=2 -DCRASHES=0 -DFORKS=0 -DTRAVEL=0 -DTHROWS=0 -DSLOW=1"
+LEASE_FULL_BOUND="-DK=1 -DSEQS=2 -DCRASHES=1 -DFORKS=0 -DTRAVEL=0 -DTHROWS=1 -DSLOW=1"
+TWO_SEQ_BOUND="-DK=1 -DSEQS=2 -DCRASHES=0 -DFORKS=0 -DTRAVEL=0"
 
 if [ "$mode" = ci ]; then
   SPIN_MEMLIM_MB=${SPIN_MEMLIM_MB:-3000}; SPIN_HASH_LOG2=${SPIN_HASH_LOG2:-22}
   spin_bound ci "$CI_BOUND" yes
+  spin_fence fence "$FENCE_BOUND" no
+  spin_fence fence-newid "$FENCE_NEWID_BOUND" yes
+  spin_lease "$LEASE_BOUND"
   spin_canaries "$CI_BOUND"
-  spin_finding
+  spin_fence_canary "$TWO_SEQ_BOUND"
   write_spin_json "$results/spin-ci.json"
 else
   SPIN_MEMLIM_MB=${SPIN_MEMLIM_MB:-7500}; SPIN_HASH_LOG2=${SPIN_HASH_LOG2:-24}
   spin_bound headline "$HEADLINE_BOUND" yes
   SPIN_HASH_LOG2=${SPIN_SCALED_HASH_LOG2:-26}
   spin_bound scaled "$SCALED_BOUND" no
+  SPIN_HASH_LOG2=24
+  spin_fence fence "$FENCE_BOUND" yes
+  spin_fence fence-newid "$FENCE_NEWID_FULL_BOUND" yes
+  spin_lease "$LEASE_FULL_BOUND"
   SPIN_HASH_LOG2=22
   spin_canaries "$CI_BOUND"
-  spin_finding
+  spin_fence_canary "$TWO_SEQ_BOUND"
   write_spin_json "$results/spin-full.json"
 fi
 print_table
