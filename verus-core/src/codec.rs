@@ -359,25 +359,34 @@ impl Chain {
     }
 }
 
-/// A cursor over a payload. Every read checks the remaining length; none can panic.
-struct Reader<'a> {
+/// A cursor over a payload (and over a summary, crate::summary). Every read checks the remaining
+/// length; none can panic.
+pub(crate) struct Reader<'a> {
     rest: &'a [u8],
 }
 
 impl<'a> Reader<'a> {
-    fn u8(&mut self) -> Option<u8> {
+    pub(crate) fn new(rest: &'a [u8]) -> Self {
+        Reader { rest }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rest.is_empty()
+    }
+
+    pub(crate) fn u8(&mut self) -> Option<u8> {
         let (first, rest) = self.rest.split_first()?;
         self.rest = rest;
         Some(*first)
     }
 
-    fn u32(&mut self) -> Option<u32> {
+    pub(crate) fn u32(&mut self) -> Option<u32> {
         let (head, rest) = self.rest.split_first_chunk::<4>()?;
         self.rest = rest;
         Some(u32::from_le_bytes(*head))
     }
 
-    fn bytes(&mut self) -> Option<&'a [u8]> {
+    pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
         let len = usize::try_from(self.u32()?).ok()?;
         let (field, rest) = self.rest.split_at_checked(len)?;
         self.rest = rest;

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use crate::admission::Admission;
 use crate::codec::NODE_EFFECT;
-use crate::recovery::{to_u32, Action, Position, Recovered, RecoveryError, RunStatus};
+use crate::recovery::{to_u32, Action, ForkLink, Position, Recovered, RecoveryError, RunStatus};
 
 /// `NONE32`: absent checkpoint/snapshot positions.
 pub const NONE32: u32 = 0xFFFF_FFFF;
@@ -131,6 +131,18 @@ fn write_effects<S: Sink>(out: &mut S, run: &Recovered<'_>) {
     }
 }
 
+/// The lineage, oldest fork first: the recovery encoding's and the summary's layout.
+pub(crate) fn write_lineage<S: Sink>(out: &mut S, lineage: &[ForkLink<'_>]) {
+    out.u32(to_u32(lineage.len()));
+    for link in lineage {
+        out.bytes(link.source_run_id);
+        out.u32(link.source_seq);
+        out.bytes(link.run_id);
+        out.u32(link.fork_seq);
+        out.bytes(link.intent);
+    }
+}
+
 fn write_recovered<S: Sink>(out: &mut S, run: &Recovered<'_>) {
     out.u8(1);
     let status = run.status();
@@ -148,14 +160,7 @@ fn write_recovered<S: Sink>(out: &mut S, run: &Recovered<'_>) {
     write_effects(out, run);
     out.u32(run.interrupts_parked);
     out.u32(run.interrupts_claimed);
-    out.u32(to_u32(run.lineage.len()));
-    for link in &run.lineage {
-        out.bytes(link.source_run_id);
-        out.u32(link.source_seq);
-        out.bytes(link.run_id);
-        out.u32(link.fork_seq);
-        out.bytes(link.intent);
-    }
+    write_lineage(out, &run.lineage);
     if status == RunStatus::Failed {
         if let Some(failure) = run.failure {
             out.bytes(failure.node);

@@ -12,8 +12,8 @@ use alloc::vec::Vec;
 use vstd::prelude::*;
 
 use crate::admission::{admit_continue, admit_resume, parse_request, Admission, AdmissionRequest, RefusalReason};
-use crate::codec::{Chain, NodeEntry, NODE_INTERRUPT, NODE_PURE};
-use crate::encoding::{write_recovery, Counter, Sink};
+use crate::codec::{Chain, NodeEntry, Reader, NODE_INTERRUPT, NODE_PURE};
+use crate::encoding::{write_lineage, write_recovery, Counter, Sink};
 use crate::recovery::{
     fold_chunk, to_u32, Cursor, EffectStatus, EffectTally, Failure, Fold, ForkLink, Phase, Position, Recovered, RecoveryError,
 };
@@ -148,14 +148,7 @@ fn write_summary<S: Sink>(out: &mut S, fold: &Fold<'_>, cursor: Cursor) {
             None => out.u8(0),
         }
     }
-    out.u32(to_u32(run.lineage.len()));
-    for link in &run.lineage {
-        out.bytes(link.source_run_id);
-        out.u32(link.source_seq);
-        out.bytes(link.run_id);
-        out.u32(link.fork_seq);
-        out.bytes(link.intent);
-    }
+    write_lineage(out, &run.lineage);
     if let (Phase::Failed, Some(failure)) = (run.phase, run.failure) {
         out.bytes(failure.node);
         out.bytes(failure.code);
@@ -173,42 +166,17 @@ fn summary_bytes(fold: &Fold<'_>, cursor: Cursor) -> Vec<u8> {
 
 // ------------------------------------------------------------------ reading
 
-/// A cursor over summary bytes; every read is checked, `None` past the end.
-struct Reader<'a> {
-    rest: &'a [u8],
+/// A flag byte: 0 or 1, anything else is malformed.
+fn read_flag(r: &mut Reader<'_>) -> Option<bool> {
+    match r.u8()? {
+        0 => Some(false),
+        1 => Some(true),
+        _ => None,
+    }
 }
 
-impl<'a> Reader<'a> {
-    fn u8(&mut self) -> Option<u8> {
-        let (first, rest) = self.rest.split_first()?;
-        self.rest = rest;
-        Some(*first)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        let (word, rest) = self.rest.split_first_chunk::<4>()?;
-        self.rest = rest;
-        Some(u32::from_le_bytes(*word))
-    }
-
-    fn flag(&mut self) -> Option<bool> {
-        match self.u8()? {
-            0 => Some(false),
-            1 => Some(true),
-            _ => None,
-        }
-    }
-
-    fn bytes(&mut self) -> Option<&'a [u8]> {
-        let len = usize::try_from(self.u32()?).ok()?;
-        let (field, rest) = self.rest.split_at_checked(len)?;
-        self.rest = rest;
-        Some(field)
-    }
-
-    fn position(&mut self) -> Option<Position> {
-        Some(Position { seq: self.u32()?, offset: self.u32()? })
-    }
+fn read_position(r: &mut Reader<'_>) -> Option<Position> {
+    Some(Position { seq: r.u32()?, offset: r.u32()? })
 }
 
 fn read_phase<'a>(r: &mut Reader<'a>) -> Option<Phase<'a>> {
@@ -279,7 +247,7 @@ fn read_interrupts<'a>(r: &mut Reader<'a>) -> Option<BTreeMap<&'a [u8], Option<P
             return None;
         }
         previous = Some(id);
-        let claim = if r.flag()? { Some(r.position()?) } else { None };
+        let claim = if read_flag(r)? { Some(read_position(r)?) } else { None };
         interrupts.insert(id, claim);
     }
     Some(interrupts)
@@ -306,13 +274,13 @@ fn decode_summary(summary: &[u8]) -> Option<(Fold<'_>, Cursor)> {
     if summary.is_empty() {
         return Some((Fold::start(), Cursor::START));
     }
-    let mut r = Reader { rest: summary };
+    let mut r = Reader::new(summary);
     if r.u8()? != SUMMARY_VERSION {
         return None;
     }
     let seq = r.u32()?;
     let offset = r.u32()?;
-    let chain = Chain { prev: r.u32()?, v2_seen: r.flag()? };
+    let chain = Chain { prev: r.u32()?, v2_seen: read_flag(&mut r)? };
     let prev_kind = r.u8()?;
     if seq == 0 {
         return None;
@@ -323,8 +291,8 @@ fn decode_summary(summary: &[u8]) -> Option<(Fold<'_>, Cursor)> {
     run.workflow = r.bytes()?;
     run.version = r.bytes()?;
     run.fingerprint = r.bytes()?;
-    run.checkpoint = Some(r.position()?);
-    run.snapshot = Some(r.position()?);
+    run.checkpoint = Some(read_position(&mut r)?);
+    run.snapshot = Some(read_position(&mut r)?);
     let (nodes, effects, index) = read_nodes(&mut r)?;
     if phase.node().is_some_and(|node| usize::try_from(node).map_or(true, |n| n >= nodes.len())) {
         return None;
@@ -339,7 +307,7 @@ fn decode_summary(summary: &[u8]) -> Option<(Fold<'_>, Cursor)> {
     if phase == Phase::Failed {
         run.failure = Some(Failure { node: r.bytes()?, code: r.bytes()?, message: r.bytes()? });
     }
-    if !r.rest.is_empty() {
+    if !r.is_empty() {
         return None;
     }
     run.record_count = seq;
