@@ -20,7 +20,7 @@ import { FULL, QUICK } from './lib/profile.js';
 import { renderMarkdown } from './lib/markdown.js';
 import { lineChartSvg } from './lib/svg.js';
 import { evaluateTargets } from './lib/targets.js';
-import { RESULTS_SCHEMA, SUITE_NAMES, type ResultsDocument, type SuiteName, type SuiteReport } from './lib/results.js';
+import { RESULTS_SCHEMA, SUITE_NAMES, mergeSuites, runOfDocument, type ResultsDocument, type SuiteName, type SuiteReport } from './lib/results.js';
 import type { SuiteContext, SuiteOutput } from './lib/context.js';
 import os from 'node:os';
 
@@ -106,15 +106,33 @@ async function main(): Promise<void> {
     suites: reports,
     targets: [],
   };
-  doc.targets = evaluateTargets(doc);
-  fs.mkdirSync(args.out, { recursive: true });
-  fs.writeFileSync(path.join(args.out, 'latest.json'), JSON.stringify(doc, null, 2) + '\n');
+  for (const s of doc.suites) s.run = runOfDocument(doc);
+  const merged = mergeWithPrevious(doc, args.out, args.suites.length < SUITE_NAMES.length);
+  merged.targets = evaluateTargets(merged);
+  writeResults(merged, charts, args.out, log);
+}
+
+/**
+ * A run of some suites merges into the latest.json already in --out (its other suites and their
+ * runs stay), so `--suite X` never throws away the committed figures of the other suites.
+ */
+function mergeWithPrevious(doc: ResultsDocument, out: string, partial: boolean): ResultsDocument {
+  const file = path.join(out, 'latest.json');
+  if (!partial || !fs.existsSync(file)) return doc;
+  const previous = JSON.parse(fs.readFileSync(file, 'utf8')) as ResultsDocument;
+  if (previous.schema !== RESULTS_SCHEMA) throw new Error(`${file}: schema ${String(previous.schema)}, expected ${RESULTS_SCHEMA}: not merging into it`);
+  return mergeSuites(previous, doc);
+}
+
+function writeResults(doc: ResultsDocument, charts: SuiteOutput['charts'], out: string, log: (m: string) => void): void {
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, 'latest.json'), JSON.stringify(doc, null, 2) + '\n');
   const markdown = renderMarkdown(doc);
-  fs.writeFileSync(path.join(args.out, 'latest.md'), markdown);
-  for (const c of charts) fs.writeFileSync(path.join(args.out, `${c.file}.svg`), lineChartSvg(c.spec) + '\n');
-  if (path.resolve(args.out) === path.join(repoRoot, 'bench', 'results')) updateReadme(markdown, charts.map((c) => c.file));
+  fs.writeFileSync(path.join(out, 'latest.md'), markdown);
+  for (const c of charts) fs.writeFileSync(path.join(out, `${c.file}.svg`), lineChartSvg(c.spec) + '\n');
+  if (path.resolve(out) === path.join(repoRoot, 'bench', 'results')) updateReadme(markdown, charts.map((c) => c.file));
   process.stdout.write(markdown + '\n');
-  log(`wrote ${path.relative(repoRoot, args.out)}/latest.{json,md} and ${charts.length} chart(s) in ${doc.duration_s.toFixed(0)} s`);
+  log(`wrote ${path.relative(repoRoot, out)}/latest.{json,md} and ${charts.length} chart(s) in ${doc.duration_s.toFixed(0)} s`);
 }
 
 const README_BEGIN = '<!-- latest-results:begin (written by bench/run.ts; edits inside are overwritten) -->';

@@ -4,7 +4,7 @@ import { linearFit, scaleSummary, summarize } from './stats.js';
 import { lineChartSvg } from './svg.js';
 import { renderMarkdown } from './markdown.js';
 import { evaluateTargets } from './targets.js';
-import type { ResultsDocument } from './results.js';
+import { mergeSuites, runOfDocument, type ResultsDocument, type SuiteReport } from './results.js';
 import { buildMixedLog, prefixCase } from '../workloads/log-mix.js';
 import { walkFraming } from '../workloads/framing-walk.js';
 
@@ -95,5 +95,29 @@ describe('reports', () => {
     doc.targets = evaluateTargets(doc);
     expect(doc.targets.every((t) => t.met === null)).toBe(true);
     expect(renderMarkdown(doc)).toContain('not measured');
+  });
+  it('merges a run of some suites into the previous document, keeping the others with their run', () => {
+    const machine = (commit: string): ResultsDocument['machine'] => ({
+      cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
+      node_version: 'v20', v8_version: 'v8', load_avg_at_start: [1], load_avg_at_end: [2], packages: {}, git_commit: commit,
+      git_dirty: false, sqlite_version: '3',
+    });
+    const suite = (name: SuiteReport['name'], note: string): SuiteReport => ({ name, status: 'measured', duration_s: 1, notes: [note], rows: [] });
+    const old: ResultsDocument = {
+      schema: 'remit-bench/1', profile: 'full', started_at: 'old', finished_at: 'old', duration_s: 9, command: 'old run',
+      machine: machine('old0000000'), suites: [suite('recovery', 'old'), suite('gate', 'old'), suite('step-cost', 'old')], targets: [],
+    };
+    const now: ResultsDocument = {
+      schema: 'remit-bench/1', profile: 'quick', started_at: 'new', finished_at: 'new', duration_s: 1, command: 'new run',
+      machine: machine('new0000000'), suites: [suite('step-cost', 'new'), suite('commit', 'new')], targets: [],
+    };
+    for (const s of now.suites) s.run = runOfDocument(now);
+    const merged = mergeSuites(old, now);
+    expect(merged.suites.map((s) => `${s.name}:${s.notes[0]}`)).toEqual(['recovery:old', 'commit:new', 'gate:old', 'step-cost:new']);
+    expect(merged.suites.find((s) => s.name === 'gate')!.run).toMatchObject({ started_at: 'old', profile: 'full', command: 'old run', git_commit: 'old0000000' });
+    expect(merged.suites.find((s) => s.name === 'step-cost')!.run).toMatchObject({ started_at: 'new', profile: 'quick' });
+    const md = renderMarkdown(merged);
+    expect(md).toContain('Measured by an earlier run: old, full profile, `old run`');
+    expect(md.split('Measured by an earlier run').length - 1).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 /** The Markdown report (bench/results/latest.md): machine, one table per suite, targets, notes. */
 
-import type { ResultRow, ResultsDocument, SuiteName } from './results.js';
+import type { ResultRow, ResultsDocument, SuiteName, SuiteRun } from './results.js';
 
 interface Column {
   header: string;
@@ -130,6 +130,11 @@ export function machineLine(doc: ResultsDocument): string {
   return `${m.cpu_model}, ${m.cpu_cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB; ${m.os_platform} ${m.os_release}; Node ${m.node_version} (V8 ${m.v8_version}); SQLite ${m.sqlite_version}; load average at start ${m.load_avg_at_start.join(' / ')}, at end ${m.load_avg_at_end.join(' / ')}; git ${m.git_commit.slice(0, 10)}${m.git_dirty ? ' (uncommitted changes)' : ''}`;
 }
 
+/** Shown above a suite merged from an earlier run than the document's own. */
+function runLine(r: SuiteRun): string {
+  return `Measured by an earlier run: ${r.started_at}, ${r.profile} profile, \`${r.command}\`, git ${r.git_commit.slice(0, 10)}${r.git_dirty ? ' (uncommitted changes)' : ''}, load average ${r.load_avg_at_start.join(' / ')} at start, ${r.load_avg_at_end.join(' / ')} at end.`;
+}
+
 export function renderMarkdown(doc: ResultsDocument): string {
   const out: string[] = [];
   out.push(`# REMIT benchmarks (${doc.profile} profile)`, '');
@@ -149,6 +154,7 @@ export function renderMarkdown(doc: ResultsDocument): string {
   }
   for (const suite of doc.suites) {
     out.push(`## ${TITLES[suite.name]}`, '');
+    if (suite.run && suite.run.started_at !== doc.started_at) out.push(runLine(suite.run), '');
     if (suite.status === 'skipped') {
       out.push(`Skipped. ${suite.notes.join(' ')}`, '');
       continue;

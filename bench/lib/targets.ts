@@ -140,15 +140,19 @@ function stepCostTargets(doc: ResultsDocument): TargetReport[] {
 }
 
 function wasmMemoryTargets(doc: ResultsDocument): TargetReport[] {
-  const r = rowsOf(doc, 'wasm-memory')[0];
+  // The sequencer's path (1 MiB pieces) when the run has it; documents before it had one row.
+  const rows = rowsOf(doc, 'wasm-memory');
+  const r = rows.find((x) => x.impl === 'wasm:feed-1mib') ?? rows[0];
+  const whole = rows.find((x) => x.impl === 'wasm:recover' && x !== r);
+  const alsoWhole = whole ? `; one whole-log recover (wasm:recover) instead: ${(whole.metrics.peak_bytes! / MiB).toFixed(1)} MiB peak, ${(whole.metrics.after_bytes! / MiB).toFixed(1)} MiB after` : '';
   const records = r?.params.records;
   const logBytes = (r?.params.log_bytes as number | undefined) ?? 0;
   return [
     target('wasm-memory-after', `Wasm linear memory back under 16 MiB after recovering ${records ?? '10^6'} records`,
       r ? r.metrics.after_bytes! / MiB : undefined, 'MiB', (v) => v < 16,
-      (v) => `${(r!.metrics.before_bytes! / MiB).toFixed(1)} MiB before, ${(r!.metrics.peak_bytes! / MiB).toFixed(1)} MiB peak, ${v.toFixed(1)} MiB after; ${v < 16 ? 'met' : `missed by ${(v - 16).toFixed(1)} MiB`}`),
+      (v) => `${(r!.metrics.before_bytes! / MiB).toFixed(1)} MiB before, ${(r!.metrics.peak_bytes! / MiB).toFixed(1)} MiB peak, ${v.toFixed(1)} MiB after; ${v < 16 ? 'met' : `missed by ${(v - 16).toFixed(1)} MiB`} (${r!.impl})${alsoWhole}`),
     target('wasm-memory-peak', 'Wasm linear memory peak ≤ log size + 16 MiB during that recovery',
       r ? r.metrics.peak_bytes! / MiB : undefined, 'MiB', (v) => v <= logBytes / MiB + 16,
-      (v) => `log ${(logBytes / MiB).toFixed(1)} MiB, peak ${v.toFixed(1)} MiB (log + ${(v - logBytes / MiB).toFixed(1)} MiB)`),
+      (v) => `log ${(logBytes / MiB).toFixed(1)} MiB, peak ${v.toFixed(1)} MiB (log + ${(v - logBytes / MiB).toFixed(1)} MiB; ${r!.impl})`),
   ];
 }
