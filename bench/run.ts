@@ -121,7 +121,11 @@ function mergeWithPrevious(doc: ResultsDocument, out: string, partial: boolean):
   if (!partial || !fs.existsSync(file)) return doc;
   const previous = JSON.parse(fs.readFileSync(file, 'utf8')) as ResultsDocument;
   if (previous.schema !== RESULTS_SCHEMA) throw new Error(`${file}: schema ${String(previous.schema)}, expected ${RESULTS_SCHEMA}: not merging into it`);
-  return mergeSuites(previous, doc);
+  const merged = mergeSuites(previous, doc);
+  for (const s of doc.suites) {
+    if (!merged.suites.includes(s)) process.stderr.write(`bench: ${s.name} failed in this run; ${file} keeps its earlier figures for it\n`);
+  }
+  return merged;
 }
 
 function writeResults(doc: ResultsDocument, charts: SuiteOutput['charts'], out: string, log: (m: string) => void): void {

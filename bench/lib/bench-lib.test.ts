@@ -119,5 +119,9 @@ describe('reports', () => {
     const md = renderMarkdown(merged);
     expect(md).toContain('Measured by an earlier run: old, full profile, `old run`');
     expect(md.split('Measured by an earlier run').length - 1).toBe(2);
+    // A suite that failed now keeps the figures measured before.
+    const failed: ResultsDocument = { ...now, suites: [{ ...suite('gate', 'failed'), status: 'skipped' }] };
+    expect(mergeSuites(old, failed).suites.find((s) => s.name === 'gate')!.notes).toEqual(['old']);
+    expect(mergeSuites({ ...old, suites: [] }, failed).suites.find((s) => s.name === 'gate')!.status).toBe('skipped');
   });
 });

@@ -74,14 +74,18 @@ export interface SuiteReport {
 /**
  * A run of some suites only, merged into the document it would otherwise overwrite: its suites
  * replace those of the same name, the other suites are kept with the run that measured them
- * (filled from the old document's own fields when they have none), in SUITE_NAMES order.
+ * (filled from the old document's own fields when they have none), in SUITE_NAMES order. A suite
+ * that failed (skipped) replaces only a suite that had failed too, or none.
  */
 export function mergeSuites(previous: ResultsDocument, current: ResultsDocument): ResultsDocument {
-  const fresh = new Set(current.suites.map((s) => s.name));
+  // A suite that failed in this run does not wipe out the figures an earlier run measured.
+  const measuredBefore = new Set(previous.suites.filter((s) => s.status !== 'skipped').map((s) => s.name));
+  const replacing = current.suites.filter((s) => s.status !== 'skipped' || !measuredBefore.has(s.name));
+  const fresh = new Set(replacing.map((s) => s.name));
   const kept = previous.suites
     .filter((s) => !fresh.has(s.name))
     .map((s) => ({ ...s, run: s.run ?? runOfDocument(previous) }));
-  const suites = [...kept, ...current.suites].sort((a, b) => SUITE_NAMES.indexOf(a.name) - SUITE_NAMES.indexOf(b.name));
+  const suites = [...kept, ...replacing].sort((a, b) => SUITE_NAMES.indexOf(a.name) - SUITE_NAMES.indexOf(b.name));
   return { ...current, suites };
 }
 
