@@ -63,8 +63,24 @@ export function evaluateTargets(doc: ResultsDocument): TargetReport[] {
     out.push(target(`storage-linear-${state}`, `REMIT storage linear in steps (${state} state): stored bytes vs N fit r² ≥ 0.99`, r2, 'r²',
       (v) => v >= 0.99, () => `${slope.toFixed(0)} stored bytes per step`));
   }
-  out.push(...stepCostTargets(doc), ...wasmMemoryTargets(doc));
+  out.push(...stepCostTargets(doc), ...wasmMemoryTargets(doc), ...gateTargets(doc));
   return out;
+}
+
+/** The claim alone against a raw conditional insert: SQLite at every k (the worst), PostgreSQL at k = 8. */
+function gateTargets(doc: ResultsDocument): TargetReport[] {
+  const rows = rowsOf(doc, 'gate');
+  const sqlite = rows.filter((r) => r.impl === 'remit:claim-only').sort((a, b) => Number(a.params.racers) - Number(b.params.racers));
+  const worst = [...sqlite].sort((a, b) => (a.ratios['speed_vs_raw-on-conflict'] ?? 0) - (b.ratios['speed_vs_raw-on-conflict'] ?? 0))[0];
+  const pg8 = rows.find((r) => r.impl === 'remit:postgres:claim-only' && r.params.racers === 8);
+  return [
+    target('gate-claim-sqlite', 'Gate claim alone ≥ 0.8× a raw INSERT … ON CONFLICT DO NOTHING at k = 1, 2, 8 racers (SQLite; the worst k)',
+      sqlite.length === 3 ? worst?.ratios['speed_vs_raw-on-conflict'] : undefined, '×', (v) => v >= 0.8,
+      (v) => `${sqlite.map((r) => `k=${r.params.racers} ${x2(r.ratios['speed_vs_raw-on-conflict'])}`).join(', ')}; ${v >= 0.8 ? 'met' : `missed at k=${worst?.params.racers}: ${pctOff(v, 0.8)}`}`),
+    target('gate-claim-postgres-k8', 'Gate claim alone ≥ 0.5× a raw INSERT … ON CONFLICT DO NOTHING at k = 8 racers (PostgreSQL)',
+      pg8?.ratios['speed_vs_raw-pg-on-conflict'], '×', (v) => v >= 0.5,
+      (v) => `claim ${pg8?.time_ms?.median.toFixed(2)} ms per claim; ${v >= 0.5 ? 'met' : `missed by ${(0.5 / v).toFixed(1)}×`}`),
+  ];
 }
 
 const x2 = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : `${v.toFixed(2)}×`);
