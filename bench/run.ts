@@ -5,9 +5,10 @@
  *   --suite NAME[,NAME]  run only these suites: recovery, resume, commit, gate, storage, step-cost, wasm-memory
  *   --out DIR            where results go (default bench/results): latest.json, latest.md, *.svg
  *   --pg URL             also run the commit and gate suites on PostgreSQL (default: $REMIT_PG_URL)
+ *   --render             run nothing: re-evaluate the targets of DIR/latest.json and rewrite its Markdown
  *
  * Writes the JSON document (keys: bench/README.md), the Markdown table and the SVG charts, and
- * prints the Markdown. Profile with: NODE_OPTIONS=--cpu-prof npx tsx bench/run.ts --suite recovery
+ * prints the Markdown. Profile with: node --cpu-prof --import tsx bench/run.ts --suite recovery
  */
 
 import fs from 'node:fs';
@@ -43,13 +44,14 @@ function parseArgs(argv: string[]) {
     .option('--suite <names>', 'comma-separated suites to run', (v: string, prev: string[]) => prev.concat(v.split(',')), [] as string[])
     .option('--out <dir>', 'output folder', path.join(repoRoot, 'bench', 'results'))
     .option('--pg <url>', 'PostgreSQL URL for the commit and gate suites (default: $REMIT_PG_URL)')
+    .option('--render', 'run nothing: re-evaluate the targets of latest.json in --out and rewrite latest.md (and this README block)', false)
     .parse(argv);
-  const opts = program.opts<{ full: boolean; suite: string[]; out: string; pg?: string }>();
+  const opts = program.opts<{ full: boolean; suite: string[]; out: string; pg?: string; render: boolean }>();
   const suites = opts.suite.length === 0 ? [...SUITE_NAMES] : opts.suite.map((s) => s.trim()).filter(Boolean);
   for (const s of suites) {
     if (!SUITE_NAMES.includes(s as SuiteName)) throw new Error(`unknown suite "${s}": expected one of ${SUITE_NAMES.join(', ')}`);
   }
-  return { full: opts.full, suites: suites as SuiteName[], out: path.resolve(opts.out), pgUrl: opts.pg ?? process.env['REMIT_PG_URL'] };
+  return { full: opts.full, suites: suites as SuiteName[], out: path.resolve(opts.out), pgUrl: opts.pg ?? process.env['REMIT_PG_URL'], render: opts.render };
 }
 
 async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: SuiteReport; output: SuiteOutput | null }> {
@@ -77,6 +79,7 @@ async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: S
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv);
+  if (args.render) return renderOnly(args.out);
   const profile = args.full ? FULL : QUICK;
   const startedAt = new Date();
   const t0 = performance.now();
@@ -110,6 +113,15 @@ async function main(): Promise<void> {
   const merged = mergeWithPrevious(doc, args.out, args.suites.length < SUITE_NAMES.length);
   merged.targets = evaluateTargets(merged);
   writeResults(merged, charts, args.out, log);
+}
+
+/** Targets and Markdown of an existing document again (after a change to the targets or the report). */
+function renderOnly(out: string): void {
+  const file = path.join(out, 'latest.json');
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as ResultsDocument;
+  if (doc.schema !== RESULTS_SCHEMA) throw new Error(`${file}: schema ${String(doc.schema)}, expected ${RESULTS_SCHEMA}`);
+  doc.targets = evaluateTargets(doc);
+  writeResults(doc, [], out, (m) => process.stderr.write(`[bench] ${m}\n`));
 }
 
 /**

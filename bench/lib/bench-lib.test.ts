@@ -4,7 +4,7 @@ import { linearFit, scaleSummary, summarize } from './stats.js';
 import { lineChartSvg } from './svg.js';
 import { renderMarkdown } from './markdown.js';
 import { evaluateTargets } from './targets.js';
-import { mergeSuites, runOfDocument, type ResultsDocument, type SuiteReport } from './results.js';
+import { mergeSuites, runOfDocument, type ResultRow, type ResultsDocument, type SuiteReport } from './results.js';
 import { buildMixedLog, prefixCase } from '../workloads/log-mix.js';
 import { walkFraming } from '../workloads/framing-walk.js';
 
@@ -123,5 +123,37 @@ describe('reports', () => {
     const failed: ResultsDocument = { ...now, suites: [{ ...suite('gate', 'failed'), status: 'skipped' }] };
     expect(mergeSuites(old, failed).suites.find((s) => s.name === 'gate')!.notes).toEqual(['old']);
     expect(mergeSuites({ ...old, suites: [] }, failed).suites.find((s) => s.name === 'gate')!.status).toBe('skipped');
+  });
+  it('reports the gate targets from the claim-only rows: met above the goal, missed below, not measured without k = 8', () => {
+    const gateRow = (impl: string, racers: number, ratio: number, rawImpl: string): ResultRow => ({
+      suite: 'gate', case: `k=${racers}`, params: { racers }, impl, role: 'subject', status: 'measured', metrics: {}, ratios: { [`speed_vs_${rawImpl}`]: ratio },
+    });
+    const docWith = (rows: ResultRow[]): ResultsDocument => ({
+      schema: 'remit-bench/1', profile: 'quick', started_at: 't', finished_at: 't', duration_s: 1, command: 'c',
+      machine: {
+        cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
+        node_version: 'v20', v8_version: 'v8', load_avg_at_start: [0], load_avg_at_end: [0], packages: {}, git_commit: 'abc',
+        git_dirty: false, sqlite_version: '3',
+      },
+      suites: [{ name: 'gate', status: 'measured', duration_s: 1, notes: [], rows }], targets: [],
+    });
+    const byId = (doc: ResultsDocument) => Object.fromEntries(evaluateTargets(doc).map((t) => [t.id, t]));
+    const good = byId(docWith([
+      ...[1, 2, 8].map((k) => gateRow('remit:claim-only', k, 0.9, 'raw-on-conflict')),
+      gateRow('remit:postgres:claim-only', 8, 0.6, 'raw-pg-on-conflict'),
+    ]));
+    expect(good['gate-claim-sqlite']!.met).toBe(true);
+    expect(good['gate-claim-postgres-k8']!.met).toBe(true);
+    // Canary: one k below 0.8 misses the SQLite target, whatever the others are.
+    const bad = byId(docWith([
+      gateRow('remit:claim-only', 1, 0.99, 'raw-on-conflict'), gateRow('remit:claim-only', 2, 0.797, 'raw-on-conflict'),
+      gateRow('remit:claim-only', 8, 0.95, 'raw-on-conflict'), gateRow('remit:postgres:claim-only', 8, 0.12, 'raw-pg-on-conflict'),
+    ]));
+    expect(bad['gate-claim-sqlite']!.met).toBe(false);
+    expect(bad['gate-claim-sqlite']!.measured).toBeCloseTo(0.797);
+    expect(bad['gate-claim-postgres-k8']!.met).toBe(false);
+    const partial = byId(docWith([gateRow('remit:claim-only', 1, 0.99, 'raw-on-conflict')]));
+    expect(partial['gate-claim-sqlite']!.met).toBeNull();
+    expect(partial['gate-claim-postgres-k8']!.met).toBeNull();
   });
 });
