@@ -8,7 +8,7 @@
  *     record size into a (run_id, seq) table, one connection.
  *   runPostgresGateSuite(ctx): the consume-once gate, k = 1, 2, 8 racers per parked interrupt.
  *     `remit:postgres:resume` (public resume(), k Remit instances with their own pools),
- *     `remit:postgres:claim-only` (read log, core.admit, conditional append: the gate alone) vs
+ *     `remit:postgres:claim-only` (read log, core.feed, core.admitFrom, conditional append: the gate alone) vs
  *     `raw-pg-on-conflict`: k connections racing `INSERT ... ON CONFLICT DO NOTHING RETURNING`.
  *     Every sample checks exactly one winner per claim.
  *
@@ -24,8 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import pg from 'pg';
-import { chainValueBefore, encodeRecordV2 } from 'remit/core';
-import { RecordKind, type RecoveryCore } from 'remit/core';
+import { claimOnce } from './workloads/claim.js';
 import { createRemit, type Remit, type Store } from 'remit';
 import { openPostgresStore, type PostgresStore } from 'remit/postgres';
 import type { SuiteContext, SuiteOutput } from './lib/context.js';
@@ -159,17 +158,6 @@ export async function runPostgresCommitSuite(ctx: SuiteContext): Promise<SuiteOu
     await remit.close().catch(() => undefined);
     await raw.end().catch(() => undefined);
     await dropSchemas(url, [remitSchema, rawSchema]);
-  }
-}
-
-/** The gate as resume() runs it: admit from the log, append the claim at the admitted seq. */
-async function claimOnce(store: Store, core: RecoveryCore, runId: string, interruptId: Uint8Array, value: Uint8Array): Promise<boolean> {
-  for (;;) {
-    const log = await store.readLog(runId);
-    const admission = core.admit(log, { tag: 'RESUME', interruptId });
-    if (!admission.accepted) return false;
-    const claim = encodeRecordV2({ kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId, value }, chainValueBefore(log, admission.offset));
-    if ((await store.append(runId, admission.seq, [claim])).committed) return true;
   }
 }
 

@@ -5,9 +5,10 @@
  *   --suite NAME[,NAME]  run only these suites: recovery, resume, commit, gate, storage, step-cost, wasm-memory
  *   --out DIR            where results go (default bench/results): latest.json, latest.md, *.svg
  *   --pg URL             also run the commit and gate suites on PostgreSQL (default: $REMIT_PG_URL)
+ *   --render             run nothing: re-evaluate the targets of DIR/latest.json and rewrite its Markdown
  *
  * Writes the JSON document (keys: bench/README.md), the Markdown table and the SVG charts, and
- * prints the Markdown. Profile with: NODE_OPTIONS=--cpu-prof npx tsx bench/run.ts --suite recovery
+ * prints the Markdown. Profile with: node --cpu-prof --import tsx bench/run.ts --suite recovery
  */
 
 import fs from 'node:fs';
@@ -20,7 +21,7 @@ import { FULL, QUICK } from './lib/profile.js';
 import { renderMarkdown } from './lib/markdown.js';
 import { lineChartSvg } from './lib/svg.js';
 import { evaluateTargets } from './lib/targets.js';
-import { RESULTS_SCHEMA, SUITE_NAMES, type ResultsDocument, type SuiteName, type SuiteReport } from './lib/results.js';
+import { RESULTS_SCHEMA, SUITE_NAMES, mergeSuites, runOfDocument, type ResultsDocument, type SuiteName, type SuiteReport } from './lib/results.js';
 import type { SuiteContext, SuiteOutput } from './lib/context.js';
 import os from 'node:os';
 
@@ -43,13 +44,14 @@ function parseArgs(argv: string[]) {
     .option('--suite <names>', 'comma-separated suites to run', (v: string, prev: string[]) => prev.concat(v.split(',')), [] as string[])
     .option('--out <dir>', 'output folder', path.join(repoRoot, 'bench', 'results'))
     .option('--pg <url>', 'PostgreSQL URL for the commit and gate suites (default: $REMIT_PG_URL)')
+    .option('--render', 'run nothing: re-evaluate the targets of latest.json in --out and rewrite latest.md (and this README block)', false)
     .parse(argv);
-  const opts = program.opts<{ full: boolean; suite: string[]; out: string; pg?: string }>();
+  const opts = program.opts<{ full: boolean; suite: string[]; out: string; pg?: string; render: boolean }>();
   const suites = opts.suite.length === 0 ? [...SUITE_NAMES] : opts.suite.map((s) => s.trim()).filter(Boolean);
   for (const s of suites) {
     if (!SUITE_NAMES.includes(s as SuiteName)) throw new Error(`unknown suite "${s}": expected one of ${SUITE_NAMES.join(', ')}`);
   }
-  return { full: opts.full, suites: suites as SuiteName[], out: path.resolve(opts.out), pgUrl: opts.pg ?? process.env['REMIT_PG_URL'] };
+  return { full: opts.full, suites: suites as SuiteName[], out: path.resolve(opts.out), pgUrl: opts.pg ?? process.env['REMIT_PG_URL'], render: opts.render };
 }
 
 async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: SuiteReport; output: SuiteOutput | null }> {
@@ -77,6 +79,7 @@ async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: S
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv);
+  if (args.render) return renderOnly(args.out);
   const profile = args.full ? FULL : QUICK;
   const startedAt = new Date();
   const t0 = performance.now();
@@ -106,15 +109,46 @@ async function main(): Promise<void> {
     suites: reports,
     targets: [],
   };
+  for (const s of doc.suites) s.run = runOfDocument(doc);
+  const merged = mergeWithPrevious(doc, args.out, args.suites.length < SUITE_NAMES.length);
+  merged.targets = evaluateTargets(merged);
+  writeResults(merged, charts, args.out, log);
+}
+
+/** Targets and Markdown of an existing document again (after a change to the targets or the report). */
+function renderOnly(out: string): void {
+  const file = path.join(out, 'latest.json');
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as ResultsDocument;
+  if (doc.schema !== RESULTS_SCHEMA) throw new Error(`${file}: schema ${String(doc.schema)}, expected ${RESULTS_SCHEMA}`);
   doc.targets = evaluateTargets(doc);
-  fs.mkdirSync(args.out, { recursive: true });
-  fs.writeFileSync(path.join(args.out, 'latest.json'), JSON.stringify(doc, null, 2) + '\n');
+  writeResults(doc, [], out, (m) => process.stderr.write(`[bench] ${m}\n`));
+}
+
+/**
+ * A run of some suites merges into the latest.json already in --out (its other suites and their
+ * runs stay), so `--suite X` never throws away the committed figures of the other suites.
+ */
+function mergeWithPrevious(doc: ResultsDocument, out: string, partial: boolean): ResultsDocument {
+  const file = path.join(out, 'latest.json');
+  if (!partial || !fs.existsSync(file)) return doc;
+  const previous = JSON.parse(fs.readFileSync(file, 'utf8')) as ResultsDocument;
+  if (previous.schema !== RESULTS_SCHEMA) throw new Error(`${file}: schema ${String(previous.schema)}, expected ${RESULTS_SCHEMA}: not merging into it`);
+  const merged = mergeSuites(previous, doc);
+  for (const s of doc.suites) {
+    if (!merged.suites.includes(s)) process.stderr.write(`bench: ${s.name} failed in this run; ${file} keeps its earlier figures for it\n`);
+  }
+  return merged;
+}
+
+function writeResults(doc: ResultsDocument, charts: SuiteOutput['charts'], out: string, log: (m: string) => void): void {
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, 'latest.json'), JSON.stringify(doc, null, 2) + '\n');
   const markdown = renderMarkdown(doc);
-  fs.writeFileSync(path.join(args.out, 'latest.md'), markdown);
-  for (const c of charts) fs.writeFileSync(path.join(args.out, `${c.file}.svg`), lineChartSvg(c.spec) + '\n');
-  if (path.resolve(args.out) === path.join(repoRoot, 'bench', 'results')) updateReadme(markdown, charts.map((c) => c.file));
+  fs.writeFileSync(path.join(out, 'latest.md'), markdown);
+  for (const c of charts) fs.writeFileSync(path.join(out, `${c.file}.svg`), lineChartSvg(c.spec) + '\n');
+  if (path.resolve(out) === path.join(repoRoot, 'bench', 'results')) updateReadme(markdown, charts.map((c) => c.file));
   process.stdout.write(markdown + '\n');
-  log(`wrote ${path.relative(repoRoot, args.out)}/latest.{json,md} and ${charts.length} chart(s) in ${doc.duration_s.toFixed(0)} s`);
+  log(`wrote ${path.relative(repoRoot, out)}/latest.{json,md} and ${charts.length} chart(s) in ${doc.duration_s.toFixed(0)} s`);
 }
 
 const README_BEGIN = '<!-- latest-results:begin (written by bench/run.ts; edits inside are overwritten) -->';

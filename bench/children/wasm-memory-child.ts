@@ -1,7 +1,12 @@
 /**
  * A fresh process for the wasm-memory suite: the Wasm core's linear memory before and after one
  * recovery of a large log. Usage (the suite runs a plain-JavaScript copy, see lib/compile-js.ts):
- *   node --expose-gc wasm-memory-child.js <records>
+ *   node --expose-gc wasm-memory-child.js <records> [recover|feed-1mib]
+ *
+ * recover: one core.recover of the whole log. feed-1mib: the log fed from the empty summary in
+ * pieces of 1 MiB, the way the sequencer reloads a run (ts-shell/src/sequencer/run-session.ts,
+ * feedCore: a piece that ends inside a record leaves it torn, so the next piece starts at the
+ * summary's durable_len, and a piece that does not advance is doubled).
  *
  * The shell does not expose the core instance's memory, so this child wraps
  * WebAssembly.instantiate (and the WebAssembly.Instance constructor) before anything loads the binding (the jco binding takes its reference
@@ -53,6 +58,12 @@ function liveBytes(): number {
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const records = Number(process.argv[2] ?? '1000000');
+const mode = process.argv[3] ?? 'recover';
+if (mode !== 'recover' && mode !== 'feed-1mib') {
+  process.stderr.write(`unknown mode "${mode}": expected recover or feed-1mib\n`);
+  process.exit(2);
+}
+const PIECE_BYTES = 1024 * 1024;
 const { createCore } = await import('remit/core');
 const { buildMixedLog } = await import('../workloads/log-mix.js');
 
@@ -63,8 +74,26 @@ const log = buildMixedLog(records, []).bytes;
 const small = core.recover(log.subarray(0, 0));
 const before = liveBytes();
 const t0 = performance.now();
-const r = core.recover(log);
+const r = mode === 'recover' ? core.recover(log) : feedInPieces(log);
 const recoverMs = performance.now() - t0;
+
+/** The sequencer's reload loop over the whole log (see the header); the last piece's recovery. */
+function feedInPieces(bytes: Uint8Array): ReturnType<typeof core.recover> {
+  let summary: Uint8Array = new Uint8Array(0);
+  let from = 0;
+  let piece = PIECE_BYTES;
+  for (;;) {
+    const end = Math.min(bytes.length, from + piece);
+    const fed = core.feed(summary, bytes.subarray(from, end));
+    if (!fed.ok) throw new Error('the core refused the summary it wrote');
+    if (!fed.recovery.ok || end === bytes.length) return fed.recovery;
+    const advanced = fed.recovery.durableLen > from;
+    summary = fed.summary;
+    from = fed.recovery.durableLen;
+    piece = advanced ? PIECE_BYTES : piece * 2;
+  }
+}
+
 if (!r.ok || r.recordCount !== records) {
   process.stderr.write(`recovery failed: ${JSON.stringify({ ok: r.ok, small: small.ok })}\n`);
   process.exit(1);
@@ -80,6 +109,6 @@ await new Promise((resolve) => setTimeout(resolve, 0));
 gc?.();
 const after = liveBytes();
 process.stdout.write(JSON.stringify({
-  records, log_bytes: log.length, instances, memories: memories.length, at_load_bytes: atLoad, before_bytes: before,
+  records, mode, log_bytes: log.length, instances, memories: memories.length, at_load_bytes: atLoad, before_bytes: before,
   peak_bytes: peak, after_bytes: after, gc_exposed: gc !== undefined, recover_ms: recoverMs,
 }) + '\n');

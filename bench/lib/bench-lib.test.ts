@@ -4,7 +4,7 @@ import { linearFit, scaleSummary, summarize } from './stats.js';
 import { lineChartSvg } from './svg.js';
 import { renderMarkdown } from './markdown.js';
 import { evaluateTargets } from './targets.js';
-import type { ResultsDocument } from './results.js';
+import { mergeSuites, runOfDocument, type ResultRow, type ResultsDocument, type SuiteReport } from './results.js';
 import { buildMixedLog, prefixCase } from '../workloads/log-mix.js';
 import { walkFraming } from '../workloads/framing-walk.js';
 
@@ -95,5 +95,65 @@ describe('reports', () => {
     doc.targets = evaluateTargets(doc);
     expect(doc.targets.every((t) => t.met === null)).toBe(true);
     expect(renderMarkdown(doc)).toContain('not measured');
+  });
+  it('merges a run of some suites into the previous document, keeping the others with their run', () => {
+    const machine = (commit: string): ResultsDocument['machine'] => ({
+      cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
+      node_version: 'v20', v8_version: 'v8', load_avg_at_start: [1], load_avg_at_end: [2], packages: {}, git_commit: commit,
+      git_dirty: false, sqlite_version: '3',
+    });
+    const suite = (name: SuiteReport['name'], note: string): SuiteReport => ({ name, status: 'measured', duration_s: 1, notes: [note], rows: [] });
+    const old: ResultsDocument = {
+      schema: 'remit-bench/1', profile: 'full', started_at: 'old', finished_at: 'old', duration_s: 9, command: 'old run',
+      machine: machine('old0000000'), suites: [suite('recovery', 'old'), suite('gate', 'old'), suite('step-cost', 'old')], targets: [],
+    };
+    const now: ResultsDocument = {
+      schema: 'remit-bench/1', profile: 'quick', started_at: 'new', finished_at: 'new', duration_s: 1, command: 'new run',
+      machine: machine('new0000000'), suites: [suite('step-cost', 'new'), suite('commit', 'new')], targets: [],
+    };
+    for (const s of now.suites) s.run = runOfDocument(now);
+    const merged = mergeSuites(old, now);
+    expect(merged.suites.map((s) => `${s.name}:${s.notes[0]}`)).toEqual(['recovery:old', 'commit:new', 'gate:old', 'step-cost:new']);
+    expect(merged.suites.find((s) => s.name === 'gate')!.run).toMatchObject({ started_at: 'old', profile: 'full', command: 'old run', git_commit: 'old0000000' });
+    expect(merged.suites.find((s) => s.name === 'step-cost')!.run).toMatchObject({ started_at: 'new', profile: 'quick' });
+    const md = renderMarkdown(merged);
+    expect(md).toContain('Measured by an earlier run: old, full profile, `old run`');
+    expect(md.split('Measured by an earlier run').length - 1).toBe(2);
+    // A suite that failed now keeps the figures measured before.
+    const failed: ResultsDocument = { ...now, suites: [{ ...suite('gate', 'failed'), status: 'skipped' }] };
+    expect(mergeSuites(old, failed).suites.find((s) => s.name === 'gate')!.notes).toEqual(['old']);
+    expect(mergeSuites({ ...old, suites: [] }, failed).suites.find((s) => s.name === 'gate')!.status).toBe('skipped');
+  });
+  it('reports the gate targets from the claim-only rows: met above the goal, missed below, not measured without k = 8', () => {
+    const gateRow = (impl: string, racers: number, ratio: number, rawImpl: string): ResultRow => ({
+      suite: 'gate', case: `k=${racers}`, params: { racers }, impl, role: 'subject', status: 'measured', metrics: {}, ratios: { [`speed_vs_${rawImpl}`]: ratio },
+    });
+    const docWith = (rows: ResultRow[]): ResultsDocument => ({
+      schema: 'remit-bench/1', profile: 'quick', started_at: 't', finished_at: 't', duration_s: 1, command: 'c',
+      machine: {
+        cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
+        node_version: 'v20', v8_version: 'v8', load_avg_at_start: [0], load_avg_at_end: [0], packages: {}, git_commit: 'abc',
+        git_dirty: false, sqlite_version: '3',
+      },
+      suites: [{ name: 'gate', status: 'measured', duration_s: 1, notes: [], rows }], targets: [],
+    });
+    const byId = (doc: ResultsDocument) => Object.fromEntries(evaluateTargets(doc).map((t) => [t.id, t]));
+    const good = byId(docWith([
+      ...[1, 2, 8].map((k) => gateRow('remit:claim-only', k, 0.9, 'raw-on-conflict')),
+      gateRow('remit:postgres:claim-only', 8, 0.6, 'raw-pg-on-conflict'),
+    ]));
+    expect(good['gate-claim-sqlite']!.met).toBe(true);
+    expect(good['gate-claim-postgres-k8']!.met).toBe(true);
+    // Canary: one k below 0.8 misses the SQLite target, whatever the others are.
+    const bad = byId(docWith([
+      gateRow('remit:claim-only', 1, 0.99, 'raw-on-conflict'), gateRow('remit:claim-only', 2, 0.797, 'raw-on-conflict'),
+      gateRow('remit:claim-only', 8, 0.95, 'raw-on-conflict'), gateRow('remit:postgres:claim-only', 8, 0.12, 'raw-pg-on-conflict'),
+    ]));
+    expect(bad['gate-claim-sqlite']!.met).toBe(false);
+    expect(bad['gate-claim-sqlite']!.measured).toBeCloseTo(0.797);
+    expect(bad['gate-claim-postgres-k8']!.met).toBe(false);
+    const partial = byId(docWith([gateRow('remit:claim-only', 1, 0.99, 'raw-on-conflict')]));
+    expect(partial['gate-claim-sqlite']!.met).toBeNull();
+    expect(partial['gate-claim-postgres-k8']!.met).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 /** The Markdown report (bench/results/latest.md): machine, one table per suite, targets, notes. */
 
-import type { ResultRow, ResultsDocument, SuiteName } from './results.js';
+import type { ResultRow, ResultsDocument, SuiteName, SuiteRun } from './results.js';
 
 interface Column {
   header: string;
@@ -130,10 +130,17 @@ export function machineLine(doc: ResultsDocument): string {
   return `${m.cpu_model}, ${m.cpu_cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB; ${m.os_platform} ${m.os_release}; Node ${m.node_version} (V8 ${m.v8_version}); SQLite ${m.sqlite_version}; load average at start ${m.load_avg_at_start.join(' / ')}, at end ${m.load_avg_at_end.join(' / ')}; git ${m.git_commit.slice(0, 10)}${m.git_dirty ? ' (uncommitted changes)' : ''}`;
 }
 
+/** Shown above a suite merged from an earlier run than the document's own. */
+function runLine(r: SuiteRun): string {
+  return `Measured by an earlier run: ${r.started_at}, ${r.profile} profile, \`${r.command}\`, git ${r.git_commit.slice(0, 10)}${r.git_dirty ? ' (uncommitted changes)' : ''}, load average ${r.load_avg_at_start.join(' / ')} at start, ${r.load_avg_at_end.join(' / ')} at end.`;
+}
+
 export function renderMarkdown(doc: ResultsDocument): string {
   const out: string[] = [];
   out.push(`# REMIT benchmarks (${doc.profile} profile)`, '');
   out.push(`Run ${doc.started_at}, ${doc.duration_s.toFixed(0)} s, \`${doc.command}\`.`, '');
+  const earlier = doc.suites.filter((x) => x.run && x.run.started_at !== doc.started_at).map((x) => x.name);
+  if (earlier.length > 0) out.push(`This run measured ${doc.suites.filter((x) => !earlier.includes(x.name)).map((x) => x.name).join(', ') || 'no suite'}; the other suites (${earlier.join(', ')}) were measured by earlier runs, each named above its table. The machine line is this run's.`, '');
   out.push(`Machine: ${machineLine(doc)}.`, '');
   out.push('Packages: ' + Object.entries(doc.machine.packages).map(([k, v]) => `${k} ${v}`).join(', ') + '.', '');
   out.push('Times are medians over pooled samples (p25–p75 shown); rates are derived from the medians. Ratios compare rows of the same case measured in this run; a speed ratio above 1 means faster than the row named.', '');
@@ -149,6 +156,7 @@ export function renderMarkdown(doc: ResultsDocument): string {
   }
   for (const suite of doc.suites) {
     out.push(`## ${TITLES[suite.name]}`, '');
+    if (suite.run && suite.run.started_at !== doc.started_at) out.push(runLine(suite.run), '');
     if (suite.status === 'skipped') {
       out.push(`Skipped. ${suite.notes.join(' ')}`, '');
       continue;

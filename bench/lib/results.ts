@@ -50,12 +50,55 @@ export interface TargetReport {
   note: string;
 }
 
+/** How and when one suite's rows were measured (a document can merge suites of several runs). */
+export interface SuiteRun {
+  profile: 'quick' | 'full';
+  command: string;
+  started_at: string;
+  git_commit: string;
+  git_dirty: boolean;
+  load_avg_at_start: number[];
+  load_avg_at_end: number[];
+}
+
 export interface SuiteReport {
   name: SuiteName;
   status: 'measured' | 'partial' | 'skipped';
   duration_s: number;
   notes: string[];
   rows: ResultRow[];
+  /** The run that measured this suite; absent in documents written before suites were merged. */
+  run?: SuiteRun;
+}
+
+/**
+ * A run of some suites only, merged into the document it would otherwise overwrite: its suites
+ * replace those of the same name, the other suites are kept with the run that measured them
+ * (filled from the old document's own fields when they have none), in SUITE_NAMES order. A suite
+ * that failed (skipped) replaces only a suite that had failed too, or none.
+ */
+export function mergeSuites(previous: ResultsDocument, current: ResultsDocument): ResultsDocument {
+  // A suite that failed in this run does not wipe out the figures an earlier run measured.
+  const measuredBefore = new Set(previous.suites.filter((s) => s.status !== 'skipped').map((s) => s.name));
+  const replacing = current.suites.filter((s) => s.status !== 'skipped' || !measuredBefore.has(s.name));
+  const fresh = new Set(replacing.map((s) => s.name));
+  const kept = previous.suites
+    .filter((s) => !fresh.has(s.name))
+    .map((s) => ({ ...s, run: s.run ?? runOfDocument(previous) }));
+  const suites = [...kept, ...replacing].sort((a, b) => SUITE_NAMES.indexOf(a.name) - SUITE_NAMES.indexOf(b.name));
+  return { ...current, suites };
+}
+
+export function runOfDocument(doc: ResultsDocument): SuiteRun {
+  return {
+    profile: doc.profile,
+    command: doc.command,
+    started_at: doc.started_at,
+    git_commit: doc.machine.git_commit,
+    git_dirty: doc.machine.git_dirty,
+    load_avg_at_start: doc.machine.load_avg_at_start,
+    load_avg_at_end: doc.machine.load_avg_at_end,
+  };
 }
 
 export interface ResultsDocument {

@@ -7,12 +7,13 @@
  *
  * Two REMIT rows: `remit:resume` is the public resume() (validate the value, recover, admit,
  * conditional append of RESUME_CLAIMED, then the winner drives the run to its end: one more
- * commit); `remit:claim-only` is the gate alone (read the log, core.admit, conditional append).
+ * commit); `remit:claim-only` is the gate alone (read the log, core.feed from the empty summary,
+ * core.admitFrom, conditional append).
  * The parked runs a sample consumes are created before its clock starts (beforeEach).
  */
 
-import { chainValueBefore, encodeRecordV2 } from 'remit/core';
-import { RecordKind, type RecoveryCore } from 'remit/core';
+import type { RecoveryCore } from 'remit/core';
+import { claimOnce } from '../workloads/claim.js';
 import type { Remit, Store } from 'remit';
 import { compareTasks, type TimedTask } from '../lib/measure.js';
 import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
@@ -146,18 +147,6 @@ async function resolveWithClaimOnly(stores: Store[], core: RecoveryCore, runIds:
   for (const runId of runIds) {
     const won = await Promise.all(stores.map((s) => claimOnce(s, core, runId, id, value)));
     expectOneWinner(won, won, runId);
-  }
-}
-
-/** The gate as resume() runs it: admit from the log, append the claim at the admitted seq. */
-async function claimOnce(store: Store, core: RecoveryCore, runId: string, interruptId: Uint8Array, value: Uint8Array): Promise<boolean> {
-  for (;;) {
-    const log = await store.readLog(runId);
-    const admission = core.admit(log, { tag: 'RESUME', interruptId });
-    if (!admission.accepted) return false;
-    const claim = encodeRecordV2({ kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId, value }, chainValueBefore(log, admission.offset));
-    const outcome = await store.append(runId, admission.seq, [claim]);
-    if (outcome.committed) return true;
   }
 }
 

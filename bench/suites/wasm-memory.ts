@@ -27,9 +27,15 @@ interface ChildReport {
   recover_ms: number;
 }
 
-function runChild(ctx: SuiteContext, child: string, records: number): Promise<ChildReport> {
+/** The two ways a log reaches the core: one whole-log recover, and the sequencer's 1 MiB pieces. */
+const MODES = [
+  { mode: 'recover', impl: 'wasm:recover' },
+  { mode: 'feed-1mib', impl: 'wasm:feed-1mib' },
+] as const;
+
+function runChild(ctx: SuiteContext, child: string, records: number, mode: string): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--expose-gc', child, String(records)], { cwd: ctx.repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--expose-gc', child, String(records), mode], { cwd: ctx.repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));
@@ -47,15 +53,28 @@ export async function runWasmMemory(ctx: SuiteContext): Promise<SuiteOutput> {
   const outDir = path.join(ctx.tmpDir, 'js');
   compileChildren(ctx.repoRoot, outDir);
   const child = path.join(outDir, 'bench', 'children', 'wasm-memory-child.js');
-  const reports: ChildReport[] = [];
+  const byMode = new Map<string, ChildReport[]>(MODES.map((m) => [m.mode, []]));
+  // Alternate the modes, one fresh process each (linear memory never shrinks within a process).
   for (let i = 0; i < SAMPLES; i++) {
-    ctx.log(`wasm-memory: recovering ${records} records in a fresh process (${i + 1}/${SAMPLES})`);
-    reports.push(await runChild(ctx, child, records));
+    for (const { mode } of MODES) {
+      ctx.log(`wasm-memory: ${mode} of ${records} records in a fresh process (${i + 1}/${SAMPLES})`);
+      byMode.get(mode)!.push(await runChild(ctx, child, records, mode));
+    }
   }
+  const rows: ResultRow[] = MODES.map(({ mode, impl }) => memoryRow(records, impl, mode, byMode.get(mode)!));
+  const last = byMode.get('recover')!.at(-1)!;
+  const notes = [
+    `One fresh process per sample and row (${SAMPLES} each, alternating): load the Wasm core through the public factory (createCore('wasm')), recover an empty log, then the ${records}-record log of the recovery suite (${(last.log_bytes / 1e6).toFixed(1)} MB), then run the garbage collector twice. wasm:recover hands it to core.recover whole; wasm:feed-1mib feeds it from the empty summary in 1 MiB pieces with core.feed, as the sequencer reloads a run (its feedCore loop, copied into the child); the time column is that call or loop.`,
+    'Memory = byte length of the linear memory of every core instance created in the process and still alive (the child wraps WebAssembly.instantiate and holds the memories weakly). before: after the empty recovery; peak: right after the large recovery (linear memory never shrinks, so this is the largest it was); after: once the garbage collector ran. Medians.',
+  ];
+  return { rows, notes, charts: [] };
+}
+
+function memoryRow(records: number, impl: string, mode: string, reports: ChildReport[]): ResultRow {
   const med = (k: keyof ChildReport) => summarize(reports.map((r) => Number(r[k]))).median;
   const last = reports[reports.length - 1]!;
-  const rows: ResultRow[] = [row({
-    suite: 'wasm-memory', case: `records=${records}`, params: { records, log_bytes: last.log_bytes }, impl: 'wasm', role: 'subject',
+  return row({
+    suite: 'wasm-memory', case: `records=${records}`, params: { records, log_bytes: last.log_bytes, mode }, impl, role: 'subject',
     time_ms: summarize(reports.map((r) => r.recover_ms)),
     metrics: {
       at_load_bytes: med('at_load_bytes'),
@@ -66,10 +85,5 @@ export async function runWasmMemory(ctx: SuiteContext): Promise<SuiteOutput> {
       instances: last.instances,
     },
     ...(last.gc_exposed ? {} : { note: 'gc() not exposed: "after" is before any collection' }),
-  })];
-  const notes = [
-    `One fresh process per sample (${SAMPLES}): load the Wasm core through the public factory (createCore('wasm')), recover an empty log, then the ${records}-record log of the recovery suite (${(last.log_bytes / 1e6).toFixed(1)} MB) with core.recover, then run the garbage collector twice.`,
-    'Memory = byte length of the linear memory of every core instance created in the process and still alive (the child wraps WebAssembly.instantiate and holds the memories weakly). before: after the empty recovery; peak: right after the large recovery (linear memory never shrinks, so this is the largest it was); after: once the garbage collector ran. Medians.',
-  ];
-  return { rows, notes, charts: [] };
+  });
 }
