@@ -1,8 +1,8 @@
 /**
  * Fresh-process reads from the stored recovery summary (docs/guide.md, "Fresh-process resume"): a
  * session that reads the summary, record 0 and the records from the summary's snapshot on gives
- * the very answer of a session that reads the whole log, on both cores and on the memory and SQLite
- * stores; a damaged, stale or wrong summary never changes an answer (the session falls back to the
+ * the very answer of a session that reads the whole log, on both cores and on the memory, SQLite
+ * and PostgreSQL stores; a damaged, stale or wrong summary never changes an answer (the session falls back to the
  * whole log), and `Remit.scrub` is the check that finds a wrong one.
  */
 
@@ -15,7 +15,9 @@ import { z } from 'zod';
 import { createCore } from '../core/index.js';
 import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
+import { PostgresStore } from '../store/postgres.js';
 import { SqliteStore } from '../store/sqlite.js';
+import { describePg, dropSchemas, freshSchemaName } from '../../test-support/postgres-test-env.js';
 import type { RecoverySummary, Store, StoredRecord } from '../store/store.js';
 import { END, workflow } from '../workflow/workflow.js';
 import { SUMMARY_EVERY_RECORDS } from './run-session.js';
@@ -164,5 +166,37 @@ describe.each(['reference', 'wasm'] as const)('fresh-process reads from the stor
     expect(await new MemoryStore({ backing }).removeLastRecord('c', last.seq, last.bytes)).toBe(true);
     expect(run.summary).toBeUndefined();
     expect((await fresh().scrub('c')).summaryRecords).toBeNull();
+  });
+});
+
+describePg('fresh-process reads from the stored summary (postgres store)', (url) => {
+  const schemas = new Set<string>();
+  afterAll(() => dropSchemas(url, schemas));
+
+  it.each(['reference', 'wasm'] as const)('give the answers of the whole log, reading fewer records (%s core)', async (coreKind) => {
+    const schema = freshSchemaName();
+    schemas.add(schema);
+    const opened: Store[] = [];
+    const open = async () => {
+      const store = await PostgresStore.open({ connectionString: url, maxConnections: 2, schema });
+      opened.push(store);
+      return store;
+    };
+    try {
+      const wf = mixedLoop(150, true);
+      const first = await new Remit(await open(), await createCore(coreKind), [wf]).start(wf, { i: 0, pad: '' }, { runId: 'r' });
+      expect(first.status).toBe('parked');
+      const whole = counted(await open(), false);
+      const tail = counted(await open(), true);
+      expect(await new Remit(tail.store, await createCore(coreKind), [wf]).status('r')).toEqual(first);
+      expect(await new Remit(whole.store, await createCore(coreKind), [wf]).status('r')).toEqual(first);
+      expect(tail.read.records).toBeLessThan(whole.read.records / 2);
+      const resumed = await new Remit(await open(), await createCore(coreKind), [wf]).resume('r', first.interrupt!.id, true);
+      expect(resumed.status).toBe('completed');
+      expect(await new Remit(counted(await open(), false).store, await createCore(coreKind), [wf]).status('r')).toEqual(resumed);
+      expect((await new Remit(await open(), await createCore(coreKind), [wf]).scrub('r')).summaryAgrees).toBe(true);
+    } finally {
+      for (const store of opened) await store.close();
+    }
   });
 });
