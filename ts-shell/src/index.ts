@@ -19,6 +19,7 @@ export { createRemit, MAX_RUN_ID_BYTES } from './remit.js';
 export type {
   Remit, RemitOptions, StartOptions, ContinueOptions, RecoverAllOptions, ForkOptions, ForkResult, RunSummary, RecoverAllOutcome,
   RepairResult,
+  ScrubReport,
 } from './remit.js';
 export type { RunDamage } from './sequencer/log-health.js';
 export type { RunResult, ParkedInterrupt, RunFailureView } from './sequencer/sequencer.js';
@@ -31,7 +32,7 @@ export { openSqliteStore } from './store/sqlite.js';
 export type { SqliteStore, SqliteStoreOptions } from './store/sqlite.js';
 export { openMemoryStore } from './store/memory.js';
 export type { MemoryStore, MemoryStoreOptions } from './store/memory.js';
-export type { Store, StoredRecord, AppendOutcome, ForkOutcome, RunListing } from './store/store.js';
+export type { Store, StoredRecord, AppendOutcome, ForkOutcome, RunListing, RecoverySummary } from './store/store.js';
 
 // Inspecting logs.
 export { renderInspection } from './inspect.js';

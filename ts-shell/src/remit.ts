@@ -15,7 +15,7 @@ import { encodeRecordV2 } from './core/codec.js';
 import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
 import {
-  NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveryCore,
+  EMPTY_SUMMARY, NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveryCore,
 } from './core/types.js';
 import {
   AlreadyConsumedError, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
@@ -25,11 +25,12 @@ import {
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
-import { fromUtf8, utf8 } from './json.js';
+import { bytesEqual, fromUtf8, utf8 } from './json.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
 import { damageError, diagnoseRows, type RunDamage } from './sequencer/log-health.js';
 import { runStartedRecord, STATUS_NAMES, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
+import { openSummary } from './sequencer/stored-summary.js';
 import { DEFAULT_EFFECT_LEASE_MS, type FenceSettings } from './sequencer/fence.js';
 import type { Store, StoredRecord } from './store/store.js';
 import {
@@ -108,6 +109,19 @@ export interface ForkResult {
   sourceRunId: string;
   checkpointSeq: number;
   forkSeq: number;
+}
+
+/** What `Remit.scrub` re-verified. */
+export interface ScrubReport {
+  runId: string;
+  records: number;
+  logBytes: number;
+  /** Damage found in the whole log (null: every record passes its checks). */
+  damage: RunDamage | null;
+  /** Records the stored recovery summary covers (null: the store keeps none for the run). */
+  summaryRecords: number | null;
+  /** Whether the stored summary is the one the core computes from those records (null: none). */
+  summaryAgrees: boolean | null;
 }
 
 export interface RunSummary {
@@ -323,7 +337,8 @@ export class Remit implements Engine {
     checkRunId(runId);
     if (options.fromSeq !== undefined) checkSeqArgument('fromSeq', options.fromSeq, { runId });
     const waitMs = checkWaitMs(options.waitForEffectMs);
-    const session = await RunSession.open(this, runId);
+    // Continuing from an earlier seq may need admission from the whole log (NEEDS_LOG).
+    const session = await RunSession.open(this, runId, { wholeLog: options.fromSeq !== undefined });
     session.recover();
     if (options.fromSeq !== undefined) {
       const admission = session.admit({ tag: 'CONTINUE_FROM', seq: options.fromSeq });
@@ -364,7 +379,8 @@ export class Remit implements Engine {
     checkRunId(runId);
     checkSeqArgument('checkpointSeq', checkpointSeq, { runId });
     if (options.newRunId !== undefined) checkRunId(options.newRunId);
-    const session = await RunSession.open(this, runId);
+    // A fork copies a prefix up to any checkpoint and chains to it: it reads the whole log.
+    const session = await RunSession.open(this, runId, { wholeLog: true });
     const recovered = session.recover();
     const admission = session.admit({ tag: 'FORK_AT', seq: checkpointSeq });
     if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: checkpointSeq });
@@ -408,6 +424,39 @@ export class Remit implements Engine {
     const records = await this.store.readRecords(runId);
     if (records.length === 0) throw new RunNotFoundError(runId);
     return inspectLog(runId, records, this.core);
+  }
+
+  /**
+   * Re-verify a run from its first record (docs/guide.md, "Fresh-process resume"): the whole log
+   * is recovered, and the stored recovery summary (if the store keeps one) is recomputed from the
+   * records it covers and compared byte for byte, with its record count, byte length and snapshot
+   * seq. A fresh process checks only that the records after the summary line up with it and
+   * chain from it, so a summary that is well formed but wrong (`summaryAgrees: false`) is found
+   * here and nowhere else.
+   */
+  async scrub(runId: string): Promise<ScrubReport> {
+    checkRunId(runId);
+    const rows = await this.store.readRecords(runId);
+    if (rows.length === 0) throw new RunNotFoundError(runId);
+    const log = concatBytes(rows.map((r) => r.bytes));
+    const recovery = this.core.recover(log);
+    const damage = diagnoseRows(runId, rows, recovery);
+    const found = (await this.store.readSummary?.(runId)) ?? null;
+    const report: ScrubReport = { runId, records: rows.length, logBytes: log.length, damage, summaryRecords: null, summaryAgrees: null };
+    if (found === null) return report;
+    const stored = found.summary;
+    report.summaryRecords = stored.recordCount;
+    const core = openSummary(stored);
+    if (core === null || stored.byteLength > log.length) return { ...report, summaryAgrees: false };
+    const fed = this.core.feed(EMPTY_SUMMARY, log.subarray(0, stored.byteLength));
+    report.summaryAgrees =
+      fed.ok &&
+      fed.recovery.ok &&
+      fed.recovery.durableLen === stored.byteLength &&
+      fed.recovery.recordCount === stored.recordCount &&
+      fed.recovery.snapshotSeq === stored.snapshotSeq &&
+      bytesEqual(fed.summary, core);
+    return report;
   }
 
   /** Every run with its status; a damaged run is `damaged`, with `damage` saying where and what to do. */

@@ -23,6 +23,8 @@ import {
   advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, type HeadState,
 } from './log-view.js';
 import type { FenceSettings } from './fence.js';
+import type { RecoverySummary } from '../store/store.js';
+import { openSummary, sealSummary } from './stored-summary.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
 import { GROUPABLE_ACTIONS, Step } from './step.js';
 
@@ -31,6 +33,13 @@ import { GROUPABLE_ACTIONS, Step } from './step.js';
  * the Wasm core's linear memory grows to about this plus the summary, not to the log's size.
  */
 const FEED_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * A durable recovery summary goes with an append once this many records were appended since the
+ * stored one (docs/architecture.md, decision 9): a fresh process then reads at most about this
+ * many records past the head's snapshot, and a summary costs no extra commit.
+ */
+export const SUMMARY_EVERY_RECORDS = 32;
 
 /** Appended anyway once a group's encoded records reach this size, whatever the step count. */
 const MAX_GROUPED_BYTES = 4 * 1024 * 1024;
@@ -65,6 +74,16 @@ export class RunSession {
    */
   private summary: Uint8Array = EMPTY_SUMMARY;
   private summaryEnd = 0;
+  /** Records the core's summary covers (those in `log[0..summaryEnd)`). */
+  private summaryRecords = 0;
+  /** The record count of the summary last written to (or read from) the store. */
+  private storedSummaryRecords = 0;
+  /**
+   * Where the bytes this session read begin: 0 after a whole-log read; after a read from a stored
+   * summary, the offset of the head snapshot's record. `log[recordEnd(0)..heldFrom)` is zeros
+   * (never read): nothing before `heldFrom` but RUN_STARTED may be decoded.
+   */
+  private heldFrom = 0;
   /** An append failed: nothing cached may be used until the log is read again. */
   private stale = false;
   private checkedWorkflow: Workflow | undefined;
@@ -76,12 +95,14 @@ export class RunSession {
   private constructor(
     private readonly engine: Engine,
     readonly runId: string,
+    /** Read every record at each reload (operations that may look before the head snapshot). */
+    private readonly wholeLog: boolean,
   ) {
     this.sequencing = engine.sequencing ?? DEFAULT_SEQUENCING;
   }
 
-  static async open(engine: Engine, runId: string): Promise<RunSession> {
-    const session = new RunSession(engine, runId);
+  static async open(engine: Engine, runId: string, options: { wholeLog?: boolean } = {}): Promise<RunSession> {
+    const session = new RunSession(engine, runId, options.wholeLog ?? false);
     await session.reload();
     return session;
   }
@@ -121,6 +142,7 @@ export class RunSession {
    * failing its integrity check) makes every later recover() throw the same typed error.
    */
   async reload(): Promise<void> {
+    if (!this.wholeLog && (await this.reloadFromSummary())) return;
     const rows = await this.engine.store.readRecords(this.runId);
     const bytes = rows.length === 1 ? rows[0]!.bytes : concatBytes(rows.map((r) => r.bytes));
     this.log = new LogBuffer(bytes);
@@ -132,9 +154,75 @@ export class RunSession {
     this.recordCount = rows.length === 0 ? 0 : -1;
     this.summary = EMPTY_SUMMARY;
     this.summaryEnd = 0;
+    this.summaryRecords = 0;
+    this.storedSummaryRecords = 0;
+    this.heldFrom = 0;
     const recovery = this.feedCore(bytes.length);
+    assert(recovery !== null, () => `run ${this.runId}: the ${this.engine.core.name} core refused the empty summary (a core bug)`);
     this.recovery = { byteLength: bytes.length, value: recovery };
     this.damage = rows.length === 0 ? null : diagnoseRows(this.runId, rows, recovery);
+  }
+
+  /**
+   * Read the run from its stored recovery summary (docs/guide.md, "Fresh-process resume"): record
+   * 0, and the records from the summary's snapshot seq on, fed to the core from the summary. Every
+   * record read is checked (framing, CRC, the chain from the summary's chain value); the records
+   * before are not. Resolves false (nothing kept) whenever that read cannot give the very answer
+   * of the whole log: no summary, a summary the core refuses, records that do not line up with
+   * it, a tail that does not recover cleanly, or a head that needs a record before the snapshot.
+   * The caller then reads the whole log, so a bad summary costs time, never data.
+   */
+  private async reloadFromSummary(): Promise<boolean> {
+    const store = this.engine.store;
+    if (store.readSummary === undefined) return false;
+    const found = await store.readSummary(this.runId);
+    if (found === null) return false;
+    const { summary, runStarted } = found;
+    const coreSummary = openSummary(summary);
+    if (coreSummary === null) return false;
+    if (summary.snapshotSeq <= 0 || summary.snapshotSeq >= summary.recordCount) return false;
+    const rows = await store.readRecords(this.runId, summary.snapshotSeq);
+    if (rows.length < summary.recordCount - summary.snapshotSeq) return false;
+    let covered = 0;
+    let total = 0;
+    for (let i = 0; i < rows.length; i++) {
+      if (rows[i]!.seq !== summary.snapshotSeq + i) return false;
+      if (i < summary.recordCount - summary.snapshotSeq) covered += rows[i]!.bytes.length;
+      total += rows[i]!.bytes.length;
+    }
+    const tailStart = summary.byteLength - covered;
+    if (tailStart < runStarted.bytes.length) return false;
+    const bytes = new Uint8Array(tailStart + total);
+    bytes.set(runStarted.bytes, 0);
+    let at = tailStart;
+    for (const row of rows) {
+      bytes.set(row.bytes, at);
+      at += row.bytes.length;
+    }
+    this.log = new LogBuffer(bytes);
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.stagedSteps = 0;
+    this.head = undefined;
+    this.stale = false;
+    this.summary = coreSummary;
+    this.summaryEnd = summary.byteLength;
+    this.summaryRecords = summary.recordCount;
+    this.storedSummaryRecords = summary.recordCount;
+    this.heldFrom = tailStart;
+    const recovery = this.feedCore(bytes.length);
+    const sound =
+      recovery !== null &&
+      recovery.ok &&
+      recovery.durableLen === bytes.length &&
+      recovery.recordCount === summary.snapshotSeq + rows.length &&
+      recovery.snapshotOffset >= tailStart &&
+      offsetsOf(recovery.action).every((offset) => offset >= tailStart);
+    if (!sound) return false;
+    this.recordCount = recovery.recordCount;
+    this.recovery = { byteLength: bytes.length, value: recovery };
+    this.damage = null;
+    return true;
   }
 
   /** The core's view of the log (durable plus staged records); computed once per log length. */
@@ -143,7 +231,7 @@ export class RunSession {
     if (this.damage !== null) throw damageError(this.runId, this.damage);
     const byteLength = this.log.byteLength;
     if (this.recovery?.byteLength !== byteLength) {
-      this.recovery = { byteLength, value: this.feedCore(byteLength) };
+      this.recovery = { byteLength, value: this.feedCoreOwn(byteLength) };
     }
     const recovered = checkRecovery(this.recovery.value, this.runId, allowEmpty);
     if (recovered.recordCount > 0) this.checkRunIdIsTheKey(recovered);
@@ -155,9 +243,10 @@ export class RunSession {
   /**
    * The recovery of `log[0..byteLength)`, handing the core only the bytes after those its summary
    * covers. The summary advances over durable records only (a torn tail is fed again next time)
-   * and not on a recovery error (feed returns the summary it was given).
+   * and not on a recovery error (feed returns the summary it was given). Null when the core
+   * refuses the summary (only a stored one can be refused).
    */
-  private feedCore(byteLength: number): Recovery {
+  private feedCore(byteLength: number): Recovery | null {
     // Pieces of at most FEED_CHUNK_BYTES (more when one record is longer: a piece that ends inside
     // a record leaves it torn and the summary where it was, so the next piece starts there again).
     // By the split property the last piece's answer is the recovery of the whole log.
@@ -165,11 +254,12 @@ export class RunSession {
     for (;;) {
       const end = Math.min(byteLength, this.summaryEnd + pieceBytes);
       const fed = this.engine.core.feed(this.summary, this.log.bytes.subarray(this.summaryEnd, end));
-      assert(fed.ok, () => `run ${this.runId}: the ${this.engine.core.name} core refused the summary it wrote (a core bug)`);
+      if (!fed.ok) return null;
       if (!fed.recovery.ok) return fed.recovery;
       const advanced = fed.recovery.durableLen > this.summaryEnd;
       this.summary = fed.summary;
       this.summaryEnd = fed.recovery.durableLen;
+      this.summaryRecords = fed.recovery.recordCount;
       if (end === byteLength) return fed.recovery;
       pieceBytes = advanced ? FEED_CHUNK_BYTES : pieceBytes * 2;
     }
@@ -184,10 +274,22 @@ export class RunSession {
   admit(request: AdmissionRequest): Admission {
     assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
     const byteLength = this.log.byteLength;
-    if (this.recovery?.byteLength !== byteLength) this.recovery = { byteLength, value: this.feedCore(byteLength) };
-    if (!this.recovery.value.ok) return this.engine.core.admit(this.log.bytes, request);
+    if (this.recovery?.byteLength !== byteLength) this.recovery = { byteLength, value: this.feedCoreOwn(byteLength) };
+    if (!this.recovery.value.ok) return this.admitFromWholeLog(request);
     const admission = this.engine.core.admitFrom(this.summary, request);
-    return admission.reason === RefusalReason.NEEDS_LOG ? this.engine.core.admit(this.log.bytes, request) : admission;
+    return admission.reason === RefusalReason.NEEDS_LOG ? this.admitFromWholeLog(request) : admission;
+  }
+
+  private admitFromWholeLog(request: AdmissionRequest): Admission {
+    assert(this.heldFrom === 0, () => `run ${this.runId}: admission ${request.tag} needs the whole log; open the session with wholeLog`);
+    return this.engine.core.admit(this.log.bytes, request);
+  }
+
+  /** feedCore from a summary the core itself wrote (never refused). */
+  private feedCoreOwn(byteLength: number): Recovery {
+    const recovery = this.feedCore(byteLength);
+    assert(recovery !== null, () => `run ${this.runId}: the ${this.engine.core.name} core refused the summary it wrote (a core bug)`);
+    return recovery;
   }
 
   /**
@@ -214,6 +316,7 @@ export class RunSession {
     if (recovered === undefined && this.head !== undefined) return this.head;
     const at = recovered ?? this.recover();
     if (this.head?.checkpointSeq === at.checkpointSeq) return this.head;
+    assert(at.snapshotOffset >= this.heldFrom, () => `run ${this.runId}: the head snapshot at offset ${at.snapshotOffset} is before the bytes read (${this.heldFrom})`);
     const rebuilt = headState(this.log.bytes, at, this.runId);
     this.head = { ...rebuilt, checkpointSeq: at.checkpointSeq };
     return this.head;
@@ -300,7 +403,7 @@ export class RunSession {
     let outcome;
     try {
       for (const g of groups) await this.engine.hooks.at('append.before', this.faultInfo(g));
-      outcome = await this.engine.store.append(this.runId, firstSeq, encoded);
+      outcome = await this.engine.store.append(this.runId, firstSeq, encoded, this.summaryToStore());
     } catch (error) {
       this.invalidate();
       throw error;
@@ -313,6 +416,21 @@ export class RunSession {
     this.stagedBytes = 0;
     this.stagedSteps = 0;
     for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
+  }
+
+  /**
+   * The recovery summary to store with the next append, once SUMMARY_EVERY_RECORDS records were
+   * appended past the stored one: the core's summary of records the append makes durable (all
+   * of `log[0..summaryEnd)` is durable or in this append) with the snapshot of the recovery that
+   * wrote it.
+   */
+  private summaryToStore(): RecoverySummary | undefined {
+    if (this.engine.store.readSummary === undefined) return undefined;
+    if (this.summaryRecords - this.storedSummaryRecords < SUMMARY_EVERY_RECORDS) return undefined;
+    const recovery = this.recovery?.value;
+    if (recovery === undefined || !recovery.ok || recovery.durableLen !== this.summaryEnd || recovery.snapshotSeq <= 0) return undefined;
+    this.storedSummaryRecords = this.summaryRecords;
+    return sealSummary(this.summaryRecords, this.summaryEnd, recovery.snapshotSeq, this.summary);
   }
 
   /**
@@ -337,6 +455,7 @@ export class RunSession {
     this.recovery = undefined;
     this.summary = EMPTY_SUMMARY;
     this.summaryEnd = 0;
+    this.summaryRecords = 0;
   }
 
   private faultInfo(g: StagedRecords): FaultInfo {
@@ -410,6 +529,11 @@ export class RunSession {
       throw error;
     }
   }
+}
+
+/** Every byte offset an action names (they must lie in the bytes a session read). */
+function offsetsOf(action: NextAction): number[] {
+  return Object.entries(action).filter(([key, value]) => key.endsWith('Offset') && typeof value === 'number').map(([, value]) => value as number);
 }
 
 /** Start offset of record `seq` in a log the core recovered (its framing is sound). */

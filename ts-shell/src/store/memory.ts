@@ -7,10 +7,11 @@
 
 import { StoreError } from '../errors.js';
 import { bytesEqual, checkBatchSeqs, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
-import type { AppendOutcome, ForkOutcome, RunListing, Store, StoredRecord } from './store.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, Store, StoredRecord } from './store.js';
 
 interface MemoryRun {
   records: StoredRecord[];
+  summary?: RecoverySummary;
   createdAtMs: number;
   updatedAtMs: number;
 }
@@ -48,7 +49,16 @@ export class MemoryStore implements Store {
     return run.records.slice(Math.max(0, fromSeq)).map((r) => ({ ...r, bytes: r.bytes.slice() }));
   }
 
-  async append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome> {
+  async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {
+    this.assertOpen('readSummary', runId);
+    checkStoredRunId(this.description, 'readSummary', runId);
+    const run = this.backing.runs.get(runId);
+    if (run?.summary === undefined || run.records.length === 0) return null;
+    const first = run.records[0]!;
+    return { summary: copySummary(run.summary), runStarted: { ...first, bytes: first.bytes.slice() } };
+  }
+
+  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome> {
     this.assertOpen('append', runId);
     checkStoredRunId(this.description, 'append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
@@ -60,6 +70,7 @@ export class MemoryStore implements Store {
     const target = run ?? { records: [], createdAtMs: now, updatedAtMs: now };
     records.forEach((bytes, i) => target.records.push({ seq: expectedSeq + i, bytes: bytes.slice(), committedAtMs: now }));
     target.updatedAtMs = now;
+    if (summary !== undefined && summary.recordCount <= target.records.length) target.summary = copySummary(summary);
     this.backing.runs.set(runId, target);
     return { committed: true, nextSeq: target.records.length };
   }
@@ -86,6 +97,7 @@ export class MemoryStore implements Store {
     const last = run?.records[run.records.length - 1];
     if (run === undefined || last === undefined || last.seq !== seq || !bytesEqual(last.bytes, expected)) return false;
     run.records.pop();
+    delete run.summary;
     run.updatedAtMs = this.nowMs();
     return true;
   }
@@ -104,6 +116,10 @@ export class MemoryStore implements Store {
   private assertOpen(operation: string, runId?: string): void {
     if (this.closed) throw new StoreError(this.description, operation, 'CLOSED', runId === undefined ? {} : { runId });
   }
+}
+
+function copySummary(summary: RecoverySummary): RecoverySummary {
+  return { ...summary, summary: summary.summary.slice() };
 }
 
 export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {

@@ -49,6 +49,22 @@ CREATE TABLE {schema}.records (
 CREATE INDEX runs_created_at ON {schema}.runs (created_at, run_id);
 `,
   },
+  {
+    version: 2,
+    name: 'recovery summaries',
+    sql: `
+-- One recovery summary per run, written by an append in the same statement (docs/log-format.md,
+-- "Stored recovery summary"); opaque bytes to the store. No foreign key: the run's row may be
+-- created by that same statement.
+CREATE TABLE {schema}.summaries (
+  run_id        text    PRIMARY KEY,
+  record_count  integer NOT NULL CHECK (record_count > 0),
+  byte_length   bigint  NOT NULL CHECK (byte_length >= 0),
+  snapshot_seq  integer NOT NULL CHECK (snapshot_seq >= 0),
+  summary       bytea   NOT NULL
+);
+`,
+  },
 ];
 
 /** Schema names are plain lower-case identifiers, so they never need escaping beyond quotes. */

@@ -32,7 +32,7 @@ import { StoreError, type ErrorSubject } from '../errors.js';
 import { checkBatchSeqs, checkStoredRunId, concatRecords } from './common.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
-import type { AppendOutcome, ForkOutcome, RunListing, Store, StoredRecord } from './store.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, Store, StoredRecord } from './store.js';
 
 /**
  * node-postgres Pool settings, passed to `new pg.Pool` as they are (see pg's PoolConfig). Typed
@@ -168,7 +168,19 @@ export class PostgresStore implements Store {
     return rows.rows.map((row) => ({ seq: row.seq, bytes: new Uint8Array(row.bytes), committedAtMs: row.committed_ms }));
   }
 
-  async append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome> {
+  async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {
+    this.checkRunId('readSummary', runId);
+    type Row = { record_count: number; byte_length: number; snapshot_seq: number; summary: Buffer; bytes: Buffer; committed_ms: number };
+    const rows = await this.read('readSummary', { runId }, (c) => c.query<Row>(this.sql.readSummary, [runId]));
+    const row = rows.rows[0];
+    if (row === undefined) return null;
+    return {
+      summary: { recordCount: row.record_count, byteLength: row.byte_length, snapshotSeq: row.snapshot_seq, summary: new Uint8Array(row.summary) },
+      runStarted: { seq: 0, bytes: new Uint8Array(row.bytes), committedAtMs: row.committed_ms },
+    };
+  }
+
+  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome> {
     this.checkRunId('append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
     if (expectedSeq + records.length > MAX_SEQ) throw this.storeError('append', 'SEQ_OUT_OF_RANGE', { runId, seq: expectedSeq });
@@ -184,7 +196,7 @@ export class PostgresStore implements Store {
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
       try {
-        const committed = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token));
+        const committed = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token, summary));
         if (committed) return { committed: true, nextSeq: expectedSeq + records.length };
         return await this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity);
       } catch (error) {
@@ -272,9 +284,16 @@ export class PostgresStore implements Store {
   // ---------------------------------------------------------------- single attempts
 
   /** The one-statement conditional append. True: committed. False: the seq was not expectedSeq. */
-  private async appendOnce(c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string): Promise<boolean> {
-    const sql = expectedSeq === 0 ? this.sql.appendFirst : this.sql.appendNext;
-    const result = await c.query<{ inserted: number }>(sql, [runId, expectedSeq, records, token]);
+  private async appendOnce(c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string, summary?: RecoverySummary): Promise<boolean> {
+    let result;
+    if (summary === undefined) {
+      const sql = expectedSeq === 0 ? this.sql.appendFirst : this.sql.appendNext;
+      result = await c.query<{ inserted: number }>(sql, [runId, expectedSeq, records, token]);
+    } else {
+      const sql = expectedSeq === 0 ? this.sql.appendFirstWithSummary : this.sql.appendNextWithSummary;
+      const values = [runId, expectedSeq, records, token, summary.recordCount, summary.byteLength, summary.snapshotSeq, toBuffer(summary.summary)];
+      result = await c.query<{ inserted: number }>(sql, values);
+    }
     const inserted = result.rows[0]?.inserted ?? 0;
     if (inserted !== 0 && inserted !== records.length) {
       throw new Error(`append inserted ${inserted} of ${records.length} rows in one statement`); // cannot happen
@@ -667,7 +686,21 @@ ins AS (
   RETURNING seq
 )
 SELECT count(*)::int AS inserted FROM ins`;
-  return {
+  // The same append, also replacing the run's recovery summary ($5..$8) when the claim succeeds and
+  // the summary covers no more records than the run holds after it: one statement, one commit.
+  const withSummary = (batch: string) =>
+    batch.replace(
+      'SELECT count(*)::int AS inserted FROM ins',
+      `, summary AS (
+  INSERT INTO ${s}.summaries (run_id, record_count, byte_length, snapshot_seq, summary)
+  SELECT $1, $5, $6, $7, $8 FROM claim WHERE $5 <= $2 + cardinality($3::bytea[])
+  ON CONFLICT (run_id) DO UPDATE SET record_count = EXCLUDED.record_count, byte_length = EXCLUDED.byte_length,
+    snapshot_seq = EXCLUDED.snapshot_seq, summary = EXCLUDED.summary
+  RETURNING 1
+)
+SELECT count(*)::int AS inserted FROM ins`,
+    );
+  const sql = {
     // expectedSeq 0: the run must not exist; a racing creator makes ON CONFLICT skip the insert.
     appendFirst: insertBatch(`
   INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at)
@@ -684,8 +717,12 @@ SELECT count(*)::int AS inserted FROM ins`;
         UPDATE ${s}.runs SET next_seq = $2, updated_at = now()
         WHERE run_id = $1 AND next_seq = $2 + 1
           AND EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND bytes = $3::bytea)
-        RETURNING run_id)
+        RETURNING run_id),
+      dropped AS (DELETE FROM ${s}.summaries x USING run WHERE x.run_id = run.run_id)
       DELETE FROM ${s}.records r USING run WHERE r.run_id = run.run_id AND r.seq = $2 RETURNING r.seq`,
+    readSummary: `SELECT x.record_count, x.byte_length::float8 AS byte_length, x.snapshot_seq, x.summary, r.bytes,
+        (extract(epoch FROM r.committed_at) * 1000)::float8 AS committed_ms
+      FROM ${s}.summaries x JOIN ${s}.records r ON r.run_id = x.run_id AND r.seq = 0 WHERE x.run_id = $1`,
     readFrom: `SELECT seq, bytes, (extract(epoch FROM committed_at) * 1000)::float8 AS committed_ms
       FROM ${s}.records WHERE run_id = $1 AND seq >= $2 ORDER BY seq`,
     listRuns: `SELECT run_id, next_seq,
@@ -705,4 +742,5 @@ SELECT count(*)::int AS inserted FROM ins`;
     terminateBackend: `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
     backendAlive: `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
   };
+  return { ...sql, appendFirstWithSummary: withSummary(sql.appendFirst), appendNextWithSummary: withSummary(sql.appendNext) };
 }

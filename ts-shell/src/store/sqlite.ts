@@ -26,7 +26,7 @@ import type Database from 'better-sqlite3';
 import { StoreError, StoreNotFoundError } from '../errors.js';
 import { ensureDirectory } from '../files.js';
 import { bytesEqual, checkBatchSeqs, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
-import type { AppendOutcome, ForkOutcome, RunListing, Store, StoredRecord } from './store.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, Store, StoredRecord } from './store.js';
 
 export interface SqliteStoreOptions {
   /** 'FULL' (default): durable against power loss. 'NORMAL': durable against process crashes only. */
@@ -43,7 +43,7 @@ export interface SqliteStoreOptions {
 }
 
 /** `PRAGMA user_version` of the layout below. Version 1 (or 0) kept next_seq in remit_runs. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export const SQLITE_SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS remit_runs (
@@ -56,6 +56,13 @@ CREATE TABLE IF NOT EXISTS remit_records (
   bytes           BLOB    NOT NULL,
   committed_at_ms INTEGER NOT NULL,
   PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS remit_summaries (
+  run_id        TEXT    PRIMARY KEY,
+  record_count  INTEGER NOT NULL,
+  byte_length   INTEGER NOT NULL,
+  snapshot_seq  INTEGER NOT NULL,
+  summary       BLOB    NOT NULL
 ) WITHOUT ROWID;
 `;
 
@@ -73,6 +80,7 @@ function loadBetterSqlite3(): typeof Database {
 
 /** Rows per multi-row INSERT (4 parameters each, far below SQLite's 32766-parameter limit). */
 const MAX_ROWS_PER_INSERT = 64;
+type SummaryRow = { record_count: number; byte_length: number; snapshot_seq: number; summary: Buffer };
 type StoredRow = { seq: number; bytes: Buffer; committed_at_ms: number };
 type ListingRow = { run_id: string; created_at_ms: number; last_seq: number | null; updated_at_ms: number | null };
 
@@ -91,6 +99,11 @@ function prepareStatements(db: Db) {
       'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, ?, ?, ? ' +
         'WHERE (SELECT max(seq) FROM remit_records WHERE run_id = ?) = ?',
     ),
+    readSummary: db.prepare<[string], SummaryRow>('SELECT record_count, byte_length, snapshot_seq, summary FROM remit_summaries WHERE run_id = ?'),
+    writeSummary: db.prepare<[string, number, number, number, Uint8Array]>(
+      'INSERT OR REPLACE INTO remit_summaries (run_id, record_count, byte_length, snapshot_seq, summary) VALUES (?, ?, ?, ?, ?)',
+    ),
+    deleteSummary: db.prepare<[string]>('DELETE FROM remit_summaries WHERE run_id = ?'),
     deleteRecord: db.prepare<[string, number]>('DELETE FROM remit_records WHERE run_id = ? AND seq = ?'),
     insertRun: db.prepare<[string, number]>('INSERT INTO remit_runs (run_id, created_at_ms) VALUES (?, ?)'),
     copyPrefix: db.prepare<[string, string, number]>(
@@ -128,7 +141,8 @@ export class SqliteStore implements Store {
   private readonly nowMs: StoreClock;
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly multiRowInserts = new Map<number, Database.Statement<unknown[]>>();
-  private readonly appendBatch: (runId: string, expectedSeq: number, records: Uint8Array[]) => AppendOutcome;
+  private readonly appendBatch: (runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary) => AppendOutcome;
+  private readonly readSummaryTx: (runId: string) => { summary: RecoverySummary; runStarted: StoredRecord } | null;
   private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array) => ForkOutcome;
   private readonly removeLast: (runId: string, seq: number, expected: Uint8Array) => boolean;
 
@@ -156,16 +170,28 @@ export class SqliteStore implements Store {
     });
     const statements = this.wrap('open', {}, () => prepareStatements(this.db));
     this.statements = statements;
-    const appendTx = this.db.transaction((runId: string, expectedSeq: number, records: Uint8Array[]): AppendOutcome => {
+    const appendTx = this.db.transaction((runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): AppendOutcome => {
       const nextSeq = nextSeqOf(statements.lastSeq.get(runId));
       if (nextSeq !== expectedSeq) return { committed: false, nextSeq };
       if (records.length === 0) return { committed: true, nextSeq };
       const now = this.nowMs();
       this.insertRows(runId, expectedSeq, records, now);
       if (expectedSeq === 0) statements.insertRun.run(runId, now);
+      if (summary !== undefined && summary.recordCount <= expectedSeq + records.length) {
+        statements.writeSummary.run(runId, summary.recordCount, summary.byteLength, summary.snapshotSeq, summary.summary);
+      }
       return { committed: true, nextSeq: expectedSeq + records.length };
     });
     this.appendBatch = appendTx.immediate;
+    this.readSummaryTx = this.db.transaction((runId: string) => {
+      const row = statements.readSummary.get(runId);
+      const first = row === undefined ? undefined : statements.readFrom.get(runId, 0);
+      if (row === undefined || first === undefined || first.seq !== 0) return null;
+      return {
+        summary: { recordCount: row.record_count, byteLength: row.byte_length, snapshotSeq: row.snapshot_seq, summary: new Uint8Array(row.summary) },
+        runStarted: { seq: 0, bytes: new Uint8Array(first.bytes), committedAtMs: first.committed_at_ms },
+      };
+    }).deferred;
     const forkTx = this.db.transaction((sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): ForkOutcome => {
       if (statements.lastSeq.get(targetRunId) !== null) return { committed: false, reason: 'TARGET_EXISTS' };
       const sourceNext = nextSeqOf(statements.lastSeq.get(sourceRunId));
@@ -181,6 +207,7 @@ export class SqliteStore implements Store {
       if (statements.lastSeq.get(runId) !== seq) return false;
       const row = statements.readFrom.get(runId, seq);
       if (row === undefined || !bytesEqual(new Uint8Array(row.bytes), expected)) return false;
+      statements.deleteSummary.run(runId);
       return statements.deleteRecord.run(runId, seq).changes === 1;
     });
     this.removeLast = removeTx.immediate;
@@ -229,10 +256,16 @@ export class SqliteStore implements Store {
     );
   }
 
-  async append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome> {
+  async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {
+    checkStoredRunId(this.description, 'readSummary', runId);
+    return this.wrap('readSummary', { runId }, () => this.readSummaryTx(runId));
+  }
+
+  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome> {
     checkStoredRunId(this.description, 'append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
     const subject = { runId, seq: expectedSeq };
+    if (summary !== undefined) return this.wrap('append', subject, () => this.appendBatch(runId, expectedSeq, records, summary));
     if (records.length === 1 && expectedSeq > 0) {
       // The common step: one statement, no explicit transaction (see the header comment).
       const inserted = this.wrap('append', subject, () =>

@@ -28,6 +28,19 @@ export interface RunListing {
   updatedAtMs: number;
 }
 
+/**
+ * A durable recovery summary of a run's first `recordCount` records (`byteLength` bytes): the
+ * core's summary bytes (docs/core-api.md, "Incremental recovery") and the seq of the head
+ * state's snapshot at that point, so a fresh process reads only record 0 and the records from
+ * `snapshotSeq` on (docs/architecture.md, decision 9). A store keeps it as opaque bytes.
+ */
+export interface RecoverySummary {
+  recordCount: number;
+  byteLength: number;
+  snapshotSeq: number;
+  summary: Uint8Array;
+}
+
 export interface Store {
   /** A short name for messages and reports, e.g. "sqlite:/path/remit.db". */
   readonly description: string;
@@ -42,7 +55,16 @@ export interface Store {
    * Append `records` (already encoded, seqs expectedSeq, expectedSeq+1, ...) atomically, only if
    * the run's next seq is `expectedSeq`. All or nothing. Store failures throw a StoreError.
    */
-  append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome>;
+  append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome>;
+
+  /**
+   * Optional capability (with `append`'s `summary` argument): the run's last stored recovery
+   * summary and its record 0, or null when the run has none. `append(.., summary)` replaces the
+   * stored summary in the same transaction as the records, only when the append commits and
+   * `summary.recordCount` is at most the run's record count after it. A store without this
+   * capability ignores `summary`; the sequencer then reads every record.
+   */
+  readSummary?(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null>;
 
   /**
    * Atomically create run `targetRunId` holding a byte copy of the source's records
@@ -63,7 +85,7 @@ export interface Store {
    * `expected` (so a repair never removes a record someone else wrote or changed meanwhile).
    * Resolves true when it was removed, false when it was not (nothing changed). Used only by
    * `Remit.repair` for a damaged last record (docs/guide.md, "Damaged runs"); a store without it
-   * cannot be repaired through REMIT.
+   * cannot be repaired through REMIT. A removal also drops the run's recovery summary.
    */
   removeLastRecord?(runId: string, seq: number, expected: Uint8Array): Promise<boolean>;
 

@@ -177,6 +177,46 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.listRuns()).toHaveLength(3);
     });
 
+    it('an append carrying a recovery summary commits its records whether or not the store keeps summaries', async () => {
+      const store = await open();
+      const summary = { recordCount: 2, byteLength: 10, snapshotSeq: 1, summary: new Uint8Array([9, 8, 7]) };
+      expect(await store.append('run-a', 0, records(0, 2), summary)).toEqual({ committed: true, nextSeq: 2 });
+      expect(await store.append('run-a', 1, records(1, 1, 'late'), summary)).toEqual({ committed: false, nextSeq: 2 });
+      expect(await store.append('run-a', 2, records(2, 1), summary)).toEqual({ committed: true, nextSeq: 3 });
+      expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual(records(0, 3));
+    });
+
+    it('readSummary (if the store has it) returns the last summary an append committed, with record 0', async () => {
+      const store = await open();
+      if (store.readSummary === undefined) return;
+      expect(await store.readSummary('run-a')).toBeNull();
+      await store.append('run-a', 0, records(0, 3));
+      expect(await store.readSummary('run-a')).toBeNull();
+      const first = { recordCount: 3, byteLength: 30, snapshotSeq: 1, summary: new Uint8Array([1, 2, 3]) };
+      await store.append('run-a', 3, records(3, 1), first);
+      const found = await store.readSummary('run-a');
+      expect(found?.summary).toEqual(first);
+      expect(found?.runStarted.seq).toBe(0);
+      expect(found?.runStarted.bytes).toEqual(records(0, 1)[0]);
+      // A losing append leaves the summary; a summary past the records is not kept; a later one replaces it.
+      expect((await store.append('run-a', 2, records(2, 1), { ...first, recordCount: 4 })).committed).toBe(false);
+      expect((await store.readSummary('run-a'))?.summary).toEqual(first);
+      await store.append('run-a', 4, records(4, 1), { ...first, recordCount: 9 });
+      expect((await store.readSummary('run-a'))?.summary).toEqual(first);
+      const second = { recordCount: 5, byteLength: 50, snapshotSeq: 4, summary: new Uint8Array([4, 5]) };
+      await store.append('run-a', 5, records(5, 2), second);
+      expect((await store.readSummary('run-a'))?.summary).toEqual(second);
+      // Returned bytes are copies; other runs and fork targets have none.
+      found!.summary.summary[0] = 99;
+      expect((await store.readSummary('run-a'))?.summary.summary).toEqual(new Uint8Array([4, 5]));
+      expect(await store.fork('run-a', 3, 'run-b', testRecord(3, 'forked'))).toEqual({ committed: true });
+      expect(await store.readSummary('run-b')).toBeNull();
+      if (store.removeLastRecord === undefined) return;
+      const last = (await store.readRecords('run-a', 6))[0]!;
+      expect(await store.removeLastRecord('run-a', 6, last.bytes)).toBe(true);
+      expect(await store.readSummary('run-a')).toBeNull();
+    });
+
     it('removeLastRecord (if the store has it) removes only the last record holding the expected bytes', async () => {
       const store = await open();
       if (store.removeLastRecord === undefined) return;
