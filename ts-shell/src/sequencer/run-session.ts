@@ -145,18 +145,8 @@ export class RunSession {
     if (!this.wholeLog && (await this.reloadFromSummary())) return;
     const rows = await this.engine.store.readRecords(this.runId);
     const bytes = rows.length === 1 ? rows[0]!.bytes : concatBytes(rows.map((r) => r.bytes));
-    this.log = new LogBuffer(bytes);
-    this.staged = [];
-    this.stagedBytes = 0;
-    this.stagedSteps = 0;
-    this.head = undefined;
-    this.stale = false;
+    this.startFrom(bytes, { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0 });
     this.recordCount = rows.length === 0 ? 0 : -1;
-    this.summary = EMPTY_SUMMARY;
-    this.summaryEnd = 0;
-    this.summaryRecords = 0;
-    this.storedSummaryRecords = 0;
-    this.heldFrom = 0;
     const recovery = this.feedCore(bytes.length);
     assert(recovery !== null, () => `run ${this.runId}: the ${this.engine.core.name} core refused the empty summary (a core bug)`);
     this.recovery = { byteLength: bytes.length, value: recovery };
@@ -199,17 +189,7 @@ export class RunSession {
       bytes.set(row.bytes, at);
       at += row.bytes.length;
     }
-    this.log = new LogBuffer(bytes);
-    this.staged = [];
-    this.stagedBytes = 0;
-    this.stagedSteps = 0;
-    this.head = undefined;
-    this.stale = false;
-    this.summary = coreSummary;
-    this.summaryEnd = summary.byteLength;
-    this.summaryRecords = summary.recordCount;
-    this.storedSummaryRecords = summary.recordCount;
-    this.heldFrom = tailStart;
+    this.startFrom(bytes, { summary: coreSummary, byteLength: summary.byteLength, recordCount: summary.recordCount, heldFrom: tailStart });
     const recovery = this.feedCore(bytes.length);
     const sound =
       recovery !== null &&
@@ -223,6 +203,25 @@ export class RunSession {
     this.recovery = { byteLength: bytes.length, value: recovery };
     this.damage = null;
     return true;
+  }
+
+  /**
+   * Start over on `bytes` as read from the store: nothing staged, nothing cached, the core's
+   * summary standing at `from` (the empty summary at byte 0 for a whole-log read; the stored one
+   * for a read from it, which holds the bytes from `heldFrom` on).
+   */
+  private startFrom(bytes: Uint8Array, from: { summary: Uint8Array; byteLength: number; recordCount: number; heldFrom: number }): void {
+    this.log = new LogBuffer(bytes);
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.stagedSteps = 0;
+    this.head = undefined;
+    this.stale = false;
+    this.summary = from.summary;
+    this.summaryEnd = from.byteLength;
+    this.summaryRecords = from.recordCount;
+    this.storedSummaryRecords = from.recordCount;
+    this.heldFrom = from.heldFrom;
   }
 
   /** The core's view of the log (durable plus staged records); computed once per log length. */
