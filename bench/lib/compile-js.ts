@@ -10,6 +10,7 @@
  * node_modules to the library's compiled dist/ (built by scripts/setup.sh), as in a service.
  */
 
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -47,4 +48,26 @@ export function compileChildren(repoRoot: string, outDir: string): string {
     fs.writeFileSync(target, out.outputText);
   }
   return path.join(outDir, 'bench', 'children', 'resume-child.js');
+}
+
+/**
+ * Run a compiled child with plain node (`nodeArgs` before the script, `args` after it) and parse
+ * the last line it prints as its JSON report. Rejects, with the tail of its stderr, when it exits
+ * non-zero. `wallMs` is spawn to exit.
+ */
+export function runJsonChild(cwd: string, child: string, args: string[], nodeArgs: string[] = []): Promise<{ report: unknown; wallMs: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const p = spawn(process.execPath, [...nodeArgs, child, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      const wallMs = performance.now() - t0;
+      if (code !== 0) return reject(new Error(`child ${path.basename(child)} ${args.join(' ')} exited ${code}: ${err.trim().slice(-400)}`));
+      resolve({ report: JSON.parse(out.trim().split('\n').pop() ?? '{}'), wallMs });
+    });
+  });
 }

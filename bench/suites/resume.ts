@@ -14,14 +14,13 @@
  * as plain JavaScript (lib/compile-js.ts), not under the tsx loader.
  */
 
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { copyDb, freshDbPath, removeDb, type SuiteContext, type SuiteOutput } from '../lib/context.js';
 import { NOT_RUN_BUDGET, row, unavailableRow, type ResultRow } from '../lib/results.js';
 import { summarize } from '../lib/stats.js';
 import { langgraphPrepareParked } from '../workloads/langgraph.js';
 import { PARKED_PAYLOAD_BYTES } from '../workloads/shapes.js';
-import { compileChildren } from '../lib/compile-js.js';
+import { compileChildren, runJsonChild } from '../lib/compile-js.js';
 
 type Impl = 'remit' | 'langgraph';
 
@@ -38,28 +37,15 @@ interface ChildRun {
   commits?: number;
 }
 
-function runChild(ctx: SuiteContext, child: string, args: string[]): Promise<ChildRun> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const p = spawn(process.execPath, [child, ...args], { cwd: ctx.repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('error', reject);
-    p.on('close', (code) => {
-      const wallMs = performance.now() - t0;
-      if (code !== 0) return reject(new Error(`child ${args.join(' ')} exited ${code}: ${err.trim().slice(-400)}`));
-      const last = out.trim().split('\n').pop() ?? '{}';
-      const parsed = JSON.parse(last) as {
-        resume_ms?: number; import_ms?: number; synchronous_read_back?: string; synchronous_default?: string; journal_mode?: string; commits?: number;
-      };
-      resolve({
-        wallMs, resumeMs: parsed.resume_ms, importMs: parsed.import_ms, synchronousReadBack: parsed.synchronous_read_back,
-        synchronousDefault: parsed.synchronous_default, journalMode: parsed.journal_mode, commits: parsed.commits,
-      });
-    });
-  });
+async function runChild(ctx: SuiteContext, child: string, args: string[]): Promise<ChildRun> {
+  const { report, wallMs } = await runJsonChild(ctx.repoRoot, child, args);
+  const parsed = report as {
+    resume_ms?: number; import_ms?: number; synchronous_read_back?: string; synchronous_default?: string; journal_mode?: string; commits?: number;
+  };
+  return {
+    wallMs, resumeMs: parsed.resume_ms, importMs: parsed.import_ms, synchronousReadBack: parsed.synchronous_read_back,
+    synchronousDefault: parsed.synchronous_default, journalMode: parsed.journal_mode, commits: parsed.commits,
+  };
 }
 
 async function prepare(impl: Impl, file: string, nodes: number): Promise<void> {

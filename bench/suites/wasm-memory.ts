@@ -5,12 +5,11 @@
  * process per sample; the figures do not depend on timing, so a few samples only confirm that.
  */
 
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { SuiteContext, SuiteOutput } from '../lib/context.js';
 import { row, type ResultRow } from '../lib/results.js';
 import { summarize } from '../lib/stats.js';
-import { compileChildren } from '../lib/compile-js.js';
+import { compileChildren, runJsonChild } from '../lib/compile-js.js';
 
 const SAMPLES = 2;
 
@@ -33,19 +32,9 @@ const MODES = [
   { mode: 'feed-1mib', impl: 'wasm:feed-1mib' },
 ] as const;
 
-function runChild(ctx: SuiteContext, child: string, records: number, mode: string): Promise<ChildReport> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--expose-gc', child, String(records), mode], { cwd: ctx.repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('error', reject);
-    p.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`wasm-memory child exited ${code}: ${err.trim().slice(-400)}`));
-      resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as ChildReport);
-    });
-  });
+async function runChild(ctx: SuiteContext, child: string, records: number, mode: string): Promise<ChildReport> {
+  const { report } = await runJsonChild(ctx.repoRoot, child, [String(records), mode], ['--expose-gc']);
+  return report as ChildReport;
 }
 
 export async function runWasmMemory(ctx: SuiteContext): Promise<SuiteOutput> {
