@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT, TSX_NODE_ARGS } from '../harness/systems.js';
 import { readHistory } from './history.js';
-import { SoakDriver, type SoakCanary } from './campaign.js';
+import { SoakDriver, type SoakOptions } from './campaign.js';
 import { checkSoak } from './checker.js';
 import { figuresOf } from './figures.js';
 import { LinkFaults, ServerFaults, type Phase } from './nemesis.js';
@@ -16,17 +16,11 @@ export const SOAK_PG_PORT = 55431;
 export const SOAK_HOSTS = 4;
 const BRIDGE_ADDRESS = '10.213.0.1';
 
-export interface StoreSoakOptions {
-  store: 'sqlite' | 'postgres';
-  workers: number;
-  seed: number;
-  phases: Phase[];
-  maxOps: number;
-  outDir: string;
-  canary?: SoakCanary;
-  drainDeadlineMs?: number;
+/** One store's soak: the campaign's own options, with the drain deadline optional, and the command line it reports. */
+export interface StoreSoakOptions
+  extends Pick<SoakOptions, 'store' | 'workers' | 'seed' | 'phases' | 'maxOps' | 'outDir' | 'canary' | 'log'>,
+    Partial<Pick<SoakOptions, 'drainDeadlineMs'>> {
   command: string;
-  log?: (line: string) => void;
 }
 
 export function sqlitePhases(scale: number): Phase[] {
