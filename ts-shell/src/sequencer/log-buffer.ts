@@ -5,9 +5,17 @@ export class LogBuffer {
   private buffer: Uint8Array;
   private length: number;
 
-  constructor(initial: Uint8Array) {
+  /**
+   * `initial[0..length)` is the log; the rest of `initial` is room to grow into. A session read
+   * from a stored summary holds a mostly untouched buffer of the whole log's size (the bytes before
+   * the head snapshot are never read): room at its end keeps the first append from copying it.
+   */
+  constructor(initial: Uint8Array, length = initial.length) {
+    if (!Number.isInteger(length) || length < 0 || length > initial.length) {
+      throw new RangeError(`log buffer length ${length} outside its ${initial.length}-byte buffer`);
+    }
     this.buffer = initial;
-    this.length = initial.length;
+    this.length = length;
   }
 
   /** The log so far. Bytes under a view are never rewritten: the buffer only grows at its end. */

@@ -41,6 +41,12 @@ const FEED_CHUNK_BYTES = 1024 * 1024;
  */
 export const SUMMARY_EVERY_RECORDS = 32;
 
+/**
+ * Room left at the end of the buffer a read from a stored summary allocates: the appends of the
+ * call that read it fit without copying the (mostly never read) whole-log-sized buffer.
+ */
+const APPEND_ROOM_BYTES = 1024 * 1024;
+
 /** Appended anyway once a group's encoded records reach this size, whatever the step count. */
 const MAX_GROUPED_BYTES = 4 * 1024 * 1024;
 
@@ -145,7 +151,7 @@ export class RunSession {
     if (!this.wholeLog && (await this.reloadFromSummary())) return;
     const rows = await this.engine.store.readRecords(this.runId);
     const bytes = rows.length === 1 ? rows[0]!.bytes : concatBytes(rows.map((r) => r.bytes));
-    this.startFrom(bytes, { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0 });
+    this.startFrom(new LogBuffer(bytes), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0 });
     this.recordCount = rows.length === 0 ? 0 : -1;
     const recovery = this.feedCore(bytes.length);
     assert(recovery !== null, () => `run ${this.runId}: the ${this.engine.core.name} core refused the empty summary (a core bug)`);
@@ -182,14 +188,17 @@ export class RunSession {
     }
     const tailStart = summary.byteLength - covered;
     if (tailStart < runStarted.bytes.length) return false;
-    const bytes = new Uint8Array(tailStart + total);
-    bytes.set(runStarted.bytes, 0);
+    // Zero-filled (a large allocation is mapped lazily), with room for the run's next appends.
+    const byteLength = tailStart + total;
+    const buffer = new Uint8Array(byteLength + Math.min(byteLength, APPEND_ROOM_BYTES));
+    buffer.set(runStarted.bytes, 0);
     let at = tailStart;
     for (const row of rows) {
-      bytes.set(row.bytes, at);
+      buffer.set(row.bytes, at);
       at += row.bytes.length;
     }
-    this.startFrom(bytes, { summary: coreSummary, byteLength: summary.byteLength, recordCount: summary.recordCount, heldFrom: tailStart });
+    this.startFrom(new LogBuffer(buffer, byteLength), { summary: coreSummary, byteLength: summary.byteLength, recordCount: summary.recordCount, heldFrom: tailStart });
+    const bytes = this.log.bytes;
     const recovery = this.feedCore(bytes.length);
     const sound =
       recovery !== null &&
@@ -206,12 +215,12 @@ export class RunSession {
   }
 
   /**
-   * Start over on `bytes` as read from the store: nothing staged, nothing cached, the core's
+   * Start over on `log` as read from the store: nothing staged, nothing cached, the core's
    * summary standing at `from` (the empty summary at byte 0 for a whole-log read; the stored one
    * for a read from it, which holds the bytes from `heldFrom` on).
    */
-  private startFrom(bytes: Uint8Array, from: { summary: Uint8Array; byteLength: number; recordCount: number; heldFrom: number }): void {
-    this.log = new LogBuffer(bytes);
+  private startFrom(log: LogBuffer, from: { summary: Uint8Array; byteLength: number; recordCount: number; heldFrom: number }): void {
+    this.log = log;
     this.staged = [];
     this.stagedBytes = 0;
     this.stagedSteps = 0;

@@ -1,0 +1,39 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LogBuffer } from './log-buffer.js';
+
+describe('LogBuffer', () => {
+  it('holds exactly the bytes pushed after its initial length, whatever the room and the pieces', () => {
+    fc.assert(fc.property(
+      fc.uint8Array({ maxLength: 64 }), fc.nat(64), fc.array(fc.uint8Array({ maxLength: 80 }), { maxLength: 8 }),
+      (initial, room, pieces) => {
+        const buffer = new Uint8Array(initial.length + room);
+        buffer.set(initial);
+        const log = new LogBuffer(buffer, initial.length);
+        const expected = [...initial];
+        for (const piece of pieces) {
+          log.push([piece]);
+          expected.push(...piece);
+        }
+        expect([...log.bytes]).toEqual(expected);
+        expect(log.byteLength).toBe(expected.length);
+      },
+    ));
+  });
+
+  it('appends into its room without copying the bytes it holds', () => {
+    const buffer = new Uint8Array(1024);
+    const log = new LogBuffer(buffer, 1000);
+    log.push([new Uint8Array(24).fill(7)]);
+    expect(log.bytes.buffer).toBe(buffer.buffer);
+    log.push([Uint8Array.of(1)]);
+    expect(log.bytes.buffer).not.toBe(buffer.buffer);
+    expect(log.bytes[1023]).toBe(7);
+    expect(log.bytes[1024]).toBe(1);
+  });
+
+  it('refuses a length outside its buffer', () => {
+    expect(() => new LogBuffer(new Uint8Array(4), 5)).toThrow(RangeError);
+    expect(() => new LogBuffer(new Uint8Array(4), -1)).toThrow(/outside its 4-byte buffer/);
+  });
+});
