@@ -1,6 +1,7 @@
 /**
- * The campaign calls the Wasm core through the canonical-ABI binding (wasm-core.ts), the shell
- * through jco's: both must return the same bytes for every log and request. Checked on every corpus
+ * The shell and the campaign call the Wasm core through the canonical-ABI binding (wasm-core.ts,
+ * the default); jco's generated binding stays selectable (binding: 'jco'): both must return the
+ * same bytes for every log and request. Checked on every corpus
  * entry and fixture (every prefix, every byte cut, every request), on campaign histories, and on
  * logs big enough to grow the instance's memory (which detaches the old buffer).
  */
@@ -18,9 +19,11 @@ import { FIXTURES_DIR } from './fixtures.js';
 import { describeDivergence } from './report.js';
 import { DEFAULT_SAMPLED_CHECK } from './sampled.js';
 
+// Fails the suite (instead of skipping it) when the Wasm build is missing, unless REMIT_ALLOW_NO_WASM=1.
 const cores = await loadCoresUnderTest();
 const direct = await loadWasmCore(undefined, { binding: 'canonical-abi' }).catch((e: unknown) => e as Error);
-const both = cores.wasm !== null && !(direct instanceof Error);
+const viaJco = await loadWasmCore(undefined, { binding: 'jco' }).catch((e: unknown) => e as Error);
+const both = cores.wasm !== null && !(viaJco instanceof Error) && !(direct instanceof Error);
 const t = (s: string) => new TextEncoder().encode(s);
 
 function expectSame(comparison: CoreComparison, log: Uint8Array, cuts: 'all' | 'none'): void {
@@ -37,8 +40,16 @@ describe('the canonical-ABI binding', () => {
   });
 });
 
+describe.skipIf(cores.wasm === null)('both bindings of the built core', () => {
+  it('load (a binding that fails to load fails here, not by skipping the comparisons below)', () => {
+    if (direct instanceof Error) throw direct;
+    if (viaJco instanceof Error) throw viaJco;
+    expect([direct.name, viaJco.name]).toEqual(['wasm', 'wasm']);
+  });
+});
+
 describe.skipIf(!both)('canonical-ABI binding ≡ jco binding, byte for byte', () => {
-  const comparison = () => new CoreComparison(cores.wasm!, direct as RecoveryCore);
+  const comparison = () => new CoreComparison(viaJco as RecoveryCore, direct as RecoveryCore);
 
   it('on every corpus entry and fixture, at every prefix, byte cut and request', () => {
     const c = comparison();
@@ -49,7 +60,7 @@ describe.skipIf(!both)('canonical-ABI binding ≡ jco binding, byte for byte', (
   });
 
   it('on 300 campaign histories (the full check for each)', () => {
-    const runner = new CampaignRunner(cores.wasm!, direct as RecoveryCore, { seed: 31, maxSteps: 28, check: DEFAULT_SAMPLED_CHECK, fullCheckEvery: 1 });
+    const runner = new CampaignRunner(viaJco as RecoveryCore, direct as RecoveryCore, { seed: 31, maxSteps: 28, check: DEFAULT_SAMPLED_CHECK, fullCheckEvery: 1 });
     for (let i = 0; i < 300; i++) {
       const found = runner.runHistory(i);
       if (found) throw new Error(describeDivergence(found.divergence));

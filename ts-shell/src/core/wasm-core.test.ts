@@ -78,9 +78,9 @@ describe.skipIf(wasm instanceof Error && allowNoWasm)('the built Wasm core', () 
     expect(core.recover(log)).toEqual(reference.recover(log));
     expect(core.admit(log, { tag: 'RESUME', interruptId: t('x') })).toEqual({ accepted: true, reason: 0, detail: 0, seq: 2, offset: log.length });
   });
-  it('feeds and admits from a summary like the reference, through jco and the canonical ABI', async () => {
+  it('feeds and admits from a summary like the reference, through the canonical ABI (the default) and jco', async () => {
     const core = wasm as Awaited<ReturnType<typeof loadWasmCore>>;
-    const direct = await loadWasmCore(undefined, { binding: 'canonical-abi' });
+    const direct = await loadWasmCore(undefined, { binding: 'jco' });
     const fed = reference.feedEncoded(new Uint8Array(0), log);
     expect(core.feedEncoded(new Uint8Array(0), log)).toEqual(fed);
     expect(direct.feedEncoded(new Uint8Array(0), log)).toEqual(fed);

@@ -116,12 +116,14 @@ export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
 }
 
 /**
- * How the component's exports are called. 'jco': through the JavaScript jco generated (the
- * default). 'canonical-abi': the same core module (remit_core.core.wasm, which jco extracted from
- * the component) called directly by the canonical ABI of `func(list<u8>, ...) -> list<u8>`: copy
- * the arguments in through `cabi_realloc`, read the (ptr, len) pair the export returns, copy the
- * bytes out, call the post-return function. Same bytes, without jco's per-call task bookkeeping
- * (about 3 us a call, which dominates the equivalence campaign's small logs).
+ * How the component's exports are called. 'canonical-abi' (the default): the core module
+ * (remit_core.core.wasm, which jco extracted from the component) called directly by the canonical
+ * ABI of `func(list<u8>, ...) -> list<u8>`: copy the arguments in through `cabi_realloc`, read
+ * the (ptr, len) pair the export returns, copy the bytes out, call the post-return function.
+ * 'jco': through the JavaScript jco generated for the component. Both return the same bytes
+ * (equivalence/binding.test.ts checks it on every corpus log, prefix, cut and request); the
+ * direct calls skip jco's per-call task bookkeeping (about 3 us a call) and the load of its
+ * generated module (about 3 ms of a fresh process's first resume): docs/architecture.md, decision 10.
  */
 export type WasmBinding = 'jco' | 'canonical-abi';
 
@@ -249,6 +251,8 @@ export async function loadWasmCore(moduleUrl: string = wasmCoreModuleUrl(), opti
 }
 
 async function loadWasmCoreAt(moduleUrl: URL, options: LoadWasmCoreOptions): Promise<RecoveryCore> {
-  if (options.binding === 'canonical-abi') return wasmCoreFromExports(canonicalAbiExports(await instantiateCoreModule(moduleUrl)));
+  if ((options.binding ?? 'canonical-abi') === 'canonical-abi') {
+    return wasmCoreFromExports(canonicalAbiExports(await instantiateCoreModule(moduleUrl)));
+  }
   return wasmCoreFromExports(await importExports(moduleUrl));
 }
