@@ -55,8 +55,28 @@ export function dbBytesOnDisk(file: string): number {
 }
 
 /** Copy a closed database file (WAL checkpointed on close) so each sample starts from the same bytes. */
+/**
+ * Copy a database file (and its WAL) and flush the copy to disk before returning. A parked run in
+ * service was written long before it is resumed; a copy still dirty in the page cache is not: on
+ * ext4 (data=ordered) the resume's first durable commit would also write out the copy's dirty
+ * pages, which made a fresh resume of a 13 MB file about 10 ms slower than of a 1 MB one.
+ */
 export function copyDb(from: string, to: string): void {
   removeDb(to);
-  fs.copyFileSync(from, to);
-  if (fs.existsSync(from + '-wal')) fs.copyFileSync(from + '-wal', to + '-wal');
+  for (const suffix of ['', '-wal']) {
+    if (suffix !== '' && !fs.existsSync(from + suffix)) continue;
+    fs.copyFileSync(from + suffix, to + suffix);
+    const fd = fs.openSync(to + suffix, 'r+');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+  const dir = fs.openSync(path.dirname(to), 'r');
+  try {
+    fs.fsyncSync(dir);
+  } finally {
+    fs.closeSync(dir);
+  }
 }
