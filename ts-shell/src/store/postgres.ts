@@ -11,6 +11,8 @@
  * the compare false, so it writes nothing. The primary key (run_id, seq) is the backstop that makes
  * a second record at any seq impossible even if the run row were wrong; its violation (23505) is
  * reported as "not committed". A single statement is atomic: the whole batch or none of it.
+ * Behind it, in the same round trip (pipeline mode), a read of the records in the way, which a
+ * refused append reports (AppendOutcome.tail; see appendOnce).
  *
  * Fork is one transaction: claim the target's run row (absent → TARGET_EXISTS), check the source
  * is long enough, copy rows 0..prefix-1 byte for byte, insert the fork record.

@@ -14,6 +14,8 @@
  *   (a batch, a run's first records, a fork) is one `BEGIN IMMEDIATE` transaction that reads the
  *   next seq and writes only if it is the expected one. The busy timeout makes a writer wait for
  *   another's lock instead of failing at once.
+ * - A refused append reports the records in the way (AppendOutcome.tail), read with the next seq
+ *   in one read transaction (inside the immediate one for a batch).
  * - The primary key is a second guard: no seq can ever be stored twice.
  * - `remit_runs` holds one row per run, written once with its first records (or its fork): the
  *   creation time that `listRuns` reports. Its next seq and last commit time come from the records.
