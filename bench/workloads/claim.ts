@@ -1,22 +1,54 @@
 /**
  * The consume-once gate alone, as resume() runs it in a process that has not opened the run yet
- * (ts-shell/src/remit.ts, resume; sequencer/run-session.ts, admit): read the log, feed it to the
- * core from the empty summary, admit from that summary (admitFrom), append RESUME_CLAIMED at the
- * admitted seq; on a lost append, read again. Shared by the SQLite and PostgreSQL gate suites.
+ * (ts-shell/src/remit.ts, resume; sequencer/run-session.ts, reload, admit, flush): read the run in
+ * one read (store.readRun: no stored summary on these short parked runs, so the whole log), feed
+ * it to the core from the empty summary, admit from that summary (admitFrom), append
+ * RESUME_CLAIMED at the admitted seq. A lost append reports the records in the way (the
+ * AppendOutcome's tail): they are fed to the summary held and admitFrom is asked again, which
+ * refuses (the interrupt is consumed) with no further read. Without a tail, read again.
+ * Shared by the SQLite and PostgreSQL gate suites.
  */
 
-import { EMPTY_SUMMARY, RecordKind, chainValueBefore, encodeRecordV2, type RecoveryCore } from 'remit/core';
-import type { Store } from 'remit';
+import { EMPTY_SUMMARY, RecordKind, chainValueBefore, concatBytes, encodeRecordV2, type RecoveryCore } from 'remit/core';
+import type { Store, StoredRecord } from 'remit';
+
+/** What a racer holds of the run: its log bytes and the core's summary of them. */
+interface Held {
+  log: Uint8Array;
+  summary: Uint8Array;
+}
 
 /** True when this racer's claim committed, false when the core refused it (another racer won). */
 export async function claimOnce(store: Store, core: RecoveryCore, runId: string, interruptId: Uint8Array, value: Uint8Array): Promise<boolean> {
+  let held = await readRun(store, core, runId);
   for (;;) {
-    const log = await store.readLog(runId);
-    const fed = core.feed(EMPTY_SUMMARY, log);
-    if (!fed.ok || !fed.recovery.ok) throw new Error(`run ${runId}: the parked log does not recover`);
-    const admission = core.admitFrom(fed.summary, { tag: 'RESUME', interruptId });
+    const admission = core.admitFrom(held.summary, { tag: 'RESUME', interruptId });
     if (!admission.accepted) return false;
-    const claim = encodeRecordV2({ kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId, value }, chainValueBefore(log, admission.offset));
-    if ((await store.append(runId, admission.seq, [claim])).committed) return true;
+    const claim = encodeRecordV2({ kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId, value }, chainValueBefore(held.log, admission.offset));
+    const outcome = await store.append(runId, admission.seq, [claim]);
+    if (outcome.committed) return true;
+    held = (outcome.tail && catchUp(core, held, outcome.tail)) ?? (await readRun(store, core, runId));
   }
+}
+
+async function readRun(store: Store, core: RecoveryCore, runId: string): Promise<Held> {
+  const read = await store.readRun?.(runId);
+  // A run with a stored summary is read whole here: the gate suites' parked runs have none.
+  const log = read !== undefined && read.found === null ? concatBytes(read.records.map((r) => r.bytes)) : await store.readLog(runId);
+  return { log, summary: feedAll(core, runId, EMPTY_SUMMARY, log) };
+}
+
+/** The held state advanced by the records another racer appended; null when they do not recover cleanly. */
+function catchUp(core: RecoveryCore, held: Held, tail: StoredRecord[]): Held | null {
+  if (tail.length === 0) return null;
+  const log = concatBytes([held.log, ...tail.map((r) => r.bytes)]);
+  const fed = core.feed(held.summary, log.subarray(held.log.length));
+  if (!fed.ok || !fed.recovery.ok || fed.recovery.durableLen !== log.length) return null;
+  return { log, summary: fed.summary };
+}
+
+function feedAll(core: RecoveryCore, runId: string, summary: Uint8Array, bytes: Uint8Array): Uint8Array {
+  const fed = core.feed(summary, bytes);
+  if (!fed.ok || !fed.recovery.ok) throw new Error(`run ${runId}: the parked log does not recover`);
+  return fed.summary;
 }

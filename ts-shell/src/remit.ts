@@ -318,9 +318,10 @@ export class Remit implements Engine {
         await session.append(admission.seq, [claim], nodeName);
         break;
       } catch (error) {
-        // Another writer got there first: re-read and ask the core again; it names the winner.
+        // Another writer got there first: ask the core again; it names the winner. The session
+        // holds the winner's records when the store reported them with the refusal (no read).
         if (!(error instanceof ConflictError) || attempt >= 3) throw error;
-        await session.reload();
+        if (session.needsReload) await session.reload();
       }
     }
     await this.hooks.at('resume.after-claim', { runId, seq: session.recover().recordCount, node: nodeName, kinds: ['RESUME_CLAIMED'] });

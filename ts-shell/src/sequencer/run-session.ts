@@ -23,7 +23,7 @@ import {
   advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, type HeadState,
 } from './log-view.js';
 import type { FenceSettings } from './fence.js';
-import type { RecoverySummary } from '../store/store.js';
+import type { RecoverySummary, RunRead, StoredRecord } from '../store/store.js';
 import { openSummary, sealSummary } from './stored-summary.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
 import { GROUPABLE_ACTIONS, Step } from './step.js';
@@ -148,8 +148,10 @@ export class RunSession {
    * failing its integrity check) makes every later recover() throw the same typed error.
    */
   async reload(): Promise<void> {
-    if (!this.wholeLog && (await this.reloadFromSummary())) return;
-    const rows = await this.engine.store.readRecords(this.runId);
+    // A store that reads the summary and the records after it in one read (readRun): one round trip.
+    const read = this.wholeLog ? undefined : await this.engine.store.readRun?.(this.runId);
+    if (!this.wholeLog && (await this.reloadFromSummary(read))) return;
+    const rows = read?.found === null ? read.records : await this.engine.store.readRecords(this.runId);
     const bytes = rows.length === 1 ? rows[0]!.bytes : concatBytes(rows.map((r) => r.bytes));
     this.startFrom(new LogBuffer(bytes), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0 });
     this.recordCount = rows.length === 0 ? 0 : -1;
@@ -168,16 +170,16 @@ export class RunSession {
    * it, a tail that does not recover cleanly, or a head that needs a record before the snapshot.
    * The caller then reads the whole log, so a bad summary costs time, never data.
    */
-  private async reloadFromSummary(): Promise<boolean> {
+  private async reloadFromSummary(read?: RunRead): Promise<boolean> {
     const store = this.engine.store;
     if (store.readSummary === undefined) return false;
-    const found = await store.readSummary(this.runId);
+    const found = read === undefined ? await store.readSummary(this.runId) : read.found;
     if (found === null) return false;
     const { summary, runStarted } = found;
     const coreSummary = openSummary(summary);
     if (coreSummary === null) return false;
     if (summary.snapshotSeq <= 0 || summary.snapshotSeq >= summary.recordCount) return false;
-    const rows = await store.readRecords(this.runId, summary.snapshotSeq);
+    const rows = read?.records ?? (await store.readRecords(this.runId, summary.snapshotSeq));
     if (rows.length < summary.recordCount - summary.snapshotSeq) return false;
     let covered = 0;
     let total = 0;
@@ -409,6 +411,7 @@ export class RunSession {
     const firstSeq = groups[0]!.seq;
     const encoded = groups.length === 1 ? groups[0]!.encoded : groups.flatMap((g) => g.encoded);
     let outcome;
+    const storedSummaryRecords = this.storedSummaryRecords;
     try {
       for (const g of groups) await this.engine.hooks.at('append.before', this.faultInfo(g));
       outcome = await this.engine.store.append(this.runId, firstSeq, encoded, this.summaryToStore());
@@ -417,13 +420,49 @@ export class RunSession {
       throw error;
     }
     if (!outcome.committed) {
-      this.invalidate();
+      // The records in the way, when the store reported them, bring this session to the new head
+      // without reading the run again (catchUp); anything else forgets it all.
+      this.storedSummaryRecords = storedSummaryRecords; // a summary sent with the refused append was not stored
+      if (outcome.tail === undefined || !this.catchUp(firstSeq, outcome.tail)) this.invalidate();
       throw new ConflictError(this.runId, firstSeq, outcome.nextSeq);
     }
     this.staged = [];
     this.stagedBytes = 0;
     this.stagedSteps = 0;
     for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
+  }
+
+  /**
+   * After an append at `firstSeq` was refused: drop the staged records and take `tail` (another
+   * writer's records from `firstSeq` on, as the store reported them) as this session's next
+   * records, feeding the core only those. True when the session now stands at the store's head,
+   * as a reload would have left it: only when the core's summary covers no staged record, the
+   * tail's seqs follow on, and the log with the tail recovers cleanly to exactly its length (a
+   * damaged or torn record, a refused chain: false). False leaves the session to be invalidated.
+   */
+  private catchUp(firstSeq: number, tail: readonly StoredRecord[]): boolean {
+    const durableLength = this.log.byteLength - this.stagedBytes;
+    if (this.recordCount < 0 || this.summaryEnd > durableLength || tail.length === 0) return false;
+    if (tail.some((record, i) => record.seq !== firstSeq + i)) return false;
+    const log = new LogBuffer(this.log.bytes.subarray(0, durableLength));
+    log.push(tail.map((record) => record.bytes));
+    this.log = log;
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.stagedSteps = 0;
+    this.head = undefined;
+    this.recovery = undefined;
+    const recovery = this.feedCore(log.byteLength);
+    const recordCount = firstSeq + tail.length;
+    if (recovery === null || !recovery.ok || recovery.durableLen !== log.byteLength || recovery.recordCount !== recordCount) return false;
+    this.recordCount = recordCount;
+    this.recovery = { byteLength: log.byteLength, value: recovery };
+    return true;
+  }
+
+  /** Whether the session must read the run again before its next use (a failed append it could not catch up on). */
+  get needsReload(): boolean {
+    return this.stale;
   }
 
   /**

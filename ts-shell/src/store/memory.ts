@@ -7,7 +7,7 @@
 
 import { StoreError } from '../errors.js';
 import { bytesEqual, checkBatchSeqs, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, Store, StoredRecord } from './store.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, Store, StoredRecord } from './store.js';
 
 interface MemoryRun {
   records: StoredRecord[];
@@ -46,7 +46,7 @@ export class MemoryStore implements Store {
     checkStoredRunId(this.description, 'readRecords', runId);
     const run = this.backing.runs.get(runId);
     if (!run) return [];
-    return run.records.slice(Math.max(0, fromSeq)).map((r) => ({ ...r, bytes: r.bytes.slice() }));
+    return copyRecords(run.records.slice(Math.max(0, fromSeq)));
   }
 
   async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {
@@ -58,13 +58,18 @@ export class MemoryStore implements Store {
     return { summary: copySummary(run.summary), runStarted: { ...first, bytes: first.bytes.slice() } };
   }
 
+  async readRun(runId: string): Promise<RunRead> {
+    const found = await this.readSummary(runId);
+    return { found, records: await this.readRecords(runId, found?.summary.snapshotSeq ?? 0) };
+  }
+
   async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome> {
     this.assertOpen('append', runId);
     checkStoredRunId(this.description, 'append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
     const run = this.backing.runs.get(runId);
     const nextSeq = run ? run.records.length : 0;
-    if (nextSeq !== expectedSeq) return { committed: false, nextSeq };
+    if (nextSeq !== expectedSeq) return { committed: false, nextSeq, tail: copyRecords(run?.records.slice(expectedSeq) ?? []) };
     if (records.length === 0) return { committed: true, nextSeq };
     const now = this.nowMs();
     const target = run ?? { records: [], createdAtMs: now, updatedAtMs: now };
@@ -116,6 +121,10 @@ export class MemoryStore implements Store {
   private assertOpen(operation: string, runId?: string): void {
     if (this.closed) throw new StoreError(this.description, operation, 'CLOSED', runId === undefined ? {} : { runId });
   }
+}
+
+function copyRecords(records: StoredRecord[]): StoredRecord[] {
+  return records.map((r) => ({ ...r, bytes: r.bytes.slice() }));
 }
 
 function copySummary(summary: RecoverySummary): RecoverySummary {

@@ -4,7 +4,7 @@ import { StoreError } from '../errors.js';
 import { MIGRATIONS, type Migration } from './postgres-migrations.js';
 import { describePg, dropSchemas, freshSchemaName } from '../../test-support/postgres-test-env.js';
 import { PostgresStore, type PostgresStoreOptions } from './postgres.js';
-import { describeStoreContract, testRecord } from '../testing/store-contract.js';
+import { describeStoreContract, outcomeOf, testRecord } from '../testing/store-contract.js';
 
 const concat = (parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
 const records = (first: number, count: number, tag: string) =>
@@ -58,7 +58,7 @@ describePg('postgres store', (url) => {
     it('is all or nothing when a batch overlaps records another writer committed', async () => {
       const store = await open();
       await store.append('run', 0, records(0, 2, 'a'));
-      expect(await store.append('run', 1, records(1, 3, 'b'))).toEqual({ committed: false, nextSeq: 2 });
+      expect(outcomeOf(await store.append('run', 1, records(1, 3, 'b')))).toEqual({ committed: false, nextSeq: 2, tail: [{ seq: 1, bytes: records(1, 1, 'a')[0] }] });
       expect(await store.readLog('run')).toEqual(concat(records(0, 2, 'a')));
       const rows = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM "${store.schema}".records`);
       expect(rows[0]!.n).toBe(2);

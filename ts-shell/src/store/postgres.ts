@@ -11,6 +11,8 @@
  * the compare false, so it writes nothing. The primary key (run_id, seq) is the backstop that makes
  * a second record at any seq impossible even if the run row were wrong; its violation (23505) is
  * reported as "not committed". A single statement is atomic: the whole batch or none of it.
+ * Behind it, in the same round trip (pipeline mode), a read of the records in the way, which a
+ * refused append reports (AppendOutcome.tail; see appendOnce).
  *
  * Fork is one transaction: claim the target's run row (absent → TARGET_EXISTS), check the source
  * is long enough, copy rows 0..prefix-1 byte for byte, insert the fork record.
@@ -32,7 +34,7 @@ import { StoreError, type ErrorSubject } from '../errors.js';
 import { checkBatchSeqs, checkStoredRunId, concatRecords } from './common.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, Store, StoredRecord } from './store.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, Store, StoredRecord } from './store.js';
 
 /**
  * node-postgres Pool settings, passed to `new pg.Pool` as they are (see pg's PoolConfig). Typed
@@ -113,6 +115,17 @@ class AttemptFailure extends Error {
 
 const MAX_SEQ = 2 ** 31 - 1;
 
+/** A row of readRun: a record, and on record 0 the run's summary (null columns: none). */
+type RunRow = {
+  seq: number; bytes: Buffer; committed_ms: number;
+  record_count: number | null; byte_length: number | null; snapshot_seq: number | null; summary: Buffer | null;
+};
+/** A row of tailAfterAppend: the run row, and one record in the way (seq null: none). */
+type TailRow = { next_seq: number; mine: boolean; seq: number | null; bytes: Buffer | null; committed_ms: number | null };
+const emptyTail = { rows: [] as TailRow[] } as unknown as pg.QueryResult<TailRow>;
+/** A token no append carries (the read after a refusal that is not this call's own). */
+const NO_TOKEN = '00000000-0000-0000-0000-000000000000';
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class PostgresStore implements Store {
@@ -180,6 +193,21 @@ export class PostgresStore implements Store {
     };
   }
 
+  /** One statement: the summary row (if any) beside record 0, and the records from its snapshot seq (or 0) on. */
+  async readRun(runId: string): Promise<RunRead> {
+    this.checkRunId('readRun', runId);
+    const result = await this.read('readRun', { runId }, (c) => c.query<RunRow>(this.sql.readRun, [runId]));
+    const first = result.rows[0];
+    let found: RunRead['found'] = null;
+    if (first?.seq === 0 && first.summary !== null) {
+      const summary = { recordCount: first.record_count!, byteLength: first.byte_length!, snapshotSeq: first.snapshot_seq!, summary: new Uint8Array(first.summary) };
+      found = { summary, runStarted: { seq: 0, bytes: new Uint8Array(first.bytes), committedAtMs: first.committed_ms } };
+    }
+    const from = found?.summary.snapshotSeq ?? 0;
+    const records = result.rows.filter((row) => row.seq >= from).map((row) => ({ seq: row.seq, bytes: new Uint8Array(row.bytes), committedAtMs: row.committed_ms }));
+    return { found, records };
+  }
+
   async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome> {
     this.checkRunId('append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
@@ -196,8 +224,9 @@ export class PostgresStore implements Store {
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
       try {
-        const committed = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token, summary));
+        const { committed, tail } = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token, summary));
         if (committed) return { committed: true, nextSeq: expectedSeq + records.length };
+        if (!afterAmbiguity) return this.refusalOutcome(runId, expectedSeq, tail);
         return await this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity);
       } catch (error) {
         if (!(error instanceof AttemptFailure)) throw error;
@@ -283,22 +312,38 @@ export class PostgresStore implements Store {
 
   // ---------------------------------------------------------------- single attempts
 
-  /** The one-statement conditional append. True: committed. False: the seq was not expectedSeq. */
-  private async appendOnce(c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string, summary?: RecoverySummary): Promise<boolean> {
-    let result;
+  /**
+   * The one-statement conditional append, with the read of the records in the way pipelined
+   * behind it on the same connection (sent together, one round trip). The read is a statement of
+   * its own, so its snapshot is taken after the append finished: it sees the writer whose commit
+   * refused the append, which a part of the append statement could not (its snapshot may predate
+   * that commit). When the append committed, the read finds this call's token at expectedSeq and
+   * returns only the run row. `committed` false: the seq was not expectedSeq.
+   */
+  private async appendOnce(
+    c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string, summary?: RecoverySummary,
+  ): Promise<{ committed: boolean; tail: pg.QueryResult<TailRow> }> {
+    let appended;
     if (summary === undefined) {
       const sql = expectedSeq === 0 ? this.sql.appendFirst : this.sql.appendNext;
-      result = await c.query<{ inserted: number }>(sql, [runId, expectedSeq, records, token]);
+      appended = c.query<{ inserted: number }>(sql, [runId, expectedSeq, records, token]);
     } else {
       const sql = expectedSeq === 0 ? this.sql.appendFirstWithSummary : this.sql.appendNextWithSummary;
       const values = [runId, expectedSeq, records, token, summary.recordCount, summary.byteLength, summary.snapshotSeq, toBuffer(summary.summary)];
-      result = await c.query<{ inserted: number }>(sql, values);
+      appended = c.query<{ inserted: number }>(sql, values);
     }
-    const inserted = result.rows[0]?.inserted ?? 0;
+    const tail = c.query<TailRow>(this.sql.tailAfterAppend, [runId, expectedSeq, token]);
+    // Both replies are awaited (the connection goes back to the pool idle); the read's failure
+    // after a failed append is that one's consequence, so the append's error is the one reported.
+    const [appendedResult, tailResult] = await Promise.allSettled([appended, tail]);
+    if (appendedResult.status === 'rejected') throw appendedResult.reason;
+    const inserted = appendedResult.value.rows[0]?.inserted ?? 0;
     if (inserted !== 0 && inserted !== records.length) {
       throw new Error(`append inserted ${inserted} of ${records.length} rows in one statement`); // cannot happen
     }
-    return inserted === records.length;
+    if (inserted === records.length) return { committed: true, tail: emptyTail };
+    if (tailResult.status === 'rejected') throw tailResult.reason;
+    return { committed: false, tail: tailResult.value };
   }
 
   private async forkOnce(
@@ -566,13 +611,26 @@ export class PostgresStore implements Store {
     return rows.rows[0]?.next_seq ?? 0;
   }
 
-  /** The outcome for an append that found another writer's seq; asserts the store moved on. */
+  /** The outcome for an append that found another writer's seq, read afresh (one statement). */
   private async conflictOutcome(runId: string, expectedSeq: number): Promise<AppendOutcome> {
-    const nextSeq = await this.nextSeq(runId);
-    if (nextSeq === expectedSeq) {
+    const tail = await this.read('append', { runId, seq: expectedSeq }, (c) => c.query<TailRow>(this.sql.tailAfterAppend, [runId, expectedSeq, NO_TOKEN]));
+    return this.refusalOutcome(runId, expectedSeq, tail);
+  }
+
+  /**
+   * A refused append's outcome from the read of the run row and the records from expectedSeq
+   * (tailAfterAppend); asserts the store moved on.
+   */
+  private refusalOutcome(runId: string, expectedSeq: number, result: pg.QueryResult<TailRow>): AppendOutcome {
+    const nextSeq = result.rows[0]?.next_seq ?? 0;
+    if (nextSeq === expectedSeq || result.rows[0]?.mine) {
       throw this.storeError('append', 'INCONSISTENT', { runId, seq: expectedSeq }, new Error('a conflicting append was refused but the run is still at the expected seq'));
     }
-    return { committed: false, nextSeq };
+    const tail: StoredRecord[] = [];
+    for (const row of result.rows) {
+      if (row.seq !== null) tail.push({ seq: row.seq, bytes: new Uint8Array(row.bytes!), committedAtMs: row.committed_ms! });
+    }
+    return { committed: false, nextSeq, tail };
   }
 
   /** Sleeps before retry `attempt + 1`; false if that would overrun the budget. */
@@ -636,12 +694,17 @@ export function openPostgresStore(options: PostgresStoreOptions): Promise<Postgr
 function createPool(options: PostgresStoreOptions): pg.Pool {
   const statementTimeoutMs = Math.max(0, Math.floor(options.statementTimeoutMs ?? 10_000));
   const clientTimeoutMs = Math.max(0, Math.floor(options.clientTimeoutMs ?? (statementTimeoutMs === 0 ? 0 : statementTimeoutMs + 5000)));
-  const config: PoolConfig = {
+  // `pipeline` is a pg client setting (8.2x) that the PoolConfig typings do not list yet.
+  const config: PoolConfig & { pipeline: boolean } = {
     ...(options.pool as PoolConfig | undefined),
     max: options.maxConnections ?? options.pool?.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? options.pool?.connectionTimeoutMillis ?? 5000,
     application_name: options.applicationName ?? options.pool?.application_name ?? 'remit',
     keepAlive: true,
+    // Queries are written as soon as they are issued, not after the previous reply: an append and
+    // the read of what refused it travel together (appendOnce). Each still has its own Sync, so
+    // each is its own statement and, outside BEGIN, its own transaction.
+    pipeline: true,
     ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
     ...(clientTimeoutMs > 0 ? { query_timeout: clientTimeoutMs } : {}),
   };
@@ -713,6 +776,13 @@ SELECT count(*)::int AS inserted FROM ins`,
   WHERE run_id = $1 AND next_seq = $2
   RETURNING run_id`),
     nextSeq: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1`,
+    // After an append ($3 its token): the run row, whether record $2 is this call's, and unless it
+    // is, the records from $2 on (the records in the way). No row at all: the run does not exist.
+    tailAfterAppend: `SELECT x.next_seq, m.mine, r.seq, r.bytes, (extract(epoch FROM r.committed_at) * 1000)::float8 AS committed_ms
+      FROM ${s}.runs x
+      CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND append_token = $3::uuid) AS mine) m
+      LEFT JOIN ${s}.records r ON r.run_id = x.run_id AND r.seq >= $2 AND NOT m.mine
+      WHERE x.run_id = $1 ORDER BY r.seq`,
     removeLast: `WITH run AS (
         UPDATE ${s}.runs SET next_seq = $2, updated_at = now()
         WHERE run_id = $1 AND next_seq = $2 + 1
@@ -723,6 +793,10 @@ SELECT count(*)::int AS inserted FROM ins`,
     readSummary: `SELECT x.record_count, x.byte_length::float8 AS byte_length, x.snapshot_seq, x.summary, r.bytes,
         (extract(epoch FROM r.committed_at) * 1000)::float8 AS committed_ms
       FROM ${s}.summaries x JOIN ${s}.records r ON r.run_id = x.run_id AND r.seq = 0 WHERE x.run_id = $1`,
+    readRun: `SELECT r.seq, r.bytes, (extract(epoch FROM r.committed_at) * 1000)::float8 AS committed_ms,
+        x.record_count, x.byte_length::float8 AS byte_length, x.snapshot_seq, CASE WHEN r.seq = 0 THEN x.summary END AS summary
+      FROM ${s}.records r LEFT JOIN ${s}.summaries x ON x.run_id = r.run_id
+      WHERE r.run_id = $1 AND (r.seq = 0 OR r.seq >= coalesce(x.snapshot_seq, 0)) ORDER BY r.seq`,
     readFrom: `SELECT seq, bytes, (extract(epoch FROM committed_at) * 1000)::float8 AS committed_ms
       FROM ${s}.records WHERE run_id = $1 AND seq >= $2 ORDER BY seq`,
     listRuns: `SELECT run_id, next_seq,

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.js';
-import { describeStoreContract, testRecord } from '../testing/store-contract.js';
+import { describeStoreContract, outcomeOf, testRecord } from '../testing/store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,11 +96,11 @@ describe('sqlite specifics', () => {
 
   it('one-record appends: a stale, a future and a first-record seq are refused or handled as batches', async () => {
     const store = new SqliteStore(freshPath());
-    expect(await store.append('run', 1, [testRecord(1)])).toEqual({ committed: false, nextSeq: 0 });
+    expect(outcomeOf(await store.append('run', 1, [testRecord(1)]))).toEqual({ committed: false, nextSeq: 0, tail: [] });
     expect(await store.append('run', 0, [testRecord(0)])).toEqual({ committed: true, nextSeq: 1 });
     expect(await store.append('run', 1, [testRecord(1)])).toEqual({ committed: true, nextSeq: 2 });
-    expect(await store.append('run', 1, [testRecord(1, 'again')])).toEqual({ committed: false, nextSeq: 2 });
-    expect(await store.append('run', 3, [testRecord(3)])).toEqual({ committed: false, nextSeq: 2 });
+    expect(outcomeOf(await store.append('run', 1, [testRecord(1, 'again')]))).toEqual({ committed: false, nextSeq: 2, tail: [{ seq: 1, bytes: testRecord(1) }] });
+    expect(outcomeOf(await store.append('run', 3, [testRecord(3)]))).toEqual({ committed: false, nextSeq: 2, tail: [] });
     expect((await store.readRecords('run')).map((r) => r.seq)).toEqual([0, 1]);
     expect((await store.listRuns()).map((r) => r.runId)).toEqual(['run']);
     await store.close();

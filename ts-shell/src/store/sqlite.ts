@@ -14,6 +14,8 @@
  *   (a batch, a run's first records, a fork) is one `BEGIN IMMEDIATE` transaction that reads the
  *   next seq and writes only if it is the expected one. The busy timeout makes a writer wait for
  *   another's lock instead of failing at once.
+ * - A refused append reports the records in the way (AppendOutcome.tail), read with the next seq
+ *   in one read transaction (inside the immediate one for a batch).
  * - The primary key is a second guard: no seq can ever be stored twice.
  * - `remit_runs` holds one row per run, written once with its first records (or its fork): the
  *   creation time that `listRuns` reports. Its next seq and last commit time come from the records.
@@ -26,7 +28,7 @@ import type Database from 'better-sqlite3';
 import { StoreError, StoreNotFoundError } from '../errors.js';
 import { ensureDirectory } from '../files.js';
 import { bytesEqual, checkBatchSeqs, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, Store, StoredRecord } from './store.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, Store, StoredRecord } from './store.js';
 
 export interface SqliteStoreOptions {
   /** 'FULL' (default): durable against power loss. 'NORMAL': durable against process crashes only. */
@@ -142,6 +144,9 @@ export class SqliteStore implements Store {
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly multiRowInserts = new Map<number, Database.Statement<unknown[]>>();
   private readonly appendBatch: (runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary) => AppendOutcome;
+  /** A refused one-statement append's outcome: the records in the way and the next seq, one snapshot. */
+  private readonly refusal: (runId: string, expectedSeq: number) => AppendOutcome;
+  private readonly readRunTx: (runId: string) => RunRead;
   private readonly readSummaryTx: (runId: string) => { summary: RecoverySummary; runStarted: StoredRecord } | null;
   private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array) => ForkOutcome;
   private readonly removeLast: (runId: string, seq: number, expected: Uint8Array) => boolean;
@@ -172,7 +177,7 @@ export class SqliteStore implements Store {
     this.statements = statements;
     const appendTx = this.db.transaction((runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): AppendOutcome => {
       const nextSeq = nextSeqOf(statements.lastSeq.get(runId));
-      if (nextSeq !== expectedSeq) return { committed: false, nextSeq };
+      if (nextSeq !== expectedSeq) return { committed: false, nextSeq, tail: nextSeq > expectedSeq ? this.recordsFrom(runId, expectedSeq) : [] };
       if (records.length === 0) return { committed: true, nextSeq };
       const now = this.nowMs();
       this.insertRows(runId, expectedSeq, records, now);
@@ -183,6 +188,15 @@ export class SqliteStore implements Store {
       return { committed: true, nextSeq: expectedSeq + records.length };
     });
     this.appendBatch = appendTx.immediate;
+    this.refusal = this.db.transaction((runId: string, expectedSeq: number): AppendOutcome => {
+      const tail = this.recordsFrom(runId, expectedSeq);
+      const nextSeq = tail.length > 0 ? tail[tail.length - 1]!.seq + 1 : nextSeqOf(statements.lastSeq.get(runId));
+      return { committed: false, nextSeq, tail };
+    }).deferred;
+    this.readRunTx = this.db.transaction((runId: string): RunRead => {
+      const found = this.readSummaryTx(runId);
+      return { found, records: this.recordsFrom(runId, found?.summary.snapshotSeq ?? 0) };
+    }).deferred;
     this.readSummaryTx = this.db.transaction((runId: string) => {
       const row = statements.readSummary.get(runId);
       const first = row === undefined ? undefined : statements.readFrom.get(runId, 0);
@@ -241,24 +255,32 @@ export class SqliteStore implements Store {
     }
   }
 
+  /** The run's records from `fromSeq` on, as StoredRecords (the caller is inside a transaction or wrap). */
+  private recordsFrom(runId: string, fromSeq: number): StoredRecord[] {
+    return this.statements.readFrom.all(runId, Math.max(0, fromSeq)).map((row) => ({
+      seq: row.seq,
+      bytes: new Uint8Array(row.bytes),
+      committedAtMs: row.committed_at_ms,
+    }));
+  }
+
   async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
     return concatRecords(await this.readRecords(runId, fromSeq));
   }
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
     checkStoredRunId(this.description, 'readRecords', runId);
-    return this.wrap('readRecords', { runId }, () =>
-      this.statements.readFrom.all(runId, Math.max(0, fromSeq)).map((row) => ({
-        seq: row.seq,
-        bytes: new Uint8Array(row.bytes),
-        committedAtMs: row.committed_at_ms,
-      })),
-    );
+    return this.wrap('readRecords', { runId }, () => this.recordsFrom(runId, fromSeq));
   }
 
   async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {
     checkStoredRunId(this.description, 'readSummary', runId);
     return this.wrap('readSummary', { runId }, () => this.readSummaryTx(runId));
+  }
+
+  async readRun(runId: string): Promise<RunRead> {
+    checkStoredRunId(this.description, 'readRun', runId);
+    return this.wrap('readRun', { runId }, () => this.readRunTx(runId));
   }
 
   async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome> {
@@ -272,7 +294,7 @@ export class SqliteStore implements Store {
         this.statements.insertAfterLast.run(runId, expectedSeq, records[0]!, this.nowMs(), runId, expectedSeq - 1).changes,
       );
       if (inserted === 1) return { committed: true, nextSeq: expectedSeq + 1 };
-      return { committed: false, nextSeq: this.wrap('append', subject, () => nextSeqOf(this.statements.lastSeq.get(runId))) };
+      return this.wrap('append', subject, () => this.refusal(runId, expectedSeq));
     }
     return this.wrap('append', subject, () => this.appendBatch(runId, expectedSeq, records));
   }

@@ -14,7 +14,17 @@ export interface StoredRecord {
 export type AppendOutcome =
   | { committed: true; nextSeq: number }
   /** Another writer appended first (or expectedSeq was stale); nothing was written. */
-  | { committed: false; nextSeq: number };
+  | {
+      committed: false;
+      nextSeq: number;
+      /**
+       * The records in the way: the run's records from `expectedSeq` on (seqs expectedSeq ..
+       * nextSeq - 1, empty when expectedSeq >= nextSeq), read in one snapshot with `nextSeq` after
+       * the refusal. Lets a writer that lost a race learn what won without reading the run again.
+       * Optional: a store that does not report it leaves it out, and the caller reads the run.
+       */
+      tail?: StoredRecord[];
+    };
 
 export type ForkOutcome =
   | { committed: true }
@@ -41,6 +51,13 @@ export interface RecoverySummary {
   summary: Uint8Array;
 }
 
+/** What `Store.readRun` returns. */
+export interface RunRead {
+  found: { summary: RecoverySummary; runStarted: StoredRecord } | null;
+  /** From `found.summary.snapshotSeq` on, or from seq 0 when `found` is null. */
+  records: StoredRecord[];
+}
+
 export interface Store {
   /** A short name for messages and reports, e.g. "sqlite:/path/remit.db". */
   readonly description: string;
@@ -65,6 +82,13 @@ export interface Store {
    * capability ignores `summary`; the sequencer then reads every record.
    */
   readSummary?(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null>;
+
+  /**
+   * Optional capability (with readSummary): what opening a run reads, in one read (one snapshot):
+   * readSummary's answer, and the records from its summary's snapshot seq on, or every record
+   * when it is null. A store without it is read with readSummary, then readRecords.
+   */
+  readRun?(runId: string): Promise<RunRead>;
 
   /**
    * Atomically create run `targetRunId` holding a byte copy of the source's records

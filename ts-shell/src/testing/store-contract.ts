@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { concatBytes as concat } from '../core/codec.js';
 import { StoreError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { AppendOutcome, Store } from '../store/store.js';
 import { testRecord } from './test-record.js';
 
 export { testRecord };
@@ -20,6 +20,17 @@ export type OpenStore = () => Store | Promise<Store>;
 export interface StoreContractOptions {
   /** Opens a second handle on the same data as `store` (another connection or view), if possible. */
   openSecondHandle?: (store: Store) => Store | Promise<Store>;
+}
+
+/** An append's outcome without commit times (the store's clock), for exact comparison. */
+export function outcomeOf(outcome: AppendOutcome): { committed: boolean; nextSeq: number; tail?: { seq: number; bytes: Uint8Array }[] } {
+  if (outcome.committed || outcome.tail === undefined) return { committed: outcome.committed, nextSeq: outcome.nextSeq };
+  return { committed: false, nextSeq: outcome.nextSeq, tail: outcome.tail.map(({ seq, bytes }) => ({ seq, bytes })) };
+}
+
+/** The refusal a store must report: nextSeq and the records in the way (seq and bytes). */
+function refused(nextSeq: number, firstSeq: number, inTheWay: Uint8Array[]) {
+  return { committed: false, nextSeq, tail: inTheWay.map((bytes, i) => ({ seq: firstSeq + i, bytes })) };
 }
 
 function records(firstSeq: number, count: number, tag = 'r'): Uint8Array[] {
@@ -70,9 +81,10 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       const store = await open();
       await store.append('run-a', 0, records(0, 2));
       const before = await store.readLog('run-a');
-      expect(await store.append('run-a', 1, records(1, 1, 'other'))).toEqual({ committed: false, nextSeq: 2 });
-      expect(await store.append('run-a', 5, records(5, 1))).toEqual({ committed: false, nextSeq: 2 });
-      expect(await store.append('run-b', 1, records(1, 1))).toEqual({ committed: false, nextSeq: 0 });
+      expect(outcomeOf(await store.append('run-a', 1, records(1, 1, 'other')))).toEqual(refused(2, 1, records(1, 1)));
+      expect(outcomeOf(await store.append('run-a', 0, records(0, 3, 'other')))).toEqual(refused(2, 0, records(0, 2)));
+      expect(outcomeOf(await store.append('run-a', 5, records(5, 1)))).toEqual(refused(2, 5, []));
+      expect(outcomeOf(await store.append('run-b', 1, records(1, 1)))).toEqual(refused(0, 1, []));
       expect(await store.readLog('run-a')).toEqual(before);
       expect(await store.readLog('run-b')).toEqual(new Uint8Array());
     });
@@ -97,6 +109,38 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(outcomes.filter((o) => o.committed)).toHaveLength(1);
       for (const o of outcomes) expect(o.nextSeq).toBe(3);
       expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0, 1, 2]);
+      // Every loser is told exactly what won: the winner's records, from the seq it tried on.
+      const winner = outcomes.findIndex((o) => o.committed);
+      for (const o of outcomes.filter((x) => !x.committed)) expect(outcomeOf(o)).toEqual(refused(3, 1, records(1, 2, `writer${winner}`)));
+    });
+
+    it('a refused append reports the records in the way as they stand after the refusal, with their commit times', async () => {
+      const store = await open();
+      await store.append('run-a', 0, records(0, 1));
+      await store.append('run-a', 1, records(1, 1, 'first'));
+      await store.append('run-a', 2, records(2, 2, 'then'));
+      const outcome = await store.append('run-a', 1, records(1, 1, 'late'));
+      expect(outcomeOf(outcome)).toEqual(refused(4, 1, [...records(1, 1, 'first'), ...records(2, 2, 'then')]));
+      const stored = await store.readRecords('run-a', 1);
+      expect(!outcome.committed && outcome.tail?.map((r) => r.committedAtMs)).toEqual(stored.map((r) => r.committedAtMs));
+      // Copies: changing them does not change the store.
+      if (!outcome.committed) outcome.tail![0]!.bytes[12] = 0xee;
+      expect((await store.readRecords('run-a', 1))[0]!.bytes).toEqual(records(1, 1, 'first')[0]);
+    });
+
+    it('readRun (if the store has it) is readSummary with the records from its snapshot seq, or the whole log', async () => {
+      const store = await open();
+      if (store.readRun === undefined) return;
+      expect(await store.readRun('nope')).toEqual({ found: null, records: [] });
+      await store.append('run-a', 0, records(0, 3));
+      const whole = await store.readRun('run-a');
+      expect(whole.found).toBeNull();
+      expect(whole.records).toEqual(await store.readRecords('run-a'));
+      const summary = { recordCount: 4, byteLength: 40, snapshotSeq: 2, summary: new Uint8Array([1, 2]) };
+      await store.append('run-a', 3, records(3, 2), summary);
+      const fromSummary = await store.readRun('run-a');
+      expect(fromSummary.found).toEqual(await store.readSummary?.('run-a'));
+      expect(fromSummary.records).toEqual(await store.readRecords('run-a', 2));
     });
 
     it('keeps runs apart', async () => {
@@ -181,7 +225,7 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       const store = await open();
       const summary = { recordCount: 2, byteLength: 10, snapshotSeq: 1, summary: new Uint8Array([9, 8, 7]) };
       expect(await store.append('run-a', 0, records(0, 2), summary)).toEqual({ committed: true, nextSeq: 2 });
-      expect(await store.append('run-a', 1, records(1, 1, 'late'), summary)).toEqual({ committed: false, nextSeq: 2 });
+      expect(outcomeOf(await store.append('run-a', 1, records(1, 1, 'late'), summary))).toEqual(refused(2, 1, records(1, 1)));
       expect(await store.append('run-a', 2, records(2, 1), summary)).toEqual({ committed: true, nextSeq: 3 });
       expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual(records(0, 3));
     });
