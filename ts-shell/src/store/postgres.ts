@@ -27,7 +27,7 @@
  * and only one of them may be told it committed.
  */
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { StoreError, type ErrorSubject } from '../errors.js';
@@ -133,7 +133,7 @@ export class PostgresStore implements Store {
   readonly schema: string;
   readonly faultCounters: PostgresFaultCounters = { retries: 0, ambiguousWrites: 0, resolvedCommitted: 0, resolvedNotCommitted: 0, resolvedConflict: 0 };
   private readonly pool: pg.Pool;
-  private readonly sql: ReturnType<typeof statements>;
+  private readonly sql: NamedStatements;
   private readonly retryBudgetMs: number;
   private readonly resolveTimeoutMs: number;
   private readonly backends = new WeakMap<PoolClient, Backend>();
@@ -144,7 +144,7 @@ export class PostgresStore implements Store {
     this.pool = pool;
     this.schema = schema;
     this.description = description;
-    this.sql = statements(quoteSchema(schema));
+    this.sql = namedStatements(statements(quoteSchema(schema)));
     this.retryBudgetMs = Math.max(0, options.retryBudgetMs ?? 15_000);
     this.resolveTimeoutMs = Math.max(0, options.resolveTimeoutMs ?? 15_000);
     this.onAmbiguousWrite = options.onAmbiguousWrite;
@@ -739,6 +739,22 @@ function toBuffer(bytes: Uint8Array): Buffer {
 }
 
 /** Every statement the store runs, for one schema. */
+type NamedStatements = { [K in keyof ReturnType<typeof statements>]: { name: string; text: string } };
+
+/**
+ * Every statement as a named prepared statement: each connection parses and plans it once, then
+ * only binds and executes it (the CTEs of the append and the reads cost more to plan than to run on
+ * a short run). The name is a digest of the text, so two stores on different schemas sharing a
+ * connection never collide, and a changed text is a new statement.
+ */
+function namedStatements(texts: ReturnType<typeof statements>): NamedStatements {
+  const out: Partial<Record<string, { name: string; text: string }>> = {};
+  for (const [key, text] of Object.entries(texts)) {
+    out[key] = { name: `remit_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
+  }
+  return out as NamedStatements;
+}
+
 function statements(s: string) {
   const insertBatch = (claimCte: string) => `
 WITH claim AS (${claimCte}),
