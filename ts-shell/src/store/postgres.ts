@@ -2,7 +2,7 @@
  * The PostgreSQL store, through `pg` (node-postgres) with a connection pool.
  *
  * Tables (created and migrated by the library, postgres-migrations.ts), in a configurable schema:
- *   runs    (run_id PK, next_seq, created_at, updated_at)         one row per run
+ *   runs    (run_id PK, next_seq, created_at, updated_at, status) one row per run
  *   records (run_id, seq) PK, bytes, append_token, committed_at   one row per record
  *
  * Conditional append is ONE statement: a compare-and-set on `runs.next_seq` (insert the run row
@@ -11,6 +11,8 @@
  * the compare false, so it writes nothing. The primary key (run_id, seq) is the backstop that makes
  * a second record at any seq impossible even if the run row were wrong; its violation (23505) is
  * reported as "not committed". A single statement is atomic: the whole batch or none of it.
+ *
+ * An append that changes the run's status hint sets `runs.status` in that same compare-and-set.
  *
  * Fork is one transaction: claim the target's run row (absent → TARGET_EXISTS), check the source
  * is long enough, copy rows 0..prefix-1 byte for byte, insert the fork record.
@@ -29,10 +31,10 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { StoreError, type ErrorSubject } from '../errors.js';
-import { checkBatchSeqs, checkStoredRunId, concatRecords } from './common.js';
+import { checkBatchSeqs, checkRunStatus, checkStoredRunId, concatRecords } from './common.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, Store, StoredRecord } from './store.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunStatusHint, Store, StoredRecord } from './store.js';
 
 /**
  * node-postgres Pool settings, passed to `new pg.Pool` as they are (see pg's PoolConfig). Typed
@@ -180,9 +182,10 @@ export class PostgresStore implements Store {
     };
   }
 
-  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome> {
+  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
     this.checkRunId('append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
+    checkRunStatus(this.description, 'append', runId, runStatus);
     if (expectedSeq + records.length > MAX_SEQ) throw this.storeError('append', 'SEQ_OUT_OF_RANGE', { runId, seq: expectedSeq });
     if (records.length === 0) {
       const nextSeq = await this.nextSeq(runId);
@@ -196,7 +199,7 @@ export class PostgresStore implements Store {
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
       try {
-        const committed = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token, summary));
+        const committed = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token, summary, runStatus));
         if (committed) return { committed: true, nextSeq: expectedSeq + records.length };
         return await this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity);
       } catch (error) {
@@ -217,10 +220,11 @@ export class PostgresStore implements Store {
     }
   }
 
-  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): Promise<ForkOutcome> {
+  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
     this.checkRunId('fork', sourceRunId);
     this.checkRunId('fork', targetRunId);
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
+    checkRunStatus(this.description, 'fork', targetRunId, runStatus);
     if (prefixRecords + 1 > MAX_SEQ) throw this.storeError('fork', 'SEQ_OUT_OF_RANGE', { runId: targetRunId, seq: prefixRecords });
     const subject = { runId: targetRunId, seq: prefixRecords };
     const token = randomUUID();
@@ -229,7 +233,7 @@ export class PostgresStore implements Store {
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
       try {
-        const outcome = await this.attempt((c) => this.forkOnce(c, sourceRunId, prefixRecords, targetRunId, forkRecord, token));
+        const outcome = await this.attempt((c) => this.forkOnce(c, sourceRunId, prefixRecords, targetRunId, forkRecord, token, runStatus));
         if (outcome.committed || outcome.reason !== 'TARGET_EXISTS' || !afterAmbiguity) return outcome;
         return await this.refusedForkAfterAmbiguity(targetRunId, prefixRecords, token);
       } catch (error) {
@@ -275,6 +279,20 @@ export class PostgresStore implements Store {
     return rows.rows.map((r) => ({ runId: r.run_id, nextSeq: r.next_seq, createdAtMs: r.created_ms, updatedAtMs: r.updated_ms }));
   }
 
+  async listRunsToRecover(): Promise<string[]> {
+    const rows = await this.read('listRunsToRecover', {}, (c) => c.query<{ run_id: string }>(this.sql.runsToRecover));
+    return rows.rows.map((r) => r.run_id);
+  }
+
+  /** One compare-and-set on `runs.next_seq`, which every append moves: retried like a read. */
+  async correctRunStatus(runId: string, recordCount: number, runStatus: RunStatusHint): Promise<boolean> {
+    this.checkRunId('correctRunStatus', runId);
+    checkRunStatus(this.description, 'correctRunStatus', runId, runStatus);
+    if (!Number.isInteger(recordCount) || recordCount < 1 || recordCount > MAX_SEQ) return false;
+    const result = await this.read('correctRunStatus', { runId }, (c) => c.query(this.sql.correctStatus, [runId, recordCount, runStatus]));
+    return result.rowCount === 1;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -284,9 +302,19 @@ export class PostgresStore implements Store {
   // ---------------------------------------------------------------- single attempts
 
   /** The one-statement conditional append. True: committed. False: the seq was not expectedSeq. */
-  private async appendOnce(c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string, summary?: RecoverySummary): Promise<boolean> {
+  private async appendOnce(
+    c: PoolClient,
+    runId: string,
+    expectedSeq: number,
+    records: Buffer[],
+    token: string,
+    summary?: RecoverySummary,
+    runStatus?: RunStatusHint,
+  ): Promise<boolean> {
     let result;
-    if (summary === undefined) {
+    if (runStatus !== undefined) {
+      result = await this.appendWithStatus(c, runId, expectedSeq, records, token, runStatus, summary);
+    } else if (summary === undefined) {
       const sql = expectedSeq === 0 ? this.sql.appendFirst : this.sql.appendNext;
       result = await c.query<{ inserted: number }>(sql, [runId, expectedSeq, records, token]);
     } else {
@@ -301,6 +329,28 @@ export class PostgresStore implements Store {
     return inserted === records.length;
   }
 
+  /**
+   * The append of a batch that changes the run's status hint: the statements above with the hint
+   * ($5, or $9 after the summary's four) written by the same compare-and-set on the run row.
+   */
+  private appendWithStatus(
+    c: PoolClient,
+    runId: string,
+    expectedSeq: number,
+    records: Buffer[],
+    token: string,
+    runStatus: RunStatusHint,
+    summary?: RecoverySummary,
+  ): Promise<pg.QueryResult<{ inserted: number }>> {
+    const first = expectedSeq === 0;
+    if (summary === undefined) {
+      return c.query(first ? this.sql.appendFirstWithStatus : this.sql.appendNextWithStatus, [runId, expectedSeq, records, token, runStatus]);
+    }
+    const sql = first ? this.sql.appendFirstWithSummaryAndStatus : this.sql.appendNextWithSummaryAndStatus;
+    const values = [runId, expectedSeq, records, token, summary.recordCount, summary.byteLength, summary.snapshotSeq, toBuffer(summary.summary), runStatus];
+    return c.query(sql, values);
+  }
+
   private async forkOnce(
     c: PoolClient,
     sourceRunId: string,
@@ -308,9 +358,10 @@ export class PostgresStore implements Store {
     targetRunId: string,
     forkRecord: Uint8Array,
     token: string,
+    runStatus: RunStatusHint | undefined,
   ): Promise<ForkOutcome> {
     return this.inTransaction(c, async (): Promise<ForkOutcome> => {
-      const claimed = await c.query(this.sql.claimForkTarget, [targetRunId, prefixRecords + 1]);
+      const claimed = await c.query(this.sql.claimForkTarget, [targetRunId, prefixRecords + 1, runStatus ?? null]);
       if (claimed.rowCount === 0) return { committed: false, reason: 'TARGET_EXISTS' };
       const source = await c.query<{ next_seq: number }>(this.sql.nextSeq, [sourceRunId]);
       const sourceNext = source.rows[0]?.next_seq ?? 0;
@@ -714,7 +765,7 @@ SELECT count(*)::int AS inserted FROM ins`,
   RETURNING run_id`),
     nextSeq: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1`,
     removeLast: `WITH run AS (
-        UPDATE ${s}.runs SET next_seq = $2, updated_at = now()
+        UPDATE ${s}.runs SET next_seq = $2, updated_at = now(), status = NULL
         WHERE run_id = $1 AND next_seq = $2 + 1
           AND EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND bytes = $3::bytea)
         RETURNING run_id),
@@ -729,8 +780,10 @@ SELECT count(*)::int AS inserted FROM ins`,
         (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
         (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms
       FROM ${s}.runs ORDER BY created_at, run_id`,
-    claimForkTarget: `INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at)
-      VALUES ($1, $2, now(), now()) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+    claimForkTarget: `INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at, status)
+      VALUES ($1, $2, now(), now(), $3::text) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+    runsToRecover: `SELECT run_id FROM ${s}.runs WHERE status IS NULL OR status = 'running' ORDER BY created_at, run_id`,
+    correctStatus: `UPDATE ${s}.runs SET status = $3 WHERE run_id = $1 AND next_seq = $2`,
     copyPrefixAndFork: `INSERT INTO ${s}.records (run_id, seq, bytes, append_token, committed_at)
       SELECT $1::text, seq, bytes, $4::uuid, committed_at FROM ${s}.records WHERE run_id = $2::text AND seq < $3::int
       UNION ALL SELECT $1::text, $3::int, $5::bytea, $4::uuid, now()`,
@@ -742,5 +795,23 @@ SELECT count(*)::int AS inserted FROM ins`,
     terminateBackend: `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
     backendAlive: `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
   };
-  return { ...sql, appendFirstWithSummary: withSummary(sql.appendFirst), appendNextWithSummary: withSummary(sql.appendNext) };
+  // The status hint, set by the claim itself ($k: after the parameters of the statement it joins).
+  const withStatus = (batch: string, k: number) => {
+    const out = batch.includes('ON CONFLICT (run_id) DO NOTHING')
+      ? batch.replace('created_at, updated_at)\n  VALUES', 'created_at, updated_at, status)\n  VALUES').replace('now(), now())', `now(), now(), $${k}::text)`)
+      : batch.replace('updated_at = now()\n  WHERE', `updated_at = now(), status = $${k}::text\n  WHERE`);
+    if (!out.includes(`$${k}::text`)) throw new Error('the append statement no longer has the shape the status hint is added to'); // a code change, caught by any test
+    return out;
+  };
+  const appendFirstWithSummary = withSummary(sql.appendFirst);
+  const appendNextWithSummary = withSummary(sql.appendNext);
+  return {
+    ...sql,
+    appendFirstWithSummary,
+    appendNextWithSummary,
+    appendFirstWithStatus: withStatus(sql.appendFirst, 5),
+    appendNextWithStatus: withStatus(sql.appendNext, 5),
+    appendFirstWithSummaryAndStatus: withStatus(appendFirstWithSummary, 9),
+    appendNextWithSummaryAndStatus: withStatus(appendNextWithSummary, 9),
+  };
 }
