@@ -32,7 +32,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The same store without `listRunsToRecover`, as a custom store would be: recoverAll reads every run. */
 function withoutRecoveryIndex(store: Store): Store {
-  return Object.assign(Object.create(store) as Store, { listRunsToRecover: undefined, correctRunStatus: undefined });
+  return Object.assign(Object.create(store) as Store, { listRunsToRecover: undefined, correctRunStatuses: undefined });
 }
 
 type Damage = (bytes: Uint8Array) => Uint8Array;

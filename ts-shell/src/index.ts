@@ -32,7 +32,7 @@ export { openSqliteStore } from './store/sqlite.js';
 export type { SqliteStore, SqliteStoreOptions } from './store/sqlite.js';
 export { openMemoryStore } from './store/memory.js';
 export type { MemoryStore, MemoryStoreOptions } from './store/memory.js';
-export type { Store, StoredRecord, AppendOutcome, ForkOutcome, RunListing, RecoverySummary, RunStatusHint } from './store/store.js';
+export type { Store, StoredRecord, AppendOutcome, ForkOutcome, RunListing, RecoverySummary, RunStatusHint, RunStatusCorrection } from './store/store.js';
 
 // Inspecting logs.
 export { renderInspection } from './inspect.js';

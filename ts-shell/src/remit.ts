@@ -32,7 +32,7 @@ import { runStartedRecord, STATUS_NAMES, statusAfterKinds, type RunStatusName } 
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { openSummary } from './sequencer/stored-summary.js';
 import { DEFAULT_EFFECT_LEASE_MS, type FenceSettings } from './sequencer/fence.js';
-import type { Store, StoredRecord } from './store/store.js';
+import type { RunStatusCorrection, Store, StoredRecord } from './store/store.js';
 import {
   checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, INTERRUPT_ID_EXPECTED, isSeq,
   parseInterruptId, SEQ_EXPECTED,
@@ -504,6 +504,7 @@ export class Remit implements Engine {
   async recoverAll(options: RecoverAllOptions = {}): Promise<RecoverAllOutcome[]> {
     const waitForEffectMs = checkWaitMs(options.waitForEffectMs);
     const out: RecoverAllOutcome[] = [];
+    const corrections: RunStatusCorrection[] = [];
     for (const runId of await this.recoveryCandidates()) {
       const run = await this.examine(runId);
       if (run.damage !== undefined) {
@@ -511,7 +512,9 @@ export class Remit implements Engine {
         continue;
       }
       if (run.status !== 'running') {
-        await this.correctStatusHint(runId, run.headSeq + 1, run.status);
+        if (run.status === 'parked' || run.status === 'completed' || run.status === 'failed') {
+          corrections.push({ runId, recordCount: run.headSeq + 1, runStatus: run.status });
+        }
         continue;
       }
       if (!this.workflows.has(run.workflow)) continue;
@@ -521,6 +524,7 @@ export class Remit implements Engine {
         out.push({ runId, error });
       }
     }
+    await this.correctStatusHints(corrections);
     return out;
   }
 
@@ -531,13 +535,14 @@ export class Remit implements Engine {
   }
 
   /**
-   * A candidate the core finds not running: its hint was unknown (stored before the store kept
-   * hints, or repaired) or stale. Written only while the run holds the records just read, so a
-   * resume that raced this look keeps its own hint.
+   * The candidates the core found not running: their hint was unknown (stored before the store
+   * kept hints, or repaired) or stale. One store call for all of them (after an upgrade that is
+   * every stored run); each is written only while its run holds the records read, so a resume
+   * that raced this look keeps its own hint.
    */
-  private async correctStatusHint(runId: string, recordCount: number, status: RunSummary['status']): Promise<void> {
-    if (this.store.correctRunStatus === undefined || this.store.listRunsToRecover === undefined) return;
-    if (status === 'parked' || status === 'completed' || status === 'failed') await this.store.correctRunStatus(runId, recordCount, status);
+  private async correctStatusHints(corrections: RunStatusCorrection[]): Promise<void> {
+    if (corrections.length === 0 || this.store.correctRunStatuses === undefined || this.store.listRunsToRecover === undefined) return;
+    await this.store.correctRunStatuses(corrections);
   }
 
   /**

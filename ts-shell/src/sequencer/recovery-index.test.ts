@@ -76,7 +76,7 @@ function remitOn(store: Store, crashAfterAppends?: number): Remit {
 
 /** The same store without the index, as a custom store would be: recoverAll reads every run. */
 function withoutIndex(store: Store): Store {
-  return Object.assign(Object.create(store) as Store, { listRunsToRecover: undefined, correctRunStatus: undefined });
+  return Object.assign(Object.create(store) as Store, { listRunsToRecover: undefined, correctRunStatuses: undefined });
 }
 
 async function quietly(action: Promise<unknown>): Promise<void> {

@@ -6,8 +6,8 @@
  */
 
 import { StoreError } from '../errors.js';
-import { bytesEqual, checkBatchSeqs, checkRunStatus, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunStatusHint, Store, StoredRecord } from './store.js';
+import { bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunStatusCorrection, RunStatusHint, Store, StoredRecord } from './store.js';
 
 interface MemoryRun {
   records: StoredRecord[];
@@ -123,14 +123,17 @@ export class MemoryStore implements Store {
     });
   }
 
-  async correctRunStatus(runId: string, recordCount: number, runStatus: RunStatusHint): Promise<boolean> {
-    this.assertOpen('correctRunStatus', runId);
-    checkStoredRunId(this.description, 'correctRunStatus', runId);
-    checkRunStatus(this.description, 'correctRunStatus', runId, runStatus);
-    const run = this.backing.runs.get(runId);
-    if (run === undefined || run.records.length !== recordCount) return false;
-    run.status = runStatus;
-    return true;
+  async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {
+    this.assertOpen('correctRunStatuses');
+    checkCorrections(this.description, corrections);
+    let written = 0;
+    for (const { runId, recordCount, runStatus } of corrections) {
+      const run = this.backing.runs.get(runId);
+      if (run === undefined || run.records.length !== recordCount) continue;
+      run.status = runStatus;
+      written += 1;
+    }
+    return written;
   }
 
   async close(): Promise<void> {

@@ -31,10 +31,10 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { StoreError, type ErrorSubject } from '../errors.js';
-import { checkBatchSeqs, checkRunStatus, checkStoredRunId, concatRecords } from './common.js';
+import { checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords } from './common.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunStatusHint, Store, StoredRecord } from './store.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunStatusCorrection, RunStatusHint, Store, StoredRecord } from './store.js';
 
 /**
  * node-postgres Pool settings, passed to `new pg.Pool` as they are (see pg's PoolConfig). Typed
@@ -284,13 +284,17 @@ export class PostgresStore implements Store {
     return rows.rows.map((r) => r.run_id);
   }
 
-  /** One compare-and-set on `runs.next_seq`, which every append moves: retried like a read. */
-  async correctRunStatus(runId: string, recordCount: number, runStatus: RunStatusHint): Promise<boolean> {
-    this.checkRunId('correctRunStatus', runId);
-    checkRunStatus(this.description, 'correctRunStatus', runId, runStatus);
-    if (!Number.isInteger(recordCount) || recordCount < 1 || recordCount > MAX_SEQ) return false;
-    const result = await this.read('correctRunStatus', { runId }, (c) => c.query(this.sql.correctStatus, [runId, recordCount, runStatus]));
-    return result.rowCount === 1;
+  /**
+   * One statement: a compare-and-set on `runs.next_seq` (which every append moves) per run.
+   * Retried like a read: running it twice writes the same hints.
+   */
+  async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {
+    checkCorrections(this.description, corrections);
+    const valid = corrections.filter((c) => Number.isInteger(c.recordCount) && c.recordCount >= 1 && c.recordCount <= MAX_SEQ);
+    if (valid.length === 0) return 0;
+    const values = [valid.map((c) => c.runId), valid.map((c) => c.recordCount), valid.map((c) => c.runStatus)];
+    const result = await this.read('correctRunStatuses', {}, (c) => c.query(this.sql.correctStatuses, values));
+    return result.rowCount ?? 0;
   }
 
   async close(): Promise<void> {
@@ -783,7 +787,9 @@ SELECT count(*)::int AS inserted FROM ins`,
     claimForkTarget: `INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at, status)
       VALUES ($1, $2, now(), now(), $3::text) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
     runsToRecover: `SELECT run_id FROM ${s}.runs WHERE status IS NULL OR status = 'running' ORDER BY created_at, run_id`,
-    correctStatus: `UPDATE ${s}.runs SET status = $3 WHERE run_id = $1 AND next_seq = $2`,
+    correctStatuses: `UPDATE ${s}.runs r SET status = c.status
+      FROM unnest($1::text[], $2::int[], $3::text[]) AS c(run_id, record_count, status)
+      WHERE r.run_id = c.run_id AND r.next_seq = c.record_count`,
     copyPrefixAndFork: `INSERT INTO ${s}.records (run_id, seq, bytes, append_token, committed_at)
       SELECT $1::text, seq, bytes, $4::uuid, committed_at FROM ${s}.records WHERE run_id = $2::text AND seq < $3::int
       UNION ALL SELECT $1::text, $3::int, $5::bytea, $4::uuid, now()`,

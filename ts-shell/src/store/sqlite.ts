@@ -28,8 +28,8 @@ import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { StoreError, StoreNotFoundError } from '../errors.js';
 import { ensureDirectory } from '../files.js';
-import { bytesEqual, checkBatchSeqs, checkRunStatus, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunStatusHint, Store, StoredRecord } from './store.js';
+import { bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunStatusCorrection, RunStatusHint, Store, StoredRecord } from './store.js';
 
 export interface SqliteStoreOptions {
   /** 'FULL' (default): durable against power loss. 'NORMAL': durable against process crashes only. */
@@ -164,6 +164,7 @@ export class SqliteStore implements Store {
   private readonly readSummaryTx: (runId: string) => { summary: RecoverySummary; runStarted: StoredRecord } | null;
   private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint) => ForkOutcome;
   private readonly removeLast: (runId: string, seq: number, expected: Uint8Array) => boolean;
+  private readonly correctStatuses: (corrections: readonly RunStatusCorrection[]) => number;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path === ':memory:' ? path : resolve(path);
@@ -232,6 +233,15 @@ export class SqliteStore implements Store {
       return statements.deleteRecord.run(runId, seq).changes === 1;
     });
     this.removeLast = removeTx.immediate;
+    // One immediate transaction: the record counts are read under the write lock, and one commit
+    // (one fsync) covers every correction.
+    this.correctStatuses = this.db.transaction((corrections: readonly RunStatusCorrection[]): number => {
+      let written = 0;
+      for (const c of corrections) {
+        if (Number.isInteger(c.recordCount) && c.recordCount >= 1) written += statements.correctStatus.run(c.runStatus, c.runId, c.runId, c.recordCount - 1).changes;
+      }
+      return written;
+    }).immediate;
   }
 
   /**
@@ -329,12 +339,10 @@ export class SqliteStore implements Store {
     return this.wrap('listRunsToRecover', {}, () => this.statements.runsToRecover.all());
   }
 
-  async correctRunStatus(runId: string, recordCount: number, runStatus: RunStatusHint): Promise<boolean> {
-    checkStoredRunId(this.description, 'correctRunStatus', runId);
-    checkRunStatus(this.description, 'correctRunStatus', runId, runStatus);
-    if (!Number.isInteger(recordCount) || recordCount < 1) return false;
-    // One statement: the write lock is taken before the record count is read (header comment).
-    return this.wrap('correctRunStatus', { runId }, () => this.statements.correctStatus.run(runStatus, runId, runId, recordCount - 1).changes === 1);
+  async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {
+    checkCorrections(this.description, corrections);
+    if (corrections.length === 0) return 0;
+    return this.wrap('correctRunStatuses', {}, () => this.correctStatuses(corrections));
   }
 
   async close(): Promise<void> {

@@ -48,6 +48,13 @@ export interface RecoverySummary {
  */
 export type RunStatusHint = 'running' | 'parked' | 'completed' | 'failed';
 
+/** A status hint found stale by reading the run: what it is at `recordCount` records. */
+export interface RunStatusCorrection {
+  runId: string;
+  recordCount: number;
+  runStatus: RunStatusHint;
+}
+
 export interface Store {
   /** A short name for messages and reports, e.g. "sqlite:/path/remit.db". */
   readonly description: string;
@@ -104,11 +111,12 @@ export interface Store {
   listRunsToRecover?(): Promise<string[]>;
 
   /**
-   * Optional, with `listRunsToRecover`: replace a run's status hint with `runStatus`, only if the
-   * run still holds exactly `recordCount` records (the log it was read from), so a correction
-   * never overwrites the hint of an append made meanwhile. Resolves true when it was written.
+   * Optional, with `listRunsToRecover`: replace each listed run's status hint, only if the run
+   * still holds exactly `recordCount` records (the log it was judged from), so a correction never
+   * overwrites the hint of an append made meanwhile. All in one transaction (after an upgrade
+   * recoverAll corrects every stored run once). Resolves to the number of hints written.
    */
-  correctRunStatus?(runId: string, recordCount: number, runStatus: RunStatusHint): Promise<boolean>;
+  correctRunStatuses?(corrections: readonly RunStatusCorrection[]): Promise<number>;
 
   /**
    * Remove record `seq` of the run, only if it is the run's last record and holds exactly

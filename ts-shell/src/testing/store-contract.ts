@@ -246,7 +246,7 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
     describe('status hints (if the store has listRunsToRecover)', () => {
       const hinted = async () => {
         const store = await open();
-        return store.listRunsToRecover === undefined || store.correctRunStatus === undefined ? undefined : store;
+        return store.listRunsToRecover === undefined || store.correctRunStatuses === undefined ? undefined : store;
       };
 
       it('lists the runs whose last hint is running or that have none, in listRuns order', async () => {
@@ -303,18 +303,24 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         expect(await store.listRunsToRecover!()).toEqual(['run-a']);
       });
 
-      it('correctRunStatus writes only while the run holds the given record count', async () => {
+      it('correctRunStatuses writes each hint only while its run holds the given record count', async () => {
         const store = await hinted();
         if (store === undefined) return;
         await store.append('run-a', 0, records(0, 2));
-        expect(await store.correctRunStatus!('run-a', 3, 'parked')).toBe(false);
-        expect(await store.correctRunStatus!('run-a', 1, 'parked')).toBe(false);
-        expect(await store.correctRunStatus!('missing', 1, 'parked')).toBe(false);
-        expect(await store.listRunsToRecover!()).toEqual(['run-a']);
-        expect(await store.correctRunStatus!('run-a', 2, 'parked')).toBe(true);
+        await store.append('run-b', 0, records(0, 1));
+        const stale = [
+          { runId: 'run-a', recordCount: 3, runStatus: 'parked' as const },
+          { runId: 'run-a', recordCount: 1, runStatus: 'parked' as const },
+          { runId: 'missing', recordCount: 1, runStatus: 'parked' as const },
+        ];
+        expect(await store.correctRunStatuses!(stale)).toBe(0);
+        expect(await store.correctRunStatuses!([])).toBe(0);
+        expect(await store.listRunsToRecover!()).toEqual(['run-a', 'run-b']);
+        const right = [{ runId: 'run-a', recordCount: 2, runStatus: 'parked' as const }, { runId: 'run-b', recordCount: 1, runStatus: 'completed' as const }];
+        expect(await store.correctRunStatuses!([...stale, ...right])).toBe(2);
         expect(await store.listRunsToRecover!()).toEqual([]);
         await store.append('run-a', 2, records(2, 1), undefined, 'running');
-        expect(await store.correctRunStatus!('run-a', 2, 'completed')).toBe(false);
+        expect(await store.correctRunStatuses!([{ runId: 'run-a', recordCount: 2, runStatus: 'completed' }])).toBe(0);
         expect(await store.listRunsToRecover!()).toEqual(['run-a']);
       });
 
@@ -328,7 +334,8 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         expect(await store.readRecords('run-a')).toEqual([]);
         await store.append('run-a', 0, records(0, 1));
         await expect(store.fork('run-a', 1, 'run-b', testRecord(1), bogus)).rejects.toMatchObject({ storeCode: 'BAD_RUN_STATUS' });
-        await expect(store.correctRunStatus!('run-a', 1, bogus)).rejects.toMatchObject({ storeCode: 'BAD_RUN_STATUS' });
+        const corrections = [{ runId: 'run-a', recordCount: 1, runStatus: 'parked' as const }, { runId: 'run-a', recordCount: 1, runStatus: bogus }];
+        await expect(store.correctRunStatuses!(corrections)).rejects.toMatchObject({ storeCode: 'BAD_RUN_STATUS', runId: 'run-a' });
         expect(await store.listRunsToRecover!()).toEqual(['run-a']);
       });
     });
