@@ -28,7 +28,7 @@ import { inspectLog, type RunInspection } from './inspect.js';
 import { bytesEqual, fromUtf8, utf8 } from './json.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
 import { damageError, diagnoseRows, type RunDamage } from './sequencer/log-health.js';
-import { runStartedRecord, STATUS_NAMES, statusAfterKinds, type RunStatusName } from './sequencer/log-view.js';
+import { runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { openSummary } from './sequencer/stored-summary.js';
 import { DEFAULT_EFFECT_LEASE_MS, type FenceSettings } from './sequencer/fence.js';
@@ -402,7 +402,7 @@ export class Remit implements Engine {
     await this.hooks.at('fork.before-store', info);
     // Format 2, chained to the checkpoint it follows (the last record of the copied prefix).
     const forkedBytes = encodeRecordV2(forked, chainValueBefore(session.bytes, admission.offset));
-    const outcome = await this.store.fork(runId, checkpointSeq + 1, newRunId, forkedBytes, statusAfterKinds([RecordKind.FORKED]));
+    const outcome = await this.store.fork(runId, checkpointSeq + 1, newRunId, forkedBytes, statusAfterRecords([forked]));
     if (!outcome.committed) {
       if (outcome.reason === 'TARGET_EXISTS') throw new ForkTargetExistsError(newRunId, { runId, seq: checkpointSeq });
       throw new StoreError(this.store.description, 'fork', outcome.reason, { runId, seq: checkpointSeq });

@@ -46,13 +46,13 @@ const STATUS_AFTER_KIND: Partial<Record<number, RunStatusHint>> = {
 };
 
 /**
- * The status hint a store keeps for a run (store.ts, `listRunsToRecover`) after a batch of records
- * of these kinds: the status the last status-changing record leaves, or undefined when none of
- * them changes it (a step's records: nothing more to write).
+ * The status hint a store keeps for a run (store.ts, `listRunsToRecover`) after a batch of these
+ * records: the status the last status-changing record leaves, or undefined when none of them
+ * changes it (a step's records: nothing more to write).
  */
-export function statusAfterKinds(kinds: readonly number[]): RunStatusHint | undefined {
-  for (let i = kinds.length - 1; i >= 0; i--) {
-    const status = STATUS_AFTER_KIND[kinds[i]!];
+export function statusAfterRecords(records: readonly { kind: number }[]): RunStatusHint | undefined {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const status = STATUS_AFTER_KIND[records[i]!.kind];
     if (status !== undefined) return status;
   }
   return undefined;

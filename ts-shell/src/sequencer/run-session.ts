@@ -20,7 +20,7 @@ import { END, type Workflow } from '../workflow/workflow.js';
 import { LogBuffer } from './log-buffer.js';
 import { damageError, diagnoseRows, type RunDamage } from './log-health.js';
 import {
-  advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, statusAfterKinds, type HeadState,
+  advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, statusAfterRecords, type HeadState,
 } from './log-view.js';
 import type { FenceSettings } from './fence.js';
 import type { RecoverySummary, RunStatusHint } from '../store/store.js';
@@ -381,8 +381,7 @@ export class RunSession {
     let bytes = 0;
     for (const e of encoded) bytes += e.length;
     this.log.push(encoded);
-    const status = statusAfterKinds(records.map((r) => r.kind));
-    this.staged.push({ seq: expectedSeq, kinds: records.map((r) => kindName(r.kind)), node, encoded, status });
+    this.staged.push({ seq: expectedSeq, kinds: records.map((r) => kindName(r.kind)), node, encoded, status: statusAfterRecords(records) });
     this.stagedBytes += bytes;
     if (groupedStep) this.stagedSteps += 1;
     this.recordCount = expectedSeq + records.length;

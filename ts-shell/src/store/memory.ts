@@ -115,6 +115,7 @@ export class MemoryStore implements Store {
       .sort((a, b) => a.createdAtMs - b.createdAtMs || a.runId.localeCompare(b.runId));
   }
 
+  /** A pass over the map (in memory, so no I/O per run); the durable stores read an index. */
   async listRunsToRecover(): Promise<string[]> {
     this.assertOpen('listRunsToRecover');
     return (await this.listRuns()).map((r) => r.runId).filter((runId) => {
