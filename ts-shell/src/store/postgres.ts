@@ -306,15 +306,7 @@ export class PostgresStore implements Store {
   // ---------------------------------------------------------------- single attempts
 
   /** The one-statement conditional append. True: committed. False: the seq was not expectedSeq. */
-  private async appendOnce(
-    c: PoolClient,
-    runId: string,
-    expectedSeq: number,
-    records: Buffer[],
-    token: string,
-    summary?: RecoverySummary,
-    runStatus?: RunStatusHint,
-  ): Promise<boolean> {
+  private async appendOnce(c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string, summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<boolean> {
     let result;
     if (runStatus !== undefined) {
       result = await this.appendWithStatus(c, runId, expectedSeq, records, token, runStatus, summary);
