@@ -3,7 +3,7 @@
  * (ts-shell/src/remit.ts, resume; sequencer/run-session.ts, reload, admit, flush): read the run in
  * one read (store.readRun: no stored summary on these short parked runs, so the whole log), feed
  * it to the core from the empty summary, admit from that summary (admitFrom), append
- * RESUME_CLAIMED at the admitted seq. A lost append reports the records in the way (the
+ * RESUME_CLAIMED at the admitted seq with the run's status hint 'running'. A lost append reports the records in the way (the
  * AppendOutcome's tail): they are fed to the summary held and admitFrom is asked again, which
  * refuses (the interrupt is consumed) with no further read. Without a tail, read again.
  * Shared by the SQLite and PostgreSQL gate suites.
@@ -25,7 +25,8 @@ export async function claimOnce(store: Store, core: RecoveryCore, runId: string,
     const admission = core.admitFrom(held.summary, { tag: 'RESUME', interruptId });
     if (!admission.accepted) return false;
     const claim = encodeRecordV2({ kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId, value }, chainValueBefore(held.log, admission.offset));
-    const outcome = await store.append(runId, admission.seq, [claim]);
+    // The claim moves the run from parked to running: resume() passes that status hint with it.
+    const outcome = await store.append(runId, admission.seq, [claim], undefined, 'running');
     if (outcome.committed) return true;
     held = (outcome.tail && catchUp(core, held, outcome.tail)) ?? (await readRun(store, core, runId));
   }

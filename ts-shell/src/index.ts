@@ -32,7 +32,9 @@ export { openSqliteStore } from './store/sqlite.js';
 export type { SqliteStore, SqliteStoreOptions } from './store/sqlite.js';
 export { openMemoryStore } from './store/memory.js';
 export type { MemoryStore, MemoryStoreOptions } from './store/memory.js';
-export type { Store, StoredRecord, AppendOutcome, ForkOutcome, RunListing, RecoverySummary, RunRead } from './store/store.js';
+export type {
+  Store, StoredRecord, AppendOutcome, ForkOutcome, RunListing, RecoverySummary, RunRead, RunStatusHint, RunStatusCorrection,
+} from './store/store.js';
 
 // Inspecting logs.
 export { renderInspection } from './inspect.js';

@@ -28,11 +28,11 @@ import { inspectLog, type RunInspection } from './inspect.js';
 import { bytesEqual, fromUtf8, utf8 } from './json.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
 import { damageError, diagnoseRows, type RunDamage } from './sequencer/log-health.js';
-import { runStartedRecord, STATUS_NAMES, type RunStatusName } from './sequencer/log-view.js';
+import { runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { openSummary } from './sequencer/stored-summary.js';
 import { DEFAULT_EFFECT_LEASE_MS, type FenceSettings } from './sequencer/fence.js';
-import type { Store, StoredRecord } from './store/store.js';
+import type { RunStatusCorrection, Store, StoredRecord } from './store/store.js';
 import {
   checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, INTERRUPT_ID_EXPECTED, isSeq,
   parseInterruptId, SEQ_EXPECTED,
@@ -403,7 +403,7 @@ export class Remit implements Engine {
     await this.hooks.at('fork.before-store', info);
     // Format 2, chained to the checkpoint it follows (the last record of the copied prefix).
     const forkedBytes = encodeRecordV2(forked, chainValueBefore(session.bytes, admission.offset));
-    const outcome = await this.store.fork(runId, checkpointSeq + 1, newRunId, forkedBytes);
+    const outcome = await this.store.fork(runId, checkpointSeq + 1, newRunId, forkedBytes, statusAfterRecords([forked]));
     if (!outcome.committed) {
       if (outcome.reason === 'TARGET_EXISTS') throw new ForkTargetExistsError(newRunId, { runId, seq: checkpointSeq });
       throw new StoreError(this.store.description, 'fork', outcome.reason, { runId, seq: checkpointSeq });
@@ -466,21 +466,27 @@ export class Remit implements Engine {
     const out: RunSummary[] = [];
     for (const listing of listings) {
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
-      const rows = await this.store.readRecords(listing.runId);
-      const log = concatBytes(rows.map((r) => r.bytes));
-      const recovery = this.core.recover(log);
-      const damage = diagnoseRows(listing.runId, rows, recovery);
-      if (damage !== null) {
-        const workflow = recovery.ok ? fromUtf8(recovery.workflow) : workflowOfFirstRecord(log);
-        out.push({ ...base, workflow, status: 'damaged', headSeq: damage.seq - 1, damage });
-        continue;
-      }
-      assert(recovery.ok, () => `run ${listing.runId}: the core refused a log that diagnosis found sound`);
-      const summary: RunSummary = { ...base, workflow: fromUtf8(recovery.workflow), status: STATUS_NAMES[recovery.status], headSeq: recovery.recordCount - 1 };
-      if (recovery.action.tag === 'AWAIT_RESUME') summary.interruptId = fromUtf8(recovery.action.interruptId);
-      out.push(summary);
+      out.push({ ...base, ...(await this.examine(listing.runId)) });
     }
     return out;
+  }
+
+  /** One run's whole log read and recovered: what `runs` and `recoverAll` say about it. */
+  private async examine(runId: string): Promise<Omit<RunSummary, 'runId' | 'createdAtMs' | 'updatedAtMs'>> {
+    const rows = await this.store.readRecords(runId);
+    const log = concatBytes(rows.map((r) => r.bytes));
+    const recovery = this.core.recover(log);
+    const damage = diagnoseRows(runId, rows, recovery);
+    if (damage !== null) {
+      const workflow = recovery.ok ? fromUtf8(recovery.workflow) : workflowOfFirstRecord(log);
+      return { workflow, status: 'damaged', headSeq: damage.seq - 1, damage };
+    }
+    assert(recovery.ok, () => `run ${runId}: the core refused a log that diagnosis found sound`);
+    const examined: Omit<RunSummary, 'runId' | 'createdAtMs' | 'updatedAtMs'> = {
+      workflow: fromUtf8(recovery.workflow), status: STATUS_NAMES[recovery.status], headSeq: recovery.recordCount - 1,
+    };
+    if (recovery.action.tag === 'AWAIT_RESUME') examined.interruptId = fromUtf8(recovery.action.interruptId);
+    return examined;
   }
 
   /**
@@ -488,23 +494,56 @@ export class Remit implements Engine {
    * effect attempt is in flight elsewhere is reported with its EffectInFlightError, unless
    * `waitForEffectMs` lets each continue wait for it. A damaged run is not touched; it is reported
    * with its typed error (LogTornError, LogCorruptError), so that start-up logs show it.
+   *
+   * Which runs it looks at (docs/guide.md, "Recovery at start-up"): on a store with
+   * `listRunsToRecover`, only the runs whose status hint is running or unknown, so its cost follows
+   * those, not every stored run; each is still read and recovered, continued only if the core
+   * finds it running, and a hint found stale (parked, completed or failed) is corrected. A run
+   * damaged at rest after it parked or ended is then not seen here (`runs`, `scrub` see it). On a
+   * store without the method, every stored run.
    */
   async recoverAll(options: RecoverAllOptions = {}): Promise<RecoverAllOutcome[]> {
     const waitForEffectMs = checkWaitMs(options.waitForEffectMs);
     const out: RecoverAllOutcome[] = [];
-    for (const run of await this.runs()) {
+    const corrections: RunStatusCorrection[] = [];
+    for (const runId of await this.recoveryCandidates()) {
+      const run = await this.examine(runId);
       if (run.damage !== undefined) {
-        out.push({ runId: run.runId, error: damageError(run.runId, run.damage) });
+        out.push({ runId, error: damageError(runId, run.damage) });
         continue;
       }
-      if (run.status !== 'running' || !this.workflows.has(run.workflow)) continue;
+      if (run.status !== 'running') {
+        if (run.status === 'parked' || run.status === 'completed' || run.status === 'failed') {
+          corrections.push({ runId, recordCount: run.headSeq + 1, runStatus: run.status });
+        }
+        continue;
+      }
+      if (!this.workflows.has(run.workflow)) continue;
       try {
-        out.push({ runId: run.runId, result: await this.continueRun(run.runId, { waitForEffectMs }) });
+        out.push({ runId, result: await this.continueRun(runId, { waitForEffectMs }) });
       } catch (error) {
-        out.push({ runId: run.runId, error });
+        out.push({ runId, error });
       }
     }
+    await this.correctStatusHints(corrections);
     return out;
+  }
+
+  /** The runs recoverAll looks at: the store's candidates when it lists them, else every run. */
+  private async recoveryCandidates(): Promise<string[]> {
+    if (this.store.listRunsToRecover !== undefined) return this.store.listRunsToRecover();
+    return (await this.store.listRuns()).map((listing) => listing.runId);
+  }
+
+  /**
+   * The candidates the core found not running: their hint was unknown (stored before the store
+   * kept hints, or repaired) or stale. One store call for all of them (after an upgrade that is
+   * every stored run); each is written only while its run holds the records read, so a resume
+   * that raced this look keeps its own hint.
+   */
+  private async correctStatusHints(corrections: RunStatusCorrection[]): Promise<void> {
+    if (corrections.length === 0 || this.store.correctRunStatuses === undefined || this.store.listRunsToRecover === undefined) return;
+    await this.store.correctRunStatuses(corrections);
   }
 
   /**

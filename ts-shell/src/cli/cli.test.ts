@@ -10,8 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { createCore } from '../core/index.js';
+import { Remit } from '../remit.js';
+import { SqliteStore } from '../store/sqlite.js';
+import { END, workflow } from '../workflow/workflow.js';
 import { runCli } from './main.js';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -58,7 +63,7 @@ describe(`remit CLI (${core} core)`, () => {
   it('prints help, and refuses bad command lines with exit code 2 and a hint', async () => {
     const help = await remit('--help');
     expect(help.code).toBe(0);
-    for (const command of ['run', 'resume', 'continue', 'fork', 'inspect', 'runs', 'repair']) expect(help.stdout).toContain(command);
+    for (const command of ['run', 'resume', 'continue', 'fork', 'inspect', 'runs', 'repair', 'scrub']) expect(help.stdout).toContain(command);
     expect((await remit()).code).toBe(2);
     const noModule = await remit('run');
     expect(noModule.code).toBe(2);
@@ -107,5 +112,83 @@ describe(`remit CLI (${core} core)`, () => {
 
     const runs = await remit('--workflow', REFUND_MODULE, '--core', core, '--json', 'runs');
     expect(runs.json().map((r: { runId: string; status: string }) => [r.runId, r.status])).toEqual([['c1', 'completed'], ['c1-redo', 'completed']]);
+  });
+});
+
+/** A loop of pure steps long enough for the sequencer to store recovery summaries (one append in 32). */
+const Counter = z.object({ i: z.number().int() });
+const counter = workflow({ name: 'counter', version: '1', state: Counter })
+  .pure('tick', { run: (s) => ({ i: s.i + 1 }), next: (s) => (s.i < 80 ? 'tick' : END) })
+  .build();
+
+describe('remit scrub', () => {
+  const db = join(cwd, 'scrub.db');
+
+  /** Three completed runs written by the library; then one summary row and one record damaged at rest. */
+  async function damagedDatabase(): Promise<void> {
+    const store = new SqliteStore(db);
+    const remit = new Remit(store, await createCore('reference'), [counter], undefined, { groupPureSteps: false });
+    for (const runId of ['sound', 'bad-summary', 'bad-record']) expect((await remit.start(counter, { i: 0 }, { runId })).status).toBe('completed');
+    expect(await store.readSummary('bad-summary')).not.toBeNull();
+    await store.close();
+    const raw = new Database(db);
+    const summary = raw.prepare('SELECT summary FROM remit_summaries WHERE run_id = ?').get('bad-summary') as { summary: Buffer };
+    summary.summary[3]! ^= 0x40;
+    raw.prepare('UPDATE remit_summaries SET summary = ? WHERE run_id = ?').run(summary.summary, 'bad-summary');
+    const record = raw.prepare('SELECT bytes FROM remit_records WHERE run_id = ? AND seq = 40').get('bad-record') as { bytes: Buffer };
+    record.bytes[record.bytes.length >> 1]! ^= 0x10;
+    raw.prepare('UPDATE remit_records SET bytes = ? WHERE run_id = ? AND seq = 40').run(record.bytes, 'bad-record');
+    raw.close();
+  }
+
+  it('finds a summary row and a record damaged at rest, naming run and seq; exit 7, 0 for a sound run', async () => {
+    await damagedDatabase();
+    const sound = await remit('--db', db, '--json', 'scrub', 'sound');
+    expect(sound.code).toBe(0);
+    expect(sound.json()).toMatchObject({ runId: 'sound', records: 82, damage: null, summaryAgrees: true });
+
+    const badSummary = await remit('--db', db, 'scrub', 'bad-summary');
+    expect(badSummary.code).toBe(7);
+    expect(badSummary.stdout).toMatch(/^run bad-summary: SUMMARY DISAGREES: the stored summary \(\d+ records\) is not the one the core computes/);
+
+    const badRecord = await remit('--db', db, '--json', 'scrub', 'bad-record');
+    expect(badRecord.code).toBe(7);
+    expect(badRecord.json()).toMatchObject({ runId: 'bad-record', damage: { kind: 'corrupt', seq: 40 } });
+
+    const all = await remit('--db', db, '--json', 'scrub', '--all');
+    expect(all.code).toBe(7);
+    const result = all.json();
+    expect(result.runs).toBe(3);
+    expect([...result.problems].sort()).toEqual(['bad-record', 'bad-summary']);
+    type Report = { runId: string; summaryAgrees: boolean | null; damage: { seq: number } | null };
+    const found = (result.reports as Report[]).map((r) => [r.runId, r.summaryAgrees, r.damage?.seq ?? null]);
+    expect(found.sort()).toEqual([
+      ['bad-record', false, 40],
+      ['bad-summary', false, null],
+      ['sound', true, null],
+    ]);
+    const text = await remit('--db', db, 'scrub', '--all');
+    expect(text.code).toBe(7);
+    expect(text.stdout).toMatch(/run bad-record: DAMAGED at seq 40: BAD_CHECKSUM \(corrupt\): .*backup/);
+    expect(text.stdout).toMatch(/run bad-summary: SUMMARY DISAGREES/);
+    expect(text.stdout).toMatch(/scrubbed 3 runs in .*scrub\.db: 2 with problems/);
+    expect(text.stdout).not.toMatch(/run sound/);
+  });
+
+  it('--all on a sound database exits 0; a missing run exits 3; a run id with --all, or neither, is a usage error', async () => {
+    const clean = join(cwd, 'scrub-clean.db');
+    const store = new SqliteStore(clean);
+    await new Remit(store, await createCore('reference'), [counter]).start(counter, { i: 70 }, { runId: 'short' });
+    await store.close();
+    const all = await remit('--db', clean, 'scrub', '--all');
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/scrubbed 1 runs in .*: no problems/);
+    const missing = await remit('--db', clean, '--json', 'scrub', 'nope');
+    expect(missing.code).toBe(3);
+    expect(missing.json()).toMatchObject({ error: { code: 'REMIT_RUN_NOT_FOUND', runId: 'nope' } });
+    expect((await remit('--db', clean, 'scrub')).code).toBe(2);
+    const both = await remit('--db', clean, 'scrub', 'short', '--all');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/scrub takes a run id or --all/);
   });
 });

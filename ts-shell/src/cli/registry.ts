@@ -12,6 +12,7 @@ import { repairCommand } from './commands/repair.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
 import { runsCommand } from './commands/runs.js';
+import { scrubCommand } from './commands/scrub.js';
 
 export interface CommandModule {
   name: string;
@@ -26,6 +27,7 @@ export const COMMAND_MODULES: CommandModule[] = [
   inspectCommand,
   runsCommand,
   repairCommand,
+  scrubCommand,
 ];
 
 export function registerCommands(program: Command, modules: readonly CommandModule[] = COMMAND_MODULES): Command {

@@ -11,6 +11,7 @@ import {
 import { LogCorruptError, LogTornError, RunNotFoundError } from '../errors.js';
 import { decodeJson, fromUtf8, type Json } from '../json.js';
 import { applyDelta, type Delta } from '../state/delta.js';
+import type { RunStatusHint } from '../store/store.js';
 
 export const KIND_NAMES: Record<number, string> = {
   [RecordKind.RUN_STARTED]: 'RUN_STARTED',
@@ -28,6 +29,33 @@ export const KIND_NAMES: Record<number, string> = {
 
 export function kindName(kind: number): string {
   return KIND_NAMES[kind] ?? `KIND_${kind}`;
+}
+
+/**
+ * The records that change a run's status, and the status each leaves it in (docs/core-api.md,
+ * "Recovery as a state machine over records"): every other kind is written only while the run is
+ * running and keeps it so. A FORKED record follows a checkpoint, where a run is running.
+ */
+const STATUS_AFTER_KIND: Partial<Record<number, RunStatusHint>> = {
+  [RecordKind.RUN_STARTED]: 'running',
+  [RecordKind.INTERRUPT_PARKED]: 'parked',
+  [RecordKind.RESUME_CLAIMED]: 'running',
+  [RecordKind.FORKED]: 'running',
+  [RecordKind.RUN_COMPLETED]: 'completed',
+  [RecordKind.RUN_FAILED]: 'failed',
+};
+
+/**
+ * The status hint a store keeps for a run (store.ts, `listRunsToRecover`) after a batch of these
+ * records: the status the last status-changing record leaves, or undefined when none of them
+ * changes it (a step's records: nothing more to write).
+ */
+export function statusAfterRecords(records: readonly { kind: number }[]): RunStatusHint | undefined {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const status = STATUS_AFTER_KIND[records[i]!.kind];
+    if (status !== undefined) return status;
+  }
+  return undefined;
 }
 
 export const STATUS_NAMES = {

@@ -20,10 +20,10 @@ import { END, type Workflow } from '../workflow/workflow.js';
 import { LogBuffer } from './log-buffer.js';
 import { damageError, diagnoseRows, type RunDamage } from './log-health.js';
 import {
-  advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, type HeadState,
+  advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, statusAfterRecords, type HeadState,
 } from './log-view.js';
 import type { FenceSettings } from './fence.js';
-import type { RecoverySummary, RunRead, StoredRecord } from '../store/store.js';
+import type { RecoverySummary, RunRead, RunStatusHint, StoredRecord } from '../store/store.js';
 import { openSummary, sealSummary } from './stored-summary.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
 import { GROUPABLE_ACTIONS, Step } from './step.js';
@@ -56,6 +56,8 @@ interface StagedRecords {
   kinds: string[];
   node: string | undefined;
   encoded: Uint8Array[];
+  /** The run's status after these records when they change it (a start, park, claim, end). */
+  status: RunStatusHint | undefined;
 }
 
 /** The head state as of the checkpoint record `checkpointSeq`. */
@@ -390,7 +392,7 @@ export class RunSession {
     let bytes = 0;
     for (const e of encoded) bytes += e.length;
     this.log.push(encoded);
-    this.staged.push({ seq: expectedSeq, kinds: records.map((r) => kindName(r.kind)), node, encoded });
+    this.staged.push({ seq: expectedSeq, kinds: records.map((r) => kindName(r.kind)), node, encoded, status: statusAfterRecords(records) });
     this.stagedBytes += bytes;
     if (groupedStep) this.stagedSteps += 1;
     this.recordCount = expectedSeq + records.length;
@@ -414,7 +416,7 @@ export class RunSession {
     const storedSummaryRecords = this.storedSummaryRecords;
     try {
       for (const g of groups) await this.engine.hooks.at('append.before', this.faultInfo(g));
-      outcome = await this.engine.store.append(this.runId, firstSeq, encoded, this.summaryToStore());
+      outcome = await this.engine.store.append(this.runId, firstSeq, encoded, this.summaryToStore(), statusAfterGroups(groups));
     } catch (error) {
       this.invalidate();
       throw error;
@@ -576,6 +578,12 @@ export class RunSession {
       throw error;
     }
   }
+}
+
+/** The status hint of an append of these groups: the last one that changes the status decides. */
+function statusAfterGroups(groups: readonly StagedRecords[]): RunStatusHint | undefined {
+  for (let i = groups.length - 1; i >= 0; i--) if (groups[i]!.status !== undefined) return groups[i]!.status;
+  return undefined;
 }
 
 /** Every byte offset an action names (they must lie in the bytes a session read). */

@@ -5,7 +5,7 @@
  */
 
 import { StoreError } from '../errors.js';
-import type { StoredRecord } from './store.js';
+import type { RunStatusCorrection, RunStatusHint, StoredRecord } from './store.js';
 
 export type StoreClock = () => number;
 
@@ -26,6 +26,26 @@ export function checkBatchSeqs(store: string, runId: string, firstSeq: number, r
       throw new StoreError(store, 'append', 'BAD_RECORD_SEQ', { runId, seq: firstSeq + i });
     }
   });
+}
+
+const RUN_STATUS_HINTS: ReadonlySet<unknown> = new Set<RunStatusHint>(['running', 'parked', 'completed', 'failed']);
+
+/**
+ * Throws StoreError BAD_RUN_STATUS unless `runStatus` is absent or one of the four hints: a store
+ * must never keep a value `listRunsToRecover` would misread.
+ */
+export function checkRunStatus(store: string, operation: string, runId: string, runStatus: unknown): void {
+  if (runStatus !== undefined && !RUN_STATUS_HINTS.has(runStatus)) {
+    throw new StoreError(store, operation, 'BAD_RUN_STATUS', { runId, field: 'runStatus' }, new Error(`runStatus must be running, parked, completed or failed, got ${String(runStatus)}`));
+  }
+}
+
+/** Checks every correction's run id and hint (StoreError naming the run) before anything is written. */
+export function checkCorrections(store: string, corrections: readonly RunStatusCorrection[]): void {
+  for (const c of corrections) {
+    checkStoredRunId(store, 'correctRunStatuses', c.runId);
+    checkRunStatus(store, 'correctRunStatuses', c.runId, c.runStatus);
+  }
 }
 
 /** A lone UTF-16 surrogate: UTF-8 (SQLite TEXT, PostgreSQL text) would store it mangled. */

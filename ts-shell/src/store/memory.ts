@@ -6,12 +6,14 @@
  */
 
 import { StoreError } from '../errors.js';
-import { bytesEqual, checkBatchSeqs, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, Store, StoredRecord } from './store.js';
+import { bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord } from './store.js';
 
 interface MemoryRun {
   records: StoredRecord[];
   summary?: RecoverySummary;
+  /** The sequencer's last status hint; absent: unknown (after a repair). */
+  status?: RunStatusHint;
   createdAtMs: number;
   updatedAtMs: number;
 }
@@ -63,10 +65,11 @@ export class MemoryStore implements Store {
     return { found, records: await this.readRecords(runId, found?.summary.snapshotSeq ?? 0) };
   }
 
-  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome> {
+  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
     this.assertOpen('append', runId);
     checkStoredRunId(this.description, 'append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
+    checkRunStatus(this.description, 'append', runId, runStatus);
     const run = this.backing.runs.get(runId);
     const nextSeq = run ? run.records.length : 0;
     if (nextSeq !== expectedSeq) return { committed: false, nextSeq, tail: copyRecords(run?.records.slice(expectedSeq) ?? []) };
@@ -76,22 +79,24 @@ export class MemoryStore implements Store {
     records.forEach((bytes, i) => target.records.push({ seq: expectedSeq + i, bytes: bytes.slice(), committedAtMs: now }));
     target.updatedAtMs = now;
     if (summary !== undefined && summary.recordCount <= target.records.length) target.summary = copySummary(summary);
+    if (runStatus !== undefined) target.status = runStatus;
     this.backing.runs.set(runId, target);
     return { committed: true, nextSeq: target.records.length };
   }
 
-  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): Promise<ForkOutcome> {
+  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
     this.assertOpen('fork', sourceRunId);
     checkStoredRunId(this.description, 'fork', sourceRunId);
     checkStoredRunId(this.description, 'fork', targetRunId);
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
+    checkRunStatus(this.description, 'fork', targetRunId, runStatus);
     if (this.backing.runs.has(targetRunId)) return { committed: false, reason: 'TARGET_EXISTS' };
     const source = this.backing.runs.get(sourceRunId);
     if (!source || source.records.length < prefixRecords) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
     const now = this.nowMs();
     const records = source.records.slice(0, prefixRecords).map((r) => ({ ...r, bytes: r.bytes.slice() }));
     records.push({ seq: prefixRecords, bytes: forkRecord.slice(), committedAtMs: now });
-    this.backing.runs.set(targetRunId, { records, createdAtMs: now, updatedAtMs: now });
+    this.backing.runs.set(targetRunId, { records, createdAtMs: now, updatedAtMs: now, ...(runStatus === undefined ? {} : { status: runStatus }) });
     return { committed: true };
   }
 
@@ -103,6 +108,7 @@ export class MemoryStore implements Store {
     if (run === undefined || last === undefined || last.seq !== seq || !bytesEqual(last.bytes, expected)) return false;
     run.records.pop();
     delete run.summary;
+    delete run.status;
     run.updatedAtMs = this.nowMs();
     return true;
   }
@@ -112,6 +118,28 @@ export class MemoryStore implements Store {
     return [...this.backing.runs.entries()]
       .map(([runId, run]) => ({ runId, nextSeq: run.records.length, createdAtMs: run.createdAtMs, updatedAtMs: run.updatedAtMs }))
       .sort((a, b) => a.createdAtMs - b.createdAtMs || a.runId.localeCompare(b.runId));
+  }
+
+  /** A pass over the map (in memory, so no I/O per run); the durable stores read an index. */
+  async listRunsToRecover(): Promise<string[]> {
+    this.assertOpen('listRunsToRecover');
+    return (await this.listRuns()).map((r) => r.runId).filter((runId) => {
+      const status = this.backing.runs.get(runId)!.status;
+      return status === undefined || status === 'running';
+    });
+  }
+
+  async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {
+    this.assertOpen('correctRunStatuses');
+    checkCorrections(this.description, corrections);
+    let written = 0;
+    for (const { runId, recordCount, runStatus } of corrections) {
+      const run = this.backing.runs.get(runId);
+      if (run === undefined || run.records.length !== recordCount) continue;
+      run.status = runStatus;
+      written += 1;
+    }
+    return written;
   }
 
   async close(): Promise<void> {

@@ -65,6 +65,17 @@ CREATE TABLE {schema}.summaries (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'run status hints',
+    sql: `
+-- The sequencer's status hint, written by the appends that change it (docs/guide.md, "Recovery at
+-- start-up"). NULL: unknown (runs stored before this migration, or after a repair), so a recovery
+-- candidate. Adding a nullable column rewrites no row; the partial index holds only candidates.
+ALTER TABLE {schema}.runs ADD COLUMN status text CHECK (status IN ('running', 'parked', 'completed', 'failed'));
+CREATE INDEX runs_to_recover ON {schema}.runs (created_at, run_id) WHERE status IS NULL OR status = 'running';
+`,
+  },
 ];
 
 /** Schema names are plain lower-case identifiers, so they never need escaping beyond quotes. */

@@ -2,7 +2,7 @@
  * The PostgreSQL store, through `pg` (node-postgres) with a connection pool.
  *
  * Tables (created and migrated by the library, postgres-migrations.ts), in a configurable schema:
- *   runs    (run_id PK, next_seq, created_at, updated_at)         one row per run
+ *   runs    (run_id PK, next_seq, created_at, updated_at, status) one row per run
  *   records (run_id, seq) PK, bytes, append_token, committed_at   one row per record
  *
  * Conditional append is ONE statement: a compare-and-set on `runs.next_seq` (insert the run row
@@ -13,6 +13,8 @@
  * reported as "not committed". A single statement is atomic: the whole batch or none of it.
  * Behind it, in the same round trip (pipeline mode), a read of the records in the way, which a
  * refused append reports (AppendOutcome.tail; see appendOnce).
+ *
+ * An append that changes the run's status hint sets `runs.status` in that same compare-and-set.
  *
  * Fork is one transaction: claim the target's run row (absent → TARGET_EXISTS), check the source
  * is long enough, copy rows 0..prefix-1 byte for byte, insert the fork record.
@@ -31,10 +33,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { StoreError, type ErrorSubject } from '../errors.js';
-import { checkBatchSeqs, checkStoredRunId, concatRecords } from './common.js';
+import { checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords } from './common.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, Store, StoredRecord } from './store.js';
+import type {
+  AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord,
+} from './store.js';
 
 /**
  * node-postgres Pool settings, passed to `new pg.Pool` as they are (see pg's PoolConfig). Typed
@@ -208,9 +212,10 @@ export class PostgresStore implements Store {
     return { found, records };
   }
 
-  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome> {
+  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
     this.checkRunId('append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
+    checkRunStatus(this.description, 'append', runId, runStatus);
     if (expectedSeq + records.length > MAX_SEQ) throw this.storeError('append', 'SEQ_OUT_OF_RANGE', { runId, seq: expectedSeq });
     if (records.length === 0) {
       const nextSeq = await this.nextSeq(runId);
@@ -224,7 +229,7 @@ export class PostgresStore implements Store {
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
       try {
-        const { committed, tail } = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token, summary));
+        const { committed, tail } = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token, summary, runStatus));
         if (committed) return { committed: true, nextSeq: expectedSeq + records.length };
         if (!afterAmbiguity) return this.refusalOutcome(runId, expectedSeq, tail);
         return await this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity);
@@ -246,10 +251,11 @@ export class PostgresStore implements Store {
     }
   }
 
-  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): Promise<ForkOutcome> {
+  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
     this.checkRunId('fork', sourceRunId);
     this.checkRunId('fork', targetRunId);
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
+    checkRunStatus(this.description, 'fork', targetRunId, runStatus);
     if (prefixRecords + 1 > MAX_SEQ) throw this.storeError('fork', 'SEQ_OUT_OF_RANGE', { runId: targetRunId, seq: prefixRecords });
     const subject = { runId: targetRunId, seq: prefixRecords };
     const token = randomUUID();
@@ -258,7 +264,7 @@ export class PostgresStore implements Store {
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
       try {
-        const outcome = await this.attempt((c) => this.forkOnce(c, sourceRunId, prefixRecords, targetRunId, forkRecord, token));
+        const outcome = await this.attempt((c) => this.forkOnce(c, sourceRunId, prefixRecords, targetRunId, forkRecord, token, runStatus));
         if (outcome.committed || outcome.reason !== 'TARGET_EXISTS' || !afterAmbiguity) return outcome;
         return await this.refusedForkAfterAmbiguity(targetRunId, prefixRecords, token);
       } catch (error) {
@@ -304,6 +310,24 @@ export class PostgresStore implements Store {
     return rows.rows.map((r) => ({ runId: r.run_id, nextSeq: r.next_seq, createdAtMs: r.created_ms, updatedAtMs: r.updated_ms }));
   }
 
+  async listRunsToRecover(): Promise<string[]> {
+    const rows = await this.read('listRunsToRecover', {}, (c) => c.query<{ run_id: string }>(this.sql.runsToRecover));
+    return rows.rows.map((r) => r.run_id);
+  }
+
+  /**
+   * One statement: a compare-and-set on `runs.next_seq` (which every append moves) per run.
+   * Retried like a read: running it twice writes the same hints.
+   */
+  async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {
+    checkCorrections(this.description, corrections);
+    const valid = corrections.filter((c) => Number.isInteger(c.recordCount) && c.recordCount >= 1 && c.recordCount <= MAX_SEQ);
+    if (valid.length === 0) return 0;
+    const values = [valid.map((c) => c.runId), valid.map((c) => c.recordCount), valid.map((c) => c.runStatus)];
+    const result = await this.read('correctRunStatuses', {}, (c) => c.query(this.sql.correctStatuses, values));
+    return result.rowCount ?? 0;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -313,18 +337,20 @@ export class PostgresStore implements Store {
   // ---------------------------------------------------------------- single attempts
 
   /**
-   * The one-statement conditional append, with the read of the records in the way pipelined
-   * behind it on the same connection (sent together, one round trip). The read is a statement of
+   * The one-statement conditional append (with the run's status hint when `runStatus` is given),
+   * with the read of the records in the way pipelined behind it on the same connection (sent together, one round trip). The read is a statement of
    * its own, so its snapshot is taken after the append finished: it sees the writer whose commit
    * refused the append, which a part of the append statement could not (its snapshot may predate
    * that commit). When the append committed, the read finds this call's token at expectedSeq and
    * returns only the run row. `committed` false: the seq was not expectedSeq.
    */
   private async appendOnce(
-    c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string, summary?: RecoverySummary,
+    c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string, summary?: RecoverySummary, runStatus?: RunStatusHint,
   ): Promise<{ committed: boolean; tail: pg.QueryResult<TailRow> }> {
     let appended;
-    if (summary === undefined) {
+    if (runStatus !== undefined) {
+      appended = this.appendWithStatus(c, runId, expectedSeq, records, token, runStatus, summary);
+    } else if (summary === undefined) {
       const sql = expectedSeq === 0 ? this.sql.appendFirst : this.sql.appendNext;
       appended = c.query<{ inserted: number }>(sql, [runId, expectedSeq, records, token]);
     } else {
@@ -346,6 +372,28 @@ export class PostgresStore implements Store {
     return { committed: false, tail: tailResult.value };
   }
 
+  /**
+   * The append of a batch that changes the run's status hint: the statements above with the hint
+   * ($5, or $9 after the summary's four) written by the same compare-and-set on the run row.
+   */
+  private appendWithStatus(
+    c: PoolClient,
+    runId: string,
+    expectedSeq: number,
+    records: Buffer[],
+    token: string,
+    runStatus: RunStatusHint,
+    summary?: RecoverySummary,
+  ): Promise<pg.QueryResult<{ inserted: number }>> {
+    const first = expectedSeq === 0;
+    if (summary === undefined) {
+      return c.query(first ? this.sql.appendFirstWithStatus : this.sql.appendNextWithStatus, [runId, expectedSeq, records, token, runStatus]);
+    }
+    const sql = first ? this.sql.appendFirstWithSummaryAndStatus : this.sql.appendNextWithSummaryAndStatus;
+    const values = [runId, expectedSeq, records, token, summary.recordCount, summary.byteLength, summary.snapshotSeq, toBuffer(summary.summary), runStatus];
+    return c.query(sql, values);
+  }
+
   private async forkOnce(
     c: PoolClient,
     sourceRunId: string,
@@ -353,9 +401,10 @@ export class PostgresStore implements Store {
     targetRunId: string,
     forkRecord: Uint8Array,
     token: string,
+    runStatus: RunStatusHint | undefined,
   ): Promise<ForkOutcome> {
     return this.inTransaction(c, async (): Promise<ForkOutcome> => {
-      const claimed = await c.query(this.sql.claimForkTarget, [targetRunId, prefixRecords + 1]);
+      const claimed = await c.query(this.sql.claimForkTarget, [targetRunId, prefixRecords + 1, runStatus ?? null]);
       if (claimed.rowCount === 0) return { committed: false, reason: 'TARGET_EXISTS' };
       const source = await c.query<{ next_seq: number }>(this.sql.nextSeq, [sourceRunId]);
       const sourceNext = source.rows[0]?.next_seq ?? 0;
@@ -800,7 +849,7 @@ SELECT count(*)::int AS inserted FROM ins`,
       LEFT JOIN ${s}.records r ON r.run_id = x.run_id AND r.seq >= $2 AND NOT m.mine
       WHERE x.run_id = $1 ORDER BY r.seq`,
     removeLast: `WITH run AS (
-        UPDATE ${s}.runs SET next_seq = $2, updated_at = now()
+        UPDATE ${s}.runs SET next_seq = $2, updated_at = now(), status = NULL
         WHERE run_id = $1 AND next_seq = $2 + 1
           AND EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND bytes = $3::bytea)
         RETURNING run_id),
@@ -825,8 +874,12 @@ SELECT count(*)::int AS inserted FROM ins`,
         (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
         (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms
       FROM ${s}.runs ORDER BY created_at, run_id`,
-    claimForkTarget: `INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at)
-      VALUES ($1, $2, now(), now()) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+    claimForkTarget: `INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at, status)
+      VALUES ($1, $2, now(), now(), $3::text) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+    runsToRecover: `SELECT run_id FROM ${s}.runs WHERE status IS NULL OR status = 'running' ORDER BY created_at, run_id`,
+    correctStatuses: `UPDATE ${s}.runs r SET status = c.status
+      FROM unnest($1::text[], $2::int[], $3::text[]) AS c(run_id, record_count, status)
+      WHERE r.run_id = c.run_id AND r.next_seq = c.record_count`,
     copyPrefixAndFork: `INSERT INTO ${s}.records (run_id, seq, bytes, append_token, committed_at)
       SELECT $1::text, seq, bytes, $4::uuid, committed_at FROM ${s}.records WHERE run_id = $2::text AND seq < $3::int
       UNION ALL SELECT $1::text, $3::int, $5::bytea, $4::uuid, now()`,
@@ -838,5 +891,23 @@ SELECT count(*)::int AS inserted FROM ins`,
     terminateBackend: `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
     backendAlive: `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
   };
-  return { ...sql, appendFirstWithSummary: withSummary(sql.appendFirst), appendNextWithSummary: withSummary(sql.appendNext) };
+  // The status hint, set by the claim itself ($k: after the parameters of the statement it joins).
+  const withStatus = (batch: string, k: number) => {
+    const out = batch.includes('ON CONFLICT (run_id) DO NOTHING')
+      ? batch.replace('created_at, updated_at)\n  VALUES', 'created_at, updated_at, status)\n  VALUES').replace('now(), now())', `now(), now(), $${k}::text)`)
+      : batch.replace('updated_at = now()\n  WHERE', `updated_at = now(), status = $${k}::text\n  WHERE`);
+    if (!out.includes(`$${k}::text`)) throw new Error('the append statement no longer has the shape the status hint is added to'); // a code change, caught by any test
+    return out;
+  };
+  const appendFirstWithSummary = withSummary(sql.appendFirst);
+  const appendNextWithSummary = withSummary(sql.appendNext);
+  return {
+    ...sql,
+    appendFirstWithSummary,
+    appendNextWithSummary,
+    appendFirstWithStatus: withStatus(sql.appendFirst, 5),
+    appendNextWithStatus: withStatus(sql.appendNext, 5),
+    appendFirstWithSummaryAndStatus: withStatus(appendFirstWithSummary, 9),
+    appendNextWithSummaryAndStatus: withStatus(appendNextWithSummary, 9),
+  };
 }

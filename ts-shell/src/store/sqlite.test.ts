@@ -90,7 +90,8 @@ describe('sqlite specifics', () => {
     expect(await store.append('run', 2, [testRecord(2)])).toEqual({ committed: true, nextSeq: 3 });
     const db = (store as unknown as { db: import('better-sqlite3').Database }).db;
     expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
-    expect((db.pragma('table_info(remit_runs)') as { name: string }[]).map((c) => c.name)).toEqual(['run_id', 'created_at_ms']);
+    expect((db.pragma('table_info(remit_runs)') as { name: string }[]).map((c) => c.name)).toEqual(['run_id', 'created_at_ms', 'status']);
+    expect(await store.listRunsToRecover()).toEqual(['run']);
     await store.close();
   });
 

@@ -19,6 +19,9 @@
  * - The primary key is a second guard: no seq can ever be stored twice.
  * - `remit_runs` holds one row per run, written once with its first records (or its fork): the
  *   creation time that `listRuns` reports. Its next seq and last commit time come from the records.
+ *   Its `status` is the sequencer's status hint, rewritten (in the append's transaction) only by
+ *   the batches that change it, so a step writes nothing more; a partial index on the runs whose
+ *   hint is running or unknown (NULL) makes `listRunsToRecover` cost what it returns.
  */
 
 import { existsSync } from 'node:fs';
@@ -27,8 +30,8 @@ import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { StoreError, StoreNotFoundError } from '../errors.js';
 import { ensureDirectory } from '../files.js';
-import { bytesEqual, checkBatchSeqs, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, Store, StoredRecord } from './store.js';
+import { bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
+import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord } from './store.js';
 
 export interface SqliteStoreOptions {
   /** 'FULL' (default): durable against power loss. 'NORMAL': durable against process crashes only. */
@@ -44,13 +47,17 @@ export interface SqliteStoreOptions {
   clock?: StoreClock;
 }
 
-/** `PRAGMA user_version` of the layout below. Version 1 (or 0) kept next_seq in remit_runs. */
-export const SQLITE_SCHEMA_VERSION = 3;
+/**
+ * `PRAGMA user_version` of the layout below. Version 1 (or 0) kept next_seq in remit_runs;
+ * version 3 had no status column in remit_runs.
+ */
+export const SQLITE_SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS remit_runs (
   run_id        TEXT    PRIMARY KEY,
-  created_at_ms INTEGER NOT NULL
+  created_at_ms INTEGER NOT NULL,
+  status        TEXT
 );
 CREATE TABLE IF NOT EXISTS remit_records (
   run_id          TEXT    NOT NULL,
@@ -107,7 +114,15 @@ function prepareStatements(db: Db) {
     ),
     deleteSummary: db.prepare<[string]>('DELETE FROM remit_summaries WHERE run_id = ?'),
     deleteRecord: db.prepare<[string, number]>('DELETE FROM remit_records WHERE run_id = ? AND seq = ?'),
-    insertRun: db.prepare<[string, number]>('INSERT INTO remit_runs (run_id, created_at_ms) VALUES (?, ?)'),
+    insertRun: db.prepare<[string, number, RunStatusHint | null]>('INSERT INTO remit_runs (run_id, created_at_ms, status) VALUES (?, ?, ?)'),
+    writeStatus: db.prepare<[RunStatusHint | null, string]>('UPDATE remit_runs SET status = ? WHERE run_id = ?'),
+    /** Replaces the hint only while the run's last seq is the one given last (a correction). */
+    correctStatus: db.prepare<[RunStatusHint, string, string, number]>(
+      'UPDATE remit_runs SET status = ? WHERE run_id = ? AND (SELECT max(seq) FROM remit_records WHERE run_id = ?) = ?',
+    ),
+    runsToRecover: db.prepare<[], string>(
+      `SELECT run_id FROM remit_runs WHERE status IS NULL OR status = 'running' ORDER BY created_at_ms, run_id`,
+    ).pluck(),
     copyPrefix: db.prepare<[string, string, number]>(
       'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq < ?',
     ),
@@ -124,7 +139,9 @@ function prepareStatements(db: Db) {
  * Bring a file written by an earlier version to SQLITE_SCHEMA_VERSION, inside the caller's
  * immediate transaction (so two processes opening one old file migrate it once). Version 1 kept a
  * next_seq and an updated_at_ms column in remit_runs, rewritten at every append; both are dropped
- * (they are derived from the records now). Records are never touched.
+ * (they are derived from the records now). Version 4 adds the status hint: NULL (unknown) for
+ * every run already stored, so each is a recovery candidate until recoverAll has looked at it.
+ * Records are never touched.
  */
 function migrate(db: Db): void {
   const version = db.pragma('user_version', { simple: true }) as number;
@@ -133,6 +150,8 @@ function migrate(db: Db): void {
   for (const obsolete of ['next_seq', 'updated_at_ms']) {
     if (columns.has(obsolete)) db.exec(`ALTER TABLE remit_runs DROP COLUMN ${obsolete}`);
   }
+  if (!columns.has('status')) db.exec('ALTER TABLE remit_runs ADD COLUMN status TEXT');
+  db.exec(`CREATE INDEX IF NOT EXISTS remit_runs_to_recover ON remit_runs (created_at_ms, run_id) WHERE status IS NULL OR status = 'running'`);
   db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
 }
 
@@ -143,13 +162,14 @@ export class SqliteStore implements Store {
   private readonly nowMs: StoreClock;
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly multiRowInserts = new Map<number, Database.Statement<unknown[]>>();
-  private readonly appendBatch: (runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary) => AppendOutcome;
+  private readonly appendBatch: (runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint) => AppendOutcome;
   /** A refused one-statement append's outcome: the records in the way and the next seq, one snapshot. */
   private readonly refusal: (runId: string, expectedSeq: number) => AppendOutcome;
   private readonly readRunTx: (runId: string) => RunRead;
   private readonly readSummaryTx: (runId: string) => { summary: RecoverySummary; runStarted: StoredRecord } | null;
-  private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array) => ForkOutcome;
+  private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint) => ForkOutcome;
   private readonly removeLast: (runId: string, seq: number, expected: Uint8Array) => boolean;
+  private readonly correctStatuses: (corrections: readonly RunStatusCorrection[]) => number;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path === ':memory:' ? path : resolve(path);
@@ -175,13 +195,14 @@ export class SqliteStore implements Store {
     });
     const statements = this.wrap('open', {}, () => prepareStatements(this.db));
     this.statements = statements;
-    const appendTx = this.db.transaction((runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): AppendOutcome => {
+    const appendTx = this.db.transaction((runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): AppendOutcome => {
       const nextSeq = nextSeqOf(statements.lastSeq.get(runId));
       if (nextSeq !== expectedSeq) return { committed: false, nextSeq, tail: nextSeq > expectedSeq ? this.recordsFrom(runId, expectedSeq) : [] };
       if (records.length === 0) return { committed: true, nextSeq };
       const now = this.nowMs();
       this.insertRows(runId, expectedSeq, records, now);
-      if (expectedSeq === 0) statements.insertRun.run(runId, now);
+      if (expectedSeq === 0) statements.insertRun.run(runId, now, runStatus ?? null);
+      else if (runStatus !== undefined) statements.writeStatus.run(runStatus, runId);
       if (summary !== undefined && summary.recordCount <= expectedSeq + records.length) {
         statements.writeSummary.run(runId, summary.recordCount, summary.byteLength, summary.snapshotSeq, summary.summary);
       }
@@ -206,14 +227,14 @@ export class SqliteStore implements Store {
         runStarted: { seq: 0, bytes: new Uint8Array(first.bytes), committedAtMs: first.committed_at_ms },
       };
     }).deferred;
-    const forkTx = this.db.transaction((sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): ForkOutcome => {
+    const forkTx = this.db.transaction((sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): ForkOutcome => {
       if (statements.lastSeq.get(targetRunId) !== null) return { committed: false, reason: 'TARGET_EXISTS' };
       const sourceNext = nextSeqOf(statements.lastSeq.get(sourceRunId));
       if (sourceNext < prefixRecords || sourceNext === 0) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
       const now = this.nowMs();
       statements.copyPrefix.run(targetRunId, sourceRunId, prefixRecords);
       statements.insertRecord.run(targetRunId, prefixRecords, forkRecord, now);
-      statements.insertRun.run(targetRunId, now);
+      statements.insertRun.run(targetRunId, now, runStatus ?? null);
       return { committed: true };
     });
     this.forkRun = forkTx.immediate;
@@ -222,9 +243,19 @@ export class SqliteStore implements Store {
       const row = statements.readFrom.get(runId, seq);
       if (row === undefined || !bytesEqual(new Uint8Array(row.bytes), expected)) return false;
       statements.deleteSummary.run(runId);
+      statements.writeStatus.run(null, runId);
       return statements.deleteRecord.run(runId, seq).changes === 1;
     });
     this.removeLast = removeTx.immediate;
+    // One immediate transaction: the record counts are read under the write lock, and one commit
+    // (one fsync) covers every correction.
+    this.correctStatuses = this.db.transaction((corrections: readonly RunStatusCorrection[]): number => {
+      let written = 0;
+      for (const c of corrections) {
+        if (Number.isInteger(c.recordCount) && c.recordCount >= 1) written += statements.correctStatus.run(c.runStatus, c.runId, c.runId, c.recordCount - 1).changes;
+      }
+      return written;
+    }).immediate;
   }
 
   /**
@@ -283,11 +314,14 @@ export class SqliteStore implements Store {
     return this.wrap('readRun', { runId }, () => this.readRunTx(runId));
   }
 
-  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome> {
+  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
     checkStoredRunId(this.description, 'append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
+    checkRunStatus(this.description, 'append', runId, runStatus);
     const subject = { runId, seq: expectedSeq };
-    if (summary !== undefined) return this.wrap('append', subject, () => this.appendBatch(runId, expectedSeq, records, summary));
+    if (summary !== undefined || runStatus !== undefined) {
+      return this.wrap('append', subject, () => this.appendBatch(runId, expectedSeq, records, summary, runStatus));
+    }
     if (records.length === 1 && expectedSeq > 0) {
       // The common step: one statement, no explicit transaction (see the header comment).
       const inserted = this.wrap('append', subject, () =>
@@ -299,11 +333,12 @@ export class SqliteStore implements Store {
     return this.wrap('append', subject, () => this.appendBatch(runId, expectedSeq, records));
   }
 
-  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): Promise<ForkOutcome> {
+  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
     checkStoredRunId(this.description, 'fork', sourceRunId);
     checkStoredRunId(this.description, 'fork', targetRunId);
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
-    return this.wrap('fork', { runId: sourceRunId, seq: prefixRecords }, () => this.forkRun(sourceRunId, prefixRecords, targetRunId, forkRecord));
+    checkRunStatus(this.description, 'fork', targetRunId, runStatus);
+    return this.wrap('fork', { runId: sourceRunId, seq: prefixRecords }, () => this.forkRun(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus));
   }
 
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
@@ -320,6 +355,16 @@ export class SqliteStore implements Store {
         updatedAtMs: row.updated_at_ms ?? row.created_at_ms,
       })),
     );
+  }
+
+  async listRunsToRecover(): Promise<string[]> {
+    return this.wrap('listRunsToRecover', {}, () => this.statements.runsToRecover.all());
+  }
+
+  async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {
+    checkCorrections(this.description, corrections);
+    if (corrections.length === 0) return 0;
+    return this.wrap('correctRunStatuses', {}, () => this.correctStatuses(corrections));
   }
 
   async close(): Promise<void> {

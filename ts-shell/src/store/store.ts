@@ -58,6 +58,20 @@ export interface RunRead {
   records: StoredRecord[];
 }
 
+/**
+ * A run's coarse status as the sequencer last wrote it (docs/guide.md, "Recovery at start-up"):
+ * what the batch that changed it left the run in. A store keeps it only as a hint for
+ * `listRunsToRecover`; the log is the truth.
+ */
+export type RunStatusHint = 'running' | 'parked' | 'completed' | 'failed';
+
+/** A status hint found stale by reading the run: what it is at `recordCount` records. */
+export interface RunStatusCorrection {
+  runId: string;
+  recordCount: number;
+  runStatus: RunStatusHint;
+}
+
 export interface Store {
   /** A short name for messages and reports, e.g. "sqlite:/path/remit.db". */
   readonly description: string;
@@ -71,8 +85,13 @@ export interface Store {
   /**
    * Append `records` (already encoded, seqs expectedSeq, expectedSeq+1, ...) atomically, only if
    * the run's next seq is `expectedSeq`. All or nothing. Store failures throw a StoreError.
+   *
+   * `runStatus`: the run's status after these records, passed only by a batch that changes it
+   * (the first records, a park, a resume claim, the end of the run). A store with
+   * `listRunsToRecover` keeps it in the same transaction as the records (only when the append
+   * commits); any other store ignores it.
    */
-  append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary): Promise<AppendOutcome>;
+  append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome>;
 
   /**
    * Optional capability (with `append`'s `summary` argument): the run's last stored recovery
@@ -93,23 +112,43 @@ export interface Store {
   /**
    * Atomically create run `targetRunId` holding a byte copy of the source's records
    * 0..prefixRecords-1 followed by `forkRecord` (whose seq is prefixRecords). The source is not
-   * touched.
+   * touched. `runStatus`: the new run's status hint (as for `append`), kept with it.
    */
   fork(
     sourceRunId: string,
     prefixRecords: number,
     targetRunId: string,
     forkRecord: Uint8Array,
+    runStatus?: RunStatusHint,
   ): Promise<ForkOutcome>;
 
   listRuns(): Promise<RunListing[]>;
+
+  /**
+   * Optional capability: the ids of the runs that may need recovery, in `listRuns` order: those
+   * whose status hint is 'running' or unknown (no hint: written before the store kept hints, or
+   * after `removeLastRecord`). Its cost follows the number of such runs, not of all stored runs.
+   * A hint, never trusted: `Remit.recoverAll` recovers each listed run and continues only those
+   * the core finds running. What must hold: every run whose log recovers as running is listed
+   * (the list is a superset). Without it, recoverAll reads every run.
+   */
+  listRunsToRecover?(): Promise<string[]>;
+
+  /**
+   * Optional, with `listRunsToRecover`: replace each listed run's status hint, only if the run
+   * still holds exactly `recordCount` records (the log it was judged from), so a correction never
+   * overwrites the hint of an append made meanwhile. All in one transaction (after an upgrade
+   * recoverAll corrects every stored run once). Resolves to the number of hints written.
+   */
+  correctRunStatuses?(corrections: readonly RunStatusCorrection[]): Promise<number>;
 
   /**
    * Remove record `seq` of the run, only if it is the run's last record and holds exactly
    * `expected` (so a repair never removes a record someone else wrote or changed meanwhile).
    * Resolves true when it was removed, false when it was not (nothing changed). Used only by
    * `Remit.repair` for a damaged last record (docs/guide.md, "Damaged runs"); a store without it
-   * cannot be repaired through REMIT. A removal also drops the run's recovery summary.
+   * cannot be repaired through REMIT. A removal also drops the run's recovery summary and makes
+   * its status hint unknown (the removed record may have been the one that ended or parked it).
    */
   removeLastRecord?(runId: string, seq: number, expected: Uint8Array): Promise<boolean>;
 

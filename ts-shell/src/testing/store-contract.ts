@@ -276,5 +276,112 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.append('run-a', 2, records(2, 1, 'again'))).toEqual({ committed: true, nextSeq: 3 });
       expect(await store.removeLastRecord('run-a', 2, last!)).toBe(false);
     });
+
+    it('an append or fork carrying a status hint commits like any other, whether or not the store keeps hints', async () => {
+      const store = await open();
+      expect(await store.append('run-a', 0, records(0, 2), undefined, 'running')).toEqual({ committed: true, nextSeq: 2 });
+      expect(await store.append('run-a', 1, records(1, 1, 'late'), undefined, 'completed')).toMatchObject({ committed: false, nextSeq: 2 });
+      const summary = { recordCount: 3, byteLength: 10, snapshotSeq: 1, summary: new Uint8Array([1]) };
+      expect(await store.append('run-a', 2, records(2, 1), summary, 'parked')).toEqual({ committed: true, nextSeq: 3 });
+      expect(await store.fork('run-a', 2, 'run-b', testRecord(2, 'forked'), 'running')).toEqual({ committed: true });
+      expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual(records(0, 3));
+    });
+
+    describe('status hints (if the store has listRunsToRecover)', () => {
+      const hinted = async () => {
+        const store = await open();
+        return store.listRunsToRecover === undefined || store.correctRunStatuses === undefined ? undefined : store;
+      };
+
+      it('lists the runs whose last hint is running or that have none, in listRuns order', async () => {
+        const store = await hinted();
+        if (store === undefined) return;
+        expect(await store.listRunsToRecover!()).toEqual([]);
+        await store.append('run-c', 0, records(0, 1), undefined, 'running');
+        await store.append('run-p', 0, records(0, 1), undefined, 'running');
+        await store.append('run-p', 1, records(1, 1), undefined, 'parked');
+        await store.append('run-u', 0, records(0, 1)); // no hint: unknown, a candidate
+        await store.append('run-d', 0, records(0, 1), undefined, 'running');
+        await store.append('run-d', 1, records(1, 2), undefined, 'completed');
+        await store.append('run-f', 0, records(0, 2), undefined, 'failed');
+        const order = (await store.listRuns()).map((r) => r.runId);
+        expect(await store.listRunsToRecover!()).toEqual(order.filter((id) => id === 'run-c' || id === 'run-u'));
+      });
+
+      it('a hint changes only with a committed append that carries one', async () => {
+        const store = await hinted();
+        if (store === undefined) return;
+        await store.append('run-a', 0, records(0, 1), undefined, 'running');
+        await store.append('run-a', 1, records(1, 1), undefined, 'parked');
+        await store.append('run-a', 2, records(2, 1)); // a step: the hint stays
+        expect(await store.listRunsToRecover!()).toEqual([]);
+        expect((await store.append('run-a', 1, records(1, 1, 'late'), undefined, 'running')).committed).toBe(false);
+        expect(await store.listRunsToRecover!()).toEqual([]);
+        await store.append('run-a', 3, records(3, 1), { recordCount: 4, byteLength: 10, snapshotSeq: 1, summary: new Uint8Array([1]) }, 'running');
+        expect(await store.listRunsToRecover!()).toEqual(['run-a']);
+        await store.append('run-a', 4, records(4, 1));
+        expect(await store.listRunsToRecover!()).toEqual(['run-a']);
+      });
+
+      it('a fork writes the new run\'s hint (none: unknown); the source keeps its own', async () => {
+        const store = await hinted();
+        if (store === undefined) return;
+        await store.append('src', 0, records(0, 3), undefined, 'running');
+        await store.append('src', 3, records(3, 1), undefined, 'completed');
+        expect(await store.fork('src', 2, 'fork-r', testRecord(2, 'f'), 'running')).toEqual({ committed: true });
+        expect(await store.fork('src', 2, 'fork-p', testRecord(2, 'f'), 'parked')).toEqual({ committed: true });
+        expect(await store.fork('src', 2, 'fork-u', testRecord(2, 'f'))).toEqual({ committed: true });
+        expect((await store.fork('src', 2, 'fork-p', testRecord(2, 'again'), 'running')).committed).toBe(false);
+        expect((await store.listRunsToRecover!()).sort()).toEqual(['fork-r', 'fork-u']);
+      });
+
+      it('removeLastRecord makes the hint unknown (the run may be open again)', async () => {
+        const store = await hinted();
+        if (store === undefined || store.removeLastRecord === undefined) return;
+        const batch = records(0, 3);
+        await store.append('run-a', 0, batch, undefined, 'completed');
+        expect(await store.listRunsToRecover!()).toEqual([]);
+        expect(await store.removeLastRecord('run-a', 1, batch[1]!)).toBe(false);
+        expect(await store.listRunsToRecover!()).toEqual([]);
+        expect(await store.removeLastRecord('run-a', 2, batch[2]!)).toBe(true);
+        expect(await store.listRunsToRecover!()).toEqual(['run-a']);
+      });
+
+      it('correctRunStatuses writes each hint only while its run holds the given record count', async () => {
+        const store = await hinted();
+        if (store === undefined) return;
+        await store.append('run-a', 0, records(0, 2));
+        await store.append('run-b', 0, records(0, 1));
+        const stale = [
+          { runId: 'run-a', recordCount: 3, runStatus: 'parked' as const },
+          { runId: 'run-a', recordCount: 1, runStatus: 'parked' as const },
+          { runId: 'missing', recordCount: 1, runStatus: 'parked' as const },
+        ];
+        expect(await store.correctRunStatuses!(stale)).toBe(0);
+        expect(await store.correctRunStatuses!([])).toBe(0);
+        expect(await store.listRunsToRecover!()).toEqual(['run-a', 'run-b']);
+        const right = [{ runId: 'run-a', recordCount: 2, runStatus: 'parked' as const }, { runId: 'run-b', recordCount: 1, runStatus: 'completed' as const }];
+        expect(await store.correctRunStatuses!([...stale, ...right])).toBe(2);
+        expect(await store.listRunsToRecover!()).toEqual([]);
+        await store.append('run-a', 2, records(2, 1), undefined, 'running');
+        expect(await store.correctRunStatuses!([{ runId: 'run-a', recordCount: 2, runStatus: 'completed' }])).toBe(0);
+        expect(await store.listRunsToRecover!()).toEqual(['run-a']);
+      });
+
+      it('refuses a hint that is not one of the four, naming the field, writing nothing', async () => {
+        const store = await hinted();
+        if (store === undefined) return;
+        const bogus = 'done' as unknown as 'completed';
+        const error = await store.append('run-a', 0, records(0, 1), undefined, bogus).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(StoreError);
+        expect(error).toMatchObject({ storeCode: 'BAD_RUN_STATUS', field: 'runStatus', runId: 'run-a' });
+        expect(await store.readRecords('run-a')).toEqual([]);
+        await store.append('run-a', 0, records(0, 1));
+        await expect(store.fork('run-a', 1, 'run-b', testRecord(1), bogus)).rejects.toMatchObject({ storeCode: 'BAD_RUN_STATUS' });
+        const corrections = [{ runId: 'run-a', recordCount: 1, runStatus: 'parked' as const }, { runId: 'run-a', recordCount: 1, runStatus: bogus }];
+        await expect(store.correctRunStatuses!(corrections)).rejects.toMatchObject({ storeCode: 'BAD_RUN_STATUS', runId: 'run-a' });
+        expect(await store.listRunsToRecover!()).toEqual(['run-a']);
+      });
+    });
   });
 }

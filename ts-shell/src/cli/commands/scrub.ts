@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import type { ScrubReport } from '../../remit.js';
+import { openSession, print, UsageError } from '../context.js';
+import { ExitCode } from '../exit-codes.js';
+import type { CommandModule } from '../registry.js';
+
+/** Whether a report shows a problem: a damaged record, or a stored summary that disagrees with the log. */
+function hasProblem(report: ScrubReport): boolean {
+  return report.damage !== null || report.summaryAgrees === false;
+}
+
+/** One line per run: what was found first (naming the damaged record's seq), then what was checked. */
+function describeReport(report: ScrubReport): string {
+  const checked = `${report.records} records, ${report.logBytes} bytes`;
+  const summary =
+    report.summaryRecords === null ? 'no stored summary'
+    : `stored summary (${report.summaryRecords} records) ${report.summaryAgrees ? 'agrees' : 'disagrees'}`;
+  const d = report.damage;
+  if (d !== null) return `run ${report.runId}: DAMAGED at seq ${d.seq}: ${d.code} (${d.kind}): ${d.advice}; ${checked}, ${summary}`;
+  if (report.summaryAgrees === false) {
+    return `run ${report.runId}: SUMMARY DISAGREES: the stored summary (${report.summaryRecords} records) is not the one the core computes from the log (docs/guide.md, "Fresh-process resume"); ${checked}`;
+  }
+  return `run ${report.runId}: ok, ${checked}, ${summary}`;
+}
+
+export const scrubCommand: CommandModule = {
+  name: 'scrub',
+  register(program: Command) {
+    program
+      .command('scrub')
+      .description('re-verify every record of a run (or of every run, --all) and its stored recovery summary against the whole log; exit 7 when any run is damaged or its summary disagrees')
+      .argument('[runId]', 'the run to scrub')
+      .option('--all', 'scrub every run in the database', false)
+      .action(async (runId: string | undefined, opts: { all: boolean }, command: Command) => {
+        if ((runId === undefined) === !opts.all) throw new UsageError('scrub takes a run id or --all (not both): remit scrub <runId>, or remit scrub --all');
+        const session = await openSession(command, { workflows: 'optional' });
+        try {
+          if (runId !== undefined) {
+            const report = await session.remit.scrub(runId);
+            print(session.options, report, () => describeReport(report));
+            if (hasProblem(report)) process.exitCode = ExitCode.LOG_DAMAGED;
+            return;
+          }
+          const reports: ScrubReport[] = [];
+          for (const listing of await session.remit.store.listRuns()) reports.push(await session.remit.scrub(listing.runId));
+          const problems = reports.filter(hasProblem);
+          const result = { runs: reports.length, problems: problems.map((r) => r.runId), reports };
+          print(session.options, result, () =>
+            [...problems.map(describeReport), `scrubbed ${reports.length} runs in ${session.dbPath}: ${problems.length === 0 ? 'no problems' : `${problems.length} with problems`}`].join('\n'),
+          );
+          if (problems.length > 0) process.exitCode = ExitCode.LOG_DAMAGED;
+        } finally {
+          await session.close();
+        }
+      });
+  },
+};
