@@ -4,7 +4,9 @@
  * error, as when a connection drops after COMMIT), and, for the canary only, lies about lost
  * conditional appends.
  */
-import { StoreError, type AppendOutcome, type ForkOutcome, type RunListing, type Store, type StoredRecord } from 'remit';
+import {
+  StoreError, type AppendOutcome, type ForkOutcome, type RecoverySummary, type RunListing, type RunStatusHint, type Store, type StoredRecord,
+} from 'remit';
 import type { FaultSwitch } from '../common/serve.js';
 
 const KIND_NAMES = [
@@ -40,11 +42,25 @@ export function commitPointOfKind(kind: string, node: string | undefined): strin
 export const INJECTED_STORE_CODE = 'INJECTED_EIO';
 
 export class FaultingStore implements Store {
+  // The inner store's optional reads and index pass through as they are (faults are injected at
+  // commit points only), so the harness exercises the stored summary and the recovery index too.
+  readonly readSummary: Store['readSummary'];
+  readonly readRun: Store['readRun'];
+  readonly listRunsToRecover: Store['listRunsToRecover'];
+  readonly correctRunStatuses: Store['correctRunStatuses'];
+  readonly removeLastRecord: Store['removeLastRecord'];
+
   constructor(
     private readonly inner: Store,
     private readonly faults: FaultSwitch,
     private readonly lieAboutLostAppends: boolean,
-  ) {}
+  ) {
+    this.readSummary = inner.readSummary?.bind(inner);
+    this.readRun = inner.readRun?.bind(inner);
+    this.listRunsToRecover = inner.listRunsToRecover?.bind(inner);
+    this.correctRunStatuses = inner.correctRunStatuses?.bind(inner);
+    this.removeLastRecord = inner.removeLastRecord?.bind(inner);
+  }
 
   get description(): string {
     return this.inner.description;
@@ -65,10 +81,10 @@ export class FaultingStore implements Store {
     return this.inner.readRecords(runId, fromSeq);
   }
 
-  async append(runId: string, expectedSeq: number, records: Uint8Array[]): Promise<AppendOutcome> {
+  async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
     const points = records.map(commitPointOf);
     this.storeErrorAt(points, 'before', 'append', runId);
-    const outcome = await this.inner.append(runId, expectedSeq, records);
+    const outcome = await this.inner.append(runId, expectedSeq, records, summary, runStatus);
     if (!outcome.committed && this.lieAboutLostAppends) {
       // The canary's missing guard: a lost conditional append is reported as committed.
       return { committed: true, nextSeq: expectedSeq + records.length };
@@ -77,9 +93,9 @@ export class FaultingStore implements Store {
     return outcome;
   }
 
-  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array): Promise<ForkOutcome> {
+  async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
     this.storeErrorAt(['FORKED'], 'before', 'fork', sourceRunId);
-    const outcome = await this.inner.fork(sourceRunId, prefixRecords, targetRunId, forkRecord);
+    const outcome = await this.inner.fork(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus);
     if (outcome.committed) this.storeErrorAt(['FORKED'], 'after', 'fork', sourceRunId);
     return outcome;
   }
