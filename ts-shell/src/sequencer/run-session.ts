@@ -12,7 +12,7 @@ import {
   type Recovery,
 } from '../core/types.js';
 import { ConflictError, DefinitionMismatchError, LogCorruptError, UnknownWorkflowError } from '../errors.js';
-import type { FaultInfo, SequencerHooks } from '../faults.js';
+import { NO_HOOKS, type FaultInfo, type SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
 import { diffDescriptors, type WorkflowDescriptor } from '../workflow/descriptor.js';
@@ -53,12 +53,14 @@ const MAX_GROUPED_BYTES = 4 * 1024 * 1024;
 /** One step's records waiting in memory for the next append (group commit). */
 interface StagedRecords {
   seq: number;
-  kinds: string[];
   node: string | undefined;
   encoded: Uint8Array[];
   /** The run's status after these records when they change it (a start, park, claim, end). */
   status: RunStatusHint | undefined;
 }
+
+/** The kind byte of an encoded record (docs/log-format.md: header byte 9, every format). */
+const KIND_BYTE = 9;
 
 /** The head state as of the checkpoint record `checkpointSeq`. */
 interface CachedHead extends HeadState {
@@ -122,6 +124,14 @@ export class RunSession {
 
   get hooks(): SequencerHooks {
     return this.engine.hooks;
+  }
+
+  /**
+   * Whether any hook can observe a fault point. Production passes none (NO_HOOKS): then no fault
+   * info is built and nothing is awaited, which is a few turns of the microtask queue per step.
+   */
+  get hooked(): boolean {
+    return this.engine.hooks !== NO_HOOKS;
   }
 
   get fence(): FenceSettings {
@@ -392,7 +402,7 @@ export class RunSession {
     let bytes = 0;
     for (const e of encoded) bytes += e.length;
     this.log.push(encoded);
-    this.staged.push({ seq: expectedSeq, kinds: records.map((r) => kindName(r.kind)), node, encoded, status: statusAfterRecords(records) });
+    this.staged.push({ seq: expectedSeq, node, encoded, status: statusAfterRecords(records) });
     this.stagedBytes += bytes;
     if (groupedStep) this.stagedSteps += 1;
     this.recordCount = expectedSeq + records.length;
@@ -403,7 +413,7 @@ export class RunSession {
   private foldIntoHead(record: LogRecord, decodedDelta: Json | undefined): void {
     if (record.kind === RecordKind.NODE_COMPLETED && this.head === undefined) return;
     const next = advanceHead(this.head ?? null, record, decodedDelta);
-    if (next !== null && next !== this.head) this.head = { ...next, checkpointSeq: record.seq };
+    if (next !== null && next !== this.head) this.head = { state: next.state, deltaBytesSinceSnapshot: next.deltaBytesSinceSnapshot, checkpointSeq: record.seq };
   }
 
   /** Append every staged record in one conditional append (nothing staged: nothing to do). */
@@ -415,7 +425,7 @@ export class RunSession {
     let outcome;
     const storedSummaryRecords = this.storedSummaryRecords;
     try {
-      for (const g of groups) await this.engine.hooks.at('append.before', this.faultInfo(g));
+      if (this.hooked) for (const g of groups) await this.engine.hooks.at('append.before', this.faultInfo(g));
       outcome = await this.engine.store.append(this.runId, firstSeq, encoded, this.summaryToStore(), statusAfterGroups(groups));
     } catch (error) {
       this.invalidate();
@@ -431,7 +441,7 @@ export class RunSession {
     this.staged = [];
     this.stagedBytes = 0;
     this.stagedSteps = 0;
-    for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
+    if (this.hooked) for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
   }
 
   /**
@@ -508,7 +518,8 @@ export class RunSession {
   }
 
   private faultInfo(g: StagedRecords): FaultInfo {
-    return { runId: this.runId, seq: g.seq, kinds: g.kinds, ...(g.node === undefined ? {} : { node: g.node }) };
+    const kinds = g.encoded.map((bytes) => kindName(bytes[KIND_BYTE]!));
+    return { runId: this.runId, seq: g.seq, kinds, ...(g.node === undefined ? {} : { node: g.node }) };
   }
 
   /** Where the run stands, without doing anything. */
