@@ -6,7 +6,6 @@
  */
 
 import { chainOf, concatBytes, encodeRecordV2 } from '../core/codec.js';
-import { chainValueBefore } from '../core/framing.js';
 import {
   EMPTY_SUMMARY, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type NextAction, type RecoveredRun,
   type Recovery,
@@ -393,7 +392,7 @@ export class RunSession {
   private addRecords(expectedSeq: number, records: LogRecord[], node: string | undefined, groupedStep: boolean, decodedDelta?: Json): void {
     assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
     assert(this.recordCount < 0 || expectedSeq === this.recordCount, () => `run ${this.runId} appends at seq ${expectedSeq}, its log holds ${this.recordCount} records`);
-    let chain = chainValueBefore(this.log.bytes, this.log.byteLength);
+    let chain = this.log.lastChainValue;
     const encoded = records.map((record) => {
       const bytes = encodeRecordV2(record, chain);
       chain = chainOf(bytes);
