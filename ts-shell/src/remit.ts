@@ -284,8 +284,8 @@ export class Remit implements Engine {
       startNode: utf8(wf.start),
       state: state.bytes,
     };
-    const session = await RunSession.open(this, runId);
-    if (session.bytes.length > 0) throw new RunExistsError(runId);
+    // The append at seq 0 commits only if the run has no record: that is the existence check.
+    const session = RunSession.fresh(this, runId);
     try {
       await session.append(0, [started]);
     } catch (error) {

@@ -116,6 +116,19 @@ export class RunSession {
     return session;
   }
 
+  /**
+   * A session for a run about to be started: an empty log, nothing read. Whether the run already
+   * exists is the store's answer to the first append (a conditional append at seq 0 commits only
+   * when the run has no record), so reading it first would only ask the same question twice.
+   */
+  static fresh(engine: Engine, runId: string): RunSession {
+    const session = new RunSession(engine, runId, false);
+    session.startFrom(new LogBuffer(new Uint8Array()), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0 });
+    session.recordCount = 0;
+    session.damage = null;
+    return session;
+  }
+
   /** The log as this session knows it: the durable records plus any staged (not yet appended). */
   get bytes(): Uint8Array {
     return this.log.bytes;
