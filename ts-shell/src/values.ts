@@ -107,7 +107,7 @@ function isExactly(value: unknown, json: Json): boolean {
     for (let i = 0; i < value.length; i++) if (!(i in value) || !isExactly(value[i], json[i]!)) return false;
     return true;
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json) || nonPlainKind(value) !== null) return false;
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || !isPlain(value)) return false;
   const keys = Object.keys(value);
   if (keys.length !== Object.keys(json).length) return false;
   for (const key of keys) {
@@ -174,6 +174,12 @@ function arrayChange(array: unknown[], readBack: Json | undefined, path: Path): 
     if (change !== null) return change;
   }
   return null;
+}
+
+/** nonPlainKind(object) === null, decided first for the common object literal (prototype Object). */
+function isPlain(object: object): boolean {
+  if (Object.getPrototypeOf(object) === Object.prototype && typeof (object as { toJSON?: unknown }).toJSON !== 'function') return true;
+  return nonPlainKind(object) === null;
 }
 
 /** What kind of non-plain object this is (it does not survive JSON as itself), or null for a plain one. */

@@ -406,13 +406,14 @@ export class RunSession {
     assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
     assert(this.recordCount < 0 || expectedSeq === this.recordCount, () => `run ${this.runId} appends at seq ${expectedSeq}, its log holds ${this.recordCount} records`);
     let chain = this.log.lastChainValue;
-    const encoded = records.map((record) => {
-      const bytes = encodeRecordV2(record, chain);
-      chain = chainOf(bytes);
-      return bytes;
-    });
+    const encoded: Uint8Array[] = new Array(records.length);
     let bytes = 0;
-    for (const e of encoded) bytes += e.length;
+    for (let i = 0; i < records.length; i++) {
+      const record = encodeRecordV2(records[i]!, chain);
+      chain = chainOf(record);
+      bytes += record.length;
+      encoded[i] = record;
+    }
     this.log.push(encoded);
     this.staged.push({ seq: expectedSeq, node, encoded, status: statusAfterRecords(records) });
     this.stagedBytes += bytes;
