@@ -112,7 +112,17 @@ export async function remitResume(file: string, nodes: number, synchronous: 'FUL
 
 const GrowthState = z.object({ step: z.number().int(), fixed: z.string(), items: z.array(z.string()) });
 
+/** One definition per shape, built once: a service defines its workflows at start-up, not per run. */
+const growthWorkflows = new Map<string, ReturnType<typeof buildGrowthWorkflow>>();
+
 export function growthWorkflow(steps: number, growing: boolean) {
+  const key = `${steps}:${growing}`;
+  let wf = growthWorkflows.get(key);
+  if (wf === undefined) growthWorkflows.set(key, (wf = buildGrowthWorkflow(steps, growing)));
+  return wf;
+}
+
+function buildGrowthWorkflow(steps: number, growing: boolean) {
   const item = fillerText(ITEM_BYTES);
   return workflow({ name: `bench-growth-${growing ? 'growing' : 'fixed'}`, version: '1', state: GrowthState })
     .pure('work', {

@@ -9,8 +9,23 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Strings up to this many UTF-16 units are encoded into a scratch buffer and copied out: for the
+ * short texts of a step (a delta, a name) that is a fraction of the cost of `encode`, which
+ * allocates through the runtime. Three bytes per unit is the most UTF-8 needs.
+ */
+const SCRATCH_UNITS = 16 * 1024;
+const utf8Scratch = new Uint8Array(SCRATCH_UNITS * 3);
+
 export function utf8(text: string): Uint8Array {
-  return utf8Encoder.encode(text);
+  if (text.length > SCRATCH_UNITS) return utf8Encoder.encode(text);
+  const { written } = utf8Encoder.encodeInto(text, utf8Scratch);
+  return utf8Scratch.slice(0, written);
+}
+
+/** The length of `utf8(text)`, without encoding it. */
+export function utf8Length(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }
 
 export function fromUtf8(bytes: Uint8Array): string {
@@ -19,6 +34,12 @@ export function fromUtf8(bytes: Uint8Array): string {
 
 /** The UTF-8 JSON bytes of `value` and its round-tripped copy; throws a plain Error when not JSON. */
 export function encodeJson(value: unknown): { bytes: Uint8Array; text: string; value: Json } {
+  const encoded = encodeJsonText(value);
+  return { bytes: utf8(encoded.text), text: encoded.text, value: encoded.value };
+}
+
+/** encodeJson without the bytes (for a caller that may not need them). */
+export function encodeJsonText(value: unknown): { text: string; value: Json } {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -26,7 +47,12 @@ export function encodeJson(value: unknown): { bytes: Uint8Array; text: string; v
     throw new Error(error instanceof Error ? error.message : String(error));
   }
   if (text === undefined) throw new Error(`${typeof value} has no JSON form`);
-  return { bytes: utf8(text), text, value: JSON.parse(text) as Json };
+  return { text, value: JSON.parse(text) as Json };
+}
+
+/** The JSON text of a value that is JSON already (no check, no round trip), as UTF-8. */
+export function jsonBytes(value: Json): Uint8Array {
+  return utf8(JSON.stringify(value));
 }
 
 export function decodeJson(bytes: Uint8Array): Json {

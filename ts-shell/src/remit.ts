@@ -180,6 +180,15 @@ export interface FenceOptions {
   canary: 'off';
 }
 
+/** RUN_STARTED.definition of each workflow, encoded once (a workflow is immutable once built). */
+const definitions = new WeakMap<Workflow, Uint8Array>();
+
+function definitionBytes(wf: Workflow): Uint8Array {
+  let bytes = definitions.get(wf);
+  if (bytes === undefined) definitions.set(wf, (bytes = utf8(canonicalDescriptor(wf.descriptor))));
+  return bytes;
+}
+
 /** The longest waitForEffectMs accepted (a day). */
 const MAX_WAIT_MS = 86_400_000;
 
@@ -270,13 +279,13 @@ export class Remit implements Engine {
       workflow: utf8(wf.name),
       version: utf8(wf.version),
       fingerprint: wf.fingerprint,
-      definition: utf8(canonicalDescriptor(wf.descriptor)),
+      definition: definitionBytes(wf),
       nodes: wf.nodeOrder.map((name) => ({ name: utf8(name), kind: nodeKindCode(wf, name) })),
       startNode: utf8(wf.start),
       state: state.bytes,
     };
-    const session = await RunSession.open(this, runId);
-    if (session.bytes.length > 0) throw new RunExistsError(runId);
+    // The append at seq 0 commits only if the run has no record: that is the existence check.
+    const session = RunSession.fresh(this, runId);
     try {
       await session.append(0, [started]);
     } catch (error) {

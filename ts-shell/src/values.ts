@@ -14,7 +14,7 @@
  */
 
 import { NotJsonError, ValueUnfaithfulError, toValidationIssues, type ErrorSubject } from './errors.js';
-import { encodeJson, type Json } from './json.js';
+import { encodeJsonText, utf8, type Json } from './json.js';
 
 /** What a schema must offer here: zod's safeParse (any zod type has it). */
 export interface ReadBackSchema {
@@ -28,6 +28,12 @@ export interface DurableValue {
   value: Json;
 }
 
+/** A durable value before its UTF-8 encoding: the JSON text to write and the value it reads back as. */
+export interface DurableText {
+  text: string;
+  value: Json;
+}
+
 /**
  * Encode `output` (a schema's output, or a schemaless value) for the log, checking that it reads
  * back as itself. `what` names the value in messages ("input", "state", "resume value", ...).
@@ -35,9 +41,18 @@ export interface DurableValue {
  * value as it reads back.
  */
 export function durableValue(what: string, output: unknown, schema: ReadBackSchema | null, subject: ErrorSubject, input?: unknown): DurableValue {
-  let encoded: { bytes: Uint8Array; value: Json };
+  const checked = durableText(what, output, schema, subject, input);
+  return { bytes: utf8(checked.text), value: checked.value };
+}
+
+/**
+ * durableValue with the same checks, without the UTF-8 encoding: for a caller that writes the
+ * bytes only sometimes (a step's state, written as a snapshot only when the policy says so).
+ */
+export function durableText(what: string, output: unknown, schema: ReadBackSchema | null, subject: ErrorSubject, input?: unknown): DurableText {
+  let encoded: DurableText;
   try {
-    encoded = encodeJson(output);
+    encoded = encodeJsonText(output);
   } catch (error) {
     throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
   }
@@ -92,7 +107,7 @@ function isExactly(value: unknown, json: Json): boolean {
     for (let i = 0; i < value.length; i++) if (!(i in value) || !isExactly(value[i], json[i]!)) return false;
     return true;
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json) || nonPlainKind(value) !== null) return false;
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || !isPlain(value)) return false;
   const keys = Object.keys(value);
   if (keys.length !== Object.keys(json).length) return false;
   for (const key of keys) {
@@ -109,50 +124,62 @@ function pathText(path: Path): string {
 /**
  * Where `value` differs from `readBack` (its JSON round trip), and how, or null when they are the
  * same value. An object property holding undefined is left out by JSON and reads back as
- * undefined, so it counts as the same; -0 reads back as 0, which compares equal.
+ * undefined, so it counts as the same; -0 reads back as 0, which compares equal. `path` is the
+ * walk's own stack (pushed and popped on the way, copied into a result), so a value that reads
+ * back as itself costs no allocation per field.
  */
 function jsonChange(value: unknown, readBack: Json | undefined, path: Path): { path: Path; why: string } | null {
   switch (typeof value) {
     case 'string':
     case 'boolean':
-      return value === readBack ? null : { path, why: `${render(value)} reads back as ${render(readBack)}` };
+      return value === readBack ? null : { path: [...path], why: `${render(value)} reads back as ${render(readBack)}` };
     case 'number':
-      if (!Number.isFinite(value)) return { path, why: `${String(value)} becomes null in JSON` };
-      return value === readBack ? null : { path, why: `${render(value)} reads back as ${render(readBack)}` };
+      if (!Number.isFinite(value)) return { path: [...path], why: `${String(value)} becomes null in JSON` };
+      return value === readBack ? null : { path: [...path], why: `${render(value)} reads back as ${render(readBack)}` };
     case 'undefined':
-      return { path, why: path.length > 0 && typeof path[path.length - 1] === 'number' ? 'undefined in an array becomes null in JSON' : 'undefined has no JSON form' };
+      return { path: [...path], why: path.length > 0 && typeof path[path.length - 1] === 'number' ? 'undefined in an array becomes null in JSON' : 'undefined has no JSON form' };
     case 'function':
     case 'symbol':
     case 'bigint':
-      return { path, why: `a ${typeof value} has no JSON form` };
+      return { path: [...path], why: `a ${typeof value} has no JSON form` };
   }
-  if (value === null) return readBack === null ? null : { path, why: `null reads back as ${render(readBack)}` };
+  if (value === null) return readBack === null ? null : { path: [...path], why: `null reads back as ${render(readBack)}` };
   const object = value as object;
   if (Array.isArray(object)) return arrayChange(object, readBack, path);
   const kind = nonPlainKind(object);
-  if (kind === 'a Date') return { path, why: `a Date becomes the string ${render(readBack)} in JSON` };
-  if (kind !== null) return { path, why: `${kind} becomes ${render(readBack)} in JSON` };
+  if (kind === 'a Date') return { path: [...path], why: `a Date becomes the string ${render(readBack)} in JSON` };
+  if (kind !== null) return { path: [...path], why: `${kind} becomes ${render(readBack)} in JSON` };
   if (readBack === null || typeof readBack !== 'object' || Array.isArray(readBack)) {
-    return { path, why: `an object reads back as ${render(readBack)}` };
+    return { path: [...path], why: `an object reads back as ${render(readBack)}` };
   }
   for (const key of Object.keys(object)) {
     const item = (object as Record<string, unknown>)[key];
     if (item === undefined) continue;
     if (typeof item === 'function' || typeof item === 'symbol') return { path: [...path, key], why: `a ${typeof item} property is dropped by JSON` };
-    const change = jsonChange(item, Object.prototype.hasOwnProperty.call(readBack, key) ? readBack[key] : undefined, [...path, key]);
+    path.push(key);
+    const change = jsonChange(item, Object.prototype.hasOwnProperty.call(readBack, key) ? readBack[key] : undefined, path);
+    path.pop();
     if (change !== null) return change;
   }
   return null;
 }
 
 function arrayChange(array: unknown[], readBack: Json | undefined, path: Path): { path: Path; why: string } | null {
-  if (!Array.isArray(readBack) || readBack.length !== array.length) return { path, why: `an array reads back as ${render(readBack)}` };
+  if (!Array.isArray(readBack) || readBack.length !== array.length) return { path: [...path], why: `an array reads back as ${render(readBack)}` };
   for (let i = 0; i < array.length; i++) {
     if (!(i in array)) return { path: [...path, i], why: 'a hole in an array becomes null in JSON' };
-    const change = jsonChange(array[i], readBack[i], [...path, i]);
+    path.push(i);
+    const change = jsonChange(array[i], readBack[i], path);
+    path.pop();
     if (change !== null) return change;
   }
   return null;
+}
+
+/** nonPlainKind(object) === null, decided first for the common object literal (prototype Object). */
+function isPlain(object: object): boolean {
+  if (Object.getPrototypeOf(object) === Object.prototype && typeof (object as { toJSON?: unknown }).toJSON !== 'function') return true;
+  return nonPlainKind(object) === null;
 }
 
 /** What kind of non-plain object this is (it does not survive JSON as itself), or null for a plain one. */

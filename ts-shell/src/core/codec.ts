@@ -69,35 +69,52 @@ export interface DecodedLog {
 
 // ---------------------------------------------------------------- encoding
 
+/**
+ * Writes a payload in two passes over the same writePayload call: the first (no target) checks
+ * every field and adds up the length, the second writes the fields straight into the record's
+ * buffer. No intermediate parts: a step's record costs one allocation, its own.
+ */
 class PayloadWriter {
-  private readonly parts: Array<Uint8Array | number[]> = [];
   length = 0;
+  private out: Uint8Array | null = null;
+  private pos = 0;
   constructor(private readonly seq: number) {}
 
+  /** Switch to writing: the fields go into `out` from `pos` (the lengths were checked already). */
+  target(out: Uint8Array, pos: number): void {
+    this.out = out;
+    this.pos = pos;
+  }
+
   u8(field: string, value: number): this {
-    if (!Number.isInteger(value) || value < 0 || value > 0xff) this.fail(field, `u8 out of range: ${value}`);
-    this.parts.push([value]);
-    this.length += 1;
+    if (this.out === null) {
+      if (!Number.isInteger(value) || value < 0 || value > 0xff) this.fail(field, `u8 out of range: ${value}`);
+      this.length += 1;
+    } else {
+      this.out[this.pos++] = value;
+    }
     return this;
   }
   u32(field: string, value: number): this {
-    if (!Number.isInteger(value) || value < 0 || value > 0xffff_ffff) this.fail(field, `u32 out of range: ${value}`);
-    this.parts.push([value & 0xff, (value >>> 8) & 0xff, (value >>> 16) & 0xff, (value >>> 24) & 0xff]);
-    this.length += 4;
+    if (this.out === null) {
+      if (!Number.isInteger(value) || value < 0 || value > 0xffff_ffff) this.fail(field, `u32 out of range: ${value}`);
+      this.length += 4;
+    } else {
+      writeU32(this.out, this.pos, value);
+      this.pos += 4;
+    }
     return this;
   }
   bytes(field: string, value: Uint8Array): this {
-    if (!(value instanceof Uint8Array)) this.fail(field, 'not a Uint8Array');
+    if (this.out === null && !(value instanceof Uint8Array)) this.fail(field, 'not a Uint8Array');
     this.u32(field, value.length);
-    this.parts.push(value);
-    this.length += value.length;
-    return this;
-  }
-  writeInto(out: Uint8Array, pos: number): void {
-    for (const part of this.parts) {
-      out.set(part, pos);
-      pos += part.length;
+    if (this.out === null) {
+      this.length += value.length;
+    } else {
+      this.out.set(value, this.pos);
+      this.pos += value.length;
     }
+    return this;
   }
   fail(field: string, problem: string): never {
     throw new RecordEncodeError(this.seq, field, problem);
@@ -205,7 +222,8 @@ function encodeFramed(r: LogRecord, prevChain: number | null): Uint8Array {
   if (w.length > MAX_PAYLOAD_LEN) w.fail('payload', `${w.length} bytes is over the ${MAX_PAYLOAD_LEN} limit`);
   const v2 = prevChain !== null;
   const out = new Uint8Array((v2 ? HEADER_LEN + TRAILER_LEN_V2 : FRAME_OVERHEAD) + w.length);
-  w.writeInto(out, HEADER_LEN);
+  w.target(out, HEADER_LEN);
+  writePayload(r, w);
   writeHeader(out, r.seq, r.kind, w.length, v2 ? FORMAT_VERSION_2 : FORMAT_VERSION_1);
   sealRecord(out, HEADER_LEN + w.length, prevChain);
   return out;

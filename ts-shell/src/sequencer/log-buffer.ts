@@ -1,5 +1,7 @@
 /** The growable byte buffer a run session keeps its log in. */
 
+import { chainValueBefore } from '../core/framing.js';
+
 /** A run's log bytes: one buffer that grows by doubling, so appending is not a copy of the whole log. */
 export class LogBuffer {
   private buffer: Uint8Array;
@@ -25,6 +27,14 @@ export class LogBuffer {
 
   get byteLength(): number {
     return this.length;
+  }
+
+  /**
+   * The chain value of the last record (chainValueBefore at the end), read in place: a step asks
+   * for it at every record it adds, and a view of the log per step is an allocation for nothing.
+   */
+  get lastChainValue(): number {
+    return chainValueBefore(this.buffer, this.length);
   }
 
   push(parts: readonly Uint8Array[]): void {

@@ -127,8 +127,9 @@ export function headState(log: Uint8Array, recovered: RecoveredRun, runId: strin
  * The head state after `record`: a RUN_STARTED or snapshot NODE_COMPLETED replaces it, a delta
  * NODE_COMPLETED patches it, any other record leaves it. headState folds the log with this, and
  * the sequencer folds its own appends with it, so both give the very same value (key order too).
- * `decodedDelta`, when given, must be a fresh JSON.parse of the delta's text (the sequencer has it
- * from encoding the delta, and nobody else holds it): it saves decoding the bytes again.
+ * `decodedDelta`, when given, must equal JSON.parse of the delta's text and share nothing with
+ * any other value (the sequencer passes a fresh copy of the delta it encoded): it saves decoding
+ * the bytes again.
  */
 export function advanceHead(head: HeadState | null, record: LogRecord, decodedDelta?: Json): HeadState | null {
   if (record.kind === RecordKind.RUN_STARTED) return { state: decodeJson(record.state), deltaBytesSinceSnapshot: 0 };

@@ -6,13 +6,12 @@
  */
 
 import { chainOf, concatBytes, encodeRecordV2 } from '../core/codec.js';
-import { chainValueBefore } from '../core/framing.js';
 import {
   EMPTY_SUMMARY, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type NextAction, type RecoveredRun,
   type Recovery,
 } from '../core/types.js';
 import { ConflictError, DefinitionMismatchError, LogCorruptError, UnknownWorkflowError } from '../errors.js';
-import type { FaultInfo, SequencerHooks } from '../faults.js';
+import { NO_HOOKS, type FaultInfo, type SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
 import { diffDescriptors, type WorkflowDescriptor } from '../workflow/descriptor.js';
@@ -53,12 +52,14 @@ const MAX_GROUPED_BYTES = 4 * 1024 * 1024;
 /** One step's records waiting in memory for the next append (group commit). */
 interface StagedRecords {
   seq: number;
-  kinds: string[];
   node: string | undefined;
   encoded: Uint8Array[];
   /** The run's status after these records when they change it (a start, park, claim, end). */
   status: RunStatusHint | undefined;
 }
+
+/** The kind byte of an encoded record (docs/log-format.md: header byte 9, every format). */
+const KIND_BYTE = 9;
 
 /** The head state as of the checkpoint record `checkpointSeq`. */
 interface CachedHead extends HeadState {
@@ -115,6 +116,19 @@ export class RunSession {
     return session;
   }
 
+  /**
+   * A session for a run about to be started: an empty log, nothing read. Whether the run already
+   * exists is the store's answer to the first append (a conditional append at seq 0 commits only
+   * when the run has no record), so reading it first would only ask the same question twice.
+   */
+  static fresh(engine: Engine, runId: string): RunSession {
+    const session = new RunSession(engine, runId, false);
+    session.startFrom(new LogBuffer(new Uint8Array()), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0 });
+    session.recordCount = 0;
+    session.damage = null;
+    return session;
+  }
+
   /** The log as this session knows it: the durable records plus any staged (not yet appended). */
   get bytes(): Uint8Array {
     return this.log.bytes;
@@ -122,6 +136,14 @@ export class RunSession {
 
   get hooks(): SequencerHooks {
     return this.engine.hooks;
+  }
+
+  /**
+   * Whether any hook can observe a fault point. Production passes none (NO_HOOKS): then no fault
+   * info is built and nothing is awaited, which is a few turns of the microtask queue per step.
+   */
+  get hooked(): boolean {
+    return this.engine.hooks !== NO_HOOKS;
   }
 
   get fence(): FenceSettings {
@@ -383,16 +405,17 @@ export class RunSession {
   private addRecords(expectedSeq: number, records: LogRecord[], node: string | undefined, groupedStep: boolean, decodedDelta?: Json): void {
     assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
     assert(this.recordCount < 0 || expectedSeq === this.recordCount, () => `run ${this.runId} appends at seq ${expectedSeq}, its log holds ${this.recordCount} records`);
-    let chain = chainValueBefore(this.log.bytes, this.log.byteLength);
-    const encoded = records.map((record) => {
-      const bytes = encodeRecordV2(record, chain);
-      chain = chainOf(bytes);
-      return bytes;
-    });
+    let chain = this.log.lastChainValue;
+    const encoded: Uint8Array[] = new Array(records.length);
     let bytes = 0;
-    for (const e of encoded) bytes += e.length;
+    for (let i = 0; i < records.length; i++) {
+      const record = encodeRecordV2(records[i]!, chain);
+      chain = chainOf(record);
+      bytes += record.length;
+      encoded[i] = record;
+    }
     this.log.push(encoded);
-    this.staged.push({ seq: expectedSeq, kinds: records.map((r) => kindName(r.kind)), node, encoded, status: statusAfterRecords(records) });
+    this.staged.push({ seq: expectedSeq, node, encoded, status: statusAfterRecords(records) });
     this.stagedBytes += bytes;
     if (groupedStep) this.stagedSteps += 1;
     this.recordCount = expectedSeq + records.length;
@@ -403,7 +426,7 @@ export class RunSession {
   private foldIntoHead(record: LogRecord, decodedDelta: Json | undefined): void {
     if (record.kind === RecordKind.NODE_COMPLETED && this.head === undefined) return;
     const next = advanceHead(this.head ?? null, record, decodedDelta);
-    if (next !== null && next !== this.head) this.head = { ...next, checkpointSeq: record.seq };
+    if (next !== null && next !== this.head) this.head = { state: next.state, deltaBytesSinceSnapshot: next.deltaBytesSinceSnapshot, checkpointSeq: record.seq };
   }
 
   /** Append every staged record in one conditional append (nothing staged: nothing to do). */
@@ -415,7 +438,7 @@ export class RunSession {
     let outcome;
     const storedSummaryRecords = this.storedSummaryRecords;
     try {
-      for (const g of groups) await this.engine.hooks.at('append.before', this.faultInfo(g));
+      if (this.hooked) for (const g of groups) await this.engine.hooks.at('append.before', this.faultInfo(g));
       outcome = await this.engine.store.append(this.runId, firstSeq, encoded, this.summaryToStore(), statusAfterGroups(groups));
     } catch (error) {
       this.invalidate();
@@ -431,7 +454,7 @@ export class RunSession {
     this.staged = [];
     this.stagedBytes = 0;
     this.stagedSteps = 0;
-    for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
+    if (this.hooked) for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
   }
 
   /**
@@ -508,7 +531,8 @@ export class RunSession {
   }
 
   private faultInfo(g: StagedRecords): FaultInfo {
-    return { runId: this.runId, seq: g.seq, kinds: g.kinds, ...(g.node === undefined ? {} : { node: g.node }) };
+    const kinds = g.encoded.map((bytes) => kindName(bytes[KIND_BYTE]!));
+    return { runId: this.runId, seq: g.seq, kinds, ...(g.node === undefined ? {} : { node: g.node }) };
   }
 
   /** Where the run stands, without doing anything. */

@@ -1,8 +1,11 @@
 /**
- * Scenario tests of the sequencer and the Remit API on the memory store with the reference core:
- * one test per rule of docs/guide.md ("Crash and resume semantics", "Errors").
+ * Scenario tests of the sequencer and the Remit API on the memory store with the reference core (one
+ * on SQLite): one test per rule of docs/guide.md ("Crash and resume semantics", "Errors").
  */
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sinkDeps } from '../../../examples/refund/deps.js';
@@ -19,6 +22,7 @@ import { FAULT_POINTS, type FaultPoint, type SequencerHooks } from '../faults.js
 import { renderInspection } from '../inspect.js';
 import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
+import { SqliteStore } from '../store/sqlite.js';
 import { logFacts } from '../../test-support/contract-checks.js';
 import { END, workflow, type Workflow } from '../workflow/workflow.js';
 
@@ -79,6 +83,36 @@ describe('the sequencer on the refund workflow', () => {
     expect(seen.slice(-2)).toEqual(['fork.before-store:FORKED', 'fork.after-store:FORKED']);
     const used = new Set(seen.map((s) => s.split(':')[0] as FaultPoint));
     expect(FAULT_POINTS.filter((p) => !used.has(p))).toEqual([]);
+  });
+
+  it('start reads nothing from the store: an existing id is refused by the conditional append (SQLite), the log untouched', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'remit-start-'));
+    try {
+      const sqlite = new SqliteStore(join(dir, 'remit.db'));
+      const reads: string[] = [];
+      const watched = new Proxy(sqlite, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver) as unknown;
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (typeof key === 'string' && key.startsWith('read')) reads.push(key);
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      const counter = workflow({ name: 'counter', version: '1', state: z.object({ n: z.number().int() }) })
+        .pure('add', { run: (s) => ({ n: s.n + 1 }), next: (s) => (s.n < 5 ? 'add' : END) })
+        .build();
+      const remit = new Remit(watched, core, [counter]);
+      expect(await remit.start(counter, { n: 0 }, { runId: 'taken' })).toMatchObject({ status: 'completed', state: { n: 5 } });
+      expect(reads).toEqual([]);
+      const before = await sqlite.readLog('taken');
+      await expect(remit.start(counter, { n: 1 }, { runId: 'taken' })).rejects.toBeInstanceOf(RunExistsError);
+      expect(await sqlite.readLog('taken')).toEqual(before);
+      await sqlite.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses bad starts: invalid input names the field, an existing id, a bad id, an unknown workflow', async () => {

@@ -16,12 +16,15 @@ import {
 import { assert, unreachable } from '../assert.js';
 import { effectKey, interruptId } from '../ids.js';
 import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls } from './fence.js';
-import { decodeJson, encodeJson, fromUtf8, isPlainObject, utf8, type Json } from '../json.js';
+import { decodeJson, fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
-import { durableValue } from '../values.js';
+import { durableText, durableValue } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
 import { cloneJson, recordAt, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
+
+/** The `next` of a completion that ends the run (records only copy it into their frames). */
+const NO_BYTES = new Uint8Array();
 
 /** A node's completion records, where it routes, and (delta form) the delta as parsed JSON. */
 interface Completion {
@@ -87,10 +90,16 @@ export class Step {
     }
   }
 
-  /** Record a completion now ('append') or leave it for the group's append ('stage'). */
-  private async record(records: LogRecord[], name: string, mode: 'append' | 'stage', decodedDelta?: Json): Promise<void> {
-    if (mode === 'stage') this.session.stage(this.nextSeq, records, name, decodedDelta);
-    else await this.session.append(this.nextSeq, records, name, decodedDelta);
+  /**
+   * Record a completion now ('append') or leave it for the group's append ('stage': synchronous,
+   * so a staged step awaits nothing here).
+   */
+  private record(records: LogRecord[], name: string, mode: 'append' | 'stage', decodedDelta?: Json): Promise<void> | undefined {
+    if (mode === 'stage') {
+      this.session.stage(this.nextSeq, records, name, decodedDelta);
+      return undefined;
+    }
+    return this.session.append(this.nextSeq, records, name, decodedDelta);
   }
 
   private subject(node: string): ErrorSubject {
@@ -120,12 +129,14 @@ export class Step {
     const head = this.state();
     let update: unknown;
     try {
-      update = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name });
+      update = def.spec.run(cloneJson(head.state), { runId: this.runId, node: name });
+      // A synchronous node's result is used as it is: awaiting it would only cost a turn.
+      if (isThenable(update)) update = await update;
     } catch (error) {
       await this.nodeFailed(error, name, []);
       return null;
     }
-    await this.session.hooks.at('pure.before-return', { runId: this.runId, seq: this.nextSeq, node: name });
+    if (this.session.hooked) await this.session.hooks.at('pure.before-return', { runId: this.runId, seq: this.nextSeq, node: name });
     let completion: Completion;
     try {
       completion = this.completion(name, def.spec.next, head, update, this.nextSeq);
@@ -133,7 +144,8 @@ export class Step {
       await this.nodeFailed(error, name, []);
       return null;
     }
-    await this.record(completion.records, name, mode, completion.decodedDelta);
+    const recorded = this.record(completion.records, name, mode, completion.decodedDelta);
+    if (recorded !== undefined) await recorded;
     return completion.next;
   }
 
@@ -284,7 +296,8 @@ export class Step {
       return null;
     }
     assert(pending.length === 0 || mode === 'append', 'an EFFECT_DONE cannot be staged');
-    await this.record([...pending, ...completion.records], name, mode, completion.decodedDelta);
+    const recorded = this.record([...pending, ...completion.records], name, mode, completion.decodedDelta);
+    if (recorded !== undefined) await recorded;
     return completion.next;
   }
 
@@ -314,7 +327,8 @@ export class Step {
       await this.nodeFailed(error, name, []);
       return null;
     }
-    await this.record(completion.records, name, mode, completion.decodedDelta);
+    const recorded = this.record(completion.records, name, mode, completion.decodedDelta);
+    if (recorded !== undefined) await recorded;
     return completion.next;
   }
 
@@ -334,20 +348,25 @@ export class Step {
     const merged = mergeUpdate(head.state, update, subject);
     const parsed = this.wf.stateSchema.safeParse(merged);
     if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
-    const snapshot = durableValue('state', parsed.data, this.wf.stateSchema, subject, merged);
+    const snapshot = durableText('state', parsed.data, this.wf.stateSchema, subject, merged);
     const next = resolveRoute(route, snapshot.value, this.wf, subject);
-    const delta = encodeJson(computeDelta(head.state, snapshot.value) ?? EMPTY_DELTA);
-    const asSnapshot = chooseSnapshot(snapshot.bytes.length, delta.bytes.length, head.deltaBytesSinceSnapshot);
+    // The delta is made of JSON read back (snapshot.value), so it is JSON as it stands; its copy
+    // for the head cache equals what parsing its bytes gives, and shares nothing with the value
+    // the route function saw.
+    const delta = computeDelta(head.state, snapshot.value) ?? EMPTY_DELTA;
+    const deltaBytes = jsonBytes(delta);
+    // The snapshot's bytes are encoded only when the policy writes them (most steps write a delta).
+    const asSnapshot = chooseSnapshot(utf8Length(snapshot.text), deltaBytes.length, head.deltaBytesSinceSnapshot);
     const records: LogRecord[] = [{
       kind: RecordKind.NODE_COMPLETED,
       seq,
       node: this.session.nameBytes(name),
-      next: next === END ? new Uint8Array() : this.session.nameBytes(next),
+      next: next === END ? NO_BYTES : this.session.nameBytes(next),
       stateForm: asSnapshot ? StateForm.SNAPSHOT : StateForm.DELTA,
-      state: asSnapshot ? snapshot.bytes : delta.bytes,
+      state: asSnapshot ? utf8(snapshot.text) : deltaBytes,
     }];
     if (next === END) records.push({ kind: RecordKind.RUN_COMPLETED, seq: seq + 1 });
-    return asSnapshot ? { records, next } : { records, next, decodedDelta: delta.value };
+    return asSnapshot ? { records, next } : { records, next, decodedDelta: cloneJson(delta as Json) };
   }
 
   /**
@@ -378,6 +397,10 @@ function mergeUpdate(state: Json, update: unknown, subject: ErrorSubject): unkno
     throw new StateInvalidError(subject, [{ path: '(root)', message: 'a node must return an object of changed fields, or nothing' }]);
   }
   return { ...state, ...(update as Record<string, Json>) };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function resolveRoute(route: Route<Json>, state: Json, wf: Workflow, subject: ErrorSubject): string {

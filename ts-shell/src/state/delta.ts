@@ -21,25 +21,37 @@ export type Delta =
 
 /** The delta turning `before` into `after`; `null` when they are equal. */
 export function computeDelta(before: Json, after: Json): Delta | null {
-  if (jsonEqual(before, after)) return null;
+  if (before === after) return null;
+  // Two objects are compared by the patch itself (one walk): equal exactly when it is empty.
   if (isPlainObject(before) && isPlainObject(after)) return objectDelta(before, after);
+  if (jsonEqual(before, after)) return null;
   if (Array.isArray(before) && Array.isArray(after) && after.length > before.length && isPrefix(before, after)) {
     return { a: after.slice(before.length) };
   }
   return { r: after };
 }
 
-function objectDelta(before: { [key: string]: Json }, after: { [key: string]: Json }): Delta {
+/** The object patch from `before` to `after`, or null when they are equal (jsonEqual). */
+function objectDelta(before: { [key: string]: Json }, after: { [key: string]: Json }): Delta | null {
   const changed: { [key: string]: Delta } = {};
+  let changes = 0;
+  let kept = 0;
   for (const key of Object.keys(after)) {
     if (!Object.prototype.hasOwnProperty.call(before, key)) {
       changed[key] = { r: after[key]! };
+      changes++;
       continue;
     }
+    kept++;
     const inner = computeDelta(before[key]!, after[key]!);
-    if (inner !== null) changed[key] = inner;
+    if (inner !== null) {
+      changed[key] = inner;
+      changes++;
+    }
   }
-  const deleted = Object.keys(before).filter((key) => !Object.prototype.hasOwnProperty.call(after, key));
+  // Every key of `after` that `before` has was counted in `kept`; `before` has others iff deleted.
+  const deleted = kept === Object.keys(before).length ? [] : Object.keys(before).filter((key) => !Object.prototype.hasOwnProperty.call(after, key));
+  if (changes === 0 && deleted.length === 0) return null;
   return deleted.length > 0 ? { o: changed, d: deleted } : { o: changed };
 }
 
