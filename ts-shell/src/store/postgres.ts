@@ -828,18 +828,22 @@ SELECT count(*)::int AS inserted FROM ins`;
 )
 SELECT count(*)::int AS inserted FROM ins`,
     );
-  const sql = {
-    // expectedSeq 0: the run must not exist; a racing creator makes ON CONFLICT skip the insert.
-    appendFirst: insertBatch(`
-  INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at)
-  VALUES ($1, $2 + cardinality($3::bytea[]), now(), now())
+  // The claim on the run row, with the status hint written by the same statement when `statusParam`
+  // (the hint's parameter number: after those of the statement it joins) is given.
+  // expectedSeq 0: the run must not exist; a racing creator makes ON CONFLICT skip the insert.
+  const claimFirst = (statusParam?: number) => `
+  INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at${statusParam === undefined ? '' : ', status'})
+  VALUES ($1, $2 + cardinality($3::bytea[]), now(), now()${statusParam === undefined ? '' : `, $${statusParam}::text`})
   ON CONFLICT (run_id) DO NOTHING
-  RETURNING run_id`),
-    // expectedSeq > 0: compare-and-set; a racing writer's update makes this one re-check and skip.
-    appendNext: insertBatch(`
-  UPDATE ${s}.runs SET next_seq = $2 + cardinality($3::bytea[]), updated_at = now()
+  RETURNING run_id`;
+  // expectedSeq > 0: compare-and-set; a racing writer's update makes this one re-check and skip.
+  const claimNext = (statusParam?: number) => `
+  UPDATE ${s}.runs SET next_seq = $2 + cardinality($3::bytea[]), updated_at = now()${statusParam === undefined ? '' : `, status = $${statusParam}::text`}
   WHERE run_id = $1 AND next_seq = $2
-  RETURNING run_id`),
+  RETURNING run_id`;
+  const sql = {
+    appendFirst: insertBatch(claimFirst()),
+    appendNext: insertBatch(claimNext()),
     nextSeq: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1`,
     // After an append ($3 its token): the run row, whether record $2 is this call's, and unless it
     // is, the records from $2 on (the records in the way). No row at all: the run does not exist.
@@ -891,23 +895,13 @@ SELECT count(*)::int AS inserted FROM ins`,
     terminateBackend: `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
     backendAlive: `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
   };
-  // The status hint, set by the claim itself ($k: after the parameters of the statement it joins).
-  const withStatus = (batch: string, k: number) => {
-    const out = batch.includes('ON CONFLICT (run_id) DO NOTHING')
-      ? batch.replace('created_at, updated_at)\n  VALUES', 'created_at, updated_at, status)\n  VALUES').replace('now(), now())', `now(), now(), $${k}::text)`)
-      : batch.replace('updated_at = now()\n  WHERE', `updated_at = now(), status = $${k}::text\n  WHERE`);
-    if (!out.includes(`$${k}::text`)) throw new Error('the append statement no longer has the shape the status hint is added to'); // a code change, caught by any test
-    return out;
-  };
-  const appendFirstWithSummary = withSummary(sql.appendFirst);
-  const appendNextWithSummary = withSummary(sql.appendNext);
   return {
     ...sql,
-    appendFirstWithSummary,
-    appendNextWithSummary,
-    appendFirstWithStatus: withStatus(sql.appendFirst, 5),
-    appendNextWithStatus: withStatus(sql.appendNext, 5),
-    appendFirstWithSummaryAndStatus: withStatus(appendFirstWithSummary, 9),
-    appendNextWithSummaryAndStatus: withStatus(appendNextWithSummary, 9),
+    appendFirstWithSummary: withSummary(sql.appendFirst),
+    appendNextWithSummary: withSummary(sql.appendNext),
+    appendFirstWithStatus: insertBatch(claimFirst(5)),
+    appendNextWithStatus: insertBatch(claimNext(5)),
+    appendFirstWithSummaryAndStatus: withSummary(insertBatch(claimFirst(9))),
+    appendNextWithSummaryAndStatus: withSummary(insertBatch(claimNext(9))),
   };
 }
