@@ -247,9 +247,7 @@ export class RunSession {
    */
   private startFrom(log: LogBuffer, from: { summary: Uint8Array; byteLength: number; recordCount: number; heldFrom: number }): void {
     this.log = log;
-    this.staged = [];
-    this.stagedBytes = 0;
-    this.stagedSteps = 0;
+    this.dropStaged();
     this.head = undefined;
     this.stale = false;
     this.summary = from.summary;
@@ -451,9 +449,7 @@ export class RunSession {
       if (outcome.tail === undefined || !this.catchUp(firstSeq, outcome.tail)) this.invalidate();
       throw new ConflictError(this.runId, firstSeq, outcome.nextSeq);
     }
-    this.staged = [];
-    this.stagedBytes = 0;
-    this.stagedSteps = 0;
+    this.dropStaged();
     if (this.hooked) for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
   }
 
@@ -472,9 +468,7 @@ export class RunSession {
     const log = new LogBuffer(this.log.bytes.subarray(0, durableLength));
     log.push(tail.map((record) => record.bytes));
     this.log = log;
-    this.staged = [];
-    this.stagedBytes = 0;
-    this.stagedSteps = 0;
+    this.dropStaged();
     this.head = undefined;
     this.recovery = undefined;
     const recovery = this.feedCore(log.byteLength);
@@ -483,6 +477,13 @@ export class RunSession {
     this.recordCount = recordCount;
     this.recovery = { byteLength: log.byteLength, value: recovery };
     return true;
+  }
+
+  /** Forget the staged records (appended, or dropped with the session's caches). */
+  private dropStaged(): void {
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.stagedSteps = 0;
   }
 
   /** Whether the session must read the run again before its next use (a failed append it could not catch up on). */
@@ -520,9 +521,7 @@ export class RunSession {
   /** Drop the staged records and every cache: the next use reads the log from the store. */
   private invalidate(): void {
     this.stale = true;
-    this.staged = [];
-    this.stagedBytes = 0;
-    this.stagedSteps = 0;
+    this.dropStaged();
     this.head = undefined;
     this.recovery = undefined;
     this.summary = EMPTY_SUMMARY;

@@ -94,7 +94,7 @@ export class MemoryStore implements Store {
     const source = this.backing.runs.get(sourceRunId);
     if (!source || source.records.length < prefixRecords) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
     const now = this.nowMs();
-    const records = source.records.slice(0, prefixRecords).map((r) => ({ ...r, bytes: r.bytes.slice() }));
+    const records = copyRecords(source.records.slice(0, prefixRecords));
     records.push({ seq: prefixRecords, bytes: forkRecord.slice(), committedAtMs: now });
     this.backing.runs.set(targetRunId, { records, createdAtMs: now, updatedAtMs: now, ...(runStatus === undefined ? {} : { status: runStatus }) });
     return { committed: true };
