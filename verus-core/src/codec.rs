@@ -374,6 +374,11 @@ impl<'a> Reader<'a> {
         self.rest.is_empty()
     }
 
+    /// The bytes not read yet.
+    pub(crate) fn remaining(&self) -> &'a [u8] {
+        self.rest
+    }
+
     pub(crate) fn u8(&mut self) -> Option<u8> {
         let (first, rest) = self.rest.split_first()?;
         self.rest = rest;

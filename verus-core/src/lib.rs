@@ -25,6 +25,7 @@ pub mod admission;
 pub mod codec;
 pub mod crc;
 pub mod encoding;
+pub mod interrupts;
 pub mod recovery;
 pub mod spec;
 pub mod summary;

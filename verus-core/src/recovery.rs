@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 use vstd::prelude::*;
 
 use crate::codec::*;
+use crate::interrupts::InterruptTable;
 
 /// A record's place: its sequence number and start offset.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -135,7 +136,7 @@ pub struct Recovered<'a> {
     /// Parallel to `nodes`; meaningful for effect nodes only.
     pub effects: Vec<EffectTally>,
     /// Every interrupt id parked in the log, with the position of its claim if claimed.
-    pub interrupts: BTreeMap<&'a [u8], Option<Position>>,
+    pub interrupts: InterruptTable<'a>,
     pub interrupts_parked: u32,
     pub interrupts_claimed: u32,
     pub lineage: Vec<ForkLink<'a>>,
@@ -175,7 +176,7 @@ impl<'a> Recovered<'a> {
             phase: Phase::Empty,
             nodes: Vec::new(),
             effects: Vec::new(),
-            interrupts: BTreeMap::new(),
+            interrupts: InterruptTable::new(),
             interrupts_parked: 0,
             interrupts_claimed: 0,
             lineage: Vec::new(),
@@ -258,10 +259,7 @@ impl<'a> Recovered<'a> {
 
     /// Where the claim of `interrupt_id` is, if the log holds one.
     pub fn claim_of(&self, interrupt_id: &[u8]) -> Option<Position> {
-        match self.interrupts.get(interrupt_id) {
-            Some(claim) => *claim,
-            None => None,
-        }
+        self.interrupts.get(interrupt_id).flatten()
     }
 }
 
@@ -438,7 +436,7 @@ impl<'a> Fold<'a> {
         if self.run.phase != (Phase::At { node: ix }) || self.run.node_kind(ix) != NODE_INTERRUPT {
             return Err(LogErrorCode::ImpossibleOrder);
         }
-        if self.run.interrupts.insert(interrupt_id, None).is_some() {
+        if !self.run.interrupts.park(interrupt_id) {
             return Err(LogErrorCode::DuplicateInterrupt);
         }
         self.run.phase = Phase::Parked { node: ix, interrupt_id, seq };
@@ -452,7 +450,7 @@ impl<'a> Fold<'a> {
             _ => return Err(LogErrorCode::ImpossibleOrder),
         };
         self.run.phase = Phase::Claimed { node, interrupt_id, seq, offset };
-        self.run.interrupts.insert(interrupt_id, Some(Position { seq, offset }));
+        self.run.interrupts.claim(interrupt_id, Position { seq, offset });
         self.run.interrupts_claimed = self.run.interrupts_claimed.saturating_add(1);
         Ok(())
     }

@@ -14,6 +14,7 @@ use vstd::prelude::*;
 use crate::admission::{admit_continue, admit_resume, parse_request, Admission, AdmissionRequest, RefusalReason};
 use crate::codec::{Chain, NodeEntry, Reader, NODE_INTERRUPT, NODE_PURE};
 use crate::encoding::{write_lineage, write_recovery, Counter, Sink};
+use crate::interrupts::InterruptTable;
 use crate::recovery::{
     fold_chunk, to_u32, Cursor, EffectStatus, EffectTally, Failure, Fold, ForkLink, Phase, Position, Recovered, RecoveryError,
 };
@@ -107,6 +108,27 @@ fn write_position<S: Sink>(out: &mut S, p: Option<Position>) {
 
 /// The summary encoding of `fold` standing at `cursor` (docs/core-api.md, "Summary encoding").
 /// A fold before the first record is the empty byte string.
+/// Ascending bytewise, the canonical order. A table unchanged since it was decoded writes the
+/// bytes it was decoded from: the same bytes, without a pass over its entries.
+fn write_interrupts<S: Sink>(out: &mut S, interrupts: &InterruptTable<'_>) {
+    out.u32(to_u32(interrupts.len()));
+    if let Some(encoded) = interrupts.unchanged_encoding() {
+        out.put(encoded);
+        return;
+    }
+    for (id, claim) in interrupts.iter() {
+        out.bytes(id);
+        match claim {
+            Some(p) => {
+                out.u8(1);
+                out.u32(p.seq);
+                out.u32(p.offset);
+            }
+            None => out.u8(0),
+        }
+    }
+}
+
 fn write_summary<S: Sink>(out: &mut S, fold: &Fold<'_>, cursor: Cursor) {
     if cursor.seq == 0 {
         return;
@@ -135,19 +157,7 @@ fn write_summary<S: Sink>(out: &mut S, fold: &Fold<'_>, cursor: Cursor) {
     }
     out.u32(run.interrupts_parked);
     out.u32(run.interrupts_claimed);
-    // BTreeMap order: ascending bytewise, the canonical order.
-    out.u32(to_u32(run.interrupts.len()));
-    for (id, claim) in &run.interrupts {
-        out.bytes(id);
-        match claim {
-            Some(p) => {
-                out.u8(1);
-                out.u32(p.seq);
-                out.u32(p.offset);
-            }
-            None => out.u8(0),
-        }
-    }
+    write_interrupts(out, &run.interrupts);
     write_lineage(out, &run.lineage);
     if let (Phase::Failed, Some(failure)) = (run.phase, run.failure) {
         out.bytes(failure.node);
@@ -237,20 +247,18 @@ fn read_nodes<'a>(r: &mut Reader<'a>) -> Option<(Vec<NodeEntry<'a>>, Vec<EffectT
 }
 
 /// Interrupt ids in strictly ascending bytewise order, each with its claim if claimed.
-fn read_interrupts<'a>(r: &mut Reader<'a>) -> Option<BTreeMap<&'a [u8], Option<Position>>> {
+fn read_interrupts<'a>(r: &mut Reader<'a>) -> Option<InterruptTable<'a>> {
     let count = r.u32()?;
-    let mut interrupts = BTreeMap::new();
-    let mut previous: Option<&[u8]> = None;
+    let start = r.remaining();
+    // Not pre-sized from `count`: a damaged count must not reserve memory the bytes cannot fill.
+    let mut interrupts = Vec::new();
     for _ in 0..count {
         let id = r.bytes()?;
-        if previous.is_some_and(|p| p >= id) {
-            return None;
-        }
-        previous = Some(id);
         let claim = if read_flag(r)? { Some(read_position(r)?) } else { None };
-        interrupts.insert(id, claim);
+        interrupts.push((id, claim));
     }
-    Some(interrupts)
+    let encoded = start.get(..start.len().saturating_sub(r.remaining().len()))?;
+    InterruptTable::from_summary(interrupts, encoded)
 }
 
 fn read_lineage<'a>(r: &mut Reader<'a>) -> Option<Vec<ForkLink<'a>>> {
