@@ -99,7 +99,10 @@ describe('targets of the scaling suites', () => {
   });
   const stepRow = (loop: string, store: string, ratio: number, bytesRatio: number, stopped = 0): ResultRow => ({
     suite: 'step-cost', case: `${loop} ${store} N=10000`, params: { loop, store, steps: 10_000 }, impl: 'remit', role: 'subject', status: 'measured',
-    metrics: { last_over_first_decile: ratio, bytes_to_core_over_log: bytesRatio, steps_run: 10_000, stopped_by_budget: stopped }, ratios: {},
+    metrics: {
+      last_over_first_decile: ratio, bytes_to_core_over_log: bytesRatio, steps_run: 10_000, stopped_by_budget: stopped,
+      step_us_decile_1: 400, step_us_decile_10: 400 * ratio,
+    }, ratios: {},
   });
   it('a quadratic run misses (canary), a flat one meets, a run cut by its budget is never met', () => {
     const pairs = [['pure', 'memory'], ['pure', 'sqlite'], ['effect', 'memory'], ['effect', 'sqlite']];
@@ -112,5 +115,19 @@ describe('targets of the scaling suites', () => {
     expect(quadratic.find((t) => t.id === 'core-bytes-vs-log')).toMatchObject({ met: false, measured: 4991 });
     const cut = evaluateTargets(doc(pairs.map(([l, s], i) => stepRow(l!, s!, 1.1, 1.5, i === 0 ? 1 : 0))));
     expect(cut.find((t) => t.id === 'step-flat-n10000')?.met).not.toBe(true);
+  });
+  it('the interrupt loop has its own target and does not count toward the four loops\' ones', () => {
+    const pairs = [['pure', 'memory'], ['pure', 'sqlite'], ['effect', 'memory'], ['effect', 'sqlite']];
+    const four = pairs.map(([l, s]) => stepRow(l!, s!, 1.1, 1.5));
+    const growing = evaluateTargets(doc([...four, stepRow('interrupt', 'memory', 8, 900), stepRow('interrupt', 'sqlite', 1.2, 900)]));
+    expect(growing.find((t) => t.id === 'step-flat-n10000')?.met).toBe(true);
+    expect(growing.find((t) => t.id === 'core-bytes-vs-log')?.met).toBe(true);
+    expect(growing.find((t) => t.id === 'interrupt-cycle-flat-n10000')).toMatchObject({ met: false, measured: 8 });
+    const flat = evaluateTargets(doc([...four, stepRow('interrupt', 'memory', 1.2, 900), stepRow('interrupt', 'sqlite', 1.3, 900)]));
+    expect(flat.find((t) => t.id === 'interrupt-cycle-flat-n10000')).toMatchObject({ met: true, measured: 1.3 });
+    const cut = evaluateTargets(doc([...four, stepRow('interrupt', 'memory', 1.2, 900, 1), stepRow('interrupt', 'sqlite', 1.3, 900)]));
+    expect(cut.find((t) => t.id === 'interrupt-cycle-flat-n10000')?.met).toBe(null);
+    const none = evaluateTargets(doc(four));
+    expect(none.find((t) => t.id === 'interrupt-cycle-flat-n10000')?.met).toBe(null);
   });
 });

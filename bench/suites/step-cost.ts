@@ -62,7 +62,7 @@ export async function runStepCostSuite(ctx: SuiteContext): Promise<SuiteOutput> 
   const { remitCore } = await import('../workloads/remit.js');
   notes.push((await remitCore()).note);
   const outOfBudget = new Set<string>();
-  for (const loop of ['pure', 'effect'] as LoopKind[]) {
+  for (const loop of ['pure', 'effect', 'interrupt'] as LoopKind[]) {
     for (const storeKind of ['memory', 'sqlite'] as StoreKind[]) {
       const pair = `${loop} ${storeKind}`;
       for (const n of sizes) {
@@ -103,6 +103,7 @@ export async function runStepCostSuite(ctx: SuiteContext): Promise<SuiteOutput> 
   }
   notes.push(
     `One run per case, one node looping: pure (a pure node; the sequencer groups up to ${WINDOW_STEPS} pure steps per commit) or effect (an effect node whose handler does nothing: intent+attempt, then outcome+completion, two commits per step). State: a counter and a ${STEP_STATE_FIXED_BYTES}-byte string. SQLite: synchronous=NORMAL, a fresh file per case.`,
+    'Interrupt loop: a step is one human-in-the-loop cycle (a pure node, then an interrupt that parks the run, resumed at once through resume(), which opens the run from the store: its stored summary and the records after it). Each cycle parks one more interrupt id, and every parked id stays in the core\'s summary, so bytes to the core grow with the cycles by design; the interrupt rows are reported beside the pure and effect ones and have their own target, not part of the step-flat and core-bytes targets.',
     `Each step is stamped inside the node (performance.now()); a decile's µs/step is the median over windows of W steps (W = ${WINDOW_STEPS} from N = ${WINDOW_STEPS * 100} on, else a tenth of a decile) of window time / W; time_ms is the per-step time over all windows. last/first = decile 10 over decile 1.`,
     'Bytes to core: the byte length of every byte-array argument of every call the sequencer made on the core (a Proxy around it), against the log\'s size at the end of the run.',
     `Budget: ${caseBudgetMs / 1000} s per case (${ctx.profile.name} profile).`,
@@ -113,7 +114,7 @@ export async function runStepCostSuite(ctx: SuiteContext): Promise<SuiteOutput> 
 /** µs/step against run length; a run cut by its budget is a point at the steps it ran. */
 export function stepCostChart(rows: ResultRow[], ctx: Pick<SuiteContext, 'profile'>) {
   const series = [];
-  for (const loop of ['pure', 'effect']) {
+  for (const loop of ['pure', 'effect', 'interrupt']) {
     for (const store of ['memory', 'sqlite']) {
       const pts = rows.filter((r) => r.status === 'measured' && r.params.loop === loop && r.params.store === store);
       const x = (r: ResultRow) => r.metrics.steps_run ?? (r.params.steps as number);

@@ -4,6 +4,12 @@
  * pure node's `run`, the effect's handler) and every byte the sequencer hands to the core counted
  * (lib/counting.ts). Public API only.
  *
+ * The interrupt loop is a human-in-the-loop cycle: a pure node, then an interrupt that parks the
+ * run, resumed at once by the caller (`resume()`, one call per cycle, each opening the run from
+ * the store as a service handling a resume request does); a "step" is one cycle, stamped in the
+ * pure node. Every parked id stays in the core's summary (a later resume of it must be refused as
+ * already consumed), so this loop shows what a growing interrupt table costs a step.
+ *
  * A run stops early when its time budget is spent: the node then records `stopped` in the state
  * (in the run's own result, so the log stays a faithful history) and `next` ends the run.
  */
@@ -14,7 +20,7 @@ import { countingCore, newByteCounter, type ByteCounter } from '../lib/counting.
 import { remitCore } from './remit.js';
 import { fillerText } from './shapes.js';
 
-export type LoopKind = 'pure' | 'effect';
+export type LoopKind = 'pure' | 'effect' | 'interrupt';
 export type StoreKind = 'memory' | 'sqlite';
 
 /** The state besides the counter: a small fixed string, so each step's record is a small delta. */
@@ -40,14 +46,17 @@ function loopWorkflow(kind: LoopKind, steps: number, stamps: Float64Array, deadl
   const stamp = (i: number) => {
     if (i < stamps.length) stamps[i] = performance.now();
   };
+  const countStep = (s: z.infer<typeof LoopState>) => {
+    stamp(s.step);
+    return { step: s.step + 1, stopped: performance.now() > deadline };
+  };
+  const goOn = (s: z.infer<typeof LoopState>) => s.step < steps && !s.stopped;
   if (kind === 'pure') {
-    return wf.pure('work', {
-      run: (s) => {
-        stamp(s.step);
-        return { step: s.step + 1, stopped: performance.now() > deadline };
-      },
-      next: (s) => (s.step < steps && !s.stopped ? 'work' : END),
-    }).build();
+    return wf.pure('work', { run: countStep, next: (s) => (goOn(s) ? 'work' : END) }).build();
+  }
+  if (kind === 'interrupt') {
+    return wf.pure('work', { run: countStep, next: (s) => (goOn(s) ? 'ask' : END) })
+      .interrupt('ask', { resume: z.literal('go'), apply: () => ({}), next: 'work' }).build();
   }
   return wf.effect('work', {
     run: async (s) => {
@@ -55,7 +64,7 @@ function loopWorkflow(kind: LoopKind, steps: number, stamps: Float64Array, deadl
       return { over: performance.now() > deadline };
     },
     apply: (s, r) => ({ step: s.step + 1, stopped: (r as { over: boolean }).over }),
-    next: (s) => (s.step < steps && !s.stopped ? 'work' : END),
+    next: (s) => (goOn(s) ? 'work' : END),
   }).build();
 }
 
@@ -71,7 +80,8 @@ export async function runStepCost(
   const remit = await createRemit({ store, workflows: [wf], core: countingCore(core, counter) });
   try {
     const runId = `step-cost-${kind}-${steps}`;
-    const run = await remit.start(wf, { step: 0, fixed: fillerText(STEP_STATE_FIXED_BYTES), stopped: false }, { runId });
+    let run: { status: string; state: unknown; interrupt?: { id: string } } = await remit.start(wf, { step: 0, fixed: fillerText(STEP_STATE_FIXED_BYTES), stopped: false }, { runId });
+    while (kind === 'interrupt' && run.status === 'parked') run = await remit.resume(runId, run.interrupt!.id, 'go');
     const wallMs = performance.now() - t0;
     const s = run.state as z.infer<typeof LoopState>;
     if (run.status !== 'completed') throw new Error(`step-cost run ended ${run.status} at step ${s.step}`);
