@@ -29,6 +29,13 @@ export class ByteRangeMap {
     return this.starts.length;
   }
 
+  /** Make room for `size` entries in all (one rehash now instead of one per doubling). */
+  reserve(size: number): void {
+    let cap = this.slots.length;
+    while (cap < size * 2) cap *= 2;
+    if (cap !== this.slots.length) this.rehash(cap);
+  }
+
   /** Entry index of the key `key[start..end)` (any buffer), or -1. */
   find(key: Uint8Array, start: number, end: number): number {
     const mask = this.slots.length - 1;

@@ -114,6 +114,18 @@ class RecoveryFold {
   snapshotSeq = NONE32; snapshotOffset = NONE32;
 
   parkedIds: ByteRangeMap;
+  /**
+   * Entries 0..parkedSortedCount-1 of parkedIds are in ascending bytewise order (those a summary
+   * listed); the ones parked since follow in log order. The summary sorts only those and merges,
+   * so a fold resumed from a summary of n ids does not sort all n again.
+   */
+  private parkedSortedCount = 0;
+  /**
+   * Where in `log` the summary's interrupt entries are, while the fold holds exactly those (no
+   * park or claim since): the next summary copies them (the Rust core does the same).
+   */
+  private interruptEntriesStart = -1;
+  private interruptEntriesEnd = -1;
   /** Claimed interrupt ids; value = the claim's seq, value2 = its offset. */
   claimedIds: ByteRangeMap;
   interruptsParked = 0;
@@ -342,6 +354,7 @@ class RecoveryFold {
       return LogErrorCode.DUPLICATE_INTERRUPT;
     }
     this.parkedIds.add(f.interruptIdStart, f.interruptIdEnd);
+    this.interruptEntriesStart = -1;
     this.phase = Phase.PARKED;
     this.phaseIdStart = f.interruptIdStart; this.phaseIdEnd = f.interruptIdEnd;
     this.phaseSeq = seq;
@@ -356,6 +369,7 @@ class RecoveryFold {
     const secondClaimCanary = this.canary === 'accept-second-claim' && this.phase === Phase.CLAIMED && sameId;
     if (!(this.phase === Phase.PARKED && sameId) && !secondClaimCanary) return LogErrorCode.IMPOSSIBLE_ORDER;
     if (!secondClaimCanary) this.claimedIds.add(f.interruptIdStart, f.interruptIdEnd, seq, offset);
+    this.interruptEntriesStart = -1;
     this.phase = Phase.CLAIMED;
     this.phaseIdStart = f.interruptIdStart; this.phaseIdEnd = f.interruptIdEnd;
     this.phaseSeq = seq;
@@ -510,6 +524,11 @@ class RecoveryFold {
   /** Parked interrupt ids in strictly ascending bytewise order, each with its claim if claimed. */
   private readInterrupts(r: SummaryReader): boolean {
     const count = r.u32();
+    // Room for every listed id at once, capped so that a damaged count cannot reserve memory the
+    // bytes cannot hold (each entry takes at least 6 bytes).
+    const plausible = Math.min(count, Math.floor(Math.max(0, this.start - r.pos) / 6));
+    this.parkedIds.reserve(plausible);
+    const entriesStart = r.pos;
     let prevStart = -1, prevEnd = -1;
     for (let i = 0; i < count; i++) {
       const [start, end] = r.bytes();
@@ -524,6 +543,9 @@ class RecoveryFold {
         this.claimedIds.add(start, end, seq, offset);
       }
     }
+    this.parkedSortedCount = this.parkedIds.size;
+    this.interruptEntriesStart = entriesStart;
+    this.interruptEntriesEnd = r.pos;
     return !r.failed;
   }
 
@@ -544,18 +566,7 @@ class RecoveryFold {
       w.u32(this.effectDoneCount[i]!).u32(this.effectAttempts[i]!);
     }
     w.u32(this.interruptsParked).u32(this.interruptsClaimed);
-    const ids: number[] = [];
-    for (let e = 0; e < this.parkedIds.size; e++) ids.push(e);
-    const p = this.parkedIds;
-    ids.sort((a, b) => compareRanges(log, p.keyStart(a), p.keyEnd(a), p.keyStart(b), p.keyEnd(b)));
-    w.u32(ids.length);
-    for (const e of ids) {
-      const start = p.keyStart(e), end = p.keyEnd(e);
-      w.bytesRange(log, start, end);
-      const claim = this.claimedIds.find(log, start, end);
-      if (claim < 0) w.u8(0);
-      else w.u8(1).u32(this.claimedIds.value(claim)).u32(this.claimedIds.value2(claim));
-    }
+    this.writeInterrupts(w);
     w.u32(this.lineage.length);
     for (const l of this.lineage) {
       w.bytesRange(log, l.sourceRunIdStart, l.sourceRunIdEnd).u32(l.sourceSeq).bytesRange(log, l.runIdStart, l.runIdEnd);
@@ -566,6 +577,40 @@ class RecoveryFold {
       w.bytesRange(log, this.failureMessageStart, this.failureMessageEnd);
     }
     return w.finish();
+  }
+
+  private writeInterrupts(w: ByteWriter): void {
+    const log = this.log;
+    const p = this.parkedIds;
+    w.u32(p.size);
+    if (this.interruptEntriesStart >= 0) {
+      w.raw(log.subarray(this.interruptEntriesStart, this.interruptEntriesEnd));
+      return;
+    }
+    for (const e of this.parkedIdsAscending()) {
+      const start = p.keyStart(e), end = p.keyEnd(e);
+      w.bytesRange(log, start, end);
+      const claim = this.claimedIds.find(log, start, end);
+      if (claim < 0) w.u8(0);
+      else w.u8(1).u32(this.claimedIds.value(claim)).u32(this.claimedIds.value2(claim));
+    }
+  }
+
+  /** Entry indexes of parkedIds in ascending bytewise order of their ids. */
+  private parkedIdsAscending(): number[] {
+    const log = this.log;
+    const p = this.parkedIds;
+    const before = (a: number, b: number) => compareRanges(log, p.keyStart(a), p.keyEnd(a), p.keyStart(b), p.keyEnd(b));
+    const added: number[] = [];
+    for (let e = this.parkedSortedCount; e < p.size; e++) added.push(e);
+    added.sort(before);
+    const out: number[] = [];
+    let i = 0, j = 0;
+    while (i < this.parkedSortedCount || j < added.length) {
+      if (j >= added.length || (i < this.parkedSortedCount && before(i, added[j]!) < 0)) out.push(i++);
+      else out.push(added[j++]!);
+    }
+    return out;
   }
 
   private writePhase(w: ByteWriter): void {
