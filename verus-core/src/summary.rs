@@ -106,8 +106,6 @@ fn write_position<S: Sink>(out: &mut S, p: Option<Position>) {
     out.u32(p.offset);
 }
 
-/// The summary encoding of `fold` standing at `cursor` (docs/core-api.md, "Summary encoding").
-/// A fold before the first record is the empty byte string.
 /// Ascending bytewise, the canonical order. A table unchanged since it was decoded writes the
 /// bytes it was decoded from: the same bytes, without a pass over its entries.
 fn write_interrupts<S: Sink>(out: &mut S, interrupts: &InterruptTable<'_>) {
@@ -129,6 +127,8 @@ fn write_interrupts<S: Sink>(out: &mut S, interrupts: &InterruptTable<'_>) {
     }
 }
 
+/// The summary encoding of `fold` standing at `cursor` (docs/core-api.md, "Summary encoding").
+/// A fold before the first record is the empty byte string.
 fn write_summary<S: Sink>(out: &mut S, fold: &Fold<'_>, cursor: Cursor) {
     if cursor.seq == 0 {
         return;
@@ -246,6 +246,18 @@ fn read_nodes<'a>(r: &mut Reader<'a>) -> Option<(Vec<NodeEntry<'a>>, Vec<EffectT
     Some((nodes, effects, index))
 }
 
+/// A parked phase's id is listed unclaimed; a claimed phase's id is listed with that very claim:
+/// what every summary a core writes holds, so a summary without it is refused.
+fn phase_agrees_with_interrupts(phase: &Phase<'_>, interrupts: &InterruptTable<'_>) -> bool {
+    match phase {
+        Phase::Parked { interrupt_id, .. } => interrupts.get(interrupt_id) == Some(None),
+        Phase::Claimed { interrupt_id, seq, offset, .. } => {
+            interrupts.get(interrupt_id) == Some(Some(Position { seq: *seq, offset: *offset }))
+        }
+        _ => true,
+    }
+}
+
 /// Interrupt ids in strictly ascending bytewise order, each with its claim if claimed.
 fn read_interrupts<'a>(r: &mut Reader<'a>) -> Option<InterruptTable<'a>> {
     let count = r.u32()?;
@@ -311,6 +323,9 @@ fn decode_summary(summary: &[u8]) -> Option<(Fold<'_>, Cursor)> {
     run.interrupts_parked = r.u32()?;
     run.interrupts_claimed = r.u32()?;
     run.interrupts = read_interrupts(&mut r)?;
+    if !phase_agrees_with_interrupts(&phase, &run.interrupts) {
+        return None;
+    }
     run.lineage = read_lineage(&mut r)?;
     if phase == Phase::Failed {
         run.failure = Some(Failure { node: r.bytes()?, code: r.bytes()?, message: r.bytes()? });

@@ -438,7 +438,7 @@ class RecoveryFold {
     if (this.phaseNode >= this.nodeKind.length) return false;
     this.interruptsParked = r.u32();
     this.interruptsClaimed = r.u32();
-    if (r.failed || !this.readInterrupts(r)) return false;
+    if (r.failed || !this.readInterrupts(r) || !this.phaseAgreesWithInterrupts()) return false;
     const forks = r.u32();
     for (let i = 0; i < forks && !r.failed; i++) {
       const [sourceRunIdStart, sourceRunIdEnd] = r.bytes();
@@ -594,6 +594,19 @@ class RecoveryFold {
       if (claim < 0) w.u8(0);
       else w.u8(1).u32(this.claimedIds.value(claim)).u32(this.claimedIds.value2(claim));
     }
+  }
+
+  /**
+   * A parked phase's id is listed unclaimed; a claimed phase's id is listed with that very claim
+   * (what every summary a core writes holds: docs/core-api.md, "Summary encoding").
+   */
+  private phaseAgreesWithInterrupts(): boolean {
+    if (this.phase !== Phase.PARKED && this.phase !== Phase.CLAIMED) return true;
+    const log = this.log;
+    if (this.parkedIds.find(log, this.phaseIdStart, this.phaseIdEnd) < 0) return false;
+    const claim = this.claimedIds.find(log, this.phaseIdStart, this.phaseIdEnd);
+    if (this.phase === Phase.PARKED) return claim < 0;
+    return claim >= 0 && this.claimedIds.value(claim) === this.phaseSeq && this.claimedIds.value2(claim) === this.phaseOffset;
   }
 
   /** Entry indexes of parkedIds in ascending bytewise order of their ids. */

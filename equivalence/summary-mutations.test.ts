@@ -1,0 +1,209 @@
+/**
+ * Damaged summaries (docs/core-api.md, "Summary encoding", decoding rules): a summary a core wrote,
+ * then changed — most of all in its interrupt section, where the Rust core keeps the decoded ids
+ * as a sorted vector and copies their bytes when nothing changed them — gives the same answer on
+ * both cores for `feed` (with no chunk, the rest of the log, the next record) and for `admitFrom`
+ * of every interrupt id of the log: the same refusal, or the same recovery and summary.
+ *
+ * The directed cases are the two a review of that change found the cores to disagree on (older
+ * than it: a PARKED phase whose id the list omits, or lists as claimed, then a claim in the
+ * chunk). Such a summary is refused now, by both cores.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { EMPTY_SUMMARY, reference, type RecoveryCore } from 'remit/core';
+import { modelLogArb } from './arbitraries.js';
+import { fedParts, hex, recordBoundaries } from './compare.js';
+import { loadCoresUnderTest } from './cores.js';
+import { planRequests } from './requests.js';
+
+const cores = await loadCoresUnderTest();
+const scale = Number(process.env['REMIT_EQ_SCALE'] ?? '1');
+
+const u32 = (b: Uint8Array, at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+const le = (n: number) => Uint8Array.from([n & 255, (n >>> 8) & 255, (n >>> 16) & 255, (n >>> 24) & 255]);
+const concat = (...parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
+  let at = 0;
+  for (const x of parts) { out.set(x, at); at += x.length; }
+  return out;
+};
+
+/** Fixed-size fields after the phase tag, per phase (docs/core-api.md): [u32s before the bytes field, has bytes, u32s after]. */
+const PHASE_FIELDS: Record<number, [number, boolean, number]> = {
+  1: [1, false, 0], 2: [1, true, 1], 3: [1, true, 4], 4: [1, true, 2], 5: [1, true, 2], 6: [1, true, 1], 7: [1, true, 2],
+};
+
+interface Layout {
+  phaseTag: number;
+  /** Where the phase's interrupt id field (u32 length + bytes) starts (PARKED and CLAIMED). */
+  phaseIdAt: number;
+  countAt: number;
+  /** Start of each interrupt entry; `end` is where the entries stop. */
+  entries: number[];
+  end: number;
+}
+
+/**
+ * Where the fields are in a summary (null for the empty summary, or when the fields run past its
+ * end, as a damaged one's may).
+ */
+function layoutOf(s: Uint8Array): Layout | null {
+  if (s.length === 0) return null;
+  let p = 1 + 4 + 4 + 4 + 1 + 1;
+  const phaseTag = s[p++]!;
+  const bytesField = () => { p += 4 + u32(s, p); };
+  const [before, hasBytes, after] = PHASE_FIELDS[phaseTag] ?? [0, false, 0];
+  p += 4 * before;
+  const phaseIdAt = p;
+  if (hasBytes) bytesField();
+  p += 4 * after;
+  for (let i = 0; i < 4; i++) bytesField();
+  p += 16;
+  const nodes = u32(s, p);
+  p += 4;
+  for (let i = 0; i < nodes; i++) {
+    if (p >= s.length) return null;
+    bytesField();
+    p += 2 + 8;
+  }
+  p += 8;
+  const countAt = p;
+  const count = u32(s, p);
+  p += 4;
+  const entries: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (p >= s.length) return null;
+    entries.push(p);
+    bytesField();
+    if (s[p++] === 1) p += 8;
+  }
+  return p > s.length ? null : { phaseTag, phaseIdAt, countAt, entries, end: p };
+}
+
+/** The entry listing `id` (its start and the offset of its claimed flag), if listed. */
+function entryOf(s: Uint8Array, layout: Layout, id: Uint8Array): { start: number; end: number; flagAt: number } | null {
+  for (let i = 0; i < layout.entries.length; i++) {
+    const start = layout.entries[i]!;
+    const len = u32(s, start);
+    if (hex(s.subarray(start + 4, start + 4 + len)) !== hex(id)) continue;
+    const flagAt = start + 4 + len;
+    return { start, end: layout.entries[i + 1] ?? layout.end, flagAt };
+  }
+  return null;
+}
+
+type Damage = { kind: number; a: number; b: number };
+const damageArb: fc.Arbitrary<Damage> = fc.record({ kind: fc.nat(8), a: fc.nat(), b: fc.nat(255) });
+
+function damage(s: Uint8Array, d: Damage): Uint8Array {
+  const layout = layoutOf(s);
+  if (layout === null) return s;
+  const out = s.slice();
+  const section = layout.end - layout.countAt;
+  const entry = layout.entries.length > 0 ? layout.entries[d.a % layout.entries.length]! : -1;
+  const entryEnd = entry < 0 ? -1 : (layout.entries[layout.entries.indexOf(entry) + 1] ?? layout.end);
+  const flagAt = entry < 0 ? -1 : entry + 4 + u32(s, entry);
+  switch (d.kind) {
+    case 0: out[layout.countAt + (d.a % section)] = d.b; return out;
+    case 1: out[layout.countAt + (d.a % section)]! ^= 1 << (d.b % 8); return out;
+    case 2: out.set(le(layout.entries.length + (d.b % 3) - 1), layout.countAt); return out;
+    case 3: // drop an entry, count - 1
+      if (entry < 0) return out;
+      return concat(s.subarray(0, layout.countAt), le(layout.entries.length - 1), s.subarray(layout.countAt + 4, entry), s.subarray(entryEnd));
+    case 4: // claim an unclaimed entry, or unclaim a claimed one
+      if (entry < 0) return out;
+      if (s[flagAt] === 1) return concat(s.subarray(0, flagAt), Uint8Array.of(0), s.subarray(flagAt + 9));
+      return concat(s.subarray(0, flagAt), Uint8Array.of(1), le(d.b), le(d.a), s.subarray(flagAt + 1));
+    case 5: // rewrite a claim position
+      if (entry >= 0 && s[flagAt] === 1) out.set(le(d.a ^ d.b), flagAt + 1 + (d.b % 2) * 4);
+      return out;
+    case 6: out[d.a % s.length] = d.b; return out;
+    case 7: { const at = d.a % (s.length + 1); return concat(s.subarray(0, at), s.subarray(at + 1)); }
+    default: { const at = d.a % (s.length + 1); return concat(s.subarray(0, at), Uint8Array.of(d.b), s.subarray(at)); }
+  }
+}
+
+/** Both cores' answers to one summary, for the chunks and requests given; a message when they differ. */
+function disagreement(wasm: RecoveryCore, summary: Uint8Array, chunks: Uint8Array[], requests: Uint8Array[]): string | null {
+  for (const chunk of chunks) {
+    const a = wasm.feedEncoded(summary, chunk);
+    const b = reference.feedEncoded(summary, chunk);
+    if (hex(a) !== hex(b)) return `feed\nsummary ${hex(summary)}\nchunk ${hex(chunk)}\nwasm ${hex(a)}\nreference ${hex(b)}`;
+  }
+  for (const request of requests) {
+    const a = wasm.admitFromEncoded(summary, request);
+    const b = reference.admitFromEncoded(summary, request);
+    if (hex(a) !== hex(b)) return `admitFrom\nsummary ${hex(summary)}\nrequest ${hex(request)}\nwasm ${hex(a)}\nreference ${hex(b)}`;
+  }
+  return null;
+}
+
+/** The summaries of a log at record boundaries, each with the chunks that can follow it. */
+function summariesOf(log: Uint8Array): { summary: Uint8Array; chunks: Uint8Array[] }[] {
+  const bounds = recordBoundaries(log);
+  const out: { summary: Uint8Array; chunks: Uint8Array[] }[] = [];
+  for (let i = 1; i < bounds.length; i++) {
+    const parts = fedParts(reference.feedEncoded(EMPTY_SUMMARY, log.subarray(0, bounds[i]!)), 0);
+    if (parts === null || parts.summary.length === 0) continue;
+    const next = bounds[i + 1] ?? log.length;
+    out.push({ summary: parts.summary.slice(), chunks: [new Uint8Array(0), log.subarray(parts.next), log.subarray(parts.next, next)] });
+  }
+  return out;
+}
+
+describe.skipIf(cores.wasm === null)('damaged summaries: wasm ≡ reference', () => {
+  it('every damage of the interrupt section and elsewhere, fed and admitted', () => {
+    let withIds = 0;
+    fc.assert(
+      fc.property(modelLogArb(40), fc.array(damageArb, { minLength: 1, maxLength: 3 }), fc.nat(), (c, damages, pick) => {
+        const log = c.logs[c.logs.length - 1]!;
+        const requests = planRequests(log).idResumes;
+        const all = summariesOf(log);
+        if (all.length === 0) return;
+        for (const { summary, chunks } of [all[pick % all.length]!, all[all.length - 1]!]) {
+          if ((layoutOf(summary)?.entries.length ?? 0) > 0) withIds++;
+          const damaged = damages.reduce(damage, summary);
+          const why = disagreement(cores.wasm!, summary, chunks, requests) ?? disagreement(cores.wasm!, damaged, chunks, requests);
+          if (why !== null) throw new Error(`${c.source}: ${why}`);
+        }
+      }),
+      { numRuns: Math.round(1500 * scale) },
+    );
+    expect(withIds).toBeGreaterThan(0);
+  });
+
+  it('a PARKED or CLAIMED phase the interrupt list does not agree with is refused by both cores', () => {
+    const seen = { parkedOmitted: 0, parkedClaimed: 0, claimedMoved: 0 };
+    for (const c of fc.sample(modelLogArb(40), { numRuns: 300, seed: 20261202 })) {
+      const log = c.logs[c.logs.length - 1]!;
+      const requests = planRequests(log).idResumes;
+      for (const { summary, chunks } of summariesOf(log)) {
+        const layout = layoutOf(summary)!;
+        if (layout.phaseTag !== 6 && layout.phaseTag !== 7) continue;
+        const id = summary.subarray(layout.phaseIdAt + 4, layout.phaseIdAt + 4 + u32(summary, layout.phaseIdAt));
+        const entry = entryOf(summary, layout, id)!;
+        expect(entry, 'a core-written summary lists the phase id').not.toBeNull();
+        const variants: [keyof typeof seen, Uint8Array][] = [];
+        variants.push(['parkedOmitted', concat(summary.subarray(0, layout.countAt), le(layout.entries.length - 1), summary.subarray(layout.countAt + 4, entry.start), summary.subarray(entry.end))]);
+        if (layout.phaseTag === 6) {
+          variants.push(['parkedClaimed', concat(summary.subarray(0, entry.flagAt), Uint8Array.of(1, 5, 0, 0, 0, 6, 0, 0, 0), summary.subarray(entry.flagAt + 1))]);
+        } else {
+          const moved = summary.slice();
+          moved.set(le(u32(summary, entry.flagAt + 1) + 1), entry.flagAt + 1);
+          variants.push(['claimedMoved', moved]);
+        }
+        for (const [name, damaged] of variants) {
+          if (name !== 'parkedOmitted' || layout.phaseTag === 6) seen[name]++;
+          for (const core of [cores.wasm!, reference]) {
+            for (const chunk of chunks) expect(core.feedEncoded(damaged, chunk)[0], `${core.name} feed of ${name}`).toBe(0);
+          }
+          expect(disagreement(cores.wasm!, damaged, chunks, requests)).toBeNull();
+        }
+      }
+    }
+    expect(seen.parkedOmitted).toBeGreaterThan(0);
+    expect(seen.parkedClaimed).toBeGreaterThan(0);
+    expect(seen.claimedMoved).toBeGreaterThan(0);
+  });
+});
