@@ -41,6 +41,14 @@ export function commitPointOfKind(kind: string, node: string | undefined): strin
 
 export const INJECTED_STORE_CODE = 'INJECTED_EIO';
 
+/**
+ * Canary only: how long a RESUME_CLAIMED append is held before it reaches the store. Resumers the
+ * harness releases together then all read the parked run before any claim commits, so the race
+ * the missing guard loses happens every time instead of when the processes' wake-ups line up
+ * (about one try in ten on a loaded two-core machine without it).
+ */
+const CANARY_CLAIM_HOLD_MS = 200;
+
 export class FaultingStore implements Store {
   // The inner store's optional reads and index pass through as they are (faults are injected at
   // commit points only), so the harness exercises the stored summary and the recovery index too.
@@ -84,6 +92,7 @@ export class FaultingStore implements Store {
   async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
     const points = records.map(commitPointOf);
     this.storeErrorAt(points, 'before', 'append', runId);
+    if (this.lieAboutLostAppends && records.some((r) => r[9] === RESUME_CLAIMED)) await new Promise((r) => setTimeout(r, CANARY_CLAIM_HOLD_MS));
     const outcome = await this.inner.append(runId, expectedSeq, records, summary, runStatus);
     if (!outcome.committed && this.lieAboutLostAppends) {
       // The canary's missing guard: a lost conditional append is reported as committed.
