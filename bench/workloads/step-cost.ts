@@ -15,7 +15,7 @@
  */
 
 import { z } from 'zod';
-import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type Store } from 'remit';
+import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type RunResult, type Store } from 'remit';
 import { countingCore, newByteCounter, type ByteCounter } from '../lib/counting.js';
 import { remitCore } from './remit.js';
 import { fillerText } from './shapes.js';
@@ -80,7 +80,7 @@ export async function runStepCost(
   const remit = await createRemit({ store, workflows: [wf], core: countingCore(core, counter) });
   try {
     const runId = `step-cost-${kind}-${steps}`;
-    let run: { status: string; state: unknown; interrupt?: { id: string } } = await remit.start(wf, { step: 0, fixed: fillerText(STEP_STATE_FIXED_BYTES), stopped: false }, { runId });
+    let run: RunResult<unknown> = await remit.start(wf, { step: 0, fixed: fillerText(STEP_STATE_FIXED_BYTES), stopped: false }, { runId });
     while (kind === 'interrupt' && run.status === 'parked') run = await remit.resume(runId, run.interrupt!.id, 'go');
     const wallMs = performance.now() - t0;
     const s = run.state as z.infer<typeof LoopState>;

@@ -64,11 +64,16 @@ impl<'a> InterruptTable<'a> {
         self.base.is_empty() && self.added.is_empty()
     }
 
+    /// Where `id` is in `base`, if it is there.
+    fn base_index(&self, id: &[u8]) -> Option<usize> {
+        self.base.binary_search_by(|(k, _)| (*k).cmp(id)).ok()
+    }
+
     /// `Some(claim)` when `id` was parked (`claim` None while unclaimed), None when it never was.
     pub fn get(&self, id: &[u8]) -> Option<Option<Position>> {
-        match self.base.binary_search_by(|(k, _)| (*k).cmp(id)) {
-            Ok(i) => self.base.get(i).map(|(_, claim)| *claim),
-            Err(_) => self.added.get(id).copied(),
+        match self.base_index(id) {
+            Some(i) => self.base.get(i).map(|(_, claim)| *claim),
+            None => self.added.get(id).copied(),
         }
     }
 
@@ -85,7 +90,7 @@ impl<'a> InterruptTable<'a> {
     /// Records the claim of `id` at `at` (a parked id; an unknown one is added claimed).
     pub fn claim(&mut self, id: &'a [u8], at: Position) {
         self.encoded = None;
-        if let Ok(i) = self.base.binary_search_by(|(k, _)| (*k).cmp(id)) {
+        if let Some(i) = self.base_index(id) {
             if let Some(entry) = self.base.get_mut(i) {
                 entry.1 = Some(at);
             }

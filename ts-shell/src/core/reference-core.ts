@@ -525,8 +525,8 @@ class RecoveryFold {
   private readInterrupts(r: SummaryReader): boolean {
     const count = r.u32();
     // Room for every listed id at once, capped so that a damaged count cannot reserve memory the
-    // bytes cannot hold (each entry takes at least 6 bytes).
-    const plausible = Math.min(count, Math.floor(Math.max(0, this.start - r.pos) / 6));
+    // bytes cannot hold (each entry takes at least 5 bytes: an empty id's length and its flag).
+    const plausible = Math.min(count, Math.floor(Math.max(0, this.start - r.pos) / 5));
     this.parkedIds.reserve(plausible);
     const entriesStart = r.pos;
     let prevStart = -1, prevEnd = -1;
