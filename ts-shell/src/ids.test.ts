@@ -5,7 +5,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OptionInvalidError, RunIdInvalidError } from './errors.js';
-import { checkEffectKeysFit, checkInstanceId, defaultInstanceId, effectKey, escapeKeyPart, MAX_KEY_BYTES, parseEffectKey } from './ids.js';
+import {
+  checkEffectKeysFit, checkInstanceId, checkRunId, defaultInstanceId, effectKey, escapeKeyPart, MAX_KEY_BYTES, parseEffectKey, runIdProblem,
+} from './ids.js';
 import { utf8 } from './json.js';
 
 describe('effect keys', () => {
@@ -47,6 +49,46 @@ describe('effect keys', () => {
     expect(() => checkEffectKeysFit('x'.repeat(200), ['y'.repeat(200)])).not.toThrow();
     expect(utf8(effectKey('x'.repeat(200), 'y'.repeat(200), 0xffff_ffff)).length).toBeLessThanOrEqual(MAX_KEY_BYTES);
     expect(() => checkEffectKeysFit(worst, [])).not.toThrow(); // a run without effects writes no key
+  });
+});
+
+describe('run ids', () => {
+  /** checkRunId's verdict: null when accepted, else the message's reason. */
+  const verdict = (id: string): string | null => {
+    try {
+      checkRunId(id);
+      return null;
+    } catch (e) {
+      expect(e).toBeInstanceOf(RunIdInvalidError);
+      return (e as RunIdInvalidError).message;
+    }
+  };
+  const fullRule = (id: string): string | null => {
+    const problem = runIdProblem(id);
+    return problem === null ? null : new RunIdInvalidError(id, problem).message;
+  };
+
+  it('get the same verdict on the printable-ASCII fast path as from the full Unicode rule (property)', () => {
+    // Printable ASCII with spaces and lengths around the 200-byte limit, then any string at all.
+    const ascii = fc.string({ unit: fc.oneof(fc.constant(' '), fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c))), minLength: 1, maxLength: 210 });
+    const around = fc.integer({ min: 195, max: 205 }).chain((n) => fc.string({ unit: fc.constantFrom(' ', 'a', '~'), minLength: n, maxLength: n }));
+    const any = fc.string({ unit: fc.oneof(fc.constant(' '), fc.constant('\u00a0'), fc.constant('\u200b'), fc.constant('\ud800'), fc.constant('\n'), fc.constant('\u007f'), fc.constant('é'), fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c))), minLength: 1, maxLength: 12 });
+    fc.assert(fc.property(fc.oneof(ascii, around, any), (id) => {
+      expect(verdict(id)).toBe(fullRule(id));
+    }), { numRuns: 5000 });
+  });
+
+  it('are accepted or refused with the reason named, on both paths', () => {
+    for (const ok of ['bench-run', 'a', '~', ' x ', 'run/1:2%3', 'é', 'a\u00a0b', 'x'.repeat(200)]) expect(verdict(ok), ok).toBeNull();
+    expect(verdict('x'.repeat(201))).toMatch(/over 200 UTF-8 bytes/);
+    expect(verdict('é'.repeat(101))).toMatch(/over 200 UTF-8 bytes/);
+    expect(verdict('   ')).toMatch(/no visible character/);
+    expect(verdict('\u200b\u00a0')).toMatch(/no visible character/);
+    expect(verdict('a\nb')).toMatch(/control characters/);
+    expect(verdict('a\u007fb')).toMatch(/control characters/);
+    expect(verdict('a\ud800')).toMatch(/lone UTF-16 surrogate/);
+    expect(() => checkRunId('')).toThrow(/non-empty string/);
+    expect(() => checkRunId(7)).toThrow(RunIdInvalidError);
   });
 });
 

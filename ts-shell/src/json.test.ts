@@ -1,10 +1,26 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonBytes, utf8, utf8Length } from './json.js';
+import { fromUtf8, isWellFormedUnicode, jsonBytes, utf8, utf8Length } from './json.js';
 
 const encoder = new TextEncoder();
 // Every UTF-16 unit, lone surrogates included (TextEncoder writes U+FFFD for those).
 const anyText = fc.string({ unit: 'binary', maxLength: 64 });
+
+describe('isWellFormedUnicode', () => {
+  it('is true exactly when no UTF-16 unit is a lone surrogate, that is when UTF-8 keeps the text (property)', () => {
+    const units = fc.string({ unit: fc.constantFrom('a', 'é', '\ud83d', '\ude00', '\ud800', '\udfff', '\ud83d\ude00'), maxLength: 6 });
+    fc.assert(
+      fc.property(fc.oneof(anyText, units), (text) => {
+        expect(isWellFormedUnicode(text)).toBe(!/\p{Cs}/u.test(text));
+        if (isWellFormedUnicode(text)) expect(fromUtf8(utf8(text))).toBe(text);
+        else expect(fromUtf8(utf8(text))).not.toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(isWellFormedUnicode('\ud83d\ude00')).toBe(true);
+    expect(isWellFormedUnicode('\ude00\ud83d')).toBe(false);
+  });
+});
 
 describe('utf8', () => {
   it('gives the bytes TextEncoder gives, as an array of its own, and utf8Length their count', () => {

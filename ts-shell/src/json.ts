@@ -28,6 +28,15 @@ export function utf8Length(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+/**
+ * True when `text` holds no lone UTF-16 surrogate, so UTF-8 (the log, SQLite TEXT, PostgreSQL text)
+ * keeps it exactly. String.prototype.isWellFormed (ES2024, in every Node the package supports):
+ * native, where a `/\p{Cs}/u` test first compiles the Unicode tables (about a millisecond).
+ */
+export function isWellFormedUnicode(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
 export function fromUtf8(bytes: Uint8Array): string {
   return utf8Decoder.decode(bytes);
 }

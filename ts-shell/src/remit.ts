@@ -37,7 +37,7 @@ import {
   checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, INTERRUPT_ID_EXPECTED, isSeq,
   parseInterruptId, SEQ_EXPECTED,
 } from './ids.js';
-import { durableValue } from './values.js';
+import { durableValue, validate } from './values.js';
 import { assert } from './assert.js';
 import { canonicalDescriptor } from './workflow/descriptor.js';
 import { isLeaseMs, MAX_LEASE_MS, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
@@ -269,7 +269,7 @@ export class Remit implements Engine {
     const runId = options.runId ?? defaultRunId(wf.name);
     checkRunId(runId);
     checkEffectKeysFit(runId, effectNodeNames(wf));
-    const parsed = wf.stateSchema.safeParse(input);
+    const parsed = validate(wf.stateSchema, input);
     if (!parsed.success) throw new StateInvalidError({ runId, seq: 0 }, toValidationIssues(parsed.error.issues));
     const state = durableValue('input', parsed.data, wf.stateSchema, { runId, seq: 0 }, input);
     const started: LogRecord = {
@@ -311,7 +311,7 @@ export class Remit implements Engine {
     if (!def || def.kind !== 'interrupt') {
       throw new UnknownInterruptError(interruptId, { runId }, `workflow ${wf.name} has no interrupt node ${JSON.stringify(nodeName)}; ids look like node@seq`);
     }
-    const parsed = def.spec.resume.safeParse(value);
+    const parsed = validate(def.spec.resume, value);
     if (!parsed.success) {
       throw new ResumeValueInvalidError(interruptId, { runId, node: nodeName }, toValidationIssues(parsed.error.issues));
     }

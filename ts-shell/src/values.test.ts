@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ValueUnfaithfulError } from './errors.js';
-import { durableValue } from './values.js';
+import { checkedRoundTrip, durableText, durableValue, JITLESS_PARSES, validate } from './values.js';
 import { createCore } from './core/index.js';
 import { RecordKind } from './core/types.js';
 import { Remit } from './remit.js';
@@ -227,5 +227,125 @@ describe('the read-back check is exact (property)', () => {
       ),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('validation: jitless for a schema\'s first parses, then zod\'s compiled path', () => {
+  // Object schemas of the kinds states use: optional and defaulted fields, transforms,
+  // refinements, nested objects and arrays, unknown keys stripped, strict and passthrough objects.
+  const schemas = [
+    z.object({ n: z.number().int(), s: z.string(), b: z.boolean().optional() }),
+    z.object({ n: z.number().default(7), tags: z.array(z.string()).default([]), inner: z.object({ x: z.number(), y: z.string().optional() }).optional() }),
+    z.object({ s: z.string().transform((v) => v.trim()), n: z.number().refine((v) => v >= 0, 'must be >= 0') }),
+    z.object({ n: z.number() }).strict(),
+    z.object({ n: z.number() }).passthrough(),
+    z.object({ list: z.array(z.object({ id: z.string(), done: z.boolean() })), count: z.number().int().nonnegative() }),
+  ];
+  const value = fc.oneof(
+    fc.anything({ maxDepth: 2 }),
+    fc.record({
+      n: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(undefined)),
+      s: fc.oneof(fc.string(), fc.integer()),
+      b: fc.oneof(fc.boolean(), fc.constant(undefined), fc.string()),
+      tags: fc.oneof(fc.array(fc.string(), { maxLength: 3 }), fc.constant(undefined)),
+      inner: fc.oneof(fc.record({ x: fc.oneof(fc.integer(), fc.string()), y: fc.string() }, { requiredKeys: ['x'] }), fc.constant(undefined)),
+      list: fc.array(fc.record({ id: fc.oneof(fc.string(), fc.integer()), done: fc.boolean() }), { maxLength: 3 }),
+      count: fc.oneof(fc.nat(), fc.integer({ min: -5, max: -1 })),
+      extra: fc.string(),
+    }, { requiredKeys: [] }),
+  );
+
+  it('both paths give the same success, output (keys in the same order) and issues (property)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...schemas.keys()), value, (i, v) => {
+        const jitless = schemas[i]!.safeParse(v, { jitless: true });
+        const compiled = schemas[i]!.safeParse(v);
+        expect(jitless.success).toBe(compiled.success);
+        if (jitless.success && compiled.success) {
+          expect(isDeepStrictEqual(jitless.data, compiled.data)).toBe(true);
+          expect(JSON.stringify(jitless.data)).toBe(JSON.stringify(compiled.data));
+        } else {
+          expect(jitless.error!.issues).toEqual(compiled.error!.issues);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('validate() asks for jitless parses JITLESS_PARSES times per schema, then the compiled path', () => {
+    const seen: (boolean | undefined)[] = [];
+    const schema = { safeParse: (_v: unknown, params?: { jitless?: boolean }) => (seen.push(params?.jitless), { success: true as const, data: 1 }) };
+    const other = { safeParse: (_v: unknown, params?: { jitless?: boolean }) => (seen.push(params?.jitless), { success: true as const, data: 2 }) };
+    for (let i = 0; i < JITLESS_PARSES + 3; i++) expect(validate(schema, i)).toEqual({ success: true, data: 1 });
+    expect(seen).toEqual([...Array(JITLESS_PARSES).fill(true), undefined, undefined, undefined]);
+    seen.length = 0;
+    validate(other, 0);
+    expect(seen).toEqual([true]); // counted per schema
+  });
+});
+
+describe('plain JSON data skips the parse: the copy walk and the checked round trip agree (property)', () => {
+  /** The outcome of one path: its text and value, or its error's class, code, field and message. */
+  function outcome(run: () => { text: string; value: unknown }): unknown {
+    try {
+      const { text, value } = run();
+      return { text, value, keys: keyOrders(value) };
+    } catch (error) {
+      const e = error as { name?: string; code?: string; field?: string; message?: string };
+      return { error: [e.name, e.code, e.field, e.message] };
+    }
+  }
+  /** Every object's own keys, in order, depth first: isDeepStrictEqual does not compare key order. */
+  function keyOrders(value: unknown, out: string[][] = []): string[][] {
+    if (value !== null && typeof value === 'object') {
+      out.push(Object.keys(value));
+      for (const v of Object.values(value)) keyOrders(v, out);
+    }
+    return out;
+  }
+  const nested = (depth: number): unknown => (depth === 0 ? 1 : { a: nested(depth - 1) });
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+  const special = fc.constantFrom<unknown>(
+    -0, NaN, Infinity, undefined, null, 1n, Symbol('s'), () => 1, new Date(0), new Map([[1, 2]]), new Set([1]), new String('boxed'),
+    { toJSON: () => 'x' }, [1, , 3], [undefined], Object.assign(Object.create(null), { b: 1, a: 2 }), JSON.parse('{"__proto__":{"x":1},"y":2}'),
+    { 2: 'b', 1: 'a', z: 0, y: 1 }, { f: () => 1 }, { s: Symbol('t') }, { u: undefined, v: 1 }, '\ud800', nested(63), nested(64), nested(80),
+    cyclic, new (class Point { x = 1 })(), Object.defineProperty({}, 'hidden', { value: 1, enumerable: false }),
+  );
+  const values = fc.oneof(
+    fc.anything({ withDate: true, withMap: true, withSet: true, withSparseArray: true, withNullPrototype: true, withBoxedValues: true, withObjectString: true }),
+    fc.jsonValue(),
+    special,
+    fc.array(special, { maxLength: 3 }),
+    fc.dictionary(fc.constantFrom('a', 'b', '__proto__', '0', '10'), special, { maxKeys: 3 }),
+  );
+
+  it('gives the text, value and key order of the round trip, or the very same refusal', () => {
+    fc.assert(
+      fc.property(values, (value) => {
+        const fast = outcome(() => durableText('value', value, null, { runId: 'r' }));
+        const slow = outcome(() => checkedRoundTrip('value', value, { runId: 'r' }));
+        expect(isDeepStrictEqual(fast, slow)).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('shares no object or array with the value given (node code may mutate either)', () => {
+    const given = { list: [{ n: 1 }], inner: { s: 'x' } };
+    const { value } = durableText('value', given, null, {}) as { value: typeof given };
+    expect(value).toEqual(given);
+    expect(value).not.toBe(given);
+    expect(value.list).not.toBe(given.list);
+    expect(value.list[0]).not.toBe(given.list[0]);
+    expect(value.inner).not.toBe(given.inner);
+  });
+
+  it('reads a getter once, so the text and the value agree', () => {
+    let reads = 0;
+    const given = { get n() { reads += 1; return reads; } };
+    const { text, value } = durableText('value', given, null, {});
+    expect(reads).toBe(1);
+    expect(JSON.parse(text)).toEqual(value);
   });
 });

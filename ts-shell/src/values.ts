@@ -18,7 +18,30 @@ import { encodeJsonText, utf8, type Json } from './json.js';
 
 /** What a schema must offer here: zod's safeParse (any zod type has it). */
 export interface ReadBackSchema {
-  safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } };
+  safeParse(value: unknown, params?: { jitless?: boolean }): SafeParseOutcome;
+}
+
+type SafeParseOutcome = { success: true; data: unknown } | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } };
+
+/**
+ * How many validations a schema gets without zod's JIT before it uses it. At an object schema's
+ * first parse zod compiles a fast path for it (generated code): about a millisecond, on the
+ * critical path of a fresh process that resumes one run and validates a few values. The fast path
+ * pays back only over many parses (warm, a small object takes about 3 us jitless against 0.1 us
+ * compiled), so a schema's first parses go jitless and a schema used more often switches to the
+ * compiled path. Both paths give the same result (zod's `jitless` parse option only turns the
+ * generated code off); values.test.ts checks it.
+ */
+export const JITLESS_PARSES = 32;
+const JITLESS = { jitless: true } as const;
+const parsesSoFar = new WeakMap<ReadBackSchema, number>();
+
+/** `schema.safeParse(value)`, jitless for the schema's first JITLESS_PARSES validations (above). */
+export function validate(schema: ReadBackSchema, value: unknown): SafeParseOutcome {
+  const count = parsesSoFar.get(schema) ?? 0;
+  if (count >= JITLESS_PARSES) return schema.safeParse(value);
+  parsesSoFar.set(schema, count + 1);
+  return schema.safeParse(value, JITLESS);
 }
 
 export interface DurableValue {
@@ -50,23 +73,14 @@ export function durableValue(what: string, output: unknown, schema: ReadBackSche
  * bytes only sometimes (a step's state, written as a snapshot only when the policy says so).
  */
 export function durableText(what: string, output: unknown, schema: ReadBackSchema | null, subject: ErrorSubject, input?: unknown): DurableText {
-  let encoded: DurableText;
-  try {
-    encoded = encodeJsonText(output);
-  } catch (error) {
-    throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
-  }
-  const changed = jsonChange(output, encoded.value, []);
-  if (changed !== null) {
-    throw new ValueUnfaithfulError(what, 'CHANGED_BY_JSON', `${pathText(changed.path)}: ${changed.why}`, { ...subject, field: pathText(changed.path) });
-  }
+  const encoded = readBack(what, output, subject);
   if (schema === null) return encoded;
   // When the schema returned exactly what it was given (no transform, default or stripped key
   // changed it), validating the stored form is validating that input again: it returns the same.
   // Schemas must be deterministic, as node code must be. This skips the second validation on
   // the common path (a step that changed a few fields of a plain state).
   if (input !== undefined && isExactly(input, encoded.value)) return encoded;
-  const again = schema.safeParse(encoded.value);
+  const again = validate(schema, encoded.value);
   if (!again.success) {
     const issue = toValidationIssues(again.error.issues)[0]!;
     throw new ValueUnfaithfulError(
@@ -89,6 +103,91 @@ export function durableText(what: string, output: unknown, schema: ReadBackSchem
     );
   }
   return encoded;
+}
+
+/**
+ * `output`'s JSON text and the value it reads back as (rule 1 checked): from plainJsonCopy when
+ * the value is plain JSON data, else from the round trip itself, compared with the original.
+ */
+function readBack(what: string, output: unknown, subject: ErrorSubject): DurableText {
+  const copy = plainJsonCopy(output, 0);
+  if (copy !== NOT_PLAIN) return { text: JSON.stringify(copy), value: copy };
+  return checkedRoundTrip(what, output, subject);
+}
+
+/**
+ * Rule 1 by the round trip: stringify, parse, and compare the parsed value with the original,
+ * naming the first field that differs. Any value; what plainJsonCopy declines comes here.
+ */
+export function checkedRoundTrip(what: string, output: unknown, subject: ErrorSubject): DurableText {
+  let encoded: DurableText;
+  try {
+    encoded = encodeJsonText(output);
+  } catch (error) {
+    throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
+  }
+  const changed = jsonChange(output, encoded.value, []);
+  if (changed !== null) {
+    throw new ValueUnfaithfulError(what, 'CHANGED_BY_JSON', `${pathText(changed.path)}: ${changed.why}`, { ...subject, field: pathText(changed.path) });
+  }
+  return encoded;
+}
+
+/** plainJsonCopy's answer for a value that is not plain JSON data. */
+const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
+/** Deeper values take the round trip (a cycle among plain objects ends here too). */
+const MAX_PLAIN_DEPTH = 64;
+
+/**
+ * A copy of `value` made of fresh objects and arrays (strings, numbers and booleans shared),
+ * when `value` is plain JSON data: finite numbers, strings, booleans, null, arrays without holes
+ * or undefined items, and objects whose prototype is Object.prototype or null, without toJSON,
+ * whose properties are such values or undefined (left out, as JSON leaves them). Then the copy
+ * is exactly what JSON.parse(JSON.stringify(value)) gives (the same keys in the same order, -0 as
+ * 0, "__proto__" as an own key) and the text is stringified from the copy, so text and value agree
+ * even if a getter would answer differently when read again. Anything else is NOT_PLAIN and takes
+ * checkedRoundTrip, which names what JSON would change. Why: a step's state goes through here;
+ * parsing its text again cost more than the walk (bench/README.md, commit suite); values.test.ts
+ * checks that both give the same text and value, or the same refusal.
+ */
+function plainJsonCopy(value: unknown, depth: number): Json | typeof NOT_PLAIN {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : NOT_PLAIN;
+    case 'object':
+      break;
+    default:
+      return NOT_PLAIN;
+  }
+  if (value === null) return null;
+  if (depth >= MAX_PLAIN_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return NOT_PLAIN;
+    const out: Json[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) return NOT_PLAIN;
+      const item = plainJsonCopy(value[i], depth + 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item;
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+  const out: { [key: string]: Json } = {};
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field === undefined) continue;
+    const item = plainJsonCopy(field, depth + 1);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    // Assigning "__proto__" would set the prototype; JSON.parse makes it an own key, so do we.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out;
 }
 
 type Path = Array<string | number>;

@@ -18,7 +18,7 @@ import { effectKey, interruptId } from '../ids.js';
 import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls } from './fence.js';
 import { decodeJson, fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
-import { durableText, durableValue } from '../values.js';
+import { durableText, durableValue, validate } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
 import { cloneJson, recordAt, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
@@ -346,7 +346,7 @@ export class Step {
   ): Completion {
     const subject = { runId: this.runId, seq, node: name };
     const merged = mergeUpdate(head.state, update, subject);
-    const parsed = this.wf.stateSchema.safeParse(merged);
+    const parsed = validate(this.wf.stateSchema, merged);
     if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
     const snapshot = durableText('state', parsed.data, this.wf.stateSchema, subject, merged);
     const next = resolveRoute(route, snapshot.value, this.wf, subject);

@@ -5,6 +5,7 @@
  */
 
 import { StoreError } from '../errors.js';
+import { isWellFormedUnicode } from '../json.js';
 import type { RunStatusCorrection, RunStatusHint, StoredRecord } from './store.js';
 
 export type StoreClock = () => number;
@@ -48,16 +49,13 @@ export function checkCorrections(store: string, corrections: readonly RunStatusC
   }
 }
 
-/** A lone UTF-16 surrogate: UTF-8 (SQLite TEXT, PostgreSQL text) would store it mangled. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
 /**
  * Throws StoreError BAD_RUN_ID unless `runId` is a string a store keeps exactly: no NUL (PostgreSQL
  * text cannot hold it) and no lone surrogate (UTF-8 cannot). The library checks the full rule
  * first (ids.ts); this guards stores used directly.
  */
 export function checkStoredRunId(store: string, operation: string, runId: string): void {
-  if (typeof runId !== 'string' || runId.includes('\u0000') || LONE_SURROGATE.test(runId)) {
+  if (typeof runId !== 'string' || runId.includes('\u0000') || !isWellFormedUnicode(runId)) {
     throw new StoreError(store, operation, 'BAD_RUN_ID', { field: 'runId' }, new Error('a run id must be a well-formed Unicode string without NUL characters'));
   }
 }

@@ -93,46 +93,70 @@ type SummaryRow = { record_count: number; byte_length: number; snapshot_seq: num
 type StoredRow = { seq: number; bytes: Buffer; committed_at_ms: number };
 type ListingRow = { run_id: string; created_at_ms: number; last_seq: number | null; updated_at_ms: number | null };
 
-/** Every statement the store runs, prepared once per connection. */
+/**
+ * Every statement the store runs, each prepared at its first use and kept for the connection.
+ * Lazily because preparing them all costs about a millisecond at open, on the critical path of a
+ * fresh process that resumes one run and needs a few of them (bench/README.md, resume suite).
+ */
 function prepareStatements(db: Db) {
-  return {
-    lastSeq: db.prepare<[string], number | null>('SELECT max(seq) FROM remit_records WHERE run_id = ?').pluck(),
-    readFrom: db.prepare<[string, number], StoredRow>(
+  return preparedOnFirstUse({
+    lastSeq: () => db.prepare<[string], number | null>('SELECT max(seq) FROM remit_records WHERE run_id = ?').pluck(),
+    readFrom: () => db.prepare<[string, number], StoredRow>(
       'SELECT seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq >= ? ORDER BY seq',
     ),
-    insertRecord: db.prepare<[string, number, Uint8Array, number]>(
+    insertRecord: () => db.prepare<[string, number, Uint8Array, number]>(
       'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) VALUES (?, ?, ?, ?)',
     ),
     /** Inserts only when the run's last seq is the one given last (the conditional append). */
-    insertAfterLast: db.prepare<[string, number, Uint8Array, number, string, number]>(
+    insertAfterLast: () => db.prepare<[string, number, Uint8Array, number, string, number]>(
       'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, ?, ?, ? ' +
         'WHERE (SELECT max(seq) FROM remit_records WHERE run_id = ?) = ?',
     ),
-    readSummary: db.prepare<[string], SummaryRow>('SELECT record_count, byte_length, snapshot_seq, summary FROM remit_summaries WHERE run_id = ?'),
-    writeSummary: db.prepare<[string, number, number, number, Uint8Array]>(
+    readSummary: () => db.prepare<[string], SummaryRow>('SELECT record_count, byte_length, snapshot_seq, summary FROM remit_summaries WHERE run_id = ?'),
+    writeSummary: () => db.prepare<[string, number, number, number, Uint8Array]>(
       'INSERT OR REPLACE INTO remit_summaries (run_id, record_count, byte_length, snapshot_seq, summary) VALUES (?, ?, ?, ?, ?)',
     ),
-    deleteSummary: db.prepare<[string]>('DELETE FROM remit_summaries WHERE run_id = ?'),
-    deleteRecord: db.prepare<[string, number]>('DELETE FROM remit_records WHERE run_id = ? AND seq = ?'),
-    insertRun: db.prepare<[string, number, RunStatusHint | null]>('INSERT INTO remit_runs (run_id, created_at_ms, status) VALUES (?, ?, ?)'),
-    writeStatus: db.prepare<[RunStatusHint | null, string]>('UPDATE remit_runs SET status = ? WHERE run_id = ?'),
+    deleteSummary: () => db.prepare<[string]>('DELETE FROM remit_summaries WHERE run_id = ?'),
+    deleteRecord: () => db.prepare<[string, number]>('DELETE FROM remit_records WHERE run_id = ? AND seq = ?'),
+    insertRun: () => db.prepare<[string, number, RunStatusHint | null]>('INSERT INTO remit_runs (run_id, created_at_ms, status) VALUES (?, ?, ?)'),
+    writeStatus: () => db.prepare<[RunStatusHint | null, string]>('UPDATE remit_runs SET status = ? WHERE run_id = ?'),
     /** Replaces the hint only while the run's last seq is the one given last (a correction). */
-    correctStatus: db.prepare<[RunStatusHint, string, string, number]>(
+    correctStatus: () => db.prepare<[RunStatusHint, string, string, number]>(
       'UPDATE remit_runs SET status = ? WHERE run_id = ? AND (SELECT max(seq) FROM remit_records WHERE run_id = ?) = ?',
     ),
-    runsToRecover: db.prepare<[], string>(
+    runsToRecover: () => db.prepare<[], string>(
       `SELECT run_id FROM remit_runs WHERE status IS NULL OR status = 'running' ORDER BY created_at_ms, run_id`,
     ).pluck(),
-    copyPrefix: db.prepare<[string, string, number]>(
+    copyPrefix: () => db.prepare<[string, string, number]>(
       'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq < ?',
     ),
-    listRuns: db.prepare<[], ListingRow>(
+    listRuns: () => db.prepare<[], ListingRow>(
       `SELECT r.run_id, r.created_at_ms,
          (SELECT max(seq) FROM remit_records x WHERE x.run_id = r.run_id) AS last_seq,
          (SELECT committed_at_ms FROM remit_records x WHERE x.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS updated_at_ms
        FROM remit_runs r ORDER BY r.created_at_ms, r.run_id`,
     ),
-  };
+  });
+}
+
+/**
+ * An object with a property for each maker, computed by the maker at the property's first read
+ * and then stored in its place (later reads are plain property reads).
+ */
+function preparedOnFirstUse<T extends Record<string, () => unknown>>(makers: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  const out = {} as { [K in keyof T]: ReturnType<T[K]> };
+  for (const key of Object.keys(makers) as (keyof T & string)[]) {
+    Object.defineProperty(out, key, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const value = makers[key]!() as ReturnType<T[typeof key]>;
+        Object.defineProperty(out, key, { value, enumerable: true, writable: false, configurable: false });
+        return value;
+      },
+    });
+  }
+  return out;
 }
 
 /**
@@ -188,6 +212,10 @@ export class SqliteStore implements Store {
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+      // A file already at this layout needs neither the schema's statements nor the write lock
+      // they take (about a millisecond of a fresh process's open). The version is written in the
+      // transaction that creates or migrates the tables, so reading it is enough.
+      if (this.db.pragma('user_version', { simple: true }) === SQLITE_SCHEMA_VERSION) return;
       this.db.transaction(() => {
         this.db.exec(SCHEMA);
         migrate(this.db);

@@ -16,8 +16,7 @@
 
 import type { z } from 'zod';
 import { DefinitionInvalidError } from '../errors.js';
-import { isWellFormedName } from '../ids.js';
-import { utf8 } from '../json.js';
+import { isWellFormedUnicode, utf8 } from '../json.js';
 import { describeWorkflow, fingerprintOf, type WorkflowDescriptor } from './descriptor.js';
 
 /** The route target that ends the workflow (LangGraph spells it the same way). */
@@ -209,7 +208,7 @@ function checkName(workflowName: string, name: string, what: string): void {
   if (typeof name !== 'string' || name.length === 0) {
     throw new DefinitionInvalidError(String(workflowName), `${what} must be a non-empty string`);
   }
-  if (!isWellFormedName(name)) {
+  if (!isWellFormedUnicode(name)) {
     throw new DefinitionInvalidError(String(workflowName), `${what} ${JSON.stringify(name.slice(0, 40))} is not well-formed Unicode (a lone UTF-16 surrogate)`);
   }
   if (utf8(name).length > MAX_NODE_NAME_BYTES) {
