@@ -95,6 +95,27 @@ describe('sqlite specifics', () => {
     await store.close();
   });
 
+  it('reopens a file of the current layout without rewriting it, and creates the tables in a file that has the version but not the tables', async () => {
+    const path = freshPath();
+    const first = new SqliteStore(path);
+    expect(await first.append('run', 0, [testRecord(0)])).toEqual({ committed: true, nextSeq: 1 });
+    await first.close();
+    const again = new SqliteStore(path);
+    expect(await again.readLog('run')).toEqual(testRecord(0));
+    expect(await again.append('run', 1, [testRecord(1)])).toEqual({ committed: true, nextSeq: 2 });
+    await again.close();
+    // Another program's file that happens to carry the version: the tables are still created.
+    const foreign = freshPath();
+    const other = new Database(foreign);
+    other.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
+    other.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+    other.close();
+    const store = new SqliteStore(foreign);
+    expect(await store.append('run', 0, [testRecord(0)])).toEqual({ committed: true, nextSeq: 1 });
+    expect(await store.listRuns()).toEqual([expect.objectContaining({ runId: 'run', nextSeq: 1 })]);
+    await store.close();
+  });
+
   it('one-record appends: a stale, a future and a first-record seq are refused or handled as batches', async () => {
     const store = new SqliteStore(freshPath());
     expect(outcomeOf(await store.append('run', 1, [testRecord(1)]))).toEqual({ committed: false, nextSeq: 0, tail: [] });

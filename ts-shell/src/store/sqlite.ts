@@ -159,6 +159,14 @@ function preparedOnFirstUse<T extends Record<string, () => unknown>>(makers: T):
   return out;
 }
 
+/** Whether the file holds every table of the layout. */
+function hasTables(db: Db): boolean {
+  const found = db.prepare(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN (${LAYOUT_TABLES.map(() => '?').join(', ')})`).pluck().get(...LAYOUT_TABLES);
+  return found === LAYOUT_TABLES.length;
+}
+
+const LAYOUT_TABLES = ['remit_runs', 'remit_records', 'remit_summaries'];
+
 /**
  * Bring a file written by an earlier version to SQLITE_SCHEMA_VERSION, inside the caller's
  * immediate transaction (so two processes opening one old file migrate it once). Version 1 kept a
@@ -214,8 +222,9 @@ export class SqliteStore implements Store {
       this.db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
       // A file already at this layout needs neither the schema's statements nor the write lock
       // they take (about a millisecond of a fresh process's open). The version is written in the
-      // transaction that creates or migrates the tables, so reading it is enough.
-      if (this.db.pragma('user_version', { simple: true }) === SQLITE_SCHEMA_VERSION) return;
+      // transaction that creates or migrates the tables; a file that has the version but not the
+      // tables (another program's) takes the full path, which creates them.
+      if (this.db.pragma('user_version', { simple: true }) === SQLITE_SCHEMA_VERSION && hasTables(this.db)) return;
       this.db.transaction(() => {
         this.db.exec(SCHEMA);
         migrate(this.db);
