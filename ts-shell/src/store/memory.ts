@@ -105,7 +105,7 @@ export class MemoryStore implements Store {
     checkStoredRunId(this.description, 'removeLastRecord', runId);
     const run = this.backing.runs.get(runId);
     const last = run?.records[run.records.length - 1];
-    if (run === undefined || last === undefined || last.seq !== seq || !bytesEqual(last.bytes, expected)) return false;
+    if (run === undefined || last === undefined || seq === 0 || last.seq !== seq || !bytesEqual(last.bytes, expected)) return false;
     run.records.pop();
     delete run.summary;
     delete run.status;

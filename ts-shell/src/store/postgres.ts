@@ -296,7 +296,8 @@ export class PostgresStore implements Store {
    */
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
     this.checkRunId('removeLastRecord', runId);
-    if (!Number.isInteger(seq) || seq < 0 || seq >= MAX_SEQ) return false;
+    // Record 0 is never removed (store.ts, removeLastRecord).
+    if (!Number.isInteger(seq) || seq < 1 || seq >= MAX_SEQ) return false;
     const result = await this.read('removeLastRecord', { runId, seq }, (c) =>
       c.query<{ seq: number }>(this.sql.removeLast, [runId, seq, toBuffer(expected)]),
     );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.js';
@@ -179,5 +180,49 @@ describe('sqlite: processes racing on one file', () => {
       const payload = new TextDecoder().decode(r.bytes.subarray(12, r.bytes.length - 4));
       expect(payload).toBe(`${claimed.get(r.seq)}:${r.seq}`);
     }
+  });
+});
+
+describe('sqlite reads (property): readRun and a refused append agree with readSummary and readRecords', () => {
+  // A history of appends (some carrying a summary whose snapshot seq is any seq already written,
+  // 0 included), removals of the last record, and refused appends at stale or future seqs.
+  const step = fc.oneof(
+    fc.record({ op: fc.constant('append' as const), count: fc.integer({ min: 1, max: 3 }), summaryAt: fc.option(fc.nat(), { nil: undefined }) }),
+    fc.record({ op: fc.constant('removeLast' as const) }),
+    fc.record({ op: fc.constant('refused' as const), offset: fc.integer({ min: -3, max: 2 }).filter((d) => d !== 0) }),
+  );
+
+  it('readRun is readSummary beside the records from its snapshot seq (or all of them); a refused append reports readRecords from its seq', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 12 }), async (steps) => {
+        const store = new SqliteStore(':memory:');
+        let next = 0;
+        for (const s of steps) {
+          if (s.op === 'append') {
+            const records = Array.from({ length: s.count }, (_, i) => testRecord(next + i));
+            const count = next + s.count;
+            const summary = s.summaryAt === undefined ? undefined
+              : { recordCount: count, byteLength: 1, snapshotSeq: s.summaryAt % count, summary: Uint8Array.of(count, s.summaryAt % 251) };
+            expect((await store.append('run', next, records, summary)).committed).toBe(true);
+            next = count;
+          } else if (s.op === 'removeLast') {
+            if (next === 0) continue;
+            const last = (await store.readRecords('run', next - 1))[0]!;
+            if (await store.removeLastRecord('run', next - 1, last.bytes)) next -= 1;
+          } else {
+            const at = next + s.offset;
+            if (at < 1) continue;
+            const outcome = await store.append('run', at, [testRecord(at, 'lost')]);
+            expect(outcome.committed).toBe(false);
+            expect(outcome.nextSeq).toBe(next);
+            expect(outcome.committed ? null : outcome.tail).toEqual(at < next ? await store.readRecords('run', at) : []);
+          }
+          const found = await store.readSummary('run');
+          expect(await store.readRun('run')).toEqual({ found, records: await store.readRecords('run', found?.summary.snapshotSeq ?? 0) });
+        }
+        await store.close();
+      }),
+      { numRuns: 150 },
+    );
   });
 });

@@ -276,7 +276,8 @@ export class SqliteStore implements Store {
     });
     this.forkRun = forkTx.immediate;
     const removeTx = this.db.transaction((runId: string, seq: number, expected: Uint8Array): boolean => {
-      if (statements.lastSeq.get(runId) !== seq) return false;
+      // Record 0 is never removed (store.ts, removeLastRecord).
+      if (seq === 0 || statements.lastSeq.get(runId) !== seq) return false;
       const row = statements.readFrom.get(runId, seq);
       if (row === undefined || !bytesEqual(new Uint8Array(row.bytes), expected)) return false;
       statements.deleteSummary.run(runId);

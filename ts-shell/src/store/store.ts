@@ -145,7 +145,9 @@ export interface Store {
   /**
    * Remove record `seq` of the run, only if it is the run's last record and holds exactly
    * `expected` (so a repair never removes a record someone else wrote or changed meanwhile).
-   * Resolves true when it was removed, false when it was not (nothing changed). Used only by
+   * Resolves true when it was removed, false when it was not (nothing changed). Record 0, the
+   * run's first, is never removed (false): a run emptied that way would be neither absent nor
+   * startable again, and repair refuses a first record anyway. Used only by
    * `Remit.repair` for a damaged last record (docs/guide.md, "Damaged runs"); a store without it
    * cannot be repaired through REMIT. A removal also drops the run's recovery summary and makes
    * its status hint unknown (the removed record may have been the one that ended or parked it).

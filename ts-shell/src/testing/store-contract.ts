@@ -277,6 +277,17 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.removeLastRecord('run-a', 2, last!)).toBe(false);
     });
 
+    it('removeLastRecord (if the store has it) never removes record 0: the run stays as it was and can go on', async () => {
+      const store = await open();
+      if (store.removeLastRecord === undefined) return;
+      await store.append('run-a', 0, records(0, 1));
+      expect(await store.removeLastRecord('run-a', 0, records(0, 1)[0]!)).toBe(false);
+      expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0]);
+      expect((await store.listRuns()).find((r) => r.runId === 'run-a')?.nextSeq).toBe(1);
+      expect(outcomeOf(await store.append('run-a', 0, records(0, 1, 'again')))).toEqual(refused(1, 0, records(0, 1)));
+      expect(await store.append('run-a', 1, records(1, 1))).toEqual({ committed: true, nextSeq: 2 });
+    });
+
     it('an append or fork carrying a status hint commits like any other, whether or not the store keeps hints', async () => {
       const store = await open();
       expect(await store.append('run-a', 0, records(0, 2), undefined, 'running')).toEqual({ committed: true, nextSeq: 2 });
