@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ValueUnfaithfulError } from './errors.js';
+import { NotJsonError, ValueUnfaithfulError } from './errors.js';
 import { checkedRoundTrip, durableText, durableValue, JITLESS_PARSES, validate } from './values.js';
 import { createCore } from './core/index.js';
 import { RecordKind } from './core/types.js';
@@ -306,11 +306,15 @@ describe('plain JSON data skips the parse: the copy walk and the checked round t
   const nested = (depth: number): unknown => (depth === 0 ? 1 : { a: nested(depth - 1) });
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
+  const revoked = Proxy.revocable({ a: 1 }, {});
+  revoked.revoke();
+  const throwing = { get broken(): never { throw new Error('getter failed'); } };
   const special = fc.constantFrom<unknown>(
     -0, NaN, Infinity, undefined, null, 1n, Symbol('s'), () => 1, new Date(0), new Map([[1, 2]]), new Set([1]), new String('boxed'),
     { toJSON: () => 'x' }, [1, , 3], [undefined], Object.assign(Object.create(null), { b: 1, a: 2 }), JSON.parse('{"__proto__":{"x":1},"y":2}'),
     { 2: 'b', 1: 'a', z: 0, y: 1 }, { f: () => 1 }, { s: Symbol('t') }, { u: undefined, v: 1 }, '\ud800', nested(63), nested(64), nested(80),
     cyclic, new (class Point { x = 1 })(), Object.defineProperty({}, 'hidden', { value: 1, enumerable: false }),
+    throwing, { nested: throwing }, new Proxy({ b: 2, a: 1 }, {}), new Proxy([1, 2], {}),
   );
   const values = fc.oneof(
     fc.anything({ withDate: true, withMap: true, withSet: true, withSparseArray: true, withNullPrototype: true, withBoxedValues: true, withObjectString: true }),
@@ -339,6 +343,15 @@ describe('plain JSON data skips the parse: the copy walk and the checked round t
     expect(value.list).not.toBe(given.list);
     expect(value.list[0]).not.toBe(given.list[0]);
     expect(value.inner).not.toBe(given.inner);
+  });
+
+  it('a getter or a proxy that throws is a NotJsonError naming the value, as the round trip reports it', () => {
+    // A revoked proxy stays out of the property above: fast-check cannot inspect one to clone it.
+    const values: unknown[] = [throwing, { nested: throwing }, [throwing], revoked.proxy, { inner: revoked.proxy }];
+    values.forEach((value, i) => {
+      expect(() => durableText('state', value, null, { runId: 'r' }), `value ${i}`).toThrow(NotJsonError);
+      expect(() => checkedRoundTrip('state', value, { runId: 'r' }), `value ${i}`).toThrow(NotJsonError);
+    });
   });
 
   it('reads a getter once, so the text and the value agree', () => {

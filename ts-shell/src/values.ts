@@ -110,7 +110,13 @@ export function durableText(what: string, output: unknown, schema: ReadBackSchem
  * the value is plain JSON data, else from the round trip itself, compared with the original.
  */
 function readBack(what: string, output: unknown, subject: ErrorSubject): DurableText {
-  const copy = plainJsonCopy(output, 0);
+  let copy: Json | typeof NOT_PLAIN;
+  try {
+    copy = plainJsonCopy(output, 0);
+  } catch {
+    // A getter or a proxy threw: the round trip meets it again and reports it as NotJsonError.
+    copy = NOT_PLAIN;
+  }
   if (copy !== NOT_PLAIN) return { text: JSON.stringify(copy), value: copy };
   return checkedRoundTrip(what, output, subject);
 }
