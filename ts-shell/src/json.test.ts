@@ -1,10 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromUtf8, isWellFormedUnicode, jsonBytes, utf8, utf8Length } from './json.js';
+import { fromUtf8, isWellFormedUnicode, jsonBytes, setOwnKey, utf8, utf8Length, type Json } from './json.js';
 
 const encoder = new TextEncoder();
 // Every UTF-16 unit, lone surrogates included (TextEncoder writes U+FFFD for those).
 const anyText = fc.string({ unit: 'binary', maxLength: 64 });
+
+describe('setOwnKey', () => {
+  it('makes every key an own key as JSON.parse does, "__proto__" included, never the prototype', () => {
+    const out: { [key: string]: Json } = {};
+    setOwnKey(out, '__proto__', { x: 1 });
+    setOwnKey(out, 'y', 2);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(['__proto__', 'y']);
+    expect(out).toEqual(JSON.parse('{"__proto__":{"x":1},"y":2}'));
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"x":1},"y":2}');
+  });
+});
 
 describe('isWellFormedUnicode', () => {
   it('is true exactly when no UTF-16 unit is a lone surrogate, that is when UTF-8 keeps the text (property)', () => {

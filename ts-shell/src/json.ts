@@ -37,6 +37,15 @@ export function isWellFormedUnicode(text: string): boolean {
   return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
+/**
+ * `out[key] = value` as JSON.parse does it: "__proto__" too becomes an own key (a plain assignment
+ * would set the object's prototype instead). For the shell's copies of JSON values.
+ */
+export function setOwnKey(out: { [key: string]: Json }, key: string, value: Json): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
 export function fromUtf8(bytes: Uint8Array): string {
   return utf8Decoder.decode(bytes);
 }

@@ -14,7 +14,7 @@
  */
 
 import { NotJsonError, ValueUnfaithfulError, toValidationIssues, type ErrorSubject } from './errors.js';
-import { encodeJsonText, utf8, type Json } from './json.js';
+import { encodeJsonText, setOwnKey, utf8, type Json } from './json.js';
 
 /** What a schema must offer here: zod's safeParse (any zod type has it). */
 export interface ReadBackSchema {
@@ -189,9 +189,7 @@ function plainJsonCopy(value: unknown, depth: number): Json | typeof NOT_PLAIN {
     if (field === undefined) continue;
     const item = plainJsonCopy(field, depth + 1);
     if (item === NOT_PLAIN) return NOT_PLAIN;
-    // Assigning "__proto__" would set the prototype; JSON.parse makes it an own key, so do we.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else out[key] = item;
+    setOwnKey(out, key, item);
   }
   return out;
 }

@@ -9,7 +9,7 @@ import {
   RecordKind, RunStatus, StateForm, type LogRecord, type RecoveredRun, type Recovery, type RecoveryCore,
 } from '../core/types.js';
 import { LogCorruptError, LogTornError, RunNotFoundError } from '../errors.js';
-import { decodeJson, fromUtf8, type Json } from '../json.js';
+import { decodeJson, fromUtf8, setOwnKey, type Json } from '../json.js';
 import { applyDelta, type Delta } from '../state/delta.js';
 import type { RunStatusHint } from '../store/store.js';
 
@@ -147,10 +147,7 @@ export function cloneJson<T extends Json>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as T;
   const out: { [key: string]: Json } = {};
   for (const key of Object.keys(value)) {
-    const item = cloneJson((value as { [key: string]: Json })[key]!);
-    // Assigning "__proto__" would set the prototype; JSON.parse makes it an own key, so do we.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else out[key] = item;
+    setOwnKey(out, key, cloneJson((value as { [key: string]: Json })[key]!));
   }
   return out as T;
 }
