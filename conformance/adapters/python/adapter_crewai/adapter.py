@@ -28,7 +28,7 @@ from crewai.flow.persistence import SQLiteFlowPersistence
 from remit_conformance.catalogue import FAULT_POINT_NAMES, parse_point
 from remit_conformance.faults import INJECTED_STORE_ERROR, FaultSwitch
 from remit_conformance.outcomes import outcome_of_error
-from remit_conformance.protocol import error_message, serve, string_arg
+from remit_conformance.protocol import error_message, probe_dispatcher, serve, string_arg, unsupported
 from remit_conformance.runview import absent_view, canonical, completed, digest, parked, record_hex, refused, run_view
 from remit_conformance.sink import SinkHolder
 from remit_conformance.workflow import RefundInput, initial_state, state_of
@@ -266,15 +266,9 @@ def probe_definition_change(args: dict) -> dict:
     return {"change": 'method "notify" renamed to "notify_customer"', "changedNode": "notify", "outcome": outcome}
 
 
-def op_probe(args: dict) -> dict:
-    kind = args.get("kind")
-    if kind == "corruption":
-        return probe_corruption(args)
-    if kind == "invalid-state":
-        return probe_invalid_state(args)
-    if kind == "definition-change":
-        return probe_definition_change(args)
-    raise ValueError(f'unknown probe kind "{kind}"')
+op_probe = probe_dispatcher({
+    "corruption": probe_corruption, "invalid-state": probe_invalid_state, "definition-change": probe_definition_change,
+})
 
 
 # Declarations -----------------------------------------------------------------------------------
@@ -349,17 +343,11 @@ def op_open(args: dict) -> dict:
     return {}
 
 
-def unsupported(op: str):
-    def handler(_args: dict) -> dict:
-        raise RuntimeError(f"{op}: CrewAI has no such operation (declared in hello)")
-    return handler
-
-
 def main() -> None:
     serve({
         "hello": op_hello, "open": op_open, "arm": lambda a: faults.arm(a.get("fault")) or {},
         "start": op_start, "resume": lambda a: resume(string_arg(a, "runId"), a.get("value")),
-        "resumeMany": op_resume_many, "continue": op_continue, "continueFrom": unsupported("continueFrom"),
+        "resumeMany": op_resume_many, "continue": op_continue, "continueFrom": unsupported("CrewAI", "continueFrom"),
         "fork": op_fork, "readStore": lambda a: read_store(string_arg(a, "runId")), "probe": op_probe,
     })
 

@@ -28,7 +28,7 @@ from remit_conformance.catalogue import EFFECT_NODES, FAULT_POINT_NAMES, parse_p
 from remit_conformance.faults import INJECTED_STORE_ERROR, FaultSwitch
 from remit_conformance.jsonable import jsonable
 from remit_conformance.outcomes import outcome_of_error
-from remit_conformance.protocol import serve, string_arg
+from remit_conformance.protocol import probe_dispatcher, serve, string_arg
 from remit_conformance.runview import (
     absent_view, canonical, completed, digest, parked, record_hex, run_view,
 )
@@ -401,15 +401,9 @@ def probe_definition_change(args: dict) -> dict:
     return {"change": 'node "notify" renamed to "notify_customer"', "changedNode": "notify", "outcome": outcome}
 
 
-def op_probe(args: dict) -> dict:
-    kind = args.get("kind")
-    if kind == "corruption":
-        return probe_corruption(args)
-    if kind == "invalid-state":
-        return probe_invalid_state(args)
-    if kind == "definition-change":
-        return probe_definition_change(args)
-    raise ValueError(f'unknown probe kind "{kind}"')
+op_probe = probe_dispatcher({
+    "corruption": probe_corruption, "invalid-state": probe_invalid_state, "definition-change": probe_definition_change,
+})
 
 
 def support_of(point: str) -> dict:

@@ -28,7 +28,7 @@ from remit_conformance.catalogue import EFFECT_NODES, FAULT_POINT_NAMES, parse_p
 from remit_conformance.faults import INJECTED_STORE_ERROR, FaultSwitch
 from remit_conformance.jsonable import jsonable
 from remit_conformance.outcomes import outcome_of_error
-from remit_conformance.protocol import error_message, serve, string_arg
+from remit_conformance.protocol import error_message, probe_dispatcher, serve, string_arg, unsupported
 from remit_conformance.runview import absent_view, canonical, completed, digest, parked, record_hex, refused, run_view
 from remit_conformance.sink import SinkHolder
 from remit_conformance.workflow import RefundInput, RefundState, initial_state, state_of
@@ -342,15 +342,9 @@ def probe_definition_change(args: dict) -> dict:
     return {"change": 'node "Notify" renamed to "NotifyCustomer"', "changedNode": "notify", "outcome": outcome}
 
 
-def op_probe(args: dict) -> dict:
-    kind = args.get("kind")
-    if kind == "corruption":
-        return probe_corruption(args)
-    if kind == "invalid-state":
-        return probe_invalid_state(args)
-    if kind == "definition-change":
-        return probe_definition_change(args)
-    raise ValueError(f'unknown probe kind "{kind}"')
+op_probe = probe_dispatcher({
+    "corruption": probe_corruption, "invalid-state": probe_invalid_state, "definition-change": probe_definition_change,
+})
 
 
 # Declarations -----------------------------------------------------------------------------------
@@ -426,12 +420,6 @@ def op_open(args: dict) -> dict:
     return {}
 
 
-def unsupported(op: str):
-    def handler(_args: dict) -> dict:
-        raise RuntimeError(f"{op}: pydantic-graph has no such operation (declared in hello)")
-    return handler
-
-
 def main() -> None:
     serve({
         "hello": op_hello,
@@ -441,8 +429,8 @@ def main() -> None:
         "resume": lambda a: asyncio.run(resume(string_arg(a, "runId"), a.get("value"))),
         "resumeMany": lambda a: asyncio.run(resume_many(string_arg(a, "runId"), a.get("values") if isinstance(a.get("values"), list) else [])),
         "continue": lambda a: asyncio.run(continue_run(string_arg(a, "runId"))),
-        "continueFrom": unsupported("continueFrom"),
-        "fork": unsupported("fork"),
+        "continueFrom": unsupported("pydantic-graph", "continueFrom"),
+        "fork": unsupported("pydantic-graph", "fork"),
         "readStore": lambda a: read_store(string_arg(a, "runId")),
         "probe": op_probe,
     })

@@ -45,6 +45,28 @@ def string_arg(args: dict, name: str) -> str:
     return v
 
 
+def probe_dispatcher(probes: dict[str, Handler]) -> Handler:
+    """The `probe` request's handler: runs the probe its `kind` names; an unknown kind is an error."""
+
+    def op_probe(args: dict) -> Any:
+        kind = args.get("kind")
+        probe = probes.get(kind) if isinstance(kind, str) else None
+        if probe is None:
+            raise ValueError(f'unknown probe kind "{kind}"')
+        return probe(args)
+
+    return op_probe
+
+
+def unsupported(system: str, op: str) -> Handler:
+    """The handler of an operation `system` lacks (and declares so in its hello reply)."""
+
+    def handler(_args: dict) -> Any:
+        raise RuntimeError(f"{op}: {system} has no such operation (declared in hello)")
+
+    return handler
+
+
 def error_message(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
