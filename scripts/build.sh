@@ -16,11 +16,19 @@ stamp="$(
     find ts-shell/src -type f -name '*.ts' ! -name '*.test.ts' | LC_ALL=C sort | xargs sha256sum
   } | sha256sum | cut -d' ' -f1
 )"
+# npm links a workspace's bin only when its target exists, and `npm ci` runs before dist/ is
+# built: link `remit` into node_modules/.bin (and make it executable) so `npx remit` in a clone
+# runs this build, not a package of that name from the registry.
+link_bin() {
+  if [ ! -x node_modules/.bin/remit ]; then npm rebuild remit --ignore-scripts --no-audit --no-fund >/dev/null; fi
+}
 if [ "$force" != "--force" ] && [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then
   echo "library: up to date (ts-shell/dist)"
+  link_bin
   exit 0
 fi
 rm -rf ts-shell/dist
 npx tsc -p ts-shell/tsconfig.build.json
 echo "$stamp" >"$stamp_file"
+link_bin
 echo "library: built ts-shell/dist"

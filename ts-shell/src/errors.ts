@@ -177,8 +177,11 @@ export class NotJsonError extends RemitError {
   }
 }
 
-/** Why a value would not read back as itself (ValueUnfaithfulError.reason). */
-export type UnfaithfulReason = 'CHANGED_BY_JSON' | 'FAILS_SCHEMA_AGAIN' | 'TRANSFORM_NOT_IDEMPOTENT';
+/**
+ * Why a value would not read back as itself (ValueUnfaithfulError.reason). TOO_DEEP: objects and
+ * arrays nest deeper than REMIT keeps a value (values.ts, MAX_VALUE_DEPTH; docs/guide.md, "Limits").
+ */
+export type UnfaithfulReason = 'CHANGED_BY_JSON' | 'FAILS_SCHEMA_AGAIN' | 'TRANSFORM_NOT_IDEMPOTENT' | 'TOO_DEEP';
 
 /**
  * A value about to be written (input, state, resume value, effect result, fork intent) would not
@@ -369,14 +372,29 @@ export class ForkTargetExistsError extends RemitError {
 
 // ------------------------------------------------------------------ log, store, core
 
+/**
+ * `text` as one word of a POSIX shell command line, for the commands REMIT suggests: a run id may
+ * hold spaces, quotes or `;`, and a suggested command pasted into a shell must not run anything
+ * else. Plain words stay as they are; anything else is single-quoted.
+ */
+export function shellWord(text: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(text)) return text;
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A `remit ...` command line to suggest, each argument quoted for the shell. */
+export function suggestCommand(...words: string[]): string {
+  return ['remit', ...words.map(shellWord)].join(' ');
+}
+
 /** What an operator can do about a record that fails its integrity check. */
 export function corruptAdvice(runId: string): string {
-  return `the record was complete and is now damaged, so REMIT will not repair it: restore the store from a backup; \`remit inspect ${runId}\` shows what is intact`;
+  return `the record was complete and is now damaged, so REMIT will not repair it: restore the store from a backup; \`${suggestCommand('inspect', runId)}\` shows what is intact`;
 }
 
 /** What an operator can do about an incomplete or empty last record. */
 export function tornAdvice(runId: string): string {
-  return `\`remit repair ${runId}\` (Remit.repair) removes it when losing it is the same as a crash before it was written, and refuses otherwise`;
+  return `\`${suggestCommand('repair', runId)}\` (Remit.repair) removes it when losing it is the same as a crash before it was written, and refuses otherwise`;
 }
 
 /** A record failed its integrity check; nothing after it was loaded. `advice`: what to do. */

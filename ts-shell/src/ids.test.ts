@@ -6,9 +6,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OptionInvalidError, RunIdInvalidError } from './errors.js';
 import {
-  checkEffectKeysFit, checkInstanceId, checkRunId, defaultInstanceId, effectKey, escapeKeyPart, MAX_KEY_BYTES, parseEffectKey, runIdProblem,
+  checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, effectKey, escapeKeyPart, MAX_KEY_BYTES,
+  MAX_RUN_ID_BYTES, parseEffectKey, runIdProblem,
 } from './ids.js';
-import { utf8 } from './json.js';
+import { isWellFormedUnicode, utf8 } from './json.js';
+import { MAX_NODE_NAME_BYTES } from './workflow/workflow.js';
 
 describe('effect keys', () => {
   it('do not collide where `run:node:seq` did: run a:b node c vs run a node b:c, and the same with "/" and "%"', () => {
@@ -92,6 +94,79 @@ describe('run ids', () => {
   });
 });
 
+describe('default run ids', () => {
+  /** Characters that stress the rule: multi-byte, astral (a surrogate pair), "%" and "/" (3 bytes in a key), invisible. */
+  const visibleOrNot = ['a', 'Z', '7', '-', '%', '/', ' ', 'é', '注', '🦀', '\u0301', '\u200b', '\ufeff'];
+  /** Legal in a workflow name, never in a run id: controls and separators. */
+  const controls = ['\n', '\u0000', '\u007f', '\u0085', '\u2028', '\u2029'];
+  const unitOf = (pool: string[]) => fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...pool) },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
+  );
+  /** The first code points of `text` that fit in `max` UTF-8 bytes. */
+  const fit = (text: string, max: number) => {
+    let out = '';
+    for (const c of text) {
+      if (utf8(out + c).length > max) break;
+      out += c;
+    }
+    return out;
+  };
+  /** Strings of every length up to past the limit (fast-check's default size would keep them short), cut to fit. */
+  const upTo200Bytes = (pool: string[]) => fc.integer({ min: 1, max: 220 })
+    .chain((n) => fc.array(unitOf(pool), { minLength: n, maxLength: n }))
+    .map((units) => fit(units.join(''), 200))
+    .filter((text) => text.length > 0);
+  /** A valid workflow name (build()'s rule): non-empty, well-formed, at most 200 UTF-8 bytes. */
+  const workflowName = upTo200Bytes([...visibleOrNot, ...controls]).filter((n) => isWellFormedUnicode(n) && utf8(n).length <= MAX_NODE_NAME_BYTES);
+  /** A valid run id (checkRunId's rule), often long. */
+  const runId = upTo200Bytes(visibleOrNot).filter((id) => runIdProblem(id) === null);
+  /** The node names that make a run id's keys longest: 200 bytes, every one 3 bytes in a key. */
+  const worstNodes = ['/'.repeat(MAX_NODE_NAME_BYTES), '%'.repeat(MAX_NODE_NAME_BYTES)];
+
+  /** What start and fork check of a run id: the rule, and that its effect keys fit with any node names. */
+  const acceptedAtStartAndFork = (id: string) => {
+    checkRunId(id);
+    checkEffectKeysFit(id, worstNodes);
+  };
+
+  it('for any valid workflow name, the default start id passes the rule and the effect-key check (property)', () => {
+    fc.assert(fc.property(workflowName, (name) => {
+      const id = defaultRunId(name);
+      acceptedAtStartAndFork(id);
+      expect(id).toMatch(/-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    }), { numRuns: 3000 });
+  });
+
+  it('for any valid run id, the default fork id passes the rule and the effect-key check (property)', () => {
+    fc.assert(fc.property(runId, (source) => {
+      const id = defaultForkRunId(source);
+      acceptedAtStartAndFork(id);
+      expect(id).toMatch(/\.fork-[0-9a-f]{8}$/);
+      // The prefix is the start of the source id, cut between whole characters.
+      const prefix = id.slice(0, id.length - '.fork-xxxxxxxx'.length);
+      expect(source.startsWith(prefix)).toBe(true);
+    }), { numRuns: 3000 });
+  });
+
+  it('keep short names whole, and cut long ones on a character boundary', () => {
+    expect(defaultRunId('refund')).toMatch(/^refund-[0-9a-f-]{36}$/);
+    expect(defaultForkRunId('order-1042')).toMatch(/^order-1042\.fork-[0-9a-f]{8}$/);
+    const long = 'w'.repeat(180);
+    expect(utf8(defaultRunId(long)).length).toBe(MAX_RUN_ID_BYTES);
+    expect(defaultRunId(long).startsWith('w'.repeat(163) + '-')).toBe(true);
+    // 50 crabs are 200 bytes (100 UTF-16 units): a pair is never split.
+    const crabs = defaultRunId('🦀'.repeat(50));
+    expect(isWellFormedUnicode(crabs)).toBe(true);
+    expect(crabs.startsWith('🦀'.repeat(40) + '-')).toBe(true);
+    expect(defaultForkRunId('x'.repeat(190))).toMatch(/^x{186}\.fork-[0-9a-f]{8}$/);
+    // A name of control characters (legal for a workflow, not in a run id) becomes underscores.
+    expect(defaultRunId('a\nb')).toMatch(/^a_b-/);
+    // "%" takes 3 bytes in a key: a slash-filled source id is cut to what fits with any node name.
+    acceptedAtStartAndFork(defaultForkRunId('/'.repeat(200)));
+  });
+});
+
 describe('instance ids', () => {
   it('default to a fresh remit-<uuid>', () => {
     expect(defaultInstanceId()).toMatch(/^remit-[0-9a-f-]{36}$/);
@@ -99,7 +174,7 @@ describe('instance ids', () => {
   });
 
   it('are refused with OptionInvalidError when empty, too long or holding control characters', () => {
-    for (const bad of ['', 'a'.repeat(201), 'a\nb', 42, null]) {
+    for (const bad of ['', 'a'.repeat(201), 'a\nb', 42, null, 'pod-\ud800']) {
       expect(() => checkInstanceId(bad), String(bad)).toThrow(OptionInvalidError);
     }
     expect(() => checkInstanceId('pod-7/replica é')).not.toThrow();

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { OptionInvalidError, RunIdInvalidError } from './errors.js';
 import { isWellFormedUnicode, utf8 } from './json.js';
+import { MAX_NODE_NAME_BYTES } from './workflow/workflow.js';
 
 /** Run ids are at most this many UTF-8 bytes (so that an effect key fits the log's 1024-byte names). */
 export const MAX_RUN_ID_BYTES = 200;
@@ -19,14 +20,65 @@ export const MAX_KEY_BYTES = 1024;
 /** Instance ids are at most this many UTF-8 bytes (they are written into every attempt's lease). */
 export const MAX_INSTANCE_ID_BYTES = 200;
 
-/** The id of a run started without one: `${workflow}-${uuid}`. */
+/**
+ * The id of a run started without one: `${workflow}-${uuid}`, the workflow name cut short when the
+ * whole would break the run-id rule (defaultIdPrefix). Always a valid run id (checkRunId) whose
+ * effect keys fit, whatever the workflow's effect node names.
+ */
 export function defaultRunId(workflow: string): string {
-  return `${workflow}-${randomUUID()}`;
+  const suffix = `-${randomUUID()}`;
+  return `${defaultIdPrefix(workflow, suffix.length)}${suffix}`;
 }
 
-/** The id of a fork made without one: `${sourceRunId}.fork-${8 hex}`. */
+/**
+ * The id of a fork made without one: `${sourceRunId}.fork-${8 hex}`, the source id cut short when
+ * the whole would break the run-id rule (defaultIdPrefix). Always a valid run id whose effect keys
+ * fit, whatever the workflow's effect node names.
+ */
 export function defaultForkRunId(sourceRunId: string): string {
-  return `${sourceRunId}.fork-${randomUUID().slice(0, 8)}`;
+  const suffix = `.fork-${randomUUID().slice(0, 8)}`;
+  return `${defaultIdPrefix(sourceRunId, suffix.length)}${suffix}`;
+}
+
+/**
+ * The longest escaped run id (escapeKeyPart) whose effect keys fit the log's names with any node
+ * name: a node name of MAX_NODE_NAME_BYTES bytes all "%" or "/" escapes to three times as many,
+ * and a key adds two "/" and at most ten digits of seq.
+ */
+export const MAX_DEFAULT_ID_KEY_BYTES = MAX_KEY_BYTES - 3 * MAX_NODE_NAME_BYTES - 2 - 10;
+
+/**
+ * The start of `text` that a default id puts before its `suffixBytes`-byte ASCII suffix (which
+ * holds a visible character and no "%" or "/"): whole characters (a surrogate pair is never
+ * split) while the id stays within MAX_RUN_ID_BYTES UTF-8 bytes and its escaped form within
+ * MAX_DEFAULT_ID_KEY_BYTES; a control character or line separator (legal in a workflow name,
+ * not in a run id) and a lone surrogate become "_". The suffix holds a visible character, so the
+ * id has one whatever the prefix keeps.
+ */
+function defaultIdPrefix(text: string, suffixBytes: number): string {
+  const maxBytes = MAX_RUN_ID_BYTES - suffixBytes;
+  const maxKeyBytes = MAX_DEFAULT_ID_KEY_BYTES - suffixBytes;
+  let out = '';
+  let bytes = 0;
+  let keyBytes = 0;
+  for (const character of text) {
+    // By code point, not with CONTROL: no Unicode-property expression to compile (below).
+    const code = character.codePointAt(0)!;
+    const refused = code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || (code >= 0xd800 && code <= 0xdfff);
+    const c = refused ? '_' : character;
+    const size = utf8Bytes(c.codePointAt(0)!);
+    const keySize = c === '%' || c === '/' ? 3 : size;
+    if (bytes + size > maxBytes || keyBytes + keySize > maxKeyBytes) break;
+    out += c;
+    bytes += size;
+    keyBytes += keySize;
+  }
+  return out;
+}
+
+/** How many bytes UTF-8 takes for the code point (a scalar value; surrogates are replaced above). */
+function utf8Bytes(codePoint: number): number {
+  return codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
 }
 
 /** Control characters (C0, DEL, C1) and the line and paragraph separators. */
@@ -145,6 +197,8 @@ export function defaultInstanceId(): string {
 /** Throws OptionInvalidError unless `id` can name a sequencer instance in a lease. */
 export function checkInstanceId(id: unknown): asserts id is string {
   if (typeof id !== 'string' || id.length === 0) throw new OptionInvalidError('instanceId', id, 'must be a non-empty string');
+  // Written as the owner of every attempt it claims: UTF-8, which cannot keep a lone surrogate.
+  if (!isWellFormedUnicode(id)) throw new OptionInvalidError('instanceId', id, 'is not well-formed Unicode (a lone UTF-16 surrogate)');
   if (utf8(id).length > MAX_INSTANCE_ID_BYTES) throw new OptionInvalidError('instanceId', id, `is over ${MAX_INSTANCE_ID_BYTES} UTF-8 bytes`);
   if (/[\u0000-\u001f\u007f]/.test(id)) throw new OptionInvalidError('instanceId', id, 'contains control characters');
 }

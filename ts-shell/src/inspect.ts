@@ -11,6 +11,15 @@ import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
 import { concatRecords } from './store/common.js';
 import type { StoredRecord } from './store/store.js';
 
+/**
+ * A store's commit time as ISO 8601. The time is the store's bookkeeping, not part of the checked
+ * record, so a value no Date can hold (a hand edit) is shown as it is instead of failing the view.
+ */
+export function isoTime(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? `invalid time (${String(ms)})` : date.toISOString();
+}
+
 export interface InspectedRecord {
   seq: number;
   kind: string;
@@ -76,7 +85,7 @@ export function inspectLog(runId: string, stored: StoredRecord[], core: Recovery
     const bad = stored.find((r) => r.seq === damage.seq);
     records.splice(damage.seq);
     records.push({
-      seq: damage.seq, kind: 'DAMAGED', format: bad?.bytes[8] ?? 0, node: null, committedAt: bad === undefined ? '-' : new Date(bad.committedAtMs).toISOString(),
+      seq: damage.seq, kind: 'DAMAGED', format: bad?.bytes[8] ?? 0, node: null, committedAt: bad === undefined ? '-' : isoTime(bad.committedAtMs),
       bytes: bad?.bytes.length ?? 0, detail: `${damage.code}${damage.recordKind === null ? '' : ` (was ${damage.recordKind})`}`,
     });
   }
@@ -124,7 +133,7 @@ function describeRecord(r: LogRecord, stored: StoredRecord, format: number): Ins
     kind: kindName(r.kind),
     format,
     node: null,
-    committedAt: new Date(stored.committedAtMs).toISOString(),
+    committedAt: isoTime(stored.committedAtMs),
     bytes: stored.bytes.length,
   };
   switch (r.kind) {

@@ -41,7 +41,7 @@ export function isWellFormedUnicode(text: string): boolean {
  * `out[key] = value` as JSON.parse does it: "__proto__" too becomes an own key (a plain assignment
  * would set the object's prototype instead). For the shell's copies of JSON values.
  */
-export function setOwnKey(out: { [key: string]: Json }, key: string, value: Json): void {
+export function setOwnKey<T>(out: { [key: string]: T }, key: string, value: T): void {
   if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   else out[key] = value;
 }

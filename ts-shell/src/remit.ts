@@ -25,9 +25,9 @@ import {
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
-import { bytesEqual, fromUtf8, utf8 } from './json.js';
+import { bytesEqual, decodeJson, fromUtf8, utf8 } from './json.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
-import { damageError, diagnoseRows, type RunDamage } from './sequencer/log-health.js';
+import { damageError, diagnoseRows, missingRecordsDamage, type RunDamage } from './sequencer/log-health.js';
 import { runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { openSummary } from './sequencer/stored-summary.js';
@@ -40,7 +40,7 @@ import {
 import { durableValue, validate } from './values.js';
 import { assert } from './assert.js';
 import { canonicalDescriptor } from './workflow/descriptor.js';
-import { isLeaseMs, MAX_LEASE_MS, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
+import { isBuiltWorkflow, isLeaseMs, MAX_LEASE_MS, WorkflowBuilder, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
 
 export { MAX_RUN_ID_BYTES } from './ids.js';
 
@@ -160,6 +160,7 @@ export interface RepairResult {
 }
 
 export async function createRemit(options: RemitOptions): Promise<Remit> {
+  checkRemitOptions(options);
   const core = typeof options.core === 'object' ? options.core : await createCore(options.core ?? 'wasm');
   const sequencing: Partial<SequencingOptions> = {};
   if (options.groupPureSteps !== undefined) sequencing.groupPureSteps = options.groupPureSteps;
@@ -168,6 +169,76 @@ export async function createRemit(options: RemitOptions): Promise<Remit> {
   if (options.instanceId !== undefined) fence.instanceId = options.instanceId;
   if (options.effectLeaseMs !== undefined) fence.effectLeaseMs = options.effectLeaseMs;
   return new Remit(options.store, core, options.workflows ?? [], options.hooks ?? NO_HOOKS, sequencing, fence);
+}
+
+/** The options createRemit knows; any other key is refused (a misspelt option would be ignored). */
+const REMIT_OPTIONS: ReadonlySet<string> = new Set(['store', 'workflows', 'core', 'hooks', 'groupPureSteps', 'maxGroupedPureSteps', 'instanceId', 'effectLeaseMs']);
+const STORE_METHODS = ['readLog', 'readRecords', 'append', 'fork', 'listRuns', 'close'] as const;
+const OPTIONAL_STORE_METHODS = ['readSummary', 'readRun', 'listRunsToRecover', 'correctRunStatuses', 'removeLastRecord'] as const;
+const CORE_METHODS = ['recover', 'admit', 'recoverEncoded', 'admitEncoded', 'feed', 'admitFrom', 'feedEncoded', 'admitFromEncoded'] as const;
+
+/**
+ * Throws OptionInvalidError (field: the option) unless REMIT can use every option, before a core
+ * is loaded or the store is touched: a store and a core object with their interfaces' functions,
+ * built workflows, hooks with `at`, a boolean groupPureSteps, a positive whole
+ * maxGroupedPureSteps, a valid instanceId and effectLeaseMs, and no option REMIT does not know.
+ * (An unknown core name is CoreUnavailableError, UNKNOWN_CORE, from createCore.)
+ */
+function checkRemitOptions(options: unknown): asserts options is RemitOptions {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new ArgumentInvalidError('options', 'an object of createRemit options ({ store, workflows, ... })', describeArgument(options));
+  }
+  const o = options as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!REMIT_OPTIONS.has(key)) throw new OptionInvalidError(key, o[key], `is not an option of createRemit (known: ${[...REMIT_OPTIONS].join(', ')})`);
+  }
+  const store = o['store'];
+  if (store === null || typeof store !== 'object') throw new OptionInvalidError('store', store, 'must be a Store (openSqliteStore, openMemoryStore, openPostgresStore)');
+  const missing = STORE_METHODS.filter((m) => typeof (store as Record<string, unknown>)[m] !== 'function');
+  const notFunctions = OPTIONAL_STORE_METHODS.filter((m) => (store as Record<string, unknown>)[m] !== undefined && typeof (store as Record<string, unknown>)[m] !== 'function');
+  if (missing.length > 0 || notFunctions.length > 0 || typeof (store as { description?: unknown }).description !== 'string') {
+    const what = [...missing, ...notFunctions].map((m) => `${m}()`);
+    throw new OptionInvalidError('store', store, `is not a Store: it lacks ${what.length > 0 ? what.join(', ') : 'a description'}`);
+  }
+  const workflows = o['workflows'];
+  if (workflows !== undefined) {
+    if (!Array.isArray(workflows)) throw new OptionInvalidError('workflows', workflows, 'must be an array of built workflows (workflow(...)....build())');
+    workflows.forEach((entry, index) => {
+      if (isBuiltWorkflow(entry)) return;
+      const hint = entry instanceof WorkflowBuilder ? ' (a builder: call .build())' : '';
+      throw new OptionInvalidError('workflows', entry, `entry ${index} is not a built workflow${hint}`);
+    });
+  }
+  const core = o['core'];
+  if (core !== undefined && typeof core !== 'string') {
+    if (core === null || typeof core !== 'object') throw new OptionInvalidError('core', core, 'must be "wasm", "reference" or a RecoveryCore');
+    const lacking = CORE_METHODS.filter((m) => typeof (core as Record<string, unknown>)[m] !== 'function');
+    if (lacking.length > 0) throw new OptionInvalidError('core', core, `is not a RecoveryCore: it lacks ${lacking.map((m) => `${m}()`).join(', ')}`);
+  }
+  const hooks = o['hooks'];
+  if (hooks !== undefined && (hooks === null || typeof hooks !== 'object' || typeof (hooks as { at?: unknown }).at !== 'function')) {
+    throw new OptionInvalidError('hooks', hooks, 'must be an object with an at(point, info) function (SequencerHooks)');
+  }
+  if (o['groupPureSteps'] !== undefined && typeof o['groupPureSteps'] !== 'boolean') {
+    throw new OptionInvalidError('groupPureSteps', o['groupPureSteps'], 'must be true or false');
+  }
+  if (o['maxGroupedPureSteps'] !== undefined) checkMaxGroupedPureSteps(o['maxGroupedPureSteps']);
+  if (o['instanceId'] !== undefined) checkInstanceId(o['instanceId']);
+  if (o['effectLeaseMs'] !== undefined && !isLeaseMs(o['effectLeaseMs'])) {
+    throw new OptionInvalidError('effectLeaseMs', o['effectLeaseMs'], `must be a whole number of milliseconds from 1 to ${MAX_LEASE_MS}`);
+  }
+}
+
+function checkMaxGroupedPureSteps(value: unknown): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new OptionInvalidError('maxGroupedPureSteps', value, 'must be a positive whole number');
+  }
+}
+
+/** Throws ArgumentInvalidError unless an options argument is an object or undefined (nothing read or written yet). */
+function checkOptionsArgument(argument: string, value: unknown, expected: string, subject: ErrorSubject): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ArgumentInvalidError(argument, expected, describeArgument(value), subject);
 }
 
 /** The fence settings a Remit is constructed with (createRemit passes instanceId and effectLeaseMs). */
@@ -219,6 +290,9 @@ function checkWaitMs(value: unknown): number {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** The operations close() waits for (every public one that reads or writes the store). */
+const TRACKED_OPERATIONS = ['start', 'resume', 'continueRun', 'fork', 'status', 'inspect', 'scrub', 'runs', 'recoverAll', 'repair'] as const;
+
 export class Remit implements Engine {
   private readonly workflows = new Map<string, Workflow>();
   readonly sequencing: SequencingOptions;
@@ -239,6 +313,21 @@ export class Remit implements Engine {
     }
     this.fence = fenceSettings(fence);
     for (const wf of workflows) this.register(wf);
+    // Every operation is counted while it runs, so that close() can wait for it (an effect whose
+    // handler returned must get its EFFECT_DONE appended, not a closed store).
+    for (const name of TRACKED_OPERATIONS) {
+      const operation = this[name] as (...args: unknown[]) => Promise<unknown>;
+      Object.defineProperty(this, name, { value: (...args: unknown[]) => this.track(operation.apply(this, args)), writable: true, configurable: true });
+    }
+  }
+
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  private track<T>(operation: Promise<T>): Promise<T> {
+    this.inFlight.add(operation);
+    const forget = () => void this.inFlight.delete(operation);
+    operation.then(forget, forget);
+    return operation;
   }
 
   /** This instance's id: the owner written into the effect attempts it claims. */
@@ -265,6 +354,10 @@ export class Remit implements Engine {
 
   /** Start a run and drive it until it parks, completes or fails. */
   async start<W extends Workflow>(workflow: W | string, input: InputOf<W>, options: StartOptions = {}): Promise<RunResult<StateOf<W>>> {
+    if (typeof workflow !== 'string' && !isBuiltWorkflow(workflow)) {
+      throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build()) or the name of a registered one', describeArgument(workflow));
+    }
+    checkOptionsArgument('options', options, 'an object of start options ({ runId }) or undefined', {});
     const wf = this.resolveWorkflow(workflow);
     const runId = options.runId ?? defaultRunId(wf.name);
     checkRunId(runId);
@@ -292,7 +385,7 @@ export class Remit implements Engine {
       if (error instanceof ConflictError) throw new RunExistsError(runId);
       throw error;
     }
-    return (await session.drive()) as RunResult<StateOf<W>>;
+    return (await this.driveAfterOwnAppend(session)) as RunResult<StateOf<W>>;
   }
 
   /**
@@ -322,6 +415,9 @@ export class Remit implements Engine {
     for (let attempt = 0; ; attempt++) {
       const admission = session.admit(request);
       if (!admission.accepted) throw this.refusal(admission, runId, session, { interruptId, node: nodeName });
+      // Once admitted (else the refusal is the answer): the completion the claimed value leads to
+      // must succeed, or the interrupt would be consumed by a value that can never finish the run.
+      if (attempt === 0) session.checkResume(nodeName, decodeJson(encoded.bytes));
       const claim: LogRecord = { kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId: utf8(interruptId), value: encoded.bytes };
       try {
         await session.append(admission.seq, [claim], nodeName);
@@ -334,7 +430,23 @@ export class Remit implements Engine {
       }
     }
     await this.hooks.at('resume.after-claim', { runId, seq: session.recover().recordCount, node: nodeName, kinds: ['RESUME_CLAIMED'] });
-    return session.drive();
+    return this.driveAfterOwnAppend(session);
+  }
+
+  /**
+   * Drive a run whose RUN_STARTED or RESUME_CLAIMED this call has just made durable. When another
+   * sequencer takes the run over meanwhile (it appended first, or holds an effect attempt), this
+   * call's record still stands, so an error saying "nothing was written" would be false: it
+   * resolves with the run as it stands in the store (status `running` while the other drives it).
+   */
+  private async driveAfterOwnAppend(session: RunSession): Promise<RunResult> {
+    try {
+      return await session.drive();
+    } catch (error) {
+      if (!(error instanceof ConflictError || error instanceof EffectInFlightError)) throw error;
+      await session.reload();
+      return session.result(session.recover());
+    }
   }
 
   /**
@@ -345,6 +457,7 @@ export class Remit implements Engine {
    */
   async continueRun(runId: string, options: ContinueOptions = {}): Promise<RunResult> {
     checkRunId(runId);
+    checkOptionsArgument('options', options, 'an object of continue options ({ fromSeq, waitForEffectMs }) or undefined', { runId });
     if (options.fromSeq !== undefined) checkSeqArgument('fromSeq', options.fromSeq, { runId });
     const waitMs = checkWaitMs(options.waitForEffectMs);
     // Continuing from an earlier seq may need admission from the whole log (NEEDS_LOG).
@@ -388,6 +501,7 @@ export class Remit implements Engine {
   async fork(runId: string, checkpointSeq: number, options: ForkOptions = {}): Promise<ForkResult> {
     checkRunId(runId);
     checkSeqArgument('checkpointSeq', checkpointSeq, { runId });
+    checkOptionsArgument('options', options, 'an object of fork options ({ newRunId, intent }) or undefined', { runId });
     if (options.newRunId !== undefined) checkRunId(options.newRunId);
     // A fork copies a prefix up to any checkpoint and chains to it: it reads the whole log.
     const session = await RunSession.open(this, runId, { wholeLog: true });
@@ -483,6 +597,9 @@ export class Remit implements Engine {
   /** One run's whole log read and recovered: what `runs` and `recoverAll` say about it. */
   private async examine(runId: string): Promise<Omit<RunSummary, 'runId' | 'createdAtMs' | 'updatedAtMs'>> {
     const rows = await this.store.readRecords(runId);
+    // Listed but without a record: a store writes a run's listing with its first record, so only
+    // damage (a hand edit, a partial restore) makes one; it is shown, never skipped or "empty".
+    if (rows.length === 0) return { workflow: '?', status: 'damaged', headSeq: -1, damage: missingRecordsDamage(runId) };
     const log = concatBytes(rows.map((r) => r.bytes));
     const recovery = this.core.recover(log);
     const damage = diagnoseRows(runId, rows, recovery);
@@ -581,7 +698,13 @@ export class Remit implements Engine {
     return { runId, removedSeq: damage.seq, removedKind: damage.recordKind, removedBytes: last.bytes.length, note: damage.why, headSeq: damage.seq - 1 };
   }
 
+  /**
+   * Wait for every operation of this instance still running (a start, resume, continue... and the
+   * handlers they are calling), then close the store. Operations begun while it waits are waited
+   * for too; after it resolves, every operation fails with the store's error.
+   */
   async close(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     await this.store.close();
   }
 

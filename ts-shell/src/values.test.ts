@@ -12,9 +12,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { NotJsonError, ValueUnfaithfulError } from './errors.js';
-import { checkedRoundTrip, durableText, durableValue, JITLESS_PARSES, validate } from './values.js';
+import { checkedRoundTrip, durableText, durableValue, JITLESS_PARSES, MAX_VALUE_DEPTH, validate } from './values.js';
 import { createCore } from './core/index.js';
-import { RecordKind } from './core/types.js';
+import { RecordKind, StateForm } from './core/types.js';
 import { Remit } from './remit.js';
 import { MemoryStore } from './store/memory.js';
 import { logFacts } from '../test-support/contract-checks.js';
@@ -360,5 +360,149 @@ describe('plain JSON data skips the parse: the copy walk and the checked round t
     const { text, value } = durableText('value', given, null, {});
     expect(reads).toBe(1);
     expect(JSON.parse(text)).toEqual(value);
+  });
+});
+
+describe('values nested deeper than MAX_VALUE_DEPTH are refused before anything is written (TOO_DEEP)', () => {
+  // The defect: a state nested 3000 levels deep was accepted by start (RUN_STARTED written), then
+  // every step failed with "Maximum call stack size exceeded" inside REMIT's own recursive delta
+  // walk, and the run stayed running forever.
+  /** `levels` levels of objects (or arrays, or both alternating) around the leaf 1. */
+  function deep(levels: number, shape: 'objects' | 'arrays' | 'mixed' = 'objects', leaf: unknown = 1): unknown {
+    let value: unknown = leaf;
+    for (let i = 0; i < levels; i++) value = shape === 'arrays' || (shape === 'mixed' && i % 2 === 1) ? [value] : { a: value };
+    return value;
+  }
+  const tooDeep = { code: 'REMIT_VALUE_UNFAITHFUL', reason: 'TOO_DEEP' };
+
+  it('accepts exactly MAX_VALUE_DEPTH levels (the text is JSON.stringify\'s) and refuses one more, naming the field', () => {
+    expect(MAX_VALUE_DEPTH).toBe(256);
+    for (const shape of ['objects', 'arrays', 'mixed'] as const) {
+      for (const levels of [1, 63, 64, 65, 100, MAX_VALUE_DEPTH]) {
+        const value = deep(levels, shape);
+        const fast = durableText('state', value, null, { runId: 'r' });
+        expect(fast.text).toBe(JSON.stringify(value));
+        expect(checkedRoundTrip('state', value, { runId: 'r' }).text).toBe(JSON.stringify(value));
+      }
+      for (const levels of [MAX_VALUE_DEPTH + 1, 3000, 100_000]) {
+        for (const check of [() => durableText('state', deep(levels, shape), null, { runId: 'r' }), () => checkedRoundTrip('state', deep(levels, shape), { runId: 'r' })]) {
+          const error = (() => { try { check(); } catch (e) { return e; } return undefined; })() as ValueUnfaithfulError;
+          expect(error).toBeInstanceOf(ValueUnfaithfulError);
+          expect(error).toMatchObject({ ...tooDeep, runId: 'r', value: 'state' });
+          // The field: the path to the object or array at level MAX_VALUE_DEPTH + 1.
+          expect(error.field!.split('.')).toHaveLength(MAX_VALUE_DEPTH);
+          expect(error.message).toMatch(/more than 256 levels deep/);
+        }
+      }
+    }
+    const error = (() => { try { durableValue('effect result', { ok: [1, { deep: deep(MAX_VALUE_DEPTH) }] }, null, {}); } catch (e) { return e; } return undefined; })();
+    expect(error).toMatchObject({ ...tooDeep, field: `ok.1.deep${'.a'.repeat(MAX_VALUE_DEPTH - 3)}` });
+    // The depth is that of the JSON form: a deep object whose toJSON is shallow is refused for its toJSON.
+    expect(() => durableText('state', { inner: { toJSON: () => 'flat', deep: deep(1000) } }, null, {})).toThrow(
+      expect.objectContaining({ reason: 'CHANGED_BY_JSON', field: 'inner' }),
+    );
+  });
+
+  it('a cycle, a throwing getter or a BigInt stays NotJsonError; deep and unfaithful at once is TOO_DEEP', () => {
+    const cyclic: Record<string, unknown> = { a: { b: 1 } };
+    (cyclic.a as Record<string, unknown>).self = cyclic;
+    expect(() => durableText('state', cyclic, null, {})).toThrow(NotJsonError);
+    const throwing = { get x(): never { throw new Error('getter failed'); } };
+    expect(() => durableText('state', deep(100, 'objects', throwing), null, {})).toThrow(NotJsonError);
+    expect(() => durableText('state', deep(300, 'objects', throwing), null, {})).toThrow(expect.objectContaining(tooDeep));
+    expect(() => durableText('state', { n: 1n }, null, {})).toThrow(NotJsonError);
+    expect(() => durableText('state', deep(300, 'objects', 1n), null, {})).toThrow(expect.objectContaining(tooDeep));
+    expect(() => durableText('state', deep(300, 'objects', new Date(0)), null, {})).toThrow(expect.objectContaining(tooDeep));
+  });
+
+  const Deep = z.object({ bag: z.any(), n: z.number() });
+
+  it('an input nested 3000 levels deep (the defect) is refused by start: no run is created', async () => {
+    const wf = workflow({ name: 'deep-input', version: '1', state: Deep })
+      .pure('a', { run: (s) => ({ n: s.n + 1 }), next: END })
+      .build();
+    for (const levels of [MAX_VALUE_DEPTH, 3000, 100_000]) {
+      const { store, remit } = fresh(wf);
+      const error = await remit.start(wf, { bag: deep(levels), n: 0 }, { runId: 'in' }).catch((e) => e);
+      expect(error).toBeInstanceOf(ValueUnfaithfulError);
+      expect(error).toMatchObject({ ...tooDeep, runId: 'in', seq: 0, value: 'input' });
+      expect(error.field).toMatch(/^bag(\.a)+$/);
+      expect(await store.readRecords('in')).toEqual([]);
+      expect(await store.listRuns()).toEqual([]);
+    }
+  });
+
+  it('a node returning a too-deep state fails with the typed error; the log holds nothing new; the fixed node continues the run', async () => {
+    let levels = 3000;
+    const build = () =>
+      workflow({ name: 'deep-node', version: '1', state: Deep })
+        .pure('grow', { run: (s) => ({ bag: deep(levels), n: s.n + 1 }), next: 'more' })
+        .pure('more', { run: (s) => ({ n: s.n + 1 }), next: END })
+        .build();
+    const { store, remit } = fresh(build());
+    const error = await remit.start('deep-node', { bag: null, n: 0 }, { runId: 'node' }).catch((e) => e);
+    expect(error).toMatchObject({ ...tooDeep, runId: 'node', node: 'grow', seq: 1, value: 'state' });
+    expect(error.field).toMatch(/^bag(\.a)+$/);
+    expect(await kinds(store, 'node')).toEqual([RecordKind.RUN_STARTED]);
+    expect(await remit.status('node')).toMatchObject({ status: 'running', state: { bag: null, n: 0 } });
+    // The same refusal on every attempt, and still nothing written.
+    await expect(remit.continueRun('node')).rejects.toMatchObject(tooDeep);
+    expect(await kinds(store, 'node')).toEqual([RecordKind.RUN_STARTED]);
+    // The node fixed (the same definition: its code changed, not its shape): the run goes on.
+    levels = 10;
+    const fixed = new Remit(store, core, [build()]);
+    const done = await fixed.continueRun('node');
+    expect(done).toMatchObject({ status: 'completed', state: { bag: deep(10), n: 2 } });
+  });
+
+  it('an effect result, a resume value and a fork intent too deep are refused; nothing is recorded for them', async () => {
+    let result: unknown = deep(MAX_VALUE_DEPTH + 1);
+    const wf = workflow({ name: 'deep-others', version: '1', state: Deep })
+      .effect('call', { run: () => result, apply: (s, r) => ({ bag: r, n: s.n + 1 }), next: 'ask' })
+      .interrupt('ask', { resume: z.any(), apply: (s, v) => ({ bag: v, n: s.n + 1 }), next: END })
+      .build();
+    const { store, remit } = fresh(wf);
+    await expect(remit.start(wf, { bag: null, n: 0 }, { runId: 'o' })).rejects.toMatchObject({ ...tooDeep, value: 'effect result', node: 'call' });
+    expect(await kinds(store, 'o')).not.toContain(RecordKind.EFFECT_DONE);
+    result = deep(MAX_VALUE_DEPTH - 1);
+    const parked = await remit.continueRun('o');
+    expect(parked.status).toBe('parked');
+    const before = await kinds(store, 'o');
+    await expect(remit.resume('o', parked.interrupt!.id, deep(MAX_VALUE_DEPTH + 1))).rejects.toMatchObject({ ...tooDeep, value: 'resume value' });
+    await expect(remit.fork('o', 0, { newRunId: 'o2', intent: { why: deep(MAX_VALUE_DEPTH) } })).rejects.toMatchObject({ ...tooDeep, value: 'fork intent' });
+    expect(await kinds(store, 'o')).toEqual(before);
+    expect((await store.listRuns()).map((r) => r.runId)).toEqual(['o']);
+    const done = await remit.resume('o', parked.interrupt!.id, deep(MAX_VALUE_DEPTH - 1));
+    expect(done).toMatchObject({ status: 'completed', state: { n: 2 } });
+  });
+
+  it('a state at exactly the limit runs to completion through several delta steps, and reads back alike', async () => {
+    /** The state's `bag` (level 1) holds a value of MAX_VALUE_DEPTH - 1 levels: MAX_VALUE_DEPTH in all. */
+    const at = (leaf: unknown, shape: 'objects' | 'arrays' | 'mixed') => deep(MAX_VALUE_DEPTH - 1, shape, leaf);
+    for (const shape of ['objects', 'arrays', 'mixed'] as const) {
+      const pad = 'p'.repeat(50_000);
+      const wf = workflow({ name: `limit-${shape}`, version: '1', state: Deep.extend({ pad: z.string() }) })
+        .pure('one', { run: (s) => ({ bag: at(s.n + 1, shape), n: s.n + 1 }), next: 'two' })
+        .pure('two', { run: (s) => ({ bag: at(s.n + 1, shape), n: s.n + 1 }), next: 'three' })
+        .pure('three', { run: (s) => ({ bag: at(s.n + 1, shape), n: s.n + 1 }), next: END })
+        .build();
+      for (const groupPureSteps of [true, false]) {
+        const store = new MemoryStore();
+        const remit = new Remit(store, core, [wf], undefined, { groupPureSteps });
+        const done = await remit.start(wf, { bag: at(0, shape), n: 0, pad }, { runId: 'limit' });
+        expect(done.status).toBe('completed');
+        expect(JSON.stringify(done.state)).toBe(JSON.stringify({ bag: at(3, shape), n: 3, pad }));
+        const facts = logFacts('limit', await store.readLog('limit'));
+        const completions = facts.records.filter((r) => r.kind === RecordKind.NODE_COMPLETED) as Array<{ stateForm: number }>;
+        expect(completions.map((r) => r.stateForm)).toEqual([StateForm.DELTA, StateForm.DELTA, StateForm.DELTA]);
+        // Another Remit on the same store rebuilds the head from the log (snapshot plus deltas).
+        const again = new Remit(store, core, [wf]);
+        expect(JSON.stringify((await again.status('limit')).state)).toBe(JSON.stringify(done.state));
+        expect((await again.continueRun('limit')).status).toBe('completed');
+        expect((await again.inspect('limit')).status).toBe('completed');
+        const fork = await again.fork('limit', 1, { newRunId: 'limit-fork' });
+        expect(JSON.stringify((await again.continueRun(fork.runId)).state)).toBe(JSON.stringify(done.state));
+      }
+    }
   });
 });

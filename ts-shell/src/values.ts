@@ -5,12 +5,16 @@
  * 1. JSON-faithful: its JSON form, parsed again, is the same value (a Date would come back as a
  *    string, undefined in an array as null, NaN as null, a Map as {}: all refused);
  * 2. a fixed point of its schema: validating the stored form again succeeds and changes nothing
- *    (a transform that is not idempotent, or whose output its own schema rejects, is refused).
+ *    (a transform that is not idempotent, or whose output its own schema rejects, is refused);
+ * 3. nested at most MAX_VALUE_DEPTH levels deep (docs/guide.md, "Limits"): REMIT's later walks
+ *    over a value (deltas, copies, comparisons, rebuilding the head) are recursive, and this bound
+ *    keeps each within a fraction of Node's default stack (reason TOO_DEEP).
  *
  * So reading a value back (after a crash, in another process) never re-applies a transform to an
- * already transformed value and never fails a schema it passed: a value accepted once can never
- * wedge the run. Checked before anything is appended; a refusal is a ValueUnfaithfulError naming
- * the field and why. Values without a schema (effect results, fork intents) get rule 1 only.
+ * already transformed value, never fails a schema it passed and never overflows the stack in
+ * REMIT's own code: a value accepted once can never wedge the run. Checked before anything is
+ * appended; a refusal is a ValueUnfaithfulError naming the field and why. Values without a schema
+ * (effect results, fork intents) get rules 1 and 3 only.
  */
 
 import { NotJsonError, ValueUnfaithfulError, toValidationIssues, type ErrorSubject } from './errors.js';
@@ -106,8 +110,21 @@ export function durableText(what: string, output: unknown, schema: ReadBackSchem
 }
 
 /**
- * `output`'s JSON text and the value it reads back as (rule 1 checked): from plainJsonCopy when
- * the value is plain JSON data, else from the round trip itself, compared with the original.
+ * How deeply objects and arrays may nest in a value written to the log: `1`, `"x"` and `null` nest
+ * 0 levels, `{}` and `[]` 1, `{"a":[1]}` 2. A deeper value is refused (ValueUnfaithfulError,
+ * TOO_DEEP) before anything is written. Why this bound: REMIT's walks over values are recursive
+ * (computeDelta, applyDelta, jsonEqual, the copies node code gets and of its deltas, this module's
+ * checks; JSON.stringify itself gives up at about 4000 levels). At 256 levels they take an eighth
+ * of Node's default stack (about 1 MB) at most, measured before the JIT compiles them, a delta of
+ * such a state (two levels per level of the state) included; state/delta.test.ts runs them at the
+ * limit with three quarters of the stack already in use. Real documents nest a few dozen levels.
+ */
+export const MAX_VALUE_DEPTH = 256;
+
+/**
+ * `output`'s JSON text and the value it reads back as (rules 1 and 3 checked): from plainJsonCopy
+ * when the value is plain JSON data (it nests at most MAX_PLAIN_DEPTH levels, well within
+ * MAX_VALUE_DEPTH), else from the round trip itself, compared with the original.
  */
 function readBack(what: string, output: unknown, subject: ErrorSubject): DurableText {
   let copy: Json | typeof NOT_PLAIN;
@@ -122,16 +139,27 @@ function readBack(what: string, output: unknown, subject: ErrorSubject): Durable
 }
 
 /**
- * Rule 1 by the round trip: stringify, parse, and compare the parsed value with the original,
- * naming the first field that differs. Any value; what plainJsonCopy declines comes here.
+ * Rules 1 and 3 by the round trip: stringify, parse, check the depth of what was parsed (before
+ * any recursive walk over it), and compare the parsed value with the original, naming the first
+ * field that differs. Any value; what plainJsonCopy declines comes here.
  */
 export function checkedRoundTrip(what: string, output: unknown, subject: ErrorSubject): DurableText {
   let encoded: DurableText;
   try {
     encoded = encodeJsonText(output);
   } catch (error) {
+    // JSON.stringify overflows the stack on a value nested a few thousand levels deep: say so.
+    let deep: Path | null = null;
+    try {
+      deep = tooDeepAt(output, false);
+    } catch {
+      // A getter or a proxy threw: the stringify error is the one to report.
+    }
+    if (deep !== null) throw tooDeep(what, deep, subject);
     throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
   }
+  const deep = tooDeepAt(encoded.value, true);
+  if (deep !== null) throw tooDeep(what, deep, subject);
   const changed = jsonChange(output, encoded.value, []);
   if (changed !== null) {
     throw new ValueUnfaithfulError(what, 'CHANGED_BY_JSON', `${pathText(changed.path)}: ${changed.why}`, { ...subject, field: pathText(changed.path) });
@@ -139,9 +167,61 @@ export function checkedRoundTrip(what: string, output: unknown, subject: ErrorSu
   return encoded;
 }
 
+/**
+ * The path to the first object or array nested deeper than MAX_VALUE_DEPTH in `value`, or null.
+ * Iterative (it must not overflow the stack it protects), over own enumerable keys and array
+ * items as JSON sees them. `parsed`: the value is JSON.parse's output, a tree. Otherwise (a value
+ * JSON.stringify refused) an object met again is not walked again: a cycle is not depth (JSON's
+ * own refusal names it) and a shared object costs one walk; each property is read once.
+ */
+function tooDeepAt(value: unknown, parsed: boolean): Path | null {
+  if (value === null || typeof value !== 'object') return null;
+  interface Frame { node: object; keys: string[] | null; next: number; end: number }
+  const open = (node: object): Frame => {
+    if (Array.isArray(node)) return { node, keys: null, next: 0, end: node.length };
+    const keys = Object.keys(node);
+    return { node, keys, next: 0, end: keys.length };
+  };
+  const frames: Frame[] = [open(value)];
+  const seen = parsed ? null : new Set<object>([value]);
+  while (frames.length > 0) {
+    const top = frames[frames.length - 1]!;
+    if (top.next === top.end) {
+      frames.pop();
+      continue;
+    }
+    const key = top.keys === null ? top.next : top.keys[top.next]!;
+    top.next++;
+    const child = (top.node as Record<string | number, unknown>)[key];
+    if (child === null || typeof child !== 'object') continue;
+    if (seen !== null) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+    }
+    if (frames.length >= MAX_VALUE_DEPTH) return frames.map((frame) => (frame.keys === null ? frame.next - 1 : frame.keys[frame.next - 1]!));
+    frames.push(open(child));
+  }
+  return null;
+}
+
+function tooDeep(what: string, path: Path, subject: ErrorSubject): ValueUnfaithfulError {
+  const field = pathText(path);
+  const shown = path.length <= 6 ? field : `${path.slice(0, 3).join('.')}.(${path.length - 5} more).${path.slice(-2).join('.')}`;
+  return new ValueUnfaithfulError(
+    what,
+    'TOO_DEEP',
+    `${shown}: objects and arrays nest more than ${MAX_VALUE_DEPTH} levels deep here, deeper than REMIT keeps a value ` +
+      '(docs/guide.md, "Limits"); flatten the value, or keep its deep part as a JSON string',
+    { ...subject, field },
+  );
+}
+
 /** plainJsonCopy's answer for a value that is not plain JSON data. */
 const NOT_PLAIN: unique symbol = Symbol('not plain JSON');
-/** Deeper values take the round trip (a cycle among plain objects ends here too). */
+/**
+ * Deeper values take the round trip (a cycle among plain objects ends here too). At most
+ * MAX_VALUE_DEPTH, so that a value this walk copies needs no depth check (readBack).
+ */
 const MAX_PLAIN_DEPTH = 64;
 
 /**

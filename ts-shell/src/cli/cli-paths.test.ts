@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from './main.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cliInProcess } from '../../test-support/cli-in-process.js';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const SINK = fileURLToPath(new URL('../testing/effect-sink.ts', import.meta.url));
@@ -32,23 +32,8 @@ function child(args: string[], timeoutMs = 30_000) {
 
 const tsx = ['--conditions=remit-source', '--import', import.meta.resolve('tsx')];
 
-async function remit(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  const previous = process.cwd();
-  process.chdir(cwd);
-  try {
-    process.exitCode = 0;
-    return { code: await runCli(['node', 'remit', ...args]), get stdout() { return stdout; }, get stderr() { return stderr; } };
-  } finally {
-    process.exitCode = 0;
-    process.chdir(previous);
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+/** The same CLI in this process, output captured (fast); the working folder is the scratch one. */
+const remit = cliInProcess(cwd);
 
 describe('the CLI and the paths it is given', () => {
   it('a --db whose folder cannot be created fails fast with a store error naming the path (no hang)', () => {

@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from '../core/index.js';
 import { Remit } from '../remit.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { END, workflow } from '../workflow/workflow.js';
-import { runCli } from './main.js';
+import { cliInProcess } from '../../test-support/cli-in-process.js';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const REFUND_MODULE = fileURLToPath(new URL('../../../examples/refund/index.ts', import.meta.url));
@@ -33,25 +33,7 @@ function remitProcess(...args: string[]) {
 }
 
 /** The same CLI in this process, output captured (fast); the working folder is the scratch one. */
-async function remit(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  const previousCwd = process.cwd();
-  process.chdir(cwd);
-  let code: number;
-  try {
-    process.exitCode = 0;
-    code = await runCli(['node', 'remit', ...args]);
-  } finally {
-    process.exitCode = 0;
-    process.chdir(previousCwd);
-    out.mockRestore();
-    err.mockRestore();
-  }
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
+const remit = cliInProcess(cwd);
 
 describe(`remit CLI (${core} core)`, () => {
   it('starts as a process and prints help', () => {

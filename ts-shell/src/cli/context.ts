@@ -3,12 +3,13 @@
  * arguments, and printing. Commands stay thin: parse, call the library, print.
  */
 
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import type { CoreKind } from '../core/index.js';
-import { StoreNotFoundError } from '../errors.js';
+import { RemitError, StoreNotFoundError } from '../errors.js';
 import { createRemit, type Remit } from '../remit.js';
 import { SqliteStore } from '../store/sqlite.js';
 import type { Workflow } from '../workflow/workflow.js';
@@ -50,9 +51,58 @@ function isWorkflow(value: unknown): value is Workflow {
   return !!v && typeof v === 'object' && typeof v.name === 'string' && v.nodes instanceof Map && v.fingerprint instanceof Uint8Array;
 }
 
-/** The workflow module named by --workflow, else by REMIT_WORKFLOW; undefined when neither is set. */
-export function workflowModulePath(options: GlobalOptions): string | undefined {
-  return options.workflow ?? process.env['REMIT_WORKFLOW'] ?? undefined;
+/**
+ * The workflow module named by --workflow, else (for a command that drives runs) by
+ * REMIT_WORKFLOW; undefined when neither is set (an empty REMIT_WORKFLOW is unset). A command that
+ * needs no module loads one only when --workflow names it, so a stale REMIT_WORKFLOW in the
+ * environment cannot break `inspect`, `runs`, `repair` or `scrub`.
+ */
+export function workflowModulePath(options: GlobalOptions, needs: 'required' | 'optional' = 'required'): string | undefined {
+  if (options.workflow !== undefined || needs === 'optional') return options.workflow;
+  const fromEnvironment = process.env['REMIT_WORKFLOW'];
+  return fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment;
+}
+
+/** --workflow must name a file; checked before the database is opened (or created). */
+function checkModuleFile(modulePath: string): string {
+  const path = resolve(modulePath);
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--workflow ${modulePath}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : `cannot read it (${code})`} (${path})`);
+  }
+  if (!isFile) throw new UsageError(`--workflow ${modulePath}: not a file (${path}); name the JavaScript module itself`);
+  return path;
+}
+
+/**
+ * Where a module that failed to load went wrong, for the message: a syntax error's file and line
+ * (Node's ESM loader leaves them out of the error; `node --check` prints them), else the first
+ * stack frame in a file.
+ */
+function failureLocation(error: unknown, path: string): string {
+  if (error instanceof SyntaxError) {
+    const check = spawnSync(process.execPath, ['--check', path], { encoding: 'utf8', timeout: 10_000 });
+    const where = check.stderr?.split('\n').find((line) => line.trim() !== '');
+    if (check.status !== 0 && where !== undefined) return ` at ${where.trim()}`;
+  }
+  const frame = (error as Error | undefined)?.stack?.split('\n').find((line) => /\bfile:\/\//.test(line));
+  return frame === undefined ? '' : ` (${frame.trim()})`;
+}
+
+/** Load the module; anything else it throws is the module's problem, reported as one (exit code 2). */
+async function importModule<T>(modulePath: string, path: string, step: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    // REMIT's own typed errors (a definition build() refused) keep their code and exit code.
+    if (error instanceof RemitError) throw error;
+    const name = (error as Error | undefined)?.name ?? 'Error';
+    const message = (error as Error | undefined)?.message ?? String(error);
+    throw new UsageError(`--workflow ${modulePath}: ${step} threw ${name}: ${message}${failureLocation(error, path)}`);
+  }
 }
 
 const NO_WORKFLOW_MODULE =
@@ -60,11 +110,11 @@ const NO_WORKFLOW_MODULE =
   'a JavaScript module exporting createWorkflows({ dataDir }), workflows, or a default workflow (docs/guide.md, "The CLI")';
 
 export async function loadWorkflowModule(modulePath: string, dataDir: string): Promise<WorkflowModule> {
-  const path = resolve(modulePath);
-  if (!existsSync(path)) throw new UsageError(`--workflow ${modulePath}: no such file (${path})`);
-  const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  const path = checkModuleFile(modulePath);
+  const mod = await importModule(modulePath, path, 'importing the module', async () => (await import(pathToFileURL(path).href)) as Record<string, unknown>);
   let exported: unknown;
-  if (typeof mod['createWorkflows'] === 'function') exported = await (mod['createWorkflows'] as (c: { dataDir: string }) => unknown)({ dataDir });
+  const create = mod['createWorkflows'];
+  if (typeof create === 'function') exported = await importModule(modulePath, path, 'createWorkflows()', async () => (create as (c: { dataDir: string }) => unknown)({ dataDir }));
   else exported = mod['workflows'] ?? mod['default'];
   const list = (Array.isArray(exported) ? exported : [exported]).filter(isWorkflow);
   if (list.length === 0) {
@@ -91,16 +141,29 @@ export async function openSession(
 ): Promise<CliSession> {
   const options = globalOptions(command);
   const dbPath = resolve(options.db);
-  const modulePath = workflowModulePath(options);
+  const modulePath = workflowModulePath(options, needs.workflows);
   if (modulePath === undefined && needs.workflows === 'required') throw new UsageError(NO_WORKFLOW_MODULE);
+  // A module that does not exist fails before the database is opened, so a failed `run` leaves no new file.
+  if (modulePath !== undefined) checkModuleFile(modulePath);
   // The store first: a --db that cannot be opened fails here, before the module makes side files.
+  const created = !existsSync(dbPath);
   const store = openDatabase(dbPath, options, (needs.database ?? 'existing') === 'create' || options.create === true);
   let module: WorkflowModule;
   let remit: Remit;
   try {
     module = modulePath === undefined ? { workflows: [], path: '' } : await loadWorkflowModule(modulePath, dirname(dbPath));
-    const instanceId = options.instanceId ?? process.env['REMIT_INSTANCE_ID'];
-    remit = await createRemit({ store, workflows: module.workflows, core: options.core, ...(instanceId ? { instanceId } : {}) });
+  } catch (error) {
+    await store.close();
+    // A database this command created a moment ago holds nothing yet: a `run` whose module fails
+    // to load leaves no new file behind.
+    if (created) for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(file, { force: true });
+    throw error;
+  }
+  try {
+    // An empty --instance-id is passed on (and refused as an option REMIT cannot use); an empty
+    // REMIT_INSTANCE_ID is unset.
+    const instanceId = options.instanceId ?? (process.env['REMIT_INSTANCE_ID'] || undefined);
+    remit = await createRemit({ store, workflows: module.workflows, core: options.core, ...(instanceId !== undefined ? { instanceId } : {}) });
   } catch (error) {
     await store.close();
     throw error;
@@ -117,7 +180,7 @@ function openDatabase(dbPath: string, options: GlobalOptions, create: boolean): 
   try {
     return new SqliteStore(dbPath, { synchronous: options.synchronous, create });
   } catch (error) {
-    if (error instanceof StoreNotFoundError) {
+    if (error instanceof StoreNotFoundError && !existsSync(dbPath)) {
       throw new StoreNotFoundError(error.store, dbPath, `no such database file; pass the --db of an existing database, or --create to create an empty one there (docs/guide.md, "The CLI")`);
     }
     throw error;
@@ -141,6 +204,15 @@ export function parseJsonArgument(text: string, what: string): unknown {
   } catch (error) {
     throw new UsageError(`${what} is not valid JSON (${(error as Error).message}); quote it for the shell, e.g. '{"approved":true}', or pass @file.json`);
   }
+}
+
+/** A whole number of milliseconds (0 to 86,400,000, REMIT's limit for waits). */
+export function parseMilliseconds(text: string, what: string): number {
+  const ms = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms > 86_400_000) {
+    throw new UsageError(`${what} must be a whole number of milliseconds from 0 to 86400000, got ${JSON.stringify(text)}`);
+  }
+  return ms;
 }
 
 export function parseSeq(text: string, what: string): number {

@@ -5,6 +5,7 @@
  */
 
 import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { RemitError } from '../errors.js';
@@ -12,9 +13,23 @@ import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { DEFAULT_DB, UsageError } from './context.js';
 import { registerCommands } from './registry.js';
 
-export function buildProgram(): Command {
+/** The package's version, from its package.json (two folders up from src/cli and dist/cli). */
+function packageVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * The program. `reportUsageError` receives commander's own complaints (unknown option, missing
+ * argument) instead of stderr, so that --json can print them as JSON.
+ */
+export function buildProgram(reportUsageError?: (message: string) => void): Command {
   const program = new Command('remit')
     .description('durable workflows for Node: run, crash, resume, fork, inspect')
+    .version(packageVersion(), '-V, --version', 'print the version of the remit package')
     .option('--db <path>', 'SQLite database file', DEFAULT_DB)
     .option('--create', 'create the database if it does not exist (only `run` does so without being asked)', false)
     .addOption(new Option('--core <kind>', 'recovery core').choices(['wasm', 'reference']).default('wasm'))
@@ -25,13 +40,39 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride();
+  if (reportUsageError !== undefined) program.configureOutput({ outputError: (text) => reportUsageError(text) });
   return registerCommands(program);
+}
+
+/** Whether --json is among the options (not after `--`, where it would be an argument). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** The JSON form of a command line the CLI refused itself (docs/errors.md, "CLI exit codes"). */
+function usageErrorJson(message: string): { name: string; code: string; message: string } {
+  return { name: 'UsageError', code: 'CLI_USAGE', message };
+}
+
+/**
+ * A reader that stops reading (`remit inspect big | head`) closes the pipe: the rest of the output
+ * has nowhere to go, which is not an error of the command.
+ */
+function exitQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(Number(process.exitCode ?? 0));
+      throw error;
+    });
+  }
 }
 
 /** Run the CLI; resolves with the exit code (also set on process.exitCode). */
 export async function runCli(argv: string[] = process.argv): Promise<number> {
-  const program = buildProgram();
-  const json = argv.includes('--json');
+  const json = wantsJson(argv);
+  const usageMessages: string[] = [];
+  const program = buildProgram(json ? (text) => usageMessages.push(text.trim()) : undefined);
   try {
     if (argv.length <= 2) {
       program.outputHelp();
@@ -42,11 +83,19 @@ export async function runCli(argv: string[] = process.argv): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are "errors" to commander; their exit code is 0.
-      return (process.exitCode = error.exitCode === 0 ? 0 : ExitCode.USAGE);
+      if (error.exitCode === 0) return (process.exitCode = 0);
+      if (json) {
+        const message = usageMessages.filter((m) => m !== '' && !m.startsWith('(add --help')).join('\n') || error.message;
+        process.stdout.write(JSON.stringify({ error: usageErrorJson(message.replace(/^error: /, '')), exitCode: ExitCode.USAGE }, null, 2) + '\n');
+      }
+      return (process.exitCode = ExitCode.USAGE);
     }
     const code = error instanceof UsageError ? ExitCode.USAGE : exitCodeFor(error);
     if (json) {
-      const body = error instanceof RemitError ? error.toJSON() : { name: (error as Error)?.name, message: String((error as Error)?.message ?? error) };
+      const body =
+        error instanceof RemitError ? error.toJSON()
+        : error instanceof UsageError ? usageErrorJson(error.message)
+        : { name: (error as Error)?.name, message: String((error as Error)?.message ?? error) };
       process.stdout.write(JSON.stringify({ error: body, exitCode: code }, null, 2) + '\n');
     } else {
       const name = error instanceof RemitError ? `${error.code}` : error instanceof UsageError ? 'usage' : (error as Error)?.name ?? 'error';
@@ -69,4 +118,7 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) await runCli();
+if (isEntryPoint()) {
+  exitQuietlyOnClosedPipe();
+  await runCli();
+}

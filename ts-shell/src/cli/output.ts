@@ -1,12 +1,13 @@
 /** Human renderings of library results for the CLI. */
 
+import { suggestCommand } from '../errors.js';
 import type { RunResult } from '../sequencer/sequencer.js';
 
 export function describeResult(result: RunResult): string {
   const lines = [`run ${result.runId} (${result.workflow}): ${result.status}, head seq ${result.headSeq}`];
   if (result.interrupt) {
     lines.push(`  parked at ${result.interrupt.node}, interrupt id ${result.interrupt.id}`);
-    lines.push(`  resume with: remit resume ${result.runId} ${result.interrupt.id} '<json value>'`);
+    lines.push(`  resume with: ${suggestCommand('resume', result.runId, result.interrupt.id)} '<json value>'`);
   }
   if (result.failure) lines.push(`  failed at ${result.failure.node || '-'}: ${result.failure.code}: ${result.failure.message}`);
   lines.push(`  state: ${JSON.stringify(result.state)}`);

@@ -4,8 +4,9 @@
  * runs"). One diagnosis feeds every view (status, continueRun, inspect, runs, recoverAll, the
  * CLI), so they agree.
  *
- * - corrupt: a complete record fails its integrity check (checksum, header, seq, order): never
- *   repaired, the record's content mattered.
+ * - corrupt: a complete record fails its integrity check (checksum, header, seq, order), or is
+ *   stored under a seq other than its position (BAD_RECORD_SEQ): never repaired, the record's
+ *   content mattered.
  * - torn: the last record is incomplete (its header, or its body, was cut). The core already
  *   treats those bytes as not durable.
  * - empty: the last record has no bytes at all. The core cannot see it (its concatenation adds
@@ -23,7 +24,7 @@
 import { LogErrorName } from '../core/codec.js';
 import { Frame, FrameOutcome, readFrame } from '../core/framing.js';
 import { RecordKind, RunStatus, type NextAction, type Recovery, type RecoveredRun } from '../core/types.js';
-import { corruptAdvice, LogCorruptError, LogTornError, tornAdvice } from '../errors.js';
+import { corruptAdvice, LogCorruptError, LogTornError, suggestCommand, tornAdvice } from '../errors.js';
 import { fromUtf8 } from '../json.js';
 import { kindName } from './log-view.js';
 
@@ -83,6 +84,12 @@ export function diagnoseRows(runId: string, rows: readonly StoredRow[], recovery
   const rowStartingAt = (offset: number) => rows.findIndex((_, i) => starts[i] === offset);
   const rowHolding = (offset: number) => rows.findIndex((r, i) => starts[i]! <= offset && offset < starts[i]! + r.bytes.length);
 
+  // A row stored under a seq other than its position (a hand edit, a bad copy): the records may
+  // chain, but the store's next seq is not the log's, so every append would be refused forever.
+  const misplaced = rows.findIndex((row, i) => row.seq !== i);
+  if (misplaced >= 0 && (recovery.ok || recovery.seq >= misplaced)) {
+    return corrupt(runId, misplaced, starts[misplaced]!, 'BAD_RECORD_SEQ', rows[misplaced]!.bytes.length);
+  }
   if (!recovery.ok) {
     const i = rowStartingAt(recovery.offset);
     return corrupt(runId, recovery.seq, recovery.offset, LogErrorName[recovery.code] ?? `code ${recovery.code}`, i < 0 ? 0 : rows[i]!.bytes.length);
@@ -107,6 +114,15 @@ export function diagnoseRows(runId: string, rows: readonly StoredRow[], recovery
   return null;
 }
 
+/** A run the store lists but keeps no record of (not even its RUN_STARTED). */
+export function missingRecordsDamage(runId: string): RunDamage {
+  return {
+    kind: 'corrupt', seq: 0, offset: 0, code: 'NO_RECORDS', storedBytes: 0, repairable: false, recordKind: null,
+    why: 'the store lists the run but keeps none of its records, not even its first (RUN_STARTED)',
+    advice: corruptAdvice(runId),
+  };
+}
+
 /** The typed error every view throws for `damage` (LogTornError for torn and empty, else LogCorruptError). */
 export function damageError(runId: string, damage: RunDamage): LogTornError | LogCorruptError {
   if (damage.kind === 'corrupt') return new LogCorruptError(runId, damage.seq, damage.offset, damage.code, damage.advice);
@@ -127,7 +143,7 @@ function removableTail(runId: string, kind: 'torn' | 'empty', row: StoredRow, of
   const verdict = lossVerdict(runId, row.seq, recordKind, prefix);
   const advice = verdict.repairable
     ? tornAdvice(runId)
-    : `REMIT will not remove it (${verdict.why}): restore the store from a backup; \`remit inspect ${runId}\` shows what is intact`;
+    : `REMIT will not remove it (${verdict.why}): restore the store from a backup; \`${suggestCommand('inspect', runId)}\` shows what is intact`;
   return {
     kind, seq: row.seq, offset, code: kind === 'torn' ? 'TORN' : 'EMPTY', storedBytes: row.bytes.length,
     repairable: verdict.repairable, why: verdict.why, advice, recordKind: recordKind === null ? null : kindName(recordKind),

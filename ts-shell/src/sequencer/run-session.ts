@@ -561,6 +561,16 @@ export class RunSession {
     return out;
   }
 
+  /**
+   * Refuse, before the claim, a resume value whose completion of interrupt `node` would fail
+   * (Step.checkResume): the run is parked there, and `value` is the claim's value as it will be
+   * read back from the log.
+   */
+  checkResume(node: string, value: Json): void {
+    const recovered = this.recover();
+    new Step(this, this.workflowFor(recovered), fromUtf8(recovered.runId), recovered.recordCount, recovered).checkResume(node, value);
+  }
+
   /** Drive the run until it parks, completes or fails. */
   async drive(): Promise<RunResult> {
     if (this.stale) await this.reload();

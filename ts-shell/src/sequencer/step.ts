@@ -310,6 +310,31 @@ export class Step {
     );
   }
 
+  /**
+   * What completing interrupt `name` with `value` would give, computed and thrown away, before the
+   * value is claimed: once RESUME_CLAIMED is durable the interrupt is consumed, so a value its
+   * schema accepts but whose apply throws, whose merged state fails the state schema or has no JSON
+   * form, or whose route goes nowhere, would wedge the run for good. Throws the error the completion
+   * would (HandlerThrewError, StateInvalidError, RouteInvalidError, ValueUnfaithfulError); a
+   * TerminalFailure is a decision of the node (the run fails after the claim), not refused here.
+   * `this.nextSeq` is the claim's seq; the completion would follow it.
+   */
+  checkResume(name: string, value: Json): void {
+    const def = this.node(name);
+    assert(def.kind === 'interrupt', () => `${name} is not an interrupt`);
+    const head = this.state();
+    const completionSeq = this.nextSeq + 1;
+    let update: unknown;
+    try {
+      update = def.spec.apply(cloneJson(head.state), value);
+    } catch (error) {
+      if (error instanceof TerminalFailure) return;
+      if (error instanceof RemitError) throw error;
+      throw new HandlerThrewError({ runId: this.runId, seq: completionSeq, node: name }, error);
+    }
+    this.completion(name, def.spec.next, head, update, completionSeq);
+  }
+
   /** The resume value is durable (RESUME_CLAIMED): complete the node with it. Returns where it routes. */
   private async finishInterrupt(name: string, interruptId: string, claimOffset: number, mode: 'append' | 'stage'): Promise<string | null> {
     const def = this.node(name);

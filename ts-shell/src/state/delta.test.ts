@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { RecordKind, StateForm } from '../core/types.js';
+import { createRemit, END, openMemoryStore, workflow } from '../index.js';
 import { jsonEqual, type Json } from '../json.js';
-import { applyDelta, chooseSnapshot, computeDelta } from './delta.js';
+import { cloneJson } from '../sequencer/log-view.js';
+import { durableText, MAX_VALUE_DEPTH } from '../values.js';
+import { logFacts } from '../../test-support/contract-checks.js';
+import { applyDelta, chooseSnapshot, computeDelta, type Delta } from './delta.js';
 
 const json = fc.jsonValue({ maxDepth: 4 }) as fc.Arbitrary<Json>;
 
@@ -82,5 +88,264 @@ describe('structural delta', () => {
     expect(chooseSnapshot(100, 10, 80)).toBe(false);
     expect(chooseSnapshot(100, 10, 90)).toBe(true);
     expect(chooseSnapshot(100, 150, 0)).toBe(true);
+  });
+});
+
+/**
+ * Keys that name something on Object.prototype or on arrays and functions. "__proto__" is the one
+ * an assignment (`out[key] = v`) gets wrong: it sets the prototype and the key is gone. JSON.parse
+ * makes it an own key, so a state may hold it; a delta must carry it like any other key.
+ */
+const TRICKY_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'length', 'hasOwnProperty', 'valueOf', '0', 'a'] as const;
+
+/** JSON text of an object with these entries (keys unique), so that JSON.parse makes every key an own key. */
+function objectText(entries: ReadonlyArray<readonly [string, string]>): string {
+  return `{${entries.map(([key, text]) => `${JSON.stringify(key)}:${text}`).join(',')}}`;
+}
+
+/** JSON values with tricky keys at every depth, built as text and parsed (fc.jsonValue at the leaves). */
+const trickyText: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+    fc.array(tie('value'), { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
+    fc
+      .uniqueArray(fc.tuple(fc.oneof(fc.constantFrom(...TRICKY_KEYS), fc.string({ maxLength: 3 })), tie('value')), { selector: ([key]) => key, maxLength: 4 })
+      .map(objectText),
+  ),
+})).value;
+const tricky = trickyText.map((text) => JSON.parse(text) as Json);
+
+/** An object's own key and value, "__proto__" too, as JSON.parse would define it. */
+function defineKey(out: { [key: string]: Json }, key: string, value: Json): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * `value` with edits at any depth that keep the key order a delta keeps: a changed key stays where
+ * it is, a deleted one goes, a new one comes last, and an object is never replaced by another
+ * object (a delta patches it, keeping its keys' order), only changed inside or replaced by a
+ * non-object.
+ */
+function orderKeepingEdit(value: Json): fc.Arbitrary<Json> {
+  const replacement = tricky.filter((v) => !isObject(v));
+  if (Array.isArray(value)) {
+    return fc.oneof(
+      replacement,
+      tricky.map((item) => [...value, item]),
+      value.length === 0 ? fc.constant(value) : fc.nat(value.length - 1).chain((i) => orderKeepingEdit(value[i]!).map((item) => value.map((v, j) => (j === i ? item : v)))),
+    );
+  }
+  if (!isObject(value)) return tricky;
+  const keys = Object.keys(value);
+  const rebuilt = (change: (key: string, out: { [key: string]: Json }) => void, extra?: [string, Json]) => {
+    const out: { [key: string]: Json } = {};
+    for (const key of keys) change(key, out);
+    if (extra !== undefined && !Object.prototype.hasOwnProperty.call(out, extra[0])) defineKey(out, extra[0], extra[1]);
+    return out;
+  };
+  const edits: fc.Arbitrary<Json>[] = [
+    replacement,
+    fc.tuple(fc.oneof(fc.constantFrom(...TRICKY_KEYS), fc.string({ maxLength: 3 })), tricky).map(([key, item]) =>
+      rebuilt((k, out) => defineKey(out, k, value[k]!), Object.prototype.hasOwnProperty.call(value, key) ? undefined : [key, item]),
+    ),
+  ];
+  if (keys.length > 0) {
+    edits.push(
+      fc.nat(keys.length - 1).map((i) => rebuilt((k, out) => k !== keys[i] && defineKey(out, k, value[k]!))),
+      fc.nat(keys.length - 1).chain((i) =>
+        orderKeepingEdit(value[keys[i]!]!).map((item) => rebuilt((k, out) => defineKey(out, k, k === keys[i] ? item : value[k]!))),
+      ),
+    );
+  }
+  return fc.oneof(...edits);
+}
+
+/** A text of `value` that is the same for the same value whatever its key order, every own key included. */
+function sortedText(value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(sortedText).join(',')}]`;
+  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${sortedText(value[key]!)}`).join(',')}}`;
+  return JSON.stringify(value);
+}
+
+describe('structural delta: keys that name prototype members ("__proto__" among them)', () => {
+  it('the generator makes "__proto__" an own key at depth', () => {
+    const value = JSON.parse(objectText([['__proto__', objectText([['__proto__', '1'], ['length', '2']])]])) as { [key: string]: Json };
+    expect(Object.keys(value)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(JSON.stringify(value)).toBe('{"__proto__":{"__proto__":1,"length":2}}');
+  });
+
+  it('apply(before, delta(before, after)) is after, every own key kept, and the delta survives its JSON (property)', () => {
+    const pairs = fc.oneof(
+      fc.tuple(tricky, tricky),
+      tricky.chain((before) => fc.tuple(fc.constant(before), orderKeepingEdit(before))),
+    );
+    fc.assert(
+      fc.property(pairs, ([before, after]) => {
+        const frozen = JSON.stringify(before);
+        const delta = computeDelta(before, after);
+        expect(delta === null).toBe(sortedText(before) === sortedText(after));
+        const applied = delta === null ? before : applyDelta(before, delta);
+        expect(sortedText(applied)).toBe(sortedText(after));
+        expect(jsonEqual(applied, after)).toBe(true);
+        expect(JSON.stringify(before)).toBe(frozen);
+        if (delta !== null) {
+          // Stored as JSON and read back as JSON.parse gives it; the head cache folds a copy of it.
+          const stored = JSON.parse(JSON.stringify(delta)) as Delta;
+          expect(JSON.stringify(stored)).toBe(JSON.stringify(delta));
+          expect(sortedText(applyDelta(before, stored))).toBe(sortedText(after));
+          expect(sortedText(applyDelta(before, cloneJson(delta as unknown as Json) as unknown as Delta))).toBe(sortedText(after));
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('edits that keep the key order give the very same JSON text, key order included (property)', () => {
+    fc.assert(
+      fc.property(tricky.chain((before) => fc.tuple(fc.constant(before), orderKeepingEdit(before))), ([before, after]) => {
+        const delta = computeDelta(before, after);
+        const applied = delta === null ? before : applyDelta(before, JSON.parse(JSON.stringify(delta)) as Delta);
+        expect(JSON.stringify(applied)).toBe(JSON.stringify(after));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('a "__proto__" key is carried as a key: added, changed inside, deleted', () => {
+    const before = JSON.parse('{"bag":{"x":1}}') as Json;
+    const added = JSON.parse('{"bag":{"x":1,"__proto__":{"admin":true}}}') as Json;
+    expect(JSON.stringify(computeDelta(before, added))).toBe('{"o":{"bag":{"o":{"__proto__":{"r":{"admin":true}}}}}}');
+    const changed = JSON.parse('{"bag":{"x":1,"__proto__":{"admin":false}}}') as Json;
+    expect(JSON.stringify(computeDelta(added, changed))).toBe('{"o":{"bag":{"o":{"__proto__":{"o":{"admin":{"r":false}}}}}}}');
+    expect(JSON.stringify(computeDelta(added, before))).toBe('{"o":{"bag":{"o":{},"d":["__proto__"]}}}');
+    for (const [from, to] of [[before, added], [added, changed], [changed, before]] as const) {
+      const applied = applyDelta(from, JSON.parse(JSON.stringify(computeDelta(from, to))) as Delta);
+      expect(JSON.stringify(applied)).toBe(JSON.stringify(to));
+      expect(Object.getPrototypeOf((applied as { bag: object }).bag)).toBe(Object.prototype);
+    }
+  });
+});
+
+describe('a "__proto__" key in a state survives the sequencer (regression)', () => {
+  it('the repro: a node returns {"x":1,"__proto__":{...}} parsed from JSON; the next node, the result and the log keep the key', async () => {
+    for (const core of ['wasm', 'reference'] as const) {
+      const payload = JSON.parse('{"x":1,"__proto__":{"admin":true}}') as unknown;
+      const seen: string[] = [];
+      const build = () =>
+        workflow({ name: 'p', version: '1', state: z.object({ bag: z.any() }) })
+          .pure('a', { run: () => ({ bag: payload }), next: 'b' })
+          .pure('b', { run: (s) => { seen.push(JSON.stringify(s)); }, next: END })
+          .build();
+      const w = build();
+      const store = openMemoryStore();
+      const remit = await createRemit({ store, workflows: [w], core });
+      const r = await remit.start(w, { bag: { x: 1 } }, { runId: 'r1' });
+      const expected = '{"bag":{"x":1,"__proto__":{"admin":true}}}';
+      expect(r.status).toBe('completed');
+      expect(JSON.stringify(r.state)).toBe(expected);
+      expect(seen).toEqual([expected]);
+      const facts = logFacts('r1', await store.readLog('r1'));
+      expect(facts.checkpoints.map((cp) => JSON.stringify(cp.state))).toEqual(['{"bag":{"x":1}}', expected, expected]);
+      // Another process (a fresh Remit on the same store) rebuilds the same state from the log.
+      const again = await createRemit({ store, workflows: [build()], core });
+      expect(JSON.stringify((await again.status('r1')).state)).toBe(expected);
+    }
+  });
+
+  it('written as deltas (a state large enough for them): added, changed inside, deleted; rebuilt from the log alike', async () => {
+    const pad = 'p'.repeat(400);
+    const texts = ['{"bag":{"x":1,"__proto__":{"admin":true}}}', '{"bag":{"x":1,"__proto__":{"admin":false,"constructor":[]}}}', '{"bag":{"x":1}}'];
+    const build = () =>
+      workflow({ name: 'p-delta', version: '1', state: z.object({ bag: z.any(), pad: z.string() }) })
+        .pure('add', { run: () => ({ bag: JSON.parse(texts[0]!).bag }), next: 'change' })
+        .pure('change', { run: () => ({ bag: JSON.parse(texts[1]!).bag }), next: 'remove' })
+        .pure('remove', { run: () => ({ bag: JSON.parse(texts[2]!).bag }), next: END })
+        .build();
+    for (const groupPureSteps of [true, false]) {
+      const store = openMemoryStore();
+      const remit = await createRemit({ store, workflows: [build()], core: 'reference', groupPureSteps });
+      const r = await remit.start('p-delta', { bag: { x: 1 }, pad }, { runId: 'rd' });
+      expect(JSON.stringify(r.state)).toBe(`${texts[2]!.slice(0, -1)},"pad":"${pad}"}`);
+      const facts = logFacts('rd', await store.readLog('rd'));
+      const completions = facts.records.filter((rec) => rec.kind === RecordKind.NODE_COMPLETED) as Array<{ stateForm: number; state: Uint8Array }>;
+      expect(completions.map((rec) => rec.stateForm)).toEqual([StateForm.DELTA, StateForm.DELTA, StateForm.DELTA]);
+      expect(new TextDecoder().decode(completions[0]!.state)).toContain('"__proto__"');
+      expect(facts.checkpoints.map((cp) => JSON.stringify((cp.state as { bag: Json }).bag))).toEqual(
+        ['{"x":1}', ...texts.map((t) => JSON.stringify((JSON.parse(t) as { bag: Json }).bag))],
+      );
+    }
+  });
+});
+
+/** Frames of `dive` that fit on the stack from here (measured a few times, so that it is warm). */
+function diveCapacity(): number {
+  let capacity = 0;
+  for (let round = 0; round < 3; round++) {
+    let reached = 0;
+    try {
+      dive(Number.POSITIVE_INFINITY, () => 0, (d) => { reached = d; });
+    } catch {
+      // The stack is full: `reached` frames fit.
+    }
+    capacity = reached;
+  }
+  return capacity;
+}
+
+function dive<T>(frames: number, then: () => T, reached?: (depth: number) => void, depth = 0): T {
+  reached?.(depth);
+  if (depth >= frames) return then();
+  const result = dive(frames, then, reached, depth + 1);
+  return result;
+}
+
+/** `fn` called with three quarters of the stack (from here) already in use, as from a deep caller. */
+function withDeepStack<T>(fn: () => T): T {
+  return dive(Math.floor(diveCapacity() * 0.75), fn);
+}
+
+/** A value nested exactly `levels` levels (objects, arrays or both, alternating), with a leaf. */
+function nestedValue(levels: number, shape: 'objects' | 'arrays' | 'mixed', leaf: Json = 1): Json {
+  let value: Json = leaf;
+  for (let i = 0; i < levels; i++) {
+    const asArray = shape === 'arrays' || (shape === 'mixed' && i % 2 === 1);
+    value = asArray ? [value] : { k: value, n: i };
+  }
+  return value;
+}
+
+describe('the walks over a value are safe at MAX_VALUE_DEPTH, from a deep caller', () => {
+  it(`computeDelta, applyDelta, jsonEqual, the copies and the read-back check at ${MAX_VALUE_DEPTH} levels, with 3/4 of the stack in use`, () => {
+    const schema = z.object({ deep: z.any(), list: z.array(z.number()) });
+    for (const shape of ['objects', 'arrays', 'mixed'] as const) {
+      // MAX_VALUE_DEPTH levels each: the state, MAX_VALUE_DEPTH - 2 levels, and the array at the bottom.
+      const before = { deep: nestedValue(MAX_VALUE_DEPTH - 2, shape, [1]), list: [1] };
+      const after = { deep: nestedValue(MAX_VALUE_DEPTH - 2, shape, [3]), list: [1, 2] };
+      const grown = { deep: nestedValue(MAX_VALUE_DEPTH - 2, shape, [1, 2]), list: [1] };
+      withDeepStack(() => {
+        for (const [from, to] of [[before, after], [after, before], [before, grown], [grown, before]] as const) {
+          const delta = computeDelta(from, to);
+          expect(delta).not.toBeNull();
+          const text = JSON.stringify(delta);
+          const stored = JSON.parse(text) as Delta;
+          const applied = applyDelta(from, stored);
+          expect(jsonEqual(applied, to)).toBe(true);
+          expect(jsonEqual(applyDelta(from, cloneJson(stored as unknown as Json) as unknown as Delta), to)).toBe(true);
+          expect(JSON.stringify(cloneJson(applied))).toBe(JSON.stringify(to));
+          expect(computeDelta(applied, to)).toBeNull();
+        }
+        expect(jsonEqual(before, JSON.parse(JSON.stringify(before)) as Json)).toBe(true);
+        // values.ts: the round trip, its comparison, the fast path's exactness check, the depth check.
+        for (const value of [before, after, grown]) {
+          expect(durableText('state', value, null, {}).text).toBe(JSON.stringify(value));
+          expect(durableText('state', schema.parse(value), schema, {}, value).text).toBe(JSON.stringify(value));
+        }
+        expect(() => durableText('state', { deep: nestedValue(MAX_VALUE_DEPTH - 2, shape, [[1]]) }, null, {})).toThrow(
+          expect.objectContaining({ code: 'REMIT_VALUE_UNFAITHFUL', reason: 'TOO_DEEP' }),
+        );
+      });
+    }
   });
 });

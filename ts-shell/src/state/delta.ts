@@ -12,7 +12,7 @@
  * as the growth), where LangGraph's per-step full snapshot grows quadratically in total.
  */
 
-import { isPlainObject, jsonEqual, type Json } from '../json.js';
+import { isPlainObject, jsonEqual, setOwnKey, type Json } from '../json.js';
 
 export type Delta =
   | { r: Json }
@@ -31,21 +31,26 @@ export function computeDelta(before: Json, after: Json): Delta | null {
   return { r: after };
 }
 
-/** The object patch from `before` to `after`, or null when they are equal (jsonEqual). */
+/**
+ * The object patch from `before` to `after`, or null when they are equal (jsonEqual). Keys are
+ * the state's own keys, "__proto__" among them (JSON.parse makes it an own key): they are set with
+ * setOwnKey, never `changed[key] = ...`, which for "__proto__" would set the patch's prototype and
+ * drop the change from the delta.
+ */
 function objectDelta(before: { [key: string]: Json }, after: { [key: string]: Json }): Delta | null {
   const changed: { [key: string]: Delta } = {};
   let changes = 0;
   let kept = 0;
   for (const key of Object.keys(after)) {
     if (!Object.prototype.hasOwnProperty.call(before, key)) {
-      changed[key] = { r: after[key]! };
+      setOwnKey(changed, key, { r: after[key]! });
       changes++;
       continue;
     }
     kept++;
     const inner = computeDelta(before[key]!, after[key]!);
     if (inner !== null) {
-      changed[key] = inner;
+      setOwnKey(changed, key, inner);
       changes++;
     }
   }
@@ -60,7 +65,11 @@ function isPrefix(prefix: Json[], whole: Json[]): boolean {
   return true;
 }
 
-/** Apply `delta` to `before` without modifying it. Throws on a delta that does not fit. */
+/**
+ * Apply `delta` to `before` without modifying it. Throws on a delta that does not fit. A key of
+ * `delta.o` is set as an own key (setOwnKey: "__proto__" too), in place when `before` has it,
+ * else after `before`'s keys, as the assignment of a fresh key would.
+ */
 export function applyDelta(before: Json, delta: Delta): Json {
   if ('r' in delta) return delta.r;
   if ('a' in delta) {
@@ -71,7 +80,7 @@ export function applyDelta(before: Json, delta: Delta): Json {
   const out: { [key: string]: Json } = { ...before };
   for (const key of delta.d ?? []) delete out[key];
   for (const [key, inner] of Object.entries(delta.o)) {
-    out[key] = Object.prototype.hasOwnProperty.call(before, key) ? applyDelta(before[key]!, inner) : applyDelta(null, inner);
+    setOwnKey(out, key, Object.prototype.hasOwnProperty.call(before, key) ? applyDelta(before[key]!, inner) : applyDelta(null, inner));
   }
   return out;
 }

@@ -217,3 +217,19 @@ describePg('postgres store', (url) => {
     });
   });
 });
+
+describe('postgres store options checked before connecting (no server needed)', () => {
+  it.each([
+    'not a url at all',
+    'host=127.0.0.1 port=1 user=remit password=S3cret dbname=x',
+    'mysql://remit@localhost/db',
+    'postgres://remit:S3cr#t@localhost:5432/db',
+  ])('a connection string that is not a postgres:// URL (%s) is BAD_CONNECTION_STRING at once, naming the field, never the password', async (connectionString) => {
+    const started = Date.now();
+    const error = await PostgresStore.open({ connectionString, retryBudgetMs: 10_000 }).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ storeCode: 'BAD_CONNECTION_STRING', field: 'connectionString' });
+    expect(JSON.stringify((error as StoreError).toJSON())).not.toMatch(/S3cr/);
+  });
+});

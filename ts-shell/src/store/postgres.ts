@@ -161,6 +161,7 @@ export class PostgresStore implements Store {
     if (!SCHEMA_NAME_PATTERN.test(schema)) {
       throw new StoreError(description, 'open', 'BAD_SCHEMA_NAME', { field: 'schema' }, new Error(`schema must match ${SCHEMA_NAME_PATTERN}`));
     }
+    checkConnectionString(description, options.connectionString ?? (options.pool?.connectionString as string | undefined));
     const pool = createPool(options);
     const store = new PostgresStore(pool, schema, description, options);
     try {
@@ -768,13 +769,32 @@ function createPool(options: PostgresStoreOptions): pg.Pool {
   return pool;
 }
 
+/**
+ * A connection string must be a postgres:// (or postgresql://, socket:) URL or a socket folder:
+ * pg reads anything else as a host name, so a libpq keyword string ("host=... port=...") or a
+ * typo would be retried for the whole retry budget and reported as an unreachable server.
+ */
+function checkConnectionString(description: string, url: string | undefined): void {
+  if (url === undefined || url.startsWith('/')) return;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === 'postgres:' || protocol === 'postgresql:' || protocol === 'socket:') return;
+  throw new StoreError(description, 'open', 'BAD_CONNECTION_STRING', { field: 'connectionString' },
+    new Error('connectionString must be a postgres://user@host:port/database URL (percent-encode reserved characters such as # or @ in the password); for the libpq keyword form, pass pool: { host, port, user, password, database } instead'));
+}
+
 /** "postgres://user@host:port/db#schema", never the password. */
 function describeTarget(options: PostgresStoreOptions, schema: string): string {
   const url = options.connectionString ?? options.pool?.connectionString;
   if (url) {
     try {
       const parsed = new URL(url);
-      const user = parsed.username ? `${decodeURIComponent(parsed.username)}@` : '';
+      const name = parsed.username ? decodeURIComponent(parsed.username) : (parsed.searchParams.get('user') ?? '');
+      const user = name ? `${name}@` : '';
       return `postgres://${user}${parsed.host}${parsed.pathname}#${schema}`;
     } catch {
       return `postgres:(unparsed url)#${schema}`;

@@ -24,11 +24,11 @@
  *   hint is running or unknown (NULL) makes `listRunsToRecover` cost what it returns.
  */
 
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
-import { StoreError, StoreNotFoundError } from '../errors.js';
+import { OptionInvalidError, RemitError, StoreError, StoreNotFoundError } from '../errors.js';
 import { ensureDirectory } from '../files.js';
 import { bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
 import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord } from './store.js';
@@ -168,6 +168,31 @@ function hasTables(db: Db): boolean {
 const LAYOUT_TABLES = ['remit_runs', 'remit_records', 'remit_summaries'];
 
 /**
+ * Whether the file holds a REMIT layout of any version (remit_summaries came later, and migrating
+ * an older file adds it): the test a store that must not create applies before it writes.
+ */
+function isRemitFile(db: Db): boolean {
+  return db.prepare(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('remit_runs', 'remit_records')`).pluck().get() === 2;
+}
+
+/**
+ * A store that must not create fails on a missing file with StoreNotFoundError, and on a file it
+ * may not see (a folder it cannot search) with the StoreError of the system's code, so that
+ * "permission denied" does not read as "no such file".
+ */
+function checkFileExists(description: string, path: string): void {
+  try {
+    statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw new StoreNotFoundError(description, path, 'the SQLite file does not exist (check the path, or let the store create it)');
+    }
+    throw new StoreError(description, 'open', code ?? 'STAT_FAILED', {}, error);
+  }
+}
+
+/**
  * Bring a file written by an earlier version to SQLITE_SCHEMA_VERSION, inside the caller's
  * immediate transaction (so two processes opening one old file migrate it once). Version 1 kept a
  * next_seq and an updated_at_ms column in remit_runs, rewritten at every append; both are dropped
@@ -207,19 +232,31 @@ export class SqliteStore implements Store {
     this.path = path === ':memory:' ? path : resolve(path);
     this.description = `sqlite:${this.path}`;
     this.nowMs = options.clock ?? Date.now;
-    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    const create = options.create ?? true;
-    if (!create && this.path !== ':memory:' && !existsSync(this.path)) {
-      throw new StoreNotFoundError(this.description, this.path, 'the SQLite file does not exist (check the path, or let the store create it)');
+    const busyTimeoutMs = options.busyTimeoutMs === undefined ? 5000 : options.busyTimeoutMs;
+    // Refused before the file is touched: an unknown value must not silently mean FULL, nor a
+    // timeout SQLite cannot take (its busy_timeout is a 32-bit count of milliseconds).
+    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0 || busyTimeoutMs > 0x7fff_ffff) {
+      throw new OptionInvalidError('busyTimeoutMs', busyTimeoutMs, `must be a whole number of milliseconds from 0 to ${0x7fff_ffff}`);
     }
+    const synchronous = options.synchronous === undefined ? 'FULL' : options.synchronous;
+    if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new OptionInvalidError('synchronous', synchronous, 'must be "FULL" or "NORMAL"');
+    const create = options.create ?? true;
+    if (!create && this.path !== ':memory:') checkFileExists(this.description, this.path);
     this.db = this.wrap('open', {}, () => {
       if (this.path !== ':memory:' && create) ensureDirectory(dirname(this.path));
       return new (loadBetterSqlite3())(this.path, { timeout: busyTimeoutMs, fileMustExist: !create });
     });
     this.wrap('open', {}, () => {
-      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      // Before anything writes (journal_mode = WAL is persistent, the schema adds tables): a store
+      // that must not create leaves an empty file or another program's database as it found it.
+      if (!create && this.path !== ':memory:' && !isRemitFile(this.db)) {
+        this.db.close();
+        throw new StoreNotFoundError(this.description, this.path,
+          'the file is not a REMIT database (it has no remit_records and remit_runs tables: an empty file, or another program\'s database); nothing in it was changed');
+      }
       this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+      this.db.pragma(`synchronous = ${synchronous}`);
       // A file already at this layout needs neither the schema's statements nor the write lock
       // they take (about a millisecond of a fresh process's open). The version is written in the
       // transaction that creates or migrates the tables; a file that has the version but not the
@@ -414,7 +451,7 @@ export class SqliteStore implements Store {
     try {
       return step();
     } catch (error) {
-      if (error instanceof StoreError) throw error;
+      if (error instanceof RemitError) throw error;
       const code = (error as { code?: unknown }).code;
       throw new StoreError(this.description ?? 'sqlite', operation, typeof code === 'string' ? code : 'SQLITE_ERROR', subject, error);
     }

@@ -1,8 +1,11 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { DefinitionInvalidError } from '../errors.js';
+import { createCore, MAX_NODE_COUNT as CORE_MAX_NODE_COUNT } from '../core/index.js';
+import { DefinitionInvalidError, StateInvalidError } from '../errors.js';
+import { Remit } from '../remit.js';
+import { MemoryStore } from '../store/memory.js';
 import { diffDescriptors } from './descriptor.js';
-import { END, workflow, type StateOf } from './workflow.js';
+import { END, MAX_NODE_COUNT, workflow, type StateOf } from './workflow.js';
 
 const State = z.object({ n: z.number().int(), log: z.array(z.string()).default([]) });
 
@@ -59,5 +62,129 @@ describe('workflow definitions', () => {
     const diff2 = diffDescriptors(counter().descriptor, otherState.descriptor);
     expect(diff2).toContain('state schema: field extra added');
     expect(diff2).toContain('resume schema of ask: field ok changed');
+  });
+});
+
+const core = await createCore('reference');
+
+describe('what build() refuses, and what a built workflow refuses when it validates', () => {
+  const one = <T extends z.ZodType>(state: T, name = 'w') => workflow({ name, version: '1', state }).pure('a', { run: () => ({}), next: END });
+  const definitionError = (f: () => unknown) => {
+    try {
+      f();
+    } catch (error) {
+      expect(error).toBeInstanceOf(DefinitionInvalidError);
+      return error as DefinitionInvalidError;
+    }
+    throw new Error('expected DefinitionInvalidError');
+  };
+
+  it('refuses a state or resume schema that is not a zod 4 schema (field state / resume)', () => {
+    for (const state of [{}, null, undefined, 'z.object()', { safeParse: () => ({ success: true, data: {} }) }, { _def: {}, safeParse: () => ({}) }]) {
+      const error = definitionError(() => workflow({ name: 'w', version: '1', state: state as unknown as z.ZodType }));
+      expect(error).toMatchObject({ code: 'REMIT_DEFINITION_INVALID', field: 'state', workflow: 'w' });
+    }
+    const base = () => workflow({ name: 'w', version: '1', state: State });
+    const error = definitionError(() => base().interrupt('ask', { resume: {} as unknown as z.ZodType, apply: () => ({}), next: END }));
+    expect(error).toMatchObject({ field: 'resume', node: 'ask' });
+    expect(definitionError(() => base().interrupt('ask', { resume: z.boolean(), apply: 5 as never, next: END }))).toMatchObject({ field: 'apply', node: 'ask' });
+    expect(definitionError(() => base().pure('p', undefined as never))).toMatchObject({ node: 'p' });
+    expect(definitionError(() => workflow(null as never))).toMatchObject({ code: 'REMIT_DEFINITION_INVALID' });
+  });
+
+  it('accepts the object schemas people write: refined, transformed, intersections, discriminated unions, preprocessed', async () => {
+    const A = z.object({ kind: z.literal('a'), n: z.number() });
+    const B = z.object({ kind: z.literal('b'), s: z.string() });
+    const schemas: Array<[string, z.ZodType, unknown]> = [
+      ['refine', z.object({ n: z.number() }).refine((s) => s.n >= 0), { n: 1 }],
+      ['transform', z.object({ n: z.number() }).transform((s) => ({ n: Math.abs(s.n) })), { n: 1 }],
+      ['intersection', z.intersection(z.object({ n: z.number() }), z.object({ m: z.number().optional() })), { n: 1 }],
+      ['discriminatedUnion', z.discriminatedUnion('kind', [A, B]), { kind: 'b', s: 'x' }],
+      ['preprocess', z.preprocess((v) => (typeof v === 'string' ? { s: v } : v), z.object({ s: z.string() })), 'hello'],
+      ['record', z.record(z.string(), z.number()), { x: 1 }],
+    ];
+    for (const [label, schema, input] of schemas) {
+      const wf = one(schema, `ok-${label}`).build();
+      const remit = new Remit(new MemoryStore(), core, [wf]);
+      const result = await remit.start(wf, input as never, { runId: label });
+      expect(result.status, label).toBe('completed');
+    }
+  });
+
+  it('refuses a state that is not a JSON object at start with StateInvalidError, writing nothing', async () => {
+    for (const [label, schema, input] of [
+      ['string', z.string(), 'hello'],
+      ['array', z.array(z.number()), [1]],
+      ['null', z.null(), null],
+      ['number', z.number(), 7],
+      ['a transform to a string', z.object({ s: z.string() }).transform((v) => v.s), { s: 'x' }],
+    ] as Array<[string, z.ZodType, unknown]>) {
+      const store = new MemoryStore();
+      const wf = one(schema).build();
+      const error = await new Remit(store, core, [wf]).start(wf, input as never, { runId: 'r' }).catch((e: unknown) => e);
+      expect(error, label).toBeInstanceOf(StateInvalidError);
+      expect(error, label).toMatchObject({ code: 'REMIT_STATE_INVALID', runId: 'r', seq: 0, field: '(root)' });
+      expect((error as Error).message, label).toMatch(/must be a JSON object/);
+      expect(await store.listRuns(), label).toEqual([]);
+    }
+  });
+
+  it('refuses a node result whose state is not an object as StateInvalidError, recording no step', async () => {
+    // The schema turns the state into a string once n is positive: the state after the node.
+    const Odd = z.object({ n: z.number() }).transform((v) => (v.n > 0 ? 'positive' : v));
+    const wf = workflow({ name: 'w', version: '1', state: Odd }).pure('a', { run: () => ({ n: 1 }), next: END }).build();
+    expect(wf.stateSchema.safeParse({ n: 1 }).success).toBe(false);
+    expect(wf.stateSchema.safeParse({ n: 0 }).success).toBe(true);
+    const store = new MemoryStore();
+    const error = await new Remit(store, core, [wf]).start(wf, { n: 0 }, { runId: 'r' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateInvalidError);
+    expect(error).toMatchObject({ runId: 'r', node: 'a', field: '(root)' });
+    expect((await store.readRecords('r')).length).toBe(1); // RUN_STARTED only
+  });
+
+  it('an async schema is a DefinitionInvalidError naming the workflow and field, before anything is written', async () => {
+    const asyncState = z.object({ n: z.number() }).refine(async () => true);
+    const store = new MemoryStore();
+    const wf = one(asyncState, 'async-state').build();
+    const error = await new Remit(store, core, [wf]).start(wf, { n: 1 }, { runId: 'r' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DefinitionInvalidError);
+    expect(error).toMatchObject({ code: 'REMIT_DEFINITION_INVALID', workflow: 'async-state', field: 'state' });
+    expect((error as Error).message).toMatch(/asynchronous/);
+    expect(await store.listRuns()).toEqual([]);
+
+    // A resume schema with an async transform: refused before the claim; the run stays parked on the same interrupt.
+    const asking = workflow({ name: 'async-resume', version: '1', state: z.object({ ok: z.boolean().optional() }) })
+      .interrupt('ask', { resume: z.object({ ok: z.boolean() }).transform(async (v) => v), apply: (_s, v) => ({ ok: (v as { ok: boolean }).ok }), next: END })
+      .build();
+    const remit = new Remit(store, core, [asking]);
+    const parked = await remit.start(asking, {}, { runId: 'p' });
+    expect(parked.status).toBe('parked');
+    const before = await store.readLog('p');
+    const refused = await remit.resume('p', parked.interrupt!.id, { ok: true }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(DefinitionInvalidError);
+    expect(refused).toMatchObject({ workflow: 'async-resume', node: 'ask', field: 'resume' });
+    expect(await store.readLog('p')).toEqual(before);
+    expect((await remit.status('p')).interrupt?.id).toBe(parked.interrupt!.id);
+  });
+
+  it('refuses a version that is not well-formed Unicode (field version)', () => {
+    for (const version of ['2024\udc00', '\ud800', 'v\ud83d']) {
+      expect(definitionError(() => workflow({ name: 'w', version, state: State }))).toMatchObject({ field: 'version' });
+    }
+    expect(() => workflow({ name: 'w', version: '2024-🦀', state: State })).not.toThrow();
+  });
+
+  it(`builds ${MAX_NODE_COUNT} nodes and refuses ${MAX_NODE_COUNT + 1} (the log's node table)`, () => {
+    expect(MAX_NODE_COUNT).toBe(CORE_MAX_NODE_COUNT);
+    const chain = (count: number) => {
+      const b = workflow({ name: 'big', version: '1', state: State });
+      const run = () => ({});
+      for (let i = 0; i < count; i++) b.pure(`n${i}`, { run, next: i + 1 < count ? `n${i + 1}` : END });
+      return b;
+    };
+    const started = Date.now();
+    expect(chain(MAX_NODE_COUNT).build().nodeOrder.length).toBe(MAX_NODE_COUNT);
+    expect(definitionError(() => chain(MAX_NODE_COUNT + 1).build())).toMatchObject({ workflow: 'big', field: 'nodes' });
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

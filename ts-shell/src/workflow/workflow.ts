@@ -14,10 +14,14 @@
  * node unless `startAt` names another. No decorators, no classes to extend.
  */
 
-import type { z } from 'zod';
+import { z } from 'zod';
+import { MAX_NODE_COUNT } from '../core/framing.js';
 import { DefinitionInvalidError } from '../errors.js';
-import { isWellFormedUnicode, utf8 } from '../json.js';
+import { isPlainObject, isWellFormedUnicode, utf8, type Json } from '../json.js';
 import { describeWorkflow, fingerprintOf, type WorkflowDescriptor } from './descriptor.js';
+
+/** A workflow has at most this many nodes: the core accepts a RUN_STARTED node table of 1 to 65535 entries (docs/log-format.md). */
+export { MAX_NODE_COUNT };
 
 /** The route target that ends the workflow (LangGraph spells it the same way). */
 export const END = '__end__' as const;
@@ -101,6 +105,11 @@ export interface Workflow<S = any, Input = any> {
   readonly name: string;
   readonly version: string;
   readonly description: string | undefined;
+  /**
+   * The state schema as given, guarded (guardedSchema): its safeParse refuses an output that is
+   * not a JSON object and names the schema when it is asynchronous. Interrupt nodes' resume
+   * schemas in `nodes` are guarded the same way (without the object rule).
+   */
   readonly stateSchema: z.ZodType<S, Input>;
   readonly start: string;
   readonly nodes: ReadonlyMap<string, NodeDefinition<S>>;
@@ -118,12 +127,25 @@ export type InputOf<W> = W extends Workflow<any, infer I> ? I : never;
 
 export class WorkflowBuilder<S, Input> {
   private readonly definitions: NodeDefinition<S>[] = [];
+  /** The names in `definitions`, so that adding a node costs the same at the 60 000th as at the first. */
+  private readonly names = new Set<string>();
   private startNode: string | undefined;
 
   constructor(private readonly options: WorkflowOptions<z.ZodType<S, Input>>) {
+    if (options === null || typeof options !== 'object') {
+      throw new DefinitionInvalidError('?', 'workflow() needs its options: { name, version, state }');
+    }
     checkName(options.name, options.name, 'workflow name');
     if (typeof options.version !== 'string' || options.version.length === 0) {
       throw new DefinitionInvalidError(options.name, 'version must be a non-empty string', { field: 'version' });
+    }
+    // RUN_STARTED records the version as UTF-8, which cannot hold a lone surrogate: the version
+    // would read back altered (U+FFFD) after a reopen.
+    if (!isWellFormedUnicode(options.version)) {
+      throw new DefinitionInvalidError(options.name, `version ${JSON.stringify(options.version.slice(0, 40))} is not well-formed Unicode (a lone UTF-16 surrogate)`, { field: 'version' });
+    }
+    if (!isZodSchema(options.state)) {
+      throw new DefinitionInvalidError(options.name, `state must be a zod schema (zod 4, e.g. z.object({ ... })), got ${describeNonSchema(options.state)}`, { field: 'state' });
     }
   }
 
@@ -148,6 +170,9 @@ export class WorkflowBuilder<S, Input> {
   build(): Workflow<S, Input> {
     const wf = this.options.name;
     if (this.definitions.length === 0) throw new DefinitionInvalidError(wf, 'a workflow needs at least one node');
+    if (this.definitions.length > MAX_NODE_COUNT) {
+      throw new DefinitionInvalidError(wf, `a workflow has at most ${MAX_NODE_COUNT} nodes (the log's node table), this one has ${this.definitions.length}`, { field: 'nodes' });
+    }
     const nodes = new Map(this.definitions.map((d) => [d.name, d]));
     const start = this.startNode ?? this.definitions[0]!.name;
     if (!nodes.has(start)) throw new DefinitionInvalidError(wf, `start node ${start} is not a node of the workflow`, { node: start });
@@ -160,32 +185,49 @@ export class WorkflowBuilder<S, Input> {
         throw new DefinitionInvalidError(wf, `next of ${def.name} must be a node name, END or a function`, { node: def.name, field: 'next' });
       }
     }
-    const partial = {
-      name: wf,
-      version: this.options.version,
-      description: this.options.description,
-      stateSchema: this.options.state,
-      start,
-      nodes,
-      nodeOrder: this.definitions.map((d) => d.name),
-    };
-    const descriptor = describeWorkflow(partial);
+    const nodeOrder = this.definitions.map((d) => d.name);
+    const version = this.options.version;
+    // The descriptor describes the schemas as written; the workflow validates with guarded ones.
+    const descriptor = describeWorkflow({ name: wf, version, start, stateSchema: this.options.state, nodes, nodeOrder });
     const fingerprint = fingerprintOf(descriptor);
-    return Object.freeze({ ...partial, descriptor, fingerprint, fingerprintHex: Buffer.from(fingerprint).toString('hex') });
+    const guardedNodes = new Map<string, NodeDefinition<S>>();
+    for (const def of this.definitions) {
+      guardedNodes.set(def.name, def.kind === 'interrupt'
+        ? { ...def, spec: { ...def.spec, resume: guardedSchema(def.spec.resume, wf, { node: def.name, field: 'resume' }) } }
+        : def);
+    }
+    return Object.freeze({
+      name: wf,
+      version,
+      description: this.options.description,
+      stateSchema: guardedSchema(this.options.state, wf, { field: 'state' }),
+      start,
+      nodes: guardedNodes,
+      nodeOrder,
+      descriptor,
+      fingerprint,
+      fingerprintHex: Buffer.from(fingerprint).toString('hex'),
+    });
   }
 
   private add(def: NodeDefinition<S>): this {
     const wf = this.options.name;
     checkName(wf, def.name, 'node name');
     if (def.name === END) throw new DefinitionInvalidError(wf, `${END} is reserved for the end of the workflow`, { node: def.name });
-    if (this.definitions.some((d) => d.name === def.name)) {
+    if (this.names.has(def.name)) {
       throw new DefinitionInvalidError(wf, `node ${def.name} is defined twice`, { node: def.name });
     }
-    if (def.kind !== 'interrupt' && typeof def.spec?.run !== 'function') {
+    if (def.spec === null || typeof def.spec !== 'object') {
+      throw new DefinitionInvalidError(wf, `node ${def.name} needs its spec (an object with ${def.kind === 'interrupt' ? 'resume, apply' : 'run'} and next)`, { node: def.name });
+    }
+    if (def.kind !== 'interrupt' && typeof def.spec.run !== 'function') {
       throw new DefinitionInvalidError(wf, `node ${def.name} needs a run function`, { node: def.name, field: 'run' });
     }
-    if (def.kind === 'interrupt' && (typeof def.spec.apply !== 'function' || typeof def.spec.resume?.safeParse !== 'function')) {
-      throw new DefinitionInvalidError(wf, `interrupt ${def.name} needs a zod resume schema and an apply function`, { node: def.name });
+    if (def.kind === 'interrupt' && !isZodSchema(def.spec.resume)) {
+      throw new DefinitionInvalidError(wf, `interrupt ${def.name} needs a zod resume schema (zod 4), got ${describeNonSchema(def.spec.resume)}`, { node: def.name, field: 'resume' });
+    }
+    if (def.kind === 'interrupt' && typeof def.spec.apply !== 'function') {
+      throw new DefinitionInvalidError(wf, `interrupt ${def.name} needs an apply function`, { node: def.name, field: 'apply' });
     }
     if (def.kind === 'effect' && def.spec.leaseMs !== undefined && !isLeaseMs(def.spec.leaseMs)) {
       throw new DefinitionInvalidError(wf, `leaseMs of ${def.name} must be a whole number of milliseconds from 1 to ${MAX_LEASE_MS}, got ${String(def.spec.leaseMs)}`, {
@@ -193,6 +235,7 @@ export class WorkflowBuilder<S, Input> {
       });
     }
     this.definitions.push(def);
+    this.names.add(def.name);
     return this;
   }
 }
@@ -219,4 +262,79 @@ function checkName(workflowName: string, name: string, what: string): void {
 /** Start a workflow definition; the state type is inferred from `options.state`. */
 export function workflow<Schema extends z.ZodType>(options: WorkflowOptions<Schema>): WorkflowBuilder<z.output<Schema>, z.input<Schema>> {
   return new WorkflowBuilder(options as unknown as WorkflowOptions<z.ZodType<z.output<Schema>, z.input<Schema>>>);
+}
+
+/**
+ * Whether `value` is a zod 4 schema REMIT can validate with: an object with zod's internals
+ * (`_zod.def`) and its `safeParse` method. Structural, so that a schema made by another copy of
+ * zod 4 (the application's own) counts too.
+ */
+export function isZodSchema(value: unknown): value is z.ZodType {
+  if (value === null || typeof value !== 'object') return false;
+  const internals = (value as { _zod?: unknown })._zod;
+  return typeof (value as { safeParse?: unknown }).safeParse === 'function' &&
+    internals !== null && typeof internals === 'object' && typeof (internals as { def?: unknown }).def === 'object';
+}
+
+function describeNonSchema(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object' && typeof (value as { _def?: unknown })._def === 'object') return 'a zod 3 schema';
+  return Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object that is not a zod schema' : typeof value;
+}
+
+/** Whether `error` is zod's "Encountered Promise during synchronous parse" (from any copy of zod 4). */
+function isZodAsyncError(error: unknown): boolean {
+  return error instanceof z.core.$ZodAsyncError || (error instanceof Error && error.constructor?.name === '$ZodAsyncError');
+}
+
+/**
+ * The schema a built workflow validates with: `schema` itself (a Proxy: every property and method
+ * is the schema's), but its `safeParse`
+ *
+ * - throws DefinitionInvalidError naming the workflow and the schema (`field` 'state', or the
+ *   node and 'resume') when the schema is asynchronous (an async refine or transform): REMIT
+ *   validates synchronously before it writes, and zod's own error would say nothing of where; it
+ *   is thrown before anything is written (a resume value: before the interrupt is claimed);
+ * - for the state schema, fails (zod's result, so a StateInvalidError where REMIT validates)
+ *   unless the schema's output is a JSON object: the state is an object of fields that node
+ *   updates merge into (docs/guide.md, "Concepts"). Checked on the value, not on the schema's
+ *   kind, so z.object(...).refine(...), .transform(...), intersections and discriminated unions
+ *   of objects all count.
+ */
+function guardedSchema<T extends z.ZodType>(schema: T, workflowName: string, where: { field: 'state' } | { node: string; field: 'resume' }): T {
+  const what = where.field === 'state' ? 'the state schema' : `the resume schema of ${where.node}`;
+  const safeParse = (value: unknown, params?: z.core.ParseContext<z.core.$ZodIssue>) => {
+    let outcome: z.ZodSafeParseResult<unknown>;
+    try {
+      outcome = schema.safeParse(value, params);
+    } catch (error) {
+      if (!isZodAsyncError(error)) throw error;
+      throw new DefinitionInvalidError(workflowName,
+        `${what} is asynchronous (an async refine or transform): REMIT validates values synchronously before it writes them; ` +
+          'use a synchronous schema and do asynchronous checks in node code', where);
+    }
+    if (where.field === 'state' && outcome.success && !isPlainObject(outcome.data as Json)) {
+      const got = outcome.data === null ? 'null' : Array.isArray(outcome.data) ? 'an array' : typeof outcome.data;
+      return {
+        success: false as const,
+        error: new z.ZodError([{ code: 'custom', path: [], input: outcome.data, message: `the state must be a JSON object (an object of fields), but the state schema gives ${got}` }]),
+      };
+    }
+    return outcome;
+  };
+  return new Proxy(schema, {
+    get: (target, key) => (key === 'safeParse' ? safeParse : Reflect.get(target, key, target)),
+  });
+}
+
+/**
+ * Whether `value` is a workflow built by `build()` (structurally, so that one built by another
+ * copy of this package, such as a workflow module's own, counts too).
+ */
+export function isBuiltWorkflow(value: unknown): value is Workflow {
+  if (value === null || typeof value !== 'object' || value instanceof WorkflowBuilder) return false;
+  const w = value as Partial<Record<keyof Workflow, unknown>>;
+  return typeof w.name === 'string' && typeof w.version === 'string' && typeof w.start === 'string' && w.nodes instanceof Map &&
+    Array.isArray(w.nodeOrder) && w.fingerprint instanceof Uint8Array && typeof w.fingerprintHex === 'string' &&
+    w.descriptor !== null && typeof w.descriptor === 'object' && isZodSchema(w.stateSchema);
 }

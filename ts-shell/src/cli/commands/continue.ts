@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openSession, parseSeq, print } from '../context.js';
+import { openSession, parseMilliseconds, parseSeq, print } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
 import type { CommandModule } from '../registry.js';
 
@@ -14,7 +14,7 @@ export const continueCommand: CommandModule = {
       .option('--wait <ms>', 'wait up to <ms> for an effect attempt in flight in another process (its lease) instead of exiting with code 4')
       .action(async (runId: string, opts: { from?: string; wait?: string }, command: Command) => {
         const fromSeq = opts.from === undefined ? undefined : parseSeq(opts.from, '--from');
-        const waitForEffectMs = opts.wait === undefined ? undefined : parseSeq(opts.wait, '--wait');
+        const waitForEffectMs = opts.wait === undefined ? undefined : parseMilliseconds(opts.wait, '--wait');
         const session = await openSession(command, { workflows: 'required' });
         try {
           const result = await session.remit.continueRun(runId, {

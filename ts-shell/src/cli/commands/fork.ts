@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { suggestCommand } from '../../errors.js';
 import { openSession, parseSeq, print } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
 import type { CommandModule } from '../registry.js';
@@ -18,9 +19,9 @@ export const forkCommand: CommandModule = {
         const seq = parseSeq(seqText, '<seq>');
         const session = await openSession(command, { workflows: opts.continue ? 'required' : 'optional' });
         try {
-          const fork = await session.remit.fork(runId, seq, { intent: opts.intent, ...(opts.runId ? { newRunId: opts.runId } : {}) });
+          const fork = await session.remit.fork(runId, seq, { intent: opts.intent, ...(opts.runId !== undefined ? { newRunId: opts.runId } : {}) });
           if (!opts.continue) {
-            print(session.options, fork, () => `forked ${fork.sourceRunId} at seq ${fork.checkpointSeq} into ${fork.runId}\n  continue with: remit continue ${fork.runId}`);
+            print(session.options, fork, () => `forked ${fork.sourceRunId} at seq ${fork.checkpointSeq} into ${fork.runId}\n  continue with: ${suggestCommand('continue', fork.runId)}`);
             return;
           }
           const result = await session.remit.continueRun(fork.runId);

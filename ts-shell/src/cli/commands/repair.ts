@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { suggestCommand } from '../../errors.js';
 import { openSession, print } from '../context.js';
 import type { CommandModule } from '../registry.js';
 
@@ -18,9 +19,9 @@ export const repairCommand: CommandModule = {
               ? `run ${runId}: ${repaired.note}`
               : [
                   `run ${runId}: removed the damaged record at seq ${repaired.removedSeq}` +
-                    `${repaired.removedKind === null ? '' : ` (a ${repaired.removedKind})`}, ${repaired.removedBytes} bytes; head seq ${repaired.headSeq}`,
+                    `${repaired.removedKind === null ? '' : ` (kind ${repaired.removedKind})`}, ${repaired.removedBytes} bytes; head seq ${repaired.headSeq}`,
                   `  ${repaired.note}`,
-                  `  continue with: remit continue ${runId}`,
+                  `  continue with: ${suggestCommand('continue', runId)}`,
                 ].join('\n'),
           );
         } finally {

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { table } from '../../inspect.js';
+import { suggestCommand } from '../../errors.js';
+import { isoTime, table } from '../../inspect.js';
 import { openSession, print } from '../context.js';
 import type { RunSummary } from '../../remit.js';
+import { ExitCode } from '../exit-codes.js';
 import type { CommandModule } from '../registry.js';
 
 /** One line on a damaged run: where, how, and the command that repairs it (or that nothing will). */
@@ -9,7 +11,7 @@ function damageNote(run: RunSummary): string {
   const d = run.damage;
   if (d === undefined) return '';
   const what = `${d.code} at seq ${d.seq}`;
-  return d.repairable ? `${what}: remit repair ${run.runId}` : `${what}: not repairable, see remit inspect ${run.runId}`;
+  return d.repairable ? `${what}: ${suggestCommand('repair', run.runId)}` : `${what}: not repairable, see ${suggestCommand('inspect', run.runId)}`;
 }
 
 export const runsCommand: CommandModule = {
@@ -17,7 +19,7 @@ export const runsCommand: CommandModule = {
   register(program: Command) {
     program
       .command('runs')
-      .description('list the runs in the database with their status')
+      .description('list the runs in the database with their status; exit 7 when any is damaged')
       .action(async (_opts: unknown, command: Command) => {
         const session = await openSession(command, { workflows: 'optional' });
         try {
@@ -25,10 +27,11 @@ export const runsCommand: CommandModule = {
           print(session.options, runs, () => {
             if (runs.length === 0) return `no runs in ${session.dbPath}`;
             const rows = runs.map((r) => [
-              r.runId, r.workflow, r.status, String(r.headSeq), new Date(r.updatedAtMs).toISOString(), r.interruptId ?? damageNote(r),
+              r.runId, r.workflow, r.status, String(r.headSeq), isoTime(r.updatedAtMs), r.interruptId ?? damageNote(r),
             ]);
             return table(['run', 'workflow', 'status', 'head', 'updated', 'awaiting / damage'], rows, [false, false, false, true]).join('\n');
           });
+          if (runs.some((r) => r.damage !== undefined)) process.exitCode = ExitCode.LOG_DAMAGED;
         } finally {
           await session.close();
         }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { RemitError } from '../../errors.js';
 import type { ScrubReport } from '../../remit.js';
 import { openSession, print, UsageError } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -41,14 +42,30 @@ export const scrubCommand: CommandModule = {
             if (hasProblem(report)) process.exitCode = ExitCode.LOG_DAMAGED;
             return;
           }
+          // One run that cannot be scrubbed (listed without records, or a store error reading it)
+          // is a problem of that run: the others are still scrubbed and reported.
           const reports: ScrubReport[] = [];
-          for (const listing of await session.remit.store.listRuns()) reports.push(await session.remit.scrub(listing.runId));
+          const failures: { runId: string; error: unknown }[] = [];
+          for (const listing of await session.remit.store.listRuns()) {
+            try {
+              reports.push(await session.remit.scrub(listing.runId));
+            } catch (error) {
+              if (!(error instanceof RemitError)) throw error;
+              failures.push({ runId: listing.runId, error: error.toJSON() });
+            }
+          }
           const problems = reports.filter(hasProblem);
-          const result = { runs: reports.length, problems: problems.map((r) => r.runId), reports };
+          const scrubbed = reports.length + failures.length;
+          const problemCount = problems.length + failures.length;
+          const result = { runs: scrubbed, problems: [...problems.map((r) => r.runId), ...failures.map((f) => f.runId)], reports, failures };
           print(session.options, result, () =>
-            [...problems.map(describeReport), `scrubbed ${reports.length} runs in ${session.dbPath}: ${problems.length === 0 ? 'no problems' : `${problems.length} with problems`}`].join('\n'),
+            [
+              ...problems.map(describeReport),
+              ...failures.map((f) => `run ${f.runId}: NOT SCRUBBED: ${(f.error as { code: string }).code}: ${(f.error as { message: string }).message}`),
+              `scrubbed ${scrubbed} runs in ${session.dbPath}: ${problemCount === 0 ? 'no problems' : `${problemCount} with problems`}`,
+            ].join('\n'),
           );
-          if (problems.length > 0) process.exitCode = ExitCode.LOG_DAMAGED;
+          if (problemCount > 0) process.exitCode = ExitCode.LOG_DAMAGED;
         } finally {
           await session.close();
         }

@@ -1,0 +1,207 @@
+/**
+ * What the `remit` command refuses, and how it says so, for the mistakes and damage an operator
+ * meets: a file that is not a REMIT database (left byte-identical), damage that only a listing
+ * sees (a renumbered record, a run listed without records), a workflow module that does not load,
+ * command-line errors under --json, suggested commands with awkward run ids, and output cut short
+ * by its reader.
+ */
+
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createCore } from '../core/index.js';
+import { shellWord } from '../errors.js';
+import { Remit } from '../remit.js';
+import { SqliteStore } from '../store/sqlite.js';
+import { cliInProcess } from '../../test-support/cli-in-process.js';
+import { counter } from '../../test-support/counter-workflow.js';
+
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+const REFUND_MODULE = fileURLToPath(new URL('../../../examples/refund/index.ts', import.meta.url));
+const cwd = mkdtempSync(join(tmpdir(), 'remit-cli-refusals-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+const remit = cliInProcess(cwd);
+const tsx = ['--conditions=remit-source', '--import', import.meta.resolve('tsx')];
+
+const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+describe('a file that is not a REMIT database', () => {
+  it('is refused by every command that only reads (exit 3), and not a byte of it changes', async () => {
+    const foreign = join(cwd, 'foreign.db');
+    const other = new Database(foreign);
+    other.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers VALUES (1, \'ada\'); PRAGMA user_version = 7');
+    other.close();
+    const empty = join(cwd, 'empty.db');
+    writeFileSync(empty, '');
+    for (const file of [foreign, empty]) {
+      const before = digest(file);
+      for (const args of [['inspect', 'x'], ['runs'], ['scrub', '--all'], ['repair', 'x'], ['--json', 'runs']]) {
+        const result = await remit('--db', file, ...args);
+        expect(result.code, `${file} ${args.join(' ')}`).toBe(3);
+        expect(result.stderr + result.stdout).toMatch(/not a REMIT database/);
+      }
+      expect(digest(file)).toBe(before);
+      expect(existsSync(`${file}-wal`)).toBe(false);
+    }
+    const journal = new Database(foreign, { readonly: true });
+    expect(journal.pragma('journal_mode', { simple: true })).toBe('delete');
+    journal.close();
+  });
+
+  it('a store opened with create: false refuses it with StoreNotFoundError, and opens a REMIT file', async () => {
+    const foreign = join(cwd, 'foreign-lib.db');
+    const other = new Database(foreign);
+    other.exec('CREATE TABLE t (x)');
+    other.close();
+    expect(() => new SqliteStore(foreign, { create: false })).toThrow(expect.objectContaining({ code: 'REMIT_STORE_NOT_FOUND', path: foreign }));
+    const own = join(cwd, 'own.db');
+    await new SqliteStore(own).close();
+    const reopened = new SqliteStore(own, { create: false });
+    expect(await reopened.listRuns()).toEqual([]);
+    await reopened.close();
+  });
+});
+
+const COUNTER_MODULE = fileURLToPath(new URL('../../test-support/counter-workflow.ts', import.meta.url));
+
+describe('damage the listing sees', () => {
+  const db = join(cwd, 'listing.db');
+
+  it('a record renumbered (a seq gap) is BAD_RECORD_SEQ in every view, not a conflict forever; a run listed without records is damaged; runs exits 7', async () => {
+    const store = new SqliteStore(db);
+    const library = new Remit(store, await createCore('reference'), [counter], undefined, { groupPureSteps: false });
+    for (const runId of ['sound', 'gap']) expect((await library.start(counter, { i: 0 }, { runId })).status).toBe('completed');
+    await store.close();
+    const raw = new Database(db);
+    raw.prepare('UPDATE remit_records SET seq = 100 WHERE run_id = ? AND seq = 2').run('gap');
+    raw.prepare('INSERT INTO remit_runs (run_id, created_at_ms, status) VALUES (?, ?, NULL)').run('ghost', 1);
+    raw.close();
+
+    const runs = await remit('--db', db, '--json', 'runs');
+    expect(runs.code).toBe(7);
+    const byId = Object.fromEntries(runs.json().map((r: { runId: string }) => [r.runId, r]));
+    expect(byId['sound']).toMatchObject({ status: 'completed' });
+    expect(byId['gap']).toMatchObject({ status: 'damaged', headSeq: 1, damage: { code: 'BAD_RECORD_SEQ', seq: 2, repairable: false } });
+    expect(byId['ghost']).toMatchObject({ status: 'damaged', damage: { code: 'NO_RECORDS' } });
+
+    const scrub = await remit('--db', db, '--json', 'scrub', '--all');
+    expect(scrub.code).toBe(7);
+    expect(scrub.json()).toMatchObject({ runs: 3, problems: expect.arrayContaining(['gap', 'ghost']) });
+
+    const inspect = await remit('--db', db, 'inspect', 'gap');
+    expect(inspect.code).toBe(7);
+    const resumed = await remit('--db', db, '--workflow', COUNTER_MODULE, '--json', 'continue', 'gap');
+    expect(resumed.code).toBe(7);
+    expect(resumed.json()).toMatchObject({ error: { code: 'REMIT_LOG_CORRUPT', runId: 'gap', seq: 2, logError: 'BAD_RECORD_SEQ' } });
+  });
+});
+
+describe('a workflow module that does not load', () => {
+  it('is a usage error (exit 2) naming the module and what went wrong; a failed run leaves no database behind', () => {
+    const syntax = join(cwd, 'syntax.mjs');
+    writeFileSync(syntax, 'export const x = ;\n');
+    const throws = join(cwd, 'throws.mjs');
+    writeFileSync(throws, 'throw new Error("import boom");\n');
+    const factory = join(cwd, 'factory.mjs');
+    writeFileSync(factory, 'export function createWorkflows() { throw new TypeError("no config"); }\n');
+    for (const [module, pattern] of [
+      [syntax, /importing the module threw SyntaxError: Unexpected token ';' at .*syntax\.mjs:1/],
+      [throws, /importing the module threw Error: import boom \(at file:.*throws\.mjs:1/],
+      [factory, /createWorkflows\(\) threw TypeError: no config/],
+      [cwd, /not a file/],
+    ] as const) {
+      const db = join(cwd, `fresh-${Math.random().toString(16).slice(2)}.db`);
+      const run = spawnSync(process.execPath, [...tsx, MAIN, '--db', db, '--workflow', module, 'run'], { cwd, encoding: 'utf8', timeout: 60_000 });
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(pattern);
+      expect(run.stderr).not.toMatch(/\n\s+at /); // one line, no stack trace
+      expect(existsSync(db)).toBe(false);
+    }
+  });
+
+  it('a broken REMIT_WORKFLOW does not break the commands that need no module', () => {
+    const db = join(cwd, 'env.db');
+    const throws = join(cwd, 'throws-env.mjs');
+    writeFileSync(throws, 'throw new Error("import boom");\n');
+    const created = spawnSync(process.execPath, [...tsx, MAIN, '--db', db, '--create', 'runs'], { cwd, encoding: 'utf8', timeout: 60_000 });
+    expect(created.status, created.stderr).toBe(0);
+    for (const value of [throws, '']) {
+      const runs = spawnSync(process.execPath, [...tsx, MAIN, '--db', db, 'runs'], { cwd, encoding: 'utf8', env: { ...process.env, REMIT_WORKFLOW: value }, timeout: 60_000 });
+      expect(runs.status, runs.stderr).toBe(0);
+      expect(runs.stdout).toMatch(/no runs/);
+    }
+  });
+});
+
+describe('command lines', () => {
+  it('--json prints commander\'s own refusals as JSON with a code; --json after -- is an argument; --version', async () => {
+    const db = join(cwd, 'json.db');
+    await new SqliteStore(db).close();
+    const missing = await remit('--db', db, '--json', 'inspect');
+    expect(missing.code).toBe(2);
+    expect(missing.json()).toEqual({ error: { name: 'UsageError', code: 'CLI_USAGE', message: expect.stringMatching(/missing required argument 'runId'/) }, exitCode: 2 });
+    const unknown = await remit('--json', 'frobnicate');
+    expect(unknown.json()).toMatchObject({ error: { code: 'CLI_USAGE' }, exitCode: 2 });
+    const badSeq = await remit('--db', db, '--json', 'fork', 'r', 'three');
+    expect(badSeq.json()).toMatchObject({ error: { name: 'UsageError', code: 'CLI_USAGE', message: expect.stringMatching(/<seq> must be a sequence number/) } });
+    const badWait = await remit('--db', db, '--workflow', REFUND_MODULE, 'continue', 'r', '--wait', 'soon');
+    expect(badWait.stderr).toMatch(/--wait must be a whole number of milliseconds/);
+    const literal = await remit('--db', db, 'inspect', '--', '--json');
+    expect(literal.code).toBe(3);
+    expect(literal.stdout).toBe('');
+    const version = await remit('--version');
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
+  });
+
+  it('an empty --instance-id or fork --run-id is refused (exit 2), not replaced by a generated one', async () => {
+    const db = join(cwd, 'empty-options.db');
+    expect((await remit('--db', db, '--workflow', REFUND_MODULE, 'run', '--run-id', 'src')).code).toBe(0);
+    const instance = await remit('--db', db, '--instance-id', '', '--json', 'runs');
+    expect(instance.code).toBe(2);
+    expect(instance.json()).toMatchObject({ error: { code: 'REMIT_OPTION_INVALID', option: 'instanceId' } });
+    const fork = await remit('--db', db, '--json', 'fork', 'src', '0', '--run-id', '');
+    expect(fork.code).toBe(2);
+    expect(fork.json()).toMatchObject({ error: { code: 'REMIT_RUN_ID_INVALID' } });
+  });
+
+  it('suggested commands quote the run id for the shell', async () => {
+    const db = join(cwd, 'quoting.db');
+    const runId = "it's; rm -rf x";
+    const run = await remit('--db', db, '--workflow', REFUND_MODULE, 'run', '--run-id', runId);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`resume with: remit resume 'it'\\''s; rm -rf x' managerApproval@6 '<json value>'`);
+  });
+
+  it('property: a shellWord is read back by sh as exactly the text it quotes', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 24 }).filter((s) => !s.includes('\0')), (text) => {
+        const echoed = spawnSync('sh', ['-c', `printf '%s' ${shellWord(text)}`], { encoding: 'utf8' });
+        expect(echoed.stdout).toBe(text);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('output cut short by its reader ends the command quietly with its exit code', async () => {
+    const db = join(cwd, 'pipe.db');
+    // Far more output than a pipe holds (64 KiB), so the writer meets the closed pipe.
+    const store = new SqliteStore(db, { synchronous: 'NORMAL' });
+    const library = new Remit(store, await createCore('reference'), [counter]);
+    for (let i = 0; i < 1000; i++) await library.start(counter, { i: 0 }, { runId: `run-${String(i).padStart(4, '0')}-${'x'.repeat(100)}` });
+    await store.close();
+    const child = spawn(process.execPath, [...tsx, MAIN, '--db', db, '--json', 'runs'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+    expect(stderr).not.toMatch(/EPIPE|Error/);
+    expect(code).toBe(0);
+  });
+});

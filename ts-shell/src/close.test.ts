@@ -1,0 +1,51 @@
+/**
+ * close() waits for the operations still running on the instance: a graceful shutdown in the
+ * middle of an effect must let its EFFECT_DONE be appended (else the next process calls the
+ * handler again), and an operation after close() fails with a typed store error.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from './core/index.js';
+import { StoreError } from './errors.js';
+import { Remit } from './remit.js';
+import { SqliteStore } from './store/sqlite.js';
+import { END, workflow } from './workflow/workflow.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'remit-close-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('close()', () => {
+  it('waits for a run whose effect handler is running; the handler is called once across a restart', async () => {
+    let calls = 0;
+    const charge = workflow({ name: 'charge', version: '1', state: z.object({ ok: z.boolean().optional() }) })
+      .effect('charge', {
+        run: async () => {
+          calls++;
+          await new Promise((r) => setTimeout(r, 100));
+          return { ok: true };
+        },
+        apply: (_s, r) => r,
+        next: END,
+      })
+      .build();
+    const db = join(dir, 'close.db');
+    const core = await createCore('reference');
+    const first = new Remit(new SqliteStore(db), core, [charge]);
+    const running = first.start(charge, {}, { runId: 'r' });
+    await new Promise((r) => setTimeout(r, 20));
+    const closing = first.close();
+    await expect(running).resolves.toMatchObject({ status: 'completed', state: { ok: true } });
+    await closing;
+    await expect(first.status('r')).rejects.toBeInstanceOf(StoreError);
+
+    const second = new Remit(new SqliteStore(db), core, [charge]);
+    expect(await second.continueRun('r')).toMatchObject({ status: 'completed' });
+    expect(calls).toBe(1);
+    await second.close();
+    await second.close(); // twice is fine
+  });
+});

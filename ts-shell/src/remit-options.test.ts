@@ -1,0 +1,176 @@
+/**
+ * Options REMIT cannot use are refused, typed, before anything is read or written (docs/guide.md,
+ * "Running"; docs/errors.md, REMIT_OPTION_INVALID and REMIT_ARGUMENT_INVALID): every createRemit
+ * option, the options argument of start / continueRun / fork, and the SQLite store's options. One
+ * case per bad option; each checks the error's class, code and field, and that the store holds no
+ * run (or no new record) afterwards. Also: default run ids of long names and ids are valid.
+ */
+
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from './core/index.js';
+import { ArgumentInvalidError, OptionInvalidError, RemitError } from './errors.js';
+import { createRemit, Remit, type RemitOptions } from './remit.js';
+import { MemoryStore } from './store/memory.js';
+import { openSqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
+import { END, workflow } from './workflow/workflow.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'remit-options-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const State = z.object({ n: z.number() });
+const builder = () => workflow({ name: 'opts', version: '1', state: State })
+  .effect('charge', { run: () => ({ ok: true }), next: 'ask' })
+  .interrupt('ask', { resume: z.object({ ok: z.boolean() }), apply: () => ({}), next: END });
+const wf = builder().build();
+
+type ErrorClass = abstract new (...args: never[]) => RemitError;
+type Case = [label: string, options: (store: MemoryStore) => Record<string, unknown>, error: ErrorClass, code: string, field: string, message?: RegExp];
+
+const OPTION_INVALID = 'REMIT_OPTION_INVALID';
+const CASES: Case[] = [
+  ['maxGroupedPureSteps 0', (store) => ({ store, maxGroupedPureSteps: 0 }), OptionInvalidError, OPTION_INVALID, 'maxGroupedPureSteps'],
+  ['maxGroupedPureSteps 1.5', (store) => ({ store, maxGroupedPureSteps: 1.5 }), OptionInvalidError, OPTION_INVALID, 'maxGroupedPureSteps'],
+  ['maxGroupedPureSteps "4"', (store) => ({ store, maxGroupedPureSteps: '4' }), OptionInvalidError, OPTION_INVALID, 'maxGroupedPureSteps'],
+  ['core {}', (store) => ({ store, core: {} }), OptionInvalidError, OPTION_INVALID, 'core', /lacks recover\(\)/],
+  ['core without feed', (store) => ({ store, core: { recover() {}, admit() {} } }), OptionInvalidError, OPTION_INVALID, 'core', /feed\(\)/],
+  ['core null', (store) => ({ store, core: null }), OptionInvalidError, OPTION_INVALID, 'core'],
+  ['core 5', (store) => ({ store, core: 5 }), OptionInvalidError, OPTION_INVALID, 'core'],
+  ['hooks 5', (store) => ({ store, hooks: 5 }), OptionInvalidError, OPTION_INVALID, 'hooks'],
+  ['hooks without at', (store) => ({ store, hooks: {} }), OptionInvalidError, OPTION_INVALID, 'hooks'],
+  ['hooks null', (store) => ({ store, hooks: null }), OptionInvalidError, OPTION_INVALID, 'hooks'],
+  ['groupPureSteps "no"', (store) => ({ store, groupPureSteps: 'no' }), OptionInvalidError, OPTION_INVALID, 'groupPureSteps'],
+  ['groupPureSteps 0', (store) => ({ store, groupPureSteps: 0 }), OptionInvalidError, OPTION_INVALID, 'groupPureSteps'],
+  ['workflows [{}]', (store) => ({ store, workflows: [{}] }), OptionInvalidError, OPTION_INVALID, 'workflows', /entry 0 is not a built workflow/],
+  ['workflows [wf, builder]', (store) => ({ store, workflows: [wf, builder()] }), OptionInvalidError, OPTION_INVALID, 'workflows', /entry 1 .*call \.build\(\)/],
+  ['workflows [wf, null]', (store) => ({ store, workflows: [wf, null] }), OptionInvalidError, OPTION_INVALID, 'workflows', /entry 1/],
+  ['workflows not an array', (store) => ({ store, workflows: wf }), OptionInvalidError, OPTION_INVALID, 'workflows'],
+  ['instanceId empty', (store) => ({ store, instanceId: '' }), OptionInvalidError, OPTION_INVALID, 'instanceId'],
+  ['instanceId with a lone surrogate', (store) => ({ store, instanceId: 'pod-\ud800' }), OptionInvalidError, OPTION_INVALID, 'instanceId'],
+  ['effectLeaseMs 0', (store) => ({ store, effectLeaseMs: 0 }), OptionInvalidError, OPTION_INVALID, 'effectLeaseMs'],
+  ['effectLeaseMs "30s"', (store) => ({ store, effectLeaseMs: '30s' }), OptionInvalidError, OPTION_INVALID, 'effectLeaseMs'],
+  ['an unknown option (a misspelling)', (store) => ({ store, groupPureStep: false }), OptionInvalidError, OPTION_INVALID, 'groupPureStep', /not an option/],
+  ['store missing', () => ({ workflows: [wf] }), OptionInvalidError, OPTION_INVALID, 'store'],
+  ['store {}', () => ({ store: {} }), OptionInvalidError, OPTION_INVALID, 'store', /lacks readLog\(\)/],
+  ['store with a readRun that is not a function', (store) => ({ store: Object.assign(Object.create(store) as object, { readRun: 1 }) }), OptionInvalidError, OPTION_INVALID, 'store', /readRun\(\)/],
+];
+
+describe('createRemit refuses an option it cannot use, before loading a core or touching the store', () => {
+  for (const [label, options, errorClass, code, field, message] of CASES) {
+    it(label, async () => {
+      const store = new MemoryStore();
+      const error = await createRemit({ workflows: [wf], core: 'reference', ...options(store) } as unknown as RemitOptions).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(errorClass);
+      expect(error).toMatchObject({ code, field });
+      if (message) expect((error as Error).message).toMatch(message);
+      expect(await store.listRuns()).toEqual([]);
+    });
+  }
+
+  it('refuses options that are not an object (ArgumentInvalidError, argument options)', async () => {
+    for (const options of [null, undefined, 'store', []]) {
+      const error = await createRemit(options as unknown as RemitOptions).catch((e: unknown) => e);
+      expect(error, String(options)).toBeInstanceOf(ArgumentInvalidError);
+      expect(error).toMatchObject({ code: 'REMIT_ARGUMENT_INVALID', argument: 'options' });
+    }
+  });
+
+  it('accepts every option it documents', async () => {
+    const store = new MemoryStore();
+    const remit = await createRemit({
+      store, workflows: [wf], core: await createCore('reference'), hooks: { at() {} }, groupPureSteps: false, maxGroupedPureSteps: 8,
+      instanceId: 'pod-7', effectLeaseMs: 1000,
+    });
+    expect(remit.workflowNames()).toEqual(['opts']);
+    expect((await remit.start(wf, { n: 1 }, { runId: 'r' })).status).toBe('parked');
+  });
+});
+
+describe('start, continueRun and fork refuse an options argument that is not an object, reading and writing nothing', () => {
+  const open = async () => {
+    const store = new MemoryStore();
+    const remit = new Remit(store, await createCore('reference'), [wf]);
+    await remit.start(wf, { n: 1 }, { runId: 'r' });
+    return { store, remit, before: await store.readLog('r') };
+  };
+  const cases: Array<[string, (remit: Remit) => Promise<unknown>, string]> = [
+    ['start(w, input, null)', (remit) => remit.start(wf, { n: 1 }, null as never), 'options'],
+    ['start(w, input, "id")', (remit) => remit.start(wf, { n: 1 }, 'new-run' as never), 'options'],
+    ['start({}, input)', (remit) => remit.start({} as typeof wf, { n: 1 }), 'workflow'],
+    ['start(builder, input)', (remit) => remit.start(builder() as unknown as typeof wf, { n: 1 }), 'workflow'],
+    ['continueRun(id, null)', (remit) => remit.continueRun('r', null as never), 'options'],
+    ['continueRun(id, 5)', (remit) => remit.continueRun('r', 5 as never), 'options'],
+    ['fork(id, 0, null)', (remit) => remit.fork('r', 0, null as never), 'options'],
+    ['fork(id, 0, [])', (remit) => remit.fork('r', 0, [] as never), 'options'],
+  ];
+  for (const [label, call, argument] of cases) {
+    it(label, async () => {
+      const { store, remit, before } = await open();
+      const error = await call(remit).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ArgumentInvalidError);
+      expect(error).toMatchObject({ code: 'REMIT_ARGUMENT_INVALID', argument });
+      expect((await store.listRuns()).map((r) => r.runId)).toEqual(['r']);
+      expect(await store.readLog('r')).toEqual(before);
+    });
+  }
+});
+
+describe('openSqliteStore refuses a synchronous or busyTimeoutMs it cannot use, creating nothing', () => {
+  const bad: Array<[string, SqliteStoreOptions, string]> = [
+    ['synchronous OFF', { synchronous: 'OFF' as never }, 'synchronous'],
+    ['synchronous normal (lower case)', { synchronous: 'normal' as never }, 'synchronous'],
+    ['synchronous 1', { synchronous: 1 as never }, 'synchronous'],
+    ['synchronous null', { synchronous: null as never }, 'synchronous'],
+    ['busyTimeoutMs -1', { busyTimeoutMs: -1 }, 'busyTimeoutMs'],
+    ['busyTimeoutMs 1.5', { busyTimeoutMs: 1.5 }, 'busyTimeoutMs'],
+    ['busyTimeoutMs NaN', { busyTimeoutMs: Number.NaN }, 'busyTimeoutMs'],
+    ['busyTimeoutMs "5000"', { busyTimeoutMs: '5000' as never }, 'busyTimeoutMs'],
+    ['busyTimeoutMs 2^31', { busyTimeoutMs: 2 ** 31 }, 'busyTimeoutMs'],
+  ];
+  bad.forEach(([label, options, field], i) => {
+    it(label, () => {
+      const path = join(dir, `bad-${i}`, 'remit.db');
+      let error: unknown;
+      try {
+        openSqliteStore(path, options);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(OptionInvalidError);
+      expect(error).toMatchObject({ code: OPTION_INVALID, field });
+      expect(existsSync(path)).toBe(false);
+      expect(existsSync(join(dir, `bad-${i}`))).toBe(false);
+    });
+  });
+
+  it('accepts FULL, NORMAL and a busy timeout of 0', async () => {
+    for (const [i, options] of ([{ synchronous: 'FULL' }, { synchronous: 'NORMAL' }, { busyTimeoutMs: 0 }, {}] as SqliteStoreOptions[]).entries()) {
+      const store = openSqliteStore(join(dir, `good-${i}.db`), options);
+      expect(await store.listRuns()).toEqual([]);
+      await store.close();
+    }
+  });
+});
+
+describe('default run ids of long names and ids are valid', () => {
+  it('start without a run id works for a 200-byte workflow name, fork without one for a 200-byte run id', async () => {
+    const core = await createCore('reference');
+    for (const name of ['w'.repeat(180), 'w'.repeat(200), '/'.repeat(200), '注'.repeat(66)]) {
+      const long = workflow({ name, version: '1', state: State })
+        .effect('/'.repeat(200), { run: () => ({}), next: END })
+        .build();
+      const store = new MemoryStore();
+      const remit = new Remit(store, core, [long]);
+      const started = await remit.start(long, { n: 1 });
+      expect(started.status).toBe('completed');
+      const source = 'r'.repeat(190);
+      await remit.start(long, { n: 1 }, { runId: source });
+      const fork = await remit.fork(source, 0);
+      expect(fork.runId).toMatch(/\.fork-[0-9a-f]{8}$/);
+      expect((await remit.continueRun(fork.runId)).status).toBe('completed');
+    }
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * A resume value is refused before its claim when the completion it leads to would fail: once
+ * RESUME_CLAIMED is durable the interrupt is consumed, so a value that passes the interrupt's
+ * schema but whose apply throws, whose state fails the state schema or would not read back, or
+ * whose route goes nowhere, would leave the run unable ever to finish. Each case: the typed error,
+ * the log unchanged (the interrupt still parked), and a good value then completing the run. A
+ * `fail()` in apply is the node's decision: the claim is taken and the run fails.
+ */
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore, type CoreKind } from '../core/index.js';
+import { fail } from '../errors.js';
+import { Remit } from '../remit.js';
+import { MemoryStore } from '../store/memory.js';
+import { END, workflow } from '../workflow/workflow.js';
+
+const State = z.object({ amount: z.number().max(100), note: z.string().optional(), extra: z.any().optional() });
+
+/** `amount` is applied as given; a few values make apply or the route misbehave on purpose. */
+const capped = workflow({ name: 'capped', version: '1', state: State })
+  .interrupt('setAmount', {
+    resume: z.number(),
+    apply: (_s, v) => {
+      if (v === 13) throw new Error('unlucky');
+      if (v === 66) fail('DECLINED', 'the approver declined');
+      return v === 42 ? { amount: 1, extra: new Date(0) } : { amount: v };
+    },
+    next: (s) => (s.amount === 7 ? ('nowhere' as 'done') : 'done'),
+  })
+  .pure('done', { run: () => ({ note: 'ok' }), next: END })
+  .build();
+
+const cores: CoreKind[] = ['reference', 'wasm'];
+
+describe.each(cores)('resume pre-check (%s core)', (kind) => {
+  async function parkedRun() {
+    const store = new MemoryStore();
+    const remit = new Remit(store, await createCore(kind), [capped]);
+    const parked = await remit.start(capped, { amount: 1 }, { runId: 'r' });
+    expect(parked.status).toBe('parked');
+    return { store, remit, id: parked.interrupt!.id };
+  }
+
+  it.each([
+    [500, 'REMIT_STATE_INVALID', 'amount'],
+    [13, 'REMIT_HANDLER_THREW', undefined],
+    [7, 'REMIT_ROUTE_INVALID', undefined],
+    [42, 'REMIT_VALUE_UNFAITHFUL', undefined],
+  ])('value %s: %s before the claim; the interrupt stays parked and a good value completes the run', async (value, code, field) => {
+    const { store, remit, id } = await parkedRun();
+    const before = await store.readRecords('r');
+    const refused = await remit.resume('r', id, value).then(() => null, (error: unknown) => error);
+    expect(refused).toMatchObject({ code, runId: 'r', node: 'setAmount', ...(field ? { field } : {}) });
+    expect(await store.readRecords('r')).toEqual(before);
+    expect((await remit.status('r')).status).toBe('parked');
+    const done = await remit.resume('r', id, 5);
+    expect(done).toMatchObject({ status: 'completed', state: { amount: 5, note: 'ok' } });
+  });
+
+  it('fail() in apply is the node\'s decision: the claim is taken and the run fails', async () => {
+    const { remit, id } = await parkedRun();
+    const failed = await remit.resume('r', id, 66);
+    expect(failed).toMatchObject({ status: 'failed', failure: { code: 'DECLINED' } });
+  });
+
+  it('property: after any resume value, the run is completed, failed, or still parked and resumable', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.integer({ min: -5, max: 200 }), fc.constantFrom(7, 13, 42, 66, 500)), async (value) => {
+        const { remit, id } = await parkedRun();
+        const outcome = await remit.resume('r', id, value).then((r) => r.status, () => 'refused');
+        if (outcome === 'refused') {
+          expect((await remit.status('r')).status).toBe('parked');
+          expect((await remit.resume('r', id, 5)).status).toBe('completed');
+        } else {
+          expect(['completed', 'failed']).toContain(outcome);
+          expect((await remit.status('r')).status).toBe(outcome);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
