@@ -48,4 +48,23 @@ describe('close()', () => {
     await second.close();
     await second.close(); // twice is fine
   });
+
+  it('called from inside a handler, it does not wait for its own operation (no deadlock); that operation fails with a StoreError', async () => {
+    let remit!: Remit;
+    const selfClosing = workflow({ name: 'self-closing', version: '1', state: z.object({ n: z.number() }) })
+      .effect('e', {
+        run: async () => {
+          await remit.close();
+          return { done: true };
+        },
+        next: END,
+      })
+      .build();
+    remit = new Remit(new SqliteStore(join(dir, 'self.db')), await createCore('reference'), [selfClosing]);
+    const outcome = await Promise.race([
+      remit.start(selfClosing, { n: 0 }, { runId: 's' }).then(() => 'resolved', (e: unknown) => e),
+      new Promise((r) => setTimeout(() => r('deadlocked'), 5000)),
+    ]);
+    expect(outcome).toBeInstanceOf(StoreError);
+  });
 });

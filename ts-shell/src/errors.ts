@@ -212,8 +212,9 @@ export class RouteInvalidError extends RemitError {
  */
 export class HandlerThrewError extends RemitError {
   readonly code = ErrorCode.HANDLER_THREW;
-  constructor(subject: ErrorSubject, cause: unknown) {
-    super(`node code threw: ${causeMessage(cause)}; nothing was recorded for this step`, subject, { cause });
+  /** `recorded`: what the step did record before the code threw (default: nothing). */
+  constructor(subject: ErrorSubject, cause: unknown, recorded = 'nothing was recorded for this step') {
+    super(`node code threw: ${causeMessage(cause)}; ${recorded}`, subject, { cause });
   }
 }
 
@@ -382,9 +383,13 @@ export function shellWord(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** A `remit ...` command line to suggest, each argument quoted for the shell. */
-export function suggestCommand(...words: string[]): string {
-  return ['remit', ...words.map(shellWord)].join(' ');
+/**
+ * A `remit <command> <arguments...>` line to suggest, each argument quoted for the shell, and after
+ * `--` when one starts with `-` (a run id may), so that the CLI does not read it as an option.
+ */
+export function suggestCommand(command: string, ...positionals: string[]): string {
+  const end = positionals.some((p) => p.startsWith('-')) ? ['--'] : [];
+  return ['remit', command, ...end, ...positionals.map(shellWord)].join(' ');
 }
 
 /** What an operator can do about a record that fails its integrity check. */

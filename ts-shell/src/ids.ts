@@ -200,7 +200,8 @@ export function checkInstanceId(id: unknown): asserts id is string {
   // Written as the owner of every attempt it claims: UTF-8, which cannot keep a lone surrogate.
   if (!isWellFormedUnicode(id)) throw new OptionInvalidError('instanceId', id, 'is not well-formed Unicode (a lone UTF-16 surrogate)');
   if (utf8(id).length > MAX_INSTANCE_ID_BYTES) throw new OptionInvalidError('instanceId', id, `is over ${MAX_INSTANCE_ID_BYTES} UTF-8 bytes`);
-  if (/[\u0000-\u001f\u007f]/.test(id)) throw new OptionInvalidError('instanceId', id, 'contains control characters');
+  // The run-id rule's set: C0, DEL, C1 and the line and paragraph separators.
+  if (CONTROL.test(id)) throw new OptionInvalidError('instanceId', id, 'contains control characters or line separators');
 }
 
 /** The id of the interrupt parked by the INTERRUPT_PARKED record at `parkedSeq`: `node@seq`. */

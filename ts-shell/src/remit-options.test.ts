@@ -50,6 +50,8 @@ const CASES: Case[] = [
   ['workflows not an array', (store) => ({ store, workflows: wf }), OptionInvalidError, OPTION_INVALID, 'workflows'],
   ['instanceId empty', (store) => ({ store, instanceId: '' }), OptionInvalidError, OPTION_INVALID, 'instanceId'],
   ['instanceId with a lone surrogate', (store) => ({ store, instanceId: 'pod-\ud800' }), OptionInvalidError, OPTION_INVALID, 'instanceId'],
+  ['instanceId with a C1 control', (store) => ({ store, instanceId: 'a\u0085b' }), OptionInvalidError, OPTION_INVALID, 'instanceId'],
+  ['instanceId with a line separator', (store) => ({ store, instanceId: 'a\u2028b' }), OptionInvalidError, OPTION_INVALID, 'instanceId'],
   ['effectLeaseMs 0', (store) => ({ store, effectLeaseMs: 0 }), OptionInvalidError, OPTION_INVALID, 'effectLeaseMs'],
   ['effectLeaseMs "30s"', (store) => ({ store, effectLeaseMs: '30s' }), OptionInvalidError, OPTION_INVALID, 'effectLeaseMs'],
   ['an unknown option (a misspelling)', (store) => ({ store, groupPureStep: false }), OptionInvalidError, OPTION_INVALID, 'groupPureStep', /not an option/],
@@ -105,6 +107,7 @@ describe('start, continueRun and fork refuse an options argument that is not an 
     ['continueRun(id, 5)', (remit) => remit.continueRun('r', 5 as never), 'options'],
     ['fork(id, 0, null)', (remit) => remit.fork('r', 0, null as never), 'options'],
     ['fork(id, 0, [])', (remit) => remit.fork('r', 0, [] as never), 'options'],
+    ['recoverAll(null)', (remit) => remit.recoverAll(null as never), 'options'],
   ];
   for (const [label, call, argument] of cases) {
     it(label, async () => {
@@ -144,6 +147,15 @@ describe('openSqliteStore refuses a synchronous or busyTimeoutMs it cannot use, 
       expect(existsSync(path)).toBe(false);
       expect(existsSync(join(dir, `bad-${i}`))).toBe(false);
     });
+  });
+
+  it.each([
+    ['no path', () => openSqliteStore(undefined as never), 'path'],
+    ['an empty path', () => openSqliteStore(''), 'path'],
+    ['null options', () => openSqliteStore(join(dir, 'null-options.db'), null as never), 'options'],
+  ])('%s: OptionInvalidError naming it, nothing created', (_label, open, field) => {
+    expect(open).toThrow(expect.objectContaining({ code: OPTION_INVALID, field }));
+    expect(existsSync(join(dir, 'null-options.db'))).toBe(false);
   });
 
   it('accepts FULL, NORMAL and a busy timeout of 0', async () => {

@@ -11,6 +11,7 @@
  * sequencers").
  */
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { encodeRecordV2 } from './core/codec.js';
 import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
@@ -153,6 +154,8 @@ export interface RepairResult {
   removedKind: string | null;
   /** How many bytes of it were stored. */
   removedBytes: number;
+  /** Whether a stored recovery summary that disagreed with the (sound) log was deleted. */
+  summaryRemoved: boolean;
   /** What removing it means for the run (or why nothing was done). */
   note: string;
   /** Seq of the run's last record now. */
@@ -317,13 +320,20 @@ export class Remit implements Engine {
     // handler returned must get its EFFECT_DONE appended, not a closed store).
     for (const name of TRACKED_OPERATIONS) {
       const operation = this[name] as (...args: unknown[]) => Promise<unknown>;
-      Object.defineProperty(this, name, { value: (...args: unknown[]) => this.track(operation.apply(this, args)), writable: true, configurable: true });
+      Object.defineProperty(this, name, { value: (...args: unknown[]) => this.track(() => operation.apply(this, args)), writable: true, configurable: true });
     }
   }
 
+  /** The operations running, each with the ones it runs inside (recoverAll's continueRun, ...). */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Inside an operation: it and the operations around it (close() called from their code must not wait for them). */
+  private readonly enclosing = new AsyncLocalStorage<ReadonlySet<Promise<unknown>>>();
 
-  private track<T>(operation: Promise<T>): Promise<T> {
+  private track<T>(start: () => Promise<T>): Promise<T> {
+    const around = this.enclosing.getStore() ?? new Set<Promise<unknown>>();
+    const chain = new Set(around);
+    const operation = this.enclosing.run(chain, start);
+    chain.add(operation);
     this.inFlight.add(operation);
     const forget = () => void this.inFlight.delete(operation);
     operation.then(forget, forget);
@@ -402,7 +412,7 @@ export class Remit implements Engine {
     const nodeName = parsedId.node;
     const def = wf.nodes.get(nodeName);
     if (!def || def.kind !== 'interrupt') {
-      throw new UnknownInterruptError(interruptId, { runId }, `workflow ${wf.name} has no interrupt node ${JSON.stringify(nodeName)}; ids look like node@seq`);
+      throw new UnknownInterruptError(interruptId, { runId, seq: session.recover().recordCount - 1 }, `workflow ${wf.name} has no interrupt node ${JSON.stringify(nodeName)}; ids look like node@seq`);
     }
     const parsed = validate(def.spec.resume, value);
     if (!parsed.success) {
@@ -629,6 +639,7 @@ export class Remit implements Engine {
    * store without the method, every stored run.
    */
   async recoverAll(options: RecoverAllOptions = {}): Promise<RecoverAllOutcome[]> {
+    checkOptionsArgument('options', options, 'an object of recoverAll options ({ waitForEffectMs }) or undefined', {});
     const waitForEffectMs = checkWaitMs(options.waitForEffectMs);
     const out: RecoverAllOutcome[] = [];
     const corrections: RunStatusCorrection[] = [];
@@ -684,9 +695,7 @@ export class Remit implements Engine {
     const rows = await this.store.readRecords(runId);
     if (rows.length === 0) throw new RunNotFoundError(runId);
     const damage = diagnoseRows(runId, rows, this.core.recover(concatBytes(rows.map((r) => r.bytes))));
-    if (damage === null) {
-      return { runId, removedSeq: null, removedKind: null, removedBytes: 0, note: 'the log is not damaged; nothing was changed', headSeq: rows.length - 1 };
-    }
+    if (damage === null) return this.repairSummary(runId, rows.length - 1);
     if (!damage.repairable) throw new RepairRefusedError(runId, damage.seq, damage.why);
     const last = rows[rows.length - 1] as StoredRecord;
     if (last.seq !== damage.seq) throw new RepairRefusedError(runId, damage.seq, `the damaged record is not the last one stored (seq ${last.seq} is)`);
@@ -695,7 +704,26 @@ export class Remit implements Engine {
     }
     const removed = await this.store.removeLastRecord(runId, damage.seq, last.bytes);
     if (!removed) throw new RepairRefusedError(runId, damage.seq, 'the run changed while it was being repaired (another process wrote or repaired it); read it again');
-    return { runId, removedSeq: damage.seq, removedKind: damage.recordKind, removedBytes: last.bytes.length, note: damage.why, headSeq: damage.seq - 1 };
+    return { runId, removedSeq: damage.seq, removedKind: damage.recordKind, removedBytes: last.bytes.length, summaryRemoved: false, note: damage.why, headSeq: damage.seq - 1 };
+  }
+
+  /**
+   * A sound log whose stored recovery summary disagrees with it (scrub's `summaryAgrees: false`):
+   * the summary is deleted (always safe: it is derived, and the next appends store a new one), so
+   * that no fresh process trusts it. Anything else: nothing to do.
+   */
+  private async repairSummary(runId: string, headSeq: number): Promise<RepairResult> {
+    const unchanged = { runId, removedSeq: null, removedKind: null, removedBytes: 0, summaryRemoved: false, headSeq };
+    const report = await this.scrub(runId);
+    if (report.summaryAgrees !== false) return { ...unchanged, note: 'the log is not damaged and its stored recovery summary (if any) agrees with it; nothing was changed' };
+    if (this.store.deleteSummary === undefined) {
+      throw new RepairRefusedError(runId, headSeq, `the stored recovery summary disagrees with the log, and the store ${this.store.description} cannot delete it (it has no deleteSummary)`);
+    }
+    await this.store.deleteSummary(runId);
+    return {
+      ...unchanged, summaryRemoved: true,
+      note: 'the log is not damaged; its stored recovery summary disagreed with it and was deleted (a fresh process reads the whole log until the sequencer stores the next one)',
+    };
   }
 
   /**
@@ -704,7 +732,11 @@ export class Remit implements Engine {
    * for too; after it resolves, every operation fails with the store's error.
    */
   async close(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    // Called from node code or a hook of one of this instance's operations: waiting for that
+    // operation would wait for itself. It is not waited for; its next store call fails.
+    const caller = this.enclosing.getStore();
+    const others = () => [...this.inFlight].filter((operation) => !caller?.has(operation));
+    for (let left = others(); left.length > 0; left = others()) await Promise.allSettled(left);
     await this.store.close();
   }
 

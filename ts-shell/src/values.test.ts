@@ -432,6 +432,20 @@ describe('values nested deeper than MAX_VALUE_DEPTH are refused before anything 
     }
   });
 
+  it('under a recursive schema (z.lazy) that overflows while validating, a deep input is StateInvalidError naming where, not a RangeError', async () => {
+    type Tree = { a?: Tree };
+    const TreeSchema: z.ZodType<Tree> = z.lazy(() => z.object({ a: TreeSchema.optional() }));
+    const wf = workflow({ name: 'deep-lazy', version: '1', state: z.object({ tree: TreeSchema, n: z.number() }) })
+      .pure('a', { run: (s) => ({ n: s.n + 1 }), next: END })
+      .build();
+    const { store, remit } = fresh(wf);
+    const error = await remit.start(wf, { tree: deep(100_000) as Tree, n: 0 }, { runId: 'lazy' }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'REMIT_STATE_INVALID', runId: 'lazy', seq: 0 });
+    expect(error.field).toMatch(/^tree(\.a)+$/);
+    expect(error.message).toMatch(/nested more than 256 levels deep/);
+    expect(await store.listRuns()).toEqual([]);
+  });
+
   it('a node returning a too-deep state fails with the typed error; the log holds nothing new; the fixed node continues the run', async () => {
     let levels = 3000;
     const build = () =>

@@ -43,9 +43,19 @@ const parsesSoFar = new WeakMap<ReadBackSchema, number>();
 /** `schema.safeParse(value)`, jitless for the schema's first JITLESS_PARSES validations (above). */
 export function validate(schema: ReadBackSchema, value: unknown): SafeParseOutcome {
   const count = parsesSoFar.get(schema) ?? 0;
-  if (count >= JITLESS_PARSES) return schema.safeParse(value);
-  parsesSoFar.set(schema, count + 1);
-  return schema.safeParse(value, JITLESS);
+  try {
+    if (count >= JITLESS_PARSES) return schema.safeParse(value);
+    parsesSoFar.set(schema, count + 1);
+    return schema.safeParse(value, JITLESS);
+  } catch (error) {
+    // A recursive schema (z.lazy) walks a deep value recursively and can overflow the stack
+    // before REMIT's own depth check sees the value: the value is refused as one the schema
+    // cannot validate, naming where it is too deep.
+    const path = error instanceof RangeError ? tooDeepAt(value, false) : null;
+    if (path === null) throw error;
+    const message = `nested more than ${MAX_VALUE_DEPTH} levels deep, deeper than REMIT keeps a value (docs/guide.md, "Limits"); the schema could not validate it`;
+    return { success: false, error: { issues: [{ path, message }] } };
+  }
 }
 
 export interface DurableValue {

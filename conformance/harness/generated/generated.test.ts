@@ -133,6 +133,22 @@ describe('the model', () => {
   });
 });
 
+describe('a resume value whose completion the state schema refuses', () => {
+  const wf = spec(
+    [['n', { t: 'number', max: 10 } as SchemaSpec], ['a_ask', { t: 'optional', of: { t: 'number' } }]],
+    [
+      { kind: 'interrupt', name: 'ask', resume: { t: 'number' }, answer: 'a_ask', ops: [{ op: 'inc', field: 'n', by: 50 }], next: { to: END_NODE } },
+    ],
+  );
+
+  it('ends stuck at resume-apply, and no fault is armed at a claim a system may refuse to make', () => {
+    const e = interpret(wf, { n: 1 }, [], (i) => (i === 0 ? { value: 3, nearMisses: [] } : undefined));
+    expect(e.final).toMatchObject({ kind: 'stuck', node: 'ask', at: 'resume-apply', refusal: { ok: false, field: 'n' } });
+    expect(e.claims).toBe(1);
+    expect([...e.points.keys()].some((p) => p.includes('RESUME_CLAIMED'))).toBe(false);
+  });
+});
+
 // ---------------------------------------------------------------- checkers on hand-made observations
 
 const VIEW_BASE = { normalized: [], integrity: { ok: true as const }, effectsDone: [], recoveries: { a: 'x', b: 'x' }, nextAction: 'NONE' };
@@ -219,6 +235,32 @@ describe('the generated checkers', () => {
     ['fork-intent', 'continuing from an older checkpoint accepted', (run) => (run.continueFromOlder = { ...run.continueFromOlder!, outcome: { outcome: 'completed' } })],
     ['liveness', 'a timeout', (run) => run.incidents.push({ step: 'main', what: 'timeout', detail: 'no answer' })],
   ];
+  /**
+   * The faithful observation turned into a run whose last resume value the state schema refused:
+   * the model's end is stuck at resume-apply; `status` and `claims` are what the system left.
+   */
+  function refusedResume(status: 'running' | 'parked', claimsMade: (expected: number) => number) {
+    const { run, expected } = faithful();
+    const refusal = { ok: false as const, code: 'INVALID' as const, field: 'n' };
+    const stuck: Expectation = { ...expected, final: { kind: 'stuck', node: 'ask', at: 'resume-apply', refusal } };
+    run.main!.final = { outcome: 'error', error: { kind: 'validation', message: 'state invalid at n', field: 'n' } };
+    run.main!.view = { ...run.main!.view!, status, claims: claimsMade(expected.claims) };
+    return { run, expected: stuck };
+  }
+
+  it('accept either end of a refused resume completion: claimed and stuck running, or refused before the claim and still parked', () => {
+    for (const [status, made] of [['running', (c: number) => c], ['parked', (c: number) => c - 1]] as const) {
+      const { run, expected } = refusedResume(status, made);
+      const verdicts = checkGenerated(run, expected);
+      for (const p of ['prefix-continuation', 'consume-once', 'checkpoint-validity'] as const) expect(verdicts[p].status, `${status} ${p}: ${JSON.stringify(verdicts[p])}`).toBe('holds');
+    }
+  });
+
+  it('but a run still parked with the claim recorded violates consume-once', () => {
+    const { run, expected } = refusedResume('parked', (c) => c);
+    expect(checkGenerated(run, expected)['consume-once'].status).toBe('violated');
+  });
+
   for (const [property, what, mutate] of breaks) {
     it(`${property} is violated by ${what}`, () => {
       const { run, expected } = faithful();

@@ -259,9 +259,14 @@ export function interpret(spec: WorkflowSpec, input: Tagged, nearMissInputs: rea
         out.final = { kind: 'stuck-parked', node: node.name, refusal: verdict };
         break;
       }
-      commit(points, `RESUME_CLAIMED@${node.name}`);
-      out.claims += 1;
       const applied = applyOps(node.ops, state);
+      // A value whose completion the state schema refuses ends the run stuck at resume-apply. A
+      // system may claim it first (the run then stays running) or, as REMIT does, refuse it before
+      // the claim (the run stays parked, nothing recorded; checkers.ts accepts both): no fault is
+      // placed at a claim that the second kind never makes.
+      const completionRefused = !('failed' in applied) && !writeVerdict(spec.state, { ...state, ...applied.update, [node.answer]: verdict.stored }).ok;
+      if (!completionRefused) commit(points, `RESUME_CLAIMED@${node.name}`);
+      out.claims += 1;
       if ('failed' in applied) {
         commit(points, 'RUN_FAILED');
         out.final = { kind: 'failed', node: node.name };

@@ -9,6 +9,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,19 @@ describe('a file that is not a REMIT database', () => {
     const journal = new Database(foreign, { readonly: true });
     expect(journal.pragma('journal_mode', { simple: true })).toBe('delete');
     journal.close();
+  });
+
+  it('another program\'s WAL database left with an un-checkpointed WAL (its writer killed) keeps its file and its WAL', async () => {
+    const walFile = join(cwd, 'foreign-wal.db');
+    const writer = `const D = require(${JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'))});
+      const d = new D(${JSON.stringify(walFile)}); d.pragma('journal_mode = WAL'); d.pragma('wal_autocheckpoint = 0');
+      d.exec('CREATE TABLE t (x)'); for (let i = 0; i < 100; i++) d.prepare('INSERT INTO t VALUES (?)').run(i);
+      process.kill(process.pid, 'SIGKILL');`;
+    expect(spawnSync(process.execPath, ['-e', writer]).signal).toBe('SIGKILL');
+    expect(existsSync(`${walFile}-wal`)).toBe(true);
+    const before = [digest(walFile), digest(`${walFile}-wal`)];
+    expect((await remit('--db', walFile, 'runs')).code).toBe(3);
+    expect([digest(walFile), digest(`${walFile}-wal`)]).toEqual(before);
   });
 
   it('a store opened with create: false refuses it with StoreNotFoundError, and opens a REMIT file', async () => {
@@ -99,6 +113,11 @@ describe('damage the listing sees', () => {
     const resumed = await remit('--db', db, '--workflow', COUNTER_MODULE, '--json', 'continue', 'gap');
     expect(resumed.code).toBe(7);
     expect(resumed.json()).toMatchObject({ error: { code: 'REMIT_LOG_CORRUPT', runId: 'gap', seq: 2, logError: 'BAD_RECORD_SEQ' } });
+    // The listing without records names what can be done, and a new run under its id replaces it.
+    const ghostLine = (await remit('--db', db, 'runs')).stdout.split('\n').find((l) => l.startsWith('ghost'));
+    expect(ghostLine).toMatch(/NO_RECORDS at seq 0: nothing of the run is left .* \(`remit run --run-id=ghost` replaces the listing\)/);
+    expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'ghost')).code).toBe(0);
+    expect((await remit('--db', db, '--json', 'runs')).json().find((r: { runId: string }) => r.runId === 'ghost')).toMatchObject({ status: 'completed' });
   });
 });
 
@@ -110,10 +129,13 @@ describe('a workflow module that does not load', () => {
     writeFileSync(throws, 'throw new Error("import boom");\n');
     const factory = join(cwd, 'factory.mjs');
     writeFileSync(factory, 'export function createWorkflows() { throw new TypeError("no config"); }\n');
+    const oddThrow = join(cwd, 'odd-throw.mjs');
+    writeFileSync(oddThrow, 'export async function createWorkflows() { throw Object.create(null); }\n');
     for (const [module, pattern] of [
       [syntax, /importing the module threw SyntaxError: Unexpected token ';' at .*syntax\.mjs:1/],
       [throws, /importing the module threw Error: import boom \(at file:.*throws\.mjs:1/],
       [factory, /createWorkflows\(\) threw TypeError: no config/],
+      [oddThrow, /createWorkflows\(\) threw a value: \{\}/],
       [cwd, /not a file/],
     ] as const) {
       const db = join(cwd, `fresh-${Math.random().toString(16).slice(2)}.db`);
@@ -177,6 +199,11 @@ describe('command lines', () => {
     const run = await remit('--db', db, '--workflow', REFUND_MODULE, 'run', '--run-id', runId);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`resume with: remit resume 'it'\\''s; rm -rf x' managerApproval@6 '<json value>'`);
+    // A run id that starts with "-" goes after "--", and the suggested command works as printed.
+    const dashed = await remit('--db', db, '--workflow', REFUND_MODULE, 'run', '--run-id=-x');
+    expect(dashed.stdout).toContain(`resume with: remit resume -- -x managerApproval@6 '<json value>'`);
+    const resumed = await remit('--db', db, '--workflow', REFUND_MODULE, 'resume', '--', '-x', 'managerApproval@6', '{"approved":true,"approver":"kim"}');
+    expect(resumed.code, resumed.stderr).toBe(0);
   });
 
   it('property: a shellWord is read back by sh as exactly the text it quotes', () => {

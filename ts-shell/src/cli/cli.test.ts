@@ -155,6 +155,18 @@ describe('remit scrub', () => {
     expect(text.stdout).toMatch(/run bad-summary: SUMMARY DISAGREES/);
     expect(text.stdout).toMatch(/scrubbed 3 runs in .*scrub\.db: 2 with problems/);
     expect(text.stdout).not.toMatch(/run sound/);
+    expect(text.stdout).toMatch(/remit repair bad-summary deletes it/);
+
+    // repair deletes the disagreeing summary (nothing else); scrub then finds the run sound, and a
+    // repair of a sound run changes nothing.
+    const log = (await new SqliteStore(db).readLog('bad-summary'));
+    const repaired = await remit('--db', db, '--json', 'repair', 'bad-summary');
+    expect(repaired.code).toBe(0);
+    expect(repaired.json()).toMatchObject({ runId: 'bad-summary', removedSeq: null, summaryRemoved: true });
+    expect(await new SqliteStore(db).readLog('bad-summary')).toEqual(log);
+    expect((await remit('--db', db, '--json', 'scrub', 'bad-summary')).json()).toMatchObject({ damage: null, summaryRecords: null, summaryAgrees: null });
+    expect((await remit('--db', db, '--json', 'repair', 'sound')).json()).toMatchObject({ removedSeq: null, summaryRemoved: false });
+    expect((await remit('--db', db, '--json', 'scrub', 'sound')).json()).toMatchObject({ summaryAgrees: true });
   });
 
   it('--all on a sound database exits 0; a missing run exits 3; a run id with --all, or neither, is a usage error', async () => {

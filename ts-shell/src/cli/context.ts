@@ -92,6 +92,15 @@ function failureLocation(error: unknown, path: string): string {
   return frame === undefined ? '' : ` (${frame.trim()})`;
 }
 
+/** A thrown value that is not an Error, for a message (it may have no string form at all). */
+function describeThrown(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
 /** Load the module; anything else it throws is the module's problem, reported as one (exit code 2). */
 async function importModule<T>(modulePath: string, path: string, step: string, load: () => Promise<T>): Promise<T> {
   try {
@@ -99,8 +108,8 @@ async function importModule<T>(modulePath: string, path: string, step: string, l
   } catch (error) {
     // REMIT's own typed errors (a definition build() refused) keep their code and exit code.
     if (error instanceof RemitError) throw error;
-    const name = (error as Error | undefined)?.name ?? 'Error';
-    const message = (error as Error | undefined)?.message ?? String(error);
+    const name = typeof (error as Error | undefined)?.name === 'string' ? (error as Error).name : 'a value';
+    const message = typeof (error as Error | undefined)?.message === 'string' ? (error as Error).message : describeThrown(error);
     throw new UsageError(`--workflow ${modulePath}: ${step} threw ${name}: ${message}${failureLocation(error, path)}`);
   }
 }

@@ -24,7 +24,7 @@
 import { LogErrorName } from '../core/codec.js';
 import { Frame, FrameOutcome, readFrame } from '../core/framing.js';
 import { RecordKind, RunStatus, type NextAction, type Recovery, type RecoveredRun } from '../core/types.js';
-import { corruptAdvice, LogCorruptError, LogTornError, suggestCommand, tornAdvice } from '../errors.js';
+import { corruptAdvice, LogCorruptError, LogTornError, shellWord, suggestCommand, tornAdvice } from '../errors.js';
 import { fromUtf8 } from '../json.js';
 import { kindName } from './log-view.js';
 
@@ -119,7 +119,7 @@ export function missingRecordsDamage(runId: string): RunDamage {
   return {
     kind: 'corrupt', seq: 0, offset: 0, code: 'NO_RECORDS', storedBytes: 0, repairable: false, recordKind: null,
     why: 'the store lists the run but keeps none of its records, not even its first (RUN_STARTED)',
-    advice: corruptAdvice(runId),
+    advice: `nothing of the run is left to inspect or repair: restore the store from a backup, or start a new run under this id (\`remit run --run-id=${shellWord(runId)}\` replaces the listing)`,
   };
 }
 

@@ -25,9 +25,15 @@ const capped = workflow({ name: 'capped', version: '1', state: State })
     apply: (_s, v) => {
       if (v === 13) throw new Error('unlucky');
       if (v === 66) fail('DECLINED', 'the approver declined');
+      if (v === 88) return Promise.reject(new Error('async apply')) as never;
+      if (v === 99) return new Map([['amount', 2]]) as never;
       return v === 42 ? { amount: 1, extra: new Date(0) } : { amount: v };
     },
-    next: (s) => (s.amount === 7 ? ('nowhere' as 'done') : 'done'),
+    next: (s) => {
+      if (s.amount === 8) throw new Error('route broke');
+      if (s.amount === 9) fail('ROUTED_OUT', 'the route failed the run');
+      return s.amount === 7 ? ('nowhere' as 'done') : 'done';
+    },
   })
   .pure('done', { run: () => ({ note: 'ok' }), next: END })
   .build();
@@ -48,6 +54,9 @@ describe.each(cores)('resume pre-check (%s core)', (kind) => {
     [13, 'REMIT_HANDLER_THREW', undefined],
     [7, 'REMIT_ROUTE_INVALID', undefined],
     [42, 'REMIT_VALUE_UNFAITHFUL', undefined],
+    [8, 'REMIT_HANDLER_THREW', undefined],
+    [88, 'REMIT_STATE_INVALID', '(root)'],
+    [99, 'REMIT_STATE_INVALID', '(root)'],
   ])('value %s: %s before the claim; the interrupt stays parked and a good value completes the run', async (value, code, field) => {
     const { store, remit, id } = await parkedRun();
     const before = await store.readRecords('r');
@@ -59,15 +68,18 @@ describe.each(cores)('resume pre-check (%s core)', (kind) => {
     expect(done).toMatchObject({ status: 'completed', state: { amount: 5, note: 'ok' } });
   });
 
-  it('fail() in apply is the node\'s decision: the claim is taken and the run fails', async () => {
+  it.each([
+    [66, 'DECLINED'],
+    [9, 'ROUTED_OUT'],
+  ])('fail() in apply or in the route (value %s) is the node\'s decision: the claim is taken and the run fails with %s', async (value, code) => {
     const { remit, id } = await parkedRun();
-    const failed = await remit.resume('r', id, 66);
-    expect(failed).toMatchObject({ status: 'failed', failure: { code: 'DECLINED' } });
+    const failed = await remit.resume('r', id, value);
+    expect(failed).toMatchObject({ status: 'failed', failure: { code } });
   });
 
   it('property: after any resume value, the run is completed, failed, or still parked and resumable', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.integer({ min: -5, max: 200 }), fc.constantFrom(7, 13, 42, 66, 500)), async (value) => {
+      fc.asyncProperty(fc.oneof(fc.integer({ min: -5, max: 200 }), fc.constantFrom(7, 8, 9, 13, 42, 66, 88, 99, 500)), async (value) => {
         const { remit, id } = await parkedRun();
         const outcome = await remit.resume('r', id, value).then((r) => r.status, () => 'refused');
         if (outcome === 'refused') {

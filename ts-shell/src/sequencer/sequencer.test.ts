@@ -293,6 +293,29 @@ describe('node failures', () => {
     expect(calls).toBe(1);
   });
 
+  it('an effect apply that throws: the error says EFFECT_DONE was recorded, and the handler is not called again', async () => {
+    let handlerCalls = 0;
+    let applyThrows = true;
+    const flaky = workflow({ name: 'flaky-apply', version: '1', state: z.object({ n: z.number() }) })
+      .effect('send', {
+        run: () => ((handlerCalls += 1), { sent: true }),
+        apply: (s) => {
+          if (applyThrows) throw new Error('apply broke');
+          return { n: s.n + 1 };
+        },
+        next: END,
+      })
+      .build();
+    const store = new MemoryStore();
+    const remit = new Remit(store, core, [flaky]);
+    const error = await remit.start(flaky, { n: 0 }, { runId: 'a' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HandlerThrewError);
+    expect((error as Error).message).toMatch(/apply broke; EFFECT_DONE was recorded \(the outside effect happened\)/);
+    applyThrows = false;
+    expect(await remit.continueRun('a')).toMatchObject({ status: 'completed', state: { n: 1 } });
+    expect(handlerCalls).toBe(1);
+  });
+
   it('a route to an unknown node and a non-JSON result are typed errors that record no outcome', async () => {
     const { store, remit } = fresh();
     mode = 'ok';

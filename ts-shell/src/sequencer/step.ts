@@ -20,7 +20,7 @@ import { decodeJson, fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type 
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
 import { durableText, durableValue, validate } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
-import { cloneJson, recordAt, type HeadState } from './log-view.js';
+import { cloneJson, kindName, recordAt, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
 
 /** The `next` of a completion that ends the run (records only copy it into their frames). */
@@ -324,15 +324,15 @@ export class Step {
     assert(def.kind === 'interrupt', () => `${name} is not an interrupt`);
     const head = this.state();
     const completionSeq = this.nextSeq + 1;
-    let update: unknown;
     try {
-      update = def.spec.apply(cloneJson(head.state), value);
+      this.completion(name, def.spec.next, head, def.spec.apply(cloneJson(head.state), value), completionSeq);
     } catch (error) {
+      // As finishInterrupt's nodeFailed would: fail() in apply or in the route fails the run after
+      // the claim; REMIT's typed errors as they are; anything else node code threw.
       if (error instanceof TerminalFailure) return;
       if (error instanceof RemitError) throw error;
-      throw new HandlerThrewError({ runId: this.runId, seq: completionSeq, node: name }, error);
+      throw new HandlerThrewError({ runId: this.runId, seq: completionSeq, node: name }, error, 'nothing was recorded: the value was not claimed and the interrupt is still parked');
     }
-    this.completion(name, def.spec.next, head, update, completionSeq);
   }
 
   /** The resume value is durable (RESUME_CLAIMED): complete the node with it. Returns where it routes. */
@@ -411,17 +411,34 @@ export class Step {
     if (pending.length > 0) await this.session.append(this.nextSeq, pending, name);
     else if (this.session.hasStaged) await this.session.flushQuietly();
     if (error instanceof RemitError) throw error;
-    throw new HandlerThrewError(this.subject(name), error);
+    const recorded = pending.length === 0 ? undefined
+      : `${pending.map((r) => kindName(r.kind)).join(' and ')} ${pending.length === 1 ? 'was' : 'were'} recorded (the outside effect happened); the node's completion was not, and runs again next time`;
+    throw new HandlerThrewError(this.subject(name), error, recorded);
   }
 }
 
 /** Shallow merge of a node's returned fields into the state (LangGraph's default reducer). */
 function mergeUpdate(state: Json, update: unknown, subject: ErrorSubject): unknown {
   if (update === undefined || update === null) return state;
-  if (!isPlainObject(update as Json) || !isPlainObject(state)) {
-    throw new StateInvalidError(subject, [{ path: '(root)', message: 'a node must return an object of changed fields, or nothing' }]);
+  if (isThenable(update)) {
+    // Only a pure node's run may be async; an apply's Promise would merge as "no change" (it has
+    // no own fields), and its rejection would go unhandled.
+    Promise.resolve(update).catch(() => {});
+    throw new StateInvalidError(subject, [{ path: '(root)', message: 'apply returned a Promise: an effect\'s or interrupt\'s apply must return the changed fields synchronously' }]);
+  }
+  // A Map, a Date or a class instance would merge as its own enumerable fields (often none).
+  const prototype = typeof update === 'object' ? Object.getPrototypeOf(update) : undefined;
+  if (!isPlainObject(update as Json) || (prototype !== Object.prototype && prototype !== null) || !isPlainObject(state)) {
+    throw new StateInvalidError(subject, [{ path: '(root)', message: `a node must return a plain object of changed fields, or nothing (got ${describeUpdate(update)})` }]);
   }
   return { ...state, ...(update as Record<string, Json>) };
+}
+
+function describeUpdate(update: unknown): string {
+  if (Array.isArray(update)) return 'an array';
+  if (typeof update !== 'object') return `a ${typeof update}`;
+  const name = (Object.getPrototypeOf(update) as { constructor?: { name?: string } } | null)?.constructor?.name;
+  return name ? `a ${name}` : 'an object';
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -100,6 +100,13 @@ export class MemoryStore implements Store {
     return { committed: true };
   }
 
+  async deleteSummary(runId: string): Promise<void> {
+    this.assertOpen('deleteSummary', runId);
+    checkStoredRunId(this.description, 'deleteSummary', runId);
+    const run = this.backing.runs.get(runId);
+    if (run !== undefined) delete run.summary;
+  }
+
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
     this.assertOpen('removeLastRecord', runId);
     checkStoredRunId(this.description, 'removeLastRecord', runId);

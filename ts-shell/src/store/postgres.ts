@@ -295,6 +295,12 @@ export class PostgresStore implements Store {
    * makes it remove nothing. Retried like a read: a second attempt after an unknown outcome finds
    * next_seq moved and removes nothing, and the caller reads the run again.
    */
+  /** One statement, idempotent: retried like a read. */
+  async deleteSummary(runId: string): Promise<void> {
+    this.checkRunId('deleteSummary', runId);
+    await this.read('deleteSummary', { runId }, (c) => c.query(this.sql.deleteSummary, [runId]));
+  }
+
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
     this.checkRunId('removeLastRecord', runId);
     // Record 0 is never removed (store.ts, removeLastRecord).
@@ -880,6 +886,7 @@ SELECT count(*)::int AS inserted FROM ins`,
         RETURNING run_id),
       dropped AS (DELETE FROM ${s}.summaries x USING run WHERE x.run_id = run.run_id)
       DELETE FROM ${s}.records r USING run WHERE r.run_id = run.run_id AND r.seq = $2 RETURNING r.seq`,
+    deleteSummary: `DELETE FROM ${s}.summaries WHERE run_id = $1`,
     readSummary: `SELECT x.record_count, x.byte_length::float8 AS byte_length, x.snapshot_seq, x.summary, r.bytes,
         (extract(epoch FROM r.committed_at) * 1000)::float8 AS committed_ms
       FROM ${s}.summaries x JOIN ${s}.records r ON r.run_id = x.run_id AND r.seq = 0 WHERE x.run_id = $1`,

@@ -118,7 +118,14 @@ function prepareStatements(db: Db) {
     ),
     deleteSummary: () => db.prepare<[string]>('DELETE FROM remit_summaries WHERE run_id = ?'),
     deleteRecord: () => db.prepare<[string, number]>('DELETE FROM remit_records WHERE run_id = ? AND seq = ?'),
-    insertRun: () => db.prepare<[string, number, RunStatusHint | null]>('INSERT INTO remit_runs (run_id, created_at_ms, status) VALUES (?, ?, ?)'),
+    /**
+     * The listing written with a run's first record (or a fork's), in its transaction: no record of
+     * the run exists then, so a listing already there is stale (records removed by hand) and is replaced.
+     */
+    insertRun: () => db.prepare<[string, number, RunStatusHint | null]>(
+      'INSERT INTO remit_runs (run_id, created_at_ms, status) VALUES (?, ?, ?) ' +
+        'ON CONFLICT (run_id) DO UPDATE SET created_at_ms = excluded.created_at_ms, status = excluded.status',
+    ),
     writeStatus: () => db.prepare<[RunStatusHint | null, string]>('UPDATE remit_runs SET status = ? WHERE run_id = ?'),
     /** Replaces the hint only while the run's last seq is the one given last (a correction). */
     correctStatus: () => db.prepare<[RunStatusHint, string, string, number]>(
@@ -176,6 +183,22 @@ function isRemitFile(db: Db): boolean {
 }
 
 /**
+ * A store that must not create leaves an empty file or another program's database as it found it:
+ * the layout is looked for on a read-only connection, before the store's own connection sets WAL
+ * (persistent), adds tables, or checkpoints another program's WAL when it closes.
+ */
+function checkRemitFile(description: string, path: string, busyTimeoutMs: number): void {
+  const probe = new (loadBetterSqlite3())(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  try {
+    if (isRemitFile(probe)) return;
+  } finally {
+    probe.close();
+  }
+  throw new StoreNotFoundError(description, path,
+    'the file is not a REMIT database (it has no remit_records and remit_runs tables: an empty file, or another program\'s database); nothing in it was changed');
+}
+
+/**
  * A store that must not create fails on a missing file with StoreNotFoundError, and on a file it
  * may not see (a folder it cannot search) with the StoreError of the system's code, so that
  * "permission denied" does not read as "no such file".
@@ -229,6 +252,8 @@ export class SqliteStore implements Store {
   private readonly correctStatuses: (corrections: readonly RunStatusCorrection[]) => number;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
+    if (typeof path !== 'string' || path === '') throw new OptionInvalidError('path', path, 'must be the path of the SQLite file (or ":memory:")');
+    if (options === null || typeof options !== 'object') throw new OptionInvalidError('options', options, 'must be an object of SQLite store options, or nothing');
     this.path = path === ':memory:' ? path : resolve(path);
     this.description = `sqlite:${this.path}`;
     this.nowMs = options.clock ?? Date.now;
@@ -241,20 +266,16 @@ export class SqliteStore implements Store {
     const synchronous = options.synchronous === undefined ? 'FULL' : options.synchronous;
     if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new OptionInvalidError('synchronous', synchronous, 'must be "FULL" or "NORMAL"');
     const create = options.create ?? true;
-    if (!create && this.path !== ':memory:') checkFileExists(this.description, this.path);
+    if (!create && this.path !== ':memory:') {
+      checkFileExists(this.description, this.path);
+      this.wrap('open', {}, () => checkRemitFile(this.description, this.path, busyTimeoutMs));
+    }
     this.db = this.wrap('open', {}, () => {
       if (this.path !== ':memory:' && create) ensureDirectory(dirname(this.path));
       return new (loadBetterSqlite3())(this.path, { timeout: busyTimeoutMs, fileMustExist: !create });
     });
     this.wrap('open', {}, () => {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      // Before anything writes (journal_mode = WAL is persistent, the schema adds tables): a store
-      // that must not create leaves an empty file or another program's database as it found it.
-      if (!create && this.path !== ':memory:' && !isRemitFile(this.db)) {
-        this.db.close();
-        throw new StoreNotFoundError(this.description, this.path,
-          'the file is not a REMIT database (it has no remit_records and remit_runs tables: an empty file, or another program\'s database); nothing in it was changed');
-      }
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${synchronous}`);
       // A file already at this layout needs neither the schema's statements nor the write lock
@@ -414,6 +435,11 @@ export class SqliteStore implements Store {
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
     checkRunStatus(this.description, 'fork', targetRunId, runStatus);
     return this.wrap('fork', { runId: sourceRunId, seq: prefixRecords }, () => this.forkRun(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus));
+  }
+
+  async deleteSummary(runId: string): Promise<void> {
+    checkStoredRunId(this.description, 'deleteSummary', runId);
+    this.wrap('deleteSummary', { runId }, () => this.statements.deleteSummary.run(runId));
   }
 
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {

@@ -103,6 +103,14 @@ export interface Store {
   readSummary?(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null>;
 
   /**
+   * Optional capability (with `readSummary`): forget the run's stored recovery summary, if any
+   * (`repair` of a summary that disagrees with its log; docs/guide.md, "Fresh-process resume").
+   * Always safe: a summary is derived from the records, a fresh process without one reads the whole
+   * log, and the sequencer's next appends store a new one. Records are never touched.
+   */
+  deleteSummary?(runId: string): Promise<void>;
+
+  /**
    * Optional capability (with readSummary): what opening a run reads, in one read (one snapshot):
    * readSummary's answer, and the records from its summary's snapshot seq on, or every record
    * when it is null. A store without it is read with readSummary, then readRecords.

@@ -261,6 +261,24 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.readSummary('run-a')).toBeNull();
     });
 
+    it('deleteSummary (if the store has it) forgets the summary and nothing else; later appends store new ones', async () => {
+      const store = await open();
+      if (store.readSummary === undefined || store.deleteSummary === undefined) return;
+      await store.deleteSummary('run-a'); // no such run: nothing to do
+      const summary = { recordCount: 3, byteLength: 30, snapshotSeq: 1, summary: new Uint8Array([1, 2, 3]) };
+      await store.append('run-a', 0, records(0, 3), summary);
+      await store.append('run-b', 0, records(0, 3), summary);
+      const log = await store.readLog('run-a');
+      await store.deleteSummary('run-a');
+      await store.deleteSummary('run-a');
+      expect(await store.readSummary('run-a')).toBeNull();
+      expect(await store.readLog('run-a')).toEqual(log);
+      expect((await store.readSummary('run-b'))?.summary).toEqual(summary);
+      const next = { ...summary, recordCount: 4 };
+      expect((await store.append('run-a', 3, records(3, 1), next)).committed).toBe(true);
+      expect((await store.readSummary('run-a'))?.summary).toEqual(next);
+    });
+
     it('removeLastRecord (if the store has it) removes only the last record holding the expected bytes', async () => {
       const store = await open();
       if (store.removeLastRecord === undefined) return;

@@ -8,7 +8,7 @@ export const repairCommand: CommandModule = {
   register(program: Command) {
     program
       .command('repair')
-      .description('remove a torn or empty last record of a damaged run, only when losing it is the same as a crash before it was written (refuses otherwise; exit 7)')
+      .description('remove a torn or empty last record of a damaged run, only when losing it is the same as a crash before it was written (refuses otherwise; exit 7); on a sound log, delete a stored recovery summary that disagrees with it')
       .argument('<runId>', 'the damaged run (see `remit runs` and `remit inspect`)')
       .action(async (runId: string, _opts: unknown, command: Command) => {
         const session = await openSession(command, { workflows: 'optional' });

@@ -11,7 +11,8 @@ function damageNote(run: RunSummary): string {
   const d = run.damage;
   if (d === undefined) return '';
   const what = `${d.code} at seq ${d.seq}`;
-  return d.repairable ? `${what}: ${suggestCommand('repair', run.runId)}` : `${what}: not repairable, see ${suggestCommand('inspect', run.runId)}`;
+  if (d.repairable) return `${what}: ${suggestCommand('repair', run.runId)}`;
+  return d.code === 'NO_RECORDS' ? `${what}: ${d.advice}` : `${what}: not repairable, see ${suggestCommand('inspect', run.runId)}`;
 }
 
 export const runsCommand: CommandModule = {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { RemitError } from '../../errors.js';
+import { RemitError, suggestCommand } from '../../errors.js';
 import type { ScrubReport } from '../../remit.js';
 import { openSession, print, UsageError } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -19,7 +19,7 @@ function describeReport(report: ScrubReport): string {
   const d = report.damage;
   if (d !== null) return `run ${report.runId}: DAMAGED at seq ${d.seq}: ${d.code} (${d.kind}): ${d.advice}; ${checked}, ${summary}`;
   if (report.summaryAgrees === false) {
-    return `run ${report.runId}: SUMMARY DISAGREES: the stored summary (${report.summaryRecords} records) is not the one the core computes from the log (docs/guide.md, "Fresh-process resume"); ${checked}`;
+    return `run ${report.runId}: SUMMARY DISAGREES: the stored summary (${report.summaryRecords} records) is not the one the core computes from the log (docs/guide.md, "Fresh-process resume"): ${suggestCommand('repair', report.runId)} deletes it; ${checked}`;
   }
   return `run ${report.runId}: ok, ${checked}, ${summary}`;
 }
