@@ -9,6 +9,7 @@
  * - single pass over the log; names are compared as byte ranges, never decoded.
  */
 
+import { withByteArguments } from './byte-arguments.js';
 import { ByteRangeMap } from './byte-range-map.js';
 import { ByteWriter, encodeAdmission, encodeFed, encodeRecovery, isWellFormedRequest, parseAdmissionRequest } from './encoding.js';
 import {
@@ -944,7 +945,7 @@ export function createReferenceCore(options: ReferenceCoreTestOptions = {}): Rec
     throw new Error(`reference core canary "${canary}" is for tests only (set REMIT_ALLOW_CANARY=1 outside vitest)`);
   }
   const recoverWith = (log: Uint8Array): Recovery => new RecoveryFold(log, canary).run().report();
-  return {
+  return withByteArguments({
     name: 'reference',
     recover: recoverWith,
     admit: (log, request) => admitRequest(log, isWellFormedRequest(request) ? request : null, canary),
@@ -954,7 +955,7 @@ export function createReferenceCore(options: ReferenceCoreTestOptions = {}): Rec
     feedEncoded: (summary, chunk) => encodeFed(feedWith(summary, chunk, canary)),
     admitFrom: (summary, request) => admitFromWith(summary, isWellFormedRequest(request) ? request : null, canary),
     admitFromEncoded: (summary, request) => encodeAdmission(admitFromWith(summary, parseAdmissionRequest(request), canary)),
-  };
+  });
 }
 
 /** The reference core without canaries. */

@@ -5,6 +5,7 @@
  * works without it.
  */
 
+import { withByteArguments } from './byte-arguments.js';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { CoreUnavailableError } from '../errors.js';
@@ -94,7 +95,7 @@ export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
       throw new CoreTrapError('admitFrom', summary.length, { cause: e });
     }
   };
-  return {
+  return withByteArguments({
     name: 'wasm',
     recoverEncoded,
     admitEncoded,
@@ -112,7 +113,7 @@ export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
       const bytes = isWellFormedRequest(request) ? encodeAdmissionRequest(request) : MALFORMED_REQUEST_BYTES;
       return decodeAdmission(admitEncoded(log, bytes));
     },
-  };
+  });
 }
 
 /**

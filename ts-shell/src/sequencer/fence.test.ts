@@ -182,6 +182,13 @@ describe('the fence end to end (memory store, reference core)', () => {
     expect(error).toBeInstanceOf(LogCorruptError);
     expect(error).toMatchObject({ runId: 'copy', seq: 0, offset: 0 });
     expect(error.logError).toMatch(/^RUN_ID_MISMATCH/);
+    // Every view that reads the whole log agrees: runs, inspect, scrub and fork.
+    const remit = t.remit({ instanceId: 'a' });
+    expect((await remit.runs()).find((r) => r.runId === 'copy')).toMatchObject({ status: 'damaged', damage: { code: 'RUN_ID_MISMATCH', seq: 0 } });
+    expect((await remit.inspect('copy')).error).toMatchObject({ seq: 0 });
+    expect((await remit.scrub('copy')).damage).toMatchObject({ code: 'RUN_ID_MISMATCH', seq: 0 });
+    await expect(remit.fork('copy', 0)).rejects.toMatchObject({ code: 'REMIT_LOG_CORRUPT', seq: 0 });
+    expect((await remit.runs()).find((r) => r.runId === 'original')).toMatchObject({ status: 'completed' });
   });
 
   it('continues a format-1 run in format 2: the format-1 intent gets attempt 1 chained to it', async () => {

@@ -111,7 +111,23 @@ export function diagnoseRows(runId: string, rows: readonly StoredRow[], recovery
     const seq = i >= 0 ? rows[i]!.seq : recovery.recordCount;
     return corrupt(runId, seq, i >= 0 ? starts[i]! : recovery.durableLen, i >= 0 ? 'EMPTY_RECORD' : 'RECORD_COUNT', 0);
   }
-  return null;
+  return runIdMismatch(runId, rows, starts, recovery);
+}
+
+/**
+ * The run id the log names (RUN_STARTED's, or the last FORKED's) must be the key the store keeps
+ * it under: a whole log copied under another id is self-consistent (its links hold), and only this
+ * comparison sees it. The damaged record is the one that names the other id.
+ */
+function runIdMismatch(runId: string, rows: readonly StoredRow[], starts: readonly number[], recovery: RecoveredRun): RunDamage | null {
+  const named = fromUtf8(recovery.runId);
+  if (named === runId) return null;
+  const seq = recovery.lineage[recovery.lineage.length - 1]?.forkSeq ?? 0;
+  const at = rows.findIndex((r) => r.seq === seq);
+  return {
+    ...corrupt(runId, seq, at < 0 ? 0 : starts[at]!, 'RUN_ID_MISMATCH', at < 0 ? 0 : rows[at]!.bytes.length),
+    why: `the log names run ${JSON.stringify(named)}, not the id the store keeps it under (a whole log copied under another id)`,
+  };
 }
 
 /** A run the store lists but keeps no record of (not even its RUN_STARTED). */

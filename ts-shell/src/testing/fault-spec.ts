@@ -4,7 +4,24 @@
  * Examples: "effect.after-handler@chargeCard", "append.after:EFFECT_INTENT#2", "pure.before-return".
  */
 
+import { RecordKind } from '../core/types.js';
 import { FAULT_POINTS, isFaultPoint, type FaultInfo, type FaultPoint, type SequencerHooks } from '../faults.js';
+
+/**
+ * The record kinds each point's `info.kinds` can hold (faults.ts): a spec naming another kind, or a
+ * kind at a point that carries none, could never fire, and a test would pass without its fault.
+ */
+const ALL_KINDS: readonly string[] = Object.keys(RecordKind);
+const KINDS_AT: Readonly<Record<FaultPoint, readonly string[]>> = {
+  'append.before': ALL_KINDS,
+  'append.after': ALL_KINDS,
+  'pure.before-return': [],
+  'effect.before-handler': [],
+  'effect.after-handler': [],
+  'resume.after-claim': ['RESUME_CLAIMED'],
+  'fork.before-store': ['FORKED'],
+  'fork.after-store': ['FORKED'],
+};
 
 export interface FaultSpec {
   point: FaultPoint;
@@ -19,7 +36,16 @@ export function parseFaultSpec(text: string): FaultSpec {
     throw new Error(`bad fault spec ${JSON.stringify(text)}: expected point[:KIND][@node][#n], point one of ${FAULT_POINTS.join(', ')}`);
   }
   const spec: FaultSpec = { point: match[1] as FaultPoint, occurrence: match[4] ? Number(match[4]) : 1 };
-  if (match[2]) spec.kind = match[2];
+  if (match[2]) {
+    const possible = KINDS_AT[spec.point];
+    if (!possible.includes(match[2])) {
+      throw new Error(
+        `bad fault spec ${JSON.stringify(text)}: ${spec.point} ${possible.length === 0 ? 'carries no record kinds' : `carries only ${possible.join(', ')}`}, ` +
+          `so :${match[2]} would never match${ALL_KINDS.includes(match[2]) ? '' : ` (record kinds: ${ALL_KINDS.join(', ')})`}`,
+      );
+    }
+    spec.kind = match[2];
+  }
   if (match[3]) spec.node = match[3];
   if (spec.occurrence < 1) throw new Error(`bad fault spec ${text}: occurrence counts from 1`);
   return spec;
@@ -38,6 +64,9 @@ export function faultMatches(spec: FaultSpec, point: FaultPoint, info: FaultInfo
 
 /** Hooks that call `onFault` the `occurrence`-th time the spec matches, and never again. */
 export function hooksFor(spec: FaultSpec, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>): SequencerHooks {
+  if (spec === null || typeof spec !== 'object' || !isFaultPoint((spec as { point?: string }).point ?? '')) {
+    throw new TypeError(`hooksFor needs a FaultSpec ({ point, occurrence, kind?, node? }); got ${JSON.stringify(spec)}: parse a "point[:KIND][@node][#n]" string with parseFaultSpec`);
+  }
   let seen = 0;
   return {
     async at(point, info) {

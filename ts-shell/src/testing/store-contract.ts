@@ -28,9 +28,13 @@ export function outcomeOf(outcome: AppendOutcome): { committed: boolean; nextSeq
   return { committed: false, nextSeq: outcome.nextSeq, tail: outcome.tail.map(({ seq, bytes }) => ({ seq, bytes })) };
 }
 
-/** The refusal a store must report: nextSeq and the records in the way (seq and bytes). */
-function refused(nextSeq: number, firstSeq: number, inTheWay: Uint8Array[]) {
-  return { committed: false, nextSeq, tail: inTheWay.map((bytes, i) => ({ seq: firstSeq + i, bytes })) };
+/**
+ * The refusal a store must report: nextSeq, and the records in the way (seq and bytes) when it
+ * reports them (`tail` is optional: a store that leaves it out makes the caller read the run).
+ */
+function expectRefused(outcome: AppendOutcome, nextSeq: number, firstSeq: number, inTheWay: Uint8Array[]): void {
+  const tail = inTheWay.map((bytes, i) => ({ seq: firstSeq + i, bytes }));
+  expect(outcomeOf(outcome)).toEqual(!outcome.committed && outcome.tail === undefined ? { committed: false, nextSeq } : { committed: false, nextSeq, tail });
 }
 
 function records(firstSeq: number, count: number, tag = 'r'): Uint8Array[] {
@@ -81,10 +85,10 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       const store = await open();
       await store.append('run-a', 0, records(0, 2));
       const before = await store.readLog('run-a');
-      expect(outcomeOf(await store.append('run-a', 1, records(1, 1, 'other')))).toEqual(refused(2, 1, records(1, 1)));
-      expect(outcomeOf(await store.append('run-a', 0, records(0, 3, 'other')))).toEqual(refused(2, 0, records(0, 2)));
-      expect(outcomeOf(await store.append('run-a', 5, records(5, 1)))).toEqual(refused(2, 5, []));
-      expect(outcomeOf(await store.append('run-b', 1, records(1, 1)))).toEqual(refused(0, 1, []));
+      expectRefused(await store.append('run-a', 1, records(1, 1, 'other')), 2, 1, records(1, 1));
+      expectRefused(await store.append('run-a', 0, records(0, 3, 'other')), 2, 0, records(0, 2));
+      expectRefused(await store.append('run-a', 5, records(5, 1)), 2, 5, []);
+      expectRefused(await store.append('run-b', 1, records(1, 1)), 0, 1, []);
       expect(await store.readLog('run-a')).toEqual(before);
       expect(await store.readLog('run-b')).toEqual(new Uint8Array());
     });
@@ -111,16 +115,17 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0, 1, 2]);
       // Every loser is told exactly what won: the winner's records, from the seq it tried on.
       const winner = outcomes.findIndex((o) => o.committed);
-      for (const o of outcomes.filter((x) => !x.committed)) expect(outcomeOf(o)).toEqual(refused(3, 1, records(1, 2, `writer${winner}`)));
+      for (const o of outcomes.filter((x) => !x.committed)) expectRefused(o, 3, 1, records(1, 2, `writer${winner}`));
     });
 
-    it('a refused append reports the records in the way as they stand after the refusal, with their commit times', async () => {
+    it('a refused append reports the records in the way (if the store reports them) as they stand after the refusal, with their commit times', async () => {
       const store = await open();
       await store.append('run-a', 0, records(0, 1));
       await store.append('run-a', 1, records(1, 1, 'first'));
       await store.append('run-a', 2, records(2, 2, 'then'));
       const outcome = await store.append('run-a', 1, records(1, 1, 'late'));
-      expect(outcomeOf(outcome)).toEqual(refused(4, 1, [...records(1, 1, 'first'), ...records(2, 2, 'then')]));
+      expectRefused(outcome, 4, 1, [...records(1, 1, 'first'), ...records(2, 2, 'then')]);
+      if (outcome.committed || outcome.tail === undefined) return;
       const stored = await store.readRecords('run-a', 1);
       expect(!outcome.committed && outcome.tail?.map((r) => r.committedAtMs)).toEqual(stored.map((r) => r.committedAtMs));
       // Copies: changing them does not change the store.
@@ -221,11 +226,31 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.listRuns()).toHaveLength(3);
     });
 
+    it('keeps ids that differ only in case, normalisation or spacing apart: an id is stored, listed and read exactly as given', async () => {
+      const store = await open();
+      const ids = ['Order-1', 'order-1', 'ORDER-1', '\u00e9t\u00e9', 'e\u0301te\u0301', 'x', 'x ', ' x', 'ﬁ', 'fi'];
+      for (const [i, id] of ids.entries()) expect(await store.append(id, 0, [testRecord(0, `run-${i}`)])).toEqual({ committed: true, nextSeq: 1 });
+      expect((await store.listRuns()).map((r) => r.runId).sort()).toEqual([...ids].sort());
+      for (const [i, id] of ids.entries()) expect((await store.readRecords(id)).map((r) => r.bytes)).toEqual([testRecord(0, `run-${i}`)]);
+    });
+
+    it('lists every run, however many and however long (no page limit, no run left out)', async () => {
+      const store = await open();
+      const ids = Array.from({ length: 150 }, (_, i) => `many-${String(i).padStart(3, '0')}`);
+      for (const [i, id] of ids.entries()) {
+        const count = i % 10 === 0 ? 40 : i % 3 === 0 ? 5 : 1;
+        expect((await store.append(id, 0, records(0, count, id))).committed).toBe(true);
+      }
+      const listed = await store.listRuns();
+      expect(listed.map((r) => r.runId).sort()).toEqual(ids);
+      expect(new Set(listed.map((r) => r.runId)).size).toBe(listed.length);
+    });
+
     it('an append carrying a recovery summary commits its records whether or not the store keeps summaries', async () => {
       const store = await open();
       const summary = { recordCount: 2, byteLength: 10, snapshotSeq: 1, summary: new Uint8Array([9, 8, 7]) };
       expect(await store.append('run-a', 0, records(0, 2), summary)).toEqual({ committed: true, nextSeq: 2 });
-      expect(outcomeOf(await store.append('run-a', 1, records(1, 1, 'late'), summary))).toEqual(refused(2, 1, records(1, 1)));
+      expectRefused(await store.append('run-a', 1, records(1, 1, 'late'), summary), 2, 1, records(1, 1));
       expect(await store.append('run-a', 2, records(2, 1), summary)).toEqual({ committed: true, nextSeq: 3 });
       expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual(records(0, 3));
     });
@@ -302,14 +327,14 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.removeLastRecord('run-a', 0, records(0, 1)[0]!)).toBe(false);
       expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0]);
       expect((await store.listRuns()).find((r) => r.runId === 'run-a')?.nextSeq).toBe(1);
-      expect(outcomeOf(await store.append('run-a', 0, records(0, 1, 'again')))).toEqual(refused(1, 0, records(0, 1)));
+      expectRefused(await store.append('run-a', 0, records(0, 1, 'again')), 1, 0, records(0, 1));
       expect(await store.append('run-a', 1, records(1, 1))).toEqual({ committed: true, nextSeq: 2 });
     });
 
     it('an append or fork carrying a status hint commits like any other, whether or not the store keeps hints', async () => {
       const store = await open();
       expect(await store.append('run-a', 0, records(0, 2), undefined, 'running')).toEqual({ committed: true, nextSeq: 2 });
-      expect(outcomeOf(await store.append('run-a', 1, records(1, 1, 'late'), undefined, 'completed'))).toEqual(refused(2, 1, records(1, 1)));
+      expectRefused(await store.append('run-a', 1, records(1, 1, 'late'), undefined, 'completed'), 2, 1, records(1, 1));
       const summary = { recordCount: 3, byteLength: 10, snapshotSeq: 1, summary: new Uint8Array([1]) };
       expect(await store.append('run-a', 2, records(2, 1), summary, 'parked')).toEqual({ committed: true, nextSeq: 3 });
       expect(await store.fork('run-a', 2, 'run-b', testRecord(2, 'forked'), 'running')).toEqual({ committed: true });
