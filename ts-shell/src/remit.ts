@@ -575,22 +575,25 @@ export class Remit implements Engine {
     const log = concatBytes(rows.map((r) => r.bytes));
     const recovery = this.core.recover(log);
     const damage = diagnoseRows(runId, rows, recovery);
+    return { runId, records: rows.length, logBytes: log.length, damage, ...(await this.summaryAgreement(runId, log)) };
+  }
+
+  /** The run's stored recovery summary (if the store keeps one) recomputed from `log`, the run's whole log, and compared. */
+  private async summaryAgreement(runId: string, log: Uint8Array): Promise<Pick<ScrubReport, 'summaryRecords' | 'summaryAgrees'>> {
     const found = (await this.store.readSummary?.(runId)) ?? null;
-    const report: ScrubReport = { runId, records: rows.length, logBytes: log.length, damage, summaryRecords: null, summaryAgrees: null };
-    if (found === null) return report;
+    if (found === null) return { summaryRecords: null, summaryAgrees: null };
     const stored = found.summary;
-    report.summaryRecords = stored.recordCount;
     const core = openSummary(stored);
-    if (core === null || stored.byteLength > log.length) return { ...report, summaryAgrees: false };
+    if (core === null || stored.byteLength > log.length) return { summaryRecords: stored.recordCount, summaryAgrees: false };
     const fed = this.core.feed(EMPTY_SUMMARY, log.subarray(0, stored.byteLength));
-    report.summaryAgrees =
+    const summaryAgrees =
       fed.ok &&
       fed.recovery.ok &&
       fed.recovery.durableLen === stored.byteLength &&
       fed.recovery.recordCount === stored.recordCount &&
       fed.recovery.snapshotSeq === stored.snapshotSeq &&
       bytesEqual(fed.summary, core);
-    return report;
+    return { summaryRecords: stored.recordCount, summaryAgrees };
   }
 
   /** Every run with its status; a damaged run is `damaged`, with `damage` saying where and what to do. */
@@ -694,8 +697,9 @@ export class Remit implements Engine {
     checkRunId(runId);
     const rows = await this.store.readRecords(runId);
     if (rows.length === 0) throw new RunNotFoundError(runId);
-    const damage = diagnoseRows(runId, rows, this.core.recover(concatBytes(rows.map((r) => r.bytes))));
-    if (damage === null) return this.repairSummary(runId, rows.length - 1);
+    const log = concatBytes(rows.map((r) => r.bytes));
+    const damage = diagnoseRows(runId, rows, this.core.recover(log));
+    if (damage === null) return this.repairSummary(runId, log, rows.length - 1);
     if (!damage.repairable) throw new RepairRefusedError(runId, damage.seq, damage.why);
     const last = rows[rows.length - 1] as StoredRecord;
     if (last.seq !== damage.seq) throw new RepairRefusedError(runId, damage.seq, `the damaged record is not the last one stored (seq ${last.seq} is)`);
@@ -712,9 +716,9 @@ export class Remit implements Engine {
    * the summary is deleted (always safe: it is derived, and the next appends store a new one), so
    * that no fresh process trusts it. Anything else: nothing to do.
    */
-  private async repairSummary(runId: string, headSeq: number): Promise<RepairResult> {
+  private async repairSummary(runId: string, log: Uint8Array, headSeq: number): Promise<RepairResult> {
     const unchanged = { runId, removedSeq: null, removedKind: null, removedBytes: 0, summaryRemoved: false, headSeq };
-    const report = await this.scrub(runId);
+    const report = await this.summaryAgreement(runId, log);
     if (report.summaryAgrees !== false) return { ...unchanged, note: 'the log is not damaged and its stored recovery summary (if any) agrees with it; nothing was changed' };
     if (this.store.deleteSummary === undefined) {
       throw new RepairRefusedError(runId, headSeq, `the stored recovery summary disagrees with the log, and the store ${this.store.description} cannot delete it (it has no deleteSummary)`);

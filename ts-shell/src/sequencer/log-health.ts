@@ -122,12 +122,17 @@ export function diagnoseRows(runId: string, rows: readonly StoredRow[], recovery
 function runIdMismatch(runId: string, rows: readonly StoredRow[], starts: readonly number[], recovery: RecoveredRun): RunDamage | null {
   const named = fromUtf8(recovery.runId);
   if (named === runId) return null;
-  const seq = recovery.lineage[recovery.lineage.length - 1]?.forkSeq ?? 0;
+  const seq = namingRecordSeq(recovery);
   const at = rows.findIndex((r) => r.seq === seq);
   return {
     ...corrupt(runId, seq, at < 0 ? 0 : starts[at]!, 'RUN_ID_MISMATCH', at < 0 ? 0 : rows[at]!.bytes.length),
     why: `the log names run ${JSON.stringify(named)}, not the id the store keeps it under (a whole log copied under another id)`,
   };
+}
+
+/** The seq of the record that names the run: its last FORKED, else RUN_STARTED (0). */
+export function namingRecordSeq(recovered: RecoveredRun): number {
+  return recovered.lineage[recovered.lineage.length - 1]?.forkSeq ?? 0;
 }
 
 /** A run the store lists but keeps no record of (not even its RUN_STARTED). */

@@ -17,7 +17,7 @@ import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
 import { diffDescriptors, type WorkflowDescriptor } from '../workflow/descriptor.js';
 import { END, type Workflow } from '../workflow/workflow.js';
 import { LogBuffer } from './log-buffer.js';
-import { damageError, diagnoseRows, type RunDamage } from './log-health.js';
+import { damageError, diagnoseRows, namingRecordSeq, type RunDamage } from './log-health.js';
 import {
   advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, statusAfterRecords, type HeadState,
 } from './log-view.js';
@@ -331,9 +331,8 @@ export class RunSession {
    */
   private checkRunIdIsTheKey(recovered: RecoveredRun): void {
     if (bytesEqual(recovered.runId, this.nameBytes(this.runId))) return;
-    const lastFork = recovered.lineage[recovered.lineage.length - 1];
-    const seq = lastFork?.forkSeq ?? 0;
-    const offset = lastFork === undefined ? 0 : offsetOfSeq(this.log.bytes, seq);
+    const seq = namingRecordSeq(recovered);
+    const offset = seq === 0 ? 0 : offsetOfSeq(this.log.bytes, seq);
     throw new LogCorruptError(this.runId, seq, offset, `RUN_ID_MISMATCH (the log names run ${JSON.stringify(fromUtf8(recovered.runId))})`);
   }
 

@@ -320,12 +320,9 @@ export class Step {
    * `this.nextSeq` is the claim's seq; the completion would follow it.
    */
   checkResume(name: string, value: Json): void {
-    const def = this.node(name);
-    assert(def.kind === 'interrupt', () => `${name} is not an interrupt`);
-    const head = this.state();
     const completionSeq = this.nextSeq + 1;
     try {
-      this.completion(name, def.spec.next, head, def.spec.apply(cloneJson(head.state), value), completionSeq);
+      this.interruptCompletion(name, value, completionSeq);
     } catch (error) {
       // As finishInterrupt's nodeFailed would: fail() in apply or in the route fails the run after
       // the claim; REMIT's typed errors as they are; anything else node code threw.
@@ -335,19 +332,23 @@ export class Step {
     }
   }
 
-  /** The resume value is durable (RESUME_CLAIMED): complete the node with it. Returns where it routes. */
-  private async finishInterrupt(name: string, interruptId: string, claimOffset: number, mode: 'append' | 'stage'): Promise<string | null> {
+  /** Interrupt `name` completed with `value` at `seq`: its apply on the head state, then completion(). Throws what either throws. */
+  private interruptCompletion(name: string, value: Json, seq: number): Completion {
     const def = this.node(name);
     assert(def.kind === 'interrupt', () => `${name} is not an interrupt`);
+    const head = this.state();
+    return this.completion(name, def.spec.next, head, def.spec.apply(cloneJson(head.state), value), seq);
+  }
+
+  /** The resume value is durable (RESUME_CLAIMED): complete the node with it. Returns where it routes. */
+  private async finishInterrupt(name: string, interruptId: string, claimOffset: number, mode: 'append' | 'stage'): Promise<string | null> {
     const claim = recordAt(this.session.bytes, claimOffset, this.runId);
     assert(claim.kind === RecordKind.RESUME_CLAIMED, () => `no RESUME_CLAIMED at offset ${claimOffset}`);
     // The claim holds the schema's output, checked before it was claimed to read back as itself
     // (values.ts): it is applied as stored, never validated (transformed) again.
-    const value = decodeJson(claim.value);
-    const head = this.state();
     let completion: Completion;
     try {
-      completion = this.completion(name, def.spec.next, head, def.spec.apply(cloneJson(head.state), value), this.nextSeq);
+      completion = this.interruptCompletion(name, decodeJson(claim.value), this.nextSeq);
     } catch (error) {
       await this.nodeFailed(error, name, []);
       return null;

@@ -166,10 +166,10 @@ function preparedOnFirstUse<T extends Record<string, () => unknown>>(makers: T):
   return out;
 }
 
-/** Whether the file holds every table of the layout. */
-function hasTables(db: Db): boolean {
-  const found = db.prepare(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN (${LAYOUT_TABLES.map(() => '?').join(', ')})`).pluck().get(...LAYOUT_TABLES);
-  return found === LAYOUT_TABLES.length;
+/** Whether the file holds every one of `tables` (default: every table of the layout). */
+function hasTables(db: Db, tables: readonly string[] = LAYOUT_TABLES): boolean {
+  const found = db.prepare(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN (${tables.map(() => '?').join(', ')})`).pluck().get(...tables);
+  return found === tables.length;
 }
 
 const LAYOUT_TABLES = ['remit_runs', 'remit_records', 'remit_summaries'];
@@ -179,7 +179,7 @@ const LAYOUT_TABLES = ['remit_runs', 'remit_records', 'remit_summaries'];
  * an older file adds it): the test a store that must not create applies before it writes.
  */
 function isRemitFile(db: Db): boolean {
-  return db.prepare(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('remit_runs', 'remit_records')`).pluck().get() === 2;
+  return hasTables(db, ['remit_runs', 'remit_records']);
 }
 
 /**
