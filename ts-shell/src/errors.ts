@@ -121,10 +121,11 @@ export class UnknownWorkflowError extends RemitError {
 
 // ------------------------------------------------------------------ runs
 
+/** The store neither lists the run nor keeps a record of it (one it lists without records is LogCorruptError, NO_RECORDS). */
 export class RunNotFoundError extends RemitError {
   readonly code = ErrorCode.RUN_NOT_FOUND;
   constructor(runId: string) {
-    super('no such run (its log is empty)', { runId });
+    super('no such run (the store neither lists it nor keeps a record of it)', { runId });
   }
 }
 
@@ -350,14 +351,17 @@ export class BeyondHeadError extends RemitError {
 /** Continuing from a checkpoint other than the head needs an explicit fork. */
 export class ImplicitForkError extends RemitError {
   readonly code = ErrorCode.IMPLICIT_FORK;
-  constructor(runId: string, readonly requestedSeq: number, headSeq: number) {
+  /** `requestedIsCheckpoint`: whether a fork at `requestedSeq` would be accepted (it is a checkpoint). */
+  constructor(runId: string, readonly requestedSeq: number, headSeq: number, readonly requestedIsCheckpoint = true) {
     super(
-      `refusing to continue from seq ${requestedSeq}: the head is seq ${headSeq}; fork the run at that checkpoint to go back in time`,
+      requestedIsCheckpoint
+        ? `refusing to continue from seq ${requestedSeq}: the head is seq ${headSeq}; fork the run at that checkpoint to go back in time`
+        : `refusing to continue from seq ${requestedSeq}: the head is seq ${headSeq}, and seq ${requestedSeq} is not a checkpoint (RUN_STARTED or NODE_COMPLETED), so no fork can start there either; fork the run at a checkpoint before the head to go back in time`,
       { runId, seq: headSeq },
     );
   }
   protected override details() {
-    return { requestedSeq: this.requestedSeq };
+    return { requestedSeq: this.requestedSeq, requestedIsCheckpoint: this.requestedIsCheckpoint };
   }
 }
 
@@ -402,11 +406,19 @@ export function tornAdvice(runId: string): string {
   return `\`${suggestCommand('repair', runId)}\` (Remit.repair) removes it when losing it is the same as a crash before it was written, and refuses otherwise`;
 }
 
-/** A record failed its integrity check; nothing after it was loaded. `advice`: what to do. */
+/**
+ * A record failed its integrity check; nothing after it was loaded. `advice`: what to do. Also a
+ * run the store lists but keeps no record of (`logError` NO_RECORDS, seq 0).
+ */
 export class LogCorruptError extends RemitError {
   readonly code = ErrorCode.LOG_CORRUPT;
   constructor(runId: string, seq: number, readonly offset: number, readonly logError: string, readonly advice: string = corruptAdvice(runId)) {
-    super(`log record is invalid (${logError}) at byte offset ${offset}; nothing after it was loaded; ${advice}`, { runId, seq });
+    super(
+      logError === 'NO_RECORDS'
+        ? `the store lists the run but keeps none of its records (NO_RECORDS); ${advice}`
+        : `log record is invalid (${logError}) at byte offset ${offset}; nothing after it was loaded; ${advice}`,
+      { runId, seq },
+    );
   }
   protected override details() {
     return { offset: this.offset, logError: this.logError, advice: this.advice };

@@ -33,7 +33,7 @@ export type { SqliteStore, SqliteStoreOptions } from './store/sqlite.js';
 export { openMemoryStore } from './store/memory.js';
 export type { MemoryStore, MemoryStoreOptions } from './store/memory.js';
 export type {
-  Store, StoredRecord, AppendOutcome, ForkOutcome, RunListing, RecoverySummary, RunRead, RunStatusHint, RunStatusCorrection,
+  Store, StoredRecord, AppendOutcome, ForkOutcome, RunListing, RecoverySummary, RunRead, RunStatusHint, RunStatusCorrection, StoredStatusHint,
 } from './store/store.js';
 
 // Inspecting logs.

@@ -5,6 +5,7 @@
 
 import { decodeLog, LogErrorName } from './core/codec.js';
 import { EffectStatus, RecordKind, type LogRecord, type NextAction, type RecoveryCore } from './core/types.js';
+import { displayText, shown } from './display.js';
 import { fromUtf8, toHex } from './json.js';
 import { diagnoseRows, type RunDamage } from './sequencer/log-health.js';
 import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
@@ -70,6 +71,7 @@ const EFFECT_STATUS_NAMES: Record<number, string> = {
   [EffectStatus.DONE]: 'done',
 };
 
+/** The run's stored records described; none at all: a run the store lists without records (NO_RECORDS damage). */
 export function inspectLog(runId: string, stored: StoredRecord[], core: RecoveryCore): RunInspection {
   const log = concatRecords(stored);
   const decoded = decodeLog(log);
@@ -81,7 +83,8 @@ export function inspectLog(runId: string, stored: StoredRecord[], core: Recovery
   };
   const recovery = core.recover(log);
   const damage = diagnoseRows(runId, stored, recovery);
-  if (damage !== null) {
+  // A run the store lists without records (NO_RECORDS) has no record to show, damaged or not.
+  if (damage !== null && stored.length > 0) {
     const bad = stored.find((r) => r.seq === damage.seq);
     records.splice(damage.seq);
     records.push({
@@ -90,7 +93,7 @@ export function inspectLog(runId: string, stored: StoredRecord[], core: Recovery
     });
   }
   if (!recovery.ok || damage !== null) {
-    const known = recovery.ok ? { workflow: fromUtf8(recovery.workflow), version: fromUtf8(recovery.version), fingerprint: toHex(recovery.fingerprint) } : { workflow: null, version: null, fingerprint: null };
+    const known = recovery.ok && recovery.recordCount > 0 ? { workflow: fromUtf8(recovery.workflow), version: fromUtf8(recovery.version), fingerprint: toHex(recovery.fingerprint) } : { workflow: null, version: null, fingerprint: null };
     const at = damage ?? { code: recovery.ok ? 'UNKNOWN' : LogErrorName[recovery.code] ?? String(recovery.code), seq: recovery.ok ? 0 : recovery.seq, offset: recovery.ok ? 0 : recovery.offset };
     const out: RunInspection = {
       runId, ...known, status: 'damaged', nextAction: 'NONE',
@@ -185,14 +188,19 @@ function actionText(action: NextAction): string {
 }
 
 
-/** A fixed-width table for a terminal. */
+/**
+ * A fixed-width table for a terminal, with the run's header, totals, effects, lineage, failure
+ * and damage. Every piece of text from the log (names, ids, keys, the version, intents, failure
+ * messages) is printed through displayText (display.ts): a control character in a name cannot
+ * clear the terminal or forge a line.
+ */
 export function renderInspection(inspection: RunInspection): string {
   const lines: string[] = [];
-  const head = [`run ${inspection.runId}`];
-  if (inspection.workflow) head.push(`workflow ${inspection.workflow} v${inspection.version}`);
-  head.push(`status ${inspection.status}`, `next ${inspection.nextAction}`);
+  const head = [shown`run ${inspection.runId}`];
+  if (inspection.workflow) head.push(shown`workflow ${inspection.workflow} v${inspection.version}`);
+  head.push(shown`status ${inspection.status}`, shown`next ${inspection.nextAction}`);
   lines.push(head.join('  '));
-  if (inspection.fingerprint) lines.push(`fingerprint ${inspection.fingerprint.slice(0, 16)}…`);
+  if (inspection.fingerprint) lines.push(shown`fingerprint ${inspection.fingerprint.slice(0, 16)}…`);
   const rows = inspection.records.map((r) => [
     String(r.seq),
     r.kind,
@@ -207,19 +215,23 @@ export function renderInspection(inspection: RunInspection): string {
   lines.push(`${t.records} records, ${t.bytes} bytes (${t.stateBytes} of state)`);
   if (inspection.effects.length > 0) {
     const attempts = (n: number) => (n > 0 ? `, ${n} attempt${n === 1 ? '' : 's'}` : '');
-    lines.push(`effects: ${inspection.effects.map((e) => `${e.node} ${e.status} (done ${e.doneCount}×${attempts(e.attempts)})`).join(', ')}`);
+    lines.push(`effects: ${inspection.effects.map((e) => shown`${e.node} ${e.status} (done ${e.doneCount}×${attempts(e.attempts)})`).join(', ')}`);
   }
   lines.push(`interrupts: ${inspection.interruptsParked} parked, ${inspection.interruptsClaimed} claimed`);
-  for (const l of inspection.lineage) lines.push(`forked from ${l.sourceRunId} at seq ${l.sourceSeq} (fork record ${l.forkSeq}), intent ${l.intent}`);
-  if (inspection.failure) lines.push(`failed at ${inspection.failure.node || '-'}: ${inspection.failure.code}: ${inspection.failure.message}`);
+  for (const l of inspection.lineage) lines.push(shown`forked from ${l.sourceRunId} at seq ${l.sourceSeq} (fork record ${l.forkSeq}), intent ${l.intent}`);
+  if (inspection.failure) lines.push(shown`failed at ${inspection.failure.node || '-'}: ${inspection.failure.code}: ${inspection.failure.message}`);
   const d = inspection.damage;
   if (d !== undefined) {
-    const what = d.kind === 'torn' ? `the last record is incomplete (${d.storedBytes} bytes stored)` : d.kind === 'empty' ? 'the last record is empty (0 bytes)' : `${d.code}: the record fails its integrity check`;
-    lines.push(`DAMAGED at seq ${d.seq} (byte offset ${d.offset}): ${what}; nothing from it on was loaded`);
-    lines.push(`  ${d.repairable ? 'repairable' : 'not repairable'}: ${d.why}`);
-    lines.push(`  what to do: ${d.advice}`);
+    const what =
+      d.kind === 'torn' ? `the last record is incomplete (${d.storedBytes} bytes stored)`
+      : d.kind === 'empty' ? 'the last record is empty (0 bytes)'
+      : d.code === 'NO_RECORDS' ? `${d.code}: the store lists the run but keeps none of its records`
+      : `${d.code}: the record fails its integrity check`;
+    lines.push(shown`DAMAGED at seq ${d.seq} (byte offset ${d.offset}): ${what}; nothing from it on was loaded`);
+    lines.push(shown`  ${d.repairable ? 'repairable' : 'not repairable'}: ${d.why}`);
+    lines.push(shown`  what to do: ${d.advice}`);
   } else if (inspection.error) {
-    lines.push(`DAMAGED at seq ${inspection.error.seq}: ${inspection.error.code} (byte offset ${inspection.error.offset}); nothing after it was loaded`);
+    lines.push(shown`DAMAGED at seq ${inspection.error.seq}: ${inspection.error.code} (byte offset ${inspection.error.offset}); nothing after it was loaded`);
   }
   return lines.join('\n');
 }
@@ -235,7 +247,9 @@ function recordDetail(r: InspectedRecord): string {
   return parts.join(', ');
 }
 
-export function table(header: string[], rows: string[][], alignRight: boolean[] = []): string[] {
+/** A fixed-width table for a terminal; every cell is printed through displayText (display.ts). */
+export function table(header: string[], rawRows: string[][], alignRight: boolean[] = []): string[] {
+  const rows = rawRows.map((row) => row.map(displayText));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const fmt = (cells: string[]) =>
     cells

@@ -77,18 +77,24 @@ export function decodeJson(bytes: Uint8Array): Json {
   return JSON.parse(fromUtf8(bytes)) as Json;
 }
 
-/** JSON with object keys sorted at every depth: the same value always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+/**
+ * JSON with object keys sorted at every depth: the same value always gives the same text. A key
+ * named `__proto__` is kept like any other (`dropProtoKeys` reproduces the first releases' text,
+ * which lost it: the fingerprints of descriptor format 1 were computed from that text).
+ */
+export function canonicalJson(value: unknown, options: { dropProtoKeys?: boolean } = {}): string {
+  return JSON.stringify(sortKeys(value, options.dropProtoKeys === true));
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
+function sortKeys(value: unknown, dropProtoKeys: boolean): unknown {
+  if (Array.isArray(value)) return value.map((v) => sortKeys(v, dropProtoKeys));
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
+    // A null prototype: assigning `__proto__` makes an own key instead of setting the prototype.
+    const out: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
+      if (v === undefined || (dropProtoKeys && key === '__proto__')) continue;
+      out[key] = sortKeys(v, dropProtoKeys);
     }
     return out;
   }

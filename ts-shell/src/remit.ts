@@ -33,7 +33,7 @@ import { runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName 
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { openSummary } from './sequencer/stored-summary.js';
 import { DEFAULT_EFFECT_LEASE_MS, type FenceSettings } from './sequencer/fence.js';
-import type { RunStatusCorrection, Store, StoredRecord } from './store/store.js';
+import type { RunListing, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint } from './store/store.js';
 import {
   checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, INTERRUPT_ID_EXPECTED, isSeq,
   parseInterruptId, SEQ_EXPECTED,
@@ -123,6 +123,23 @@ export interface ScrubReport {
   summaryRecords: number | null;
   /** Whether the stored summary is the one the core computes from those records (null: none). */
   summaryAgrees: boolean | null;
+  /** The status the log recovers to; null when it is damaged. */
+  logStatus: RunStatusHint | null;
+  /**
+   * The run's stored status hint (docs/guide.md, "Recovery at start-up"): one of the four, or null
+   * when it is unknown (none stored, a store without hints, or a stored value that is not a status:
+   * then `statusHintInvalid` holds it).
+   */
+  statusHint: RunStatusHint | null;
+  /** A stored hint that is not one of the four statuses, as stored (it counts as unknown); absent otherwise. */
+  statusHintInvalid?: string;
+  /**
+   * Whether the stored hint is the status the log says (`logStatus`). false: it names another
+   * status, or is not a status at all (`remit repair` corrects it). null: nothing to compare (no
+   * hint, a store without `readStatusHint`, a damaged log, or a run that kept moving while it was
+   * scrubbed).
+   */
+  statusHintAgrees: boolean | null;
 }
 
 export interface RunSummary {
@@ -137,6 +154,15 @@ export interface RunSummary {
   interruptId?: string;
   /** For a damaged run: which record, how, and what the operator can do (docs/guide.md, "Damaged runs"). */
   damage?: RunDamage;
+  /** The stored status hint, when the store lists hints (`RunListing.statusHint`): one of the four, or null (unknown). */
+  statusHint?: RunStatusHint | null;
+  /** A stored hint that is not one of the four statuses, as stored (it counts as unknown). */
+  statusHintInvalid?: string;
+  /**
+   * With `statusHint`: whether it is the status the log says (as `ScrubReport.statusHintAgrees`;
+   * null also when the run moved between the listing and the read of its log).
+   */
+  statusHintAgrees?: boolean | null;
 }
 
 /**
@@ -156,6 +182,11 @@ export interface RepairResult {
   removedBytes: number;
   /** Whether a stored recovery summary that disagreed with the (sound) log was deleted. */
   summaryRemoved: boolean;
+  /**
+   * The status hint a sound log's disagreeing hint was corrected to (scrub's `statusHintAgrees:
+   * false`), or null when none was corrected.
+   */
+  statusHintCorrected: RunStatusHint | null;
   /** What removing it means for the run (or why nothing was done). */
   note: string;
   /** Seq of the run's last record now. */
@@ -177,7 +208,7 @@ export async function createRemit(options: RemitOptions): Promise<Remit> {
 /** The options createRemit knows; any other key is refused (a misspelt option would be ignored). */
 const REMIT_OPTIONS: ReadonlySet<string> = new Set(['store', 'workflows', 'core', 'hooks', 'groupPureSteps', 'maxGroupedPureSteps', 'instanceId', 'effectLeaseMs']);
 const STORE_METHODS = ['readLog', 'readRecords', 'append', 'fork', 'listRuns', 'close'] as const;
-const OPTIONAL_STORE_METHODS = ['readSummary', 'readRun', 'listRunsToRecover', 'correctRunStatuses', 'removeLastRecord'] as const;
+const OPTIONAL_STORE_METHODS = ['readSummary', 'readRun', 'listRunsToRecover', 'readStatusHint', 'correctRunStatuses', 'removeLastRecord'] as const;
 const CORE_METHODS = ['recover', 'admit', 'recoverEncoded', 'admitEncoded', 'feed', 'admitFrom', 'feedEncoded', 'admitFromEncoded'] as const;
 
 /**
@@ -407,7 +438,7 @@ export class Remit implements Engine {
     checkRunId(runId);
     const parsedId = parseInterruptId(interruptId);
     if (parsedId === null) throw new ArgumentInvalidError('interruptId', INTERRUPT_ID_EXPECTED, describeArgument(interruptId), { runId });
-    const session = await RunSession.open(this, runId);
+    const session = await this.openRun(runId);
     const wf = session.workflowFor(session.recover());
     const nodeName = parsedId.node;
     const def = wf.nodes.get(nodeName);
@@ -471,7 +502,7 @@ export class Remit implements Engine {
     if (options.fromSeq !== undefined) checkSeqArgument('fromSeq', options.fromSeq, { runId });
     const waitMs = checkWaitMs(options.waitForEffectMs);
     // Continuing from an earlier seq may need admission from the whole log (NEEDS_LOG).
-    const session = await RunSession.open(this, runId, { wholeLog: options.fromSeq !== undefined });
+    const session = await this.openRun(runId, { wholeLog: options.fromSeq !== undefined });
     session.recover();
     if (options.fromSeq !== undefined) {
       const admission = session.admit({ tag: 'CONTINUE_FROM', seq: options.fromSeq });
@@ -514,7 +545,7 @@ export class Remit implements Engine {
     checkOptionsArgument('options', options, 'an object of fork options ({ newRunId, intent }) or undefined', { runId });
     if (options.newRunId !== undefined) checkRunId(options.newRunId);
     // A fork copies a prefix up to any checkpoint and chains to it: it reads the whole log.
-    const session = await RunSession.open(this, runId, { wholeLog: true });
+    const session = await this.openRun(runId, { wholeLog: true });
     const recovered = session.recover();
     const admission = session.admit({ tag: 'FORK_AT', seq: checkpointSeq });
     if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: checkpointSeq });
@@ -545,19 +576,60 @@ export class Remit implements Engine {
     return { runId: newRunId, sourceRunId: runId, checkpointSeq, forkSeq: admission.seq };
   }
 
-  /** Where a run stands, without moving it. A damaged log throws LogTornError or LogCorruptError. */
+  /**
+   * Where a run stands, without moving it. A damaged log throws LogTornError or LogCorruptError
+   * (also a run the store lists without records: NO_RECORDS).
+   */
   async status(runId: string): Promise<RunResult> {
     checkRunId(runId);
-    const session = await RunSession.open(this, runId);
+    const session = await this.openRun(runId);
     return session.result(session.recover());
   }
 
-  /** The log rendered for people: one row per record plus the recovered summary (and the damage, if any). */
+  /**
+   * The run's session, its log recovered. A run the store lists but keeps no record of is the
+   * damage `runs` and `recoverAll` report (LogCorruptError, NO_RECORDS, with log-health's advice),
+   * not RunNotFoundError, which stays for a run the store does not list.
+   */
+  private async openRun(runId: string, options: { wholeLog?: boolean } = {}): Promise<RunSession> {
+    const session = await RunSession.open(this, runId, options);
+    try {
+      session.recover();
+      return session;
+    } catch (error) {
+      if (!(error instanceof RunNotFoundError)) throw error;
+    }
+    const rows = await this.readListedRecords(runId);
+    if (rows.length === 0) throw damageError(runId, missingRecordsDamage(runId));
+    // Started between the two reads: its records are there now.
+    return RunSession.open(this, runId, options);
+  }
+
+  /**
+   * The run's stored records, for the views that read them all (inspect, scrub, repair): none
+   * for a run the store lists without records (which diagnoseRows reports as NO_RECORDS damage),
+   * RunNotFoundError for a run it does not list. Only an empty read asks whether the run is
+   * listed (one row through `readStatusHint` where the store has it, else the whole listing), so
+   * a run's own reads cost nothing more. A store writes a run's listing with its first record: a
+   * run listed after an empty read was started meanwhile, and the second read finds its records.
+   */
+  private async readListedRecords(runId: string): Promise<StoredRecord[]> {
+    const rows = await this.store.readRecords(runId);
+    if (rows.length > 0) return rows;
+    const listed = this.store.readStatusHint !== undefined
+      ? (await this.store.readStatusHint(runId)) !== null
+      : (await this.store.listRuns()).some((listing) => listing.runId === runId);
+    if (!listed) throw new RunNotFoundError(runId);
+    return this.store.readRecords(runId);
+  }
+
+  /**
+   * The log rendered for people: one row per record plus the recovered summary (and the damage, if
+   * any: a run the store lists without records is `damaged`, NO_RECORDS, with no rows).
+   */
   async inspect(runId: string): Promise<RunInspection> {
     checkRunId(runId);
-    const records = await this.store.readRecords(runId);
-    if (records.length === 0) throw new RunNotFoundError(runId);
-    return inspectLog(runId, records, this.core);
+    return inspectLog(runId, await this.readListedRecords(runId), this.core);
   }
 
   /**
@@ -566,16 +638,28 @@ export class Remit implements Engine {
    * records it covers and compared byte for byte, with its record count, byte length and snapshot
    * seq. A fresh process checks only that the records after the summary line up with it and
    * chain from it, so a summary that is well formed but wrong (`summaryAgrees: false`) is found
-   * here and nowhere else.
+   * here and nowhere else. The run's stored status hint (if the store has `readStatusHint`) is
+   * compared with the status the log recovers to (`statusHintAgrees`): recoverAll trusts a
+   * parked, completed or failed hint without reading the run, so a wrong one (a hand edit) is
+   * found here too, and `repair` corrects it.
    */
   async scrub(runId: string): Promise<ScrubReport> {
     checkRunId(runId);
-    const rows = await this.store.readRecords(runId);
-    if (rows.length === 0) throw new RunNotFoundError(runId);
-    const log = concatBytes(rows.map((r) => r.bytes));
-    const recovery = this.core.recover(log);
-    const damage = diagnoseRows(runId, rows, recovery);
-    return { runId, records: rows.length, logBytes: log.length, damage, ...(await this.summaryAgreement(runId, log)) };
+    for (let read = 1; ; read++) {
+      const rows = await this.readListedRecords(runId);
+      const hint = (await this.store.readStatusHint?.(runId)) ?? null;
+      // The hint is judged against the records read only when it was read at the same record
+      // count: a run that moved in between is read again (a run driven all along is not judged).
+      if (hint !== null && hint.recordCount !== rows.length && read < SCRUB_READS) continue;
+      const log = concatBytes(rows.map((r) => r.bytes));
+      const recovery = this.core.recover(log);
+      const damage = diagnoseRows(runId, rows, recovery);
+      const logStatus = damage === null && recovery.ok ? hintOfStatus(STATUS_NAMES[recovery.status]) : null;
+      return {
+        runId, records: rows.length, logBytes: log.length, damage, ...(await this.summaryAgreement(runId, log)),
+        logStatus, ...hintAgreement(hint, rows.length, logStatus),
+      };
+    }
   }
 
   /** The run's stored recovery summary (if the store keeps one) recomputed from `log`, the run's whole log, and compared. */
@@ -596,13 +680,18 @@ export class Remit implements Engine {
     return { summaryRecords: stored.recordCount, summaryAgrees };
   }
 
-  /** Every run with its status; a damaged run is `damaged`, with `damage` saying where and what to do. */
+  /**
+   * Every run with its status; a damaged run is `damaged`, with `damage` saying where and what to
+   * do. On a store whose listing reports status hints, each run's hint and whether it agrees with
+   * the log just read (`statusHintAgrees`), as scrub does: no more reads than the logs.
+   */
   async runs(): Promise<RunSummary[]> {
     const listings = await this.store.listRuns();
     const out: RunSummary[] = [];
     for (const listing of listings) {
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
-      out.push({ ...base, ...(await this.examine(listing.runId)) });
+      const examined = await this.examine(listing.runId);
+      out.push({ ...base, ...examined, ...listedHint(listing, examined) });
     }
     return out;
   }
@@ -637,9 +726,13 @@ export class Remit implements Engine {
    * Which runs it looks at (docs/guide.md, "Recovery at start-up"): on a store with
    * `listRunsToRecover`, only the runs whose status hint is running or unknown, so its cost follows
    * those, not every stored run; each is still read and recovered, continued only if the core
-   * finds it running, and a hint found stale (parked, completed or failed) is corrected. A run
-   * damaged at rest after it parked or ended is then not seen here (`runs`, `scrub` see it). On a
-   * store without the method, every stored run.
+   * finds it running, and a hint found stale (parked, completed or failed) is corrected. A stored
+   * value that is not a status counts as unknown (the run is listed, read and its hint corrected).
+   * The index is trusted the other way, on purpose (start-up cost, bench/README.md "recoverAll at
+   * start-up"): a run whose hint is parked, completed or failed is not read, so a run damaged at
+   * rest after it parked or ended, and a running run whose hint was changed by hand to one of
+   * those, are not seen here; `scrub` (and `runs`) report both, and `repair` corrects the hint. On
+   * a store without the method, every stored run.
    */
   async recoverAll(options: RecoverAllOptions = {}): Promise<RecoverAllOutcome[]> {
     checkOptionsArgument('options', options, 'an object of recoverAll options ({ waitForEffectMs }) or undefined', {});
@@ -691,16 +784,26 @@ export class Remit implements Engine {
    * it is the same as a crash just before it was written (a record the sequencer writes for its
    * own progress; docs/guide.md, "Damaged runs"). Refuses with RepairRefusedError otherwise (a
    * checksum failure, a resume claim, a fork record, a run's first record), changing nothing. A
-   * run that is not damaged is left as it is. The run is not driven: call continueRun next.
+   * run that is not damaged keeps its records; its stored status hint, when it disagrees with the
+   * log (scrub's `statusHintAgrees: false`), is corrected to the log's status, and its stored
+   * summary, when it disagrees, is deleted. The run is not driven: call continueRun next.
    */
   async repair(runId: string): Promise<RepairResult> {
     checkRunId(runId);
-    const rows = await this.store.readRecords(runId);
-    if (rows.length === 0) throw new RunNotFoundError(runId);
+    const rows = await this.readListedRecords(runId);
     const log = concatBytes(rows.map((r) => r.bytes));
-    const damage = diagnoseRows(runId, rows, this.core.recover(log));
-    if (damage === null) return this.repairSummary(runId, log, rows.length - 1);
-    if (!damage.repairable) throw new RepairRefusedError(runId, damage.seq, damage.why);
+    const recovery = this.core.recover(log);
+    const damage = diagnoseRows(runId, rows, recovery);
+    if (damage === null) {
+      assert(recovery.ok, () => `run ${runId}: the core refused a log that diagnosis found sound`);
+      const logStatus = hintOfStatus(STATUS_NAMES[recovery.status]);
+      assert(logStatus !== null, () => `run ${runId}: a sound log with records recovered as empty`);
+      return this.repairSoundLog(runId, log, rows.length, logStatus);
+    }
+    if (!damage.repairable) {
+      // A run listed without records has nothing to remove: the refusal names the damage and what to do.
+      throw new RepairRefusedError(runId, damage.seq, damage.code === 'NO_RECORDS' ? `NO_RECORDS: ${damage.why}; ${damage.advice}` : damage.why);
+    }
     const last = rows[rows.length - 1] as StoredRecord;
     if (last.seq !== damage.seq) throw new RepairRefusedError(runId, damage.seq, `the damaged record is not the last one stored (seq ${last.seq} is)`);
     if (this.store.removeLastRecord === undefined) {
@@ -708,26 +811,53 @@ export class Remit implements Engine {
     }
     const removed = await this.store.removeLastRecord(runId, damage.seq, last.bytes);
     if (!removed) throw new RepairRefusedError(runId, damage.seq, 'the run changed while it was being repaired (another process wrote or repaired it); read it again');
-    return { runId, removedSeq: damage.seq, removedKind: damage.recordKind, removedBytes: last.bytes.length, summaryRemoved: false, note: damage.why, headSeq: damage.seq - 1 };
+    return {
+      runId, removedSeq: damage.seq, removedKind: damage.recordKind, removedBytes: last.bytes.length, summaryRemoved: false, statusHintCorrected: null,
+      note: damage.why, headSeq: damage.seq - 1,
+    };
   }
 
   /**
-   * A sound log whose stored recovery summary disagrees with it (scrub's `summaryAgrees: false`):
-   * the summary is deleted (always safe: it is derived, and the next appends store a new one), so
-   * that no fresh process trusts it. Anything else: nothing to do.
+   * A sound log of `recordCount` records (`logStatus` its status). A stored status hint that
+   * disagrees with it (scrub's `statusHintAgrees: false`) is corrected through the store's
+   * conditional `correctRunStatuses` (written only while the run holds those records; refused,
+   * changing nothing, when it moved). A stored recovery summary that disagrees with it
+   * (`summaryAgrees: false`) is then deleted (always safe: it is derived, and the next appends
+   * store a new one), so that no fresh process trusts it. Anything else: nothing to do. A store
+   * that lacks what a correction needs is refused before anything is written.
    */
-  private async repairSummary(runId: string, log: Uint8Array, headSeq: number): Promise<RepairResult> {
-    const unchanged = { runId, removedSeq: null, removedKind: null, removedBytes: 0, summaryRemoved: false, headSeq };
-    const report = await this.summaryAgreement(runId, log);
-    if (report.summaryAgrees !== false) return { ...unchanged, note: 'the log is not damaged and its stored recovery summary (if any) agrees with it; nothing was changed' };
-    if (this.store.deleteSummary === undefined) {
+  private async repairSoundLog(runId: string, log: Uint8Array, recordCount: number, logStatus: RunStatusHint): Promise<RepairResult> {
+    const headSeq = recordCount - 1;
+    const notes: string[] = [];
+    const hint = (await this.store.readStatusHint?.(runId)) ?? null;
+    const hintWrong = hint !== null && hintAgreement(hint, recordCount, logStatus).statusHintAgrees === false;
+    const summaryWrong = (await this.summaryAgreement(runId, log)).summaryAgrees === false;
+    const stored = hint === null ? 'unknown' : describeStoredHint(hint);
+    if (hint !== null && hint.recordCount !== recordCount) {
+      notes.push(`its status hint was not compared: the store counts ${hint.recordCount} records where ${recordCount} were read (another process wrote to the run meanwhile: repair it again)`);
+    }
+    if (hintWrong && this.store.correctRunStatuses === undefined) {
+      throw new RepairRefusedError(runId, headSeq, `the stored status hint ${stored} disagrees with the log (${logStatus}), and the store ${this.store.description} cannot correct it (it has no correctRunStatuses)`);
+    }
+    if (summaryWrong && this.store.deleteSummary === undefined) {
       throw new RepairRefusedError(runId, headSeq, `the stored recovery summary disagrees with the log, and the store ${this.store.description} cannot delete it (it has no deleteSummary)`);
     }
-    await this.store.deleteSummary(runId);
-    return {
-      ...unchanged, summaryRemoved: true,
-      note: 'the log is not damaged; its stored recovery summary disagreed with it and was deleted (a fresh process reads the whole log until the sequencer stores the next one)',
-    };
+    let statusHintCorrected: RunStatusHint | null = null;
+    if (hintWrong) {
+      const written = await this.store.correctRunStatuses!([{ runId, recordCount, runStatus: logStatus }]);
+      if (written !== 1) throw new RepairRefusedError(runId, headSeq, 'the run changed while its status hint was being corrected (another process wrote to it); read it again');
+      statusHintCorrected = logStatus;
+      const listed = logStatus === 'running' ? ' (recoverAll lists and continues the run again)' : '';
+      notes.push(`its status hint ${stored} disagreed with the log and was corrected to ${logStatus}${listed}`);
+    }
+    if (summaryWrong) {
+      await this.store.deleteSummary!(runId);
+      notes.push('its stored recovery summary disagreed with it and was deleted (a fresh process reads the whole log until the sequencer stores the next one)');
+    }
+    const note = notes.length === 0
+      ? 'the log is not damaged, and its stored recovery summary and status hint (if any) agree with it; nothing was changed'
+      : `the log is not damaged; ${notes.join('; ')}`;
+    return { runId, removedSeq: null, removedKind: null, removedBytes: 0, summaryRemoved: summaryWrong, statusHintCorrected, note, headSeq };
   }
 
   /**
@@ -777,8 +907,12 @@ export class Remit implements Engine {
         return new NotACheckpointError(runId, admission.seq);
       case RefusalReason.BEYOND_HEAD:
         return new BeyondHeadError(runId, about.requestedSeq ?? -1, admission.seq);
-      case RefusalReason.IMPLICIT_FORK:
-        return new ImplicitForkError(runId, about.requestedSeq ?? -1, admission.seq);
+      case RefusalReason.IMPLICIT_FORK: {
+        // The fork the message suggests must be one fork() accepts: only at a checkpoint.
+        const requested = about.requestedSeq ?? -1;
+        const forkable = requested >= 0 && session.admit({ tag: 'FORK_AT', seq: requested }).accepted;
+        return new ImplicitForkError(runId, requested, admission.seq, forkable);
+      }
       case RefusalReason.NO_RUN:
         return new RunNotFoundError(runId);
       case RefusalReason.LOG_INVALID:
@@ -816,3 +950,41 @@ function workflowOfFirstRecord(log: Uint8Array): string {
   return first.outcome === 'record' && first.record.kind === RecordKind.RUN_STARTED ? fromUtf8(first.record.workflow) : '?';
 }
 
+/** Reads of a run scrub makes at most while the run moves under it (its hint read at another record count). */
+const SCRUB_READS = 3;
+
+/** A recovered status as a status hint (null for 'empty', which a run with records never is). */
+function hintOfStatus(status: RunStatusName): RunStatusHint | null {
+  return status === 'empty' ? null : status;
+}
+
+/** A stored hint for messages: the status, or the value that is not one, quoted. */
+export function describeStoredHint(hint: { statusHint: RunStatusHint | null; statusHintInvalid?: string }): string {
+  if (hint.statusHintInvalid !== undefined) return `${JSON.stringify(hint.statusHintInvalid)} (not a status)`;
+  return hint.statusHint ?? 'unknown';
+}
+
+/**
+ * A stored hint (read at `hint.recordCount` records) against the status of the log of
+ * `recordCount` records: false when it names another status or is not a status at all, true when
+ * it is the log's, null when there is nothing to compare (no hint, a damaged log, another count).
+ */
+function hintAgreement(
+  hint: Pick<StoredStatusHint, 'statusHint' | 'statusHintInvalid' | 'recordCount'> | null,
+  recordCount: number,
+  logStatus: RunStatusHint | null,
+): Pick<ScrubReport, 'statusHint' | 'statusHintInvalid' | 'statusHintAgrees'> {
+  if (hint === null) return { statusHint: null, statusHintAgrees: null };
+  const stored = { statusHint: hint.statusHint, ...(hint.statusHintInvalid === undefined ? {} : { statusHintInvalid: hint.statusHintInvalid }) };
+  if (logStatus === null || hint.recordCount !== recordCount) return { ...stored, statusHintAgrees: null };
+  if (hint.statusHintInvalid !== undefined) return { ...stored, statusHintAgrees: false };
+  return { ...stored, statusHintAgrees: hint.statusHint === null ? null : hint.statusHint === logStatus };
+}
+
+/** `runs`' hint fields for one listing, when the store lists hints: compared with the log `examined` read. */
+function listedHint(listing: RunListing, examined: Pick<RunSummary, 'status' | 'headSeq'>): Pick<RunSummary, 'statusHint' | 'statusHintInvalid' | 'statusHintAgrees'> {
+  if (listing.statusHint === undefined) return {};
+  const logStatus = examined.status === 'damaged' ? null : hintOfStatus(examined.status);
+  const hint = { statusHint: listing.statusHint, recordCount: listing.nextSeq, ...(listing.statusHintInvalid === undefined ? {} : { statusHintInvalid: listing.statusHintInvalid }) };
+  return hintAgreement(hint, examined.headSeq + 1, logStatus);
+}

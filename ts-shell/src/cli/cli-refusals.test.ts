@@ -121,6 +121,57 @@ describe('damage the listing sees', () => {
   });
 });
 
+describe('a run listed without records', () => {
+  const db = join(cwd, 'no-records.db');
+
+  it('is NO_RECORDS damage (exit 7) for every command that reads or drives it, naming the run and what to do; a run not listed exits 3', async () => {
+    const store = new SqliteStore(db);
+    await new Remit(store, await createCore('reference'), [counter]).start(counter, { i: 0 }, { runId: 'ghost' });
+    await store.close();
+    const raw = new Database(db);
+    raw.prepare('DELETE FROM remit_records WHERE run_id = ?').run('ghost');
+    raw.prepare('DELETE FROM remit_summaries WHERE run_id = ?').run('ghost');
+    raw.close();
+    const before = digest(db);
+    const advice = /restore the store from a backup, or start a new run under this id \(`remit run --run-id=ghost` replaces the listing\)/;
+
+    const inspect = await remit('--db', db, 'inspect', 'ghost');
+    expect(inspect.code).toBe(7);
+    expect(inspect.stdout).toMatch(/^run ghost  status damaged  next NONE$/m);
+    expect(inspect.stdout).toMatch(/DAMAGED at seq 0 \(byte offset 0\): NO_RECORDS: the store lists the run but keeps none of its records/);
+    expect(inspect.stdout).toMatch(advice);
+    expect((await remit('--db', db, '--json', 'inspect', 'ghost')).json()).toMatchObject({ status: 'damaged', damage: { code: 'NO_RECORDS', seq: 0 } });
+
+    const corrupt = { code: 'REMIT_LOG_CORRUPT', runId: 'ghost', seq: 0, logError: 'NO_RECORDS', advice: expect.stringMatching(advice) };
+    for (const args of [['continue', 'ghost'], ['resume', 'ghost', 'tick@1', '{}'], ['fork', 'ghost', '0']]) {
+      const out = await remit('--db', db, '--workflow', COUNTER_MODULE, '--json', ...args);
+      expect(out.code, args.join(' ')).toBe(7);
+      expect(out.json(), args.join(' ')).toMatchObject({ error: corrupt, exitCode: 7 });
+      const text = await remit('--db', db, '--workflow', COUNTER_MODULE, ...args);
+      expect(text.code).toBe(7);
+      expect(text.stderr).toMatch(/^remit: REMIT_LOG_CORRUPT: the store lists the run but keeps none of its records \(NO_RECORDS\); .*\[run ghost, seq 0\]$/m);
+    }
+    const repair = await remit('--db', db, '--json', 'repair', 'ghost');
+    expect(repair.code).toBe(7);
+    expect(repair.json()).toMatchObject({ error: { code: 'REMIT_REPAIR_REFUSED', runId: 'ghost', seq: 0, why: expect.stringMatching(/^NO_RECORDS: /) } });
+    const scrub = await remit('--db', db, 'scrub', 'ghost');
+    expect(scrub.code).toBe(7);
+    expect(scrub.stdout).toMatch(/^run ghost: DAMAGED at seq 0: NO_RECORDS \(corrupt\): .*remit run --run-id=ghost/);
+    const all = await remit('--db', db, '--json', 'scrub', '--all');
+    expect(all.code).toBe(7);
+    expect(all.json()).toMatchObject({ runs: 1, problems: ['ghost'], failures: [], reports: [{ runId: 'ghost', damage: { code: 'NO_RECORDS' } }] });
+
+    for (const args of [['inspect'], ['continue'], ['fork', '0'], ['repair'], ['scrub']]) {
+      const [command, ...rest] = args;
+      const out = await remit('--db', db, '--workflow', COUNTER_MODULE, '--json', command!, 'nobody', ...rest);
+      expect(out.code, command).toBe(3);
+      expect(out.json(), command).toMatchObject({ error: { code: 'REMIT_RUN_NOT_FOUND', runId: 'nobody' } });
+    }
+    // None of it wrote to the database.
+    expect(digest(db)).toBe(before);
+  });
+});
+
 describe('a workflow module that does not load', () => {
   it('is a usage error (exit 2) naming the module and what went wrong; a failed run leaves no database behind', () => {
     const syntax = join(cwd, 'syntax.mjs');

@@ -169,6 +169,57 @@ describe('remit scrub', () => {
     expect((await remit('--db', db, '--json', 'scrub', 'sound')).json()).toMatchObject({ summaryAgrees: true });
   });
 
+  it('a status hint edited by hand: scrub exits 7 naming the run, the stored hint and the log\'s status; runs flags it; repair corrects it', async () => {
+    const hinted = join(cwd, 'scrub-hint.db');
+    const store = new SqliteStore(hinted);
+    let appends = 0;
+    const crashing = new Remit(store, await createCore('reference'), [counter], {
+      at(point) {
+        if (point === 'append.after' && ++appends === 3) throw new Error('the process died');
+      },
+    }, { groupPureSteps: false });
+    await expect(crashing.start(counter, { i: 0 }, { runId: 'interrupted' })).rejects.toThrow('the process died');
+    expect((await new Remit(store, await createCore('reference'), [counter]).start(counter, { i: 75 }, { runId: 'finished' })).status).toBe('completed');
+    await store.close();
+    const raw = new Database(hinted);
+    raw.prepare('UPDATE remit_runs SET status = ? WHERE run_id = ?').run('completed', 'interrupted');
+    raw.prepare('UPDATE remit_runs SET status = ? WHERE run_id = ?').run('bogus', 'finished');
+    raw.close();
+
+    const one = await remit('--db', hinted, 'scrub', 'interrupted');
+    expect(one.code).toBe(7);
+    expect(one.stdout).toMatch(
+      /^run interrupted: STATUS HINT DISAGREES: the store's status hint is completed but the log says running \(recoverAll trusts the hint and never continues the run; [^)]*\): remit repair interrupted corrects it; 3 records/,
+    );
+    const json = await remit('--db', hinted, '--json', 'scrub', 'interrupted');
+    expect(json.code).toBe(7);
+    expect(json.json()).toMatchObject({ runId: 'interrupted', damage: null, logStatus: 'running', statusHint: 'completed', statusHintAgrees: false });
+    const all = await remit('--db', hinted, 'scrub', '--all');
+    expect(all.code).toBe(7);
+    expect(all.stdout).toMatch(/run interrupted: STATUS HINT DISAGREES/);
+    expect(all.stdout).toMatch(/run finished: STATUS HINT DISAGREES: the store's status hint is "bogus" \(not a status\) but the log says completed \(recoverAll reads the run and corrects the hint; [^)]*\): remit repair finished corrects it/);
+    expect(all.stdout).toMatch(/scrubbed 2 runs in .*scrub-hint\.db: 2 with problems/);
+    const runs = await remit('--db', hinted, 'runs');
+    expect(runs.code).toBe(7);
+    expect(runs.stdout.split('\n').find((l) => l.startsWith('interrupted'))).toMatch(/status hint completed disagrees with the log \(running\): remit repair interrupted$/);
+    expect(runs.stdout.split('\n').find((l) => l.startsWith('finished'))).toMatch(/status hint "bogus" \(not a status\) disagrees with the log \(completed\): remit repair finished$/);
+
+    const repaired = await remit('--db', hinted, '--json', 'repair', 'interrupted');
+    expect(repaired.code).toBe(0);
+    expect(repaired.json()).toMatchObject({ runId: 'interrupted', removedSeq: null, statusHintCorrected: 'running' });
+    const text = await remit('--db', hinted, 'repair', 'finished');
+    expect(text.stdout).toMatch(/^run finished: the log is not damaged; its status hint "bogus" \(not a status\) disagreed with the log and was corrected to completed/);
+    expect((await remit('--db', hinted, 'scrub', '--all')).code).toBe(0);
+    expect((await remit('--db', hinted, 'runs')).code).toBe(0);
+    expect((await remit('--db', hinted, 'scrub', 'interrupted')).stdout).toMatch(/^run interrupted: ok, 3 records, \d+ bytes, no stored summary, status hint running agrees/);
+    const check = new Database(hinted, { readonly: true });
+    expect(check.prepare('SELECT run_id, status FROM remit_runs ORDER BY run_id').all()).toEqual([
+      { run_id: 'finished', status: 'completed' },
+      { run_id: 'interrupted', status: 'running' },
+    ]);
+    check.close();
+  });
+
   it('--all on a sound database exits 0; a missing run exits 3; a run id with --all, or neither, is a usage error', async () => {
     const clean = join(cwd, 'scrub-clean.db');
     const store = new SqliteStore(clean);

@@ -8,6 +8,7 @@ import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
+import { displayText } from '../display.js';
 import { RemitError } from '../errors.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { DEFAULT_DB, UsageError } from './context.js';
@@ -40,7 +41,10 @@ export function buildProgram(reportUsageError?: (message: string) => void): Comm
     .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride();
-  if (reportUsageError !== undefined) program.configureOutput({ outputError: (text) => reportUsageError(text) });
+  // Commander's own complaints quote the command line: each line escaped (display.ts), as every other message.
+  program.configureOutput({
+    outputError: reportUsageError !== undefined ? (text) => reportUsageError(text) : (text, write) => write(text.split('\n').map(displayText).join('\n')),
+  });
   return registerCommands(program);
 }
 
@@ -99,9 +103,10 @@ export async function runCli(argv: string[] = process.argv): Promise<number> {
       process.stdout.write(JSON.stringify({ error: body, exitCode: code }, null, 2) + '\n');
     } else {
       const name = error instanceof RemitError ? `${error.code}` : error instanceof UsageError ? 'usage' : (error as Error)?.name ?? 'error';
-      process.stderr.write(`remit: ${name}: ${(error as Error)?.message ?? String(error)}\n`);
+      // A message names runs, nodes and interrupts and carries handlers' messages: escaped (display.ts).
+      process.stderr.write(`remit: ${name}: ${displayText(String((error as Error)?.message ?? error))}\n`);
       if (!(error instanceof RemitError) && !(error instanceof UsageError) && process.env['REMIT_DEBUG']) {
-        process.stderr.write(`${(error as Error)?.stack}\n`);
+        process.stderr.write(`${String((error as Error)?.stack).split('\n').map(displayText).join('\n')}\n`);
       }
     }
     return (process.exitCode = code);

@@ -63,6 +63,8 @@ describe('the bytes of a run', () => {
   it('are the pinned ones, with and without group commit', async () => {
     const grouped = await logDigest(true);
     expect(await logDigest(false)).toBe(grouped);
-    expect(grouped).toBe('28cc3514413d9b76c9c92366f1f75485fa12b3154e4270d5006dae0dfee44d60');
+    // Changed once since it was first pinned, deliberately: RUN_STARTED's definition descriptor went
+    // to format 2 (normalized schemas, workflow/descriptor.ts). With format 1 it is 28cc3514….
+    expect(grouped).toBe('10adf555d821e69d97b6e892db9803ca963a37660591d5bbbfd285989e55ba2c');
   });
 });

@@ -73,8 +73,13 @@ const LOSS_IS_NOT_A_CRASH: ReadonlyMap<number, string> = new Map([
   [RecordKind.EFFECT_ATTEMPT, 'an EFFECT_ATTEMPT fences its owner\'s handler call, which may still be running; removing it could let a second caller in'],
 ]);
 
-/** The damage of a run's stored log, or null when it is sound. `recovery`: the core's answer for the rows' concatenation. */
+/**
+ * The damage of a run's stored log, or null when it is sound. `recovery`: the core's answer for
+ * the rows' concatenation. No rows at all is NO_RECORDS (missingRecordsDamage): call it with none
+ * only for a run the store lists; a run it does not list is not damaged but absent.
+ */
 export function diagnoseRows(runId: string, rows: readonly StoredRow[], recovery: Recovery): RunDamage | null {
+  if (rows.length === 0) return missingRecordsDamage(runId);
   const starts: number[] = [];
   let total = 0;
   for (const row of rows) {

@@ -359,7 +359,7 @@ export class RunSession {
     const name = fromUtf8(recovered.workflow);
     const wf = this.engine.workflowNamed(name);
     if (!wf) throw new UnknownWorkflowError(name, this.engine.workflowNames(), { runId: this.runId });
-    if (!bytesEqual(wf.fingerprint, recovered.fingerprint)) {
+    if (!startedUnder(wf, recovered.fingerprint)) {
       const started = runStartedRecord(this.log.bytes, this.runId);
       let recorded: WorkflowDescriptor | null = null;
       try {
@@ -628,4 +628,11 @@ function offsetOfSeq(log: Uint8Array, seq: number): number {
   let offset = 0;
   for (let i = 0; i < seq; i++) offset += (log[offset + 8] === 2 ? 20 : 16) + (log[offset]! | (log[offset + 1]! << 8) | (log[offset + 2]! << 16) | (log[offset + 3]! << 24)) >>> 0;
   return offset;
+}
+
+/** Whether a run whose RUN_STARTED records `fingerprint` was started under `wf` (by this release or an earlier one). */
+function startedUnder(wf: Workflow, fingerprint: Uint8Array): boolean {
+  // A workflow built by another copy of the package (isBuiltWorkflow) may predate formerFingerprints.
+  const former: readonly string[] = Array.isArray(wf.formerFingerprints) ? wf.formerFingerprints : [];
+  return bytesEqual(wf.fingerprint, fingerprint) || former.includes(Buffer.from(fingerprint).toString('hex'));
 }

@@ -174,7 +174,17 @@ describe('the sequencer on the refund workflow', () => {
     const { refund, store, remit } = setup();
     await remit.start(refund, input, { runId: 'c' });
     const before = await store.readLog('c');
-    await expect(remit.continueRun('c', { fromSeq: 1 })).rejects.toBeInstanceOf(ImplicitForkError);
+    const atCheckpoint = await remit.continueRun('c', { fromSeq: 1 }).then(() => null, (e: unknown) => e);
+    expect(atCheckpoint).toBeInstanceOf(ImplicitForkError);
+    expect(atCheckpoint).toMatchObject({ requestedSeq: 1, requestedIsCheckpoint: true });
+    expect((atCheckpoint as Error).message).toMatch(/fork the run at that checkpoint/);
+    // A seq below the head that is not a checkpoint: the advice must not be a fork there (fork refuses it).
+    const notCheckpoint = (await kinds(store, 'c')).findIndex((k, seq) => seq > 0 && k !== 'RUN_STARTED' && k !== 'NODE_COMPLETED');
+    expect(notCheckpoint).toBeGreaterThan(0);
+    const elsewhere = await remit.continueRun('c', { fromSeq: notCheckpoint }).then(() => null, (e: unknown) => e);
+    expect(elsewhere).toMatchObject({ code: 'REMIT_IMPLICIT_FORK', requestedSeq: notCheckpoint, requestedIsCheckpoint: false });
+    expect((elsewhere as Error).message).toMatch(new RegExp(`seq ${notCheckpoint} is not a checkpoint`));
+    await expect(remit.fork('c', notCheckpoint)).rejects.toBeInstanceOf(NotACheckpointError);
     await expect(remit.continueRun('c', { fromSeq: 9 })).rejects.toBeInstanceOf(BeyondHeadError);
     expect(await store.readLog('c')).toEqual(before);
     expect((await remit.continueRun('c', { fromSeq: 6 })).status).toBe('parked');
@@ -262,8 +272,12 @@ describe('node failures', () => {
   it('an ordinary throw releases the attempt (EFFECT_RELEASED); the next continue claims attempt 2 at once, same key', async () => {
     const { store, remit } = fresh();
     mode = 'throw';
-    await expect(remit.start(wf, { n: 0 }, { runId: 'f' })).rejects.toBeInstanceOf(HandlerThrewError);
+    const thrown = await remit.start(wf, { n: 0 }, { runId: 'f' }).then(() => null, (e: unknown) => e);
+    expect(thrown).toBeInstanceOf(HandlerThrewError);
     expect(logFacts('f', await store.readLog('f')).records.map((r) => r.kind)).toEqual([1, 3, 10, 11]);
+    // The message says what the log now holds: the release, not "nothing".
+    expect((thrown as Error).message).toMatch(/EFFECT_RELEASED was recorded \(attempt 1 is given up/);
+    expect((thrown as Error).message).not.toMatch(/nothing was recorded/);
     mode = 'ok';
     // Another instance (another id, a live 30 s lease on attempt 1 were it not released) goes on at once.
     const done = await new Remit(store, core, [wf]).continueRun('f');

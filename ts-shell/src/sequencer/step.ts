@@ -234,8 +234,11 @@ export class Step {
     try {
       result = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name, idempotencyKey: key, attempt });
     } catch (error) {
-      if (!(error instanceof TerminalFailure)) await this.release(name, key, attempt, error);
-      return this.nodeFailed(error, name, []);
+      if (error instanceof TerminalFailure) return this.nodeFailed(error, name, []);
+      const released = await this.release(name, key, attempt, error);
+      return this.nodeFailed(error, name, [], released
+        ? `EFFECT_RELEASED was recorded (attempt ${attempt} is given up: the next continue calls the handler again, with the same idempotency key); the node's completion was not`
+        : undefined);
     }
     await hooks.at('effect.after-handler', { runId: this.runId, seq: this.nextSeq, node: name });
     // A result that would not read back as itself cannot be recorded: the attempt is given up, and
@@ -255,14 +258,16 @@ export class Step {
    * EFFECT_RELEASED for an attempt whose handler will not produce an outcome. Best effort: if it
    * fails (a lost race, a store error), the attempt stays as it is and the takeover rule applies.
    */
-  private async release(name: string, key: string, attempt: number, cause: unknown): Promise<void> {
+  private async release(name: string, key: string, attempt: number, cause: unknown): Promise<boolean> {
     const released: LogRecord = {
       kind: RecordKind.EFFECT_RELEASED, seq: this.nextSeq, node: utf8(name), key: utf8(key), attempt, reason: encodeReleaseReason(cause),
     };
     try {
       await this.session.append(this.nextSeq, [released], name);
+      return true;
     } catch {
       // The handler's failure is what the caller must see; the attempt is left to the takeover rule.
+      return false;
     }
   }
 
@@ -398,9 +403,10 @@ export class Step {
   /**
    * Node code failed. A TerminalFailure ends the run (RUN_FAILED, after any staged and pending
    * records); anything else writes only the staged and pending records (an EFFECT_DONE must never
-   * be lost: the outside effect happened) and stops the sequencer with a typed error.
+   * be lost: the outside effect happened) and stops the sequencer with a typed error, whose message
+   * says what was recorded (`recordedBefore`: what the caller already wrote for this failure).
    */
-  private async nodeFailed(error: unknown, name: string, pending: LogRecord[]): Promise<void> {
+  private async nodeFailed(error: unknown, name: string, pending: LogRecord[], recordedBefore?: string): Promise<void> {
     if (error instanceof TerminalFailure) {
       const seq = this.nextSeq + pending.length;
       const failed: LogRecord = {
@@ -412,7 +418,7 @@ export class Step {
     if (pending.length > 0) await this.session.append(this.nextSeq, pending, name);
     else if (this.session.hasStaged) await this.session.flushQuietly();
     if (error instanceof RemitError) throw error;
-    const recorded = pending.length === 0 ? undefined
+    const recorded = pending.length === 0 ? recordedBefore
       : `${pending.map((r) => kindName(r.kind)).join(' and ')} ${pending.length === 1 ? 'was' : 'were'} recorded (the outside effect happened); the node's completion was not, and runs again next time`;
     throw new HandlerThrewError(this.subject(name), error, recorded);
   }

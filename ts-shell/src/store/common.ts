@@ -41,6 +41,39 @@ export function checkRunStatus(store: string, operation: string, runId: string, 
   }
 }
 
+/**
+ * The SQL condition of a recovery candidate, shared by the SQLite and PostgreSQL partial indexes
+ * and the queries that read them (a planner uses a partial index only for a query whose condition
+ * matches the index's): a hint that is not parked, completed or failed, so that NULL (unknown)
+ * and any value that is not one of the four statuses list the run. Changing it changes the
+ * indexes: a new SQLite schema version and a new PostgreSQL migration (migration 4 spells this
+ * condition out, as a published migration must never change).
+ */
+export const RECOVERY_CANDIDATE_SQL = `status IS NULL OR status NOT IN ('parked', 'completed', 'failed')`;
+
+/** The longest stored hint value a store reports as it is (longer ones are cut, with "..."). */
+const MAX_REPORTED_HINT_CHARS = 80;
+
+/**
+ * A stored hint as a store reports it (listings, `readStatusHint`): one of the four as it is;
+ * NULL as unknown; any other value (a hand edit, another program) as unknown too, with the value
+ * described in `statusHintInvalid`, never passed on as if it were a status.
+ */
+export function statusHintOf(stored: unknown): { statusHint: RunStatusHint | null; statusHintInvalid?: string } {
+  if (stored === null || stored === undefined) return { statusHint: null };
+  if (RUN_STATUS_HINTS.has(stored)) return { statusHint: stored as RunStatusHint };
+  return { statusHint: null, statusHintInvalid: describeStoredValue(stored) };
+}
+
+function describeStoredValue(value: unknown): string {
+  if (value instanceof Uint8Array) {
+    const hex = Buffer.from(value.subarray(0, MAX_REPORTED_HINT_CHARS / 2)).toString('hex');
+    return `x'${hex}'${value.length > MAX_REPORTED_HINT_CHARS / 2 ? '...' : ''} (${value.length} bytes)`;
+  }
+  const chars = [...String(value)]; // code points: a cut never splits a surrogate pair
+  return chars.length > MAX_REPORTED_HINT_CHARS ? `${chars.slice(0, MAX_REPORTED_HINT_CHARS).join('')}...` : chars.join('');
+}
+
 /** Checks every correction's run id and hint (StoreError naming the run) before anything is written. */
 export function checkCorrections(store: string, corrections: readonly RunStatusCorrection[]): void {
   for (const c of corrections) {

@@ -6,13 +6,18 @@
  */
 
 import { StoreError } from '../errors.js';
-import { bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord } from './store.js';
+import { bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, statusHintOf, type StoreClock } from './common.js';
+import type {
+  AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
+} from './store.js';
 
 interface MemoryRun {
   records: StoredRecord[];
   summary?: RecoverySummary;
-  /** The sequencer's last status hint; absent: unknown (after a repair). */
+  /**
+   * The sequencer's last status hint; absent: unknown (after a repair). The backing is reachable,
+   * so a value other than the four may be written into it by hand: it is read as unknown.
+   */
   status?: RunStatusHint;
   createdAtMs: number;
   updatedAtMs: number;
@@ -123,17 +128,21 @@ export class MemoryStore implements Store {
   async listRuns(): Promise<RunListing[]> {
     this.assertOpen('listRuns');
     return [...this.backing.runs.entries()]
-      .map(([runId, run]) => ({ runId, nextSeq: run.records.length, createdAtMs: run.createdAtMs, updatedAtMs: run.updatedAtMs }))
+      .map(([runId, run]) => ({ runId, nextSeq: run.records.length, createdAtMs: run.createdAtMs, updatedAtMs: run.updatedAtMs, ...statusHintOf(run.status) }))
       .sort((a, b) => a.createdAtMs - b.createdAtMs || a.runId.localeCompare(b.runId));
   }
 
   /** A pass over the map (in memory, so no I/O per run); the durable stores read an index. */
   async listRunsToRecover(): Promise<string[]> {
     this.assertOpen('listRunsToRecover');
-    return (await this.listRuns()).map((r) => r.runId).filter((runId) => {
-      const status = this.backing.runs.get(runId)!.status;
-      return status === undefined || status === 'running';
-    });
+    return (await this.listRuns()).filter((r) => r.statusHint === null || r.statusHint === 'running').map((r) => r.runId);
+  }
+
+  async readStatusHint(runId: string): Promise<StoredStatusHint | null> {
+    this.assertOpen('readStatusHint', runId);
+    checkStoredRunId(this.description, 'readStatusHint', runId);
+    const run = this.backing.runs.get(runId);
+    return run === undefined ? null : { ...statusHintOf(run.status), recordCount: run.records.length };
   }
 
   async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {

@@ -76,6 +76,19 @@ ALTER TABLE {schema}.runs ADD COLUMN status text CHECK (status IN ('running', 'p
 CREATE INDEX runs_to_recover ON {schema}.runs (created_at, run_id) WHERE status IS NULL OR status = 'running';
 `,
   },
+  {
+    version: 4,
+    name: 'recovery candidates by exclusion',
+    sql: `
+-- A hint that is not one of the four statuses counts as unknown, so as a recovery candidate: the
+-- index (and listRunsToRecover, whose condition must match it) holds every run whose hint is not
+-- parked, completed or failed. The CHECK of migration 3 keeps such values out of this table, but
+-- a schema whose constraint was dropped, or rows written by another program, must never hide a
+-- run. Rebuilt once (it holds only candidates); no row is rewritten.
+DROP INDEX IF EXISTS {schema}.runs_to_recover;
+CREATE INDEX runs_to_recover ON {schema}.runs (created_at, run_id) WHERE status IS NULL OR status NOT IN ('parked', 'completed', 'failed');
+`,
+  },
 ];
 
 /** Schema names are plain lower-case identifiers, so they never need escaping beyond quotes. */

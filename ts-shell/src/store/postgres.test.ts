@@ -38,6 +38,14 @@ describePg('postgres store', (url) => {
 
   describeStoreContract('postgres', () => open(), {
     openSecondHandle: (store) => open({ schema: (store as PostgresStore).schema }),
+    // A hand edit (psql). The CHECK of migration 3 refuses a value that is not a status (tested
+    // below), so for one the test drops the constraint first, as a schema changed by hand would.
+    writeStatusHint: async (store, runId, value) => {
+      const schema = `"${(store as PostgresStore).schema}"`;
+      if (!['running', 'parked', 'completed', 'failed'].includes(value)) await sql(`ALTER TABLE ${schema}.runs DROP CONSTRAINT IF EXISTS runs_status_check`);
+      const updated = await sql(`UPDATE ${schema}.runs SET status = $2 WHERE run_id = $1 RETURNING run_id`, [runId, value]);
+      expect(updated).toHaveLength(1);
+    },
   });
 
   describe('conditional append', () => {
@@ -144,6 +152,47 @@ describePg('postgres store', (url) => {
       const cols = await sql(`SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'runs' AND column_name = 'note'`, [store.schema]);
       expect(cols).toHaveLength(1);
       expect(await store.readLog('run')).toEqual(records(0, 1, 'v1')[0]);
+    });
+
+    it('migration 4 upgrades a migration-3 schema in place: the index of the runs to recover excludes only the terminal hints; rows kept', async () => {
+      const old = await open({ migrations: MIGRATIONS.slice(0, 3) });
+      await old.append('running', 0, records(0, 2, 'r'), undefined, 'running');
+      await old.append('done', 0, records(0, 2, 'd'), undefined, 'completed');
+      await old.append('unknown', 0, records(0, 1, 'u'));
+      const indexOf = async (schema: string) =>
+        (await sql<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'runs_to_recover'`, [schema]))[0]?.indexdef;
+      expect(await indexOf(old.schema)).toMatch(/status = 'running'/);
+      const store = await open({ schema: old.schema });
+      const versions = await sql<{ version: number }>(`SELECT version FROM "${store.schema}".schema_migrations ORDER BY version`);
+      expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4]);
+      expect(await indexOf(store.schema)).toMatch(/NOT IN|<> ALL/);
+      expect(await store.listRunsToRecover()).toEqual(['running', 'unknown']);
+      expect((await store.listRuns()).map((r) => [r.runId, r.statusHint])).toEqual([['running', 'running'], ['done', 'completed'], ['unknown', null]]);
+      expect(await store.readLog('done')).toEqual(concat(records(0, 2, 'd')));
+      // The candidates are read through the partial index (a plan without it is forced off).
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query('SET enable_seqscan = off');
+        const plan = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN SELECT run_id FROM "${store.schema}".runs WHERE status IS NULL OR status NOT IN ('parked', 'completed', 'failed') ORDER BY created_at, run_id`,
+        );
+        expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/runs_to_recover/);
+      } finally {
+        await client.end();
+      }
+    });
+
+    it('the CHECK of migration 3 refuses a hand-written hint that is not a status; a schema without it still lists the run', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 1, 'c'), undefined, 'completed');
+      const refused = await sql(`UPDATE "${store.schema}".runs SET status = 'bogus' WHERE run_id = 'run'`).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: '23514' });
+      expect(await store.listRunsToRecover()).toEqual([]);
+      await sql(`ALTER TABLE "${store.schema}".runs DROP CONSTRAINT runs_status_check`);
+      await sql(`UPDATE "${store.schema}".runs SET status = 'bogus' WHERE run_id = 'run'`);
+      expect(await store.listRunsToRecover()).toEqual(['run']);
+      expect(await store.readStatusHint('run')).toEqual({ statusHint: null, statusHintInvalid: 'bogus', recordCount: 1 });
     });
 
     it('refuse a schema newer than this library', async () => {

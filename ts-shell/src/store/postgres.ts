@@ -15,6 +15,8 @@
  * refused append reports (AppendOutcome.tail; see appendOnce).
  *
  * An append that changes the run's status hint sets `runs.status` in that same compare-and-set.
+ * `listRunsToRecover` reads the partial index `runs_to_recover` (migration 4): every run whose
+ * hint is not parked, completed or failed.
  *
  * Fork is one transaction: claim the target's run row (absent → TARGET_EXISTS), check the source
  * is long enough, copy rows 0..prefix-1 byte for byte, insert the fork record.
@@ -33,11 +35,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { StoreError, type ErrorSubject } from '../errors.js';
-import { checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords } from './common.js';
+import { checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf } from './common.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
 import type {
-  AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord,
+  AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
 } from './store.js';
 
 /**
@@ -313,9 +315,17 @@ export class PostgresStore implements Store {
 
   async listRuns(): Promise<RunListing[]> {
     const rows = await this.read('listRuns', {}, (c) =>
-      c.query<{ run_id: string; next_seq: number; created_ms: number; updated_ms: number }>(this.sql.listRuns),
+      c.query<{ run_id: string; next_seq: number; created_ms: number; updated_ms: number; status: string | null }>(this.sql.listRuns),
     );
-    return rows.rows.map((r) => ({ runId: r.run_id, nextSeq: r.next_seq, createdAtMs: r.created_ms, updatedAtMs: r.updated_ms }));
+    return rows.rows.map((r) => ({ runId: r.run_id, nextSeq: r.next_seq, createdAtMs: r.created_ms, updatedAtMs: r.updated_ms, ...statusHintOf(r.status) }));
+  }
+
+  /** One statement on the run row: the hint and next_seq (its record count) in one snapshot. */
+  async readStatusHint(runId: string): Promise<StoredStatusHint | null> {
+    this.checkRunId('readStatusHint', runId);
+    const rows = await this.read('readStatusHint', { runId }, (c) => c.query<{ status: string | null; next_seq: number }>(this.sql.readStatusHint, [runId]));
+    const row = rows.rows[0];
+    return row === undefined ? null : { ...statusHintOf(row.status), recordCount: row.next_seq };
   }
 
   async listRunsToRecover(): Promise<string[]> {
@@ -902,13 +912,15 @@ SELECT count(*)::int AS inserted FROM ins`,
       ORDER BY seq`,
     readFrom: `SELECT seq, bytes, (extract(epoch FROM committed_at) * 1000)::float8 AS committed_ms
       FROM ${s}.records WHERE run_id = $1 AND seq >= $2 ORDER BY seq`,
-    listRuns: `SELECT run_id, next_seq,
+    listRuns: `SELECT run_id, next_seq, status,
         (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
         (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms
       FROM ${s}.runs ORDER BY created_at, run_id`,
     claimForkTarget: `INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at, status)
       VALUES ($1, $2, now(), now(), $3::text) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
-    runsToRecover: `SELECT run_id FROM ${s}.runs WHERE status IS NULL OR status = 'running' ORDER BY created_at, run_id`,
+    // The condition of the partial index runs_to_recover (migration 4), so the planner uses it.
+    runsToRecover: `SELECT run_id FROM ${s}.runs WHERE ${RECOVERY_CANDIDATE_SQL} ORDER BY created_at, run_id`,
+    readStatusHint: `SELECT status, next_seq FROM ${s}.runs WHERE run_id = $1`,
     correctStatuses: `UPDATE ${s}.runs r SET status = c.status
       FROM unnest($1::text[], $2::int[], $3::text[]) AS c(run_id, record_count, status)
       WHERE r.run_id = c.run_id AND r.next_seq = c.record_count`,

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.js';
+import type { Store } from './store.js';
 import { describeStoreContract, outcomeOf, testRecord } from '../testing/store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-sqlite-'));
@@ -20,11 +21,22 @@ function concatBytes(parts: Uint8Array[]): Uint8Array {
   return Uint8Array.from(parts.flatMap((p) => [...p]));
 }
 
+/** A hand edit of a run's hint (sqlite3 on the file), on a connection of its own. */
+async function writeStatusHint(store: Store, runId: string, value: string): Promise<void> {
+  const db = new Database((store as SqliteStore).path);
+  try {
+    expect(db.prepare('UPDATE remit_runs SET status = ? WHERE run_id = ?').run(value, runId).changes).toBe(1);
+  } finally {
+    db.close();
+  }
+}
+
 describeStoreContract('sqlite', () => new SqliteStore(freshPath()), {
   openSecondHandle: (store) => new SqliteStore((store as SqliteStore).path),
+  writeStatusHint,
 });
 
-describeStoreContract('sqlite synchronous=NORMAL', () => new SqliteStore(freshPath(), { synchronous: 'NORMAL' }));
+describeStoreContract('sqlite synchronous=NORMAL', () => new SqliteStore(freshPath(), { synchronous: 'NORMAL' }), { writeStatusHint });
 
 describe('sqlite specifics', () => {
   it('keeps committed records across close and reopen', async () => {
@@ -66,12 +78,12 @@ describe('sqlite specifics', () => {
     now = 3000;
     await store.append('a', 1, [testRecord(1)]);
     expect(await store.listRuns()).toEqual([
-      { runId: 'a', nextSeq: 2, createdAtMs: 1000, updatedAtMs: 3000 },
-      { runId: 'b', nextSeq: 2, createdAtMs: 2000, updatedAtMs: 2000 },
+      { runId: 'a', nextSeq: 2, createdAtMs: 1000, updatedAtMs: 3000, statusHint: null },
+      { runId: 'b', nextSeq: 2, createdAtMs: 2000, updatedAtMs: 2000, statusHint: null },
     ]);
     now = 4000;
     expect(await store.fork('a', 1, 'c', testRecord(1, 'fork'))).toEqual({ committed: true });
-    expect((await store.listRuns()).find((r) => r.runId === 'c')).toEqual({ runId: 'c', nextSeq: 2, createdAtMs: 4000, updatedAtMs: 4000 });
+    expect((await store.listRuns()).find((r) => r.runId === 'c')).toEqual({ runId: 'c', nextSeq: 2, createdAtMs: 4000, updatedAtMs: 4000, statusHint: null });
     await store.close();
   });
 
@@ -87,12 +99,61 @@ describe('sqlite specifics', () => {
     old.close();
     const store = new SqliteStore(path);
     expect(await store.readLog('run')).toEqual(concatBytes([testRecord(0), testRecord(1)]));
-    expect(await store.listRuns()).toEqual([{ runId: 'run', nextSeq: 2, createdAtMs: 500, updatedAtMs: 600 }]);
+    expect(await store.listRuns()).toEqual([{ runId: 'run', nextSeq: 2, createdAtMs: 500, updatedAtMs: 600, statusHint: null }]);
     expect(await store.append('run', 2, [testRecord(2)])).toEqual({ committed: true, nextSeq: 3 });
     const db = (store as unknown as { db: import('better-sqlite3').Database }).db;
     expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     expect((db.pragma('table_info(remit_runs)') as { name: string }[]).map((c) => c.name)).toEqual(['run_id', 'created_at_ms', 'status']);
     expect(await store.listRunsToRecover()).toEqual(['run']);
+    await store.close();
+  });
+
+  it('upgrades a schema-4 file in place: the index of the runs to recover lists a hint that is not a status; records and hints are kept', async () => {
+    const path = freshPath();
+    const v4 = new Database(path);
+    v4.exec(`
+      CREATE TABLE remit_runs (run_id TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL, status TEXT);
+      CREATE TABLE remit_records (run_id TEXT NOT NULL, seq INTEGER NOT NULL, bytes BLOB NOT NULL, committed_at_ms INTEGER NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+      CREATE TABLE remit_summaries (run_id TEXT PRIMARY KEY, record_count INTEGER NOT NULL, byte_length INTEGER NOT NULL, snapshot_seq INTEGER NOT NULL, summary BLOB NOT NULL) WITHOUT ROWID;
+      CREATE INDEX remit_runs_to_recover ON remit_runs (created_at_ms, run_id) WHERE status IS NULL OR status = 'running';
+      PRAGMA user_version = 4;`);
+    const hints: [string, string | null][] = [['running', 'running'], ['done', 'completed'], ['unknown', null], ['bogus', 'bogus'], ['parked', 'parked']];
+    hints.forEach(([runId, status], i) => {
+      v4.prepare('INSERT INTO remit_runs VALUES (?, ?, ?)').run(runId, 100 + i, status);
+      for (const seq of [0, 1]) v4.prepare('INSERT INTO remit_records VALUES (?, ?, ?, ?)').run(runId, seq, testRecord(seq, runId), 100 + i);
+    });
+    v4.prepare('INSERT INTO remit_summaries VALUES (?, ?, ?, ?, ?)').run('done', 2, 40, 1, Buffer.from([7, 7]));
+    // What the old index lists: the hint that is not a status is left out.
+    expect(v4.prepare(`SELECT run_id FROM remit_runs INDEXED BY remit_runs_to_recover WHERE status IS NULL OR status = 'running' ORDER BY created_at_ms, run_id`).pluck().all()).toEqual(['running', 'unknown']);
+    v4.close();
+    const store = new SqliteStore(path);
+    expect(await store.listRunsToRecover()).toEqual(['running', 'unknown', 'bogus']);
+    expect(await store.readStatusHint('bogus')).toEqual({ statusHint: null, statusHintInvalid: 'bogus', recordCount: 2 });
+    expect((await store.listRuns()).map((r) => [r.runId, r.statusHint])).toEqual(hints.map(([runId, status]) => [runId, status === 'bogus' ? null : status]));
+    for (const [runId] of hints) expect((await store.readRecords(runId)).map((r) => r.bytes)).toEqual([testRecord(0, runId), testRecord(1, runId)]);
+    expect((await store.readSummary('done'))?.summary).toEqual({ recordCount: 2, byteLength: 40, snapshotSeq: 1, summary: new Uint8Array([7, 7]) });
+    const db = (store as unknown as { db: import('better-sqlite3').Database }).db;
+    expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    const index = db.prepare(`SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = 'remit_runs_to_recover'`).pluck().get() as string;
+    expect(index).toContain(`status IS NULL OR status NOT IN ('parked', 'completed', 'failed')`);
+    // The list is read through the index, not by a scan of every run.
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT run_id FROM remit_runs WHERE status IS NULL OR status NOT IN ('parked', 'completed', 'failed') ORDER BY created_at_ms, run_id`).all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('; ')).toMatch(/USING (COVERING )?INDEX remit_runs_to_recover/);
+    await store.close();
+  });
+
+  it('reads a hint stored as a blob or a number by hand as unknown, and lists its run', async () => {
+    const path = freshPath();
+    const store = new SqliteStore(path);
+    await store.append('blob', 0, [testRecord(0)], undefined, 'completed');
+    await store.append('number', 0, [testRecord(0)], undefined, 'failed');
+    const raw = new Database(path);
+    raw.prepare('UPDATE remit_runs SET status = ? WHERE run_id = ?').run(Buffer.from('completed'), 'blob');
+    raw.prepare('UPDATE remit_runs SET status = ? WHERE run_id = ?').run(3n, 'number'); // an INTEGER: TEXT affinity stores '3'
+    raw.close();
+    expect(await store.listRunsToRecover()).toEqual(['blob', 'number']);
+    expect(await store.readStatusHint('blob')).toEqual({ statusHint: null, statusHintInvalid: `x'${Buffer.from('completed').toString('hex')}' (9 bytes)`, recordCount: 1 });
+    expect(await store.readStatusHint('number')).toEqual({ statusHint: null, statusHintInvalid: '3', recordCount: 1 });
     await store.close();
   });
 

@@ -21,7 +21,8 @@
  *   creation time that `listRuns` reports. Its next seq and last commit time come from the records.
  *   Its `status` is the sequencer's status hint, rewritten (in the append's transaction) only by
  *   the batches that change it, so a step writes nothing more; a partial index on the runs whose
- *   hint is running or unknown (NULL) makes `listRunsToRecover` cost what it returns.
+ *   hint is not parked, completed or failed (running, unknown: NULL, or a value that is not a
+ *   status, written by hand) makes `listRunsToRecover` cost what it returns.
  */
 
 import { statSync } from 'node:fs';
@@ -30,8 +31,12 @@ import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { OptionInvalidError, RemitError, StoreError, StoreNotFoundError } from '../errors.js';
 import { ensureDirectory } from '../files.js';
-import { bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, type StoreClock } from './common.js';
-import type { AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord } from './store.js';
+import {
+  bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, type StoreClock,
+} from './common.js';
+import type {
+  AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
+} from './store.js';
 
 export interface SqliteStoreOptions {
   /** 'FULL' (default): durable against power loss. 'NORMAL': durable against process crashes only. */
@@ -49,9 +54,10 @@ export interface SqliteStoreOptions {
 
 /**
  * `PRAGMA user_version` of the layout below. Version 1 (or 0) kept next_seq in remit_runs;
- * version 3 had no status column in remit_runs.
+ * version 3 had no status column in remit_runs; version 4's index of the runs to recover held only
+ * the hints running and NULL (a hint that is not a status was left out of it).
  */
-export const SQLITE_SCHEMA_VERSION = 4;
+export const SQLITE_SCHEMA_VERSION = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS remit_runs (
@@ -91,7 +97,9 @@ function loadBetterSqlite3(): typeof Database {
 const MAX_ROWS_PER_INSERT = 64;
 type SummaryRow = { record_count: number; byte_length: number; snapshot_seq: number; summary: Buffer };
 type StoredRow = { seq: number; bytes: Buffer; committed_at_ms: number };
-type ListingRow = { run_id: string; created_at_ms: number; last_seq: number | null; updated_at_ms: number | null };
+type ListingRow = { run_id: string; created_at_ms: number; last_seq: number | null; updated_at_ms: number | null; status: unknown };
+/** `status` is unknown: a hand edit may have stored any value (TEXT affinity keeps blobs as they are). */
+type HintRow = { status: unknown; last_seq: number | null };
 
 /**
  * Every statement the store runs, each prepared at its first use and kept for the connection.
@@ -131,14 +139,19 @@ function prepareStatements(db: Db) {
     correctStatus: () => db.prepare<[RunStatusHint, string, string, number]>(
       'UPDATE remit_runs SET status = ? WHERE run_id = ? AND (SELECT max(seq) FROM remit_records WHERE run_id = ?) = ?',
     ),
+    /** Through the partial index remit_runs_to_recover: the same condition, and its order. */
     runsToRecover: () => db.prepare<[], string>(
-      `SELECT run_id FROM remit_runs WHERE status IS NULL OR status = 'running' ORDER BY created_at_ms, run_id`,
+      `SELECT run_id FROM remit_runs WHERE ${RECOVERY_CANDIDATE_SQL} ORDER BY created_at_ms, run_id`,
     ).pluck(),
+    /** One statement, one snapshot: the hint and the run's last seq. */
+    readStatusHint: () => db.prepare<[string], HintRow>(
+      'SELECT r.status, (SELECT max(seq) FROM remit_records x WHERE x.run_id = r.run_id) AS last_seq FROM remit_runs r WHERE r.run_id = ?',
+    ),
     copyPrefix: () => db.prepare<[string, string, number]>(
       'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq < ?',
     ),
     listRuns: () => db.prepare<[], ListingRow>(
-      `SELECT r.run_id, r.created_at_ms,
+      `SELECT r.run_id, r.created_at_ms, r.status,
          (SELECT max(seq) FROM remit_records x WHERE x.run_id = r.run_id) AS last_seq,
          (SELECT committed_at_ms FROM remit_records x WHERE x.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS updated_at_ms
        FROM remit_runs r ORDER BY r.created_at_ms, r.run_id`,
@@ -221,7 +234,10 @@ function checkFileExists(description: string, path: string): void {
  * next_seq and an updated_at_ms column in remit_runs, rewritten at every append; both are dropped
  * (they are derived from the records now). Version 4 adds the status hint: NULL (unknown) for
  * every run already stored, so each is a recovery candidate until recoverAll has looked at it.
- * Records are never touched.
+ * Version 5 rebuilds the partial index of the candidates with the condition RECOVERY_CANDIDATE_SQL
+ * (every hint but parked, completed and failed; version 4's held only running and NULL, so a value
+ * that is not a status hid its run); the index holds only candidates, so the rebuild is one pass
+ * over remit_runs. Records and hints are never touched.
  */
 function migrate(db: Db): void {
   const version = db.pragma('user_version', { simple: true }) as number;
@@ -231,7 +247,8 @@ function migrate(db: Db): void {
     if (columns.has(obsolete)) db.exec(`ALTER TABLE remit_runs DROP COLUMN ${obsolete}`);
   }
   if (!columns.has('status')) db.exec('ALTER TABLE remit_runs ADD COLUMN status TEXT');
-  db.exec(`CREATE INDEX IF NOT EXISTS remit_runs_to_recover ON remit_runs (created_at_ms, run_id) WHERE status IS NULL OR status = 'running'`);
+  db.exec('DROP INDEX IF EXISTS remit_runs_to_recover');
+  db.exec(`CREATE INDEX remit_runs_to_recover ON remit_runs (created_at_ms, run_id) WHERE ${RECOVERY_CANDIDATE_SQL}`);
   db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
 }
 
@@ -454,12 +471,19 @@ export class SqliteStore implements Store {
         nextSeq: nextSeqOf(row.last_seq),
         createdAtMs: row.created_at_ms,
         updatedAtMs: row.updated_at_ms ?? row.created_at_ms,
+        ...statusHintOf(row.status),
       })),
     );
   }
 
   async listRunsToRecover(): Promise<string[]> {
     return this.wrap('listRunsToRecover', {}, () => this.statements.runsToRecover.all());
+  }
+
+  async readStatusHint(runId: string): Promise<StoredStatusHint | null> {
+    checkStoredRunId(this.description, 'readStatusHint', runId);
+    const row = this.wrap('readStatusHint', { runId }, () => this.statements.readStatusHint.get(runId));
+    return row === undefined ? null : { ...statusHintOf(row.status), recordCount: nextSeqOf(row.last_seq) };
   }
 
   async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {

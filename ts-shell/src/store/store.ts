@@ -36,6 +36,14 @@ export interface RunListing {
   nextSeq: number;
   createdAtMs: number;
   updatedAtMs: number;
+  /**
+   * The run's status hint, read in the same snapshot as `nextSeq`, from a store that keeps hints
+   * (absent from one that does not): one of the four, or null when it is unknown (none stored, or
+   * a stored value that is not one of the four: then `statusHintInvalid` holds it).
+   */
+  statusHint?: RunStatusHint | null;
+  /** A stored hint that is not one of the four statuses (a hand edit, another program), as stored; it counts as unknown. */
+  statusHintInvalid?: string;
 }
 
 /**
@@ -64,6 +72,18 @@ export interface RunRead {
  * `listRunsToRecover`; the log is the truth.
  */
 export type RunStatusHint = 'running' | 'parked' | 'completed' | 'failed';
+
+/**
+ * A run's stored status hint as `Store.readStatusHint` reads it, with the run's record count in the
+ * same snapshot (the log the hint can be compared with).
+ */
+export interface StoredStatusHint {
+  /** One of the four; null: unknown (none stored, or a stored value that is not a status). */
+  statusHint: RunStatusHint | null;
+  /** A stored value that is not one of the four statuses, as stored (read as unknown); absent otherwise. */
+  statusHintInvalid?: string;
+  recordCount: number;
+}
 
 /** A status hint found stale by reading the run: what it is at `recordCount` records. */
 export interface RunStatusCorrection {
@@ -135,12 +155,23 @@ export interface Store {
   /**
    * Optional capability: the ids of the runs that may need recovery, in `listRuns` order: those
    * whose status hint is 'running' or unknown (no hint: written before the store kept hints, or
-   * after `removeLastRecord`). Its cost follows the number of such runs, not of all stored runs.
-   * A hint, never trusted: `Remit.recoverAll` recovers each listed run and continues only those
-   * the core finds running. What must hold: every run whose log recovers as running is listed
-   * (the list is a superset). Without it, recoverAll reads every run.
+   * after `removeLastRecord`; or a stored value that is not one of the four statuses, which no
+   * REMIT store writes but a hand edit or another program may). Only 'parked', 'completed' and
+   * 'failed' leave a run out. Its cost follows the number of such runs, not of all stored runs.
+   * `Remit.recoverAll` recovers each listed run and continues only those the core finds running;
+   * it does not read the runs left out, so a terminal hint written by hand on a running run hides
+   * it until `Remit.scrub` finds the disagreement and `Remit.repair` corrects the hint. What must
+   * hold: every run whose log recovers as running and whose hint the sequencer (or a correction)
+   * wrote is listed (the list is a superset). Without it, recoverAll reads every run.
    */
   listRunsToRecover?(): Promise<string[]>;
+
+  /**
+   * Optional, with `listRunsToRecover`: the run's stored status hint and record count, read in one
+   * snapshot (`Remit.scrub` compares the hint with the log), or null when the store holds no run
+   * of that id. A stored value that is not one of the four is reported as unknown, with the value.
+   */
+  readStatusHint?(runId: string): Promise<StoredStatusHint | null>;
 
   /**
    * Optional, with `listRunsToRecover`: replace each listed run's status hint, only if the run

@@ -20,6 +20,12 @@ export type OpenStore = () => Store | Promise<Store>;
 export interface StoreContractOptions {
   /** Opens a second handle on the same data as `store` (another connection or view), if possible. */
   openSecondHandle?: (store: Store) => Store | Promise<Store>;
+  /**
+   * Writes run `runId`'s stored status hint as `value` exactly, past the store's own checks, as a
+   * hand edit (sqlite3, psql) or another program would: one of the four statuses, or any other
+   * text. For the tests of hints the sequencer did not write; they are skipped without it.
+   */
+  writeStatusHint?: (store: Store, runId: string, value: string) => Promise<void>;
 }
 
 /** An append's outcome without commit times (the store's clock), for exact comparison. */
@@ -419,6 +425,58 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         expect(await store.listRunsToRecover!()).toEqual([]);
         await store.append('run-a', 2, records(2, 1), undefined, 'running');
         expect(await store.correctRunStatuses!([{ runId: 'run-a', recordCount: 2, runStatus: 'completed' }])).toBe(0);
+        expect(await store.listRunsToRecover!()).toEqual(['run-a']);
+      });
+
+      it('readStatusHint (if the store has it) reads the hint with the run\'s record count; null for a run it does not hold', async () => {
+        const store = await hinted();
+        if (store?.readStatusHint === undefined) return;
+        expect(await store.readStatusHint('missing')).toBeNull();
+        await store.append('run-a', 0, records(0, 2));
+        expect(await store.readStatusHint('run-a')).toEqual({ statusHint: null, recordCount: 2 });
+        await store.append('run-a', 2, records(2, 1), undefined, 'parked');
+        expect(await store.readStatusHint('run-a')).toEqual({ statusHint: 'parked', recordCount: 3 });
+        await store.append('run-a', 3, records(3, 1));
+        expect(await store.readStatusHint('run-a')).toEqual({ statusHint: 'parked', recordCount: 4 });
+        const listed = (await store.listRuns()).find((r) => r.runId === 'run-a');
+        if (listed?.statusHint !== undefined) expect(listed).toMatchObject({ nextSeq: 4, statusHint: 'parked' });
+      });
+
+      it('a stored hint that is not one of the four counts as unknown: listed to recover, never reported as a status, corrected like any hint', async () => {
+        const store = await hinted();
+        if (store === undefined || options.writeStatusHint === undefined) return;
+        await store.append('run-a', 0, records(0, 2), undefined, 'running');
+        await store.append('run-b', 0, records(0, 1), undefined, 'completed');
+        await store.append('run-c', 0, records(0, 1), undefined, 'completed');
+        for (const [runId, value] of [['run-a', 'bogus'], ['run-b', 'Completed'], ['run-c', 'done\u001b[2J']] as const) {
+          await options.writeStatusHint(store, runId, value);
+        }
+        const order = (await store.listRuns()).map((r) => r.runId).filter((id) => id.startsWith('run-'));
+        expect(await store.listRunsToRecover!()).toEqual(order);
+        if (store.readStatusHint !== undefined) {
+          expect(await store.readStatusHint('run-a')).toEqual({ statusHint: null, statusHintInvalid: 'bogus', recordCount: 2 });
+          expect(await store.readStatusHint('run-b')).toEqual({ statusHint: null, statusHintInvalid: 'Completed', recordCount: 1 });
+          expect(await store.readStatusHint('run-c')).toEqual({ statusHint: null, statusHintInvalid: 'done\u001b[2J', recordCount: 1 });
+        }
+        for (const listing of await store.listRuns()) {
+          if (listing.statusHint !== undefined) expect(listing.statusHint, `listing of ${listing.runId}`).toBeNull();
+        }
+        expect(await store.correctRunStatuses!([{ runId: 'run-a', recordCount: 2, runStatus: 'running' }, { runId: 'run-b', recordCount: 1, runStatus: 'completed' }])).toBe(2);
+        expect(await store.listRunsToRecover!()).toEqual(order.filter((id) => id !== 'run-b'));
+        expect(await store.readStatusHint?.('run-a')).toEqual(store.readStatusHint === undefined ? undefined : { statusHint: 'running', recordCount: 2 });
+        expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual(records(0, 2));
+      });
+
+      it('a terminal hint written over a running run hides it from listRunsToRecover (the index is trusted); it is read back as stored, and a correction lists the run again', async () => {
+        const store = await hinted();
+        if (store === undefined || options.writeStatusHint === undefined) return;
+        await store.append('run-a', 0, records(0, 3), undefined, 'running');
+        await options.writeStatusHint(store, 'run-a', 'completed');
+        expect(await store.listRunsToRecover!()).toEqual([]);
+        expect(await store.readStatusHint?.('run-a')).toEqual(store.readStatusHint === undefined ? undefined : { statusHint: 'completed', recordCount: 3 });
+        const listed = (await store.listRuns()).find((r) => r.runId === 'run-a');
+        if (listed?.statusHint !== undefined) expect(listed.statusHint).toBe('completed');
+        expect(await store.correctRunStatuses!([{ runId: 'run-a', recordCount: 3, runStatus: 'running' }])).toBe(1);
         expect(await store.listRunsToRecover!()).toEqual(['run-a']);
       });
 

@@ -7,6 +7,13 @@
  * (a function route is "dynamic"), the state schema and each interrupt's resume schema as JSON
  * Schema (zod 4's `z.toJSONSchema`; a schema it cannot represent is recorded as unrepresentable,
  * so changes inside it go unnoticed: keep a version bump for those).
+ *
+ * Format 2 (current) records each schema normalized (normalizeSchema): what does not change which
+ * values a schema accepts or what it returns is left out, so that reordering an object's fields or
+ * adding a `.describe()` does not refuse every run started before. Format 1 (the first releases)
+ * recorded the JSON Schema as zod wrote it, so its fingerprint changed with the order of `required`
+ * and with descriptions; a workflow keeps that fingerprint too (`formerFingerprints`), so runs
+ * started under format 1 continue under the same definition after an upgrade.
  */
 
 import { createHash } from 'node:crypto';
@@ -14,7 +21,8 @@ import { z } from 'zod';
 import { canonicalJson, isPlainObject, utf8, type Json } from '../json.js';
 import type { NodeDefinition } from './workflow.js';
 
-export const DESCRIPTOR_FORMAT = 1;
+/** The descriptor format new runs record (see the header comment for what changed in 2). */
+export const DESCRIPTOR_FORMAT = 2;
 
 export interface NodeDescriptor {
   name: string;
@@ -42,22 +50,24 @@ interface DescribableWorkflow {
   nodeOrder: readonly string[];
 }
 
-export function describeWorkflow(wf: DescribableWorkflow): WorkflowDescriptor {
+/** The workflow's descriptor in `format` (the current one unless a former fingerprint is computed). */
+export function describeWorkflow(wf: DescribableWorkflow, format: 1 | 2 = DESCRIPTOR_FORMAT): WorkflowDescriptor {
+  const describe = (schema: z.ZodType): Json => (format === 1 ? schemaDescriptor(schema) : normalizeSchema(schemaDescriptor(schema)));
   return {
-    format: DESCRIPTOR_FORMAT,
+    format,
     name: wf.name,
     version: wf.version,
     start: wf.start,
-    state: schemaDescriptor(wf.stateSchema),
-    nodes: wf.nodeOrder.map((name) => nodeDescriptor(wf.nodes.get(name)!)),
+    state: describe(wf.stateSchema),
+    nodes: wf.nodeOrder.map((name) => nodeDescriptor(wf.nodes.get(name)!, describe)),
   };
 }
 
-function nodeDescriptor(def: NodeDefinition<any>): NodeDescriptor {
+function nodeDescriptor(def: NodeDefinition<any>, describe: (schema: z.ZodType) => Json): NodeDescriptor {
   const next = def.spec.next;
   const route = typeof next === 'function' ? { dynamic: true as const } : next === '__end__' ? null : next;
   const out: NodeDescriptor = { name: def.name, kind: def.kind, next: route };
-  if (def.kind === 'interrupt') out.resume = schemaDescriptor(def.spec.resume);
+  if (def.kind === 'interrupt') out.resume = describe(def.spec.resume);
   return out;
 }
 
@@ -71,8 +81,46 @@ function schemaDescriptor(schema: z.ZodType): Json {
   }
 }
 
+/** Keywords that describe a schema without changing what it accepts or returns. */
+const ANNOTATION_KEYWORDS = new Set(['title', 'description', 'examples', '$comment', 'deprecated']);
+/** Keywords whose value is a map from names to schemas. */
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/** Keywords whose value is a schema, or an array of schemas. */
+const SCHEMA_KEYWORDS = new Set([
+  'items', 'prefixItems', 'additionalItems', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems',
+  'propertyNames', 'contains', 'not', 'if', 'then', 'else', 'allOf', 'anyOf', 'oneOf', 'contentSchema',
+]);
+/** Keywords whose value is a set written as an array: its order means nothing. */
+const SET_KEYWORDS = new Set(['required', 'enum']);
+
+/**
+ * A JSON Schema with its annotations removed and its sets sorted, at every schema position (a
+ * property *named* "description" is kept: only keywords are dropped). Every other keyword is kept
+ * as it is, so any change that may change what the schema accepts still changes the fingerprint.
+ */
+export function normalizeSchema(schema: Json): Json {
+  if (!isPlainObject(schema)) return schema;
+  const out: Record<string, Json> = Object.create(null);
+  for (const [key, value] of Object.entries(schema)) {
+    if (ANNOTATION_KEYWORDS.has(key)) continue;
+    if (SCHEMA_MAP_KEYWORDS.has(key) && isPlainObject(value)) {
+      const map: Record<string, Json> = Object.create(null);
+      for (const [name, sub] of Object.entries(value)) map[name] = normalizeSchema(sub);
+      out[key] = map;
+    } else if (SCHEMA_KEYWORDS.has(key)) {
+      out[key] = Array.isArray(value) ? value.map(normalizeSchema) : normalizeSchema(value);
+    } else if (SET_KEYWORDS.has(key) && Array.isArray(value)) {
+      out[key] = value.map((v) => ({ v, text: canonicalJson(v) })).sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0)).map((e) => e.v);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/** The canonical text a fingerprint hashes. Format 1 kept the first releases' text: keys named `__proto__` dropped. */
 export function canonicalDescriptor(descriptor: WorkflowDescriptor): string {
-  return canonicalJson(descriptor);
+  return descriptor.format === 1 ? canonicalJson(descriptor, { dropProtoKeys: true }) : canonicalJson(descriptor);
 }
 
 export function fingerprintOf(descriptor: WorkflowDescriptor): Uint8Array {
@@ -87,7 +135,13 @@ export function diffDescriptors(recorded: WorkflowDescriptor, current: WorkflowD
   if (recorded.start !== current.start) out.push(`start node changed from ${recorded.start} to ${current.start}`);
   out.push(...diffNodes(recorded.nodes ?? [], current.nodes ?? []));
   out.push(...diffSchema('state schema', recorded.state, current.state));
-  if (out.length === 0 && canonicalJson(recorded) !== canonicalJson(current)) out.push('the definition descriptor differs');
+  if (out.length > 0) return out;
+  if (recorded.format === 1) {
+    // Normalized, the two are the same: what changed is what format 1 counted and format 2 does not.
+    out.push('the order of required fields or a schema description changed, and this run was started under descriptor format 1, which counts them: restore them as they were, or fork the run');
+  } else if (canonicalJson(recorded) !== canonicalJson(current)) {
+    out.push('the definition descriptor differs');
+  }
   return out;
 }
 
@@ -117,7 +171,10 @@ function routeText(next: NodeDescriptor['next']): string {
 }
 
 /** Names changed top-level properties of an object schema; otherwise says the schema changed. */
-function diffSchema(what: string, recorded: Json, current: Json): string[] {
+function diffSchema(what: string, recordedSchema: Json, currentSchema: Json): string[] {
+  // Compared normalized: a run recorded in format 1 is not told of descriptions or field order.
+  const recorded = normalizeSchema(recordedSchema);
+  const current = normalizeSchema(currentSchema);
   if (canonicalJson(recorded) === canonicalJson(current)) return [];
   const oldProps = objectProperties(recorded);
   const newProps = objectProperties(current);

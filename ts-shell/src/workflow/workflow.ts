@@ -120,6 +120,12 @@ export interface Workflow<S = any, Input = any> {
   /** SHA-256 of the canonical descriptor (32 bytes), and its hex form. */
   readonly fingerprint: Uint8Array;
   readonly fingerprintHex: string;
+  /**
+   * The hex fingerprints of this same definition under earlier descriptor formats (format 1):
+   * a run whose RUN_STARTED records one of them was started by an earlier release under this
+   * definition, and continues.
+   */
+  readonly formerFingerprints: readonly string[];
 }
 
 export type StateOf<W> = W extends Workflow<infer S, any> ? S : never;
@@ -190,6 +196,7 @@ export class WorkflowBuilder<S, Input> {
     // The descriptor describes the schemas as written; the workflow validates with guarded ones.
     const descriptor = describeWorkflow({ name: wf, version, start, stateSchema: this.options.state, nodes, nodeOrder });
     const fingerprint = fingerprintOf(descriptor);
+    const formerFingerprints = Object.freeze([Buffer.from(fingerprintOf(describeWorkflow({ name: wf, version, start, stateSchema: this.options.state, nodes, nodeOrder }, 1))).toString('hex')]);
     const guardedNodes = new Map<string, NodeDefinition<S>>();
     for (const def of this.definitions) {
       guardedNodes.set(def.name, def.kind === 'interrupt'
@@ -207,6 +214,7 @@ export class WorkflowBuilder<S, Input> {
       descriptor,
       fingerprint,
       fingerprintHex: Buffer.from(fingerprint).toString('hex'),
+      formerFingerprints,
     });
   }
 

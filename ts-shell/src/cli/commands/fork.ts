@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { shown } from '../../display.js';
 import { suggestCommand } from '../../errors.js';
 import { openSession, parseSeq, print } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
@@ -21,11 +22,11 @@ export const forkCommand: CommandModule = {
         try {
           const fork = await session.remit.fork(runId, seq, { intent: opts.intent, ...(opts.runId !== undefined ? { newRunId: opts.runId } : {}) });
           if (!opts.continue) {
-            print(session.options, fork, () => `forked ${fork.sourceRunId} at seq ${fork.checkpointSeq} into ${fork.runId}\n  continue with: ${suggestCommand('continue', fork.runId)}`);
+            print(session.options, fork, () => shown`forked ${fork.sourceRunId} at seq ${fork.checkpointSeq} into ${fork.runId}\n  continue with: ${suggestCommand('continue', fork.runId)}`);
             return;
           }
           const result = await session.remit.continueRun(fork.runId);
-          print(session.options, { fork, result }, () => `forked ${fork.sourceRunId} at seq ${fork.checkpointSeq} into ${fork.runId}\n${describeResult(result)}`);
+          print(session.options, { fork, result }, () => `${shown`forked ${fork.sourceRunId} at seq ${fork.checkpointSeq} into ${fork.runId}`}\n${describeResult(result)}`);
           process.exitCode = exitCodeForResult(result);
         } finally {
           await session.close();

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { shown } from '../../display.js';
 import { suggestCommand } from '../../errors.js';
 import { openSession, print } from '../context.js';
 import type { CommandModule } from '../registry.js';
@@ -8,7 +9,7 @@ export const repairCommand: CommandModule = {
   register(program: Command) {
     program
       .command('repair')
-      .description('remove a torn or empty last record of a damaged run, only when losing it is the same as a crash before it was written (refuses otherwise; exit 7); on a sound log, delete a stored recovery summary that disagrees with it')
+      .description('remove a torn or empty last record of a damaged run, only when losing it is the same as a crash before it was written (refuses otherwise; exit 7); on a sound log, correct a status hint and delete a stored recovery summary that disagree with it')
       .argument('<runId>', 'the damaged run (see `remit runs` and `remit inspect`)')
       .action(async (runId: string, _opts: unknown, command: Command) => {
         const session = await openSession(command, { workflows: 'optional' });
@@ -16,12 +17,12 @@ export const repairCommand: CommandModule = {
           const repaired = await session.remit.repair(runId);
           print(session.options, repaired, () =>
             repaired.removedSeq === null
-              ? `run ${runId}: ${repaired.note}`
+              ? shown`run ${runId}: ${repaired.note}`
               : [
-                  `run ${runId}: removed the damaged record at seq ${repaired.removedSeq}` +
+                  shown`run ${runId}: removed the damaged record at seq ${repaired.removedSeq}` +
                     `${repaired.removedKind === null ? '' : ` (kind ${repaired.removedKind})`}, ${repaired.removedBytes} bytes; head seq ${repaired.headSeq}`,
-                  `  ${repaired.note}`,
-                  `  continue with: ${suggestCommand('continue', runId)}`,
+                  shown`  ${repaired.note}`,
+                  shown`  continue with: ${suggestCommand('continue', runId)}`,
                 ].join('\n'),
           );
         } finally {

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
+import { shown } from '../../display.js';
 import { suggestCommand } from '../../errors.js';
 import { isoTime, table } from '../../inspect.js';
 import { openSession, print } from '../context.js';
-import type { RunSummary } from '../../remit.js';
+import { describeStoredHint, type RunSummary } from '../../remit.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandModule } from '../registry.js';
 
@@ -15,24 +16,35 @@ function damageNote(run: RunSummary): string {
   return d.code === 'NO_RECORDS' ? `${what}: ${d.advice}` : `${what}: not repairable, see ${suggestCommand('inspect', run.runId)}`;
 }
 
+/** On a run whose stored status hint disagrees with its log: the hint and the command that corrects it. */
+function hintNote(run: RunSummary): string {
+  if (run.statusHintAgrees !== false) return '';
+  return `status hint ${describeStoredHint({ statusHint: run.statusHint ?? null, ...(run.statusHintInvalid === undefined ? {} : { statusHintInvalid: run.statusHintInvalid }) })} disagrees with the log (${run.status}): ${suggestCommand('repair', run.runId)}`;
+}
+
+/** Whether `runs` exits 7: a damaged run, or a status hint that disagrees with its log (as scrub). */
+function hasProblem(run: RunSummary): boolean {
+  return run.damage !== undefined || run.statusHintAgrees === false;
+}
+
 export const runsCommand: CommandModule = {
   name: 'runs',
   register(program: Command) {
     program
       .command('runs')
-      .description('list the runs in the database with their status; exit 7 when any is damaged')
+      .description('list the runs in the database with their status; exit 7 when any is damaged or its status hint disagrees with its log')
       .action(async (_opts: unknown, command: Command) => {
         const session = await openSession(command, { workflows: 'optional' });
         try {
           const runs = await session.remit.runs();
           print(session.options, runs, () => {
-            if (runs.length === 0) return `no runs in ${session.dbPath}`;
+            if (runs.length === 0) return shown`no runs in ${session.dbPath}`;
             const rows = runs.map((r) => [
-              r.runId, r.workflow, r.status, String(r.headSeq), isoTime(r.updatedAtMs), r.interruptId ?? damageNote(r),
+              r.runId, r.workflow, r.status, String(r.headSeq), isoTime(r.updatedAtMs), [r.interruptId ?? damageNote(r), hintNote(r)].filter((note) => note !== '').join('; '),
             ]);
-            return table(['run', 'workflow', 'status', 'head', 'updated', 'awaiting / damage'], rows, [false, false, false, true]).join('\n');
+            return table(['run', 'workflow', 'status', 'head', 'updated', 'awaiting / damage / hint'], rows, [false, false, false, true]).join('\n');
           });
-          if (runs.some((r) => r.damage !== undefined)) process.exitCode = ExitCode.LOG_DAMAGED;
+          if (runs.some(hasProblem)) process.exitCode = ExitCode.LOG_DAMAGED;
         } finally {
           await session.close();
         }

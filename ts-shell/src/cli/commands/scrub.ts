@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
+import { displayText } from '../../display.js';
 import { RemitError, suggestCommand } from '../../errors.js';
-import type { ScrubReport } from '../../remit.js';
+import { describeStoredHint, type ScrubReport } from '../../remit.js';
 import { openSession, print, UsageError } from '../context.js';
+import { hintDisagreement } from '../output.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandModule } from '../registry.js';
 
-/** Whether a report shows a problem: a damaged record, or a stored summary that disagrees with the log. */
+/** Whether a report shows a problem: a damaged record, a stored summary or a status hint that disagrees with the log. */
 function hasProblem(report: ScrubReport): boolean {
-  return report.damage !== null || report.summaryAgrees === false;
+  return report.damage !== null || report.summaryAgrees === false || report.statusHintAgrees === false;
 }
 
 /** One line per run: what was found first (naming the damaged record's seq), then what was checked. */
@@ -19,9 +21,17 @@ function describeReport(report: ScrubReport): string {
   const d = report.damage;
   if (d !== null) return `run ${report.runId}: DAMAGED at seq ${d.seq}: ${d.code} (${d.kind}): ${d.advice}; ${checked}, ${summary}`;
   if (report.summaryAgrees === false) {
-    return `run ${report.runId}: SUMMARY DISAGREES: the stored summary (${report.summaryRecords} records) is not the one the core computes from the log (docs/guide.md, "Fresh-process resume"): ${suggestCommand('repair', report.runId)} deletes it; ${checked}`;
+    const hint = report.statusHintAgrees === false ? `; STATUS HINT DISAGREES: ${hintDisagreement(report.runId, report, report.logStatus ?? '?')}` : '';
+    return `run ${report.runId}: SUMMARY DISAGREES: the stored summary (${report.summaryRecords} records) is not the one the core computes from the log (docs/guide.md, "Fresh-process resume"): ${suggestCommand('repair', report.runId)} deletes it${hint}; ${checked}`;
   }
-  return `run ${report.runId}: ok, ${checked}, ${summary}`;
+  if (report.statusHintAgrees === false) {
+    return `run ${report.runId}: STATUS HINT DISAGREES: ${hintDisagreement(report.runId, report, report.logStatus ?? '?')}; ${checked}, ${summary}`;
+  }
+  const hint =
+    report.statusHintAgrees === true ? `status hint ${report.statusHint} agrees`
+    : report.statusHint === null && report.statusHintInvalid === undefined ? 'no status hint'
+    : `status hint ${describeStoredHint(report)} not compared`;
+  return `run ${report.runId}: ok, ${checked}, ${summary}, ${hint}`;
 }
 
 export const scrubCommand: CommandModule = {
@@ -29,7 +39,7 @@ export const scrubCommand: CommandModule = {
   register(program: Command) {
     program
       .command('scrub')
-      .description('re-verify every record of a run (or of every run, --all) and its stored recovery summary against the whole log; exit 7 when any run is damaged or its summary disagrees')
+      .description('re-verify every record of a run (or of every run, --all), its stored recovery summary and its status hint against the whole log; exit 7 when any run is damaged or its summary or status hint disagrees')
       .argument('[runId]', 'the run to scrub')
       .option('--all', 'scrub every run in the database', false)
       .action(async (runId: string | undefined, opts: { all: boolean }, command: Command) => {
@@ -38,12 +48,14 @@ export const scrubCommand: CommandModule = {
         try {
           if (runId !== undefined) {
             const report = await session.remit.scrub(runId);
-            print(session.options, report, () => describeReport(report));
+            // A report is one line: escaped whole, so that the log's text in it prints no control character (display.ts).
+            print(session.options, report, () => displayText(describeReport(report)));
             if (hasProblem(report)) process.exitCode = ExitCode.LOG_DAMAGED;
             return;
           }
-          // One run that cannot be scrubbed (listed without records, or a store error reading it)
-          // is a problem of that run: the others are still scrubbed and reported.
+          // One run that cannot be scrubbed (a store error reading it) is a problem of that run: the
+          // others are still scrubbed and reported. (A run listed without records is scrubbed: its
+          // report names the damage, NO_RECORDS.)
           const reports: ScrubReport[] = [];
           const failures: { runId: string; error: unknown }[] = [];
           for (const listing of await session.remit.store.listRuns()) {
@@ -63,7 +75,7 @@ export const scrubCommand: CommandModule = {
               ...problems.map(describeReport),
               ...failures.map((f) => `run ${f.runId}: NOT SCRUBBED: ${(f.error as { code: string }).code}: ${(f.error as { message: string }).message}`),
               `scrubbed ${scrubbed} runs in ${session.dbPath}: ${problemCount === 0 ? 'no problems' : `${problemCount} with problems`}`,
-            ].join('\n'),
+            ].map(displayText).join('\n'),
           );
           if (problemCount > 0) process.exitCode = ExitCode.LOG_DAMAGED;
         } finally {

@@ -1,0 +1,40 @@
+/**
+ * Text from a log, a workflow or a caller (workflow and node names, versions, run and interrupt
+ * ids, fail() codes and messages, state, fork intents, error messages) made safe to print to a
+ * terminal: the one escaping every human-readable output uses (`renderInspection`, the CLI).
+ * A name holding ESC [2J, a carriage return or a newline could otherwise clear the screen, move the
+ * cursor or forge a line of a table. JSON output (`--json`) is not escaped: JSON.stringify keeps
+ * values exact.
+ */
+
+/**
+ * What is escaped: C0 controls (U+0000–U+001F: tab, newline and carriage return too), DEL
+ * (U+007F), C1 controls (U+0080–U+009F), the line and paragraph separators (U+2028, U+2029), the
+ * bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: an override
+ * shows text in another order than it is), a lone UTF-16 surrogate, and a backslash that starts
+ * `\u{` (so that the escaping is reversible). Other characters (é, 日本, emoji) are kept as they are.
+ */
+const ESCAPED = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]|\\(?=u\{)/u;
+const ESCAPED_ALL = new RegExp(ESCAPED.source, 'gu');
+
+/**
+ * `text` with each character above written as `\u{` its code point in lower-case hex `}` (ESC is
+ * `\u{1b}`, a newline `\u{a}`, a backslash before `u{` is `\u{5c}`). Reversible: reading every
+ * `\u{hex}` back as its character gives `text` again, so distinct texts stay distinct. A text
+ * with none of them is returned as it is.
+ */
+export function displayText(text: string): string {
+  if (!ESCAPED.test(text)) return text;
+  return text.replace(ESCAPED_ALL, (character) => `\\u{${character.codePointAt(0)!.toString(16)}}`);
+}
+
+/**
+ * A template literal whose substitutions are printed with displayText (the literal parts are the
+ * program's own text): shown`run ${runId}: ${message}`. Substitutions are turned into strings
+ * first; a substitution that is itself shown`...` would be escaped twice, so nest plain templates.
+ */
+export function shown(strings: TemplateStringsArray, ...values: unknown[]): string {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += displayText(String(values[i])) + strings[i + 1]!;
+  return out;
+}

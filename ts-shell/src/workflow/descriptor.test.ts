@@ -1,0 +1,155 @@
+/**
+ * What the definition fingerprint counts. A change that cannot change which values a schema
+ * accepts or returns (the order of an object's fields, a `.describe()`) must leave the fingerprint
+ * as it is: a changed fingerprint refuses every run started before (DefinitionMismatchError). A
+ * change that can (a field's type, a field made optional, a constraint) must change it. Runs
+ * recorded under descriptor format 1, whose fingerprint counted both, continue after the upgrade.
+ */
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from '../core/index.js';
+import { Remit } from '../remit.js';
+import { MemoryStore } from '../store/memory.js';
+import { DESCRIPTOR_FORMAT, describeWorkflow, fingerprintOf, normalizeSchema } from './descriptor.js';
+import { END, workflow, type Workflow } from './workflow.js';
+import { canonicalJson } from '../json.js';
+
+const LEAVES = [() => z.string(), () => z.number(), () => z.boolean(), () => z.string().min(2), () => z.array(z.number())] as const;
+
+interface FieldSpec {
+  name: string;
+  leaf: number;
+  optional: boolean;
+  description: string | null;
+}
+
+const fieldSpec = fc.record({
+  // "description" and "title" are also field names: a field is never taken for an annotation.
+  name: fc.oneof(fc.constantFrom('description', 'title', 'required', 'enum', 'a', 'b', 'c'), fc.string({ minLength: 1, maxLength: 6 })),
+  leaf: fc.nat({ max: LEAVES.length - 1 }),
+  optional: fc.boolean(),
+  description: fc.option(fc.string({ maxLength: 10 })),
+});
+const fieldSpecs = fc.uniqueArray(fieldSpec, { minLength: 1, maxLength: 6, selector: (f) => f.name });
+
+function objectOf(fields: readonly FieldSpec[], withDescriptions: boolean): z.ZodObject {
+  const shape: Record<string, z.ZodType> = Object.create(null);
+  for (const f of fields) {
+    let leaf: z.ZodType = LEAVES[f.leaf]!();
+    if (withDescriptions && f.description !== null) leaf = leaf.describe(f.description);
+    shape[f.name] = f.optional ? leaf.optional() : leaf;
+  }
+  return z.object(shape);
+}
+
+function flowOf(state: z.ZodObject, resume: z.ZodType = z.object({ ok: z.boolean() })): Workflow {
+  return workflow({ name: 'shape', version: '1', state })
+    .interrupt('ask', { resume, apply: () => ({}), next: 'done' })
+    .pure('done', { run: () => ({}), next: END })
+    .build();
+}
+
+/** The same fields in another order. */
+const permuted = <T>(items: readonly T[]) => fc.shuffledSubarray([...items], { minLength: items.length, maxLength: items.length });
+
+describe('the fingerprint counts what a schema accepts, not how it is written', () => {
+  it('property: reordering fields and adding descriptions (state and resume schemas) keep the fingerprint', () => {
+    fc.assert(
+      fc.property(fieldSpecs.chain((fields) => fc.tuple(fc.constant(fields), permuted(fields), fc.string())), ([fields, reordered, note]) => {
+        const plain = flowOf(objectOf(fields, false), objectOf(fields, false));
+        const written = flowOf(objectOf(reordered, true).describe(note), objectOf(reordered, true));
+        expect(written.fingerprintHex).toBe(plain.fingerprintHex);
+      }),
+    );
+  });
+
+  it('property: changing one field\'s type or optionality changes the fingerprint', () => {
+    fc.assert(
+      fc.property(fieldSpecs, fc.nat(), fc.boolean(), (fields, which, flipOptional) => {
+        const i = which % fields.length;
+        const f = fields[i]!;
+        const changed = { ...f, ...(flipOptional ? { optional: !f.optional } : { leaf: (f.leaf + 1) % LEAVES.length }) };
+        const other = fields.map((g, j) => (j === i ? changed : g));
+        expect(flowOf(objectOf(other, false)).fingerprintHex).not.toBe(flowOf(objectOf(fields, false)).fingerprintHex);
+      }),
+    );
+  });
+
+  it('keeps a field named "description" and the members of an enum as a set', () => {
+    const a = flowOf(z.object({ description: z.string() }));
+    const b = flowOf(z.object({ description: z.number() }));
+    expect(a.fingerprintHex).not.toBe(b.fingerprintHex);
+    expect(flowOf(z.object({ k: z.enum(['x', 'y']) })).fingerprintHex).toBe(flowOf(z.object({ k: z.enum(['y', 'x']) })).fingerprintHex);
+    expect(flowOf(z.object({ k: z.enum(['x', 'y']) })).fingerprintHex).not.toBe(flowOf(z.object({ k: z.enum(['x', 'z']) })).fingerprintHex);
+  });
+
+  it('keeps a key named __proto__ (the first releases\' canonical text dropped it)', () => {
+    const withProto = JSON.parse('{"__proto__": {"type": "string"}, "a": 1}');
+    expect(canonicalJson(withProto)).toBe('{"__proto__":{"type":"string"},"a":1}');
+    expect(canonicalJson(withProto, { dropProtoKeys: true })).toBe('{"a":1}');
+    const normalized = normalizeSchema({ properties: withProto }) as { properties: object };
+    expect(Object.keys(normalized.properties)).toEqual(['__proto__', 'a']);
+  });
+
+  it('records format 2, and keeps the format-1 fingerprint of the same definition', () => {
+    const wf = flowOf(z.object({ n: z.number().describe('a count'), s: z.string() }));
+    expect(wf.descriptor.format).toBe(DESCRIPTOR_FORMAT);
+    expect(DESCRIPTOR_FORMAT).toBe(2);
+    const former = describeWorkflow({ ...wf, stateSchema: z.object({ n: z.number().describe('a count'), s: z.string() }) }, 1);
+    expect(former.format).toBe(1);
+    expect(wf.formerFingerprints).toEqual([Buffer.from(fingerprintOf(former)).toString('hex')]);
+    expect(wf.formerFingerprints).not.toContain(wf.fingerprintHex);
+  });
+});
+
+/** `wf` as the first releases built it: the format-1 descriptor and fingerprint. */
+function asFormatOne(wf: Workflow, state: z.ZodObject): Workflow {
+  const descriptor = describeWorkflow({ ...wf, stateSchema: state }, 1);
+  const fingerprint = fingerprintOf(descriptor);
+  return { ...wf, descriptor, fingerprint, fingerprintHex: Buffer.from(fingerprint).toString('hex'), formerFingerprints: [] };
+}
+
+describe('runs across the descriptor format change', async () => {
+  const core = await createCore('reference');
+  const State = () => z.object({ a: z.string().describe('first'), b: z.number() });
+
+  async function parkedUnder(wf: Workflow) {
+    const store = new MemoryStore();
+    const parked = await new Remit(store, core, [wf]).start(wf, { a: 'x', b: 1 }, { runId: 'r' });
+    expect(parked.status).toBe('parked');
+    return { store, interruptId: parked.interrupt!.id };
+  }
+
+  it('a run started under format 1 resumes under the same definition, built by this release', async () => {
+    const current = flowOf(State());
+    const { store, interruptId } = await parkedUnder(asFormatOne(current, State()));
+    const done = await new Remit(store, core, [current]).resume('r', interruptId, { ok: true });
+    expect(done.status).toBe('completed');
+  });
+
+  it('a run started under format 2 resumes after its fields were reordered and described', async () => {
+    const { store, interruptId } = await parkedUnder(flowOf(State()));
+    const rewritten = flowOf(z.object({ b: z.number().describe('second'), a: z.string() }).describe('the state'));
+    const done = await new Remit(store, core, [rewritten]).resume('r', interruptId, { ok: true });
+    expect(done.status).toBe('completed');
+  });
+
+  it('a run started under format 1 is refused after a reorder, with a difference that says why', async () => {
+    const { store, interruptId } = await parkedUnder(asFormatOne(flowOf(State()), State()));
+    const reordered = flowOf(z.object({ b: z.number(), a: z.string().describe('first') }));
+    const refused = await new Remit(store, core, [reordered]).resume('r', interruptId, { ok: true }).then(() => null, (e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'REMIT_DEFINITION_MISMATCH', runId: 'r' });
+    expect((refused as { differences: string[] }).differences.join(' ')).toMatch(/descriptor format 1/);
+  });
+
+  it('a real change is still refused, and named, whatever the format the run was started under', async () => {
+    const changed = flowOf(z.object({ a: z.string(), b: z.string() }));
+    for (const wf of [flowOf(State()), asFormatOne(flowOf(State()), State())]) {
+      const { store, interruptId } = await parkedUnder(wf);
+      const refused = await new Remit(store, core, [changed]).resume('r', interruptId, { ok: true }).then(() => null, (e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'REMIT_DEFINITION_MISMATCH', differences: ['state schema: field b changed'] });
+    }
+  });
+});
