@@ -19,7 +19,10 @@ stamp="$(
 # npm links a workspace's bin only when its target exists, and `npm ci` runs before dist/ is
 # built: link `remit` into node_modules/.bin (and make it executable) so `npx remit` in a clone
 # runs this build, not a package of that name from the registry.
+# tsc writes main.js without the execute bit, and npm does not set it again on a link that is
+# already there (a rebuild after the first): set it here.
 link_bin() {
+  chmod +x ts-shell/dist/cli/main.js
   if [ ! -x node_modules/.bin/remit ]; then npm rebuild remit --ignore-scripts --no-audit --no-fund >/dev/null; fi
 }
 if [ "$force" != "--force" ] && [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then

@@ -247,13 +247,14 @@ describe('the sequencer on the refund workflow', () => {
 describe('node failures', () => {
   const State = z.object({ n: z.number().int().max(5), note: z.string().optional() });
   let calls = 0;
-  let mode: 'ok' | 'throw' | 'terminal' | 'bad-result' | 'big' = 'ok';
+  let mode: 'ok' | 'throw' | 'terminal' | 'terminal-unpaired' | 'bad-result' | 'big' = 'ok';
   const wf = workflow({ name: 'failing', version: '1', state: State })
     .effect('bump', {
       run: async (_s, ctx) => {
         calls += 1;
         if (mode === 'throw') throw new Error('provider down');
         if (mode === 'terminal') fail('CARD_DECLINED', 'the card was declined');
+        if (mode === 'terminal-unpaired') fail('DECLINED\ud800', 'half a pair: \udc00!');
         if (mode === 'bad-result') return { n: 10n } as unknown as { n: number };
         return { n: mode === 'big' ? 99 : 1, key: ctx.idempotencyKey };
       },
@@ -286,6 +287,15 @@ describe('node failures', () => {
     const records = logFacts('f', await store.readLog('f')).records;
     expect(records.map((r) => r.kind)).toEqual([1, 3, 10, 11, 10, 4, 2, 2, 8]);
     expect(records.filter((r) => r.kind === 10).map((r) => (r as { attempt: number }).attempt)).toEqual([1, 2]);
+  });
+
+  it('a fail() code or message that is not well-formed Unicode is written with U+FFFD, and reported as written before and after recovery', async () => {
+    const { store, remit } = fresh();
+    mode = 'terminal-unpaired';
+    const failed = await remit.start(wf, { n: 0 }, { runId: 'u' });
+    const written = { node: 'bump', code: 'DECLINED\ufffd', message: 'half a pair: \ufffd!' };
+    expect(failed).toMatchObject({ status: 'failed', failure: written });
+    expect((await new Remit(store, core, [wf]).status('u')).failure).toEqual(written);
   });
 
   it('a TerminalFailure fails the run with RUN_FAILED', async () => {
