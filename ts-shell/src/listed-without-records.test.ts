@@ -20,7 +20,9 @@ import { missingRecordsDamage } from './sequencer/log-health.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
+import { z } from 'zod';
 import { counter } from '../test-support/counter-workflow.js';
+import { END, workflow } from './workflow/workflow.js';
 
 const core = await createCore('reference');
 const dir = mkdtempSync(join(tmpdir(), 'remit-no-records-'));
@@ -31,6 +33,12 @@ interface Target {
   open(): Store;
   /** Delete every record (and the summary and status hint) of `runId`, leaving its listing. */
   emptyRun(store: Store, runId: string): void;
+  /** Delete only the records of `runId`: its listing and its stored recovery summary stay. */
+  deleteRecordsOnly(store: Store, runId: string): void;
+}
+
+function deleteMemoryRecords(store: Store, runId: string): void {
+  (store as MemoryStore).backing.runs.get(runId)!.records.length = 0;
 }
 
 function emptyMemoryRun(store: Store, runId: string): void {
@@ -45,6 +53,7 @@ const targets: Target[] = [
     name: 'memory',
     open: () => new MemoryStore(),
     emptyRun: emptyMemoryRun,
+    deleteRecordsOnly: deleteMemoryRecords,
   },
   {
     // A store without readStatusHint (a custom store): whether the run is listed comes from listRuns.
@@ -55,6 +64,7 @@ const targets: Target[] = [
       return store;
     },
     emptyRun: emptyMemoryRun,
+    deleteRecordsOnly: deleteMemoryRecords,
   },
   {
     name: 'sqlite',
@@ -64,6 +74,11 @@ const targets: Target[] = [
       db.prepare('DELETE FROM remit_records WHERE run_id = ?').run(runId);
       db.prepare('DELETE FROM remit_summaries WHERE run_id = ?').run(runId);
       db.prepare('UPDATE remit_runs SET status = NULL WHERE run_id = ?').run(runId);
+      db.close();
+    },
+    deleteRecordsOnly(store, runId) {
+      const db = new Database((store as SqliteStore).path);
+      db.prepare('DELETE FROM remit_records WHERE run_id = ?').run(runId);
       db.close();
     },
   },
@@ -138,5 +153,32 @@ for (const target of targets) {
       expect(await remit.status('ghost')).toMatchObject({ status: 'completed' });
       await remit.close();
     });
+
+    it('a run started or forked under the id does not inherit the old run\'s stored recovery summary', async () => {
+      const store = target.open();
+      const remit = new Remit(store, core, [counter, longLoop]);
+      // Long enough for group commits to store a summary, which the hand edit leaves behind.
+      for (const runId of ['stale', 'stale-fork']) expect((await remit.start(longLoop, { i: 0 }, { runId })).status).toBe('completed');
+      expect((await store.readSummary!('stale'))?.summary.recordCount).toBeGreaterThan(20);
+      for (const runId of ['stale', 'stale-fork']) target.deleteRecordsOnly(store, runId);
+      // The advice: a new run under the id (shorter than the summary), and a fork into the other.
+      expect((await remit.start(counter, { i: 0 }, { runId: 'stale' })).status).toBe('completed');
+      expect((await remit.start(counter, { i: 0 }, { runId: 'source' })).status).toBe('completed');
+      await remit.fork('source', 2, { newRunId: 'stale-fork' });
+      for (const runId of ['stale', 'stale-fork']) {
+        const report = await remit.scrub(runId);
+        expect(report, runId).toMatchObject({ damage: null });
+        expect(report.summaryAgrees, runId).not.toBe(false);
+        // A fresh process (another instance, nothing cached) reads the new run as it is.
+        const fresh = new Remit(store, core, [counter, longLoop]);
+        expect((await fresh.continueRun(runId)).status, runId).toBe('completed');
+      }
+      await remit.close();
+    });
   });
 }
+
+/** A pure loop of 60 steps: its group commits store recovery summaries. */
+const longLoop = workflow({ name: 'long-loop', version: '1', state: z.object({ i: z.number().int() }) })
+  .pure('step', { run: (s) => ({ i: s.i + 1 }), next: (s) => (s.i < 60 ? 'step' : END) })
+  .build();

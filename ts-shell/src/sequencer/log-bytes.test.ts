@@ -64,7 +64,7 @@ describe('the bytes of a run', () => {
     const grouped = await logDigest(true);
     expect(await logDigest(false)).toBe(grouped);
     // Changed once since it was first pinned, deliberately: RUN_STARTED's definition descriptor went
-    // to format 2 (normalized schemas, workflow/descriptor.ts). With format 1 it is 28cc3514….
-    expect(grouped).toBe('10adf555d821e69d97b6e892db9803ca963a37660591d5bbbfd285989e55ba2c');
+    // to format 2 (normalized schemas, the input side and zod notes: workflow/descriptor.ts). With format 1 it is 28cc3514….
+    expect(grouped).toBe('92ef3ee204091ad87690587d7dab4ee071ea9457f74814cbd4b0962cc445c8a0');
   });
 });

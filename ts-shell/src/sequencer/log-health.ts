@@ -145,7 +145,7 @@ export function missingRecordsDamage(runId: string): RunDamage {
   return {
     kind: 'corrupt', seq: 0, offset: 0, code: 'NO_RECORDS', storedBytes: 0, repairable: false, recordKind: null,
     why: 'the store lists the run but keeps none of its records, not even its first (RUN_STARTED)',
-    advice: `nothing of the run is left to inspect or repair: restore the store from a backup, or start a new run under this id (\`remit run --run-id=${shellWord(runId)}\` replaces the listing)`,
+    advice: `nothing of the run is left to inspect or repair: restore the store from a backup, or start a new run under this id (\`remit run --run-id=${shellWord(runId)}\` replaces the listing on SQLite and the memory store; on PostgreSQL delete the run's row from the runs table first, docs/postgres.md)`,
   };
 }
 

@@ -53,7 +53,8 @@ describe('structural delta', () => {
     const plainDelta = (before: Json, after: Json): unknown => {
       if (jsonEqual(before, after)) return null;
       if (isObject(before) && isObject(after)) {
-        const o: Record<string, unknown> = {};
+        // A null prototype: `o["__proto__"] = …` must make an own key, as in the delta itself.
+        const o: Record<string, unknown> = Object.create(null);
         for (const key of Object.keys(after)) {
           if (!Object.prototype.hasOwnProperty.call(before, key)) o[key] = { r: after[key] };
           else if (!jsonEqual(before[key]!, after[key]!)) o[key] = plainDelta(before[key]!, after[key]!);
@@ -74,7 +75,9 @@ describe('structural delta', () => {
         expect(delta === null).toBe(jsonEqual(before, after));
         expect(JSON.stringify(delta)).toBe(JSON.stringify(plainDelta(before, after)));
       }),
-      { numRuns: 600 },
+      // The shrunk counterexample of a CI run (seed -143204508): a "__proto__" key added, which
+      // the plain rule above wrote as the prototype until it built its object without one.
+      { numRuns: 600, examples: [[[{}, JSON.parse('{"__proto__":""}') as Json]]] },
     );
   });
 

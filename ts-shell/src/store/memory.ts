@@ -80,7 +80,8 @@ export class MemoryStore implements Store {
     if (nextSeq !== expectedSeq) return { committed: false, nextSeq, tail: copyRecords(run?.records.slice(expectedSeq) ?? []) };
     if (records.length === 0) return { committed: true, nextSeq };
     const now = this.nowMs();
-    const target = run ?? { records: [], createdAtMs: now, updatedAtMs: now };
+    // A first record replaces a listing left without records (NO_RECORDS), summary and hint with it.
+    const target = run !== undefined && expectedSeq > 0 ? run : { records: [], createdAtMs: now, updatedAtMs: now };
     records.forEach((bytes, i) => target.records.push({ seq: expectedSeq + i, bytes: bytes.slice(), committedAtMs: now }));
     target.updatedAtMs = now;
     if (summary !== undefined && summary.recordCount <= target.records.length) target.summary = copySummary(summary);
@@ -95,7 +96,8 @@ export class MemoryStore implements Store {
     checkStoredRunId(this.description, 'fork', targetRunId);
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
     checkRunStatus(this.description, 'fork', targetRunId, runStatus);
-    if (this.backing.runs.has(targetRunId)) return { committed: false, reason: 'TARGET_EXISTS' };
+    // A listing left without records (NO_RECORDS) is replaced, as by a first append.
+    if ((this.backing.runs.get(targetRunId)?.records.length ?? 0) > 0) return { committed: false, reason: 'TARGET_EXISTS' };
     const source = this.backing.runs.get(sourceRunId);
     if (!source || source.records.length < prefixRecords) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
     const now = this.nowMs();

@@ -84,6 +84,17 @@ CREATE TABLE IF NOT EXISTS remit_summaries (
 type Db = Database.Database;
 
 /**
+ * A run's listing, written with its first records (or its fork), in their transaction. No record
+ * of the run exists then, so a listing already there (a run whose records were removed by hand:
+ * NO_RECORDS) is stale and is replaced, and so is its recovery summary: kept, it would describe
+ * the old records to every fresh process reading the new run (a BAD_LINK refusal at its seq).
+ */
+function replaceListing(statements: ReturnType<typeof prepareStatements>, runId: string, now: number, runStatus: RunStatusHint | undefined): void {
+  statements.deleteSummary.run(runId);
+  statements.insertRun.run(runId, now, runStatus ?? null);
+}
+
+/**
  * better-sqlite3 is loaded when the first SQLite store opens, not when 'remit' is imported: a
  * service on PostgreSQL or memory never loads the native module (and starts faster).
  */
@@ -313,7 +324,7 @@ export class SqliteStore implements Store {
       if (records.length === 0) return { committed: true, nextSeq };
       const now = this.nowMs();
       this.insertRows(runId, expectedSeq, records, now);
-      if (expectedSeq === 0) statements.insertRun.run(runId, now, runStatus ?? null);
+      if (expectedSeq === 0) replaceListing(statements, runId, now, runStatus);
       else if (runStatus !== undefined) statements.writeStatus.run(runStatus, runId);
       if (summary !== undefined && summary.recordCount <= expectedSeq + records.length) {
         statements.writeSummary.run(runId, summary.recordCount, summary.byteLength, summary.snapshotSeq, summary.summary);
@@ -346,7 +357,7 @@ export class SqliteStore implements Store {
       const now = this.nowMs();
       statements.copyPrefix.run(targetRunId, sourceRunId, prefixRecords);
       statements.insertRecord.run(targetRunId, prefixRecords, forkRecord, now);
-      statements.insertRun.run(targetRunId, now, runStatus ?? null);
+      replaceListing(statements, targetRunId, now, runStatus);
       return { committed: true };
     });
     this.forkRun = forkTx.immediate;

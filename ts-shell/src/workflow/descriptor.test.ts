@@ -104,6 +104,60 @@ describe('the fingerprint counts what a schema accepts, not how it is written', 
   });
 });
 
+/**
+ * Pairs of schemas that accept or return different values, and so must have different
+ * fingerprints (a run must not continue under the other). Many of them JSON Schema alone does
+ * not tell apart: the input side (strict, preprocess, prefault) or the zod notes (coercion,
+ * checks that change a value or run code, regular-expression flags, types written as "any").
+ */
+const o = z.object;
+const DIFFERENT: [string, z.ZodType, z.ZodType][] = [
+  ['strict vs stripping object', o({ a: z.string() }).strict(), o({ a: z.string() })],
+  ['nested strict object', o({ n: z.strictObject({ a: z.string() }) }), o({ n: o({ a: z.string() }) })],
+  ['passthrough vs stripping', o({ a: z.string() }).passthrough(), o({ a: z.string() })],
+  ['coerced number', o({ a: z.coerce.number() }), o({ a: z.number() })],
+  ['coerced boolean', o({ a: z.coerce.boolean() }), o({ a: z.boolean() })],
+  ['stringbool vs boolean', o({ a: z.stringbool() }), o({ a: z.boolean() })],
+  ['prefault values', o({ a: z.number().prefault(0) }), o({ a: z.number().prefault(1) })],
+  ['preprocess added', o({ a: z.preprocess((v) => Number(v), z.number()) }), o({ a: z.number() })],
+  ['codec added', o({ a: z.codec(z.string(), z.number(), { decode: Number, encode: String }) }), o({ a: z.number() })],
+  ['trim added', o({ a: z.string().trim() }), o({ a: z.string() })],
+  ['toLowerCase added', o({ a: z.string().toLowerCase() }), o({ a: z.string() })],
+  ['refine added', o({ a: z.string().refine((v) => v.length > 2) }), o({ a: z.string() })],
+  ['transform added', o({ a: z.string().transform((v) => v) }), o({ a: z.string() })],
+  ['regex flags', o({ a: z.string().regex(/abc/) }), o({ a: z.string().regex(/abc/i) })],
+  ['url protocol', o({ a: z.url({ protocol: /^https$/ }) }), o({ a: z.url() })],
+  ['exact optional vs optional', o({ a: z.string().exactOptional() }), o({ a: z.string().optional() })],
+  ['date vs map', o({ a: z.date() }), o({ a: z.map(z.string(), z.string()) })],
+  ['date vs any', o({ a: z.date() }), o({ a: z.any() })],
+  ['custom vs any', o({ a: z.custom<string>((v) => typeof v === 'string') }), o({ a: z.any() })],
+  ['optional vs nullable', o({ a: z.string().optional() }), o({ a: z.string().nullable() })],
+  ['default values', o({ a: z.number().default(0) }), o({ a: z.number().default(1) })],
+  ['catch values', o({ a: z.number().catch(0) }), o({ a: z.number().catch(1) })],
+  ['union order (the first match wins)', o({ a: z.union([z.string(), z.number()]) }), o({ a: z.union([z.number(), z.string()]) })],
+  ['record vs partial record', o({ a: z.record(z.enum(['x', 'y']), z.number()) }), o({ a: z.partialRecord(z.enum(['x', 'y']), z.number()) })],
+  ['catchall types', o({ a: z.string() }).catchall(z.number()), o({ a: z.string() }).catchall(z.string())],
+  ['tuple rest', o({ a: z.tuple([z.string()], z.number()) }), o({ a: z.tuple([z.string()]) })],
+];
+
+describe('schemas that accept or return different values have different fingerprints', () => {
+  it.each(DIFFERENT)('%s (state and resume schemas)', (_name, a, b) => {
+    expect(flowOf(a as z.ZodObject).fingerprintHex).not.toBe(flowOf(b as z.ZodObject).fingerprintHex);
+    expect(flowOf(o({}), a).fingerprintHex).not.toBe(flowOf(o({}), b).fingerprintHex);
+  });
+
+  it('a resume value the run\'s schema refused is still refused after a change JSON Schema alone does not show', async () => {
+    const core = await createCore('reference');
+    const store = new MemoryStore();
+    const strictResume = o({ code: z.string().regex(/^[A-Z]+$/), amount: z.number() });
+    const looseResume = o({ code: z.string().regex(/^[A-Z]+$/i), amount: z.coerce.number() });
+    const parked = await new Remit(store, core, [flowOf(o({}), strictResume)]).start('shape', {}, { runId: 'r' });
+    const refused = await new Remit(store, core, [flowOf(o({}), looseResume)]).resume('r', parked.interrupt!.id, { code: 'lower', amount: '5' }).then(() => null, (e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'REMIT_DEFINITION_MISMATCH', runId: 'r' });
+    expect((refused as { differences: string[] }).differences).toEqual(['resume schema of ask: field amount changed', 'resume schema of ask: field code changed']);
+  });
+});
+
 /** `wf` as the first releases built it: the format-1 descriptor and fingerprint. */
 function asFormatOne(wf: Workflow, state: z.ZodObject): Workflow {
   const descriptor = describeWorkflow({ ...wf, stateSchema: state }, 1);
@@ -141,7 +195,8 @@ describe('runs across the descriptor format change', async () => {
     const reordered = flowOf(z.object({ b: z.number(), a: z.string().describe('first') }));
     const refused = await new Remit(store, core, [reordered]).resume('r', interruptId, { ok: true }).then(() => null, (e: unknown) => e);
     expect(refused).toMatchObject({ code: 'REMIT_DEFINITION_MISMATCH', runId: 'r' });
-    expect((refused as { differences: string[] }).differences.join(' ')).toMatch(/descriptor format 1/);
+    expect((refused as { differences: string[] }).differences.join(' ')).toMatch(/descriptor format \(1, written by an earlier release\)/);
+    expect((refused as { differences: string[] }).differences.join(' ')).not.toMatch(/fork/);
   });
 
   it('a real change is still refused, and named, whatever the format the run was started under', async () => {

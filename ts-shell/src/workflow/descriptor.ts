@@ -5,15 +5,23 @@
  *
  * What counts: name, version, start node, node names in order with their kinds and static routes
  * (a function route is "dynamic"), the state schema and each interrupt's resume schema as JSON
- * Schema (zod 4's `z.toJSONSchema`; a schema it cannot represent is recorded as unrepresentable,
- * so changes inside it go unnoticed: keep a version bump for those).
+ * Schema (zod 4's `z.toJSONSchema`).
  *
- * Format 2 (current) records each schema normalized (normalizeSchema): what does not change which
- * values a schema accepts or what it returns is left out, so that reordering an object's fields or
- * adding a `.describe()` does not refuse every run started before. Format 1 (the first releases)
- * recorded the JSON Schema as zod wrote it, so its fingerprint changed with the order of `required`
- * and with descriptions; a workflow keeps that fingerprint too (`formerFingerprints`), so runs
- * started under format 1 continue under the same definition after an upgrade.
+ * Format 2 (current) records each schema twice, as what it returns (`io: 'output'`) and as what it
+ * accepts (`io: 'input'`: a strict object and a stripping one differ only there, and so do a
+ * preprocess or a prefault), each annotated (`x-remit-zod`, zodNotes) with what JSON Schema
+ * cannot say: a type it writes as "any" (a date, a custom schema, a transform or pipe), coercion,
+ * checks that change a value or run code (`.trim()`, `.refine()`: their kind, not their body),
+ * regular-expression flags. Then normalized (normalizeSchema): what does not change which values a
+ * schema accepts or what it returns is left out, so that reordering an object's fields or adding a
+ * `.describe()` does not refuse every run started before. Not seen, in any format: the body of a
+ * function (a transform's, a refinement's, a custom schema's): keep a version bump for those.
+ *
+ * Format 1 (the first releases) recorded the output JSON Schema as zod wrote it, unannotated, so
+ * its fingerprint changed with the order of `required` and with descriptions, and missed what
+ * only the input or the annotations show; a workflow keeps that fingerprint too
+ * (`formerFingerprints`), so runs started under format 1 continue under the same definition
+ * after an upgrade.
  */
 
 import { createHash } from 'node:crypto';
@@ -29,7 +37,9 @@ export interface NodeDescriptor {
   kind: 'pure' | 'effect' | 'interrupt';
   /** A static next node, null for END, or "dynamic" for a function route. */
   next: string | null | { dynamic: true };
+  /** An interrupt's resume schema: what it returns; from format 2, what it accepts in `resumeInput`. */
   resume?: Json;
+  resumeInput?: Json;
 }
 
 export interface WorkflowDescriptor {
@@ -37,7 +47,9 @@ export interface WorkflowDescriptor {
   name: string;
   version: string;
   start: string;
+  /** The state schema: what it returns; from format 2, what it accepts in `stateInput`. */
   state: Json;
+  stateInput?: Json;
   nodes: NodeDescriptor[];
 }
 
@@ -52,33 +64,120 @@ interface DescribableWorkflow {
 
 /** The workflow's descriptor in `format` (the current one unless a former fingerprint is computed). */
 export function describeWorkflow(wf: DescribableWorkflow, format: 1 | 2 = DESCRIPTOR_FORMAT): WorkflowDescriptor {
-  const describe = (schema: z.ZodType): Json => (format === 1 ? schemaDescriptor(schema) : normalizeSchema(schemaDescriptor(schema)));
+  const describe = (schema: z.ZodType) => (format === 1 ? { output: formatOneSchema(schema) } : formatTwoSchema(schema));
+  const state = describe(wf.stateSchema);
   return {
     format,
     name: wf.name,
     version: wf.version,
     start: wf.start,
-    state: describe(wf.stateSchema),
+    state: state.output,
+    ...(state.input === undefined ? {} : { stateInput: state.input }),
     nodes: wf.nodeOrder.map((name) => nodeDescriptor(wf.nodes.get(name)!, describe)),
   };
 }
 
-function nodeDescriptor(def: NodeDefinition<any>, describe: (schema: z.ZodType) => Json): NodeDescriptor {
+type SchemaPair = { output: Json; input?: Json };
+
+function nodeDescriptor(def: NodeDefinition<any>, describe: (schema: z.ZodType) => SchemaPair): NodeDescriptor {
   const next = def.spec.next;
   const route = typeof next === 'function' ? { dynamic: true as const } : next === '__end__' ? null : next;
   const out: NodeDescriptor = { name: def.name, kind: def.kind, next: route };
-  if (def.kind === 'interrupt') out.resume = describe(def.spec.resume);
+  if (def.kind === 'interrupt') {
+    const resume = describe(def.spec.resume);
+    out.resume = resume.output;
+    if (resume.input !== undefined) out.resumeInput = resume.input;
+  }
   return out;
 }
 
-function schemaDescriptor(schema: z.ZodType): Json {
+/** Format 1's schema: the output JSON Schema as zod writes it (kept exactly: its fingerprints are in logs). */
+function formatOneSchema(schema: z.ZodType): Json {
+  return jsonSchemaOf(schema, { io: 'output' });
+}
+
+function formatTwoSchema(schema: z.ZodType): SchemaPair {
+  return {
+    output: normalizeSchema(jsonSchemaOf(schema, { io: 'output', override: zodNotes })),
+    input: normalizeSchema(jsonSchemaOf(schema, { io: 'input', override: zodNotes })),
+  };
+}
+
+function jsonSchemaOf(schema: z.ZodType, options: { io: 'input' | 'output'; override?: (ctx: OverrideContext) => void }): Json {
   try {
-    const json = z.toJSONSchema(schema, { unrepresentable: 'any', io: 'output' }) as Record<string, Json>;
+    const json = z.toJSONSchema(schema, { unrepresentable: 'any', ...options }) as Record<string, Json>;
     delete json['$schema'];
     return json;
   } catch (error) {
     return { unrepresentable: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** What `toJSONSchema` hands an override: the zod schema and the JSON Schema written for it. */
+interface OverrideContext {
+  zodSchema: unknown;
+  jsonSchema: Record<string, unknown>;
+}
+
+/** The key of the notes zodNotes adds to a JSON Schema node. */
+const ZOD_NOTES_KEY = 'x-remit-zod';
+
+/** zod types whose JSON Schema says what they are; any other type is named in the notes. */
+const JSON_SCHEMA_TYPES = new Set([
+  'string', 'number', 'int', 'boolean', 'null', 'object', 'array', 'literal', 'enum', 'union', 'intersection', 'tuple', 'record',
+  'optional', 'nullable', 'default', 'any', 'unknown', 'never', 'lazy', 'readonly', 'template_literal',
+]);
+/** Check kinds JSON Schema does not show: they change the value or run code. */
+const OPAQUE_CHECKS = new Set(['overwrite', 'custom']);
+
+/**
+ * The `x-remit-zod` notes of one schema node (what its JSON Schema cannot say), read from zod 4's
+ * schema definition (`_zod.def`, the documented internals for libraries that walk schemas): the
+ * type when JSON Schema writes it as something else (an exact optional too), coercion, a URL's
+ * protocol and hostname patterns, opaque check kinds in order, and the flags of
+ * regular-expression checks. Nothing is added when there is nothing to say, so a
+ * plain schema's descriptor is its JSON Schema.
+ */
+function zodNotes(ctx: OverrideContext): void {
+  const internals = (ctx.zodSchema as { _zod?: { def?: ZodDefinition; traits?: Set<string> } })._zod;
+  const def = internals?.def;
+  if (def === undefined) return;
+  const notes: Record<string, Json> = {};
+  // An exact optional refuses a present `undefined`; its definition is an optional's, its class is not.
+  if (internals?.traits?.has('$ZodExactOptional') === true) notes['type'] = 'exact_optional';
+  else if (!JSON_SCHEMA_TYPES.has(def.type)) notes['type'] = def.type;
+  if (def.coerce === true) notes['coerce'] = true;
+  // z.url({ protocol, hostname }): JSON Schema writes only `format: uri`.
+  for (const key of ['protocol', 'hostname'] as const) {
+    const pattern = def[key];
+    if (pattern instanceof RegExp) notes[key] = `/${pattern.source}/${pattern.flags}`;
+  }
+  const checks: string[] = [];
+  for (const check of def.checks ?? []) {
+    const checkDef = check._zod?.def;
+    if (checkDef === undefined) continue;
+    if (OPAQUE_CHECKS.has(checkDef.check)) checks.push(checkDef.check);
+    else if (checkDef.pattern instanceof RegExp && checkDef.pattern.flags !== '') checks.push(`${checkDef.check}/${checkDef.pattern.source}/${checkDef.pattern.flags}`);
+  }
+  if (checks.length > 0) notes['checks'] = checks;
+  if (Object.keys(notes).length > 0) ctx.jsonSchema[ZOD_NOTES_KEY] = notes;
+}
+
+interface ZodDefinition {
+  type: string;
+  coerce?: boolean;
+  protocol?: unknown;
+  hostname?: unknown;
+  checks?: { _zod?: { def?: { check: string; pattern?: unknown } } }[];
+}
+
+/** `value` without the `x-remit-zod` notes, at any depth (for messages only: never for a fingerprint). */
+function withoutNotes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNotes);
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [key, v] of Object.entries(value)) if (key !== ZOD_NOTES_KEY) out[key] = withoutNotes(v);
+  return out;
 }
 
 /** Keywords that describe a schema without changing what it accepts or returns. */
@@ -128,17 +227,22 @@ export function fingerprintOf(descriptor: WorkflowDescriptor): Uint8Array {
 }
 
 /** Human-readable differences from `recorded` (the run's) to `current` (the code's). */
-export function diffDescriptors(recorded: WorkflowDescriptor, current: WorkflowDescriptor): string[] {
+export function diffDescriptors(recorded: WorkflowDescriptor, currentDescriptor: WorkflowDescriptor): string[] {
+  // Format 1 recorded no zod notes: compared with it, the current ones would read as changes.
+  const current = recorded.format === 1 ? (withoutNotes(currentDescriptor) as unknown as WorkflowDescriptor) : currentDescriptor;
   const out: string[] = [];
   if (recorded.name !== current.name) out.push(`workflow name changed from ${recorded.name} to ${current.name}`);
   if (recorded.version !== current.version) out.push(`version changed from ${recorded.version} to ${current.version}`);
   if (recorded.start !== current.start) out.push(`start node changed from ${recorded.start} to ${current.start}`);
   out.push(...diffNodes(recorded.nodes ?? [], current.nodes ?? []));
-  out.push(...diffSchema('state schema', recorded.state, current.state));
+  out.push(...diffSchemaPair('state schema', recorded.state, recorded.stateInput, current.state, current.stateInput));
   if (out.length > 0) return out;
   if (recorded.format === 1) {
     // Normalized, the two are the same: what changed is what format 1 counted and format 2 does not.
-    out.push('the order of required fields or a schema description changed, and this run was started under descriptor format 1, which counts them: restore them as they were, or fork the run');
+    out.push(
+      'the schemas differ only in what this run\'s descriptor format (1, written by an earlier release) counts and the current one does not: ' +
+        'the order of fields or enum members, or a description, title or example; restore them as they were when the run started, or bump the version and start new runs',
+    );
   } else if (canonicalJson(recorded) !== canonicalJson(current)) {
     out.push('the definition descriptor differs');
   }
@@ -158,7 +262,9 @@ function diffNodes(recorded: NodeDescriptor[], current: NodeDescriptor[]): strin
     if (canonicalJson(old.next) !== canonicalJson(now.next)) {
       out.push(`node ${name} route changed from ${routeText(old.next)} to ${routeText(now.next)}`);
     }
-    if (old.kind === 'interrupt' && now.kind === 'interrupt') out.push(...diffSchema(`resume schema of ${name}`, old.resume ?? null, now.resume ?? null));
+    if (old.kind === 'interrupt' && now.kind === 'interrupt') {
+      out.push(...diffSchemaPair(`resume schema of ${name}`, old.resume ?? null, old.resumeInput, now.resume ?? null, now.resumeInput));
+    }
   }
   const sameNames = recorded.length === current.length && recorded.every((n) => after.has(n.name));
   if (out.length === 0 && sameNames && recorded.some((n, i) => n.name !== current[i]!.name)) out.push('node order changed');
@@ -168,6 +274,17 @@ function diffNodes(recorded: NodeDescriptor[], current: NodeDescriptor[]): strin
 function routeText(next: NodeDescriptor['next']): string {
   if (next === null) return 'END';
   return typeof next === 'string' ? next : 'a dynamic route';
+}
+
+/**
+ * The differences of a schema recorded as what it returns and (format 2) what it accepts: those of
+ * the output first; when it is the same, those of the input (a run recorded in format 1 has no
+ * input schema: the input is not compared).
+ */
+function diffSchemaPair(what: string, recordedOutput: Json, recordedInput: Json | undefined, currentOutput: Json, currentInput: Json | undefined): string[] {
+  const output = diffSchema(what, recordedOutput, currentOutput);
+  if (output.length > 0 || recordedInput === undefined || currentInput === undefined) return output;
+  return diffSchema(`${what} (the values it accepts)`, recordedInput, currentInput);
 }
 
 /** Names changed top-level properties of an object schema; otherwise says the schema changed. */
