@@ -721,7 +721,9 @@ export class Remit implements Engine {
    * Continue every running run of a registered workflow (call at service start-up). A run whose
    * effect attempt is in flight elsewhere is reported with its EffectInFlightError, unless
    * `waitForEffectMs` lets each continue wait for it. A damaged run is not touched; it is reported
-   * with its typed error (LogTornError, LogCorruptError), so that start-up logs show it.
+   * with its typed error (LogTornError, LogCorruptError), so that start-up logs show it. So is a
+   * running run of a workflow this instance does not have registered (UnknownWorkflowError, naming
+   * the workflow and the registered ones): it is left as it is, for an instance that has it.
    *
    * Which runs it looks at (docs/guide.md, "Recovery at start-up"): on a store with
    * `listRunsToRecover`, only the runs whose status hint is running or unknown, so its cost follows
@@ -751,7 +753,12 @@ export class Remit implements Engine {
         }
         continue;
       }
-      if (!this.workflows.has(run.workflow)) continue;
+      // Reported, not skipped: a service whose `workflows` misses one would otherwise never
+      // recover that workflow's runs, and nothing would say so.
+      if (!this.workflows.has(run.workflow)) {
+        out.push({ runId, error: new UnknownWorkflowError(run.workflow, this.workflowNames(), { runId }) });
+        continue;
+      }
       try {
         out.push({ runId, result: await this.continueRun(runId, { waitForEffectMs }) });
       } catch (error) {

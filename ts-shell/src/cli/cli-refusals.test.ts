@@ -198,6 +198,18 @@ describe('a workflow module that does not load', () => {
     }
   });
 
+  it('a TypeScript module, under the built CLI on plain node, is refused with what to do instead', () => {
+    // The built bin as a service runs it (scripts/setup.sh builds dist before the tests).
+    const builtMain = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+    const module = join(cwd, 'workflows.ts');
+    writeFileSync(module, 'export const answer: number = 42;\n');
+    const db = join(cwd, 'ts-module.db');
+    const run = spawnSync(process.execPath, [builtMain, '--db', db, '--workflow', module, 'run'], { cwd, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/Unknown file extension "\.ts".*compile the module to JavaScript, or run the CLI under a TypeScript loader/);
+    expect(existsSync(db)).toBe(false);
+  });
+
   it('a broken REMIT_WORKFLOW does not break the commands that need no module', () => {
     const db = join(cwd, 'env.db');
     const throws = join(cwd, 'throws-env.mjs');

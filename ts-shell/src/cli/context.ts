@@ -110,8 +110,14 @@ async function importModule<T>(modulePath: string, path: string, step: string, l
     if (error instanceof RemitError) throw error;
     const name = typeof (error as Error | undefined)?.name === 'string' ? (error as Error).name : 'a value';
     const message = typeof (error as Error | undefined)?.message === 'string' ? (error as Error).message : describeThrown(error);
-    throw new UsageError(`--workflow ${modulePath}: ${step} threw ${name}: ${message}${failureLocation(error, path)}`);
+    throw new UsageError(`--workflow ${modulePath}: ${step} threw ${name}: ${message}${failureLocation(error, path)}${typeScriptHint(error)}`);
   }
+}
+
+/** For a TypeScript module that plain node cannot load: what to do instead. */
+function typeScriptHint(error: unknown): string {
+  if ((error as { code?: unknown } | undefined)?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') return '';
+  return ' (the CLI loads JavaScript modules: compile the module to JavaScript, or run the CLI under a TypeScript loader, e.g. `node --import tsx node_modules/remit/dist/cli/main.js ...`)';
 }
 
 const NO_WORKFLOW_MODULE =

@@ -201,7 +201,7 @@ function lossVerdict(runId: string, seq: number, known: number | null, prefix: R
     const consequence = LOSS_IS_A_CRASH.get(known);
     if (consequence === undefined) return { repairable: false, why: `its header names record kind ${known}, which this version of REMIT does not know` };
     if (!possible.includes(known)) return { repairable: false, why: `its header names a ${kindName(known)}, which cannot follow the intact records` };
-    return { repairable: true, why: `it is a ${kindName(known)} REMIT wrote for its own progress; losing it is the same as a crash before it was appended: ${consequence}` };
+    return { repairable: true, why: `it is ${kindName(known)}, a record REMIT wrote for its own progress; losing it is the same as a crash before it was appended: ${consequence}` };
   }
   const unsafe = possible.find((k) => !LOSS_IS_A_CRASH.has(k));
   if (unsafe !== undefined) {

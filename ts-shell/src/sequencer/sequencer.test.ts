@@ -298,6 +298,20 @@ describe('node failures', () => {
     expect((await new Remit(store, core, [wf]).status('u')).failure).toEqual(written);
   });
 
+  it('recoverAll reports a running run of a workflow the instance does not have (UnknownWorkflowError), and leaves it for one that has', async () => {
+    const { store, remit } = fresh();
+    mode = 'throw';
+    await expect(remit.start(wf, { n: 0 }, { runId: 'elsewhere' })).rejects.toBeInstanceOf(HandlerThrewError);
+    const before = await store.readLog('elsewhere');
+    const other = workflow({ name: 'other', version: '1', state: State }).pure('p', { run: () => ({}), next: END }).build();
+    const outcomes = await new Remit(store, core, [other]).recoverAll();
+    expect(outcomes).toEqual([{ runId: 'elsewhere', error: expect.objectContaining({ code: 'REMIT_UNKNOWN_WORKFLOW', runId: 'elsewhere' }) }]);
+    expect(String((outcomes[0] as { error: Error }).error.message)).toMatch(/failing.*known: other/);
+    expect(await store.readLog('elsewhere')).toEqual(before);
+    mode = 'ok';
+    expect(await new Remit(store, core, [wf]).recoverAll()).toEqual([{ runId: 'elsewhere', result: expect.objectContaining({ status: 'completed' }) }]);
+  });
+
   it('a TerminalFailure fails the run with RUN_FAILED', async () => {
     const { remit } = fresh();
     mode = 'terminal';

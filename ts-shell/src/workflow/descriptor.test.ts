@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { createCore } from '../core/index.js';
 import { Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
-import { DESCRIPTOR_FORMAT, describeWorkflow, fingerprintOf, normalizeSchema } from './descriptor.js';
+import { DESCRIPTOR_FORMAT, describeWorkflow, diffDescriptors, fingerprintOf, normalizeSchema } from './descriptor.js';
 import { END, workflow, type Workflow } from './workflow.js';
 import { canonicalJson } from '../json.js';
 
@@ -155,6 +155,23 @@ describe('schemas that accept or return different values have different fingerpr
     const refused = await new Remit(store, core, [flowOf(o({}), looseResume)]).resume('r', parked.interrupt!.id, { code: 'lower', amount: '5' }).then(() => null, (e: unknown) => e);
     expect(refused).toMatchObject({ code: 'REMIT_DEFINITION_MISMATCH', runId: 'r' });
     expect((refused as { differences: string[] }).differences).toEqual(['resume schema of ask: field amount changed', 'resume schema of ask: field code changed']);
+  });
+});
+
+describe('a changed schema is named field by field', () => {
+  const diff = (a: z.ZodObject, b: z.ZodObject) => diffDescriptors(flowOf(a).descriptor, flowOf(b).descriptor);
+
+  it('names a field made optional or required, and a change of what happens to fields the schema does not name', () => {
+    expect(diff(o({ a: z.string(), b: z.number() }), o({ a: z.string().optional(), b: z.number() }))).toEqual(['state schema: field a is now optional']);
+    expect(diff(o({ a: z.string().optional() }), o({ a: z.string() }))).toEqual(['state schema: field a is now required']);
+    expect(diff(o({ a: z.string() }), o({ a: z.string() }).passthrough())).toEqual([
+      'state schema: what it does with fields it does not name changed (strict, stripping, passthrough or catchall)',
+    ]);
+    // Strict and stripping differ only in what the schema accepts.
+    expect(diff(o({ a: z.string() }), o({ a: z.string() }).strict())).toEqual([
+      'state schema (the values it accepts): what it does with fields it does not name changed (strict, stripping, passthrough or catchall)',
+    ]);
+    expect(diff(o({ a: z.string() }), o({ a: z.string() }).refine(() => true))).toEqual(['state schema changed (a constraint, a check or a type that is not a field\'s)']);
   });
 });
 

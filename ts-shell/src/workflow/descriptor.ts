@@ -302,7 +302,22 @@ function diffSchema(what: string, recordedSchema: Json, currentSchema: Json): st
   for (const key of Object.keys(oldProps)) {
     if (key in newProps && canonicalJson(oldProps[key]) !== canonicalJson(newProps[key])) out.push(`${what}: field ${key} changed`);
   }
-  return out.length > 0 ? out : [`${what} changed (required fields or constraints)`];
+  const wasRequired = requiredFields(recorded);
+  const isRequired = requiredFields(current);
+  for (const key of Object.keys(oldProps)) {
+    if (!(key in newProps)) continue;
+    if (wasRequired.has(key) && !isRequired.has(key)) out.push(`${what}: field ${key} is now optional`);
+    if (!wasRequired.has(key) && isRequired.has(key)) out.push(`${what}: field ${key} is now required`);
+  }
+  if (isPlainObject(recorded) && isPlainObject(current) && canonicalJson(recorded['additionalProperties'] ?? null) !== canonicalJson(current['additionalProperties'] ?? null)) {
+    out.push(`${what}: what it does with fields it does not name changed (strict, stripping, passthrough or catchall)`);
+  }
+  return out.length > 0 ? out : [`${what} changed (a constraint, a check or a type that is not a field's)`];
+}
+
+function requiredFields(schema: Json): Set<string> {
+  const required = isPlainObject(schema) ? schema['required'] : undefined;
+  return new Set(Array.isArray(required) ? required.filter((k): k is string => typeof k === 'string') : []);
 }
 
 function objectProperties(schema: Json): Record<string, Json> | null {
