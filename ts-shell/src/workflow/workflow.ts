@@ -196,7 +196,12 @@ export class WorkflowBuilder<S, Input> {
     // The descriptor describes the schemas as written; the workflow validates with guarded ones.
     const descriptor = describeWorkflow({ name: wf, version, start, stateSchema: this.options.state, nodes, nodeOrder });
     const fingerprint = fingerprintOf(descriptor);
-    const formerFingerprints = Object.freeze([Buffer.from(fingerprintOf(describeWorkflow({ name: wf, version, start, stateSchema: this.options.state, nodes, nodeOrder }, 1))).toString('hex')]);
+    // Needed only when a run's fingerprint is not the current one: computed then, once (a cold
+    // process pays for every z.toJSONSchema before its first resume).
+    const stateSchema = this.options.state;
+    let former: readonly string[] | undefined;
+    const formerFingerprints = (): readonly string[] =>
+      (former ??= Object.freeze([Buffer.from(fingerprintOf(describeWorkflow({ name: wf, version, start, stateSchema, nodes, nodeOrder }, 1))).toString('hex')]));
     const guardedNodes = new Map<string, NodeDefinition<S>>();
     for (const def of this.definitions) {
       guardedNodes.set(def.name, def.kind === 'interrupt'
@@ -214,7 +219,9 @@ export class WorkflowBuilder<S, Input> {
       descriptor,
       fingerprint,
       fingerprintHex: Buffer.from(fingerprint).toString('hex'),
-      formerFingerprints,
+      get formerFingerprints() {
+        return formerFingerprints();
+      },
     });
   }
 
