@@ -73,6 +73,9 @@ interface DriverRun {
   forked: boolean;
 }
 
+/** How long the final reader keeps asking a store that is unavailable (a server restarting). */
+const FINAL_READ_RETRY_MS = 30_000;
+
 const digest = (hex: string) => createHash('sha256').update(hex).digest('hex').slice(0, 16);
 
 export function readSummary(view: RunView): ReadSummary {
@@ -504,6 +507,22 @@ export class SoakDriver {
     return { start_ms: start, end_ms: this.history.now(), unfinished };
   }
 
+  /**
+   * One run's final read. A store that is unavailable for a moment (a PostgreSQL server still
+   * restarting after the last server kill on a loaded machine) is asked again, as an operator
+   * would, for up to FINAL_READ_RETRY_MS; any other answer is the answer.
+   */
+  private async readOnce(proc: AdapterProcess, runId: string): Promise<RequestResult> {
+    const deadline = this.history.now() + FINAL_READ_RETRY_MS;
+    for (;;) {
+      const r = await proc.request({ op: 'readStore', runId }, 30_000);
+      const unavailable = r.kind === 'adapter-error' && r.message.includes('(UNAVAILABLE)');
+      if (!unavailable || this.history.now() >= deadline) return r;
+      this.log(`final read of ${runId}: the store is unavailable; asking again`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
   /** Every run read by a fresh process in the root namespace: the checker's final state. */
   private async finalRead(): Promise<void> {
     const reader: Slot = { index: -1, host: 'root', proc: null, ready: null, restarts: 0 };
@@ -514,7 +533,7 @@ export class SoakDriver {
       for (const s of this.scenarios) await proc.request({ op: 'define', workflow: s.workflow }, 30_000);
       const views: Record<string, RunView> = {};
       for (const runId of this.runs.keys()) {
-        const r = await proc.request({ op: 'readStore', runId }, 30_000);
+        const r = await this.readOnce(proc, runId);
         if (r.kind !== 'reply') throw new Error(`final read of ${runId}: ${JSON.stringify(r)}`);
         views[runId] = RunViewSchema.parse(r.result);
       }
