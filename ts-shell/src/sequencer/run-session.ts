@@ -632,7 +632,10 @@ function offsetOfSeq(log: Uint8Array, seq: number): number {
 
 /** Whether a run whose RUN_STARTED records `fingerprint` was started under `wf` (by this release or an earlier one). */
 function startedUnder(wf: Workflow, fingerprint: Uint8Array): boolean {
-  // A workflow built by another copy of the package (isBuiltWorkflow) may predate formerFingerprints.
-  const former: readonly string[] = Array.isArray(wf.formerFingerprints) ? wf.formerFingerprints : [];
-  return bytesEqual(wf.fingerprint, fingerprint) || former.includes(Buffer.from(fingerprint).toString('hex'));
+  if (bytesEqual(wf.fingerprint, fingerprint)) return true;
+  // Read only now: formerFingerprints is computed on first read (a z.toJSONSchema pass per
+  // schema), which a run started under the current format never needs. A workflow built by
+  // another copy of the package (isBuiltWorkflow) may predate it.
+  const former: unknown = wf.formerFingerprints;
+  return Array.isArray(former) && former.includes(Buffer.from(fingerprint).toString('hex'));
 }
