@@ -388,12 +388,38 @@ export function shellWord(text: string): string {
 }
 
 /**
- * A `remit <command> <arguments...>` line to suggest, each argument quoted for the shell, and after
- * `--` when one starts with `-` (a run id may), so that the CLI does not read it as an option.
+ * The global options a suggested command must carry to reach the same data: the CLI sets them
+ * (the `--db` it was given, the `--workflow` it loaded) before a command runs, so that a suggested
+ * command pasted as printed opens the same database. Library callers leave them unset: their
+ * suggested commands name the CLI's defaults.
+ */
+export interface SuggestedCommandOptions {
+  /** `--db=...`, `--core=...`, `--synchronous=...`: for every command. */
+  always: readonly string[];
+  /** `--workflow=...`: for the commands that drive runs and so load the workflows. */
+  workflows: readonly string[];
+}
+
+const NO_SUGGESTED_OPTIONS: SuggestedCommandOptions = { always: [], workflows: [] };
+let suggestedOptions = NO_SUGGESTED_OPTIONS;
+
+/** The commands that load the workflow module (`--workflow`); the others read logs only. */
+const COMMANDS_WITH_WORKFLOWS = new Set(['run', 'resume', 'continue', 'fork']);
+
+/** Set (or, with no argument, clear) the options suggested commands carry. For the CLI. */
+export function setSuggestedCommandOptions(options: SuggestedCommandOptions = NO_SUGGESTED_OPTIONS): void {
+  suggestedOptions = options;
+}
+
+/**
+ * A `remit <options> <command> <arguments...>` line to suggest, each word quoted for the shell, and
+ * the arguments after `--` when one starts with `-` (a run id may), so that the CLI does not read
+ * it as an option. The options are the ones set by setSuggestedCommandOptions.
  */
 export function suggestCommand(command: string, ...positionals: string[]): string {
+  const options = [...suggestedOptions.always, ...(COMMANDS_WITH_WORKFLOWS.has(command) ? suggestedOptions.workflows : [])];
   const end = positionals.some((p) => p.startsWith('-')) ? ['--'] : [];
-  return ['remit', command, ...end, ...positionals.map(shellWord)].join(' ');
+  return ['remit', ...options.map(shellWord), command, ...end, ...positionals.map(shellWord)].join(' ');
 }
 
 /** What an operator can do about a record that fails its integrity check. */

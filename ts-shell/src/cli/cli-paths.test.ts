@@ -91,7 +91,7 @@ describe('the CLI and the paths it is given', () => {
     raw.close();
     const listed = await remit('--db', db, 'runs');
     expect(listed.stdout).toMatch(/r9\s+refund\s+damaged/);
-    expect(listed.stdout).toMatch(/remit repair r9/);
+    expect(listed.stdout).toContain(`remit --db=${db} repair r9`);
     const inspected = await remit('--db', db, 'inspect', 'r9');
     expect(inspected.code).toBe(7);
     expect(inspected.stdout).toMatch(/DAMAGED.*seq 6/);

@@ -8,7 +8,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCore } from '../core/index.js';
-import { shellWord } from '../errors.js';
+import { shellWord, suggestCommand } from '../errors.js';
 import { Remit } from '../remit.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { cliInProcess } from '../../test-support/cli-in-process.js';
@@ -261,12 +261,61 @@ describe('command lines', () => {
     const runId = "it's; rm -rf x";
     const run = await remit('--db', db, '--workflow', REFUND_MODULE, 'run', '--run-id', runId);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`resume with: remit resume 'it'\\''s; rm -rf x' managerApproval@6 '<json value>'`);
+    expect(run.stdout).toContain(`resume with: remit --db=${db} --workflow=${REFUND_MODULE} resume 'it'\\''s; rm -rf x' managerApproval@6 '<json value>'`);
     // A run id that starts with "-" goes after "--", and the suggested command works as printed.
     const dashed = await remit('--db', db, '--workflow', REFUND_MODULE, 'run', '--run-id=-x');
-    expect(dashed.stdout).toContain(`resume with: remit resume -- -x managerApproval@6 '<json value>'`);
+    expect(dashed.stdout).toContain(`resume with: remit --db=${db} --workflow=${REFUND_MODULE} resume -- -x managerApproval@6 '<json value>'`);
     const resumed = await remit('--db', db, '--workflow', REFUND_MODULE, 'resume', '--', '-x', 'managerApproval@6', '{"approved":true,"approver":"kim"}');
     expect(resumed.code, resumed.stderr).toBe(0);
+  });
+
+  it('every command the CLI suggests, pasted as printed, reaches the database and workflows it was given', async () => {
+    mkdirSync(join(cwd, 'a folder'), { recursive: true });
+    const db = join(cwd, 'a folder', "ops's.db");
+    const globals = ['--db', db, '--core', 'reference', '--workflow', REFUND_MODULE, '--instance-id', 'ops-1'];
+    /** The words sh reads from a suggested line, after its leading `remit`; never the instance id. */
+    const wordsOf = (line: string): string[] => {
+      expect(line).not.toMatch(/instance-id/);
+      const words = spawnSync('sh', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' }).stdout.split('\0').slice(0, -1);
+      expect(words.slice(0, 3)).toEqual(['remit', `--db=${db}`, '--core=reference']);
+      return words.slice(1);
+    };
+    const run = await remit(...globals, 'run', '--run-id', 'p1');
+    const resumed = await remit(...wordsOf(/resume with: (.*) '<json value>'$/m.exec(run.stdout)![1]!), '{"approved":true,"approver":"kim"}');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/^run p1 \(refund\): completed/);
+
+    const fork = await remit(...globals, 'fork', 'p1', '0', '--run-id', 'p2');
+    const continued = await remit(...wordsOf(/continue with: (.*)$/m.exec(fork.stdout)![1]!));
+    expect(continued.code, continued.stderr).toBe(0);
+    expect(continued.stdout).toMatch(/^run p2 \(refund\): parked/);
+
+    // A torn last record: the error's advice and the listing both suggest the repair.
+    const raw = new Database(db);
+    raw.prepare('UPDATE remit_records SET bytes = substr(bytes, 1, 20) WHERE run_id = ? AND seq = (SELECT max(seq) FROM remit_records WHERE run_id = ?)').run('p2', 'p2');
+    raw.close();
+    const refused = await remit(...globals, 'continue', 'p2');
+    expect(refused.stderr).toMatch(/REMIT_LOG_TORN/);
+    const advised = /`(remit [^`]* repair p2)`/.exec(refused.stderr)![1]!;
+    const listed = await remit(...globals, 'runs');
+    expect(/TORN at seq \d+: (remit .* repair p2)$/m.exec(listed.stdout)![1]).toBe(advised);
+    const repaired = await remit(...wordsOf(advised));
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toMatch(/removed/);
+    expect((await remit(...globals, 'continue', 'p2')).code).toBe(0);
+  });
+
+  it('a command given only the defaults suggests commands without options; a library caller\'s advice names none', async () => {
+    const inDefault = mkdtempSync(join(tmpdir(), 'remit-cli-default-'));
+    try {
+      const run = await cliInProcess(inDefault)('--workflow', REFUND_MODULE, 'run', '--run-id', 'd1');
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain(`resume with: remit --workflow=${REFUND_MODULE} resume d1 managerApproval@6 '<json value>'`);
+    } finally {
+      rmSync(inDefault, { recursive: true, force: true });
+    }
+    // The options are the CLI's: once its command has returned, library text names none.
+    expect(suggestCommand('repair', 'x')).toBe('remit repair x');
   });
 
   it('property: a shellWord is read back by sh as exactly the text it quotes', () => {

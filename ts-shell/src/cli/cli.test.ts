@@ -155,7 +155,7 @@ describe('remit scrub', () => {
     expect(text.stdout).toMatch(/run bad-summary: SUMMARY DISAGREES/);
     expect(text.stdout).toMatch(/scrubbed 3 runs in .*scrub\.db: 2 with problems/);
     expect(text.stdout).not.toMatch(/run sound/);
-    expect(text.stdout).toMatch(/remit repair bad-summary deletes it/);
+    expect(text.stdout).toMatch(/remit --db=\S+ repair bad-summary deletes it/);
 
     // repair deletes the disagreeing summary (nothing else); scrub then finds the run sound, and a
     // repair of a sound run changes nothing.
@@ -189,7 +189,7 @@ describe('remit scrub', () => {
     const one = await remit('--db', hinted, 'scrub', 'interrupted');
     expect(one.code).toBe(7);
     expect(one.stdout).toMatch(
-      /^run interrupted: STATUS HINT DISAGREES: the store's status hint is completed but the log says running \(recoverAll trusts the hint and never continues the run; [^)]*\): remit repair interrupted corrects it; 3 records/,
+      /^run interrupted: STATUS HINT DISAGREES: the store's status hint is completed but the log says running \(recoverAll trusts the hint and never continues the run; [^)]*\): remit --db=\S+ repair interrupted corrects it; 3 records/,
     );
     const json = await remit('--db', hinted, '--json', 'scrub', 'interrupted');
     expect(json.code).toBe(7);
@@ -197,12 +197,12 @@ describe('remit scrub', () => {
     const all = await remit('--db', hinted, 'scrub', '--all');
     expect(all.code).toBe(7);
     expect(all.stdout).toMatch(/run interrupted: STATUS HINT DISAGREES/);
-    expect(all.stdout).toMatch(/run finished: STATUS HINT DISAGREES: the store's status hint is "bogus" \(not a status\) but the log says completed \(recoverAll reads the run and corrects the hint; [^)]*\): remit repair finished corrects it/);
+    expect(all.stdout).toMatch(/run finished: STATUS HINT DISAGREES: the store's status hint is "bogus" \(not a status\) but the log says completed \(recoverAll reads the run and corrects the hint; [^)]*\): remit --db=\S+ repair finished corrects it/);
     expect(all.stdout).toMatch(/scrubbed 2 runs in .*scrub-hint\.db: 2 with problems/);
     const runs = await remit('--db', hinted, 'runs');
     expect(runs.code).toBe(7);
-    expect(runs.stdout.split('\n').find((l) => l.startsWith('interrupted'))).toMatch(/status hint completed disagrees with the log \(running\): remit repair interrupted$/);
-    expect(runs.stdout.split('\n').find((l) => l.startsWith('finished'))).toMatch(/status hint "bogus" \(not a status\) disagrees with the log \(completed\): remit repair finished$/);
+    expect(runs.stdout.split('\n').find((l) => l.startsWith('interrupted'))).toMatch(/status hint completed disagrees with the log \(running\): remit --db=\S+ repair interrupted$/);
+    expect(runs.stdout.split('\n').find((l) => l.startsWith('finished'))).toMatch(/status hint "bogus" \(not a status\) disagrees with the log \(completed\): remit --db=\S+ repair finished$/);
 
     const repaired = await remit('--db', hinted, '--json', 'repair', 'interrupted');
     expect(repaired.code).toBe(0);

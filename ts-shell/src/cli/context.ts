@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import type { CoreKind } from '../core/index.js';
-import { RemitError, StoreNotFoundError } from '../errors.js';
+import { RemitError, StoreNotFoundError, type SuggestedCommandOptions } from '../errors.js';
 import { createRemit, type Remit } from '../remit.js';
 import { SqliteStore } from '../store/sqlite.js';
 import type { Workflow } from '../workflow/workflow.js';
@@ -37,6 +37,21 @@ export class UsageError extends Error {
 
 export function globalOptions(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions;
+}
+
+/**
+ * The global options a command REMIT suggests must repeat to reach what this one reached: the
+ * database, the core and durability when not the defaults, and the workflow module when given by
+ * --workflow (REMIT_WORKFLOW is still set for the suggested command). Not --instance-id: a
+ * suggested command is another process, and two processes must never share an instance id.
+ */
+export function suggestedCommandOptions(options: GlobalOptions): SuggestedCommandOptions {
+  const always = [
+    ...(options.db !== DEFAULT_DB ? [`--db=${options.db}`] : []),
+    ...(options.core !== 'wasm' ? [`--core=${options.core}`] : []),
+    ...(options.synchronous !== 'FULL' ? [`--synchronous=${options.synchronous}`] : []),
+  ];
+  return { always, workflows: options.workflow === undefined ? [] : [`--workflow=${options.workflow}`] };
 }
 
 /** The workflow module's exports, as the CLI uses them. */

@@ -9,9 +9,9 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { displayText } from '../display.js';
-import { RemitError } from '../errors.js';
+import { RemitError, setSuggestedCommandOptions } from '../errors.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
-import { DEFAULT_DB, UsageError } from './context.js';
+import { DEFAULT_DB, globalOptions, suggestedCommandOptions, UsageError } from './context.js';
 import { registerCommands } from './registry.js';
 
 /** The package's version, from its package.json (two folders up from src/cli and dist/cli). */
@@ -45,6 +45,8 @@ export function buildProgram(reportUsageError?: (message: string) => void): Comm
   program.configureOutput({
     outputError: reportUsageError !== undefined ? (text) => reportUsageError(text) : (text, write) => write(text.split('\n').map(displayText).join('\n')),
   });
+  // The commands this one suggests (in its output and in its errors' advice) carry its --db and --workflow.
+  program.hook('preAction', (_program, action) => setSuggestedCommandOptions(suggestedCommandOptions(globalOptions(action))));
   return registerCommands(program);
 }
 
@@ -110,6 +112,8 @@ export async function runCli(argv: string[] = process.argv): Promise<number> {
       }
     }
     return (process.exitCode = code);
+  } finally {
+    setSuggestedCommandOptions();
   }
 }
 
