@@ -38,3 +38,16 @@ export function shown(strings: TemplateStringsArray, ...values: unknown[]): stri
   for (let i = 0; i < values.length; i++) out += displayText(String(values[i])) + strings[i + 1]!;
   return out;
 }
+
+/** `n` and `noun`, the noun plural unless n is 1: count(1, 'run') is "1 run", count(2, 'run') "2 runs". */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * `word` after "a", or "an" when it starts with a vowel sound: withArticle('EFFECT_ATTEMPT') is
+ * "an EFFECT_ATTEMPT", withArticle('Uint8Array') "a Uint8Array" (a U read "you").
+ */
+export function withArticle(word: string): string {
+  return `${/^(?:[aeio]|u(?!ni|int|s[eu]))/i.test(word) ? 'an' : 'a'} ${word}`;
+}

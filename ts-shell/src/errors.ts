@@ -95,12 +95,17 @@ export class DefinitionInvalidError extends RemitError {
   }
 }
 
-/** The run was started under another definition; `differences` names each change. */
+/**
+ * The run was started under another definition; `differences` names each change. The message
+ * says how to finish such runs (docs/guide.md, "Changing a workflow").
+ */
 export class DefinitionMismatchError extends RemitError {
   readonly code = ErrorCode.DEFINITION_MISMATCH;
   constructor(runId: string, readonly workflow: string, readonly differences: string[]) {
     super(
-      `run was started under a different definition of workflow ${workflow}: ${differences.join('; ')}`,
+      `run was started under a different definition of workflow ${workflow}: ${differences.join('; ')}; ` +
+        `to finish this run, register the definition it was started under, unchanged, beside the changed one, ` +
+        `which goes under a new workflow name for new runs (docs/guide.md, "Changing a workflow")`,
       { runId },
     );
   }
@@ -138,8 +143,9 @@ export class RunExistsError extends RemitError {
 
 export class RunIdInvalidError extends RemitError {
   readonly code = ErrorCode.RUN_ID_INVALID;
-  constructor(runId: unknown, problem: string) {
-    super(`invalid run id ${typeof runId === 'string' ? JSON.stringify(runId.slice(0, 80)) : String(runId)}: ${problem}`);
+  constructor(runId: unknown, problem: string, argument?: string) {
+    const id = typeof runId === 'string' ? JSON.stringify(runId.slice(0, 80)) : String(runId);
+    super(`invalid run id ${id}${argument === undefined ? '' : ` (${argument})`}: ${problem}`, argument === undefined ? {} : { field: argument });
   }
 }
 
@@ -317,8 +323,8 @@ export class EffectInFlightError extends RemitError {
 /** An option passed to REMIT (createRemit, continueRun, recoverAll, an effect node) has a value it cannot use. */
 export class OptionInvalidError extends RemitError {
   readonly code = ErrorCode.OPTION_INVALID;
-  constructor(readonly option: string, readonly value: unknown, problem: string) {
-    super(`option ${option} ${problem} (got ${describeValue(value)})`, { field: option });
+  constructor(readonly option: string, readonly value: unknown, problem: string, subject: ErrorSubject = {}) {
+    super(`option ${option} ${problem} (got ${describeValue(value)})`, { ...subject, field: option });
   }
   protected override details() {
     return { option: this.option };

@@ -102,10 +102,11 @@ const NOT_ONLY_SPACES = /[^ ]/;
  * one visible character (a letter, digit, punctuation or symbol: not only spaces or zero-width
  * characters). The same rule on every store, so an id is stored, listed and recovered as given.
  */
-export function checkRunId(runId: unknown): asserts runId is string {
-  if (typeof runId !== 'string' || runId.length === 0) throw new RunIdInvalidError(runId, 'must be a non-empty string');
+/** `argument`: where the id came from, when not an argument named runId (`newRunId` of fork). */
+export function checkRunId(runId: unknown, argument?: string): asserts runId is string {
+  if (typeof runId !== 'string' || runId.length === 0) throw new RunIdInvalidError(runId, 'must be a non-empty string', argument);
   const problem = PRINTABLE_ASCII.test(runId) ? printableAsciiRunIdProblem(runId) : runIdProblem(runId);
-  if (problem !== null) throw new RunIdInvalidError(runId, problem);
+  if (problem !== null) throw new RunIdInvalidError(runId, problem, argument);
 }
 
 /** What the rule finds wrong with a non-empty printable-ASCII id, or null. */

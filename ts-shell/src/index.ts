@@ -50,5 +50,7 @@ export {
   OptionInvalidError,
 } from './errors.js';
 export type { ErrorSubject, ValidationIssue, CoreUnavailableReason, UnfaithfulReason } from './errors.js';
+// Not a RemitError: a broken invariant of REMIT's own code ("REMIT bug"), to be reported (docs/errors.md).
+export { InvariantViolation } from './assert.js';
 
 export type { Json } from './json.js';

@@ -5,7 +5,7 @@
 
 import { decodeLog, LogErrorName } from './core/codec.js';
 import { EffectStatus, RecordKind, type LogRecord, type NextAction, type RecoveryCore } from './core/types.js';
-import { displayText, shown } from './display.js';
+import { count, displayText, shown } from './display.js';
 import { fromUtf8, toHex } from './json.js';
 import { diagnoseRows, type RunDamage } from './sequencer/log-health.js';
 import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
@@ -212,9 +212,9 @@ export function renderInspection(inspection: RunInspection): string {
   ]);
   lines.push(...table(['seq', 'kind', 'node', 'committed (UTC)', 'bytes', 'state', 'detail'], rows, [true, false, false, false, true, true, false]));
   const t = inspection.totals;
-  lines.push(`${t.records} records, ${t.bytes} bytes (${t.stateBytes} of state)`);
+  lines.push(`${count(t.records, 'record')}, ${count(t.bytes, 'byte')} (${t.stateBytes} of state)`);
   if (inspection.effects.length > 0) {
-    const attempts = (n: number) => (n > 0 ? `, ${n} attempt${n === 1 ? '' : 's'}` : '');
+    const attempts = (n: number) => (n > 0 ? `, ${count(n, 'attempt')}` : '');
     lines.push(`effects: ${inspection.effects.map((e) => shown`${e.node} ${e.status} (done ${e.doneCount}×${attempts(e.attempts)})`).join(', ')}`);
   }
   lines.push(`interrupts: ${inspection.interruptsParked} parked, ${inspection.interruptsClaimed} claimed`);
@@ -223,7 +223,7 @@ export function renderInspection(inspection: RunInspection): string {
   const d = inspection.damage;
   if (d !== undefined) {
     const what =
-      d.kind === 'torn' ? `the last record is incomplete (${d.storedBytes} bytes stored)`
+      d.kind === 'torn' ? `the last record is incomplete (${count(d.storedBytes, 'byte')} stored)`
       : d.kind === 'empty' ? 'the last record is empty (0 bytes)'
       : d.code === 'NO_RECORDS' ? `${d.code}: the store lists the run but keeps none of its records`
       : `${d.code}: the record fails its integrity check`;

@@ -3,25 +3,30 @@
  * a partial restore) is seen the same way by every view: damage naming the run, NO_RECORDS and
  * what to do (runs, recoverAll, status, continueRun, resume, fork, inspect, scrub, repair), never
  * "no such run", which stays for a run the store does not list. No view changes anything stored,
- * and a new run under the id replaces the listing. Memory and SQLite stores; the state is made by
- * deleting the run's records through the store's own data (memory) or a raw connection (SQLite).
+ * and a new run under the id replaces the listing. Memory, SQLite and PostgreSQL stores; the state
+ * is made by deleting the run's records through the store's own data (memory) or a raw connection
+ * (SQLite, PostgreSQL). A run that keeps records keeps its id taken on every store.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCore } from './core/index.js';
-import { LogCorruptError, RunNotFoundError } from './errors.js';
+import { ForkTargetExistsError, LogCorruptError, RunExistsError, RunNotFoundError } from './errors.js';
 import { renderInspection } from './inspect.js';
 import { Remit } from './remit.js';
 import { missingRecordsDamage } from './sequencer/log-health.js';
 import { MemoryStore } from './store/memory.js';
+import { PostgresStore } from './store/postgres.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
 import { z } from 'zod';
+import { testRecord } from './testing/test-record.js';
 import { counter } from '../test-support/counter-workflow.js';
+import { describePg, dropSchemas, freshSchemaName } from '../test-support/postgres-test-env.js';
 import { END, workflow } from './workflow/workflow.js';
 
 const core = await createCore('reference');
@@ -30,11 +35,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Target {
   name: string;
-  open(): Store;
+  open(): Store | Promise<Store>;
   /** Delete every record (and the summary and status hint) of `runId`, leaving its listing. */
-  emptyRun(store: Store, runId: string): void;
+  emptyRun(store: Store, runId: string): void | Promise<void>;
   /** Delete only the records of `runId`: its listing and its stored recovery summary stay. */
-  deleteRecordsOnly(store: Store, runId: string): void;
+  deleteRecordsOnly(store: Store, runId: string): void | Promise<void>;
+  /** Another handle on the same stored data, as a fresh process opens it (none: the same store). */
+  reopen?(store: Store): Store | Promise<Store>;
 }
 
 function deleteMemoryRecords(store: Store, runId: string): void {
@@ -69,6 +76,7 @@ const targets: Target[] = [
   {
     name: 'sqlite',
     open: () => new SqliteStore(join(dir, `${Math.random().toString(36).slice(2)}.db`)),
+    reopen: (store) => new SqliteStore((store as SqliteStore).path),
     emptyRun(store, runId) {
       const db = new Database((store as SqliteStore).path);
       db.prepare('DELETE FROM remit_records WHERE run_id = ?').run(runId);
@@ -90,13 +98,96 @@ async function snapshot(store: Store): Promise<unknown> {
   return Promise.all(listings.map(async (l) => ({ ...l, records: await store.readRecords(l.runId) })));
 }
 
-for (const target of targets) {
+/** The PostgreSQL target: each store in a schema of its own, hand edits through a raw connection. */
+function postgresTarget(url: string): Target {
+  const schemas = new Set<string>();
+  const stores: PostgresStore[] = [];
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close().catch(() => {})));
+    await dropSchemas(url, schemas);
+  });
+  const openSchema = async (schema: string) => {
+    schemas.add(schema);
+    const store = await PostgresStore.open({ connectionString: url, schema, maxConnections: 4 });
+    stores.push(store);
+    return store;
+  };
+  const edit = async (store: Store, statements: string[], runId: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const text of statements) await client.query(text.replaceAll('{s}', `"${(store as PostgresStore).schema}"`), [runId]);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    name: 'postgres',
+    open: () => openSchema(freshSchemaName()),
+    // As a hand edit (psql) leaves it: the run row stays, with its next_seq.
+    emptyRun: (store, runId) => edit(store, [
+      'DELETE FROM {s}.records WHERE run_id = $1', 'DELETE FROM {s}.summaries WHERE run_id = $1', 'UPDATE {s}.runs SET status = NULL WHERE run_id = $1',
+    ], runId),
+    deleteRecordsOnly: (store, runId) => edit(store, ['DELETE FROM {s}.records WHERE run_id = $1'], runId),
+    reopen: (store) => openSchema((store as PostgresStore).schema),
+  };
+}
+
+/** Everything stored for `runId` apart from commit times: what a refused write must leave as it was. */
+async function runState(store: Store, runId: string): Promise<unknown> {
+  const listing = (await store.listRuns()).find((l) => l.runId === runId);
+  return {
+    listing: listing && { ...listing, updatedAtMs: undefined },
+    records: await store.readRecords(runId),
+    summary: await store.readSummary?.(runId),
+    hint: await store.readStatusHint?.(runId),
+  };
+}
+
+for (const target of targets) describeTarget(target);
+describePg('a run listed without records on the postgres store (server)', (url) => {
+  const target = postgresTarget(url);
+  describeTarget(target);
+
+  describe('racing creators on the postgres store', () => {
+    it('of 8 processes starting a run into one NO_RECORDS id at the same moment, exactly one does; the others are told the run exists', async () => {
+      const store = await target.open();
+      const remit = new Remit(store, core, [counter, longLoop]);
+      expect((await remit.start(longLoop, { i: 0 }, { runId: 'ghost' })).status).toBe('completed');
+      await target.deleteRecordsOnly(store, 'ghost');
+      // Eight processes: each its own pool (so its own connection), none of them caching the run.
+      const racers = await Promise.all(Array.from({ length: 8 }, async () => new Remit(await target.reopen!(store), core, [counter, longLoop])));
+      const outcomes = await Promise.allSettled(racers.map((r, i) => r.start(counter, { i: 10 + i * 100 }, { runId: 'ghost' })));
+      const winners = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
+      expect(winners).toHaveLength(1);
+      for (const o of outcomes) {
+        if (o.status === 'rejected') {
+          expect(o.reason).toBeInstanceOf(RunExistsError);
+          expect(o.reason).toMatchObject({ code: 'REMIT_RUN_EXISTS', runId: 'ghost' });
+        }
+      }
+      // The log is the winner's run and nothing else: its input, completed, no stale summary.
+      const winner = winners[0]!;
+      const fresh = new Remit(await target.reopen!(store), core, [counter, longLoop]);
+      expect(await fresh.status('ghost')).toMatchObject({ status: 'completed', state: { i: winner * 100 + 11 } });
+      const report = await fresh.scrub('ghost');
+      expect(report).toMatchObject({ damage: null });
+      expect(report.summaryAgrees).not.toBe(false);
+      expect(report.statusHintAgrees).not.toBe(false);
+      const records = await store.readRecords('ghost');
+      expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i));
+      expect(await new Remit(await target.reopen!(store), core, [counter, longLoop]).continueRun('ghost')).toMatchObject({ status: 'completed' });
+    });
+  });
+});
+
+function describeTarget(target: Target): void {
   describe(`a run listed without records on the ${target.name} store`, () => {
     async function setup() {
-      const store = target.open();
+      const store = await target.open();
       const remit = new Remit(store, core, [counter]);
       for (const runId of ['sound', 'ghost']) expect((await remit.start(counter, { i: 0 }, { runId })).status).toBe('completed');
-      target.emptyRun(store, 'ghost');
+      await target.emptyRun(store, 'ghost');
       return { store, remit };
     }
 
@@ -104,7 +195,7 @@ for (const target of targets) {
       const { store, remit } = await setup();
       const before = await snapshot(store);
       const advice = missingRecordsDamage('ghost').advice;
-      expect(advice).toMatch(/restore the store from a backup, or start a new run under this id \(`remit run --run-id=ghost`/);
+      expect(advice).toMatch(/restore the store from a backup, or start a new run under this id \(`remit run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\)$/);
       const damaged = { code: 'REMIT_LOG_CORRUPT', runId: 'ghost', seq: 0, logError: 'NO_RECORDS', advice };
 
       expect((await remit.runs()).find((r) => r.runId === 'ghost')).toMatchObject({ status: 'damaged', damage: { code: 'NO_RECORDS', advice } });
@@ -155,12 +246,12 @@ for (const target of targets) {
     });
 
     it('a run started or forked under the id does not inherit the old run\'s stored recovery summary', async () => {
-      const store = target.open();
+      const store = await target.open();
       const remit = new Remit(store, core, [counter, longLoop]);
       // Long enough for group commits to store a summary, which the hand edit leaves behind.
       for (const runId of ['stale', 'stale-fork']) expect((await remit.start(longLoop, { i: 0 }, { runId })).status).toBe('completed');
       expect((await store.readSummary!('stale'))?.summary.recordCount).toBeGreaterThan(20);
-      for (const runId of ['stale', 'stale-fork']) target.deleteRecordsOnly(store, runId);
+      for (const runId of ['stale', 'stale-fork']) await target.deleteRecordsOnly(store, runId);
       // The advice: a new run under the id (shorter than the summary), and a fork into the other.
       expect((await remit.start(counter, { i: 0 }, { runId: 'stale' })).status).toBe('completed');
       expect((await remit.start(counter, { i: 0 }, { runId: 'source' })).status).toBe('completed');
@@ -169,10 +260,37 @@ for (const target of targets) {
         const report = await remit.scrub(runId);
         expect(report, runId).toMatchObject({ damage: null });
         expect(report.summaryAgrees, runId).not.toBe(false);
-        // A fresh process (another instance, nothing cached) reads the new run as it is.
-        const fresh = new Remit(store, core, [counter, longLoop]);
+        expect(report.statusHintAgrees, runId).not.toBe(false);
+        // A fresh process (another instance on another handle, nothing cached) reads the new run as it is.
+        const fresh = new Remit(target.reopen ? await target.reopen(store) : store, core, [counter, longLoop]);
         expect((await fresh.continueRun(runId)).status, runId).toBe('completed');
+        expect(await fresh.status(runId), runId).toMatchObject({ status: 'completed' });
       }
+      // The stale summary went with the old listing, and the listing counts the new run's records.
+      for (const runId of ['stale', 'stale-fork']) {
+        const count = (await store.readRecords(runId)).length;
+        expect((await store.readSummary!(runId))?.summary.recordCount ?? 0, runId).toBeLessThanOrEqual(count);
+        expect((await store.listRuns()).find((l) => l.runId === runId)?.nextSeq, runId).toBe(count);
+        const hint = await store.readStatusHint?.(runId);
+        if (hint) expect(hint, runId).toMatchObject({ statusHint: 'completed', recordCount: count });
+      }
+      await remit.close();
+    });
+
+    it('a run that keeps records keeps its id taken: a start or a fork into it is refused and changes nothing', async () => {
+      const { store, remit } = await setup();
+      const before = await runState(store, 'sound');
+      const started = await remit.start(counter, { i: 5 }, { runId: 'sound' }).catch((e: unknown) => e);
+      expect(started).toBeInstanceOf(RunExistsError);
+      expect(started).toMatchObject({ code: 'REMIT_RUN_EXISTS', runId: 'sound' });
+      await remit.start(counter, { i: 0 }, { runId: 'source' });
+      const forked = await remit.fork('source', 2, { newRunId: 'sound' }).catch((e: unknown) => e);
+      expect(forked).toBeInstanceOf(ForkTargetExistsError);
+      expect(await runState(store, 'sound')).toEqual(before);
+      // A fork from a source too short for it leaves a NO_RECORDS listing as it was.
+      const ghost = await runState(store, 'ghost');
+      expect(await store.fork('source', 99, 'ghost', testRecord(99, 'fork'))).toEqual({ committed: false, reason: 'SOURCE_TOO_SHORT' });
+      expect(await runState(store, 'ghost')).toEqual(ghost);
       await remit.close();
     });
   });

@@ -9,6 +9,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from './core/index.js';
@@ -184,5 +185,100 @@ describe('default run ids of long names and ids are valid', () => {
       expect(fork.runId).toMatch(/\.fork-[0-9a-f]{8}$/);
       expect((await remit.continueRun(fork.runId)).status).toBe('completed');
     }
+  });
+});
+
+describe('a key REMIT does not know is refused wherever it takes options or a node spec (a misspelling would be ignored)', () => {
+  /** A key that is not one of `known`: a near miss of a known one (case, a letter dropped) or any text. */
+  const misspelling = (known: readonly string[]) =>
+    fc
+      .oneof(
+        fc.constantFrom(...known).map((k) => k.toLowerCase()),
+        fc.constantFrom(...known).map((k) => k.toUpperCase()),
+        fc.tuple(fc.constantFrom(...known), fc.nat()).map(([k, i]) => k.slice(0, i % k.length) + k.slice((i % k.length) + 1)),
+        fc.string({ minLength: 1, maxLength: 12 }),
+      )
+      .filter((key) => !known.includes(key));
+  const withKey = (base: object, key: string): Record<string, unknown> => ({ ...base, [key]: 1 });
+  const refusal = async (call: () => unknown): Promise<unknown> => {
+    try {
+      return await call();
+    } catch (error) {
+      return error;
+    }
+  };
+
+  it('createRemit, start, continueRun, fork and recoverAll: OptionInvalidError naming the key; nothing read or written', async () => {
+    const core = await createCore('reference');
+    const entries: Array<[string, readonly string[], (remit: Remit, store: MemoryStore, key: string) => Promise<unknown>]> = [
+      ['createRemit', ['store', 'workflows', 'core', 'hooks', 'groupPureSteps', 'maxGroupedPureSteps', 'instanceId', 'effectLeaseMs'], (_r, store, key) => createRemit(withKey({ store, workflows: [wf], core }, key) as never)],
+      ['start', ['runId'], (remit, _s, key) => remit.start(wf, { n: 1 }, withKey({ runId: 'new' }, key))],
+      ['continueRun', ['fromSeq', 'waitForEffectMs'], (remit, _s, key) => remit.continueRun('r', withKey({}, key))],
+      ['fork', ['newRunId', 'intent'], (remit, _s, key) => remit.fork('r', 0, withKey({ newRunId: 'new' }, key))],
+      ['recoverAll', ['waitForEffectMs'], (remit, _s, key) => remit.recoverAll(withKey({}, key))],
+    ];
+    for (const [operation, known, call] of entries) {
+      await fc.assert(
+        fc.asyncProperty(misspelling(known), async (key) => {
+          const store = new MemoryStore();
+          const remit = new Remit(store, core, [wf]);
+          await remit.start(wf, { n: 1 }, { runId: 'r' });
+          const before = await store.readLog('r');
+          const error = await refusal(() => call(remit, store, key));
+          expect(error, `${operation} { ${key} }`).toBeInstanceOf(OptionInvalidError);
+          expect(error).toMatchObject({ code: OPTION_INVALID, option: key, field: key });
+          expect((error as Error).message).toContain(`is not an option of ${operation} (known: ${known.join(', ')})`);
+          expect((await store.listRuns()).map((r) => r.runId)).toEqual(['r']);
+          expect(await store.readLog('r')).toEqual(before);
+        }),
+        { numRuns: 25 },
+      );
+    }
+  });
+
+  it('openSqliteStore and openMemoryStore: OptionInvalidError naming the key; no file or folder created', () => {
+    let i = 0;
+    fc.assert(
+      fc.property(misspelling(['synchronous', 'busyTimeoutMs', 'create', 'clock']), (key) => {
+        const folder = join(dir, `unknown-${i++}`);
+        expect(() => openSqliteStore(join(folder, 'remit.db'), withKey({ create: false }, key))).toThrow(expect.objectContaining({ code: OPTION_INVALID, field: key }));
+        expect(existsSync(folder)).toBe(false);
+      }),
+      { numRuns: 25 },
+    );
+    fc.assert(
+      fc.property(misspelling(['backing', 'clock']), (key) => {
+        expect(() => new MemoryStore(withKey({}, key))).toThrow(expect.objectContaining({ code: OPTION_INVALID, field: key }));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('workflow() and every kind of node spec: DefinitionInvalidError naming the node and the key', () => {
+    const specs: Array<[string, readonly string[], (key: string) => unknown]> = [
+      ['workflow', ['name', 'version', 'state', 'description'], (key) => workflow(withKey({ name: 'w', version: '1', state: State }, key) as never)],
+      ['pure', ['run', 'next'], (key) => workflow({ name: 'w', version: '1', state: State }).pure('p', withKey({ run: () => ({}), next: END }, key) as never)],
+      ['effect', ['run', 'apply', 'next', 'leaseMs'], (key) => workflow({ name: 'w', version: '1', state: State }).effect('p', withKey({ run: () => ({}), next: END }, key) as never)],
+      ['interrupt', ['resume', 'apply', 'next'], (key) => workflow({ name: 'w', version: '1', state: State }).interrupt('p', withKey({ resume: z.object({}), apply: () => ({}), next: END }, key) as never)],
+    ];
+    for (const [kind, known, build] of specs) {
+      fc.assert(
+        fc.property(misspelling(known), (key) => {
+          const error = (() => {
+            try {
+              build(key);
+            } catch (e) {
+              return e;
+            }
+            return undefined;
+          })();
+          expect(error, `${kind} { ${key} }`).toMatchObject({ code: 'REMIT_DEFINITION_INVALID', field: key, ...(kind === 'workflow' ? {} : { node: 'p' }) });
+          expect((error as Error).message).toContain(`(known: ${known.join(', ')})`);
+        }),
+        { numRuns: 25 },
+      );
+    }
+    // The misspelling the review found: an effect's `aply` used to build, and its result was never applied.
+    expect(() => workflow({ name: 'w', version: '1', state: State }).effect('charge', { run: () => ({}), aply: () => ({}), next: END } as never)).toThrow(/aply is not a field of an effect node's spec/);
   });
 });

@@ -29,7 +29,7 @@ import { inspectLog, type RunInspection } from './inspect.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8 } from './json.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
 import { damageError, diagnoseRows, missingRecordsDamage, type RunDamage } from './sequencer/log-health.js';
-import { runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
+import { recordAt, runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { openSummary } from './sequencer/stored-summary.js';
 import { DEFAULT_EFFECT_LEASE_MS, type FenceSettings } from './sequencer/fence.js';
@@ -40,6 +40,7 @@ import {
 } from './ids.js';
 import { durableValue, validate } from './values.js';
 import { assert } from './assert.js';
+import { allKeysOf, notKnown, unknownKey } from './known-keys.js';
 import { canonicalDescriptor } from './workflow/descriptor.js';
 import { isBuiltWorkflow, isLeaseMs, MAX_LEASE_MS, WorkflowBuilder, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
 
@@ -152,6 +153,12 @@ export interface RunSummary {
   createdAtMs: number;
   updatedAtMs: number;
   interruptId?: string;
+  /**
+   * true for a fork that nobody has continued yet (status running, its last record the FORKED
+   * one): it is driven only by continueRun (`remit continue`, or `remit fork --continue`);
+   * recoverAll leaves it alone. Absent otherwise.
+   */
+  undrivenFork?: true;
   /** For a damaged run: which record, how, and what the operator can do (docs/guide.md, "Damaged runs"). */
   damage?: RunDamage;
   /** The stored status hint, when the store lists hints (`RunListing.statusHint`): one of the four, or null (unknown). */
@@ -206,7 +213,7 @@ export async function createRemit(options: RemitOptions): Promise<Remit> {
 }
 
 /** The options createRemit knows; any other key is refused (a misspelt option would be ignored). */
-const REMIT_OPTIONS: ReadonlySet<string> = new Set(['store', 'workflows', 'core', 'hooks', 'groupPureSteps', 'maxGroupedPureSteps', 'instanceId', 'effectLeaseMs']);
+const REMIT_OPTIONS = allKeysOf<RemitOptions>()('store', 'workflows', 'core', 'hooks', 'groupPureSteps', 'maxGroupedPureSteps', 'instanceId', 'effectLeaseMs');
 const STORE_METHODS = ['readLog', 'readRecords', 'append', 'fork', 'listRuns', 'close'] as const;
 const OPTIONAL_STORE_METHODS = ['readSummary', 'readRun', 'listRunsToRecover', 'readStatusHint', 'correctRunStatuses', 'removeLastRecord'] as const;
 const CORE_METHODS = ['recover', 'admit', 'recoverEncoded', 'admitEncoded', 'feed', 'admitFrom', 'feedEncoded', 'admitFromEncoded'] as const;
@@ -223,9 +230,8 @@ function checkRemitOptions(options: unknown): asserts options is RemitOptions {
     throw new ArgumentInvalidError('options', 'an object of createRemit options ({ store, workflows, ... })', describeArgument(options));
   }
   const o = options as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (!REMIT_OPTIONS.has(key)) throw new OptionInvalidError(key, o[key], `is not an option of createRemit (known: ${[...REMIT_OPTIONS].join(', ')})`);
-  }
+  const unknown = unknownKey(o, REMIT_OPTIONS);
+  if (unknown !== undefined) throw new OptionInvalidError(unknown, o[unknown], notKnown('an option of createRemit', REMIT_OPTIONS));
   const store = o['store'];
   if (store === null || typeof store !== 'object') throw new OptionInvalidError('store', store, 'must be a Store (openSqliteStore, openMemoryStore, openPostgresStore)');
   const missing = STORE_METHODS.filter((m) => typeof (store as Record<string, unknown>)[m] !== 'function');
@@ -269,11 +275,22 @@ function checkMaxGroupedPureSteps(value: unknown): void {
   }
 }
 
-/** Throws ArgumentInvalidError unless an options argument is an object or undefined (nothing read or written yet). */
-function checkOptionsArgument(argument: string, value: unknown, expected: string, subject: ErrorSubject): void {
+/**
+ * Throws ArgumentInvalidError unless an options argument is an object or undefined, and
+ * OptionInvalidError for a key of it that `operation` does not know (nothing read or written yet).
+ */
+function checkOptionsArgument(operation: string, value: unknown, known: readonly string[], subject: ErrorSubject): void {
   if (value === undefined) return;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ArgumentInvalidError(argument, expected, describeArgument(value), subject);
+  const expected = `an object of ${operation} options ({ ${known.join(', ')} }) or undefined`;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ArgumentInvalidError('options', expected, describeArgument(value), subject);
+  const unknown = unknownKey(value, known);
+  if (unknown !== undefined) throw new OptionInvalidError(unknown, (value as Record<string, unknown>)[unknown], notKnown(`an option of ${operation}`, known), subject);
 }
+
+const START_OPTIONS = allKeysOf<StartOptions>()('runId');
+const CONTINUE_OPTIONS = allKeysOf<ContinueOptions>()('fromSeq', 'waitForEffectMs');
+const FORK_OPTIONS = allKeysOf<ForkOptions>()('newRunId', 'intent');
+const RECOVER_ALL_OPTIONS = allKeysOf<RecoverAllOptions>()('waitForEffectMs');
 
 /** The fence settings a Remit is constructed with (createRemit passes instanceId and effectLeaseMs). */
 export interface FenceOptions {
@@ -398,14 +415,16 @@ export class Remit implements Engine {
     if (typeof workflow !== 'string' && !isBuiltWorkflow(workflow)) {
       throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build()) or the name of a registered one', describeArgument(workflow));
     }
-    checkOptionsArgument('options', options, 'an object of start options ({ runId }) or undefined', {});
+    checkOptionsArgument('start', options, START_OPTIONS, {});
     const wf = this.resolveWorkflow(workflow);
+    if (options.runId !== undefined) checkRunId(options.runId, 'options.runId of start');
     const runId = options.runId ?? defaultRunId(wf.name);
-    checkRunId(runId);
     checkEffectKeysFit(runId, effectNodeNames(wf));
+    // A refused input names the caller's run id, never a generated one: no run was started.
+    const subject: ErrorSubject = options.runId !== undefined ? { runId, seq: 0 } : { seq: 0 };
     const parsed = validate(wf.stateSchema, input);
-    if (!parsed.success) throw new StateInvalidError({ runId, seq: 0 }, toValidationIssues(parsed.error.issues));
-    const state = durableValue('input', parsed.data, wf.stateSchema, { runId, seq: 0 }, input);
+    if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
+    const state = durableValue('input', parsed.data, wf.stateSchema, subject, input);
     const started: LogRecord = {
       kind: RecordKind.RUN_STARTED,
       seq: 0,
@@ -498,7 +517,7 @@ export class Remit implements Engine {
    */
   async continueRun(runId: string, options: ContinueOptions = {}): Promise<RunResult> {
     checkRunId(runId);
-    checkOptionsArgument('options', options, 'an object of continue options ({ fromSeq, waitForEffectMs }) or undefined', { runId });
+    checkOptionsArgument('continueRun', options, CONTINUE_OPTIONS, { runId });
     if (options.fromSeq !== undefined) checkSeqArgument('fromSeq', options.fromSeq, { runId });
     const waitMs = checkWaitMs(options.waitForEffectMs);
     // Continuing from an earlier seq may need admission from the whole log (NEEDS_LOG).
@@ -537,13 +556,14 @@ export class Remit implements Engine {
   /**
    * Create a new run from `runId`'s checkpoint at `checkpointSeq`: a byte copy of records
    * 0..checkpointSeq and a FORKED record, in one atomic store operation. The source is not
-   * touched. The new run is not driven; call continueRun(fork.runId).
+   * touched. The new run is not driven: call continueRun(fork.runId). Until then recoverAll leaves
+   * it alone (RunSummary.undrivenFork), so a fork made to look at a run never runs its effects.
    */
   async fork(runId: string, checkpointSeq: number, options: ForkOptions = {}): Promise<ForkResult> {
     checkRunId(runId);
     checkSeqArgument('checkpointSeq', checkpointSeq, { runId });
-    checkOptionsArgument('options', options, 'an object of fork options ({ newRunId, intent }) or undefined', { runId });
-    if (options.newRunId !== undefined) checkRunId(options.newRunId);
+    checkOptionsArgument('fork', options, FORK_OPTIONS, { runId });
+    if (options.newRunId !== undefined) checkRunId(options.newRunId, 'options.newRunId of fork');
     // A fork copies a prefix up to any checkpoint and chains to it: it reads the whole log.
     const session = await this.openRun(runId, { wholeLog: true });
     const recovered = session.recover();
@@ -714,6 +734,7 @@ export class Remit implements Engine {
       workflow: fromUtf8(recovery.workflow), status: STATUS_NAMES[recovery.status], headSeq: recovery.recordCount - 1,
     };
     if (recovery.action.tag === 'AWAIT_RESUME') examined.interruptId = fromUtf8(recovery.action.interruptId);
+    if (examined.status === 'running' && isUndrivenFork(log, rows[rows.length - 1]!.bytes.length, runId)) examined.undrivenFork = true;
     return examined;
   }
 
@@ -723,7 +744,10 @@ export class Remit implements Engine {
    * `waitForEffectMs` lets each continue wait for it. A damaged run is not touched; it is reported
    * with its typed error (LogTornError, LogCorruptError), so that start-up logs show it. So is a
    * running run of a workflow this instance does not have registered (UnknownWorkflowError, naming
-   * the workflow and the registered ones): it is left as it is, for an instance that has it.
+   * the workflow and the registered ones): it is left as it is, for an instance that has it. A
+   * fork that nobody has continued (`RunSummary.undrivenFork`: its last record is FORKED) is left
+   * alone and not reported, as a parked run is: only continueRun drives it, so that forking a run to
+   * look at it never runs the fork's effects at the next start-up.
    *
    * Which runs it looks at (docs/guide.md, "Recovery at start-up"): on a store with
    * `listRunsToRecover`, only the runs whose status hint is running or unknown, so its cost follows
@@ -737,7 +761,7 @@ export class Remit implements Engine {
    * a store without the method, every stored run.
    */
   async recoverAll(options: RecoverAllOptions = {}): Promise<RecoverAllOutcome[]> {
-    checkOptionsArgument('options', options, 'an object of recoverAll options ({ waitForEffectMs }) or undefined', {});
+    checkOptionsArgument('recoverAll', options, RECOVER_ALL_OPTIONS, {});
     const waitForEffectMs = checkWaitMs(options.waitForEffectMs);
     const out: RecoverAllOutcome[] = [];
     const corrections: RunStatusCorrection[] = [];
@@ -753,6 +777,8 @@ export class Remit implements Engine {
         }
         continue;
       }
+      // A fork that nobody continued waits for continueRun, as a parked run waits for resume.
+      if (run.undrivenFork === true) continue;
       // Reported, not skipped: a service whose `workflows` misses one would otherwise never
       // recover that workflow's runs, and nothing would say so.
       if (!this.workflows.has(run.workflow)) {
@@ -949,6 +975,16 @@ function describeArgument(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
   if (typeof value === 'number') return String(value);
   return value === null ? 'null' : typeof value;
+}
+
+/**
+ * Whether a sound log ends in its FORKED record: a fork nobody has continued yet. No effect of it
+ * can have started (an attempt is recorded before its handler is called), and recoverAll leaves it
+ * for an explicit continueRun: driving it would run the fork's effects, under new keys, at the
+ * next start-up of a service that forked a run only to look at it.
+ */
+function isUndrivenFork(log: Uint8Array, lastRecordBytes: number, runId: string): boolean {
+  return recordAt(log, log.length - lastRecordBytes, runId).kind === RecordKind.FORKED;
 }
 
 /** The workflow named by a log's first record when it is intact (a run damaged later), else '?'. */

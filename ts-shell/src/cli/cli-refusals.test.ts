@@ -115,7 +115,7 @@ describe('damage the listing sees', () => {
     expect(resumed.json()).toMatchObject({ error: { code: 'REMIT_LOG_CORRUPT', runId: 'gap', seq: 2, logError: 'BAD_RECORD_SEQ' } });
     // The listing without records names what can be done, and a new run under its id replaces it.
     const ghostLine = (await remit('--db', db, 'runs')).stdout.split('\n').find((l) => l.startsWith('ghost'));
-    expect(ghostLine).toMatch(/NO_RECORDS at seq 0: nothing of the run is left .* \(`remit run --run-id=ghost` replaces the listing on SQLite and the memory store; on PostgreSQL delete the run.s row/);
+    expect(ghostLine).toMatch(/NO_RECORDS at seq 0: nothing of the run is left .* \(`remit (--\S+ )*run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\)/);
     expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'ghost')).code).toBe(0);
     expect((await remit('--db', db, '--json', 'runs')).json().find((r: { runId: string }) => r.runId === 'ghost')).toMatchObject({ status: 'completed' });
   });
@@ -133,7 +133,7 @@ describe('a run listed without records', () => {
     raw.prepare('DELETE FROM remit_summaries WHERE run_id = ?').run('ghost');
     raw.close();
     const before = digest(db);
-    const advice = /restore the store from a backup, or start a new run under this id \(`remit run --run-id=ghost` replaces the listing on SQLite and the memory store; on PostgreSQL delete the run.s row/;
+    const advice = /restore the store from a backup, or start a new run under this id \(`remit (--\S+ )*run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\)/;
 
     const inspect = await remit('--db', db, 'inspect', 'ghost');
     expect(inspect.code).toBe(7);
@@ -156,7 +156,7 @@ describe('a run listed without records', () => {
     expect(repair.json()).toMatchObject({ error: { code: 'REMIT_REPAIR_REFUSED', runId: 'ghost', seq: 0, why: expect.stringMatching(/^NO_RECORDS: /) } });
     const scrub = await remit('--db', db, 'scrub', 'ghost');
     expect(scrub.code).toBe(7);
-    expect(scrub.stdout).toMatch(/^run ghost: DAMAGED at seq 0: NO_RECORDS \(corrupt\): .*remit run --run-id=ghost/);
+    expect(scrub.stdout).toMatch(/^run ghost: DAMAGED at seq 0: NO_RECORDS \(corrupt\): .*remit --db=\S+ run --run-id=ghost/);
     const all = await remit('--db', db, '--json', 'scrub', '--all');
     expect(all.code).toBe(7);
     expect(all.json()).toMatchObject({ runs: 1, problems: ['ghost'], failures: [], reports: [{ runId: 'ghost', damage: { code: 'NO_RECORDS' } }] });

@@ -227,7 +227,7 @@ describe('remit scrub', () => {
     await store.close();
     const all = await remit('--db', clean, 'scrub', '--all');
     expect(all.code).toBe(0);
-    expect(all.stdout).toMatch(/scrubbed 1 runs in .*: no problems/);
+    expect(all.stdout).toMatch(/scrubbed 1 run in .*: no problems/);
     const missing = await remit('--db', clean, '--json', 'scrub', 'nope');
     expect(missing.code).toBe(3);
     expect(missing.json()).toMatchObject({ error: { code: 'REMIT_RUN_NOT_FOUND', runId: 'nope' } });

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { displayText } from '../display.js';
-import { RemitError, setSuggestedCommandOptions } from '../errors.js';
+import { EffectInFlightError, RemitError, setSuggestedCommandOptions, shellWord, suggestCommand } from '../errors.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { DEFAULT_DB, globalOptions, suggestedCommandOptions, UsageError } from './context.js';
 import { registerCommands } from './registry.js';
@@ -24,8 +24,18 @@ function packageVersion(): string {
 }
 
 /**
+ * Commander's own complaint (`error: unknown command 'x'`, with a suggestion on a line of its own)
+ * as the message of REMIT's one-line form: without commander's `error: `, on one line.
+ */
+export function usageMessage(text: string): string {
+  return text.trim().replace(/^error: /, '').split('\n').map((line) => line.trim()).filter((line) => line !== '').join(' ');
+}
+
+/**
  * The program. `reportUsageError` receives commander's own complaints (unknown option, missing
- * argument) instead of stderr, so that --json can print them as JSON.
+ * argument, as usageMessage) instead of stderr, and then nothing is written to stderr (not the help
+ * hint either), so that --json can print them as JSON on stdout. Without it, a complaint is
+ * `remit: usage: <message>` on stderr, like every other error, and the hint follows on its own line.
  */
 export function buildProgram(reportUsageError?: (message: string) => void): Command {
   const program = new Command('remit')
@@ -41,13 +51,28 @@ export function buildProgram(reportUsageError?: (message: string) => void): Comm
     .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride();
-  // Commander's own complaints quote the command line: each line escaped (display.ts), as every other message.
-  program.configureOutput({
-    outputError: reportUsageError !== undefined ? (text) => reportUsageError(text) : (text, write) => write(text.split('\n').map(displayText).join('\n')),
-  });
+  // Commander's own complaints quote the command line: escaped (display.ts), as every other message.
+  program.configureOutput(
+    reportUsageError !== undefined
+      ? { outputError: (text) => reportUsageError(usageMessage(text)), writeErr: () => {} }
+      : { outputError: (text, write) => write(`remit: usage: ${displayText(usageMessage(text))}\n`) },
+  );
   // The commands this one suggests (in its output and in its errors' advice) carry its --db and --workflow.
   program.hook('preAction', (_program, action) => setSuggestedCommandOptions(suggestedCommandOptions(globalOptions(action))));
   return registerCommands(program);
+}
+
+/**
+ * What to do about an effect attempt in flight, as commands: wait for its lease (`continue
+ * --wait`), or, when its owner crashed, continue under the owner's instance id, which takes its
+ * attempts over at once. (`fork --continue` has no --wait: the fork is continued by `continue`.)
+ */
+export function inFlightAdvice(error: EffectInFlightError): string {
+  const runId = error.runId ?? '<runId>';
+  const continueWith = (option: string) => `${suggestCommand('continue')} ${option} ${runId.startsWith('-') ? '-- ' : ''}${shellWord(runId)}`;
+  const wait = `wait for it: \`${continueWith('--wait <ms>')}\` waits up to <ms> milliseconds (its lease runs out in ${error.retryAfterMs} ms)`;
+  if (error.owner === '') return `  ${wait}`;
+  return `  ${wait}; or, if its owner ${error.owner} crashed, reuse that instance id: \`${continueWith(`--instance-id=${shellWord(error.owner)}`)}\` takes its attempts over at once (never while a process with that id may still be running)`;
 }
 
 /** Whether --json is among the options (not after `--`, where it would be an argument). */
@@ -78,7 +103,7 @@ function exitQuietlyOnClosedPipe(): void {
 export async function runCli(argv: string[] = process.argv): Promise<number> {
   const json = wantsJson(argv);
   const usageMessages: string[] = [];
-  const program = buildProgram(json ? (text) => usageMessages.push(text.trim()) : undefined);
+  const program = buildProgram(json ? (message) => usageMessages.push(message) : undefined);
   try {
     if (argv.length <= 2) {
       program.outputHelp();
@@ -91,8 +116,8 @@ export async function runCli(argv: string[] = process.argv): Promise<number> {
       // Help and version are "errors" to commander; their exit code is 0.
       if (error.exitCode === 0) return (process.exitCode = 0);
       if (json) {
-        const message = usageMessages.filter((m) => m !== '' && !m.startsWith('(add --help')).join('\n') || error.message;
-        process.stdout.write(JSON.stringify({ error: usageErrorJson(message.replace(/^error: /, '')), exitCode: ExitCode.USAGE }, null, 2) + '\n');
+        const message = usageMessages.filter((m) => m !== '').join(' ') || usageMessage(error.message);
+        process.stdout.write(JSON.stringify({ error: usageErrorJson(message), exitCode: ExitCode.USAGE }, null, 2) + '\n');
       }
       return (process.exitCode = ExitCode.USAGE);
     }
@@ -107,6 +132,7 @@ export async function runCli(argv: string[] = process.argv): Promise<number> {
       const name = error instanceof RemitError ? `${error.code}` : error instanceof UsageError ? 'usage' : (error as Error)?.name ?? 'error';
       // A message names runs, nodes and interrupts and carries handlers' messages: escaped (display.ts).
       process.stderr.write(`remit: ${name}: ${displayText(String((error as Error)?.message ?? error))}\n`);
+      if (error instanceof EffectInFlightError) process.stderr.write(`${displayText(inFlightAdvice(error))}\n`);
       if (!(error instanceof RemitError) && !(error instanceof UsageError) && process.env['REMIT_DEBUG']) {
         process.stderr.write(`${String((error as Error)?.stack).split('\n').map(displayText).join('\n')}\n`);
       }

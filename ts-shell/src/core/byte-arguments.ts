@@ -9,9 +9,17 @@
 import { ArgumentInvalidError } from '../errors.js';
 import type { RecoveryCore } from './types.js';
 
+/** `word` after "a", or "an" before a vowel sound (as display.ts's withArticle; the core imports only itself and errors.ts). */
+function withArticle(word: string): string {
+  return `${/^(?:[aeio]|u(?!ni|int|s[eu]))/i.test(word) ? 'an' : 'a'} ${word}`;
+}
+
 function checkBytes(operation: string, argument: string, value: unknown): void {
   if (value instanceof Uint8Array) return;
-  const received = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? `a ${(value as object).constructor?.name ?? 'object'}` : `a ${typeof value}`;
+  const received =
+    value === null || value === undefined ? String(value)
+    : Array.isArray(value) ? 'an array'
+    : withArticle(typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value);
   throw new ArgumentInvalidError(`${operation}(${argument})`, 'a Uint8Array', received);
 }
 

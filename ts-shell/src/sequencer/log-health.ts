@@ -24,6 +24,7 @@
 import { LogErrorName } from '../core/codec.js';
 import { Frame, FrameOutcome, readFrame } from '../core/framing.js';
 import { RecordKind, RunStatus, type NextAction, type Recovery, type RecoveredRun } from '../core/types.js';
+import { withArticle } from '../display.js';
 import { corruptAdvice, LogCorruptError, LogTornError, shellWord, suggestCommand, tornAdvice } from '../errors.js';
 import { fromUtf8 } from '../json.js';
 import { kindName } from './log-view.js';
@@ -145,7 +146,7 @@ export function missingRecordsDamage(runId: string): RunDamage {
   return {
     kind: 'corrupt', seq: 0, offset: 0, code: 'NO_RECORDS', storedBytes: 0, repairable: false, recordKind: null,
     why: 'the store lists the run but keeps none of its records, not even its first (RUN_STARTED)',
-    advice: `nothing of the run is left to inspect or repair: restore the store from a backup, or start a new run under this id (\`remit run --run-id=${shellWord(runId)}\` replaces the listing on SQLite and the memory store; on PostgreSQL delete the run's row from the runs table first, docs/postgres.md)`,
+    advice: `nothing of the run is left to inspect or repair: restore the store from a backup, or start a new run under this id (\`${suggestCommand('run')} --run-id=${shellWord(runId)}\` replaces the listing on the memory, SQLite and PostgreSQL stores)`,
   };
 }
 
@@ -197,19 +198,19 @@ function lossVerdict(runId: string, seq: number, known: number | null, prefix: R
   if (possible === null) return { repairable: false, why: `REMIT cannot tell which record could follow ${prefix.action.tag}` };
   if (known !== null) {
     const refusal = LOSS_IS_NOT_A_CRASH.get(known);
-    if (refusal !== undefined) return { repairable: false, why: `its header names a ${kindName(known)}: ${refusal}` };
+    if (refusal !== undefined) return { repairable: false, why: `its header names ${withArticle(kindName(known))}: ${refusal}` };
     const consequence = LOSS_IS_A_CRASH.get(known);
     if (consequence === undefined) return { repairable: false, why: `its header names record kind ${known}, which this version of REMIT does not know` };
-    if (!possible.includes(known)) return { repairable: false, why: `its header names a ${kindName(known)}, which cannot follow the intact records` };
+    if (!possible.includes(known)) return { repairable: false, why: `its header names ${withArticle(kindName(known))}, which cannot follow the intact records` };
     return { repairable: true, why: `it is ${kindName(known)}, a record REMIT wrote for its own progress; losing it is the same as a crash before it was appended: ${consequence}` };
   }
   const unsafe = possible.find((k) => !LOSS_IS_A_CRASH.has(k));
   if (unsafe !== undefined) {
-    return { repairable: false, why: `its header is lost and it may have been a ${kindName(unsafe)}: ${LOSS_IS_NOT_A_CRASH.get(unsafe) ?? 'REMIT cannot tell what was lost'}` };
+    return { repairable: false, why: `its header is lost and it may have been ${withArticle(kindName(unsafe))}: ${LOSS_IS_NOT_A_CRASH.get(unsafe) ?? 'REMIT cannot tell what was lost'}` };
   }
   return {
     repairable: true,
-    why: `its header is lost, but only a ${possible.map(kindName).join(' or ')} can follow the intact records; losing it is the same as a crash before it was appended: ` +
+    why: `its header is lost, but only ${withArticle(possible.map(kindName).join(' or '))} can follow the intact records; losing it is the same as a crash before it was appended: ` +
       possible.map((k) => LOSS_IS_A_CRASH.get(k)!).join('; '),
   };
 }

@@ -15,6 +15,7 @@ import {
 } from '../errors.js';
 import { assert, unreachable } from '../assert.js';
 import { effectKey, interruptId } from '../ids.js';
+import { withArticle } from '../display.js';
 import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls } from './fence.js';
 import { decodeJson, fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
@@ -443,9 +444,9 @@ function mergeUpdate(state: Json, update: unknown, subject: ErrorSubject): unkno
 
 function describeUpdate(update: unknown): string {
   if (Array.isArray(update)) return 'an array';
-  if (typeof update !== 'object') return `a ${typeof update}`;
+  if (typeof update !== 'object') return withArticle(typeof update);
   const name = (Object.getPrototypeOf(update) as { constructor?: { name?: string } } | null)?.constructor?.name;
-  return name ? `a ${name}` : 'an object';
+  return name ? withArticle(name) : 'an object';
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -5,7 +5,8 @@
  * Every method copies bytes in and out, so no caller can change a committed record.
  */
 
-import { StoreError } from '../errors.js';
+import { OptionInvalidError, StoreError } from '../errors.js';
+import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, statusHintOf, type StoreClock } from './common.js';
 import type {
   AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
@@ -33,6 +34,8 @@ export interface MemoryStoreOptions {
   clock?: StoreClock;
 }
 
+const MEMORY_STORE_OPTIONS = allKeysOf<MemoryStoreOptions>()('backing', 'clock');
+
 export class MemoryStore implements Store {
   readonly description = 'memory';
   readonly backing: MemoryBacking;
@@ -40,6 +43,9 @@ export class MemoryStore implements Store {
   private closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
+    if (options === null || typeof options !== 'object') throw new OptionInvalidError('options', options, 'must be an object of memory store options, or nothing');
+    const unknown = unknownKey(options, MEMORY_STORE_OPTIONS);
+    if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of the memory store', MEMORY_STORE_OPTIONS));
     this.backing = options.backing ?? new MemoryBacking();
     this.nowMs = options.clock ?? Date.now;
   }

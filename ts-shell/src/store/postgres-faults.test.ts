@@ -204,6 +204,26 @@ describePg('postgres store under faults', (url) => {
     expect(store.faultCounters).toMatchObject({ ambiguousWrites: 1, resolvedNotCommitted: 1 });
   });
 
+  it.each(['append', 'fork'] as const)('a backend terminated while a first %s waits to take over a run row that keeps no record is resolved as not committed, retried, and lands once', async (how) => {
+    const store = await open();
+    await store.append('src', 0, records(0, 3, 's'));
+    await store.append('ghost', 0, records(0, 2, 'old'), { recordCount: 2, byteLength: 2, snapshotSeq: 0, summary: new Uint8Array([1]) }, 'completed');
+    await sql(`DELETE FROM "${store.schema}".records WHERE run_id = 'ghost'`);
+    // The take-over's lock on the stale row (replaceListing / takeOverForkTarget) waits for this one.
+    const lock = await holdLocks(`SELECT 1 FROM "${store.schema}".runs WHERE run_id = $1 FOR UPDATE`, ['ghost']);
+    const pending = how === 'append' ? store.append('ghost', 0, records(0, 1, 'new')) : store.fork('src', 2, 'ghost', testRecord(2, 'fork'));
+    const first = await lockWaiter(store.schema);
+    await terminate(first);
+    await lockWaiter(store.schema, first); // the retry, waiting on the same lock
+    await lock.release('ROLLBACK');
+    // The stale row is still there when the outcome is resolved: only records tell that nobody committed.
+    expect(await pending).toEqual(how === 'append' ? { committed: true, nextSeq: 1 } : { committed: true });
+    const log = how === 'append' ? records(0, 1, 'new') : [...records(0, 2, 's'), testRecord(2, 'fork')];
+    expect(await store.readLog('ghost')).toEqual(new Uint8Array(Buffer.concat(log)));
+    expect(await store.readSummary('ghost')).toBeNull();
+    expect(store.faultCounters).toMatchObject({ ambiguousWrites: 1, resolvedNotCommitted: 1, resolvedCommitted: 0, resolvedConflict: 0 });
+  });
+
   it('pooled connections killed while idle are replaced without the caller noticing', async () => {
     const applicationName = `remit_idle_${Date.now()}`;
     const store = await open({ applicationName });

@@ -123,6 +123,133 @@ describePg('postgres store', (url) => {
     });
   });
 
+  describe('a run row that keeps no record (NO_RECORDS: its records deleted by hand)', () => {
+    const summaryOf = (recordCount: number, tag: string) => ({ recordCount, byteLength: 10 * recordCount, snapshotSeq: 0, summary: new TextEncoder().encode(tag) });
+
+    /** A store holding run `runId` (3 records, a summary, hint 'completed'), then its records deleted as by hand. */
+    async function staleRun(runId = 'ghost', store?: PostgresStore) {
+      store ??= await open();
+      await store.append(runId, 0, records(0, 3, 'old'), summaryOf(3, 'old summary'), 'completed');
+      await sql(`DELETE FROM "${store.schema}".records WHERE run_id = $1`, [runId]);
+      const [listing] = (await store.listRuns()).filter((r) => r.runId === runId);
+      expect(listing).toMatchObject({ nextSeq: 3, statusHint: 'completed' });
+      expect(await sql(`SELECT 1 FROM "${store.schema}".summaries WHERE run_id = $1`, [runId])).toHaveLength(1);
+      return { store, listing: listing! };
+    }
+
+    it('a first append takes the id over: the new records, next_seq, creation time and hint; the stale summary goes', async () => {
+      const { store, listing } = await staleRun();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await store.append('ghost', 0, records(0, 2, 'new'), undefined, 'running')).toEqual({ committed: true, nextSeq: 2 });
+      expect(await store.readLog('ghost')).toEqual(concat(records(0, 2, 'new')));
+      const [after] = (await store.listRuns()).filter((r) => r.runId === 'ghost');
+      expect(after).toMatchObject({ nextSeq: 2, statusHint: 'running' });
+      expect(after!.createdAtMs).toBeGreaterThan(listing.createdAtMs);
+      expect(await store.readSummary('ghost')).toBeNull();
+      expect(await store.readStatusHint('ghost')).toEqual({ statusHint: 'running', recordCount: 2 });
+      // And the run goes on as any other; a second first append is refused as always.
+      expect(await store.append('ghost', 2, records(2, 1, 'new'))).toEqual({ committed: true, nextSeq: 3 });
+      expect(outcomeOf(await store.append('ghost', 0, records(0, 1, 'late')))).toEqual({ committed: false, nextSeq: 3, tail: records(0, 3, 'new').map((bytes, seq) => ({ seq, bytes })) });
+    });
+
+    it('a first append with a summary and no hint stores its own summary and leaves the hint unknown', async () => {
+      const { store } = await staleRun();
+      expect(await store.append('ghost', 0, records(0, 2, 'new'), summaryOf(2, 'new summary'))).toEqual({ committed: true, nextSeq: 2 });
+      expect((await store.readSummary('ghost'))?.summary).toEqual(summaryOf(2, 'new summary'));
+      expect(await store.readStatusHint('ghost')).toEqual({ statusHint: null, recordCount: 2 });
+      expect(await store.listRunsToRecover()).toEqual(['ghost']);
+    });
+
+    it('a fork takes the id over likewise; a fork from a short source leaves the stale row as it was', async () => {
+      const { store, listing } = await staleRun();
+      await store.append('src', 0, records(0, 3, 's'));
+      expect(await store.fork('src', 5, 'ghost', testRecord(5, 'fork'), 'running')).toEqual({ committed: false, reason: 'SOURCE_TOO_SHORT' });
+      expect((await store.listRuns()).find((r) => r.runId === 'ghost')).toEqual(listing);
+      expect(await sql(`SELECT 1 FROM "${store.schema}".summaries WHERE run_id = 'ghost'`)).toHaveLength(1);
+      expect(await store.fork('src', 2, 'ghost', testRecord(2, 'fork'), 'running')).toEqual({ committed: true });
+      expect(await store.readLog('ghost')).toEqual(concat([...records(0, 2, 's'), testRecord(2, 'fork')]));
+      expect((await store.listRuns()).find((r) => r.runId === 'ghost')).toMatchObject({ nextSeq: 3, statusHint: 'running' });
+      expect(await store.readSummary('ghost')).toBeNull();
+      // A target that keeps records is refused, now as before.
+      expect(await store.fork('src', 1, 'ghost', testRecord(1, 'again'))).toEqual({ committed: false, reason: 'TARGET_EXISTS' });
+      expect(await store.fork('src', 1, 'src', testRecord(1, 'self'))).toEqual({ committed: false, reason: 'TARGET_EXISTS' });
+    });
+
+    it('a row deleted by hand after the append found it in the way: the id is simply free', async () => {
+      const { store } = await staleRun();
+      await sql(`DELETE FROM "${store.schema}".summaries WHERE run_id = 'ghost'`);
+      await sql(`DELETE FROM "${store.schema}".runs WHERE run_id = 'ghost'`);
+      expect(await store.append('ghost', 0, records(0, 1, 'new'))).toEqual({ committed: true, nextSeq: 1 });
+      expect(await store.fork('ghost', 1, 'ghost2', testRecord(1, 'fork'))).toEqual({ committed: true });
+    });
+
+    it.each([1, 2, 3, 4, 5])('of 8 pools creating the run (round %i: appends of different lengths and forks) at the same moment, exactly one commits and the log is its own', async (round) => {
+      const { store } = await staleRun();
+      await store.append('src', 0, records(0, 4, 'src'));
+      const others = await Promise.all(Array.from({ length: 7 }, () => open({ schema: store.schema, maxConnections: 1 })));
+      const writers = [store, ...others];
+      // Writer i: odd rounds all append (i + 1 records); even rounds the odd writers fork instead.
+      const forks = (i: number) => round % 2 === 0 && i % 2 === 1;
+      const logOf = (i: number) => (forks(i) ? [...records(0, i % 4, 'src'), testRecord(i % 4, `fork-${i}`)] : records(0, i + 1, `writer${i}`));
+      const outcomes = await Promise.all(writers.map(async (w, i) => {
+        if (forks(i)) return (await w.fork('src', i % 4, 'ghost', testRecord(i % 4, `fork-${i}`), 'running')).committed;
+        return w.append('ghost', 0, records(0, i + 1, `writer${i}`), summaryOf(i + 1, `summary-${i}`), 'running');
+      }));
+      const committed = outcomes.map((o) => (typeof o === 'boolean' ? o : o.committed));
+      const winners = committed.flatMap((c, i) => (c ? [i] : []));
+      expect(winners).toHaveLength(1);
+      const winner = winners[0]!;
+      const log = logOf(winner);
+      expect(await store.readLog('ghost')).toEqual(concat(log));
+      expect((await store.listRuns()).find((r) => r.runId === 'ghost')).toMatchObject({ nextSeq: log.length, statusHint: 'running' });
+      expect((await store.readSummary('ghost'))?.summary ?? null).toEqual(forks(winner) ? null : summaryOf(winner + 1, `summary-${winner}`));
+      // Every loser is refused as a racing first append (or fork) is: the winner's records in the way.
+      for (const [i, o] of outcomes.entries()) {
+        if (i === winner) continue;
+        if (typeof o === 'boolean') expect(o).toBe(false);
+        else expect(outcomeOf(o)).toEqual({ committed: false, nextSeq: log.length, tail: log.map((bytes, seq) => ({ seq, bytes })) });
+      }
+      expect(await store.readRecords('src')).toHaveLength(4);
+    });
+
+    it.each(['append', 'fork'] as const)('a %s that takes the row over holds its lock until it commits: a stale writer of the old run at its next_seq waits, then is refused', async (how) => {
+      // The interleaving that needs the lock, made deterministic: the take-over is held after its
+      // check for records (its delete of the stale summary waits for a row lock this test holds),
+      // while a writer of the old run appends at the stale row's next_seq (3). Without the lock that
+      // append commits at once, and the take-over then writes records 0.. beside it.
+      const { store } = await staleRun();
+      await store.append('src', 0, records(0, 2, 'src'));
+      const stale = await open({ schema: store.schema, maxConnections: 1 });
+      const holder = new pg.Client({ connectionString: url });
+      await holder.connect();
+      const waiting = async (marker: string) =>
+        (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [`%"${store.schema}".${marker}%`]))[0]!.n;
+      const until = async (done: () => Promise<boolean> | boolean) => {
+        for (const started = Date.now(); !(await done()); await new Promise((resolve) => setTimeout(resolve, 20))) {
+          if (Date.now() - started > 10_000) throw new Error('timed out');
+        }
+      };
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT 1 FROM "${store.schema}".summaries WHERE run_id = 'ghost' FOR UPDATE`);
+        const taking = how === 'append' ? store.append('ghost', 0, records(0, 2, 'new')) : store.fork('src', 1, 'ghost', testRecord(1, 'fork'));
+        await until(async () => (await waiting('summaries')) === 1);
+        let staleSettled = false;
+        const staleAppend = stale.append('ghost', 3, records(3, 1, 'stale')).finally(() => { staleSettled = true; });
+        await until(async () => staleSettled || (await waiting('runs SET next_seq')) === 1);
+        const staleWaited = !staleSettled;
+        await holder.query('ROLLBACK');
+        expect(await taking).toEqual(how === 'append' ? { committed: true, nextSeq: 2 } : { committed: true });
+        expect(outcomeOf(await staleAppend)).toEqual({ committed: false, nextSeq: 2, tail: [] });
+        const log = how === 'append' ? records(0, 2, 'new') : [...records(0, 1, 'src'), testRecord(1, 'fork')];
+        expect(await store.readLog('ghost')).toEqual(concat(log));
+        expect(staleWaited).toBe(true);
+      } finally {
+        await holder.end();
+      }
+    });
+  });
+
   describe('migrations', () => {
     it('are idempotent: reopening applies nothing and keeps the data', async () => {
       const store = await open();

@@ -18,8 +18,14 @@
  * `listRunsToRecover` reads the partial index `runs_to_recover` (migration 4): every run whose
  * hint is not parked, completed or failed.
  *
- * Fork is one transaction: claim the target's run row (absent → TARGET_EXISTS), check the source
- * is long enough, copy rows 0..prefix-1 byte for byte, insert the fork record.
+ * Fork is one transaction: claim the target's run row (a run there already → TARGET_EXISTS), check
+ * the source is long enough, copy rows 0..prefix-1 byte for byte, insert the fork record.
+ *
+ * A run row that keeps no record (records removed by hand: NO_RECORDS) does not keep its id taken:
+ * a first append or a fork into it finds the row in the way and then, in one transaction, locks
+ * the row, checks in a statement of its own that it still keeps no record, and takes it over,
+ * dropping its recovery summary and status hint, as SQLite and the memory store replace such a
+ * listing (replaceListing says why two creators racing for the id never both commit).
  *
  * Faults (docs/postgres.md, "Ambiguous commits"): when a connection breaks while a write is in
  * flight, the write may or may not have committed. The store then (1) makes sure the old server
@@ -34,7 +40,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
-import { StoreError, type ErrorSubject } from '../errors.js';
+import { OptionInvalidError, StoreError, type ErrorSubject } from '../errors.js';
+import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf } from './common.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
@@ -93,6 +100,11 @@ export interface PostgresStoreOptions {
   onAmbiguousWrite?: (info: { operation: 'append' | 'fork'; runId: string; seq: number }) => Promise<void> | void;
 }
 
+const POSTGRES_STORE_OPTIONS = allKeysOf<PostgresStoreOptions>()(
+  'connectionString', 'pool', 'schema', 'statementTimeoutMs', 'clientTimeoutMs', 'connectTimeoutMs', 'maxConnections', 'retryBudgetMs',
+  'resolveTimeoutMs', 'migrate', 'migrations', 'applicationName', 'onAmbiguousWrite',
+);
+
 /** What the store did about faults, for tests and reports. */
 export interface PostgresFaultCounters {
   retries: number;
@@ -129,6 +141,19 @@ type RunRow = {
 /** A row of tailAfterAppend: the run row, and one record in the way (seq null: none). */
 type TailRow = { next_seq: number; mine: boolean; seq: number | null; bytes: Buffer | null; committed_ms: number | null };
 const emptyTail = { rows: [] as TailRow[] } as unknown as pg.QueryResult<TailRow>;
+/** Whether an append statement wrote its whole batch (false: nothing; a part cannot happen). */
+function insertedAll(result: pg.QueryResult<{ inserted: number }>, count: number): boolean {
+  const inserted = result.rows[0]?.inserted ?? 0;
+  if (inserted !== 0 && inserted !== count) throw new Error(`append inserted ${inserted} of ${count} rows in one statement`); // cannot happen
+  return inserted === count;
+}
+/**
+ * Whether tailAfterAppend at seq 0 found the run row and no record at all: a run listed without
+ * records (NO_RECORDS). Not when record 0 is this call's own (`mine`: the records are left out).
+ */
+function listedWithoutRecords(tail: pg.QueryResult<TailRow>): boolean {
+  return tail.rows.length === 1 && tail.rows[0]!.seq === null && !tail.rows[0]!.mine;
+}
 /** A token no append carries (the read after a refusal that is not this call's own). */
 const NO_TOKEN = '00000000-0000-0000-0000-000000000000';
 
@@ -158,6 +183,9 @@ export class PostgresStore implements Store {
 
   /** Connects, applies (or verifies) the migrations, and returns a ready store. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    if (options === null || typeof options !== 'object') throw new OptionInvalidError('options', options, 'must be an object of PostgreSQL store options ({ connectionString, ... })');
+    const unknown = unknownKey(options, POSTGRES_STORE_OPTIONS);
+    if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of the PostgreSQL store', POSTGRES_STORE_OPTIONS));
     const schema = options.schema ?? 'remit';
     const description = describeTarget(options, schema);
     if (!SCHEMA_NAME_PATTERN.test(schema)) {
@@ -360,34 +388,94 @@ export class PostgresStore implements Store {
    * its own, so its snapshot is taken after the append finished: it sees the writer whose commit
    * refused the append, which a part of the append statement could not (its snapshot may predate
    * that commit). When the append committed, the read finds this call's token at expectedSeq and
-   * returns only the run row. `committed` false: the seq was not expectedSeq.
+   * returns only the run row. `committed` false: the seq was not expectedSeq. A first append that
+   * the read shows refused by a run row keeping no record goes on to take it over (replaceListing).
    */
   private async appendOnce(
     c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string, summary?: RecoverySummary, runStatus?: RunStatusHint,
   ): Promise<{ committed: boolean; tail: pg.QueryResult<TailRow> }> {
-    let appended;
-    if (runStatus !== undefined) {
-      appended = this.appendWithStatus(c, runId, expectedSeq, records, token, runStatus, summary);
-    } else if (summary === undefined) {
-      const sql = expectedSeq === 0 ? this.sql.appendFirst : this.sql.appendNext;
-      appended = c.query<{ inserted: number }>(sql, [runId, expectedSeq, records, token]);
-    } else {
-      const sql = expectedSeq === 0 ? this.sql.appendFirstWithSummary : this.sql.appendNextWithSummary;
-      const values = [runId, expectedSeq, records, token, summary.recordCount, summary.byteLength, summary.snapshotSeq, toBuffer(summary.summary)];
-      appended = c.query<{ inserted: number }>(sql, values);
-    }
+    const appended = this.appendStatement(c, runId, expectedSeq, records, token, summary, runStatus);
     const tail = c.query<TailRow>(this.sql.tailAfterAppend, [runId, expectedSeq, token]);
     // Both replies are awaited (the connection goes back to the pool idle); the read's failure
     // after a failed append is that one's consequence, so the append's error is the one reported.
     const [appendedResult, tailResult] = await Promise.allSettled([appended, tail]);
     if (appendedResult.status === 'rejected') throw appendedResult.reason;
-    const inserted = appendedResult.value.rows[0]?.inserted ?? 0;
-    if (inserted !== 0 && inserted !== records.length) {
-      throw new Error(`append inserted ${inserted} of ${records.length} rows in one statement`); // cannot happen
-    }
-    if (inserted === records.length) return { committed: true, tail: emptyTail };
+    if (insertedAll(appendedResult.value, records.length)) return { committed: true, tail: emptyTail };
     if (tailResult.status === 'rejected') throw tailResult.reason;
+    // A first append refused by a run row that keeps no record (NO_RECORDS): the row is stale.
+    if (expectedSeq === 0 && listedWithoutRecords(tailResult.value)) return this.replaceListing(c, runId, records, token, summary, runStatus);
     return { committed: false, tail: tailResult.value };
+  }
+
+  /**
+   * A run's first append (expectedSeq 0) into an id whose run row keeps no record (records
+   * removed by hand: NO_RECORDS): as on SQLite and the memory store, the new run takes the id
+   * over, and the stale row's recovery summary and status hint go with it (kept, the summary
+   * would describe the old records to every fresh process reading the new run, a BAD_LINK
+   * refusal at its seq). One transaction on `c`:
+   *
+   *   1. `SELECT ... FOR UPDATE` locks the run row (waiting for any writer holding it);
+   *   2. a statement of its own reads the records from seq 0 with the run row (tailAfterAppend);
+   *   3. only if there are none: delete the summary, then one statement takes the row over
+   *      (next_seq, created_at, status) and inserts the batch (and the new summary), as the
+   *      ordinary first append does; commit.
+   *
+   * Why two creators (appends or forks into the id, each through here or forkOnce) never both
+   * commit, under READ COMMITTED (PostgreSQL's default): every transaction that writes a record of
+   * a run whose row exists holds a lock on that row until it ends which conflicts with FOR UPDATE:
+   * it updates the row (this take-over, a fork's, an append at seq > 0), or locks it (step 1), and
+   * whatever else it does, inserting a record takes a key-share lock on the row (the foreign key
+   * of `records`; that is why step 1 is FOR UPDATE, not FOR NO KEY UPDATE). Only a writer that
+   * inserts the row itself needs no existing row, and its row is committed with its records. So
+   * step 1 returns once every earlier record writer has committed or rolled back, and no later one
+   * can write a record before this transaction ends. Step 2 is a new statement, so its
+   * snapshot is taken after the lock was granted (a statement sees what was committed before it
+   * began; the locking statement's own snapshot may predate the winner's commit, which is why the
+   * check is not part of it): it sees the winner's records, and this writer refuses. Nobody can
+   * add a record between step 2 and the commit, since they would need the lock held here. The
+   * loser waiting in step 1 on a winner that took the row over gets the row's new version (a
+   * locking read follows the update chain); on a row deleted meanwhile it gets none, and the
+   * ordinary first append (insert the row, ON CONFLICT DO NOTHING) is tried instead. Under
+   * REPEATABLE READ or SERIALIZABLE (a server default changed), the snapshot is the
+   * transaction's, taken no later than step 1: every REMIT writer of a record into an existing row
+   * also updates the row, so one that committed after that snapshot makes step 1 fail with a
+   * serialization failure, which is retried (`transient`) and then sees its records. Behind it
+   * all, the primary key (run_id, seq) refuses a second record 0 to any creator (23505: `conflict`,
+   * reported as not committed).
+   */
+  private async replaceListing(
+    c: PoolClient, runId: string, records: Buffer[], token: string, summary: RecoverySummary | undefined, runStatus: RunStatusHint | undefined,
+  ): Promise<{ committed: boolean; tail: pg.QueryResult<TailRow> }> {
+    return this.inTransaction(c, async () => {
+      const locked = await c.query(this.sql.lockRun, [runId]);
+      if (locked.rowCount === 0) {
+        // Deleted meanwhile (by hand: the foreign key keeps a row with records): the id is free.
+        const appended = await this.appendStatement(c, runId, 0, records, token, summary, runStatus);
+        if (insertedAll(appended, records.length)) return { committed: true, tail: emptyTail };
+        return { committed: false, tail: await c.query<TailRow>(this.sql.tailAfterAppend, [runId, 0, token]) };
+      }
+      const tail = await c.query<TailRow>(this.sql.tailAfterAppend, [runId, 0, token]);
+      if (!listedWithoutRecords(tail)) return { committed: false, tail };
+      await c.query(this.sql.deleteSummary, [runId]);
+      const hint = runStatus ?? null;
+      const appended = summary === undefined
+        ? await c.query<{ inserted: number }>(this.sql.appendStale, [runId, 0, records, token, hint])
+        : await c.query<{ inserted: number }>(this.sql.appendStaleWithSummary, [
+          runId, 0, records, token, summary.recordCount, summary.byteLength, summary.snapshotSeq, toBuffer(summary.summary), hint,
+        ]);
+      if (!insertedAll(appended, records.length)) throw new Error('the take-over of a locked run row wrote nothing'); // cannot happen
+      return { committed: true, tail: emptyTail };
+    }, (outcome) => outcome.committed);
+  }
+
+  /** The conditional append statement for `expectedSeq` (with the summary and the hint when given). */
+  private appendStatement(
+    c: PoolClient, runId: string, expectedSeq: number, records: Buffer[], token: string, summary?: RecoverySummary, runStatus?: RunStatusHint,
+  ): Promise<pg.QueryResult<{ inserted: number }>> {
+    if (runStatus !== undefined) return this.appendWithStatus(c, runId, expectedSeq, records, token, runStatus, summary);
+    if (summary === undefined) return c.query<{ inserted: number }>(expectedSeq === 0 ? this.sql.appendFirst : this.sql.appendNext, [runId, expectedSeq, records, token]);
+    const sql = expectedSeq === 0 ? this.sql.appendFirstWithSummary : this.sql.appendNextWithSummary;
+    return c.query<{ inserted: number }>(sql, [runId, expectedSeq, records, token, summary.recordCount, summary.byteLength, summary.snapshotSeq, toBuffer(summary.summary)]);
   }
 
   /**
@@ -423,7 +511,7 @@ export class PostgresStore implements Store {
   ): Promise<ForkOutcome> {
     return this.inTransaction(c, async (): Promise<ForkOutcome> => {
       const claimed = await c.query(this.sql.claimForkTarget, [targetRunId, prefixRecords + 1, runStatus ?? null]);
-      if (claimed.rowCount === 0) return { committed: false, reason: 'TARGET_EXISTS' };
+      if (claimed.rowCount === 0 && !(await this.takeOverForkTarget(c, targetRunId, prefixRecords, runStatus))) return { committed: false, reason: 'TARGET_EXISTS' };
       const source = await c.query<{ next_seq: number }>(this.sql.nextSeq, [sourceRunId]);
       const sourceNext = source.rows[0]?.next_seq ?? 0;
       if (sourceNext === 0 || sourceNext < prefixRecords) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
@@ -433,6 +521,27 @@ export class PostgresStore implements Store {
       }
       return { committed: true };
     }, (outcome) => outcome.committed);
+  }
+
+  /**
+   * In forkOnce's transaction, after the target's run row was found to exist: true when the row
+   * keeps no record (NO_RECORDS) and now belongs to this fork (next_seq, creation time and hint
+   * rewritten, the stale summary deleted; all rolled back with the fork if it does not commit),
+   * false when the target exists. The lock, then the check in a statement of its own, as for an
+   * append (replaceListing, which says why two creators never both commit).
+   */
+  private async takeOverForkTarget(c: PoolClient, targetRunId: string, prefixRecords: number, runStatus: RunStatusHint | undefined): Promise<boolean> {
+    const locked = await c.query(this.sql.lockRun, [targetRunId]);
+    if (locked.rowCount === 0) {
+      // Deleted meanwhile (by hand): the id is free, unless another creator claims it first.
+      return (await c.query(this.sql.claimForkTarget, [targetRunId, prefixRecords + 1, runStatus ?? null])).rowCount === 1;
+    }
+    const found = await c.query<{ has_records: boolean }>(this.sql.hasRecords, [targetRunId]);
+    if (found.rows[0]!.has_records) return false;
+    await c.query(this.sql.deleteSummary, [targetRunId]);
+    const taken = await c.query(this.sql.takeOverForkTarget, [targetRunId, prefixRecords + 1, runStatus ?? null]);
+    if (taken.rowCount !== 1) throw new Error('the take-over of a locked run row changed nothing'); // cannot happen
+    return true;
   }
 
   /**
@@ -873,6 +982,13 @@ SELECT count(*)::int AS inserted FROM ins`,
   VALUES ($1, $2 + cardinality($3::bytea[]), now(), now()${statusParam === undefined ? '' : `, $${statusParam}::text`})
   ON CONFLICT (run_id) DO NOTHING
   RETURNING run_id`;
+  // expectedSeq 0 into a run row that keeps no record (NO_RECORDS), inside replaceListing's
+  // transaction and under its lock on the row: the new run takes the row over, with a new
+  // creation time and its own hint (NULL: unknown, when the batch carries none).
+  const claimStale = (statusParam: number) => `
+  UPDATE ${s}.runs SET next_seq = $2 + cardinality($3::bytea[]), created_at = now(), updated_at = now(), status = $${statusParam}::text
+  WHERE run_id = $1
+  RETURNING run_id`;
   // expectedSeq > 0: compare-and-set; a racing writer's update makes this one re-check and skip.
   const claimNext = (statusParam?: number) => `
   UPDATE ${s}.runs SET next_seq = $2 + cardinality($3::bytea[]), updated_at = now()${statusParam === undefined ? '' : `, status = $${statusParam}::text`}
@@ -918,6 +1034,12 @@ SELECT count(*)::int AS inserted FROM ins`,
       FROM ${s}.runs ORDER BY created_at, run_id`,
     claimForkTarget: `INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at, status)
       VALUES ($1, $2, now(), now(), $3::text) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+    // replaceListing (a run row that keeps no record): the lock, then, as statements of their own,
+    // the check for records and the take-over of the row (a fork's; an append's is claimStale).
+    lockRun: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1 FOR UPDATE`,
+    hasRecords: `SELECT EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1) AS has_records`,
+    takeOverForkTarget: `UPDATE ${s}.runs SET next_seq = $2, created_at = now(), updated_at = now(), status = $3::text
+      WHERE run_id = $1 RETURNING run_id`,
     // The condition of the partial index runs_to_recover (migration 4), so the planner uses it.
     runsToRecover: `SELECT run_id FROM ${s}.runs WHERE ${RECOVERY_CANDIDATE_SQL} ORDER BY created_at, run_id`,
     readStatusHint: `SELECT status, next_seq FROM ${s}.runs WHERE run_id = $1`,
@@ -929,7 +1051,9 @@ SELECT count(*)::int AS inserted FROM ins`,
       UNION ALL SELECT $1::text, $3::int, $5::bytea, $4::uuid, now()`,
     tokensAt: `SELECT seq, append_token = $4 AS mine FROM ${s}.records
       WHERE run_id = $1 AND seq >= $2 AND seq < $2 + $3 ORDER BY seq`,
-    forkTokenAt: `SELECT EXISTS (SELECT 1 FROM ${s}.runs WHERE run_id = $1) AS target_exists,
+    // The target exists when it keeps a record: a run row without any (NO_RECORDS) is replaced by
+    // a fork, so after a broken fork it does not mean another writer took the id.
+    forkTokenAt: `SELECT EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1) AS target_exists,
       EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND append_token = $3) AS mine`,
     whoAmI: `SELECT pid, backend_start::text AS started_at FROM pg_stat_activity WHERE pid = pg_backend_pid()`,
     terminateBackend: `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start = $2::timestamptz`,
@@ -942,6 +1066,9 @@ SELECT count(*)::int AS inserted FROM ins`,
     appendFirstWithStatus: insertBatch(claimFirst(5)),
     appendNextWithStatus: insertBatch(claimNext(5)),
     appendFirstWithSummaryAndStatus: withSummary(insertBatch(claimFirst(9))),
+    // The first append into a stale run row ($5: the hint or NULL; $9 after the summary's four).
+    appendStale: insertBatch(claimStale(5)),
+    appendStaleWithSummary: withSummary(insertBatch(claimStale(9))),
     appendNextWithSummaryAndStatus: withSummary(insertBatch(claimNext(9))),
   };
 }

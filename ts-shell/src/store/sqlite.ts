@@ -31,6 +31,7 @@ import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { OptionInvalidError, RemitError, StoreError, StoreNotFoundError } from '../errors.js';
 import { ensureDirectory } from '../files.js';
+import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
   bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, type StoreClock,
 } from './common.js';
@@ -51,6 +52,8 @@ export interface SqliteStoreOptions {
   create?: boolean;
   clock?: StoreClock;
 }
+
+const SQLITE_STORE_OPTIONS = allKeysOf<SqliteStoreOptions>()('synchronous', 'busyTimeoutMs', 'create', 'clock');
 
 /**
  * `PRAGMA user_version` of the layout below. Version 1 (or 0) kept next_seq in remit_runs;
@@ -282,6 +285,8 @@ export class SqliteStore implements Store {
   constructor(path: string, options: SqliteStoreOptions = {}) {
     if (typeof path !== 'string' || path === '') throw new OptionInvalidError('path', path, 'must be the path of the SQLite file (or ":memory:")');
     if (options === null || typeof options !== 'object') throw new OptionInvalidError('options', options, 'must be an object of SQLite store options, or nothing');
+    const unknown = unknownKey(options, SQLITE_STORE_OPTIONS);
+    if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of the SQLite store', SQLITE_STORE_OPTIONS));
     this.path = path === ':memory:' ? path : resolve(path);
     this.description = `sqlite:${this.path}`;
     this.nowMs = options.clock ?? Date.now;

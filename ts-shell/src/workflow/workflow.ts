@@ -17,6 +17,7 @@
 import { z } from 'zod';
 import { MAX_NODE_COUNT } from '../core/framing.js';
 import { DefinitionInvalidError } from '../errors.js';
+import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { isPlainObject, isWellFormedUnicode, utf8, type Json } from '../json.js';
 import { describeWorkflow, fingerprintOf, type WorkflowDescriptor } from './descriptor.js';
 
@@ -131,6 +132,15 @@ export interface Workflow<S = any, Input = any> {
 export type StateOf<W> = W extends Workflow<infer S, any> ? S : never;
 export type InputOf<W> = W extends Workflow<any, infer I> ? I : never;
 
+const WORKFLOW_OPTIONS = allKeysOf<WorkflowOptions<z.ZodType>>()('name', 'version', 'state', 'description');
+
+/** The fields each kind of node spec has; any other is refused (a misspelt `apply` would never apply). */
+const SPEC_KEYS: Record<NodeKindName, readonly string[]> = {
+  pure: allKeysOf<PureNodeSpec<unknown>>()('run', 'next'),
+  effect: allKeysOf<EffectNodeSpec<unknown, unknown>>()('run', 'apply', 'next', 'leaseMs'),
+  interrupt: allKeysOf<InterruptNodeSpec<unknown, z.ZodType>>()('resume', 'apply', 'next'),
+};
+
 export class WorkflowBuilder<S, Input> {
   private readonly definitions: NodeDefinition<S>[] = [];
   /** The names in `definitions`, so that adding a node costs the same at the 60 000th as at the first. */
@@ -142,6 +152,8 @@ export class WorkflowBuilder<S, Input> {
       throw new DefinitionInvalidError('?', 'workflow() needs its options: { name, version, state }');
     }
     checkName(options.name, options.name, 'workflow name');
+    const unknown = unknownKey(options, WORKFLOW_OPTIONS);
+    if (unknown !== undefined) throw new DefinitionInvalidError(options.name, `${unknown} ${notKnown('an option of workflow()', WORKFLOW_OPTIONS)}`, { field: unknown });
     if (typeof options.version !== 'string' || options.version.length === 0) {
       throw new DefinitionInvalidError(options.name, 'version must be a non-empty string', { field: 'version' });
     }
@@ -234,6 +246,11 @@ export class WorkflowBuilder<S, Input> {
     }
     if (def.spec === null || typeof def.spec !== 'object') {
       throw new DefinitionInvalidError(wf, `node ${def.name} needs its spec (an object with ${def.kind === 'interrupt' ? 'resume, apply' : 'run'} and next)`, { node: def.name });
+    }
+    const known = SPEC_KEYS[def.kind];
+    const unknown = unknownKey(def.spec, known);
+    if (unknown !== undefined) {
+      throw new DefinitionInvalidError(wf, `${unknown} ${notKnown(`a field of ${def.kind === 'pure' ? 'a' : 'an'} ${def.kind} node's spec`, known)}`, { node: def.name, field: unknown });
     }
     if (def.kind !== 'interrupt' && typeof def.spec.run !== 'function') {
       throw new DefinitionInvalidError(wf, `node ${def.name} needs a run function`, { node: def.name, field: 'run' });

@@ -10,7 +10,7 @@ export const continueCommand: CommandModule = {
       .command('continue')
       .description('drive an existing run on from its durable head (after a crash or an error)')
       .argument('<runId>', 'the run')
-      .option('--from <seq>', 'refuse unless <seq> is the head checkpoint (older checkpoints need `remit fork`)')
+      .option('--from <seq>', "refuse unless <seq> is the run's head, the seq of its last record (of any kind: a checkpoint, a park, an effect attempt, RUN_COMPLETED; see `remit inspect`); an earlier seq needs `remit fork` at a checkpoint")
       .option('--wait <ms>', 'wait up to <ms> for an effect attempt in flight in another process (its lease) instead of exiting with code 4')
       .action(async (runId: string, opts: { from?: string; wait?: string }, command: Command) => {
         const fromSeq = opts.from === undefined ? undefined : parseSeq(opts.from, '--from');

@@ -1,9 +1,36 @@
 import type { Command } from 'commander';
 import { shown } from '../../display.js';
-import { suggestCommand } from '../../errors.js';
-import { openSession, parseSeq, print } from '../context.js';
+import { suggestCommand, UnknownWorkflowError } from '../../errors.js';
+import { openSession, parseSeq, print, type CliSession } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
 import type { CommandModule } from '../registry.js';
+
+/**
+ * `fork --continue` drives the fork under the loaded workflows: refuse before anything is written
+ * when they do not register the source run's workflow (the fork is a run of that workflow), so
+ * that a retry under the right module does not meet a fork it never heard of.
+ */
+async function checkSourceWorkflow(session: CliSession, runId: string): Promise<void> {
+  const source = await session.remit.status(runId);
+  if (session.remit.workflowNamed(source.workflow) !== undefined) return;
+  const error = new UnknownWorkflowError(source.workflow, session.remit.workflowNames(), { runId });
+  error.message += '; --continue drives the fork under this workflow, so no fork was created';
+  throw error;
+}
+
+/**
+ * An error of continuing a fork that was written: it says so, and how to continue the fork, so
+ * that a retry continues it instead of forking again (into an id now taken). Keeps the error's
+ * type and code (and so the exit code).
+ */
+function forkCreated(error: unknown, fork: { runId: string; sourceRunId: string; checkpointSeq: number }): unknown {
+  const note = `the fork ${fork.runId} of ${fork.sourceRunId} at seq ${fork.checkpointSeq} was created, but not driven on; continue with: ${suggestCommand('continue', fork.runId)}`;
+  if (error instanceof Error) {
+    error.message = `${error.message}; ${note}`;
+    return error;
+  }
+  return new Error(`${String(error)}; ${note}`, { cause: error });
+}
 
 export const forkCommand: CommandModule = {
   name: 'fork',
@@ -15,17 +42,23 @@ export const forkCommand: CommandModule = {
       .argument('<seq>', 'seq of a checkpoint record (RUN_STARTED or NODE_COMPLETED; see `remit inspect`)')
       .option('--intent <text>', 'why this fork exists (recorded in the FORKED record)', 'forked from the CLI')
       .option('-r, --run-id <id>', 'id of the new run (default: <runId>.fork-<hex>)')
-      .option('--continue', 'drive the new run right away')
+      .option('--continue', 'drive the new run right away (refused, with nothing written, unless --workflow registers the source run\'s workflow)')
       .action(async (runId: string, seqText: string, opts: { intent: string; runId?: string; continue?: boolean }, command: Command) => {
         const seq = parseSeq(seqText, '<seq>');
         const session = await openSession(command, { workflows: opts.continue ? 'required' : 'optional' });
         try {
+          if (opts.continue) await checkSourceWorkflow(session, runId);
           const fork = await session.remit.fork(runId, seq, { intent: opts.intent, ...(opts.runId !== undefined ? { newRunId: opts.runId } : {}) });
           if (!opts.continue) {
             print(session.options, fork, () => shown`forked ${fork.sourceRunId} at seq ${fork.checkpointSeq} into ${fork.runId}\n  continue with: ${suggestCommand('continue', fork.runId)}`);
             return;
           }
-          const result = await session.remit.continueRun(fork.runId);
+          let result;
+          try {
+            result = await session.remit.continueRun(fork.runId);
+          } catch (error) {
+            throw forkCreated(error, fork);
+          }
           print(session.options, { fork, result }, () => `${shown`forked ${fork.sourceRunId} at seq ${fork.checkpointSeq} into ${fork.runId}`}\n${describeResult(result)}`);
           process.exitCode = exitCodeForResult(result);
         } finally {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { shown } from '../../display.js';
+import { count, shown } from '../../display.js';
 import { suggestCommand } from '../../errors.js';
 import { openSession, print } from '../context.js';
 import type { CommandModule } from '../registry.js';
@@ -20,7 +20,7 @@ export const repairCommand: CommandModule = {
               ? shown`run ${runId}: ${repaired.note}`
               : [
                   shown`run ${runId}: removed the damaged record at seq ${repaired.removedSeq}` +
-                    `${repaired.removedKind === null ? '' : ` (kind ${repaired.removedKind})`}, ${repaired.removedBytes} bytes; head seq ${repaired.headSeq}`,
+                    `${repaired.removedKind === null ? '' : ` (kind ${repaired.removedKind})`}, ${count(repaired.removedBytes, 'byte')}; head seq ${repaired.headSeq}`,
                   shown`  ${repaired.note}`,
                   shown`  continue with: ${suggestCommand('continue', runId)}`,
                 ].join('\n'),

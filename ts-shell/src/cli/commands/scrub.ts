@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { displayText } from '../../display.js';
+import { count, displayText } from '../../display.js';
 import { RemitError, suggestCommand } from '../../errors.js';
 import { describeStoredHint, type ScrubReport } from '../../remit.js';
 import { openSession, print, UsageError } from '../context.js';
@@ -14,15 +14,15 @@ function hasProblem(report: ScrubReport): boolean {
 
 /** One line per run: what was found first (naming the damaged record's seq), then what was checked. */
 function describeReport(report: ScrubReport): string {
-  const checked = `${report.records} records, ${report.logBytes} bytes`;
+  const checked = `${count(report.records, 'record')}, ${count(report.logBytes, 'byte')}`;
   const summary =
     report.summaryRecords === null ? 'no stored summary'
-    : `stored summary (${report.summaryRecords} records) ${report.summaryAgrees ? 'agrees' : 'disagrees'}`;
+    : `stored summary (${count(report.summaryRecords, 'record')}) ${report.summaryAgrees ? 'agrees' : 'disagrees'}`;
   const d = report.damage;
   if (d !== null) return `run ${report.runId}: DAMAGED at seq ${d.seq}: ${d.code} (${d.kind}): ${d.advice}; ${checked}, ${summary}`;
   if (report.summaryAgrees === false) {
     const hint = report.statusHintAgrees === false ? `; STATUS HINT DISAGREES: ${hintDisagreement(report.runId, report, report.logStatus ?? '?')}` : '';
-    return `run ${report.runId}: SUMMARY DISAGREES: the stored summary (${report.summaryRecords} records) is not the one the core computes from the log (docs/guide.md, "Fresh-process resume"): ${suggestCommand('repair', report.runId)} deletes it${hint}; ${checked}`;
+    return `run ${report.runId}: SUMMARY DISAGREES: the stored summary (${count(report.summaryRecords ?? 0, 'record')}) is not the one the core computes from the log (docs/guide.md, "Fresh-process resume"): ${suggestCommand('repair', report.runId)} deletes it${hint}; ${checked}`;
   }
   if (report.statusHintAgrees === false) {
     return `run ${report.runId}: STATUS HINT DISAGREES: ${hintDisagreement(report.runId, report, report.logStatus ?? '?')}; ${checked}, ${summary}`;
@@ -74,7 +74,7 @@ export const scrubCommand: CommandModule = {
             [
               ...problems.map(describeReport),
               ...failures.map((f) => `run ${f.runId}: NOT SCRUBBED: ${(f.error as { code: string }).code}: ${(f.error as { message: string }).message}`),
-              `scrubbed ${scrubbed} runs in ${session.dbPath}: ${problemCount === 0 ? 'no problems' : `${problemCount} with problems`}`,
+              `scrubbed ${count(scrubbed, 'run')} in ${session.dbPath}: ${problemCount === 0 ? 'no problems' : `${problemCount} with problems`}`,
             ].map(displayText).join('\n'),
           );
           if (problemCount > 0) process.exitCode = ExitCode.LOG_DAMAGED;

@@ -1,0 +1,162 @@
+/**
+ * What the `remit` command says when it refuses or fails, and that what it says is true and can be
+ * acted on: `fork --continue` under a module without the source's workflow (refused, nothing
+ * written) or failing after the fork was written (the message says so and how to go on),
+ * commander's own refusals in REMIT's one-line form (nothing on stderr under --json), an effect
+ * attempt in flight (how to wait for it or take it over), counts and the help of `continue --from`.
+ */
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createCore } from '../core/index.js';
+import type { SequencerHooks } from '../faults.js';
+import { Remit } from '../remit.js';
+import { SqliteStore } from '../store/sqlite.js';
+import { cliInProcess } from '../../test-support/cli-in-process.js';
+import { mail } from '../../test-support/mail-workflow.js';
+
+const COUNTER_MODULE = fileURLToPath(new URL('../../test-support/counter-workflow.ts', import.meta.url));
+const COUNTER_V2_MODULE = fileURLToPath(new URL('../../test-support/counter-v2-workflow.ts', import.meta.url));
+const MAIL_MODULE = fileURLToPath(new URL('../../test-support/mail-workflow.ts', import.meta.url));
+const cwd = mkdtempSync(join(tmpdir(), 'remit-cli-advice-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+const remit = cliInProcess(cwd);
+
+/** The words sh reads from a command line REMIT suggests, after its leading `remit`. */
+function wordsOf(line: string): string[] {
+  const words = spawnSync('sh', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' }).stdout.split('\0').slice(0, -1);
+  expect(words[0]).toBe('remit');
+  return words.slice(1);
+}
+
+describe('fork --continue', () => {
+  it('under a module without the source run\'s workflow: refused with REMIT_UNKNOWN_WORKFLOW, and no fork is written', async () => {
+    const db = join(cwd, 'fork-unknown.db');
+    expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'src')).code).toBe(0);
+    const refused = await remit('--db', db, '--workflow', MAIL_MODULE, 'fork', 'src', '1', '--run-id', 'f1', '--continue');
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toMatch(/^remit: REMIT_UNKNOWN_WORKFLOW: no workflow named "counter" is registered \(known: mail\)/);
+    expect(refused.stderr).toMatch(/no fork was created/);
+    expect(refused.stdout).toBe('');
+    const json = await remit('--db', db, '--workflow', MAIL_MODULE, '--json', 'fork', 'src', '1', '--run-id', 'f1', '--continue');
+    expect(json.code).toBe(6);
+    expect(json.json()).toMatchObject({ error: { code: 'REMIT_UNKNOWN_WORKFLOW', workflow: 'counter', known: ['mail'], runId: 'src' }, exitCode: 6 });
+    // Nothing was written: the fork's id is free, and the same fork under the right module works.
+    expect((await remit('--db', db, 'inspect', 'f1')).code).toBe(3);
+    const retried = await remit('--db', db, '--workflow', COUNTER_MODULE, 'fork', 'src', '1', '--run-id', 'f1', '--continue');
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retried.stdout).toMatch(/^forked src at seq 1 into f1\nrun f1 \(counter\): completed/);
+  });
+
+  it('failing after the fork was written: the message says the fork was created and how to continue it', async () => {
+    const db = join(cwd, 'fork-mismatch.db');
+    expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'src')).code).toBe(0);
+    // The module registers "counter", changed: the fork is written, then continuing it is refused.
+    const failed = await remit('--db', db, '--workflow', COUNTER_V2_MODULE, 'fork', 'src', '1', '--run-id', 'f2', '--continue');
+    expect(failed.code).toBe(6);
+    expect(failed.stderr).toMatch(/^remit: REMIT_DEFINITION_MISMATCH: /);
+    expect(failed.stderr).toContain('the fork f2 of src at seq 1 was created');
+    const line = /continue with: (remit [^\n]*?) *$/m.exec(failed.stderr)?.[1];
+    expect(line).toBe(`remit --db=${db} --workflow=${COUNTER_V2_MODULE} continue f2`);
+    const json = await remit('--db', db, '--workflow', COUNTER_V2_MODULE, '--json', 'fork', 'src', '1', '--run-id', 'f3', '--continue');
+    expect(json.json()).toMatchObject({ error: { code: 'REMIT_DEFINITION_MISMATCH', message: expect.stringContaining('the fork f3 of src at seq 1 was created') }, exitCode: 6 });
+    // The fork is there; continued under the module that has its definition, it completes.
+    const continued = await remit('--db', db, '--workflow', COUNTER_MODULE, 'continue', 'f2');
+    expect(continued.code, continued.stderr).toBe(0);
+    expect(continued.stdout).toMatch(/^run f2 \(counter\): completed/);
+  });
+});
+
+describe("commander's own refusals", () => {
+  it('print `remit: usage: <message>` and the help hint on stderr', async () => {
+    const unknown = await remit('bogus');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toBe("remit: usage: unknown command 'bogus'\n(add --help for usage)\n");
+    const extra = await remit('inspect', 'a', 'b');
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toBe("remit: usage: too many arguments for 'inspect'. Expected 1 argument but got 2.\n(add --help for usage)\n");
+    const missing = await remit('inspect');
+    expect(missing.stderr).toBe("remit: usage: missing required argument 'runId'\n(add --help for usage)\n");
+    // A suggestion stays on the message's line.
+    const misspelt = await remit('runz');
+    expect(misspelt.stderr).toBe("remit: usage: unknown command 'runz' (Did you mean one of run, runs?)\n(add --help for usage)\n");
+  });
+
+  it('under --json print nothing on stderr: the JSON on stdout carries the message', async () => {
+    for (const args of [['bogus'], ['inspect', 'a', 'b'], ['inspect'], ['runs', '--frob']]) {
+      const out = await remit('--json', ...args);
+      expect(out.code, args.join(' ')).toBe(2);
+      expect(out.stderr, args.join(' ')).toBe('');
+      expect(out.json(), args.join(' ')).toEqual({ error: { name: 'UsageError', code: 'CLI_USAGE', message: expect.not.stringMatching(/^error: |add --help/) }, exitCode: 2 });
+    }
+    expect((await remit('--json', 'bogus')).json().error.message).toBe("unknown command 'bogus'");
+  });
+});
+
+describe('an effect attempt in flight', () => {
+  it('the error says how to wait for it (--wait) and how to take it over (--instance-id), and both commands work as printed', async () => {
+    const db = join(cwd, 'in-flight.db');
+    // replica-a claims attempt 1 and stops (a crash) before its handler runs.
+    const stop: SequencerHooks = { at(point, info) { if (point === 'append.after' && info.kinds?.includes('EFFECT_ATTEMPT')) throw new Error('crash'); } };
+    const crashed = new Remit(new SqliteStore(db), await createCore('reference'), [mail], stop, {}, { instanceId: 'replica-a', effectLeaseMs: 60_000 });
+    await expect(crashed.start(mail, {}, { runId: 'm1' })).rejects.toThrow('crash');
+    await crashed.close();
+
+    const refused = await remit('--db', db, '--workflow', MAIL_MODULE, '--instance-id', 'replica-b', 'continue', 'm1');
+    expect(refused.code).toBe(4);
+    const [first, hint, ...rest] = refused.stderr.split('\n');
+    expect(first).toMatch(/^remit: REMIT_EFFECT_IN_FLIGHT: attempt 1 of effect m1\/send\/1 is in flight \(owner replica-a/);
+    expect(rest).toEqual(['']);
+    expect(hint).toMatch(/--wait <ms>/);
+    expect(hint).toMatch(/--instance-id=replica-a/);
+    const wait = /`(remit [^`]*--wait <ms>[^`]*)`/.exec(hint!)![1]!;
+    expect(wait).toBe(`remit --db=${db} --workflow=${MAIL_MODULE} continue --wait <ms> m1`);
+    const takeOver = /`(remit [^`]*--instance-id[^`]*)`/.exec(hint!)![1]!;
+    expect(takeOver).toBe(`remit --db=${db} --workflow=${MAIL_MODULE} continue --instance-id=replica-a m1`);
+
+    // --wait is a real option of continue (a short wait ends in the same refusal, exit 4).
+    const waited = await remit(...wordsOf(wait.replace('<ms>', '30')));
+    expect(waited.code).toBe(4);
+    expect(waited.stderr).toMatch(/REMIT_EFFECT_IN_FLIGHT/);
+    // Under --json, nothing on stderr: the error's fields say the same.
+    const json = await remit('--db', db, '--workflow', MAIL_MODULE, '--instance-id', 'replica-b', '--json', 'continue', 'm1');
+    expect(json.stderr).toBe('');
+    expect(json.json()).toMatchObject({ error: { code: 'REMIT_EFFECT_IN_FLIGHT', owner: 'replica-a', runId: 'm1' }, exitCode: 4 });
+    // The crashed process's instance id takes its attempt over at once.
+    const taken = await remit(...wordsOf(takeOver));
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(taken.stdout).toMatch(/^run m1 \(mail\): completed/);
+  });
+});
+
+describe('wording', () => {
+  it('scrub --all counts runs and records in the singular for one', async () => {
+    const db = join(cwd, 'one-run.db');
+    expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'only')).code).toBe(0);
+    const scrubbed = await remit('--db', db, 'scrub', '--all');
+    expect(scrubbed.code, scrubbed.stderr).toBe(0);
+    expect(scrubbed.stdout).toMatch(/^scrubbed 1 run in .*: no problems$/m);
+    expect(scrubbed.stdout).not.toMatch(/\b1 runs\b/);
+  });
+
+  it('continue --from: the help says what is accepted (the seq of the last record, any kind), and a completed run\'s head is', async () => {
+    const help = await remit('continue', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).not.toMatch(/head checkpoint/);
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--from <seq> +refuse unless <seq> is the run's head, the seq of its last record \(of any kind/);
+    const db = join(cwd, 'from.db');
+    const run = await remit('--db', db, '--workflow', COUNTER_MODULE, '--json', 'run', '--run-id', 'done');
+    const head = run.json().headSeq as number;
+    const continued = await remit('--db', db, '--workflow', COUNTER_MODULE, '--json', 'inspect', 'done');
+    expect(continued.json().records.at(-1).kind).toBe('RUN_COMPLETED');
+    const fromHead = await remit('--db', db, '--workflow', COUNTER_MODULE, 'continue', 'done', '--from', String(head));
+    expect(fromHead.code, fromHead.stderr).toBe(0);
+    const fromEarlier = await remit('--db', db, '--workflow', COUNTER_MODULE, '--json', 'continue', 'done', '--from', String(head - 1));
+    expect(fromEarlier.json()).toMatchObject({ error: { code: 'REMIT_IMPLICIT_FORK' }, exitCode: 4 });
+  });
+});

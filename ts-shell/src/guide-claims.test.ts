@@ -1,0 +1,80 @@
+/**
+ * What docs/guide.md tells users to rely on, checked as it is written there: an effect handler
+ * that returns nothing ("Values in the log") and finishing the runs of a changed workflow
+ * ("Changing a workflow").
+ */
+
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from './core/index.js';
+import { DefinitionInvalidError, DefinitionMismatchError, UnknownWorkflowError } from './errors.js';
+import { Remit } from './remit.js';
+import { MemoryBacking, MemoryStore } from './store/memory.js';
+import { END, workflow } from './workflow/workflow.js';
+
+const core = await createCore('reference');
+
+describe('"Values in the log"', () => {
+  it('a handler that returns nothing has null recorded: apply receives null, in the first run and after a recovery', async () => {
+    const seen: unknown[] = [];
+    const wf = workflow({ name: 'quiet', version: '1', state: z.object({ got: z.null().optional() }) })
+      .effect('call', { run: async () => undefined, apply: (_s, result: unknown) => (seen.push(result), { got: null }), next: END })
+      .build();
+    const backing = new MemoryBacking();
+    // The first run stops after the handler's EFFECT_DONE; a fresh instance applies the recorded result.
+    const stop = { at(point: string, info: { kinds?: string[] }) { if (point === 'append.after' && info.kinds?.includes('EFFECT_DONE')) throw new Error('crash'); } };
+    await expect(new Remit(new MemoryStore({ backing }), core, [wf], stop).start(wf, {}, { runId: 'q' })).rejects.toThrow('crash');
+    const done = await new Remit(new MemoryStore({ backing }), core, [wf]).continueRun('q');
+    expect(done).toMatchObject({ status: 'completed', state: { got: null } });
+    expect(seen.every((value) => value === null)).toBe(true);
+    expect(seen.length).toBeGreaterThan(0);
+    const started = await new Remit(new MemoryStore(), core, [wf]).start(wf, {}, { runId: 'q2' });
+    expect(started).toMatchObject({ status: 'completed', state: { got: null } });
+  });
+});
+
+describe('"Changing a workflow"', () => {
+  const State = z.object({ n: z.number(), ok: z.boolean().optional() });
+  const define = (name: string, version: string, changed: boolean) => {
+    const base = workflow({ name, version, state: State })
+      .interrupt('approve', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => ({ ok: v.ok }), next: changed ? 'count' : END });
+    return (changed ? base.pure('count', { run: (s) => ({ n: s.n + 1 }), next: END }) : base).build();
+  };
+  const v1 = define('refund', '1', false);
+
+  it('two definitions of one name are refused, and the changed one alone refuses the old runs', async () => {
+    const backing = new MemoryBacking();
+    const parked = await new Remit(new MemoryStore({ backing }), core, [v1]).start(v1, { n: 0 }, { runId: 'old' });
+    expect(() => new Remit(new MemoryStore({ backing }), core, [v1, define('refund', '2', true)])).toThrow(DefinitionInvalidError);
+    await expect(new Remit(new MemoryStore({ backing }), core, [define('refund', '2', true)]).resume('old', parked.interrupt!.id, { ok: true }))
+      .rejects.toBeInstanceOf(DefinitionMismatchError);
+  });
+
+  it('the old definition kept as it is and the changed one under a new name: old runs finish, new runs take the new one; then the old one goes', async () => {
+    const backing = new MemoryBacking();
+    const parked = await new Remit(new MemoryStore({ backing }), core, [v1]).start(v1, { n: 0 }, { runId: 'old' });
+    const v2 = define('refund-2', '1', true);
+    const both = new Remit(new MemoryStore({ backing }), core, [v1, v2]);
+    const fresh = await both.start(v2, { n: 10 }, { runId: 'new' });
+    expect(fresh).toMatchObject({ workflow: 'refund-2', status: 'parked' });
+    expect(await both.resume('old', parked.interrupt!.id, { ok: true })).toMatchObject({ workflow: 'refund', status: 'completed', state: { n: 0, ok: true } });
+    expect(await both.resume('new', fresh.interrupt!.id, { ok: true })).toMatchObject({ workflow: 'refund-2', status: 'completed', state: { n: 11, ok: true } });
+    // No run of refund is left running or parked: an instance without it has nothing to refuse.
+    expect((await both.runs()).filter((r) => r.workflow === 'refund' && (r.status === 'running' || r.status === 'parked'))).toEqual([]);
+    expect(await new Remit(new MemoryStore({ backing }), core, [v2]).recoverAll()).toEqual([]);
+  });
+
+  it('recoverAll without the old definition leaves a running run of it as it is, reporting UnknownWorkflowError (DefinitionMismatchError under a changed one)', async () => {
+    const backing = new MemoryBacking();
+    const stop = { at(point: string, info: { kinds?: string[] }) { if (point === 'append.after' && info.kinds?.includes('RUN_STARTED')) throw new Error('crash'); } };
+    const pure = workflow({ name: 'tally', version: '1', state: State }).pure('add', { run: (s) => ({ n: s.n + 1 }), next: END }).build();
+    await expect(new Remit(new MemoryStore({ backing }), core, [pure], stop, { groupPureSteps: false }).start(pure, { n: 0 }, { runId: 't' })).rejects.toThrow('crash');
+    const outcomes = await new Remit(new MemoryStore({ backing }), core, [v1]).recoverAll();
+    expect(outcomes).toEqual([{ runId: 't', error: expect.any(UnknownWorkflowError) }]);
+    // Under a changed definition of its name, the run is reported with DefinitionMismatchError, and left as it is.
+    const changed = workflow({ name: 'tally', version: '2', state: State }).pure('add', { run: (s) => ({ n: s.n + 2 }), next: END }).build();
+    const before = await new MemoryStore({ backing }).readRecords('t');
+    expect(await new Remit(new MemoryStore({ backing }), core, [changed]).recoverAll()).toEqual([{ runId: 't', error: expect.any(DefinitionMismatchError) }]);
+    expect(await new MemoryStore({ backing }).readRecords('t')).toEqual(before);
+  });
+});

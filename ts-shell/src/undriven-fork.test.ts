@@ -1,0 +1,86 @@
+/**
+ * A fork nobody has continued waits for continueRun (docs/guide.md, "Fork"): recoverAll neither
+ * drives nor reports it, so a fork made to look at a run, at a checkpoint before an effect, never
+ * calls that effect at the next start-up (it would be a new effect: the fork's key is new). Once
+ * continued, a fork is recovered like any run. On the memory and SQLite stores, through the
+ * library and the CLI's listing.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from './core/index.js';
+import { Remit } from './remit.js';
+import { MemoryBacking, MemoryStore } from './store/memory.js';
+import { SqliteStore } from './store/sqlite.js';
+import type { Store } from './store/store.js';
+import { END, workflow } from './workflow/workflow.js';
+import type { SequencerHooks } from './faults.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'remit-undriven-fork-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const calls: string[] = [];
+const order = workflow({ name: 'order', version: '1', state: z.object({ n: z.number(), sent: z.string().optional() }) })
+  .pure('prepare', { run: (s) => ({ n: s.n + 1 }), next: 'send' })
+  .effect('send', { run: (_s, { idempotencyKey }) => (calls.push(idempotencyKey), { id: idempotencyKey }), apply: (_s, r) => ({ sent: r.id }), next: 'finish' })
+  .pure('finish', { run: (s) => ({ n: s.n * 2 }), next: END })
+  .build();
+
+const targets: Array<[string, () => { open: () => Store }]> = [
+  ['memory', () => { const backing = new MemoryBacking(); return { open: () => new MemoryStore({ backing }) }; }],
+  ['sqlite', () => { const path = join(dir, `${Math.random().toString(36).slice(2)}.db`); return { open: () => new SqliteStore(path, { synchronous: 'NORMAL' }) }; }],
+];
+
+describe.each(targets)('a fork nobody continued, on the %s store', (_name, target) => {
+  it('is neither driven nor reported by recoverAll, is marked by runs(), and is driven by continueRun', async () => {
+    calls.length = 0;
+    const core = await createCore('reference');
+    const { open } = target();
+    const first = open();
+    const remit = new Remit(first, core, [order]);
+    expect((await remit.start(order, { n: 1 }, { runId: 'o1' })).status).toBe('completed');
+    expect(calls).toEqual(['o1/send/2']);
+    // seq 1 is prepare's NODE_COMPLETED: the checkpoint before the effect.
+    const fork = await remit.fork('o1', 1, { newRunId: 'o1-look', intent: { why: 'investigate' } });
+    await first.close();
+
+    const restarted = open();
+    const service = new Remit(restarted, core, [order]);
+    expect(await service.recoverAll()).toEqual([]);
+    expect(calls).toEqual(['o1/send/2']);
+    const listed = (await service.runs()).find((r) => r.runId === fork.runId);
+    expect(listed).toMatchObject({ status: 'running', undrivenFork: true });
+    expect((await service.runs()).find((r) => r.runId === 'o1')).not.toHaveProperty('undrivenFork');
+    // Still there at the next start-up, still waiting.
+    expect(await new Remit(restarted, core, [order]).recoverAll()).toEqual([]);
+
+    const continued = await service.continueRun(fork.runId);
+    expect(continued.status).toBe('completed');
+    expect(calls).toEqual(['o1/send/2', 'o1-look/send/3']);
+    expect((await service.runs()).find((r) => r.runId === fork.runId)).not.toHaveProperty('undrivenFork');
+    await restarted.close();
+  });
+
+  it('once continued and crashed, it is recovered by recoverAll like any run', async () => {
+    calls.length = 0;
+    const core = await createCore('reference');
+    const { open } = target();
+    const first = open();
+    await new Remit(first, core, [order]).start(order, { n: 1 }, { runId: 'o2' });
+    await new Remit(first, core, [order]).fork('o2', 1, { newRunId: 'o2-redo' });
+    // The continue crashes right after its first commit (the effect's intent and attempt).
+    const crash: SequencerHooks = { at: (point) => { if (point === 'append.after') throw new Error('crash'); } };
+    await expect(new Remit(first, core, [order], crash, undefined, { instanceId: 'replica-1' }).continueRun('o2-redo')).rejects.toThrow('crash');
+    await first.close();
+
+    const restarted = open();
+    // The restarted replica keeps its instance id, so it takes its own attempt over at once.
+    const outcomes = await new Remit(restarted, core, [order], undefined, undefined, { instanceId: 'replica-1' }).recoverAll();
+    expect(outcomes.map((o) => [o.runId, 'result' in o ? o.result.status : o.error])).toEqual([['o2-redo', 'completed']]);
+    expect(calls.filter((k) => k.startsWith('o2-redo/'))).toEqual(['o2-redo/send/3']);
+    await restarted.close();
+  });
+});
