@@ -5,7 +5,12 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from '../core/index.js';
 import { FAULT_POINTS } from '../faults.js';
+import { Remit } from '../remit.js';
+import { MemoryStore } from '../store/memory.js';
+import { END, workflow } from '../workflow/workflow.js';
 import { formatFaultSpec, hooksFor, parseFaultSpec } from './fault-spec.js';
 
 describe('parseFaultSpec', () => {
@@ -28,5 +33,36 @@ describe('parseFaultSpec', () => {
 
   it('hooksFor refuses a string instead of a parsed spec', () => {
     expect(() => hooksFor('effect.after-handler' as never, () => {})).toThrow(/parseFaultSpec/);
+  });
+});
+
+describe('hooksFor with the workflow it is for', () => {
+  const wf = workflow({ name: 'shop', version: '1', state: z.object({ n: z.number() }) })
+    .pure('price', { run: (s) => ({ n: s.n + 1 }), next: 'charge' })
+    .effect('charge', { run: () => ({}), next: 'approve' })
+    .interrupt('approve', { resume: z.object({}), apply: () => ({}), next: END })
+    .build();
+  const never = () => {};
+
+  it.each([
+    ['append.before@nope', /workflow shop has no node nope \(its nodes: price, charge, approve\)/],
+    ['pure.before-return@charge', /reached only at pure nodes, and charge is an effect node/],
+    ['effect.after-handler@price', /reached only at effect nodes, and price is a pure node/],
+    ['resume.after-claim@charge', /reached only at interrupt nodes/],
+    ['fork.after-store@price', /fork\.after-store is reached at no node/],
+  ])('refuses %s, which could never fire in it', (text, message) => {
+    expect(() => hooksFor(parseFaultSpec(text), never, { workflow: wf })).toThrow(message);
+  });
+
+  it('accepts the specs that can fire, and `fired` says whether the fault happened', async () => {
+    for (const text of ['append.after@charge', 'pure.before-return@price', 'effect.before-handler@charge', 'resume.after-claim@approve', 'append.before#2']) {
+      expect(() => hooksFor(parseFaultSpec(text), never, { workflow: wf }), text).not.toThrow();
+    }
+    const core = await createCore('reference');
+    const reached = hooksFor(parseFaultSpec('effect.before-handler@charge'), never, { workflow: wf });
+    const missed = hooksFor(parseFaultSpec('append.after@price#5'), never, { workflow: wf });
+    for (const hooks of [reached, missed]) await new Remit(new MemoryStore(), core, [wf], hooks).start(wf, { n: 0 });
+    expect(reached.fired).toBe(true);
+    expect(missed.fired).toBe(false);
   });
 });

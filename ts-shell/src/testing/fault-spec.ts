@@ -6,6 +6,7 @@
 
 import { RecordKind } from '../core/types.js';
 import { FAULT_POINTS, isFaultPoint, type FaultInfo, type FaultPoint, type SequencerHooks } from '../faults.js';
+import type { NodeKindName, Workflow } from '../workflow/workflow.js';
 
 /**
  * The record kinds each point's `info.kinds` can hold (faults.ts): a spec naming another kind, or a
@@ -62,19 +63,62 @@ export function faultMatches(spec: FaultSpec, point: FaultPoint, info: FaultInfo
   return true;
 }
 
-/** Hooks that call `onFault` the `occurrence`-th time the spec matches, and never again. */
-export function hooksFor(spec: FaultSpec, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>): SequencerHooks {
+/** Hooks that fire one fault; `fired` says whether they did (a test can assert its fault happened). */
+export interface FaultHooks extends SequencerHooks {
+  readonly fired: boolean;
+}
+
+/**
+ * The kind of node each point is reached at (`info.node`): a spec naming a node of another kind, or
+ * a node at a point that names none, could never fire. undefined: any node.
+ */
+const NODE_KIND_AT: Readonly<Record<FaultPoint, NodeKindName | 'none' | undefined>> = {
+  'append.before': undefined,
+  'append.after': undefined,
+  'pure.before-return': 'pure',
+  'effect.before-handler': 'effect',
+  'effect.after-handler': 'effect',
+  'resume.after-claim': 'interrupt',
+  'fork.before-store': 'none',
+  'fork.after-store': 'none',
+};
+
+/**
+ * Hooks that call `onFault` the `occurrence`-th time the spec matches, and never again. With
+ * `workflow`, a spec that names a node the workflow does not have, or a node of a kind the point is
+ * never reached at, is refused (it would never fire, and the test would pass without its fault).
+ */
+export function hooksFor(spec: FaultSpec, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>, options: { workflow?: Workflow } = {}): FaultHooks {
   if (spec === null || typeof spec !== 'object' || !isFaultPoint((spec as { point?: string }).point ?? '')) {
     throw new TypeError(`hooksFor needs a FaultSpec ({ point, occurrence, kind?, node? }); got ${JSON.stringify(spec)}: parse a "point[:KIND][@node][#n]" string with parseFaultSpec`);
   }
+  if (options.workflow !== undefined) checkSpecNode(spec, options.workflow);
   let seen = 0;
   return {
+    get fired() {
+      return seen >= spec.occurrence;
+    },
     async at(point, info) {
       if (!faultMatches(spec, point, info)) return;
       seen += 1;
       if (seen === spec.occurrence) await onFault(point, info);
     },
   };
+}
+
+/** Throws unless the spec's node is one `workflow` has, of a kind its point is reached at. */
+export function checkSpecNode(spec: FaultSpec, workflow: Workflow): void {
+  if (spec.node === undefined) return;
+  const expected = NODE_KIND_AT[spec.point];
+  const text = formatFaultSpec(spec);
+  if (expected === 'none') throw new Error(`bad fault spec ${JSON.stringify(text)}: ${spec.point} is reached at no node, so @${spec.node} would never match`);
+  const node = workflow.nodes.get(spec.node);
+  if (node === undefined) {
+    throw new Error(`bad fault spec ${JSON.stringify(text)}: workflow ${workflow.name} has no node ${spec.node} (its nodes: ${workflow.nodeOrder.join(', ')}), so it would never fire`);
+  }
+  if (expected !== undefined && node.kind !== expected) {
+    throw new Error(`bad fault spec ${JSON.stringify(text)}: ${spec.point} is reached only at ${expected} nodes, and ${spec.node} is ${node.kind === 'pure' ? 'a' : 'an'} ${node.kind} node, so it would never fire`);
+  }
 }
 
 /** The error a thrown-fault hook throws; tests recognise it by class. */

@@ -1,5 +1,8 @@
 /**
  * `remit/testing`: what a service needs to test its own workflows against REMIT's guarantees.
+ * - `checkWorkflow`: the resume contract on a workflow of yours, with a crash at every fault point
+ *   its run reaches, each recovered run checked against a fault-free one (docs/guide.md,
+ *   "Checking your own workflow").
  * - Fault hooks: the named points where the sequencer pauses for `createRemit({ hooks })`, and
  *   `point[:KIND][@node][#n]` specs that fire once at the n-th match (throw, kill, pause).
  * - Effect sinks that deduplicate by idempotency key and count handler calls apart from
@@ -14,11 +17,13 @@
 
 export { FAULT_POINTS, NO_HOOKS, isFaultPoint } from '../faults.js';
 export type { FaultPoint, FaultInfo, SequencerHooks } from '../faults.js';
-export { parseFaultSpec, formatFaultSpec, faultMatches, hooksFor, InjectedFault } from './fault-spec.js';
-export type { FaultSpec } from './fault-spec.js';
+export { parseFaultSpec, formatFaultSpec, faultMatches, hooksFor, checkSpecNode, InjectedFault } from './fault-spec.js';
+export type { FaultSpec, FaultHooks } from './fault-spec.js';
 export { FileEffectSink, MemoryEffectSink, receiptIdFor } from './effect-sink.js';
 export type { EffectSink, EffectReceipt, EffectCount, EffectCounts } from './effect-sink.js';
 export { testRecord } from './test-record.js';
 export { applyDelta } from '../state/delta.js';
 export type { Delta } from '../state/delta.js';
 export { MemoryBacking } from '../store/memory.js';
+export { checkWorkflow, MissingResumeValueError } from './check-workflow.js';
+export type { CheckWorkflowOptions, CheckedProperty, ResumeValue, WorkflowCheckReport, WorkflowProblem } from './check-workflow.js';
