@@ -422,9 +422,7 @@ export class Remit implements Engine {
     checkEffectKeysFit(runId, effectNodeNames(wf));
     // A refused input names the caller's run id, never a generated one: no run was started.
     const subject: ErrorSubject = options.runId !== undefined ? { runId, seq: 0 } : { seq: 0 };
-    const parsed = validate(wf.stateSchema, input);
-    if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
-    const state = durableValue('input', parsed.data, wf.stateSchema, subject, input);
+    const state = startState(wf, input, subject);
     const started: LogRecord = {
       kind: RecordKind.RUN_STARTED,
       seq: 0,
@@ -968,6 +966,17 @@ function nodeKindCode(wf: Workflow, name: string): number {
 /** Throws ArgumentInvalidError unless `value` can be a sequence number (an integer in 0..2^32-1). */
 function checkSeqArgument(argument: string, value: unknown, subject: ErrorSubject): asserts value is number {
   if (!isSeq(value)) throw new ArgumentInvalidError(argument, SEQ_EXPECTED, describeArgument(value), subject);
+}
+
+/**
+ * The encoded first state of a run of `wf` from `input`, or the typed error start() throws for it
+ * (StateInvalidError, or the errors of a value that does not survive JSON): the CLI checks a `run`
+ * with it before it creates a database.
+ */
+export function startState(wf: Workflow, input: unknown, subject: ErrorSubject = { seq: 0 }): ReturnType<typeof durableValue> {
+  const parsed = validate(wf.stateSchema, input);
+  if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
+  return durableValue('input', parsed.data, wf.stateSchema, subject, input);
 }
 
 /** How an argument that was refused looked, for the message. */

@@ -198,6 +198,27 @@ describe('a workflow module that does not load', () => {
     }
   });
 
+  it('a run refused for its --name, its input or its --run-id creates no database (checked before it is created)', async () => {
+    const cases: Array<[string[], number, RegExp]> = [
+      [['--name', 'zzz'], 2, /--name zzz: the module has no such workflow \(has: refund\)/],
+      [['--input', '{"orderId":""}'], 5, /REMIT_STATE_INVALID/],
+      [['--input', '{"orderId":"o","customerEmail":"a@b.co","amountCents":1,"reason":"damaged","extra":1n}'], 2, /--input is not valid JSON/],
+      [['--run-id', ' '], 2, /REMIT_RUN_ID_INVALID.*--run-id/],
+    ];
+    for (const [args, code, message] of cases) {
+      const folder = join(cwd, `refused-${Math.random().toString(16).slice(2)}`);
+      const db = join(folder, 'remit.db');
+      const run = await remit('--db', db, '--workflow', REFUND_MODULE, 'run', ...args);
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(code);
+      expect(run.stderr).toMatch(message);
+      expect(existsSync(db), args.join(' ')).toBe(false);
+      expect(existsSync(`${db}-wal`)).toBe(false);
+    }
+    const accepted = join(cwd, `accepted-${Math.random().toString(16).slice(2)}`, 'remit.db');
+    expect((await remit('--db', accepted, '--workflow', REFUND_MODULE, 'run', '--run-id', 'ok')).code).toBe(0);
+    expect(existsSync(accepted)).toBe(true);
+  });
+
   it('a TypeScript module, under the built CLI on plain node, is refused with what to do instead', () => {
     // The built bin as a service runs it (scripts/setup.sh builds dist before the tests).
     const builtMain = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));

@@ -4,14 +4,14 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import type { CoreKind } from '../core/index.js';
 import { RemitError, StoreNotFoundError, type SuggestedCommandOptions } from '../errors.js';
 import { createRemit, type Remit } from '../remit.js';
-import { SqliteStore } from '../store/sqlite.js';
+import { createSqliteFolder, SqliteStore } from '../store/sqlite.js';
 import type { Workflow } from '../workflow/workflow.js';
 
 export const DEFAULT_DB = './.remit/remit.db';
@@ -163,42 +163,47 @@ export interface CliSession {
 
 /**
  * Open the database and the workflow module. Commands that drive runs need the module
- * (`workflows: 'required'`); `inspect` and `runs` read logs and need none.
+ * (`workflows: 'required'`); `inspect` and `runs` read logs and need none. `check` sees the loaded
+ * module before anything is written: a database this command creates is created only after it
+ * passed (so a `run` refused for its module, its --name or its input leaves no database behind,
+ * and a database is never deleted: another process may have opened it meanwhile).
  */
 export async function openSession(
   command: Command,
-  needs: { workflows: 'required' | 'optional'; database?: 'create' | 'existing' },
+  needs: { workflows: 'required' | 'optional'; database?: 'create' | 'existing'; check?: (module: WorkflowModule) => void },
 ): Promise<CliSession> {
   const options = globalOptions(command);
   const dbPath = resolve(options.db);
   const modulePath = workflowModulePath(options, needs.workflows);
   if (modulePath === undefined && needs.workflows === 'required') throw new UsageError(NO_WORKFLOW_MODULE);
-  // A module that does not exist fails before the database is opened, so a failed `run` leaves no new file.
+  // A module that does not exist fails before the database is opened (or created).
   if (modulePath !== undefined) checkModuleFile(modulePath);
-  // The store first: a --db that cannot be opened fails here, before the module makes side files.
-  const created = !existsSync(dbPath);
-  const store = openDatabase(dbPath, options, (needs.database ?? 'existing') === 'create' || options.create === true);
+  const creating = ((needs.database ?? 'existing') === 'create' || options.create === true) && !existsSync(dbPath);
+  // An existing store first: a --db that cannot be opened fails before the module makes side files.
+  // A new one last: after the module loaded and the command's check passed.
+  const existing = creating ? undefined : openDatabase(dbPath, options, false);
+  // The module gets the database's folder as its dataDir: made first, so that a --db whose folder
+  // cannot be made fails as a store error naming it, before the module tries to use it.
+  if (creating) createSqliteFolder(dbPath);
   let module: WorkflowModule;
-  let remit: Remit;
   try {
     module = modulePath === undefined ? { workflows: [], path: '' } : await loadWorkflowModule(modulePath, dirname(dbPath));
+    needs.check?.(module);
   } catch (error) {
-    await store.close();
-    // A database this command created a moment ago holds nothing yet: a `run` whose module fails
-    // to load leaves no new file behind.
-    if (created) for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(file, { force: true });
+    await existing?.close();
     throw error;
   }
+  const store = existing ?? openDatabase(dbPath, options, true);
   try {
     // An empty --instance-id is passed on (and refused as an option REMIT cannot use); an empty
     // REMIT_INSTANCE_ID is unset.
     const instanceId = options.instanceId ?? (process.env['REMIT_INSTANCE_ID'] || undefined);
-    remit = await createRemit({ store, workflows: module.workflows, core: options.core, ...(instanceId !== undefined ? { instanceId } : {}) });
+    const remit = await createRemit({ store, workflows: module.workflows, core: options.core, ...(instanceId !== undefined ? { instanceId } : {}) });
+    return { remit, module, options, dbPath, close: () => remit.close() };
   } catch (error) {
     await store.close();
     throw error;
   }
-  return { remit, module, options, dbPath, close: () => remit.close() };
 }
 
 /**

@@ -529,6 +529,21 @@ function nextSeqOf(lastSeq: number | null | undefined): number {
   return lastSeq === null || lastSeq === undefined ? 0 : lastSeq + 1;
 }
 
+/**
+ * Create the folder of a SQLite file that is yet to be created, with the StoreError the store's
+ * own open would give when that fails (the CLI creates the folder first and the file last, after
+ * the command's checks, so that a refused command leaves no database).
+ */
+export function createSqliteFolder(path: string): void {
+  try {
+    ensureDirectory(dirname(resolve(path)));
+  } catch (error) {
+    if (error instanceof RemitError) throw error;
+    const code = (error as { code?: unknown }).code;
+    throw new StoreError(`sqlite:${resolve(path)}`, 'open', typeof code === 'string' ? code : 'SQLITE_ERROR', {}, error);
+  }
+}
+
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
   return new SqliteStore(path, options);
 }

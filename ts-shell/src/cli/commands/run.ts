@@ -1,7 +1,19 @@
 import type { Command } from 'commander';
-import { openSession, parseJsonArgument, print, UsageError } from '../context.js';
+import { checkRunId } from '../../ids.js';
+import { startState } from '../../remit.js';
+import type { Workflow } from '../../workflow/workflow.js';
+import { openSession, parseJsonArgument, print, UsageError, type WorkflowModule } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
 import type { CommandModule } from '../registry.js';
+
+/** The workflow `--name` picks (default: the module's first) and the input (default: its sampleInput). */
+function chooseStart(module: WorkflowModule, name: string | undefined, input: unknown): { wf: Workflow; input: unknown } {
+  const wfs = module.workflows;
+  const wf = name ? wfs.find((w) => w.name === name) : wfs[0];
+  if (!wf) throw new UsageError(`--name ${name}: the module has no such workflow (has: ${wfs.map((w) => w.name).join(', ')})`);
+  if (input === undefined) throw new UsageError('--input is required: this workflow module exports no sampleInput');
+  return { wf, input };
+}
 
 export const runCommand: CommandModule = {
   name: 'run',
@@ -14,13 +26,16 @@ export const runCommand: CommandModule = {
       .option('-r, --run-id <id>', 'run id (default: <workflow>-<uuid>)')
       .action(async (opts: { input?: string; name?: string; runId?: string }, command: Command) => {
         const explicitInput = opts.input === undefined ? undefined : parseJsonArgument(opts.input, '--input');
-        const session = await openSession(command, { workflows: 'required', database: 'create' });
+        let start: { wf: Workflow; input: unknown } | undefined;
+        // Everything start() would refuse before writing is checked before the database is created.
+        const check = (module: WorkflowModule) => {
+          start = chooseStart(module, opts.name, opts.input === undefined ? module.sampleInput : explicitInput);
+          if (opts.runId !== undefined) checkRunId(opts.runId, '--run-id');
+          startState(start.wf, start.input, opts.runId === undefined ? { seq: 0 } : { runId: opts.runId, seq: 0 });
+        };
+        const session = await openSession(command, { workflows: 'required', database: 'create', check });
         try {
-          const wfs = session.module.workflows;
-          const wf = opts.name ? wfs.find((w) => w.name === opts.name) : wfs[0];
-          if (!wf) throw new UsageError(`--name ${opts.name}: the module has no such workflow (has: ${wfs.map((w) => w.name).join(', ')})`);
-          const input: unknown = opts.input === undefined ? session.module.sampleInput : explicitInput;
-          if (input === undefined) throw new UsageError('--input is required: this workflow module exports no sampleInput');
+          const { wf, input } = start!;
           const result = await session.remit.start(wf, input, opts.runId === undefined ? {} : { runId: opts.runId });
           print(session.options, result, () => describeResult(result));
           process.exitCode = exitCodeForResult(result);
