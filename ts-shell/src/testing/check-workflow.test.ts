@@ -15,7 +15,9 @@ import { utf8 } from '../json.js';
 import { Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
 import { END, workflow } from '../workflow/workflow.js';
-import { checkWorkflow, effectProblems, MissingResumeValueError, prefixProblem } from './check-workflow.js';
+import { ArgumentInvalidError, fail, OptionInvalidError, ResumeValueInvalidError, StateInvalidError } from '../errors.js';
+import { checkWorkflow, effectProblems, MissingResumeValueError, prefixProblem, ResumeFunctionThrewError } from './check-workflow.js';
+import { MemoryEffectSink } from './effect-sink.js';
 import { hooksFor, InjectedFault, parseFaultSpec } from './fault-spec.js';
 
 const State = z.object({ n: z.number(), id: z.string().optional(), ok: z.boolean().optional(), r: z.number().optional() });
@@ -79,7 +81,7 @@ describe('checkWorkflow fails the workflows the contract cannot hold on (canarie
     const wf = base().pure('roll', { run: () => ({ r: Math.random() }), next: 'charge' }).effect('charge', { run: () => ({}), next: END }).build();
     const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
     expect(report.problems.map((p) => p.property)).toEqual(['determinism']);
-    expect(report.problems[0]!.message).toMatch(/final state .* a pure node or an apply is not deterministic/);
+    expect(report.problems[0]!.message).toMatch(/final state .* a pure node, a route or an apply is not deterministic/);
   });
 
   it('a route that is not a function of the state: determinism, naming the node path', async () => {
@@ -115,9 +117,15 @@ describe('the effect and prefix checks fail on the histories they exist to catch
     const done = logOf(['k1']);
     expect(effectProblems(['k1'], new Set(), done)).toEqual([]);
     expect(effectProblems(['k1', 'k1'], new Set(['k1']), done)).toEqual([]);
-    expect(effectProblems(['k1', 'k1'], new Set(), done)).toEqual(['the handler of k1 was called 2 times (at most 1 with this crash)']);
+    expect(effectProblems(['k1', 'k1'], new Set(), done)).toEqual([expect.stringMatching(/^the handler of k1 was called 2 times \(at most 1: /)]);
     expect(effectProblems(['k1', 'k1', 'k1'], new Set(['k1']), done)[0]).toMatch(/called 3 times \(at most 2/);
-    expect(effectProblems(['k1', 'k2'], new Set(), done)).toEqual([expect.stringMatching(/key k2, which the run never completed/)]);
+    expect(effectProblems(['k1', 'k2'], new Set(), done)).toEqual([expect.stringMatching(/key k2, for which the run recorded no outcome/)]);
+    // An attempt released after its handler threw allows one more call, and only one.
+    const released = [encodeRecordV2({ kind: RecordKind.EFFECT_RELEASED, seq: 0, node: utf8('charge'), key: utf8('k1'), attempt: 1, reason: utf8('{}') }, 0)];
+    const log = concatBytes(released);
+    released.push(encodeRecordV2({ kind: RecordKind.EFFECT_DONE, seq: 1, node: utf8('charge'), key: utf8('k1'), result: utf8('{}') }, chainValueBefore(log, log.length)));
+    expect(effectProblems(['k1', 'k1'], new Set(), released)).toEqual([]);
+    expect(effectProblems(['k1', 'k1', 'k1'], new Set(), released)[0]).toMatch(/called 3 times \(at most 2/);
   });
 
   it('a durable record changed or lost by recovery', () => {
@@ -125,5 +133,84 @@ describe('the effect and prefix checks fail on the histories they exist to catch
     expect(prefixProblem([a], [a, b])).toBeNull();
     expect(prefixProblem([a, b], [a])).toMatch(/record 1, durable at the crash, is missing/);
     expect(prefixProblem([a], [b])).toMatch(/record 0, durable at the crash, is different/);
+  });
+});
+
+describe('checkWorkflow on what a correct workflow may do', () => {
+  const base = () => workflow({ name: 'may', version: '1', state: State });
+
+  it('a handler that calls fail(): the run fails at that node, and no problem is reported', async () => {
+    const wf = base().effect('charge', { run: () => fail('DECLINED', 'card declined'), next: END }).build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
+    expect(report.reference.status).toBe('failed');
+    expect(report.problems).toEqual([]);
+    expect(report.faults.length).toBeGreaterThan(2);
+  });
+
+  it('a handler that throws once is retried by continuing the run; one that always throws is one liveness problem, no scenario', async () => {
+    let calls = 0;
+    const flaky = base().effect('charge', { run: () => { if (calls++ % 2 === 0) throw new Error('transient'); return { ok: true }; }, next: END }).build();
+    expect((await checkWorkflow(flaky, { input: { n: 0 }, core: 'reference' })).problems).toEqual([]);
+    const broken = base().effect('charge', { run: () => { throw new Error('down'); }, next: END }).build();
+    const report = await checkWorkflow(broken, { input: { n: 0 }, core: 'reference' });
+    expect(report.problems).toEqual([{ property: 'liveness', message: expect.stringMatching(/did not reach its end: HandlerThrewError: node code threw: down/) }]);
+    expect(report.faults).toEqual([]);
+  });
+
+  it('a deduplicating fake that answers a repeated key differently: not a problem, and the comparison it prevents is listed in unchecked', async () => {
+    const sink = new MemoryEffectSink();
+    const wf = base().effect('charge', { run: (_s, { idempotencyKey }) => sink.apply('charge', idempotencyKey, {}), next: END }).build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
+    expect(report.problems).toEqual([]);
+    expect(report.unchecked[0]).toMatch(/^the two fault-free runs: an effect answered the same key differently/);
+  });
+
+  it('a run that never ends is one liveness problem, found at once (no scenario runs it again)', async () => {
+    const wf = base().interrupt('ask', { resume: z.object({}), apply: () => ({}), next: 'ask' }).build();
+    const started = Date.now();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, resume: { ask: {} }, core: 'reference', maxResumes: 20 });
+    expect(report.problems).toEqual([{ property: 'liveness', message: expect.stringMatching(/still parked after 20 resumes/) }]);
+    expect(report.faults).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('a pure node reading a millisecond clock: determinism', async () => {
+    const wf = base().pure('stamp', { run: () => ({ r: Date.now() }), next: END }).build();
+    expect((await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' })).problems.map((p) => p.property)).toContain('determinism');
+  });
+
+  it('maxScenarios: 1 crashes in the middle of the run, not before anything is durable', async () => {
+    const report = await checkWorkflow(refund, { input: { n: 0 }, resume: { approve: { ok: true } }, core: 'reference', maxScenarios: 1 });
+    expect(report.faults).toHaveLength(1);
+    expect(report.faults[0]).not.toBe('append.before');
+  });
+});
+
+describe('checkWorkflow refuses options it cannot use, before running anything', () => {
+  const base = () => workflow({ name: 'opts', version: '1', state: State });
+  const asking = base().interrupt('ask', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => ({ ok: v.ok }), next: END }).build();
+
+  it.each([
+    ['maxScenarios 0', { maxScenarios: 0 }, OptionInvalidError],
+    ['maxScenarios -1', { maxScenarios: -1 }, OptionInvalidError],
+    ['maxScenarios NaN', { maxScenarios: Number.NaN }, OptionInvalidError],
+    ['maxScenarios 3.7', { maxScenarios: 3.7 }, OptionInvalidError],
+    ['maxScenarios "4"', { maxScenarios: '4' }, OptionInvalidError],
+    ['maxResumes NaN', { maxResumes: Number.NaN }, OptionInvalidError],
+    ['a misspelt option', { maxScenario: 1 }, OptionInvalidError],
+    ['core null', { core: null }, OptionInvalidError],
+    ['resume naming a node that is not an interrupt', { resume: { ask: { ok: true }, aks: { ok: true } } }, OptionInvalidError],
+    ['an input the state schema refuses', { input: { n: 'one' } }, StateInvalidError],
+    ['a resume value its schema refuses', { resume: { ask: { ok: 'yes' } } }, ResumeValueInvalidError],
+    ['a resume function that throws', { resume: { ask: () => { throw new Error('no'); } } }, ResumeFunctionThrewError],
+    ['no resume value', { resume: {} }, MissingResumeValueError],
+  ])('%s', async (_label, options, errorClass) => {
+    const error = await checkWorkflow(asking, { input: { n: 0 }, core: 'reference', resume: { ask: { ok: true } }, ...options } as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(errorClass);
+  });
+
+  it('a builder instead of a built workflow, and no options', async () => {
+    await expect(checkWorkflow(base() as never, { input: { n: 0 } } as never)).rejects.toBeInstanceOf(ArgumentInvalidError);
+    await expect(checkWorkflow(asking, undefined as never)).rejects.toBeInstanceOf(ArgumentInvalidError);
   });
 });

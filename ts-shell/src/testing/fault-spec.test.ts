@@ -4,6 +4,7 @@
  * cannot pass without its fault having happened.
  */
 
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from '../core/index.js';
@@ -64,5 +65,22 @@ describe('hooksFor with the workflow it is for', () => {
     for (const hooks of [reached, missed]) await new Remit(new MemoryStore(), core, [wf], hooks).start(wf, { n: 0 });
     expect(reached.fired).toBe(true);
     expect(missed.fired).toBe(false);
+  });
+});
+
+describe('formatFaultSpec and parseFaultSpec', () => {
+  it('property: every spec reads back as written, whatever its node name holds ("#", "@", ":", spaces)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...FAULT_POINTS),
+        fc.option(fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('charge#2', 'charge ', ' charge', 'a@b', 'x:Y', '#', '1#2#3')), { nil: undefined }),
+        fc.integer({ min: 1, max: 40 }),
+        (point, node, occurrence) => {
+          const spec = { point, occurrence, ...(node !== undefined ? { node } : {}) };
+          expect(parseFaultSpec(formatFaultSpec(spec))).toEqual(spec);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

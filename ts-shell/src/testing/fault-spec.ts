@@ -32,7 +32,9 @@ export interface FaultSpec {
 }
 
 export function parseFaultSpec(text: string): FaultSpec {
-  const match = /^([a-z.-]+)(?::([A-Z_]+))?(?:@([^#]+))?(?:#(\d+))?$/.exec(text.trim());
+  // The node is everything between "@" and a final "#n": a node name may hold "#" and spaces
+  // (formatFaultSpec then always writes the "#n", so that the spec reads back as written).
+  const match = /^([a-z.-]+)(?::([A-Z_]+))?(?:@(.+?))?(?:#(\d+))?$/s.exec(text.trim());
   if (!match || !isFaultPoint(match[1]!)) {
     throw new Error(`bad fault spec ${JSON.stringify(text)}: expected point[:KIND][@node][#n], point one of ${FAULT_POINTS.join(', ')}`);
   }
@@ -53,7 +55,9 @@ export function parseFaultSpec(text: string): FaultSpec {
 }
 
 export function formatFaultSpec(spec: FaultSpec): string {
-  return `${spec.point}${spec.kind ? `:${spec.kind}` : ''}${spec.node ? `@${spec.node}` : ''}${spec.occurrence !== 1 ? `#${spec.occurrence}` : ''}`;
+  // "#1" is written when the node alone would not read back: it holds "#" or ends in white space.
+  const needsOccurrence = spec.occurrence !== 1 || (spec.node !== undefined && /#|\s$/.test(spec.node));
+  return `${spec.point}${spec.kind ? `:${spec.kind}` : ''}${spec.node ? `@${spec.node}` : ''}${needsOccurrence ? `#${spec.occurrence}` : ''}`;
 }
 
 export function faultMatches(spec: FaultSpec, point: FaultPoint, info: FaultInfo): boolean {

@@ -25,5 +25,5 @@ export { testRecord } from './test-record.js';
 export { applyDelta } from '../state/delta.js';
 export type { Delta } from '../state/delta.js';
 export { MemoryBacking } from '../store/memory.js';
-export { checkWorkflow, MissingResumeValueError } from './check-workflow.js';
+export { checkWorkflow, MissingResumeValueError, ResumeFunctionThrewError } from './check-workflow.js';
 export type { CheckWorkflowOptions, CheckedProperty, ResumeValue, WorkflowCheckReport, WorkflowProblem } from './check-workflow.js';
