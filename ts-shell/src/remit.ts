@@ -341,6 +341,15 @@ function checkWaitMs(value: unknown): number {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The operations running around the current code, of every Remit instance: one storage for the
+ * process, not one per instance. Node keeps every AsyncLocalStorage that ever ran in a global list
+ * and copies each one into every promise created after it, so one per instance made every await
+ * cost more with every instance created (10,000 instances: 60 % of a process's CPU in that copy).
+ * A set may hold another instance's operations; close() only looks up its own in it.
+ */
+const ENCLOSING_OPERATIONS = new AsyncLocalStorage<ReadonlySet<Promise<unknown>>>();
+
 /** The operations close() waits for (every public one that reads or writes the store). */
 const TRACKED_OPERATIONS = ['start', 'resume', 'continueRun', 'fork', 'status', 'inspect', 'scrub', 'runs', 'recoverAll', 'repair'] as const;
 
@@ -375,7 +384,7 @@ export class Remit implements Engine {
   /** The operations running, each with the ones it runs inside (recoverAll's continueRun, ...). */
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Inside an operation: it and the operations around it (close() called from their code must not wait for them). */
-  private readonly enclosing = new AsyncLocalStorage<ReadonlySet<Promise<unknown>>>();
+  private readonly enclosing = ENCLOSING_OPERATIONS;
 
   private track<T>(start: () => Promise<T>): Promise<T> {
     const around = this.enclosing.getStore() ?? new Set<Promise<unknown>>();
