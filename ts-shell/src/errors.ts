@@ -400,9 +400,12 @@ export function shellWord(text: string): string {
  * suggested commands name the CLI's defaults.
  */
 export interface SuggestedCommandOptions {
-  /** `--db=...`, `--core=...`, `--synchronous=...`: for every command. */
+  /** `--db=...`, `--core=...`, `--synchronous=...`: for every command. Shell words, quoted already. */
   always: readonly string[];
-  /** `--workflow=...`: for the commands that drive runs and so load the workflows. */
+  /**
+   * `--workflow=...`: for the commands that drive runs and so load the workflows. Shell words,
+   * quoted already; or a placeholder (`--workflow <module>`) when the module is not known.
+   */
   workflows: readonly string[];
 }
 
@@ -425,7 +428,7 @@ export function setSuggestedCommandOptions(options: SuggestedCommandOptions = NO
 export function suggestCommand(command: string, ...positionals: string[]): string {
   const options = [...suggestedOptions.always, ...(COMMANDS_WITH_WORKFLOWS.has(command) ? suggestedOptions.workflows : [])];
   const end = positionals.some((p) => p.startsWith('-')) ? ['--'] : [];
-  return ['remit', ...options.map(shellWord), command, ...end, ...positionals.map(shellWord)].join(' ');
+  return ['remit', ...options, command, ...end, ...positionals.map(shellWord)].join(' ');
 }
 
 /** What an operator can do about a record that fails its integrity check. */

@@ -5,9 +5,15 @@
  * by a tool meant to only read). Each caller throws its own typed error naming the key.
  */
 
-/** The first own enumerable key of `value` that is not in `known`, or undefined. */
+/**
+ * The first enumerable string key of `value`, its own or inherited, that is not in `known`, or
+ * undefined. Inherited too: options are read through the prototype (`Object.create({ fromSeq })`
+ * is used), so a misspelt key there would be ignored the same way. Class methods are not
+ * enumerable, so an options object that is a class instance passes.
+ */
 export function unknownKey(value: object, known: readonly string[]): string | undefined {
-  return Object.keys(value).find((key) => !known.includes(key));
+  for (const key in value) if (!known.includes(key)) return key;
+  return undefined;
 }
 
 /** `what` for a refusal's text: "is not an option of start (known: runId)". */

@@ -236,6 +236,18 @@ describe('a key REMIT does not know is refused wherever it takes options or a no
     }
   });
 
+  it('a misspelt key inherited from a prototype is refused too (known keys are read through it); class methods are not keys', async () => {
+    const remit = new Remit(new MemoryStore(), await createCore('reference'), [wf]);
+    await expect(remit.start(wf, { n: 1 }, Object.create({ runid: 'typo' }) as never)).rejects.toMatchObject({ code: OPTION_INVALID, option: 'runid' });
+    class StartWith {
+      runId = 'from-a-class';
+      describe() {
+        return this.runId;
+      }
+    }
+    expect((await remit.start(wf, { n: 1 }, new StartWith())).runId).toBe('from-a-class');
+  });
+
   it('openSqliteStore and openMemoryStore: OptionInvalidError naming the key; no file or folder created', () => {
     let i = 0;
     fc.assert(

@@ -426,12 +426,7 @@ export class Remit implements Engine {
     }
     checkOptionsArgument('start', options, START_OPTIONS, {});
     const wf = this.resolveWorkflow(workflow);
-    if (options.runId !== undefined) checkRunId(options.runId, 'options.runId of start');
-    const runId = options.runId ?? defaultRunId(wf.name);
-    checkEffectKeysFit(runId, effectNodeNames(wf));
-    // A refused input names the caller's run id, never a generated one: no run was started.
-    const subject: ErrorSubject = options.runId !== undefined ? { runId, seq: 0 } : { seq: 0 };
-    const state = startState(wf, input, subject);
+    const { runId, state } = checkStart(wf, input, options.runId);
     const started: LogRecord = {
       kind: RecordKind.RUN_STARTED,
       seq: 0,
@@ -975,6 +970,19 @@ function nodeKindCode(wf: Workflow, name: string): number {
 /** Throws ArgumentInvalidError unless `value` can be a sequence number (an integer in 0..2^32-1). */
 function checkSeqArgument(argument: string, value: unknown, subject: ErrorSubject): asserts value is number {
   if (!isSeq(value)) throw new ArgumentInvalidError(argument, SEQ_EXPECTED, describeArgument(value), subject);
+}
+
+/**
+ * Everything start() checks before it writes: the run id (`argument` names where it came from),
+ * that the effect keys fit the log's names, and the first state. Returns the run id (generated
+ * when none is given) and the encoded state. The CLI runs it before it creates a database.
+ */
+export function checkStart(wf: Workflow, input: unknown, runId: string | undefined, argument = 'options.runId of start'): { runId: string; state: ReturnType<typeof durableValue> } {
+  if (runId !== undefined) checkRunId(runId, argument);
+  const id = runId ?? defaultRunId(wf.name);
+  checkEffectKeysFit(id, effectNodeNames(wf));
+  // A refused input names the caller's run id, never a generated one: no run was started.
+  return { runId: id, state: startState(wf, input, runId !== undefined ? { runId, seq: 0 } : { seq: 0 }) };
 }
 
 /**

@@ -115,7 +115,7 @@ describe('damage the listing sees', () => {
     expect(resumed.json()).toMatchObject({ error: { code: 'REMIT_LOG_CORRUPT', runId: 'gap', seq: 2, logError: 'BAD_RECORD_SEQ' } });
     // The listing without records names what can be done, and a new run under its id replaces it.
     const ghostLine = (await remit('--db', db, 'runs')).stdout.split('\n').find((l) => l.startsWith('ghost'));
-    expect(ghostLine).toMatch(/NO_RECORDS at seq 0: nothing of the run is left .* \(`remit (--\S+ )*run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\)/);
+    expect(ghostLine).toMatch(/NO_RECORDS at seq 0: nothing of the run is left .* \(`remit (\S+ )*run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\)/);
     expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'ghost')).code).toBe(0);
     expect((await remit('--db', db, '--json', 'runs')).json().find((r: { runId: string }) => r.runId === 'ghost')).toMatchObject({ status: 'completed' });
   });
@@ -133,7 +133,7 @@ describe('a run listed without records', () => {
     raw.prepare('DELETE FROM remit_summaries WHERE run_id = ?').run('ghost');
     raw.close();
     const before = digest(db);
-    const advice = /restore the store from a backup, or start a new run under this id \(`remit (--\S+ )*run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\)/;
+    const advice = /restore the store from a backup, or start a new run under this id \(`remit (\S+ )*run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\)/;
 
     const inspect = await remit('--db', db, 'inspect', 'ghost');
     expect(inspect.code).toBe(7);
@@ -156,7 +156,7 @@ describe('a run listed without records', () => {
     expect(repair.json()).toMatchObject({ error: { code: 'REMIT_REPAIR_REFUSED', runId: 'ghost', seq: 0, why: expect.stringMatching(/^NO_RECORDS: /) } });
     const scrub = await remit('--db', db, 'scrub', 'ghost');
     expect(scrub.code).toBe(7);
-    expect(scrub.stdout).toMatch(/^run ghost: DAMAGED at seq 0: NO_RECORDS \(corrupt\): .*remit --db=\S+ run --run-id=ghost/);
+    expect(scrub.stdout).toMatch(/^run ghost: DAMAGED at seq 0: NO_RECORDS \(corrupt\): .*remit --db=\S+ --workflow <module> run --run-id=ghost/);
     const all = await remit('--db', db, '--json', 'scrub', '--all');
     expect(all.code).toBe(7);
     expect(all.json()).toMatchObject({ runs: 1, problems: ['ghost'], failures: [], reports: [{ runId: 'ghost', damage: { code: 'NO_RECORDS' } }] });
@@ -204,11 +204,13 @@ describe('a workflow module that does not load', () => {
       [['--input', '{"orderId":""}'], 5, /REMIT_STATE_INVALID/],
       [['--input', '{"orderId":"o","customerEmail":"a@b.co","amountCents":1,"reason":"damaged","extra":1n}'], 2, /--input is not valid JSON/],
       [['--run-id', ' '], 2, /REMIT_RUN_ID_INVALID.*--run-id/],
+      [['--instance-id', ''], 2, /REMIT_OPTION_INVALID: option instanceId/],
     ];
     for (const [args, code, message] of cases) {
       const folder = join(cwd, `refused-${Math.random().toString(16).slice(2)}`);
       const db = join(folder, 'remit.db');
-      const run = await remit('--db', db, '--workflow', REFUND_MODULE, 'run', ...args);
+      const global = args[0] === '--instance-id' ? args : [];
+      const run = await remit('--db', db, ...global, '--workflow', REFUND_MODULE, 'run', ...(global.length > 0 ? [] : args));
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(code);
       expect(run.stderr).toMatch(message);
       expect(existsSync(db), args.join(' ')).toBe(false);
@@ -217,6 +219,13 @@ describe('a workflow module that does not load', () => {
     const accepted = join(cwd, `accepted-${Math.random().toString(16).slice(2)}`, 'remit.db');
     expect((await remit('--db', accepted, '--workflow', REFUND_MODULE, 'run', '--run-id', 'ok')).code).toBe(0);
     expect(existsSync(accepted)).toBe(true);
+    // An existing file without REMIT's tables (empty, or another program's) gets them from `run`.
+    for (const existing of [join(cwd, 'empty-for-run.db'), join(cwd, 'foreign-for-run.db')]) {
+      if (existing.includes('empty')) writeFileSync(existing, '');
+      else new Database(existing).exec('CREATE TABLE customers (id INTEGER PRIMARY KEY)').close();
+      const run = await remit('--db', existing, '--workflow', REFUND_MODULE, 'run', '--run-id', 'in-existing');
+      expect(run.code, run.stderr).toBe(0);
+    }
   });
 
   it('a TypeScript module, under the built CLI on plain node, is refused with what to do instead', () => {
@@ -306,6 +315,9 @@ describe('command lines', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/^run p1 \(refund\): completed/);
 
+    // A command that loads no module cannot know it: the suggestion says where it goes.
+    const unknownModule = await remit('--db', db, 'fork', 'p1', '0', '--run-id', 'p1-look');
+    expect(unknownModule.stdout).toContain(`continue with: remit ${shellWord(`--db=${db}`)} --workflow <module> continue p1-look`);
     const fork = await remit(...globals, 'fork', 'p1', '0', '--run-id', 'p2');
     const continued = await remit(...wordsOf(/continue with: (.*)$/m.exec(fork.stdout)![1]!));
     expect(continued.code, continued.stderr).toBe(0);

@@ -9,7 +9,8 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import type { CoreKind } from '../core/index.js';
-import { RemitError, StoreNotFoundError, type SuggestedCommandOptions } from '../errors.js';
+import { RemitError, shellWord, StoreNotFoundError, type SuggestedCommandOptions } from '../errors.js';
+import { checkInstanceId } from '../ids.js';
 import { createRemit, type Remit } from '../remit.js';
 import { createSqliteFolder, SqliteStore } from '../store/sqlite.js';
 import type { Workflow } from '../workflow/workflow.js';
@@ -50,8 +51,18 @@ export function suggestedCommandOptions(options: GlobalOptions): SuggestedComman
     ...(options.db !== DEFAULT_DB ? [`--db=${options.db}`] : []),
     ...(options.core !== 'wasm' ? [`--core=${options.core}`] : []),
     ...(options.synchronous !== 'FULL' ? [`--synchronous=${options.synchronous}`] : []),
-  ];
-  return { always, workflows: options.workflow === undefined ? [] : [`--workflow=${options.workflow}`] };
+  ].map(shellWord);
+  return { always, workflows: [workflowWord(options)].filter((word) => word !== '') };
+}
+
+/**
+ * The --workflow a suggested command that drives runs needs: the one given; none when
+ * REMIT_WORKFLOW names it; else a placeholder to fill in (a command that loads no module, such as
+ * `fork` or `runs`, does not know it, and the suggestion would fail without it).
+ */
+function workflowWord(options: GlobalOptions): string {
+  if (options.workflow !== undefined) return shellWord(`--workflow=${options.workflow}`);
+  return workflowModulePath(options) !== undefined ? '' : '--workflow <module>';
 }
 
 /** The workflow module's exports, as the CLI uses them. */
@@ -178,10 +189,15 @@ export async function openSession(
   if (modulePath === undefined && needs.workflows === 'required') throw new UsageError(NO_WORKFLOW_MODULE);
   // A module that does not exist fails before the database is opened (or created).
   if (modulePath !== undefined) checkModuleFile(modulePath);
-  const creating = ((needs.database ?? 'existing') === 'create' || options.create === true) && !existsSync(dbPath);
-  // An existing store first: a --db that cannot be opened fails before the module makes side files.
+  const mayCreate = (needs.database ?? 'existing') === 'create' || options.create === true;
+  const creating = mayCreate && !existsSync(dbPath);
+  // The instance id is checked before anything is created, as every other option.
+  const instanceId = options.instanceId ?? (process.env['REMIT_INSTANCE_ID'] || undefined);
+  if (instanceId !== undefined) checkInstanceId(instanceId);
+  // An existing store first: a --db that cannot be opened fails before the module makes side files
+  // (a command that may create one also adds REMIT's tables to an existing file that has none).
   // A new one last: after the module loaded and the command's check passed.
-  const existing = creating ? undefined : openDatabase(dbPath, options, false);
+  const existing = creating ? undefined : openDatabase(dbPath, options, mayCreate);
   // The module gets the database's folder as its dataDir: made first, so that a --db whose folder
   // cannot be made fails as a store error naming it, before the module tries to use it.
   if (creating) createSqliteFolder(dbPath);
@@ -195,9 +211,7 @@ export async function openSession(
   }
   const store = existing ?? openDatabase(dbPath, options, true);
   try {
-    // An empty --instance-id is passed on (and refused as an option REMIT cannot use); an empty
-    // REMIT_INSTANCE_ID is unset.
-    const instanceId = options.instanceId ?? (process.env['REMIT_INSTANCE_ID'] || undefined);
+    // An empty --instance-id is refused (checkInstanceId, above); an empty REMIT_INSTANCE_ID is unset.
     const remit = await createRemit({ store, workflows: module.workflows, core: options.core, ...(instanceId !== undefined ? { instanceId } : {}) });
     return { remit, module, options, dbPath, close: () => remit.close() };
   } catch (error) {

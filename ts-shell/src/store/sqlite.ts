@@ -25,7 +25,7 @@
  *   status, written by hand) makes `listRunsToRecover` cost what it returns.
  */
 
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
@@ -537,6 +537,8 @@ function nextSeqOf(lastSeq: number | null | undefined): number {
 export function createSqliteFolder(path: string): void {
   try {
     ensureDirectory(dirname(resolve(path)));
+    // SQLite writes the file and its -wal and -shm beside it: a folder it cannot write fails here.
+    accessSync(dirname(resolve(path)), constants.W_OK);
   } catch (error) {
     if (error instanceof RemitError) throw error;
     const code = (error as { code?: unknown }).code;

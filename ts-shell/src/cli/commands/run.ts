@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { checkRunId } from '../../ids.js';
-import { startState } from '../../remit.js';
+import { checkStart } from '../../remit.js';
 import type { Workflow } from '../../workflow/workflow.js';
 import { openSession, parseJsonArgument, print, UsageError, type WorkflowModule } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
@@ -30,8 +29,7 @@ export const runCommand: CommandModule = {
         // Everything start() would refuse before writing is checked before the database is created.
         const check = (module: WorkflowModule) => {
           start = chooseStart(module, opts.name, opts.input === undefined ? module.sampleInput : explicitInput);
-          if (opts.runId !== undefined) checkRunId(opts.runId, '--run-id');
-          startState(start.wf, start.input, opts.runId === undefined ? { seq: 0 } : { runId: opts.runId, seq: 0 });
+          checkStart(start.wf, start.input, opts.runId, '--run-id');
         };
         const session = await openSession(command, { workflows: 'required', database: 'create', check });
         try {
