@@ -6,6 +6,7 @@
 import { decodeLog, LogErrorName } from './core/codec.js';
 import { EffectStatus, RecordKind, type LogRecord, type NextAction, type RecoveryCore } from './core/types.js';
 import { count, displayText, shown } from './display.js';
+import { suggestCommand } from './errors.js';
 import { fromUtf8, toHex } from './json.js';
 import { diagnoseRows, type RunDamage } from './sequencer/log-health.js';
 import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
@@ -60,6 +61,8 @@ export interface RunInspection {
   failure?: { node: string; code: string; message: string };
   /** Set when the log is damaged: the first bad record. */
   error?: { code: string; seq: number; offset: number };
+  /** true for a fork nobody has continued (its last record is FORKED): recoverAll leaves it alone (RunSummary.undrivenFork). */
+  undrivenFork?: true;
   /** Set when the log is damaged: which record, how, whether `repair` removes it, what to do. */
   damage?: RunDamage;
   totals: { records: number; bytes: number; stateBytes: number };
@@ -127,6 +130,7 @@ export function inspectLog(runId: string, stored: StoredRecord[], core: Recovery
     out.failure = { node: fromUtf8(recovery.failure.node), code: fromUtf8(recovery.failure.code), message: fromUtf8(recovery.failure.message) };
   }
   if (decoded.error) out.error = { code: decoded.error.codeName, seq: decoded.error.seq, offset: decoded.error.offset };
+  if (out.status === 'running' && records[records.length - 1]?.kind === 'FORKED') out.undrivenFork = true;
   return out;
 }
 
@@ -219,6 +223,7 @@ export function renderInspection(inspection: RunInspection): string {
   }
   lines.push(`interrupts: ${inspection.interruptsParked} parked, ${inspection.interruptsClaimed} claimed`);
   for (const l of inspection.lineage) lines.push(shown`forked from ${l.sourceRunId} at seq ${l.sourceSeq} (fork record ${l.forkSeq}), intent ${l.intent}`);
+  if (inspection.undrivenFork) lines.push(shown`fork, not continued: recoverAll leaves it alone; continue it with ${suggestCommand('continue', inspection.runId)}`);
   if (inspection.failure) lines.push(shown`failed at ${inspection.failure.node || '-'}: ${inspection.failure.code}: ${inspection.failure.message}`);
   const d = inspection.damage;
   if (d !== undefined) {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from './core/index.js';
+import { renderInspection } from './inspect.js';
 import { Remit } from './remit.js';
 import { MemoryBacking, MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -54,6 +55,10 @@ describe.each(targets)('a fork nobody continued, on the %s store', (_name, targe
     const listed = (await service.runs()).find((r) => r.runId === fork.runId);
     expect(listed).toMatchObject({ status: 'running', undrivenFork: true });
     expect((await service.runs()).find((r) => r.runId === 'o1')).not.toHaveProperty('undrivenFork');
+    const inspected = await service.inspect(fork.runId);
+    expect(inspected).toMatchObject({ status: 'running', undrivenFork: true });
+    expect(renderInspection(inspected)).toMatch(/^fork, not continued: recoverAll leaves it alone; continue it with remit continue o1-look$/m);
+    expect(await service.inspect('o1')).not.toHaveProperty('undrivenFork');
     // Still there at the next start-up, still waiting.
     expect(await new Remit(restarted, core, [order]).recoverAll()).toEqual([]);
 
@@ -61,6 +66,7 @@ describe.each(targets)('a fork nobody continued, on the %s store', (_name, targe
     expect(continued.status).toBe('completed');
     expect(calls).toEqual(['o1/send/2', 'o1-look/send/3']);
     expect((await service.runs()).find((r) => r.runId === fork.runId)).not.toHaveProperty('undrivenFork');
+    expect(await service.inspect(fork.runId)).not.toHaveProperty('undrivenFork');
     await restarted.close();
   });
 
