@@ -209,8 +209,17 @@ export class ValueUnfaithfulError extends RemitError {
 export class RouteInvalidError extends RemitError {
   readonly code = ErrorCode.ROUTE_INVALID;
   constructor(readonly target: unknown, subject: ErrorSubject) {
-    super(`the route returned ${JSON.stringify(target)}, which is neither a node of the workflow nor END`, subject);
+    super(`the route returned ${describeRouteTarget(target)}, which is neither a node of the workflow nor END`, subject);
   }
+}
+
+/** A route's answer for its error: a string as JSON, a Promise named as one (routes are synchronous), the rest by kind. */
+function describeRouteTarget(target: unknown): string {
+  if (typeof target === 'string') return JSON.stringify(target);
+  if (target !== null && (typeof target === 'object' || typeof target === 'function') && typeof (target as { then?: unknown }).then === 'function') {
+    return 'a Promise (a route returns a node name or END synchronously)';
+  }
+  return describeValueKind(target);
 }
 
 /**
@@ -384,14 +393,38 @@ export class ForkTargetExistsError extends RemitError {
 // ------------------------------------------------------------------ log, store, core
 
 /**
- * `text` as one word of a POSIX shell command line, for the commands REMIT suggests: a run id may
- * hold spaces, quotes or `;`, and a suggested command pasted into a shell must not run anything
- * else. Plain words stay as they are; anything else is single-quoted.
+ * `text` as one word of a shell command line, for the commands REMIT suggests: a run id may hold
+ * spaces, quotes or `;`, and a suggested command pasted into a shell must not run anything else,
+ * and must name what it names. Plain words stay as they are; others are single-quoted (POSIX sh).
+ * A word holding a character that human output escapes (display.ts: a control character, a line
+ * separator, a bidi control such as U+202E, a backslash starting `\u{`) is written in ANSI-C
+ * quoting instead, `$'…'` (bash, zsh, ksh; not dash), each such character as its UTF-8 bytes
+ * `\xHH`: the word then holds only characters displayText leaves alone, so the printed command,
+ * escaped or not, is the one that reads back, in any locale, as `text` exactly.
  */
 export function shellWord(text: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(text)) return text;
-  return `'${text.replaceAll("'", `'\\''`)}'`;
+  if (!SHOWN_ESCAPED.test(text)) return `'${text.replaceAll("'", `'\\''`)}'`;
+  let out = '';
+  for (const { 0: character, index } of text.matchAll(/[^]/gu)) {
+    if (character === "'") out += "\\'";
+    // A backslash that starts "u{" as `\x5c`: `\\u{` is what displayText would escape.
+    else if (character === '\\') out += text.startsWith('u{', index + 1) ? '\\x5c' : '\\\\';
+    // `!` too, which an interactive shell's history expansion must not see.
+    else if (character === '!' || SHOWN_ESCAPED.test(character)) out += [...UTF8.encode(character)].map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('');
+    else out += character;
+  }
+  return `$'${out}'`;
 }
+
+const UTF8 = new TextEncoder();
+
+/**
+ * What displayText (display.ts) escapes: C0, DEL, C1, the line and paragraph separators, the bidi
+ * controls, a lone surrogate (which no command line can carry: written as U+FFFD's bytes), and a
+ * backslash that starts `\u{`. The CLI's tests check that displayText leaves every shellWord as it is.
+ */
+const SHOWN_ESCAPED = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]|\\(?=u\{)/u;
 
 /**
  * The global options a suggested command must carry to reach the same data: the CLI sets them
@@ -544,10 +577,33 @@ export class CoreRefusedError extends RemitError {
  * appended and the run is terminal. Any other thrown error stops the sequencer without recording.
  */
 export class TerminalFailure extends Error {
-  constructor(readonly failureCode: string, message: string) {
-    super(message);
+  readonly failureCode: string;
+  /**
+   * Throws a TypeError (which node code then throws: HandlerThrewError names its run, seq and node)
+   * when the code is not a non-empty string or the message not a string: RUN_FAILED records both as
+   * text, and one that is not would leave the run unable to fail and the interrupt or effect attempt
+   * that led to it consumed.
+   */
+  constructor(failureCode: string, message: string) {
+    const code = failureText('code', failureCode, false);
+    super(failureText('message', message, true));
+    this.failureCode = code;
     this.name = 'TerminalFailure';
   }
+}
+
+function failureText(what: 'code' | 'message', value: unknown, emptyAllowed: boolean): string {
+  if (typeof value === 'string' && (emptyAllowed || value !== '')) return value;
+  const expected = emptyAllowed ? 'a string' : 'a non-empty string';
+  throw new TypeError(`fail(): the failure ${what} must be ${expected} (got ${describeValueKind(value)})`);
+}
+
+/** What a value is, in a few words that never throw: `the number 403`, `an object`, `undefined`. */
+function describeValueKind(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `the ${typeof value} ${String(value)}`;
+  if (typeof value === 'string') return 'an empty string';
+  if (value === null || value === undefined) return String(value);
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 export function fail(failureCode: string, message: string): never {
@@ -579,5 +635,32 @@ function firstPath(issues: ValidationIssue[]): string | undefined {
 }
 
 function causeMessage(cause: unknown): string {
-  return cause instanceof Error ? cause.message : String(cause);
+  return describeThrown(cause);
+}
+
+/** `value instanceof type`, and false for a value on which even that throws (a revoked Proxy). */
+export function isInstanceOf<T>(value: unknown, type: abstract new (...args: never[]) => T): value is T {
+  try {
+    return value instanceof type;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The text of a thrown value, for an error message or a record: an Error's message, anything
+ * else as String() gives it. Never throws: node code may throw an object without a prototype, one
+ * whose toString or message getter throws, or a revoked Proxy (even `instanceof` throws on that),
+ * and the failure it caused must still be reported and recorded.
+ */
+export function describeThrown(value: unknown): string {
+  try {
+    if (value instanceof Error) {
+      const message: unknown = value.message;
+      return typeof message === 'string' ? message : String(message);
+    }
+    return String(value);
+  } catch {
+    return `a thrown ${typeof value} that cannot be turned into text`;
+  }
 }

@@ -64,7 +64,7 @@ export function encodeJsonText(value: unknown): { text: string; value: Json } {
   } catch (error) {
     throw new Error(error instanceof Error ? error.message : String(error));
   }
-  if (text === undefined) throw new Error(`${typeof value} has no JSON form`);
+  if (text === undefined) throw new Error(value === undefined ? 'undefined has no JSON form (pass null for "no value", with a schema that accepts null)' : `${typeof value} has no JSON form`);
   return { text, value: JSON.parse(text) as Json };
 }
 

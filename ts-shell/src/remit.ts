@@ -28,7 +28,7 @@ import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8 } from './json.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
-import { damageError, diagnoseRows, missingRecordsDamage, type RunDamage } from './sequencer/log-health.js';
+import { damageError, diagnoseRows, missingRecordsDamage, unreadableRunDamage, type RunDamage } from './sequencer/log-health.js';
 import { recordAt, runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { openSummary } from './sequencer/stored-summary.js';
@@ -143,6 +143,9 @@ export interface ScrubReport {
   statusHintAgrees: boolean | null;
 }
 
+/** What reading and recovering one run's log says about it (RunSummary without the listing's fields). */
+type ExaminedRun = Omit<RunSummary, 'runId' | 'createdAtMs' | 'updatedAtMs'>;
+
 export interface RunSummary {
   runId: string;
   /** The workflow named by the run's first record ('?' when that record is unreadable). */
@@ -243,11 +246,14 @@ function checkRemitOptions(options: unknown): asserts options is RemitOptions {
   const workflows = o['workflows'];
   if (workflows !== undefined) {
     if (!Array.isArray(workflows)) throw new OptionInvalidError('workflows', workflows, 'must be an array of built workflows (workflow(...)....build())');
-    workflows.forEach((entry, index) => {
-      if (isBuiltWorkflow(entry)) return;
+    // An index loop, not forEach: forEach skips the holes of a sparse array, which the
+    // constructor's for...of would then register as undefined.
+    for (let index = 0; index < workflows.length; index++) {
+      const entry: unknown = workflows[index];
+      if (isBuiltWorkflow(entry)) continue;
       const hint = entry instanceof WorkflowBuilder ? ' (a builder: call .build())' : '';
       throw new OptionInvalidError('workflows', entry, `entry ${index} is not a built workflow${hint}`);
-    });
+    }
   }
   const core = o['core'];
   if (core !== undefined && typeof core !== 'string') {
@@ -402,7 +408,14 @@ export class Remit implements Engine {
     return this.fence.instanceId;
   }
 
+  /**
+   * Register a built workflow: runs of its name are driven by its node code from then on, in this
+   * instance. A run is bound to a definition (its fingerprint), not to an object: another object of
+   * the same definition replaces the registered one for every run of the name, as a restarted
+   * process drives the runs with the object it registered (docs/guide.md, "Recovery at start-up").
+   */
   register(wf: Workflow): this {
+    if (!isBuiltWorkflow(wf)) throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build())', describeArgument(wf));
     const known = this.workflows.get(wf.name);
     if (known && known.fingerprintHex !== wf.fingerprintHex) {
       throw new DefinitionInvalidError(wf.name, 'two different definitions with this name are registered');
@@ -712,14 +725,19 @@ export class Remit implements Engine {
     const out: RunSummary[] = [];
     for (const listing of listings) {
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
-      const examined = await this.examine(listing.runId);
+      const examined = await this.examine(listing.runId).catch((error: unknown): ExaminedRun => {
+        // One run whose rows the store cannot read is listed as damaged; the others still are.
+        const damage = unreadableRunDamage(error);
+        if (damage === null) throw error;
+        return { workflow: '?', status: 'damaged', headSeq: -1, damage };
+      });
       out.push({ ...base, ...examined, ...listedHint(listing, examined) });
     }
     return out;
   }
 
   /** One run's whole log read and recovered: what `runs` and `recoverAll` say about it. */
-  private async examine(runId: string): Promise<Omit<RunSummary, 'runId' | 'createdAtMs' | 'updatedAtMs'>> {
+  private async examine(runId: string): Promise<ExaminedRun> {
     const rows = await this.store.readRecords(runId);
     // Listed but without a record: a store writes a run's listing with its first record, so only
     // damage (a hand edit, a partial restore) makes one; it is shown, never skipped or "empty".
@@ -732,7 +750,7 @@ export class Remit implements Engine {
       return { workflow, status: 'damaged', headSeq: damage.seq - 1, damage };
     }
     assert(recovery.ok, () => `run ${runId}: the core refused a log that diagnosis found sound`);
-    const examined: Omit<RunSummary, 'runId' | 'createdAtMs' | 'updatedAtMs'> = {
+    const examined: ExaminedRun = {
       workflow: fromUtf8(recovery.workflow), status: STATUS_NAMES[recovery.status], headSeq: recovery.recordCount - 1,
     };
     if (recovery.action.tag === 'AWAIT_RESUME') examined.interruptId = fromUtf8(recovery.action.interruptId);
@@ -768,7 +786,15 @@ export class Remit implements Engine {
     const out: RecoverAllOutcome[] = [];
     const corrections: RunStatusCorrection[] = [];
     for (const runId of await this.recoveryCandidates()) {
-      const run = await this.examine(runId);
+      let run: ExaminedRun;
+      try {
+        run = await this.examine(runId);
+      } catch (error) {
+        // One run the store cannot read (a damaged page, a lost connection) is that run's
+        // outcome: the runs after it are still recovered, and those before it still reported.
+        out.push({ runId, error });
+        continue;
+      }
       if (run.damage !== undefined) {
         out.push({ runId, error: damageError(runId, run.damage) });
         continue;
@@ -793,7 +819,13 @@ export class Remit implements Engine {
         out.push({ runId, error });
       }
     }
-    await this.correctStatusHints(corrections);
+    try {
+      await this.correctStatusHints(corrections);
+    } catch (error) {
+      // The hints are only hints (the log is the truth): the runs recovered above are still
+      // reported; each run whose hint could not be corrected carries the store's error.
+      for (const { runId } of corrections) out.push({ runId, error });
+    }
     return out;
   }
 

@@ -17,7 +17,7 @@
  * (effect results, fork intents) get rules 1 and 3 only.
  */
 
-import { NotJsonError, ValueUnfaithfulError, toValidationIssues, type ErrorSubject } from './errors.js';
+import { NotJsonError, RemitError, ValueUnfaithfulError, describeThrown, isInstanceOf, toValidationIssues, type ErrorSubject } from './errors.js';
 import { encodeJsonText, setOwnKey, utf8, type Json } from './json.js';
 
 /** What a schema must offer here: zod's safeParse (any zod type has it). */
@@ -52,9 +52,16 @@ export function validate(schema: ReadBackSchema, value: unknown): SafeParseOutco
     // before REMIT's own depth check sees the value: the value is refused as one the schema
     // cannot validate, naming where it is too deep.
     const path = error instanceof RangeError ? tooDeepAt(value, false) : null;
-    if (path === null) throw error;
-    const message = `nested more than ${MAX_VALUE_DEPTH} levels deep, deeper than REMIT keeps a value (docs/guide.md, "Limits"); the schema could not validate it`;
-    return { success: false, error: { issues: [{ path, message }] } };
+    if (path !== null) {
+      const message = `nested more than ${MAX_VALUE_DEPTH} levels deep, deeper than REMIT keeps a value (docs/guide.md, "Limits"); the schema could not validate it`;
+      return { success: false, error: { issues: [{ path, message }] } };
+    }
+    // REMIT's own refusals (a guarded schema that is asynchronous: DefinitionInvalidError) as they are.
+    if (isInstanceOf(error, RemitError)) throw error;
+    // Anything else thrown while validating (a getter or a Proxy trap of the value, a refinement
+    // of the schema) means the value could not be validated: refused like an invalid one, so the
+    // caller gets its typed error naming the run and the value, and nothing is written.
+    return { success: false, error: { issues: [{ path: [], message: `the schema threw while validating the value: ${describeThrown(error)}` }] } };
   }
 }
 

@@ -8,6 +8,7 @@
  */
 
 import { assert } from '../assert.js';
+import { describeThrown } from '../errors.js';
 import { decodeJson, encodeJson } from '../json.js';
 
 /** Default effect lease (createRemit({ effectLeaseMs })): 30 s. */
@@ -58,7 +59,7 @@ export function decodeLease(bytes: Uint8Array): Lease | null {
 
 /** EFFECT_RELEASED's reason (opaque to the core): UTF-8 JSON `{"error": message}`. */
 export function encodeReleaseReason(cause: unknown): Uint8Array {
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = describeThrown(cause);
   return encodeJson({ error: message.length > 1000 ? `${message.slice(0, 1000)}…` : message }).bytes;
 }
 

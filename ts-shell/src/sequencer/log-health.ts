@@ -25,7 +25,7 @@ import { LogErrorName } from '../core/codec.js';
 import { Frame, FrameOutcome, readFrame } from '../core/framing.js';
 import { RecordKind, RunStatus, type NextAction, type Recovery, type RecoveredRun } from '../core/types.js';
 import { withArticle } from '../display.js';
-import { corruptAdvice, LogCorruptError, LogTornError, shellWord, suggestCommand, tornAdvice } from '../errors.js';
+import { corruptAdvice, LogCorruptError, LogTornError, shellWord, StoreError, suggestCommand, tornAdvice } from '../errors.js';
 import { fromUtf8 } from '../json.js';
 import { kindName } from './log-view.js';
 
@@ -147,6 +147,23 @@ export function missingRecordsDamage(runId: string): RunDamage {
     kind: 'corrupt', seq: 0, offset: 0, code: 'NO_RECORDS', storedBytes: 0, repairable: false, recordKind: null,
     why: 'the store lists the run but keeps none of its records, not even its first (RUN_STARTED)',
     advice: `nothing of the run is left to inspect or repair: restore the store from a backup, or start a new run under this id (\`${suggestCommand('run')} --run-id=${shellWord(runId)}\` replaces the listing on the memory, SQLite and PostgreSQL stores)`,
+  };
+}
+
+/**
+ * The store errors that are one run's data, not the store's availability: a record stored as
+ * something that is not bytes, a damaged database page under the run's rows. `runs()` lists such
+ * a run as damaged and goes on; a lost connection or a closed store still fails the listing.
+ */
+const UNREADABLE_RUN_CODES: ReadonlySet<string> = new Set(['RECORD_NOT_BYTES', 'SQLITE_CORRUPT']);
+
+/** The damage of a run the store could not read (UNREADABLE_RUN_CODES), or null for any other error. */
+export function unreadableRunDamage(error: unknown): RunDamage | null {
+  if (!(error instanceof StoreError) || !UNREADABLE_RUN_CODES.has(error.storeCode)) return null;
+  return {
+    kind: 'corrupt', seq: error.seq ?? 0, offset: 0, code: error.storeCode, storedBytes: 0, repairable: false, recordKind: null,
+    why: `the store could not read the run's records: ${error.message}`,
+    advice: 'the run cannot be read, so it cannot be inspected or repaired here: restore the store from a backup (docs/errors.md, REMIT_STORE, says what each store code means)',
   };
 }
 

@@ -11,7 +11,7 @@
 import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
 import {
   EffectInFlightError, HandlerThrewError, RemitError, RouteInvalidError, StateInvalidError,
-  TerminalFailure, toValidationIssues, type ErrorSubject,
+  TerminalFailure, isInstanceOf, toValidationIssues, type ErrorSubject,
 } from '../errors.js';
 import { assert, unreachable } from '../assert.js';
 import { effectKey, interruptId } from '../ids.js';
@@ -235,7 +235,7 @@ export class Step {
     try {
       result = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name, idempotencyKey: key, attempt });
     } catch (error) {
-      if (error instanceof TerminalFailure) return this.nodeFailed(error, name, []);
+      if (isInstanceOf(error, TerminalFailure)) return this.nodeFailed(error, name, []);
       const released = await this.release(name, key, attempt, error);
       return this.nodeFailed(error, name, [], released
         ? `EFFECT_RELEASED was recorded (attempt ${attempt} is given up: the next continue calls the handler again, with the same idempotency key); the node's completion was not`
@@ -260,10 +260,10 @@ export class Step {
    * fails (a lost race, a store error), the attempt stays as it is and the takeover rule applies.
    */
   private async release(name: string, key: string, attempt: number, cause: unknown): Promise<boolean> {
-    const released: LogRecord = {
-      kind: RecordKind.EFFECT_RELEASED, seq: this.nextSeq, node: utf8(name), key: utf8(key), attempt, reason: encodeReleaseReason(cause),
-    };
     try {
+      const released: LogRecord = {
+        kind: RecordKind.EFFECT_RELEASED, seq: this.nextSeq, node: utf8(name), key: utf8(key), attempt, reason: encodeReleaseReason(cause),
+      };
       await this.session.append(this.nextSeq, [released], name);
       return true;
     } catch {
@@ -332,8 +332,8 @@ export class Step {
     } catch (error) {
       // As finishInterrupt's nodeFailed would: fail() in apply or in the route fails the run after
       // the claim; REMIT's typed errors as they are; anything else node code threw.
-      if (error instanceof TerminalFailure) return;
-      if (error instanceof RemitError) throw error;
+      if (isInstanceOf(error, TerminalFailure)) return;
+      if (isInstanceOf(error, RemitError)) throw error;
       throw new HandlerThrewError({ runId: this.runId, seq: completionSeq, node: name }, error, 'nothing was recorded: the value was not claimed and the interrupt is still parked');
     }
   }
@@ -408,7 +408,7 @@ export class Step {
    * says what was recorded (`recordedBefore`: what the caller already wrote for this failure).
    */
   private async nodeFailed(error: unknown, name: string, pending: LogRecord[], recordedBefore?: string): Promise<void> {
-    if (error instanceof TerminalFailure) {
+    if (isInstanceOf(error, TerminalFailure)) {
       const seq = this.nextSeq + pending.length;
       const failed: LogRecord = {
         kind: RecordKind.RUN_FAILED, seq, node: utf8(name), code: utf8(error.failureCode || 'FAILED'), message: utf8(error.message),
@@ -418,7 +418,7 @@ export class Step {
     }
     if (pending.length > 0) await this.session.append(this.nextSeq, pending, name);
     else if (this.session.hasStaged) await this.session.flushQuietly();
-    if (error instanceof RemitError) throw error;
+    if (isInstanceOf(error, RemitError)) throw error;
     const recorded = pending.length === 0 ? recordedBefore
       : `${pending.map((r) => kindName(r.kind)).join(' and ')} ${pending.length === 1 ? 'was' : 'were'} recorded (the outside effect happened); the node's completion was not, and runs again next time`;
     throw new HandlerThrewError(this.subject(name), error, recorded);

@@ -93,6 +93,45 @@ export function checkStoredRunId(store: string, operation: string, runId: string
   }
 }
 
+/** A stored record that is not bytes, in the store's words: what it is, how that can happen, what to do. */
+export interface NotBytes {
+  found: string;
+  cause: string;
+  remedy: string;
+}
+
+/**
+ * A record's stored bytes as the driver returned them (copied), or StoreError RECORD_NOT_BYTES
+ * naming the run and the seq. A value that is not bytes (SQLite TEXT, INTEGER or REAL in the
+ * blob column: a hand edit such as `UPDATE ... SET bytes = CAST(bytes AS TEXT)`) is store damage,
+ * and is reported as such: read as `new Uint8Array(value)` it would be an empty record (a string)
+ * or that many zero bytes (a number), which recovery calls torn or empty, and which `repair`
+ * would remove. `describe` says what the value is.
+ */
+export function storedRecordBytes(
+  store: string, operation: string, runId: string, seq: number, value: unknown, describe: (value: unknown) => NotBytes,
+): Uint8Array {
+  if (value instanceof Uint8Array) return new Uint8Array(value);
+  throw recordNotBytes(store, operation, runId, seq, describe(value));
+}
+
+/** StoreError RECORD_NOT_BYTES: record `seq` of `runId` is stored as something that is not bytes. */
+export function recordNotBytes(store: string, operation: string, runId: string, seq: number, what: NotBytes): StoreError {
+  return new StoreError(store, operation, 'RECORD_NOT_BYTES', { runId, seq }, new Error(
+    `run ${runId}, seq ${seq}: the stored record is ${what.found}, not bytes (${what.cause}); nothing was read as the record and nothing was changed: ${what.remedy}`,
+  ));
+}
+
+/**
+ * A stored recovery summary's bytes as the driver returned them (copied). A value that is not
+ * bytes is a damaged summary like any other: it is read as no bytes, which never passes the
+ * summary's checksum, so a fresh process ignores it and reads the whole log, `scrub` reports it
+ * as disagreeing and `repair` deletes it (a summary is derived from the records: always safe).
+ */
+export function storedSummaryBytes(value: unknown): Uint8Array {
+  return value instanceof Uint8Array ? new Uint8Array(value) : new Uint8Array(0);
+}
+
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

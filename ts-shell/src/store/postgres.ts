@@ -42,7 +42,10 @@ import pg from 'pg';
 import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { OptionInvalidError, StoreError, type ErrorSubject } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
-import { checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf } from './common.js';
+import {
+  checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, storedRecordBytes, storedSummaryBytes,
+  type NotBytes,
+} from './common.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
 import type {
@@ -73,13 +76,21 @@ export interface PostgresStoreOptions {
   pool?: PostgresPoolSettings;
   /** Schema holding the tables (default "remit"); lower-case letters, digits, underscore. */
   schema?: string;
+  /*
+   * Every timeout below is a whole number of milliseconds from 0 to 2 147 483 647 (MAX_TIMEOUT_MS);
+   * any other value (a string such as '10s', NaN, a fraction, a negative) is refused by `open`
+   * with OptionInvalidError before it connects (docs/postgres.md, "Timeouts and retries").
+   */
   /** Server-side statement_timeout for every statement (default 10000 ms; 0 = none). */
   statementTimeoutMs?: number;
-  /** Client-side limit for a reply, for networks that go silent (default statementTimeoutMs + 5000). */
+  /**
+   * Client-side limit for a reply, for networks that go silent (default statementTimeoutMs + 5000,
+   * at most MAX_TIMEOUT_MS; 0 when statementTimeoutMs is 0). 0 = none.
+   */
   clientTimeoutMs?: number;
-  /** How long to wait for a new connection (default 5000 ms). */
+  /** How long to wait for a new connection (default 5000 ms; 0 = no limit: pg's own meaning). */
   connectTimeoutMs?: number;
-  /** Pool size (default 10). */
+  /** Pool size: a whole number from 1 (default 10). */
   maxConnections?: number;
   /**
    * Time one call may spend on transparent retries and on resolving an ambiguous commit (default
@@ -91,10 +102,11 @@ export interface PostgresStoreOptions {
    * committed before reporting OUTCOME_UNKNOWN (default 15000 ms). Independent of retryBudgetMs.
    */
   resolveTimeoutMs?: number;
-  /** 'apply' (default): create/migrate the schema. 'verify': only check it is up to date. */
+  /** 'apply' (default): create/migrate the schema. 'verify': only check it is up to date. Nothing else. */
   migrate?: 'apply' | 'verify';
-  /** Replaces the built-in migration list (tests only). */
+  /** Replaces the built-in migration list (tests only): { version, name, sql } numbered 1, 2, 3, ... */
   migrations?: readonly Migration[];
+  /** The connection's application_name (default "remit"): a string without NUL. */
   applicationName?: string;
   /** Test hook: awaited after a connection broke mid-write, before the outcome is resolved. */
   onAmbiguousWrite?: (info: { operation: 'append' | 'fork'; runId: string; seq: number }) => Promise<void> | void;
@@ -104,6 +116,78 @@ const POSTGRES_STORE_OPTIONS = allKeysOf<PostgresStoreOptions>()(
   'connectionString', 'pool', 'schema', 'statementTimeoutMs', 'clientTimeoutMs', 'connectTimeoutMs', 'maxConnections', 'retryBudgetMs',
   'resolveTimeoutMs', 'migrate', 'migrations', 'applicationName', 'onAmbiguousWrite',
 );
+
+/**
+ * The longest timeout the store can use: PostgreSQL's statement_timeout is a 32-bit count of
+ * milliseconds, and so is a Node timer (pg's query_timeout and connectionTimeoutMillis are
+ * setTimeout delays; a longer delay fires after 1 ms).
+ */
+const MAX_TIMEOUT_MS = 0x7fff_ffff;
+
+function isWholeNumber(value: unknown, min: number, max: number): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max;
+}
+
+function checkMs(option: string, value: unknown, zero: string, fallback: string): void {
+  if (value !== undefined && !isWholeNumber(value, 0, MAX_TIMEOUT_MS)) {
+    throw new OptionInvalidError(option, value, `must be a whole number of milliseconds from 0 (${zero}) to ${MAX_TIMEOUT_MS} (default ${fallback})`);
+  }
+}
+
+function checkPoolSize(option: string, value: unknown): void {
+  if (value !== undefined && !isWholeNumber(value, 1, Number.MAX_SAFE_INTEGER)) {
+    throw new OptionInvalidError(option, value, 'must be a whole number of connections from 1 (default 10)');
+  }
+}
+
+function checkApplicationName(option: string, value: unknown): void {
+  if (value !== undefined && (typeof value !== 'string' || value.includes('\u0000'))) {
+    throw new OptionInvalidError(option, value, 'must be a string without NUL characters (default "remit")');
+  }
+}
+
+/**
+ * Every option value `open` cannot use is refused here, with OptionInvalidError naming the option,
+ * the value and what is allowed, before anything connects: a value taken as it is would otherwise
+ * be a silent change (a misspelt migrate mode ran the migrations; a timeout of '10s' became NaN
+ * and dropped the timeouts; a retry budget of 'x' retried forever) or a misleading failure later
+ * (a connect timeout of 'x' reported as the server not answering). The pool settings the store
+ * reads itself (max, connectionTimeoutMillis, application_name) are held to the same rules; the
+ * others go to pg.Pool as they are. `schema` and `connectionString` keep their documented
+ * StoreErrors (BAD_SCHEMA_NAME, BAD_CONNECTION_STRING), checked next, for a value of any type.
+ */
+function checkOptionValues(options: PostgresStoreOptions): void {
+  const o = options as Record<string, unknown>;
+  const pool = o['pool'];
+  if (pool !== undefined && (pool === null || typeof pool !== 'object' || Array.isArray(pool))) {
+    throw new OptionInvalidError('pool', pool, 'must be an object of pg.Pool settings ({ host, port, user, ssl, ... })');
+  }
+  checkMs('statementTimeoutMs', o['statementTimeoutMs'], 'no server-side limit', '10000');
+  checkMs('clientTimeoutMs', o['clientTimeoutMs'], 'no client-side limit', 'statementTimeoutMs + 5000');
+  checkMs('connectTimeoutMs', o['connectTimeoutMs'], 'no limit', '5000');
+  checkMs('retryBudgetMs', o['retryBudgetMs'], 'no retry', '15000');
+  checkMs('resolveTimeoutMs', o['resolveTimeoutMs'], 'one look, no waiting', '15000');
+  checkPoolSize('maxConnections', o['maxConnections']);
+  const migrate = o['migrate'];
+  if (migrate !== undefined && migrate !== 'apply' && migrate !== 'verify') {
+    throw new OptionInvalidError('migrate', migrate, 'must be "apply" (create or migrate the schema, the default) or "verify" (only check that it is up to date)');
+  }
+  const migrations = o['migrations'];
+  if (migrations !== undefined) {
+    const wellFormed = Array.isArray(migrations) && migrations.every((m: unknown, i) =>
+      m !== null && typeof m === 'object' && (m as Migration).version === i + 1 && typeof (m as Migration).name === 'string' && typeof (m as Migration).sql === 'string');
+    if (!wellFormed) throw new OptionInvalidError('migrations', migrations, 'must be an array of { version, name, sql } with versions 1, 2, 3, ... in order (tests only)');
+  }
+  checkApplicationName('applicationName', o['applicationName']);
+  const hook = o['onAmbiguousWrite'];
+  if (hook !== undefined && typeof hook !== 'function') throw new OptionInvalidError('onAmbiguousWrite', hook, 'must be a function (a test hook)');
+  if (pool !== undefined) {
+    const settings = pool as Record<string, unknown>;
+    checkPoolSize('pool.max', settings['max']);
+    checkMs('pool.connectionTimeoutMillis', settings['connectionTimeoutMillis'], 'no limit', '5000');
+    checkApplicationName('pool.application_name', settings['application_name']);
+  }
+}
 
 /** What the store did about faults, for tests and reports. */
 export interface PostgresFaultCounters {
@@ -133,13 +217,30 @@ class AttemptFailure extends Error {
 
 const MAX_SEQ = 2 ** 31 - 1;
 
+/**
+ * Record and summary bytes are `bytea` columns, and PostgreSQL keeps only bytea in them (a hand
+ * edit that writes text, `UPDATE ... SET bytes = 'abc'`, stores that text's bytes as bytea), so
+ * the SQLite damage of a TEXT or INTEGER value in a blob column (sqlite.ts, storageClassOf)
+ * cannot be stored here. pg returns bytea as a Buffer, unless a type parser for bytea replaced
+ * its own (pg.types.setTypeParser(17, ...), which is process-wide, or the pool's `types`
+ * setting): every read still goes through storedRecordBytes / storedSummaryBytes, so that such a
+ * parser is a typed RECORD_NOT_BYTES (or a summary ignored), never a record misread as empty.
+ */
+function notBytes(value: unknown): NotBytes {
+  return {
+    found: value === null ? 'null' : `a ${typeof value}`,
+    cause: 'pg returned it for the bytea column: a type parser for bytea (OID 17) set with pg.types.setTypeParser or the pool\'s types setting replaced pg\'s own',
+    remedy: 'remove that parser (the stored bytes are intact)',
+  };
+}
+
 /** A row of readRun: a record, and on record 0 the run's summary (null columns: none). */
 type RunRow = {
-  seq: number; bytes: Buffer; committed_ms: number;
-  record_count: number | null; byte_length: number | null; snapshot_seq: number | null; summary: Buffer | null;
+  seq: number; bytes: unknown; committed_ms: number;
+  record_count: number | null; byte_length: number | null; snapshot_seq: number | null; summary: unknown;
 };
 /** A row of tailAfterAppend: the run row, and one record in the way (seq null: none). */
-type TailRow = { next_seq: number; mine: boolean; seq: number | null; bytes: Buffer | null; committed_ms: number | null };
+type TailRow = { next_seq: number; mine: boolean; seq: number | null; bytes: unknown; committed_ms: number | null };
 const emptyTail = { rows: [] as TailRow[] } as unknown as pg.QueryResult<TailRow>;
 /** Whether an append statement wrote its whole batch (false: nothing; a part cannot happen). */
 function insertedAll(result: pg.QueryResult<{ inserted: number }>, count: number): boolean {
@@ -176,8 +277,9 @@ export class PostgresStore implements Store {
     this.schema = schema;
     this.description = description;
     this.sql = namedStatements(statements(quoteSchema(schema)));
-    this.retryBudgetMs = Math.max(0, options.retryBudgetMs ?? 15_000);
-    this.resolveTimeoutMs = Math.max(0, options.resolveTimeoutMs ?? 15_000);
+    // Checked by open (checkOptionValues): whole numbers from 0.
+    this.retryBudgetMs = options.retryBudgetMs ?? 15_000;
+    this.resolveTimeoutMs = options.resolveTimeoutMs ?? 15_000;
     this.onAmbiguousWrite = options.onAmbiguousWrite;
   }
 
@@ -186,12 +288,14 @@ export class PostgresStore implements Store {
     if (options === null || typeof options !== 'object') throw new OptionInvalidError('options', options, 'must be an object of PostgreSQL store options ({ connectionString, ... })');
     const unknown = unknownKey(options, POSTGRES_STORE_OPTIONS);
     if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of the PostgreSQL store', POSTGRES_STORE_OPTIONS));
-    const schema = options.schema ?? 'remit';
-    const description = describeTarget(options, schema);
-    if (!SCHEMA_NAME_PATTERN.test(schema)) {
-      throw new StoreError(description, 'open', 'BAD_SCHEMA_NAME', { field: 'schema' }, new Error(`schema must match ${SCHEMA_NAME_PATTERN}`));
+    checkOptionValues(options);
+    // Only undefined means "not given" (null is a value, and not one the store can use).
+    const schema: unknown = options.schema === undefined ? 'remit' : options.schema;
+    const description = describeTarget(options, String(schema));
+    if (typeof schema !== 'string' || !SCHEMA_NAME_PATTERN.test(schema)) {
+      throw new StoreError(description, 'open', 'BAD_SCHEMA_NAME', { field: 'schema' }, new Error(`schema must be a string matching ${SCHEMA_NAME_PATTERN}`));
     }
-    checkConnectionString(description, options.connectionString ?? (options.pool?.connectionString as string | undefined));
+    checkConnectionString(description, options.connectionString !== undefined ? options.connectionString : options.pool?.connectionString);
     const pool = createPool(options);
     const store = new PostgresStore(pool, schema, description, options);
     try {
@@ -211,20 +315,20 @@ export class PostgresStore implements Store {
     this.checkRunId('readRecords', runId);
     const from = Math.min(MAX_SEQ, Math.max(0, Math.floor(fromSeq)));
     const rows = await this.read('readRecords', { runId }, (c) =>
-      c.query<{ seq: number; bytes: Buffer; committed_ms: number }>(this.sql.readFrom, [runId, from]),
+      c.query<{ seq: number; bytes: unknown; committed_ms: number }>(this.sql.readFrom, [runId, from]),
     );
-    return rows.rows.map((row) => ({ seq: row.seq, bytes: new Uint8Array(row.bytes), committedAtMs: row.committed_ms }));
+    return rows.rows.map((row) => ({ seq: row.seq, bytes: this.recordBytes('readRecords', runId, row.seq, row.bytes), committedAtMs: row.committed_ms }));
   }
 
   async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {
     this.checkRunId('readSummary', runId);
-    type Row = { record_count: number; byte_length: number; snapshot_seq: number; summary: Buffer; bytes: Buffer; committed_ms: number };
+    type Row = { record_count: number; byte_length: number; snapshot_seq: number; summary: unknown; bytes: unknown; committed_ms: number };
     const rows = await this.read('readSummary', { runId }, (c) => c.query<Row>(this.sql.readSummary, [runId]));
     const row = rows.rows[0];
     if (row === undefined) return null;
     return {
-      summary: { recordCount: row.record_count, byteLength: row.byte_length, snapshotSeq: row.snapshot_seq, summary: new Uint8Array(row.summary) },
-      runStarted: { seq: 0, bytes: new Uint8Array(row.bytes), committedAtMs: row.committed_ms },
+      summary: { recordCount: row.record_count, byteLength: row.byte_length, snapshotSeq: row.snapshot_seq, summary: storedSummaryBytes(row.summary) },
+      runStarted: { seq: 0, bytes: this.recordBytes('readSummary', runId, 0, row.bytes), committedAtMs: row.committed_ms },
     };
   }
 
@@ -235,11 +339,11 @@ export class PostgresStore implements Store {
     const first = result.rows[0];
     let found: RunRead['found'] = null;
     if (first?.seq === 0 && first.summary !== null) {
-      const summary = { recordCount: first.record_count!, byteLength: first.byte_length!, snapshotSeq: first.snapshot_seq!, summary: new Uint8Array(first.summary) };
-      found = { summary, runStarted: { seq: 0, bytes: new Uint8Array(first.bytes), committedAtMs: first.committed_ms } };
+      const summary = { recordCount: first.record_count!, byteLength: first.byte_length!, snapshotSeq: first.snapshot_seq!, summary: storedSummaryBytes(first.summary) };
+      found = { summary, runStarted: { seq: 0, bytes: this.recordBytes('readRun', runId, 0, first.bytes), committedAtMs: first.committed_ms } };
     }
     const from = found?.summary.snapshotSeq ?? 0;
-    const records = result.rows.filter((row) => row.seq >= from).map((row) => ({ seq: row.seq, bytes: new Uint8Array(row.bytes), committedAtMs: row.committed_ms }));
+    const records = result.rows.filter((row) => row.seq >= from).map((row) => ({ seq: row.seq, bytes: this.recordBytes('readRun', runId, row.seq, row.bytes), committedAtMs: row.committed_ms }));
     return { found, records };
   }
 
@@ -804,7 +908,7 @@ export class PostgresStore implements Store {
     }
     const tail: StoredRecord[] = [];
     for (const row of result.rows) {
-      if (row.seq !== null) tail.push({ seq: row.seq, bytes: new Uint8Array(row.bytes!), committedAtMs: row.committed_ms! });
+      if (row.seq !== null) tail.push({ seq: row.seq, bytes: this.recordBytes('append', runId, row.seq, row.bytes), committedAtMs: row.committed_ms! });
     }
     return { committed: false, nextSeq, tail };
   }
@@ -820,6 +924,11 @@ export class PostgresStore implements Store {
 
   private checkRunId(operation: string, runId: string): void {
     checkStoredRunId(this.description, operation, runId);
+  }
+
+  /** A bytea column's value as a record's bytes (see notBytes). */
+  private recordBytes(operation: string, runId: string, seq: number, value: unknown): Uint8Array {
+    return storedRecordBytes(this.description, operation, runId, seq, value, notBytes);
   }
 
   private storeError(operation: string, storeCode: string, subject: ErrorSubject, cause?: unknown): StoreError {
@@ -867,9 +976,12 @@ export function openPostgresStore(options: PostgresStoreOptions): Promise<Postgr
   return PostgresStore.open(options);
 }
 
+/** The pool for options checked by checkOptionValues (every number a whole number in range). */
 function createPool(options: PostgresStoreOptions): pg.Pool {
-  const statementTimeoutMs = Math.max(0, Math.floor(options.statementTimeoutMs ?? 10_000));
-  const clientTimeoutMs = Math.max(0, Math.floor(options.clientTimeoutMs ?? (statementTimeoutMs === 0 ? 0 : statementTimeoutMs + 5000)));
+  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+  // Capped: a statement timeout near the limit must not make the reply's timer overflow (it
+  // would fire at once, and every statement would look like a broken connection).
+  const clientTimeoutMs = options.clientTimeoutMs ?? (statementTimeoutMs === 0 ? 0 : Math.min(MAX_TIMEOUT_MS, statementTimeoutMs + 5000));
   // `pipeline` is a pg client setting (8.2x) that the PoolConfig typings do not list yet.
   const config: PoolConfig & { pipeline: boolean } = {
     ...(options.pool as PoolConfig | undefined),
@@ -899,8 +1011,13 @@ function createPool(options: PostgresStoreOptions): pg.Pool {
  * pg reads anything else as a host name, so a libpq keyword string ("host=... port=...") or a
  * typo would be retried for the whole retry budget and reported as an unreachable server.
  */
-function checkConnectionString(description: string, url: string | undefined): void {
-  if (url === undefined || url.startsWith('/')) return;
+function checkConnectionString(description: string, url: unknown): void {
+  if (url === undefined) return;
+  if (typeof url !== 'string') {
+    throw new StoreError(description, 'open', 'BAD_CONNECTION_STRING', { field: 'connectionString' },
+      new Error(`connectionString must be a string (a postgres://user@host:port/database URL), not ${url === null ? 'null' : typeof url}`));
+  }
+  if (url.startsWith('/')) return;
   let protocol: string | undefined;
   try {
     protocol = new URL(url).protocol;

@@ -33,7 +33,8 @@ import { OptionInvalidError, RemitError, StoreError, StoreNotFoundError } from '
 import { ensureDirectory } from '../files.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
-  bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, type StoreClock,
+  bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, recordNotBytes, statusHintOf,
+  storedRecordBytes, storedSummaryBytes, type NotBytes, type StoreClock,
 } from './common.js';
 import type {
   AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
@@ -109,8 +110,13 @@ function loadBetterSqlite3(): typeof Database {
 
 /** Rows per multi-row INSERT (4 parameters each, far below SQLite's 32766-parameter limit). */
 const MAX_ROWS_PER_INSERT = 64;
-type SummaryRow = { record_count: number; byte_length: number; snapshot_seq: number; summary: Buffer };
-type StoredRow = { seq: number; bytes: Buffer; committed_at_ms: number };
+/**
+ * `summary` and `bytes` are unknown: a BLOB column keeps whatever storage class a hand edit writes
+ * into it (`CAST(bytes AS TEXT)`, a number), and better-sqlite3 returns it as a string or a number.
+ * Every read goes through storedRecordBytes / storedSummaryBytes (common.ts).
+ */
+type SummaryRow = { record_count: number; byte_length: number; snapshot_seq: number; summary: unknown };
+type StoredRow = { seq: number; bytes: unknown; committed_at_ms: number };
 type ListingRow = { run_id: string; created_at_ms: number; last_seq: number | null; updated_at_ms: number | null; status: unknown };
 /** `status` is unknown: a hand edit may have stored any value (TEXT affinity keeps blobs as they are). */
 type HintRow = { status: unknown; last_seq: number | null };
@@ -139,7 +145,10 @@ function prepareStatements(db: Db) {
       'INSERT OR REPLACE INTO remit_summaries (run_id, record_count, byte_length, snapshot_seq, summary) VALUES (?, ?, ?, ?, ?)',
     ),
     deleteSummary: () => db.prepare<[string]>('DELETE FROM remit_summaries WHERE run_id = ?'),
-    deleteRecord: () => db.prepare<[string, number]>('DELETE FROM remit_records WHERE run_id = ? AND seq = ?'),
+    /** Deletes the record only while it is a BLOB holding exactly the bytes given (removeLastRecord). */
+    deleteRecord: () => db.prepare<[string, number, Uint8Array]>(
+      "DELETE FROM remit_records WHERE run_id = ? AND seq = ? AND typeof(bytes) = 'blob' AND bytes = ?",
+    ),
     /**
      * The listing written with a run's first record (or a fork's), in its transaction: no record of
      * the run exists then, so a listing already there is stale (records removed by hand) and is replaced.
@@ -277,19 +286,20 @@ export class SqliteStore implements Store {
   /** A refused one-statement append's outcome: the records in the way and the next seq, one snapshot. */
   private readonly refusal: (runId: string, expectedSeq: number) => AppendOutcome;
   private readonly readRunTx: (runId: string) => RunRead;
-  private readonly readSummaryTx: (runId: string) => { summary: RecoverySummary; runStarted: StoredRecord } | null;
+  private readonly readSummaryTx: (runId: string, operation: string) => { summary: RecoverySummary; runStarted: StoredRecord } | null;
   private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint) => ForkOutcome;
   private readonly removeLast: (runId: string, seq: number, expected: Uint8Array) => boolean;
   private readonly correctStatuses: (corrections: readonly RunStatusCorrection[]) => number;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
+    // Every check below comes before the file system is touched (resolve() only computes).
     if (typeof path !== 'string' || path === '') throw new OptionInvalidError('path', path, 'must be the path of the SQLite file (or ":memory:")');
+    // SQLite takes a path as a C string: it would end at the first NUL and open another file
+    // (`/x/a\u0000b.db` opens `/x/a`), so a path holding one names no file the store can open.
+    if (path.includes('\u0000')) throw new OptionInvalidError('path', path, 'must not contain a NUL character (\\u0000): SQLite would open the path cut short at it');
     if (options === null || typeof options !== 'object') throw new OptionInvalidError('options', options, 'must be an object of SQLite store options, or nothing');
     const unknown = unknownKey(options, SQLITE_STORE_OPTIONS);
     if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of the SQLite store', SQLITE_STORE_OPTIONS));
-    this.path = path === ':memory:' ? path : resolve(path);
-    this.description = `sqlite:${this.path}`;
-    this.nowMs = options.clock ?? Date.now;
     const busyTimeoutMs = options.busyTimeoutMs === undefined ? 5000 : options.busyTimeoutMs;
     // Refused before the file is touched: an unknown value must not silently mean FULL, nor a
     // timeout SQLite cannot take (its busy_timeout is a 32-bit count of milliseconds).
@@ -298,7 +308,15 @@ export class SqliteStore implements Store {
     }
     const synchronous = options.synchronous === undefined ? 'FULL' : options.synchronous;
     if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new OptionInvalidError('synchronous', synchronous, 'must be "FULL" or "NORMAL"');
-    const create = options.create ?? true;
+    // Only true and false: any other value (a string 'no' or 'false', 0) is neither, and taken as
+    // true it would create the file a tool meant only to read.
+    const create = options.create === undefined ? true : options.create;
+    if (typeof create !== 'boolean') throw new OptionInvalidError('create', create, 'must be true or false (default true)');
+    const clock = options.clock === undefined ? Date.now : options.clock;
+    if (typeof clock !== 'function') throw new OptionInvalidError('clock', clock, 'must be a function returning the time in milliseconds since the epoch (default Date.now)');
+    this.path = path === ':memory:' ? path : resolve(path);
+    this.description = `sqlite:${this.path}`;
+    this.nowMs = clock;
     if (!create && this.path !== ':memory:') {
       checkFileExists(this.description, this.path);
       this.wrap('open', {}, () => checkRemitFile(this.description, this.path, busyTimeoutMs));
@@ -325,7 +343,7 @@ export class SqliteStore implements Store {
     this.statements = statements;
     const appendTx = this.db.transaction((runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): AppendOutcome => {
       const nextSeq = nextSeqOf(statements.lastSeq.get(runId));
-      if (nextSeq !== expectedSeq) return { committed: false, nextSeq, tail: nextSeq > expectedSeq ? this.recordsFrom(runId, expectedSeq) : [] };
+      if (nextSeq !== expectedSeq) return { committed: false, nextSeq, tail: nextSeq > expectedSeq ? this.recordsFrom(runId, expectedSeq, 'append') : [] };
       if (records.length === 0) return { committed: true, nextSeq };
       const now = this.nowMs();
       this.insertRows(runId, expectedSeq, records, now);
@@ -338,21 +356,23 @@ export class SqliteStore implements Store {
     });
     this.appendBatch = appendTx.immediate;
     this.refusal = this.db.transaction((runId: string, expectedSeq: number): AppendOutcome => {
-      const tail = this.recordsFrom(runId, expectedSeq);
+      const tail = this.recordsFrom(runId, expectedSeq, 'append');
       const nextSeq = tail.length > 0 ? tail[tail.length - 1]!.seq + 1 : nextSeqOf(statements.lastSeq.get(runId));
       return { committed: false, nextSeq, tail };
     }).deferred;
     this.readRunTx = this.db.transaction((runId: string): RunRead => {
-      const found = this.readSummaryTx(runId);
-      return { found, records: this.recordsFrom(runId, found?.summary.snapshotSeq ?? 0) };
+      const found = this.readSummaryTx(runId, 'readRun');
+      return { found, records: this.recordsFrom(runId, found?.summary.snapshotSeq ?? 0, 'readRun') };
     }).deferred;
-    this.readSummaryTx = this.db.transaction((runId: string) => {
+    // A summary column that is not a BLOB is a bad summary (storedSummaryBytes: ignored, deleted
+    // by repair); a record 0 that is not one is damage (RECORD_NOT_BYTES).
+    this.readSummaryTx = this.db.transaction((runId: string, operation: string) => {
       const row = statements.readSummary.get(runId);
       const first = row === undefined ? undefined : statements.readFrom.get(runId, 0);
       if (row === undefined || first === undefined || first.seq !== 0) return null;
       return {
-        summary: { recordCount: row.record_count, byteLength: row.byte_length, snapshotSeq: row.snapshot_seq, summary: new Uint8Array(row.summary) },
-        runStarted: { seq: 0, bytes: new Uint8Array(first.bytes), committedAtMs: first.committed_at_ms },
+        summary: { recordCount: row.record_count, byteLength: row.byte_length, snapshotSeq: row.snapshot_seq, summary: storedSummaryBytes(row.summary) },
+        runStarted: { seq: 0, bytes: storedRecordBytes(this.description, operation, runId, 0, first.bytes, storageClassOf), committedAtMs: first.committed_at_ms },
       };
     }).deferred;
     const forkTx = this.db.transaction((sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): ForkOutcome => {
@@ -370,10 +390,18 @@ export class SqliteStore implements Store {
       // Record 0 is never removed (store.ts, removeLastRecord).
       if (seq === 0 || statements.lastSeq.get(runId) !== seq) return false;
       const row = statements.readFrom.get(runId, seq);
-      if (row === undefined || !bytesEqual(new Uint8Array(row.bytes), expected)) return false;
+      if (row === undefined) return false;
+      // A record stored as TEXT or a number is damage, never a torn record to remove: it would
+      // compare equal to the empty or zero-filled bytes a misreading gave (RECORD_NOT_BYTES).
+      if (!(row.bytes instanceof Uint8Array)) throw recordNotBytes(this.description, 'removeLastRecord', runId, seq, storageClassOf(row.bytes));
+      if (!bytesEqual(row.bytes, expected)) return false;
+      // The delete checks the stored value again (a BLOB holding `expected`); under the write
+      // lock it cannot have changed, so it always deletes here, and the summary and hint go with it.
+      const deleted = statements.deleteRecord.run(runId, seq, expected).changes === 1;
+      if (!deleted) return false;
       statements.deleteSummary.run(runId);
       statements.writeStatus.run(null, runId);
-      return statements.deleteRecord.run(runId, seq).changes === 1;
+      return true;
     });
     this.removeLast = removeTx.immediate;
     // One immediate transaction: the record counts are read under the write lock, and one commit
@@ -415,11 +443,14 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** The run's records from `fromSeq` on, as StoredRecords (the caller is inside a transaction or wrap). */
-  private recordsFrom(runId: string, fromSeq: number): StoredRecord[] {
+  /**
+   * The run's records from `fromSeq` on, as StoredRecords (the caller is inside a transaction or
+   * wrap); a record that is not a BLOB is StoreError RECORD_NOT_BYTES, reported by `operation`.
+   */
+  private recordsFrom(runId: string, fromSeq: number, operation: string): StoredRecord[] {
     return this.statements.readFrom.all(runId, Math.max(0, fromSeq)).map((row) => ({
       seq: row.seq,
-      bytes: new Uint8Array(row.bytes),
+      bytes: storedRecordBytes(this.description, operation, runId, row.seq, row.bytes, storageClassOf),
       committedAtMs: row.committed_at_ms,
     }));
   }
@@ -430,12 +461,12 @@ export class SqliteStore implements Store {
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
     checkStoredRunId(this.description, 'readRecords', runId);
-    return this.wrap('readRecords', { runId }, () => this.recordsFrom(runId, fromSeq));
+    return this.wrap('readRecords', { runId }, () => this.recordsFrom(runId, fromSeq, 'readRecords'));
   }
 
   async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {
     checkStoredRunId(this.description, 'readSummary', runId);
-    return this.wrap('readSummary', { runId }, () => this.readSummaryTx(runId));
+    return this.wrap('readSummary', { runId }, () => this.readSummaryTx(runId, 'readSummary'));
   }
 
   async readRun(runId: string): Promise<RunRead> {
@@ -522,6 +553,22 @@ export class SqliteStore implements Store {
       throw new StoreError(this.description ?? 'sqlite', operation, typeof code === 'string' ? code : 'SQLITE_ERROR', subject, error);
     }
   }
+}
+
+/**
+ * What a value better-sqlite3 read from a BLOB column is, when it is not a Buffer: its SQLite
+ * storage class (a number may be INTEGER or REAL: JavaScript does not tell 5.0 from 5). A TEXT made
+ * by `CAST(bytes AS TEXT)` still holds the record's bytes (the cast reinterprets them, in the
+ * UTF-8 database REMIT creates), and `CAST(bytes AS BLOB)` gives them back.
+ */
+function storageClassOf(value: unknown): NotBytes {
+  const cause = 'a hand edit or another program wrote it into the BLOB column';
+  const remedy = 'restore the record from a backup';
+  if (typeof value === 'string') {
+    return { found: 'TEXT', cause, remedy: `${remedy}; a TEXT made by CAST(bytes AS TEXT) still holds its bytes, and UPDATE remit_records SET bytes = CAST(bytes AS BLOB) on that row gives them back` };
+  }
+  if (typeof value === 'number' || typeof value === 'bigint') return { found: 'a number (INTEGER or REAL)', cause, remedy };
+  return { found: value === null || value === undefined ? 'NULL' : typeof value, cause, remedy };
 }
 
 /** The run's next seq from its largest stored seq (null: no records). */

@@ -165,6 +165,9 @@ export class WorkflowBuilder<S, Input> {
     if (!isZodSchema(options.state)) {
       throw new DefinitionInvalidError(options.name, `state must be a zod schema (zod 4, e.g. z.object({ ... })), got ${describeNonSchema(options.state)}`, { field: 'state' });
     }
+    if (options.description !== undefined && typeof options.description !== 'string') {
+      throw new DefinitionInvalidError(options.name, `description must be a string, got ${options.description === null ? 'null' : typeof options.description}`, { field: 'description' });
+    }
   }
 
   pure(name: string, spec: PureNodeSpec<S>): this {
@@ -261,6 +264,11 @@ export class WorkflowBuilder<S, Input> {
     if (def.kind === 'interrupt' && typeof def.spec.apply !== 'function') {
       throw new DefinitionInvalidError(wf, `interrupt ${def.name} needs an apply function`, { node: def.name, field: 'apply' });
     }
+    // Checked here, not when the effect has run: an apply that cannot be called would fail the
+    // node only after the outside effect happened (its EFFECT_DONE recorded), at every continue.
+    if (def.kind === 'effect' && def.spec.apply !== undefined && typeof def.spec.apply !== 'function') {
+      throw new DefinitionInvalidError(wf, `apply of effect ${def.name} must be a function (or left out), got ${def.spec.apply === null ? 'null' : typeof def.spec.apply}`, { node: def.name, field: 'apply' });
+    }
     if (def.kind === 'effect' && def.spec.leaseMs !== undefined && !isLeaseMs(def.spec.leaseMs)) {
       throw new DefinitionInvalidError(wf, `leaseMs of ${def.name} must be a whole number of milliseconds from 1 to ${MAX_LEASE_MS}, got ${String(def.spec.leaseMs)}`, {
         node: def.name, field: 'leaseMs',
@@ -279,15 +287,17 @@ export function isLeaseMs(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_LEASE_MS;
 }
 
-function checkName(workflowName: string, name: string, what: string): void {
+function checkName(workflowName: string, name: string, what: 'node name' | 'workflow name'): void {
+  // A refused node name is the error's node when it is a string (the field a caller looks it up by).
+  const subject = what === 'node name' && typeof name === 'string' ? { node: name } : {};
   if (typeof name !== 'string' || name.length === 0) {
-    throw new DefinitionInvalidError(String(workflowName), `${what} must be a non-empty string`);
+    throw new DefinitionInvalidError(String(workflowName), `${what} must be a non-empty string`, subject);
   }
   if (!isWellFormedUnicode(name)) {
-    throw new DefinitionInvalidError(String(workflowName), `${what} ${JSON.stringify(name.slice(0, 40))} is not well-formed Unicode (a lone UTF-16 surrogate)`);
+    throw new DefinitionInvalidError(String(workflowName), `${what} ${JSON.stringify(name.slice(0, 40))} is not well-formed Unicode (a lone UTF-16 surrogate)`, subject);
   }
   if (utf8(name).length > MAX_NODE_NAME_BYTES) {
-    throw new DefinitionInvalidError(workflowName, `${what} ${name.slice(0, 40)}... is over ${MAX_NODE_NAME_BYTES} bytes`);
+    throw new DefinitionInvalidError(workflowName, `${what} ${name.slice(0, 40)}... is over ${MAX_NODE_NAME_BYTES} bytes`, subject);
   }
 }
 

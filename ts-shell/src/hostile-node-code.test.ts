@@ -1,0 +1,206 @@
+/**
+ * Node code and callers that misbehave in ways JavaScript allows and TypeScript would refuse:
+ * throwing values that cannot be turned into text, fail() with a code that is not a string,
+ * values whose getters throw while their schema validates them, definitions and option lists
+ * with holes. Each must give the library's typed error naming the run, and leave the run able to
+ * go on: an effect's attempt released (another instance claims the next one at once), an
+ * interrupt not consumed, nothing written for a refused value. Also recoverAll when the store
+ * cannot read one run: the others are still recovered and reported.
+ */
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from './core/index.js';
+import { RecordKind } from './core/types.js';
+import { logFacts } from '../test-support/contract-checks.js';
+import { DefinitionInvalidError, HandlerThrewError, OptionInvalidError, RemitError, RouteInvalidError, StoreError, fail } from './errors.js';
+import { createRemit, Remit } from './remit.js';
+import { MemoryBacking, MemoryStore } from './store/memory.js';
+import { END, workflow } from './workflow/workflow.js';
+
+const core = await createCore('reference');
+const EFFECT_RELEASED = RecordKind.EFFECT_RELEASED;
+
+/** Values node code can throw that String() or `.message` cannot turn into text (or only just). */
+function hostileThrown(): fc.Arbitrary<() => unknown> {
+  return fc.constantFrom<() => unknown>(
+    () => Object.create(null),
+    () => ({ toString: () => { throw new Error('toString threw'); } }),
+    () => { const e = new Error('x'); Object.defineProperty(e, 'message', { get: () => { throw new Error('message getter threw'); } }); return e; },
+    () => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy; },
+    () => Symbol('thrown'),
+    () => 10n,
+    () => null,
+    () => undefined,
+    () => 'a plain string',
+    () => new Error('an ordinary error'),
+  );
+}
+
+const State = z.object({ n: z.number() });
+
+describe('a thrown value that cannot be printed', () => {
+  it('from an effect: HandlerThrewError naming the run, EFFECT_RELEASED recorded, another instance claims the next attempt at once', async () => {
+    await fc.assert(fc.asyncProperty(hostileThrown(), async (makeThrown) => {
+      let throwing = true;
+      const wf = workflow({ name: 'fx', version: '1', state: State })
+        .effect('charge', { run: () => { if (throwing) throw makeThrown(); return { ok: true }; }, next: END })
+        .build();
+      const backing = new MemoryBacking();
+      const a = new Remit(new MemoryStore({ backing }), core, [wf], undefined, {}, { instanceId: 'a' });
+      const error = await a.start(wf, { n: 1 }, { runId: 'r1' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HandlerThrewError);
+      expect(error).toMatchObject({ runId: 'r1', node: 'charge' });
+      const kinds = logFacts('r1', await a.store.readLog('r1')).records.map((r) => r.kind);
+      expect(kinds[kinds.length - 1]).toBe(EFFECT_RELEASED);
+      throwing = false;
+      const b = new Remit(new MemoryStore({ backing }), core, [wf], undefined, {}, { instanceId: 'b' });
+      expect((await b.continueRun('r1')).status).toBe('completed');
+    }), { numRuns: 30 });
+  });
+
+  it('from a pure node or an apply: HandlerThrewError, nothing recorded for the step, and the run completes once the code stops throwing', async () => {
+    await fc.assert(fc.asyncProperty(hostileThrown(), fc.constantFrom('pure', 'apply'), async (makeThrown, where) => {
+      let throwing = true;
+      const wf = workflow({ name: 'p', version: '1', state: State })
+        .pure('step', { run: (s) => { if (throwing && where === 'pure') throw makeThrown(); return { n: s.n + 1 }; }, next: 'send' })
+        .effect('send', { run: () => 'sent', apply: () => { if (throwing && where === 'apply') throw makeThrown(); return {}; }, next: END })
+        .build();
+      const remit = new Remit(new MemoryStore(), core, [wf]);
+      const error = await remit.start(wf, { n: 1 }, { runId: 'r2' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HandlerThrewError);
+      expect((error as HandlerThrewError).message).toMatch(/^node code threw: /);
+      throwing = false;
+      expect(await remit.continueRun('r2')).toMatchObject({ status: 'completed', state: { n: 2 } });
+    }), { numRuns: 30 });
+  });
+});
+
+describe('fail() with a code or message that is not text', () => {
+  const badCodes = fc.oneof(fc.integer(), fc.constant(undefined), fc.constant(null), fc.constant(''), fc.boolean(), fc.constant({}));
+
+  it('in an effect: HandlerThrewError saying what fail() needs, the attempt released, and a later fail() with a string code fails the run', async () => {
+    await fc.assert(fc.asyncProperty(badCodes, async (code) => {
+      let failWith: unknown = code;
+      const wf = workflow({ name: 'f', version: '1', state: State })
+        .effect('charge', { run: () => fail(failWith as string, 'payment required'), next: END })
+        .build();
+      const remit = new Remit(new MemoryStore(), core, [wf]);
+      const error = await remit.start(wf, { n: 1 }, { runId: 'r3' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HandlerThrewError);
+      expect((error as Error).message).toMatch(/fail\(\): the failure code must be a non-empty string \(got /);
+      expect(error).toMatchObject({ runId: 'r3', node: 'charge' });
+      const kinds = logFacts('r3', await remit.store.readLog('r3')).records.map((r) => r.kind);
+      expect(kinds[kinds.length - 1]).toBe(EFFECT_RELEASED);
+      failWith = 'PAYMENT_REQUIRED';
+      expect(await remit.continueRun('r3')).toMatchObject({ status: 'failed', failure: { node: 'charge', code: 'PAYMENT_REQUIRED', message: 'payment required' } });
+    }), { numRuns: 25 });
+  });
+
+  it('in an interrupt\'s apply: refused before the claim, so the interrupt is still parked and a good value resumes it', async () => {
+    const wf = workflow({ name: 'i', version: '1', state: State })
+      .interrupt('approve', { resume: z.object({ ok: z.boolean(), code: z.unknown() }), apply: (_s, v) => (v.ok ? {} : fail(v.code as string, 'rejected')), next: END })
+      .build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    const parked = await remit.start(wf, { n: 1 }, { runId: 'r4' });
+    const id = parked.interrupt!.id;
+    await expect(remit.resume('r4', id, { ok: false, code: 403 })).rejects.toThrow(/fail\(\): the failure code must be a non-empty string \(got the number 403\)/);
+    expect((await remit.status('r4')).status).toBe('parked');
+    expect(await remit.resume('r4', id, { ok: false, code: 'FORBIDDEN' })).toMatchObject({ status: 'failed', failure: { code: 'FORBIDDEN', message: 'rejected' } });
+  });
+
+  it('a message that is not a string is refused too; an empty message is allowed', () => {
+    expect(() => fail('CODE', 5 as unknown as string)).toThrow(/fail\(\): the failure message must be a string \(got the number 5\)/);
+    expect(() => fail('CODE', '')).toThrow(expect.objectContaining({ failureCode: 'CODE', message: '' }));
+  });
+});
+
+describe('a value whose getter throws while its schema validates it', () => {
+  const throwingGetter = () => Object.defineProperty({}, 'n', { enumerable: true, get: () => { throw new Error('getter threw'); } });
+
+  it('as start input: a typed error, no run created', async () => {
+    const wf = workflow({ name: 'g', version: '1', state: State }).pure('p', { run: () => ({}), next: END }).build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    const error = await remit.start(wf, throwingGetter() as { n: number }, { runId: 'r5' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RemitError);
+    expect((error as Error).message).toMatch(/the schema threw while validating the value: getter threw/);
+    expect(await remit.store.readLog('r5')).toHaveLength(0);
+  });
+
+  it('as a resume value: ResumeValueInvalidError, the interrupt not consumed', async () => {
+    const wf = workflow({ name: 'g2', version: '1', state: State })
+      .interrupt('ask', { resume: z.object({ n: z.number() }), apply: (_s, v) => ({ n: v.n }), next: END })
+      .build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    const parked = await remit.start(wf, { n: 1 }, { runId: 'r6' });
+    await expect(remit.resume('r6', parked.interrupt!.id, throwingGetter())).rejects.toMatchObject({ code: 'REMIT_RESUME_VALUE_INVALID', runId: 'r6' });
+    expect(await remit.resume('r6', parked.interrupt!.id, { n: 7 })).toMatchObject({ status: 'completed', state: { n: 7 } });
+  });
+});
+
+describe('definitions and registration', () => {
+  const build = (tag: string[]) => workflow({ name: 'tenant', version: '1', state: State })
+    .effect('e', { run: () => (tag.push('called'), 1), next: END })
+    .build();
+
+  it('a sparse workflows list is refused naming the hole', async () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const workflows = [, build([])] as unknown as ReturnType<typeof build>[];
+    await expect(createRemit({ store: new MemoryStore(), workflows, core: 'reference' })).rejects.toThrow(OptionInvalidError);
+    await expect(createRemit({ store: new MemoryStore(), workflows, core: 'reference' })).rejects.toThrow(/entry 0 is not a built workflow/);
+  });
+
+  it('another object of the same definition replaces the registered one for every run of the name (a run is bound to its definition); another definition is refused', async () => {
+    const a: string[] = [];
+    const b: string[] = [];
+    const remit = new Remit(new MemoryStore(), core, [build(a)]);
+    await remit.start(build(b), { n: 1 });
+    await remit.start('tenant', { n: 1 });
+    expect({ a, b }).toEqual({ a: [], b: ['called', 'called'] });
+    const other = workflow({ name: 'tenant', version: '2', state: State }).pure('p', { run: () => ({}), next: END }).build();
+    await expect(remit.start(other, { n: 1 })).rejects.toThrow(/two different definitions with this name/);
+    expect(() => remit.register(undefined as never)).toThrow(/a built workflow/);
+  });
+
+  it('an effect\'s apply that is not a function, and a description that is not a string, are refused when the workflow is defined', () => {
+    const builder = workflow({ name: 'd', version: '1', state: State });
+    expect(() => builder.effect('e', { run: () => 1, apply: 'r' as never, next: END })).toThrow(/apply of effect e must be a function \(or left out\), got string/);
+    expect(() => workflow({ name: 'd', version: '1', state: State, description: 5 as never })).toThrow(/description must be a string, got number/);
+    // A refused node name is the error's node.
+    expect(() => builder.pure('x'.repeat(300), { run: () => ({}), next: END })).toThrow(expect.objectContaining({ code: 'REMIT_DEFINITION_INVALID', node: 'x'.repeat(300) }));
+  });
+
+  it('a route that returns a Promise is named as one', async () => {
+    const wf = workflow({ name: 'r', version: '1', state: State })
+      .pure('p', { run: () => ({}), next: (async () => END) as never })
+      .build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    const error = await remit.start(wf, { n: 1 }, { runId: 'r7' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RouteInvalidError);
+    expect((error as Error).message).toMatch(/the route returned a Promise \(a route returns a node name or END synchronously\)/);
+  });
+});
+
+describe('recoverAll when the store cannot read one run', () => {
+  it('reports that run with the store\'s error and still recovers the others', async () => {
+    let throwing = true;
+    const wf = workflow({ name: 'rec', version: '1', state: State })
+      .pure('p', { run: (s) => { if (throwing) throw new Error('crash'); return { n: s.n + 1 }; }, next: END })
+      .build();
+    const backing = new MemoryBacking();
+    const first = new Remit(new MemoryStore({ backing }), core, [wf]);
+    for (const runId of ['a', 'b', 'c']) await expect(first.start(wf, { n: 0 }, { runId })).rejects.toThrow(HandlerThrewError);
+    throwing = false;
+    class UnreadableRunStore extends MemoryStore {
+      override async readRecords(runId: string, fromSeq = 0) {
+        if (runId === 'b') throw new StoreError(this.description, 'readRecords', 'SQLITE_CORRUPT', { runId });
+        return super.readRecords(runId, fromSeq);
+      }
+    }
+    const outcomes = await new Remit(new UnreadableRunStore({ backing }), core, [wf]).recoverAll();
+    expect(outcomes.map((o) => o.runId).sort()).toEqual(['a', 'b', 'c']);
+    expect(outcomes.find((o) => o.runId === 'b')).toMatchObject({ error: expect.objectContaining({ storeCode: 'SQLITE_CORRUPT' }) });
+    for (const runId of ['a', 'c']) expect(outcomes.find((o) => o.runId === runId)).toMatchObject({ result: { status: 'completed' } });
+  });
+});
