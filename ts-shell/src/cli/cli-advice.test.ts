@@ -112,15 +112,19 @@ describe('an effect attempt in flight', () => {
     const [first, hint, ...rest] = refused.stderr.split('\n');
     expect(first).toMatch(/^remit: REMIT_EFFECT_IN_FLIGHT: attempt 1 of effect m1\/send\/1 is in flight \(owner replica-a/);
     expect(rest).toEqual(['']);
-    expect(hint).toMatch(/--wait <ms>/);
     expect(hint).toMatch(/--instance-id=replica-a/);
-    const wait = /`(remit [^`]*--wait <ms>[^`]*)`/.exec(hint!)![1]!;
-    expect(wait).toBe(`remit --db=${db} --workflow=${MAIL_MODULE} continue --wait <ms> m1`);
+    // The wait printed is the one the error knows: the lease's remaining time (under 60 s), not a placeholder.
+    const wait = /`(remit [^`]*--wait \d+[^`]*)`/.exec(hint!)![1]!;
+    const waitMs = Number(/--wait (\d+)/.exec(wait)![1]);
+    expect(waitMs).toBeGreaterThan(50_000);
+    expect(waitMs).toBeLessThanOrEqual(60_000);
+    expect(wait).toBe(`remit --db=${db} --workflow=${MAIL_MODULE} continue --wait ${waitMs} m1`);
+    expect(hint).toContain(`waits up to ${waitMs} ms, until its lease runs out`);
     const takeOver = /`(remit [^`]*--instance-id[^`]*)`/.exec(hint!)![1]!;
     expect(takeOver).toBe(`remit --db=${db} --workflow=${MAIL_MODULE} continue --instance-id=replica-a m1`);
 
     // --wait is a real option of continue (a short wait ends in the same refusal, exit 4).
-    const waited = await remit(...wordsOf(wait.replace('<ms>', '30')));
+    const waited = await remit(...wordsOf(wait.replace(`--wait ${waitMs}`, '--wait 30')));
     expect(waited.code).toBe(4);
     expect(waited.stderr).toMatch(/REMIT_EFFECT_IN_FLIGHT/);
     // Under --json, nothing on stderr: the error's fields say the same.

@@ -5,11 +5,11 @@
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import type { CoreKind } from '../core/index.js';
-import { RemitError, shellWord, StoreNotFoundError, type SuggestedCommandOptions } from '../errors.js';
+import { RemitError, shellWord, StoreError, StoreNotFoundError, type SuggestedCommandOptions } from '../errors.js';
 import { checkInstanceId } from '../ids.js';
 import { createRemit, type Remit } from '../remit.js';
 import { createSqliteFolder, SqliteStore } from '../store/sqlite.js';
@@ -27,6 +27,13 @@ export interface GlobalOptions {
   /** Create the database when it does not exist (only `run` does so without being asked). */
   create?: boolean;
 }
+
+/**
+ * Fields a command adds beside an error it throws, in its `--json` form (`{"error": ...,
+ * ...fields, "exitCode": n}`): `fork --continue` failing after the fork was written adds
+ * `forked` (the ForkResult).
+ */
+export const reportFields = new WeakMap<object, Record<string, unknown>>();
 
 /** A bad command line: exit code 2 with a message saying what to type instead. */
 export class UsageError extends Error {
@@ -62,8 +69,15 @@ export function suggestedCommandOptions(options: GlobalOptions): SuggestedComman
  */
 function workflowWord(options: GlobalOptions): string {
   if (options.workflow !== undefined) return shellWord(`--workflow=${options.workflow}`);
-  return workflowModulePath(options) !== undefined ? '' : '--workflow <module>';
+  return workflowModulePath(options) !== undefined ? '' : `--workflow ${shellWord(MODULE_PLACEHOLDER)}`;
 }
+
+/**
+ * The module a suggested command needs when the command that prints it does not know it. Printed
+ * quoted (`'<module>'`): pasted unquoted, `<module>` would be a shell redirection; pasted as
+ * printed, the command is refused with a message saying to fill it in (checkModuleFile).
+ */
+export const MODULE_PLACEHOLDER = '<module>';
 
 /** The workflow module's exports, as the CLI uses them. */
 export interface WorkflowModule {
@@ -75,6 +89,19 @@ export interface WorkflowModule {
 function isWorkflow(value: unknown): value is Workflow {
   const v = value as Partial<Workflow> | null;
   return !!v && typeof v === 'object' && typeof v.name === 'string' && v.nodes instanceof Map && v.fingerprint instanceof Uint8Array;
+}
+
+/**
+ * What a value exported in place of a workflow is, for the message: a builder (structurally: it
+ * has build(), and may come from another copy of the package), else its type.
+ */
+function describeNonWorkflow(value: unknown): string {
+  if (value === undefined) return 'undefined (is it imported and exported under that name?)';
+  if (value === null) return 'null';
+  if (typeof (value as { build?: unknown }).build === 'function') return 'a workflow builder, not a built workflow: call .build() on it';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object that is not a built workflow';
+  return `a ${typeof value}, not a built workflow`;
 }
 
 /**
@@ -91,6 +118,9 @@ export function workflowModulePath(options: GlobalOptions, needs: 'required' | '
 
 /** --workflow must name a file; checked before the database is opened (or created). */
 function checkModuleFile(modulePath: string): string {
+  if (modulePath === MODULE_PLACEHOLDER) {
+    throw new UsageError(`--workflow ${MODULE_PLACEHOLDER}: a placeholder in a suggested command: replace it with the path of your workflow module (docs/guide.md, "The CLI")`);
+  }
   const path = resolve(modulePath);
   let isFile: boolean;
   try {
@@ -127,8 +157,21 @@ function describeThrown(value: unknown): string {
   }
 }
 
+/**
+ * The step of loading the workflow module under way (`--workflow m.mjs: importing the module`), or
+ * undefined: what the CLI says when the process runs out of work before the command finished
+ * (main.ts, `whenStalled`), such as a module whose top-level await never settles.
+ */
+let moduleStepUnderWay: string | undefined;
+
+/** The step of loading the workflow module under way, if any (see moduleStepUnderWay). */
+export function workflowModuleStep(): string | undefined {
+  return moduleStepUnderWay;
+}
+
 /** Load the module; anything else it throws is the module's problem, reported as one (exit code 2). */
 async function importModule<T>(modulePath: string, path: string, step: string, load: () => Promise<T>): Promise<T> {
+  moduleStepUnderWay = `--workflow ${modulePath}: ${step}`;
   try {
     return await load();
   } catch (error) {
@@ -137,6 +180,8 @@ async function importModule<T>(modulePath: string, path: string, step: string, l
     const name = typeof (error as Error | undefined)?.name === 'string' ? (error as Error).name : 'a value';
     const message = typeof (error as Error | undefined)?.message === 'string' ? (error as Error).message : describeThrown(error);
     throw new UsageError(`--workflow ${modulePath}: ${step} threw ${name}: ${message}${failureLocation(error, path)}${typeScriptHint(error)}`);
+  } finally {
+    moduleStepUnderWay = undefined;
   }
 }
 
@@ -153,15 +198,40 @@ const NO_WORKFLOW_MODULE =
 export async function loadWorkflowModule(modulePath: string, dataDir: string): Promise<WorkflowModule> {
   const path = checkModuleFile(modulePath);
   const mod = await importModule(modulePath, path, 'importing the module', async () => (await import(pathToFileURL(path).href)) as Record<string, unknown>);
-  let exported: unknown;
   const create = mod['createWorkflows'];
-  if (typeof create === 'function') exported = await importModule(modulePath, path, 'createWorkflows()', async () => (create as (c: { dataDir: string }) => unknown)({ dataDir }));
-  else exported = mod['workflows'] ?? mod['default'];
-  const list = (Array.isArray(exported) ? exported : [exported]).filter(isWorkflow);
-  if (list.length === 0) {
-    throw new UsageError(`--workflow ${path}: the module exports no workflow (export createWorkflows(context), workflows, or a default workflow)`);
+  const exported =
+    typeof create === 'function' ? await importModule(modulePath, path, 'createWorkflows()', async () => (create as (c: { dataDir: string }) => unknown)({ dataDir }))
+    : mod['workflows'] ?? mod['default'];
+  const what =
+    typeof create === 'function' ? 'what createWorkflows() returned'
+    : mod['workflows'] !== undefined && mod['workflows'] !== null ? 'the export `workflows`'
+    : 'the default export';
+  return { workflows: workflowList(exported, what, path), sampleInput: mod['sampleInput'], path };
+}
+
+/**
+ * The workflows a module exports: one built workflow, or an array of them. Anything else is
+ * refused, naming the entry, as createRemit refuses it (an entry that is not a workflow is never
+ * dropped, so that `run --name` cannot then say the module has no such workflow): a builder
+ * (`.build()` forgotten), an object in place of the array, a missing import.
+ */
+function workflowList(exported: unknown, what: string, path: string): Workflow[] {
+  const refuse = (problem: string) => new UsageError(`--workflow ${path}: ${problem}`);
+  if (exported === undefined) throw refuse('the module exports no workflow (export createWorkflows(context), workflows, or a default workflow)');
+  if (isWorkflow(exported)) return [exported];
+  if (!Array.isArray(exported)) {
+    if (exported !== null && typeof exported === 'object' && typeof (exported as { build?: unknown }).build !== 'function') {
+      const keys = Object.keys(exported);
+      throw refuse(`${what} is an object, not an array of workflows: export an array${keys.length > 0 ? `, e.g. [${keys.join(', ')}]` : ''}`);
+    }
+    throw refuse(`${what} is ${describeNonWorkflow(exported)}`);
   }
-  return { workflows: list, sampleInput: mod['sampleInput'], path };
+  if (exported.length === 0) throw refuse(`${what} is an empty array: the module exports no workflow`);
+  // An index loop: a hole of a sparse array is an entry that is not a workflow too.
+  for (let index = 0; index < exported.length; index++) {
+    if (!isWorkflow(exported[index])) throw refuse(`${what}, entry ${index}: ${describeNonWorkflow(exported[index])}`);
+  }
+  return exported as Workflow[];
 }
 
 export interface CliSession {
@@ -185,6 +255,7 @@ export async function openSession(
 ): Promise<CliSession> {
   const options = globalOptions(command);
   const dbPath = resolve(options.db);
+  checkNotFolder(dbPath);
   const modulePath = workflowModulePath(options, needs.workflows);
   if (modulePath === undefined && needs.workflows === 'required') throw new UsageError(NO_WORKFLOW_MODULE);
   // A module that does not exist fails before the database is opened (or created).
@@ -218,6 +289,23 @@ export async function openSession(
     await store.close();
     throw error;
   }
+}
+
+/**
+ * A --db that names a folder is refused as what it is, before anything is opened (SQLite would
+ * say `disk I/O error`, or `unable to open database file`): a store error naming the path (exit
+ * code 8, as any --db that cannot be opened), code EISDIR.
+ */
+function checkNotFolder(dbPath: string): void {
+  let folder = false;
+  try {
+    folder = statSync(dbPath).isDirectory();
+  } catch {
+    // Not there, or not readable: opening it says which.
+  }
+  if (!folder) return;
+  const problem = new Error(`it is a folder, not a database file: name the file, e.g. --db ${shellWord(join(dbPath, 'remit.db'))}`);
+  throw new StoreError(`sqlite:${dbPath}`, 'open', 'EISDIR', {}, problem);
 }
 
 /**

@@ -9,9 +9,9 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { displayText } from '../display.js';
-import { EffectInFlightError, RemitError, setSuggestedCommandOptions, shellWord, suggestCommand } from '../errors.js';
+import { EffectInFlightError, ImplicitForkError, RemitError, setSuggestedCommandOptions, shellWord, suggestCommand } from '../errors.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
-import { DEFAULT_DB, globalOptions, suggestedCommandOptions, UsageError } from './context.js';
+import { DEFAULT_DB, globalOptions, reportFields, suggestedCommandOptions, UsageError, workflowModuleStep } from './context.js';
 import { registerCommands } from './registry.js';
 
 /** The package's version, from its package.json (two folders up from src/cli and dist/cli). */
@@ -62,6 +62,9 @@ export function buildProgram(reportUsageError?: (message: string) => void): Comm
   return registerCommands(program);
 }
 
+/** The longest `continue --wait` (parseMilliseconds in context.ts). */
+const MAX_WAIT_MS = 86_400_000;
+
 /**
  * What to do about an effect attempt in flight, as commands: wait for its lease (`continue
  * --wait`), or, when its owner crashed, continue under the owner's instance id, which takes its
@@ -70,15 +73,84 @@ export function buildProgram(reportUsageError?: (message: string) => void): Comm
 export function inFlightAdvice(error: EffectInFlightError): string {
   const runId = error.runId ?? '<runId>';
   const continueWith = (option: string) => `${suggestCommand('continue')} ${option} ${runId.startsWith('-') ? '-- ' : ''}${shellWord(runId)}`;
-  const wait = `wait for it: \`${continueWith('--wait <ms>')}\` waits up to <ms> milliseconds (its lease runs out in ${error.retryAfterMs} ms)`;
+  // The wait printed is the one the error knows: until the lease runs out (within --wait's range).
+  const waitMs = Math.min(Math.max(1, Math.ceil(Number(error.retryAfterMs) || 1)), MAX_WAIT_MS);
+  const wait = `wait for it: \`${continueWith(`--wait ${waitMs}`)}\` waits up to ${waitMs} ms, until its lease runs out`;
   if (error.owner === '') return `  ${wait}`;
   return `  ${wait}; or, if its owner ${error.owner} crashed, reuse that instance id: \`${continueWith(`--instance-id=${shellWord(error.owner)}`)}\` takes its attempts over at once (never while a process with that id may still be running)`;
 }
 
-/** Whether --json is among the options (not after `--`, where it would be an argument). */
-function wantsJson(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+/**
+ * What to do about a continue from before the head: fork at that checkpoint (the command), or,
+ * when it is not one, find a checkpoint (`remit inspect`).
+ */
+export function implicitForkAdvice(error: ImplicitForkError): string {
+  const runId = error.runId ?? '<runId>';
+  if (!error.requestedIsCheckpoint) return `  find a checkpoint before the head: \`${suggestCommand('inspect', runId)}\` lists the records (RUN_STARTED and NODE_COMPLETED are checkpoints)`;
+  return `  fork it there: \`${suggestCommand('fork', runId, String(error.requestedSeq))}\` makes a new run from that checkpoint (the run itself is left as it is) and prints the command that continues it`;
+}
+
+/** The advice line printed after an error's own line (human output), if it has one. */
+function adviceFor(error: unknown): string | undefined {
+  if (error instanceof EffectInFlightError) return inFlightAdvice(error);
+  if (error instanceof ImplicitForkError) return implicitForkAdvice(error);
+  return undefined;
+}
+
+/** What the command line asks for, read before commander parses it (scanCommandLine). */
+interface CommandLineScan {
+  /** --json is one of the program's options (not an option's value, not after `--`). */
+  json: boolean;
+  /** No command (and no --help or --version): only global options, or nothing at all. */
+  noCommand: boolean;
+  /** An option that takes a value, followed by a word that is an option of the CLI instead. */
+  missingValue?: { flags: string; long: string | undefined; next: string };
+  /** The words that are neither options nor their values: the command and its arguments. */
+  operands: string[];
+}
+
+/**
+ * Read the command line as commander will, for what must be known before it parses: whether the
+ * output is JSON, whether a command was given, and whether an option that takes a value is
+ * followed by one of the CLI's options (`--run-id --json`, `--db --json`). Commander would take
+ * that word as the value of a global option (the database `--json`) but not of a command's option
+ * (whose value is then missing and `--json` the global flag): both are refused instead, as a
+ * missing value, so that `--json` means one thing wherever it is. A value that is an option's name
+ * is given as `--run-id=--json`.
+ */
+function scanCommandLine(program: Command, args: readonly string[]): CommandLineScan {
+  const all = [program, ...program.commands].flatMap((command) => command.options);
+  const byFlag = new Map<string, Option>();
+  for (const option of all) for (const flag of [option.short, option.long]) if (flag !== undefined) byFlag.set(flag, option);
+  const isOptionWord = (word: string) =>
+    word === '--' || word === '-h' || word === '--help' || byFlag.has(word) || (/^--[^=]+=/.test(word) && byFlag.has(word.slice(0, word.indexOf('='))));
+  const programOptions = new Set(program.options);
+  const scan: CommandLineScan = { json: false, noCommand: true, operands: [] };
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word === '--') {
+      if (i + 1 < args.length) scan.noCommand = false;
+      scan.operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (!word.startsWith('-') || word === '-') scan.operands.push(word);
+    const option = byFlag.get(word);
+    // `--db=x.db`: a global option and its value in one word.
+    const inline = /^--[^=]+=/.test(word) ? byFlag.get(word.slice(0, word.indexOf('='))) : undefined;
+    const global = option ?? (inline?.required ? inline : undefined);
+    // Anything but a global option (a command, --help, --version, a command's option) is not "no command".
+    if (global === undefined || !programOptions.has(global) || global.long === '--version') scan.noCommand = false;
+    if (option === undefined) continue;
+    if (option.long === '--json') scan.json = true;
+    if (!option.required) continue;
+    const next = args[i + 1];
+    if (next !== undefined && isOptionWord(next)) {
+      scan.missingValue ??= { flags: option.flags, long: option.long, next };
+      continue;
+    }
+    i++;
+  }
+  return scan;
 }
 
 /** The JSON form of a command line the CLI refused itself (docs/errors.md, "CLI exit codes"). */
@@ -99,17 +171,86 @@ function exitQuietlyOnClosedPipe(): void {
   }
 }
 
+/**
+ * Refusals of the command line found by scanCommandLine, as commander's own (through
+ * `program.error`: the same `remit: usage:` line and hint, or JSON): no command, a `help` for a
+ * command that does not exist, an option whose value is missing because an option follows it.
+ */
+function refuseScanned(program: Command, scan: CommandLineScan): void {
+  const usage = (message: string, code: string) => program.error(`error: ${message}`, { exitCode: ExitCode.USAGE, code });
+  if (scan.noCommand) usage(`no command given; commands: ${program.commands.map((command) => command.name()).join(', ')}`, 'remit.missingCommand');
+  const [first, second] = scan.operands;
+  if (first === 'help' && second !== undefined && !program.commands.some((command) => command.name() === second || command.aliases().includes(second))) {
+    usage(`unknown command '${second}' (help takes a command: ${program.commands.map((command) => command.name()).join(', ')})`, 'commander.unknownCommand');
+  }
+  const missing = scan.missingValue;
+  if (missing !== undefined) {
+    const spelled = missing.long ?? missing.flags;
+    usage(`option '${missing.flags}' argument missing: the next word, ${missing.next}, is an option (to give it as the value, write ${spelled}=${missing.next})`, 'commander.optionMissingArgument');
+  }
+}
+
+/**
+ * A command that has not finished when the process runs out of work (Node's 'beforeExit': nothing
+ * is left to run, and whatever it awaits can never settle) would end the process silently, with
+ * Node's exit code 13 for an unsettled top-level await. It is reported instead: a workflow module
+ * whose top-level await (or createWorkflows() promise) never settles as the usage error of a module
+ * that does not load (exit code 2); anything else, such as node code returning a promise that never
+ * settles, as an unexpected error (exit code 1).
+ */
+function whenStalled(): { stalled: Promise<never>; stop(): void } {
+  let onDrained = () => {};
+  const stalled = new Promise<never>((_resolve, reject) => {
+    onDrained = () => reject(stallError());
+  });
+  process.once('beforeExit', onDrained);
+  return { stalled, stop: () => process.off('beforeExit', onDrained) };
+}
+
+function stallError(): Error {
+  const step = workflowModuleStep();
+  if (step !== undefined) {
+    const what = step.endsWith('createWorkflows()') ? 'the promise it returned never settles' : 'its top-level await waits for a promise that never settles';
+    return new UsageError(`${step} never finished: ${what}, and nothing is left to run (a workflow module must finish loading)`);
+  }
+  const error = new Error('the command never finished: it waits for a promise that never settles, and nothing is left to run (node code, a hook or a store returning a promise that never settles?)');
+  error.name = 'StalledError';
+  return error;
+}
+
+/** Print a failed command's error: JSON on stdout with --json, else a line (and its advice) on stderr. */
+function reportError(error: unknown, json: boolean): number {
+  const code = error instanceof UsageError ? ExitCode.USAGE : exitCodeFor(error);
+  if (json) {
+    const body =
+      error instanceof RemitError ? error.toJSON()
+      : error instanceof UsageError ? usageErrorJson(error.message)
+      : { name: (error as Error)?.name, message: String((error as Error)?.message ?? error) };
+    const fields = error !== null && typeof error === 'object' ? reportFields.get(error) : undefined;
+    process.stdout.write(JSON.stringify({ error: body, ...fields, exitCode: code }, null, 2) + '\n');
+  } else {
+    const name = error instanceof RemitError ? `${error.code}` : error instanceof UsageError ? 'usage' : (error as Error)?.name ?? 'error';
+    // A message names runs, nodes and interrupts and carries handlers' messages: escaped (display.ts).
+    process.stderr.write(`remit: ${name}: ${displayText(String((error as Error)?.message ?? error))}\n`);
+    const advice = adviceFor(error);
+    if (advice !== undefined) process.stderr.write(`${displayText(advice)}\n`);
+    if (!(error instanceof RemitError) && !(error instanceof UsageError) && process.env['REMIT_DEBUG']) {
+      process.stderr.write(`${String((error as Error)?.stack).split('\n').map(displayText).join('\n')}\n`);
+    }
+  }
+  return code;
+}
+
 /** Run the CLI; resolves with the exit code (also set on process.exitCode). */
 export async function runCli(argv: string[] = process.argv): Promise<number> {
-  const json = wantsJson(argv);
+  const scan = scanCommandLine(buildProgram(), argv.slice(2));
+  const json = scan.json;
   const usageMessages: string[] = [];
   const program = buildProgram(json ? (message) => usageMessages.push(message) : undefined);
+  const stall = whenStalled();
   try {
-    if (argv.length <= 2) {
-      program.outputHelp();
-      return (process.exitCode = ExitCode.USAGE);
-    }
-    await program.parseAsync(argv);
+    refuseScanned(program, scan);
+    await Promise.race([program.parseAsync(argv), stall.stalled]);
     return (process.exitCode = Number(process.exitCode ?? 0));
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -121,26 +262,17 @@ export async function runCli(argv: string[] = process.argv): Promise<number> {
       }
       return (process.exitCode = ExitCode.USAGE);
     }
-    const code = error instanceof UsageError ? ExitCode.USAGE : exitCodeFor(error);
-    if (json) {
-      const body =
-        error instanceof RemitError ? error.toJSON()
-        : error instanceof UsageError ? usageErrorJson(error.message)
-        : { name: (error as Error)?.name, message: String((error as Error)?.message ?? error) };
-      process.stdout.write(JSON.stringify({ error: body, exitCode: code }, null, 2) + '\n');
-    } else {
-      const name = error instanceof RemitError ? `${error.code}` : error instanceof UsageError ? 'usage' : (error as Error)?.name ?? 'error';
-      // A message names runs, nodes and interrupts and carries handlers' messages: escaped (display.ts).
-      process.stderr.write(`remit: ${name}: ${displayText(String((error as Error)?.message ?? error))}\n`);
-      if (error instanceof EffectInFlightError) process.stderr.write(`${displayText(inFlightAdvice(error))}\n`);
-      if (!(error instanceof RemitError) && !(error instanceof UsageError) && process.env['REMIT_DEBUG']) {
-        process.stderr.write(`${String((error as Error)?.stack).split('\n').map(displayText).join('\n')}\n`);
-      }
-    }
-    return (process.exitCode = code);
+    return (process.exitCode = reportError(error, json));
   } finally {
+    stall.stop();
     setSuggestedCommandOptions();
   }
+}
+
+/** Resolves once everything written to `stream` so far has been handed to the system. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableEnded) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
 function isEntryPoint(): boolean {
@@ -153,7 +285,14 @@ function isEntryPoint(): boolean {
   }
 }
 
+/**
+ * As the `remit` bin: run the command, then end the process with its exit code once its output is
+ * written, whatever the workflow module left running (a database pool, a timer, an HTTP agent
+ * keeping the event loop alive): the command is done when it has printed its result.
+ */
 if (isEntryPoint()) {
   exitQuietlyOnClosedPipe();
-  await runCli();
+  const code = await runCli();
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
 }

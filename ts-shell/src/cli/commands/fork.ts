@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { shown } from '../../display.js';
 import { suggestCommand, UnknownWorkflowError } from '../../errors.js';
-import { openSession, parseSeq, print, type CliSession } from '../context.js';
+import type { ForkResult } from '../../remit.js';
+import { openSession, parseSeq, print, reportFields, type CliSession } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
 import type { CommandModule } from '../registry.js';
 
@@ -23,13 +24,13 @@ async function checkSourceWorkflow(session: CliSession, runId: string): Promise<
  * that a retry continues it instead of forking again (into an id now taken). Keeps the error's
  * type and code (and so the exit code).
  */
-function forkCreated(error: unknown, fork: { runId: string; sourceRunId: string; checkpointSeq: number }): unknown {
+function forkCreated(error: unknown, fork: ForkResult): unknown {
   const note = `the fork ${fork.runId} of ${fork.sourceRunId} at seq ${fork.checkpointSeq} was created, but not driven on; continue with: ${suggestCommand('continue', fork.runId)}`;
-  if (error instanceof Error) {
-    error.message = `${error.message}; ${note}`;
-    return error;
-  }
-  return new Error(`${String(error)}; ${note}`, { cause: error });
+  const reported = error instanceof Error ? error : new Error(String(error), { cause: error });
+  reported.message = `${reported.message}; ${note}`;
+  // With --json, the fork written is a field of its own beside the error (main.ts).
+  reportFields.set(reported, { forked: fork });
+  return reported;
 }
 
 export const forkCommand: CommandModule = {

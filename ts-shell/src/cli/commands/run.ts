@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { UnknownWorkflowError } from '../../errors.js';
 import { checkStart } from '../../remit.js';
 import type { Workflow } from '../../workflow/workflow.js';
 import { openSession, parseJsonArgument, print, UsageError, type WorkflowModule } from '../context.js';
@@ -8,8 +9,13 @@ import type { CommandModule } from '../registry.js';
 /** The workflow `--name` picks (default: the module's first) and the input (default: its sampleInput). */
 function chooseStart(module: WorkflowModule, name: string | undefined, input: unknown): { wf: Workflow; input: unknown } {
   const wfs = module.workflows;
-  const wf = name ? wfs.find((w) => w.name === name) : wfs[0];
-  if (!wf) throw new UsageError(`--name ${name}: the module has no such workflow (has: ${wfs.map((w) => w.name).join(', ')})`);
+  const wf = name !== undefined ? wfs.find((w) => w.name === name) : wfs[0];
+  // The library's error for a workflow name nothing registers: REMIT_UNKNOWN_WORKFLOW, exit code 6.
+  if (!wf) {
+    const error = new UnknownWorkflowError(name ?? '', wfs.map((w) => w.name));
+    error.message += `; --name picks a workflow of the module ${module.path}`;
+    throw error;
+  }
   if (input === undefined) throw new UsageError('--input is required: this workflow module exports no sampleInput');
   return { wf, input };
 }

@@ -22,9 +22,14 @@ function hintNote(run: RunSummary): string {
   return `status hint ${describeStoredHint({ statusHint: run.statusHint ?? null, ...(run.statusHintInvalid === undefined ? {} : { statusHintInvalid: run.statusHintInvalid }) })} disagrees with the log (${run.status}): ${suggestCommand('repair', run.runId)}`;
 }
 
-/** On a fork nobody continued: it waits for `remit continue` (recoverAll leaves it alone). */
-function forkNote(run: RunSummary): string {
-  return run.undrivenFork === true ? `fork, not continued: ${suggestCommand('continue', run.runId)}` : '';
+/**
+ * On a fork nobody continued: it waits for `remit continue` (recoverAll leaves it alone). On any
+ * other running run: a process may be driving it now, or it crashed, and then `remit continue`
+ * (or recoverAll at start-up) drives it on.
+ */
+function continueNote(run: RunSummary): string {
+  if (run.undrivenFork === true) return `fork, not continued: ${suggestCommand('continue', run.runId)}`;
+  return run.status === 'running' ? `if no process is driving it (after a crash): ${suggestCommand('continue', run.runId)}` : '';
 }
 
 /** Whether `runs` exits 7: a damaged run, or a status hint that disagrees with its log (as scrub). */
@@ -45,7 +50,7 @@ export const runsCommand: CommandModule = {
           print(session.options, runs, () => {
             if (runs.length === 0) return shown`no runs in ${session.dbPath}`;
             const rows = runs.map((r) => [
-              r.runId, r.workflow, r.status, String(r.headSeq), isoTime(r.updatedAtMs), [r.interruptId ?? damageNote(r), forkNote(r), hintNote(r)].filter((note) => note !== '').join('; '),
+              r.runId, r.workflow, r.status, String(r.headSeq), isoTime(r.updatedAtMs), [r.interruptId ?? damageNote(r), continueNote(r), hintNote(r)].filter((note) => note !== '').join('; '),
             ]);
             return table(['run', 'workflow', 'status', 'head', 'updated', 'awaiting / damage / hint'], rows, [false, false, false, true]).join('\n');
           });

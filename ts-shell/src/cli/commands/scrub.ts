@@ -43,7 +43,7 @@ export const scrubCommand: CommandModule = {
       .argument('[runId]', 'the run to scrub')
       .option('--all', 'scrub every run in the database', false)
       .action(async (runId: string | undefined, opts: { all: boolean }, command: Command) => {
-        if ((runId === undefined) === !opts.all) throw new UsageError('scrub takes a run id or --all (not both): remit scrub <runId>, or remit scrub --all');
+        if ((runId === undefined) === !opts.all) throw new UsageError('scrub takes a run id or --all (not both): a run id scrubs that run, --all every run in the database');
         const session = await openSession(command, { workflows: 'optional' });
         try {
           if (runId !== undefined) {

@@ -1,0 +1,123 @@
+/**
+ * The `remit` bin as a process, with workflow modules that misbehave as real ones do: one that
+ * keeps the event loop alive (a timer, as a database pool or an HTTP agent would) must not keep the
+ * command from ending once it has printed its result, all of it, with its exit code; one whose
+ * top-level await never settles (or whose createWorkflows() promise never does) must not end the
+ * process silently with Node's code 13, and neither must node code whose promise never settles.
+ * Child processes (src/cli/main.ts under tsx), each with a timeout: a hang is a failure here.
+ */
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createCore } from '../core/index.js';
+import { Remit } from '../remit.js';
+import { SqliteStore } from '../store/sqlite.js';
+import { counter } from '../../test-support/counter-workflow.js';
+
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+const COUNTER = pathToFileURL(fileURLToPath(new URL('../../test-support/counter-workflow.ts', import.meta.url))).href;
+const WORKFLOW = pathToFileURL(fileURLToPath(new URL('../workflow/workflow.ts', import.meta.url))).href;
+const cwd = mkdtempSync(join(tmpdir(), 'remit-cli-process-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+/** A workflow module in the scratch folder, importing the repository's by file URL. */
+function moduleFile(name: string, source: string): string {
+  const path = join(cwd, name);
+  writeFileSync(path, source);
+  return path;
+}
+
+const TIMER = moduleFile('timer.mjs', `export { default, sampleInput } from '${COUNTER}';\nsetInterval(() => {}, 1000);\n`);
+const NEVER_LOADS = moduleFile('never-loads.mjs', `export { default, sampleInput } from '${COUNTER}';\nawait new Promise(() => {});\n`);
+const NEVER_CREATES = moduleFile('never-creates.mjs', 'export function createWorkflows() { return new Promise(() => {}); }\n');
+const NEVER_SENDS = moduleFile(
+  'never-sends.mjs',
+  `import { counter } from '${COUNTER}';
+import { END, workflow } from '${WORKFLOW}';
+export default workflow({ name: 'stuck', version: '1', state: counter.stateSchema })
+  .effect('send', { run: () => new Promise(() => {}), apply: (s) => s, next: END })
+  .build();
+export const sampleInput = { i: 0 };
+`,
+);
+
+/** The CLI in a child process; `status` is null when it had to be killed (it hung). */
+function remitProcess(...args: string[]) {
+  const out = spawnSync(process.execPath, ['--conditions=remit-source', '--import', import.meta.resolve('tsx'), MAIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_NO_WARNINGS: '1' },
+    timeout: 30_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { status: out.status, signal: out.signal, stdout: out.stdout, stderr: out.stderr, json: () => JSON.parse(out.stdout) };
+}
+
+describe('a workflow module that keeps the event loop alive', () => {
+  it('does not keep the command from ending: it prints its result and exits with its code', () => {
+    const db = join(cwd, 'timer.db');
+    const run = remitProcess('--db', db, '--workflow', TIMER, 'run', '--run-id', 't1');
+    expect(run.signal, 'the CLI hung').toBeNull();
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^run t1 \(counter\): completed, head seq 4\n {2}state: \{"i":3\}\n$/);
+    // An error's exit code too.
+    const missing = remitProcess('--db', db, '--workflow', TIMER, '--json', 'continue', 'nope');
+    expect(missing.signal, 'the CLI hung').toBeNull();
+    expect(missing.status).toBe(3);
+    expect(missing.json()).toMatchObject({ error: { code: 'REMIT_RUN_NOT_FOUND', runId: 'nope' }, exitCode: 3 });
+  });
+
+  it('a long output through a pipe is written whole before the process ends', async () => {
+    const db = join(cwd, 'many.db');
+    const store = new SqliteStore(db, { synchronous: 'NORMAL' });
+    const remit = new Remit(store, await createCore('reference'), [counter]);
+    // Far more than a pipe holds (64 KiB), so that an exit before the writes drained would cut it.
+    for (let i = 0; i < 1500; i++) await remit.start(counter, { i: 0 }, { runId: `run-${String(i).padStart(4, '0')}-${'x'.repeat(60)}` });
+    await store.close();
+    const listed = remitProcess('--db', db, '--workflow', TIMER, '--json', 'runs');
+    expect(listed.signal, 'the CLI hung').toBeNull();
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout.length).toBeGreaterThan(256 * 1024);
+    expect(listed.json()).toHaveLength(1500);
+  });
+});
+
+describe('a promise that never settles, with nothing left to run', () => {
+  it('a module whose top-level await never settles is refused as a module that does not load (exit 2), not exit 13 without a word', () => {
+    const db = join(cwd, 'never-loads.db');
+    const json = remitProcess('--db', db, '--workflow', NEVER_LOADS, '--json', 'run');
+    expect(json.status).toBe(2);
+    expect(json.stderr).toBe('');
+    expect(json.json()).toEqual({
+      error: {
+        name: 'UsageError',
+        code: 'CLI_USAGE',
+        message: `--workflow ${NEVER_LOADS}: importing the module never finished: its top-level await waits for a promise that never settles, and nothing is left to run (a workflow module must finish loading)`,
+      },
+      exitCode: 2,
+    });
+    const text = remitProcess('--db', db, '--workflow', NEVER_LOADS, 'run');
+    expect(text.status).toBe(2);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toMatch(/^remit: usage: --workflow \S+never-loads\.mjs: importing the module never finished: its top-level await waits for a promise that never settles/);
+    // `run` creates its database after the module loaded: none was created.
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('a createWorkflows() whose promise never settles: the same, naming createWorkflows()', () => {
+    const out = remitProcess('--db', join(cwd, 'never-creates.db'), '--workflow', NEVER_CREATES, 'run');
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/^remit: usage: --workflow \S+never-creates\.mjs: createWorkflows\(\) never finished: the promise it returned never settles, and nothing is left to run/);
+  });
+
+  it('node code whose promise never settles: an unexpected error (exit 1) that says so', () => {
+    const db = join(cwd, 'never-sends.db');
+    const out = remitProcess('--db', db, '--workflow', NEVER_SENDS, '--json', 'run', '--run-id', 's1');
+    expect(out.status).toBe(1);
+    expect(out.json()).toMatchObject({ error: { name: 'StalledError', message: expect.stringMatching(/^the command never finished: it waits for a promise that never settles/) }, exitCode: 1 });
+  });
+});
