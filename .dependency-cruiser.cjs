@@ -1,7 +1,8 @@
 /**
- * The library's boundary, enforced (`npm run check:boundaries`, and `boundaries.test.ts` in
- * `npm test`). Paths are relative to the repository root. The library is ts-shell/src without its
- * tests; `remit/testing` (ts-shell/src/testing) is published but never used by the library.
+ * The library's boundary, enforced by `ts-shell/boundaries.test.ts` (part of `npm test`; alone:
+ * `npx vitest run ts-shell/boundaries.test.ts`), with a canary for each rule. Paths are relative
+ * to the repository root. The library is ts-shell/src without its tests; `remit/testing`
+ * (ts-shell/src/testing) is published but never used by the library.
  */
 const LIBRARY = '^ts-shell/src/';
 const NOT_LIBRARY = ['\\.test\\.ts$', '^ts-shell/src/testing/'];

@@ -5,9 +5,9 @@
  * both cores for `feed` (with no chunk, the rest of the log, the next record) and for `admitFrom`
  * of every interrupt id of the log: the same refusal, or the same recovery and summary.
  *
- * The directed cases are the two a review of that change found the cores to disagree on (older
- * than it: a PARKED phase whose id the list omits, or lists as claimed, then a claim in the
- * chunk). Such a summary is refused now, by both cores.
+ * The directed cases are the two on which the cores disagreed until commit fc54a8a (2026-12-02;
+ * the disagreement predates the sorted vector: a PARKED phase whose id the list omits, or lists
+ * as claimed, then a claim in the chunk). Such a summary is refused now, by both cores.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';

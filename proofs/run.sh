@@ -233,9 +233,11 @@ spin_lease() {   # DEFINES: the fence bound with a lease that expires while its 
   # call the handler (the strong reading does not hold then; the bound does).
   spin_run "lease-no_late_invocation" "$defines" ltl no_late_invocation fail
   expect_trail_on lease-no_late_invocation late_invocation
-  # Finding: the bound with the guide's wording of its lease term ("leases that expired while
-  # their handler was still running") fails: a lease that expires after the attempt committed and
-  # before the handler started lets the taker call too (proofs/README.md, "Findings").
+  # Finding (resolved 2026-12-01): the bound with the guide's former wording of its lease term
+  # ("leases that expired while their handler was still running") fails: a lease that expires
+  # after the attempt committed and before the handler started lets the taker call too. The guide
+  # now counts leases that expired while their owner held the attempt (invocation_bound above);
+  # this run checks that the narrower wording stays wrong (proofs/README.md, "Findings").
   spin_run "lease-docs_invocation_bound" "$defines" ltl docs_invocation_bound fail
   expect_trail_on lease-docs_invocation_bound docs_bound
 }

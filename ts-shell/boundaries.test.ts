@@ -1,6 +1,7 @@
 /**
  * The library's import boundary (.dependency-cruiser.cjs), checked on the real tree, and a canary
- * that plants each kind of forbidden import in a scratch tree to show the check can fail.
+ * that plants one violation of each of its eight rules in a scratch tree to show the check can fail
+ * (a cycle through value imports, h.ts <-> i.ts, is reported once, on its first edge).
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -48,6 +49,9 @@ describe('the library boundary', () => {
     write('examples/d.ts', "import { e } from '../ts-shell/src/errors.js';\nexport const d = e;\n");
     write('ts-shell/src/e.ts', "import { it } from 'vitest';\nexport const e = it;\n");
     write('ts-shell/src/f.ts', "import pg from 'pg';\nexport const f = pg;\n");
+    write('ts-shell/src/testing/g.ts', "import { it } from 'vitest';\nexport const g = it;\n");
+    write('ts-shell/src/h.ts', "import { i } from './i.js';\nexport const h = (): number => i();\n");
+    write('ts-shell/src/i.ts', "import { h } from './h.js';\nexport const i = (): number => h();\n");
     symlinkSync(join(ROOT, 'node_modules'), join(scratch, 'node_modules'), 'dir');
 
     it('finds them all, by rule', async () => {
@@ -58,8 +62,10 @@ describe('the library boundary', () => {
         'library-imports-no-harness: ts-shell/src/a.ts -> conformance/harness/cells.ts',
         'library-imports-no-test-frameworks: ts-shell/src/e.ts -> vitest',
         'library-imports-no-testing-entry: ts-shell/src/b.ts -> ts-shell/src/testing/fault-spec.ts',
+        'no-circular-in-library: ts-shell/src/h.ts -> ts-shell/src/i.ts',
         'other-workspaces-use-the-package: examples/d.ts -> ts-shell/src/errors.ts',
         'pg-only-in-the-postgres-store: ts-shell/src/f.ts -> pg',
+        'testing-vitest-only-in-store-contract: ts-shell/src/testing/g.ts -> vitest',
       ]);
     });
   });

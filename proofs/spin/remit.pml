@@ -181,8 +181,9 @@ byte hkey[NRUNS];
 /* The bound of docs/guide.md, per key: raw invocations <= 1 + crashes inside the window (after
    the handler was called, before the outcome was durable) + attempts given up (EFFECT_RELEASED
    committed) + leases that expired while their owner held the attempt (allow_held: from the
-   attempt's commit to its outcome) or, as the guide words it, "while their handler was still
-   running" (allow_docs: only after the handler was called). */
+   attempt's commit to its outcome, the guide's wording since 2026-12-01) or, as the guide worded
+   it before, "while their handler was still running" (allow_docs: only after the handler was
+   called). */
 byte allow_held[6];
 byte allow_docs[6];
 
@@ -435,7 +436,7 @@ inline conditional_append(who, expect, k, n, a, ok) {
      caller's own attempt is the latest record of its run (no other process's attempt after it);
    - bad_bound: the attempt at aseq is the caller's own; invocations of the key do not exceed the
      attempts its run's log records, nor 1 + crashes in the window + releases + leases expired
-     while held (allow_held); docs_bound: nor the guide's wording of the last term (allow_docs).
+     while held (allow_held); docs_bound: nor the guide's former wording of the last term (allow_docs).
    The sink applies each key once and counts raw invocations. */
 inline invoke_effect(who, R, n, threw) {
   j = 0;

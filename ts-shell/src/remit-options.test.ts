@@ -290,7 +290,7 @@ describe('a key REMIT does not know is refused wherever it takes options or a no
         { numRuns: 25 },
       );
     }
-    // The misspelling the review found: an effect's `aply` used to build, and its result was never applied.
+    // A misspelling that went through before 2026-12-03 (commit 29b377b): an effect's `aply` used to build, and its result was never applied.
     expect(() => workflow({ name: 'w', version: '1', state: State }).effect('charge', { run: () => ({}), aply: () => ({}), next: END } as never)).toThrow(/aply is not a field of an effect node's spec/);
   });
 });

@@ -3,8 +3,9 @@
  * the schema returned, and that value must read back as itself (a JSON round trip changes
  * nothing, and validating it again changes nothing). A value that breaks the rule is refused with
  * REMIT_VALUE_UNFAITHFUL, naming the field and why, before anything is appended; a value that was
- * accepted never wedges the run. One regression test per defect of the issue, plus the rule's
- * positive side (idempotent transforms, defaults keep working).
+ * accepted never wedges the run. One regression test per defect fixed with the rule (2026-12-01,
+ * commit a8c3443: each failed before its fix), plus the rule's positive side (idempotent
+ * transforms, defaults keep working).
  */
 
 import { isDeepStrictEqual } from 'node:util';
