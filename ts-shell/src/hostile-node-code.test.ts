@@ -77,6 +77,18 @@ describe('a thrown value that cannot be printed', () => {
   });
 });
 
+describe('a hook that throws at the append of EFFECT_RELEASED', () => {
+  it('propagates unchanged (an injected fault), not as the handler\'s HandlerThrewError', async () => {
+    const wf = workflow({ name: 'h', version: '1', state: State })
+      .effect('charge', { run: () => { throw new Error('handler failed'); }, next: END })
+      .build();
+    const injected = new Error('injected at EFFECT_RELEASED');
+    const hooks = { at: (point: string, info: { kinds?: string[] }) => { if (point === 'append.before' && info.kinds?.includes('EFFECT_RELEASED')) throw injected; } };
+    const remit = new Remit(new MemoryStore(), core, [wf], hooks);
+    await expect(remit.start(wf, { n: 1 }, { runId: 'h1' })).rejects.toBe(injected);
+  });
+});
+
 describe('fail() with a code or message that is not text', () => {
   const badCodes = fc.oneof(fc.integer(), fc.constant(undefined), fc.constant(null), fc.constant(''), fc.boolean(), fc.constant({}));
 

@@ -266,9 +266,12 @@ export class Step {
       };
       await this.session.append(this.nextSeq, [released], name);
       return true;
-    } catch {
-      // The handler's failure is what the caller must see; the attempt is left to the takeover rule.
-      return false;
+    } catch (error) {
+      // A store's refusal or failure (a lost race, a lost connection): the handler's failure is
+      // what the caller must see, and the attempt is left to the takeover rule. Anything else came
+      // from a hook (an injected fault) or is a bug: it propagates unchanged, as hooks' errors do.
+      if (isInstanceOf(error, RemitError)) return false;
+      throw error;
     }
   }
 

@@ -15,9 +15,10 @@ import { utf8 } from '../json.js';
 import { Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
 import { END, workflow } from '../workflow/workflow.js';
-import { ArgumentInvalidError, fail, OptionInvalidError, ResumeValueInvalidError, StateInvalidError } from '../errors.js';
-import { checkWorkflow, effectProblems, MissingResumeValueError, prefixProblem, ResumeFunctionThrewError } from './check-workflow.js';
+import { ArgumentInvalidError, CoreUnavailableError, fail, OptionInvalidError, ResumeValueInvalidError, StateInvalidError } from '../errors.js';
+import { checkWorkflow, effectProblems as effectProblemsOf, MissingResumeValueError, prefixProblem, ResumeFunctionThrewError } from './check-workflow.js';
 import { MemoryEffectSink } from './effect-sink.js';
+import { TestingErrorCode } from './errors.js';
 import { hooksFor, InjectedFault, parseFaultSpec } from './fault-spec.js';
 
 const State = z.object({ n: z.number(), id: z.string().optional(), ok: z.boolean().optional(), r: z.number().optional() });
@@ -58,6 +59,36 @@ describe('checkWorkflow on a sound workflow', () => {
     }
   });
 
+  it('every fault a report prints, in report.faults and in its problems, is given to hooksFor as printed and fires there (docs/guide.md: "give it to hooksFor to replay it")', async () => {
+    const core = await createCore('reference');
+    // A pure node that counts its calls since the run began: a crash that runs it again changes the
+    // recovered run's final state, a problem that names its fault.
+    let calls = 0;
+    const counting = workflow({ name: 'counting', version: '1', state: State })
+      .pure('begin', { run: () => ((calls = 0), {}), next: 'charge' })
+      .effect('charge', { run: () => ({ id: 'x' }), apply: (_s, r) => ({ id: r.id }), next: 'count' })
+      .pure('count', { run: () => ({ n: ++calls }), next: 'approve' })
+      .interrupt('approve', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => ({ ok: v.ok }), next: END })
+      .build();
+    for (const wf of [refund, counting]) {
+      const report = await checkWorkflow(wf, { input: { n: 0 }, resume: { approve: { ok: true } }, core });
+      const printed = [...report.faults, ...report.problems.flatMap((p) => (p.fault === undefined ? [] : [p.fault]))];
+      expect(printed.length, wf.name).toBeGreaterThan(5);
+      if (wf === counting) expect(report.problems.filter((p) => p.fault !== undefined).map((p) => p.property)).toContain('recovered-run');
+      for (const fault of printed) {
+        expect(typeof fault).toBe('string');
+        const hooks = hooksFor(fault, (point, info) => { throw new InjectedFault(point, info); }, { workflow: wf });
+        const remit = new Remit(new MemoryStore(), core, [wf], hooks);
+        const run = async () => {
+          const parked = await remit.start(wf, { n: 0 }, { runId: 'r' });
+          await remit.resume('r', parked.interrupt!.id, { ok: true });
+        };
+        await expect(run(), fault).rejects.toBeInstanceOf(InjectedFault);
+        expect(hooks.fired, fault).toBe(true);
+      }
+    }
+  });
+
   it('maxScenarios spreads fewer crashes over the run; a run that ends before its interrupt needs no resume value', async () => {
     const all = await checkWorkflow(refund, { input: { n: 0 }, resume: { approve: { ok: false } }, core: 'reference' });
     const some = await checkWorkflow(refund, { input: { n: 0 }, resume: { approve: { ok: false } }, core: 'reference', maxScenarios: 5 });
@@ -71,6 +102,26 @@ describe('checkWorkflow on a sound workflow', () => {
   it('refuses options without the resume value of an interrupt the run reaches', async () => {
     await expect(checkWorkflow(refund, { input: { n: 0 }, core: 'reference' })).rejects.toBeInstanceOf(MissingResumeValueError);
     await expect(checkWorkflow(refund, { input: { n: 0 }, core: 'reference' })).rejects.toThrow(/parked at interrupt approve, and options.resume has no value for it/);
+    await expect(checkWorkflow(refund, { input: { n: 0 }, core: 'reference' })).rejects.toMatchObject({ code: 'REMIT_TESTING_MISSING_RESUME_VALUE', workflow: 'refund', node: 'approve' });
+  });
+
+  it('resume by interrupt node: a value, or a function of the parked state and the interrupt id', async () => {
+    const seen: [unknown, string][] = [];
+    const report = await checkWorkflow(refund, {
+      input: { n: 0 }, core: 'reference', maxScenarios: 3,
+      resume: { approve: (state: unknown, interruptId: string) => (seen.push([state, interruptId]), { ok: true }) },
+    });
+    expect(report.problems).toEqual([]);
+    expect(report.reference.status).toBe('completed');
+    expect(seen[0]).toEqual([expect.objectContaining({ n: 3, id: 'ch-checked-run/charge/4' }), expect.stringMatching(/^approve@\d+$/)]);
+  });
+
+  it('one function for every interrupt node is refused: the option is an object by node (its type, its message, the guide)', async () => {
+    // @ts-expect-error resume is an object by interrupt node name, not a function
+    const error = await checkWorkflow(refund, { input: { n: 0 }, core: 'reference', resume: () => ({ ok: true }) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OptionInvalidError);
+    expect(error).toMatchObject({ option: 'resume', message: expect.stringMatching(/^option resume must be an object of resume values by interrupt node name, each a value or a function \(state, interruptId\) => value: resume: \{ "approve": <value or \(state, interruptId\) => value> \}, not one function for every node \(got function\) \[field resume\]$/) });
+    await expect(checkWorkflow(refund, { input: { n: 0 }, core: 'reference', resume: [] as never })).rejects.toBeInstanceOf(OptionInvalidError);
   });
 });
 
@@ -82,6 +133,8 @@ describe('checkWorkflow fails the workflows the contract cannot hold on (canarie
     const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
     expect(report.problems.map((p) => p.property)).toEqual(['determinism']);
     expect(report.problems[0]!.message).toMatch(/final state .* a pure node, a route or an apply is not deterministic/);
+    // The first checkpoint that differed, read from the logs, names the node.
+    expect(report.problems[0]).toMatchObject({ node: 'roll', message: expect.stringMatching(/the checkpoints first differ at step 0, after node roll/) });
   });
 
   it('a route that is not a function of the state: determinism, naming the node path', async () => {
@@ -92,7 +145,11 @@ describe('checkWorkflow fails the workflows the contract cannot hold on (canarie
       .pure('c', { run: () => ({ n: 2 }), next: END })
       .build();
     const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
-    expect(report.problems[0]).toMatchObject({ property: 'determinism', message: expect.stringMatching(/node path \["a","b"\] against \["a","c"\]/) });
+    // Which side is which, from which step, and the node whose route chose differently.
+    expect(report.problems[0]).toMatchObject({
+      property: 'determinism', node: 'a',
+      message: expect.stringMatching(/the second fault-free run took \["a","c"\], the first fault-free run \["a","b"\], from step 1: the route out of a chose differently \(a route, or a pure node or an apply before it, is not deterministic\)$/),
+    });
   });
 
   it('an effect apply that counts its calls: recovered runs differ where it runs again', async () => {
@@ -115,9 +172,11 @@ describe('the effect and prefix checks fail on the histories they exist to catch
 
   it('a handler called twice outside the crash window, or under a key the run never completed', () => {
     const done = logOf(['k1']);
+    const effectProblems = (...args: Parameters<typeof effectProblemsOf>) => effectProblemsOf(...args).map((p) => p.message);
     expect(effectProblems(['k1'], new Set(), done)).toEqual([]);
     expect(effectProblems(['k1', 'k1'], new Set(['k1']), done)).toEqual([]);
     expect(effectProblems(['k1', 'k1'], new Set(), done)).toEqual([expect.stringMatching(/^the handler of k1 was called 2 times \(at most 1: /)]);
+    expect(effectProblemsOf(['k1', 'k1'], new Set(), done)).toEqual([{ key: 'k1', node: 'charge', message: expect.any(String) }]);
     expect(effectProblems(['k1', 'k1', 'k1'], new Set(['k1']), done)[0]).toMatch(/called 3 times \(at most 2/);
     expect(effectProblems(['k1', 'k2'], new Set(), done)).toEqual([expect.stringMatching(/key k2, for which the run recorded no outcome/)]);
     // An attempt released after its handler threw allows one more call, and only one.
@@ -153,7 +212,7 @@ describe('checkWorkflow on what a correct workflow may do', () => {
     expect((await checkWorkflow(flaky, { input: { n: 0 }, core: 'reference' })).problems).toEqual([]);
     const broken = base().effect('charge', { run: () => { throw new Error('down'); }, next: END }).build();
     const report = await checkWorkflow(broken, { input: { n: 0 }, core: 'reference' });
-    expect(report.problems).toEqual([{ property: 'liveness', message: expect.stringMatching(/did not reach its end: HandlerThrewError: node code threw: down/) }]);
+    expect(report.problems).toEqual([{ property: 'liveness', node: 'charge', message: expect.stringMatching(/did not reach its end: HandlerThrewError: node code threw: down/) }]);
     expect(report.faults).toEqual([]);
   });
 
@@ -169,7 +228,7 @@ describe('checkWorkflow on what a correct workflow may do', () => {
     const wf = base().interrupt('ask', { resume: z.object({}), apply: () => ({}), next: 'ask' }).build();
     const started = Date.now();
     const report = await checkWorkflow(wf, { input: { n: 0 }, resume: { ask: {} }, core: 'reference', maxResumes: 20 });
-    expect(report.problems).toEqual([{ property: 'liveness', message: expect.stringMatching(/still parked after 20 resumes/) }]);
+    expect(report.problems).toEqual([{ property: 'liveness', node: 'ask', message: expect.stringMatching(/still parked after 20 resumes/) }]);
     expect(report.faults).toEqual([]);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
@@ -199,6 +258,18 @@ describe('checkWorkflow refuses options it cannot use, before running anything',
     ['maxResumes NaN', { maxResumes: Number.NaN }, OptionInvalidError],
     ['a misspelt option', { maxScenario: 1 }, OptionInvalidError],
     ['core null', { core: null }, OptionInvalidError],
+    // As createRemit refuses them, before a run starts (not a liveness problem from inside one).
+    ['core {}, an object without the RecoveryCore functions', { core: {} }, OptionInvalidError],
+    ['core 5', { core: 5 }, OptionInvalidError],
+    ['core "bogus", an unknown core name', { core: 'bogus' }, CoreUnavailableError],
+    ['maxSteps 0', { maxSteps: 0 }, OptionInvalidError],
+    ['maxSteps 1.5', { maxSteps: 1.5 }, OptionInvalidError],
+    ['maxSteps "10"', { maxSteps: '10' }, OptionInvalidError],
+    ['maxSteps over 10 000 000', { maxSteps: 10_000_001 }, OptionInvalidError],
+    ['resume null', { resume: null }, OptionInvalidError],
+    ['resume []', { resume: [] }, OptionInvalidError],
+    ['a resume value that is a Promise', { resume: { ask: Promise.resolve({ ok: true }) } }, OptionInvalidError],
+    ['an async resume function that rejects', { resume: { ask: async () => { throw new Error('no'); } } }, ResumeFunctionThrewError],
     ['resume naming a node that is not an interrupt', { resume: { ask: { ok: true }, aks: { ok: true } } }, OptionInvalidError],
     ['an input the state schema refuses', { input: { n: 'one' } }, StateInvalidError],
     ['a resume value its schema refuses', { resume: { ask: { ok: 'yes' } } }, ResumeValueInvalidError],
@@ -209,8 +280,198 @@ describe('checkWorkflow refuses options it cannot use, before running anything',
     expect(error).toBeInstanceOf(errorClass);
   });
 
+  it('its own errors have a code of remit/testing (docs/errors.md, "remit/testing"): MissingResumeValueError, ResumeFunctionThrewError', async () => {
+    const cause = new Error('no');
+    const threw = await checkWorkflow(asking, { input: { n: 0 }, core: 'reference', resume: { ask: () => { throw cause; } } }).catch((e: unknown) => e);
+    expect(threw).toMatchObject({ code: TestingErrorCode.RESUME_FUNCTION_THREW, name: 'ResumeFunctionThrewError', node: 'ask', cause });
+    const missing = await checkWorkflow(asking, { input: { n: 0 }, core: 'reference', resume: {} }).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: TestingErrorCode.MISSING_RESUME_VALUE, name: 'MissingResumeValueError' });
+    expect(Object.values(TestingErrorCode)).toEqual(['REMIT_TESTING_FAULT_SPEC_INVALID', 'REMIT_TESTING_MISSING_RESUME_VALUE', 'REMIT_TESTING_RESUME_FUNCTION_THREW']);
+  });
+
+  it('the refusals say what to give instead: core as createRemit says it, resume null or [], a Promise as a value', async () => {
+    const refusal = (options: object) => checkWorkflow(asking, { input: { n: 0 }, core: 'reference', resume: { ask: { ok: true } }, ...options } as never).catch((e: unknown) => e);
+    expect(await refusal({ core: {} })).toMatchObject({ option: 'core', message: expect.stringMatching(/^option core is not a RecoveryCore: it lacks recover\(\), /) });
+    expect(await refusal({ core: 5 })).toMatchObject({ option: 'core', message: expect.stringMatching(/^option core must be "wasm", "reference" or a RecoveryCore \(got 5\)/) });
+    expect(await refusal({ resume: null })).toMatchObject({ option: 'resume', message: expect.stringMatching(/must be an object of resume values by interrupt node name.*\(got null\)/) });
+    expect(await refusal({ resume: [] })).toMatchObject({ option: 'resume', message: expect.stringMatching(/, not an array/) });
+    expect(await refusal({ resume: { ask: Promise.resolve({ ok: true }) } })).toMatchObject({ option: 'resume', message: expect.stringMatching(/gives "ask" a Promise: give the value itself, or a function \(state, interruptId\) => value, which may be async/) });
+    expect(await refusal({ maxSteps: 0 })).toMatchObject({ option: 'maxSteps', message: expect.stringMatching(/must be a whole number from 1 to 10000000/) });
+  });
+
   it('a builder instead of a built workflow, and no options', async () => {
     await expect(checkWorkflow(base() as never, { input: { n: 0 } } as never)).rejects.toBeInstanceOf(ArgumentInvalidError);
     await expect(checkWorkflow(asking, undefined as never)).rejects.toBeInstanceOf(ArgumentInvalidError);
+  });
+});
+
+describe('checkWorkflow checks that run at once do not disturb each other', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  // Effects that await: while one check's handler is in flight, the other check's sequencer runs.
+  const slow = (name: string) =>
+    workflow({ name, version: '1', state: State })
+      .effect('charge', { run: async (_s, { idempotencyKey }) => (await sleep(5), { id: `ch-${idempotencyKey}` }), apply: (_s, r) => ({ id: r.id }), next: 'notify' })
+      .effect('notify', { run: async () => (await sleep(5), { sent: true }), next: END })
+      .build();
+
+  it('two checks of two workflows at once: no problem in either, as when run one after the other', async () => {
+    const [one, two] = await Promise.all([checkWorkflow(slow('w1'), { input: { n: 0 }, core: 'reference' }), checkWorkflow(slow('w2'), { input: { n: 0 }, core: 'reference' })]);
+    for (const report of [one, two]) {
+      expect(report.problems).toEqual([]);
+      expect(report.reference).toMatchObject({ status: 'completed', path: ['charge', 'notify'] });
+      expect(report.faults.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('the same workflow checked twice at once: the same reports (effect keys still hold the one run id checked-run)', async () => {
+    const wf = slow('same');
+    const reports = await Promise.all([checkWorkflow(wf, { input: { n: 0 }, core: 'reference' }), checkWorkflow(wf, { input: { n: 0 }, core: 'reference' })]);
+    for (const report of reports) {
+      expect(report.problems).toEqual([]);
+      expect(report.reference.state).toMatchObject({ id: 'ch-checked-run/charge/1' });
+    }
+    expect(reports[1]!.faults).toEqual(reports[0]!.faults);
+  });
+});
+
+describe('checkWorkflow with resume values, handlers that fail once, and runs that never end', () => {
+  const base = () => workflow({ name: 'more', version: '1', state: z.object({ n: z.number(), approvedBy: z.string().optional(), id: z.string().optional() }) });
+
+  it('a resume function of the interrupt id: a crash that moves the park seq gives another value, listed in unchecked, not a problem', async () => {
+    const wf = base()
+      .effect('charge', { run: () => ({}), next: 'ask' })
+      .interrupt('ask', { resume: z.object({ token: z.string() }), apply: (_s, v) => ({ approvedBy: v.token }), next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference', resume: { ask: (_s: unknown, id: string) => ({ token: `approval-for-${id}` }) } });
+    expect(report.problems).toEqual([]);
+    expect(report.reference.state).toEqual({ n: 0, approvedBy: 'approval-for-ask@5' });
+    expect(report.unchecked.length).toBeGreaterThan(0);
+    for (const line of report.unchecked) expect(line).toMatch(/: interrupt ask was resumed with another value \(\{"token":"approval-for-ask@6"\} for ask@6 in the recovered run, .*so the run's status and final state were not compared$/);
+  });
+
+  it('with the same resume values, a state that differs after recovery is still a problem (the comparison is skipped only when they differ)', async () => {
+    let calls = 0;
+    const wf = base()
+      .pure('begin', { run: () => ((calls = 0), {}), next: 'charge' })
+      .effect('charge', { run: () => ((calls += 1), {}), next: 'ask' })
+      .interrupt('ask', { resume: z.object({ token: z.string() }), apply: (_s, v) => ({ approvedBy: `${v.token}-${calls}` }), next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference', resume: { ask: { token: 'kim' } } });
+    // A crash inside charge's call calls it again: the apply reads the count, not its arguments.
+    const problem = report.problems.find((p) => p.fault === 'effect.after-handler@charge');
+    expect(problem).toMatchObject({ property: 'recovered-run', node: 'ask', message: expect.stringMatching(/the final state of the recovered run is .*"kim-2".*, of the fault-free run .*"kim-1".*the checkpoints first differ at step 2, after node ask/) });
+  });
+
+  it('an async resume function is awaited', async () => {
+    const wf = base().interrupt('ask', { resume: z.object({ token: z.string() }), apply: (_s, v) => ({ approvedBy: v.token }), next: END }).build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference', resume: { ask: async () => ({ token: 'kim' }) } });
+    expect(report.problems).toEqual([]);
+    expect(report.reference.state).toEqual({ n: 0, approvedBy: 'kim' });
+  });
+
+  it.each([
+    ['a handler whose first call throws ETIMEDOUT', () => {
+      let calls = 0;
+      return base().effect('charge', { run: () => { if (calls++ === 0) throw new Error('ETIMEDOUT'); return { ok: 1 }; }, next: 'notify' }).effect('notify', { run: () => ({}), next: END }).build();
+    }],
+    ['an apply that throws on its first call', () => {
+      let calls = 0;
+      return base().effect('charge', { run: () => ({}), apply: () => { if (calls++ === 0) throw new Error('once'); return {}; }, next: 'notify' }).effect('notify', { run: () => ({}), next: END }).build();
+    }],
+  ])('%s: no problem, and report.faults are crashes that happened, at the points of the run that did not retry', async (_label, make) => {
+    const wf = make();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
+    expect(report.problems).toEqual([]);
+    // The first fault-free run retried; the second did not, and the scenarios follow it.
+    expect(report.reference).toMatchObject({ retries: 0, path: ['charge', 'notify'] });
+    const stable = base().effect('charge', { run: () => ({ ok: 1 }), next: 'notify' }).effect('notify', { run: () => ({}), next: END }).build();
+    expect(report.faults).toEqual((await checkWorkflow(stable, { input: { n: 0 }, core: 'reference' })).faults);
+  });
+
+  it('a handler that throws on its first attempt in every run: its retry path is crashed at too, each fault replays with hooksFor', async () => {
+    const core = await createCore('reference');
+    const wf = base().effect('charge', { run: (_s, { attempt }) => { if (attempt === 1) throw new Error('ETIMEDOUT'); return { ok: 1 }; }, next: 'notify' }).effect('notify', { run: () => ({}), next: END }).build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core });
+    expect(report.problems).toEqual([]);
+    expect(report.reference.retries).toBe(1);
+    expect(report.faults).toContain('effect.before-handler@charge#2');
+    for (const fault of report.faults) {
+      const hooks = hooksFor(fault, (point, info) => { throw new InjectedFault(point, info); }, { workflow: wf });
+      const remit = new Remit(new MemoryStore(), core, [wf], hooks);
+      // Continued after node code threw, as checkWorkflow does, until the fault fires. (A throw
+      // at the EFFECT_RELEASED append is not seen as such: releasing is best effort, the caller
+      // gets the handler's HandlerThrewError; the spec fired all the same.)
+      for (let retry = 0; retry < 3 && !hooks.fired; retry++) {
+        await (retry === 0 ? remit.start(wf, { n: 0 }, { runId: 'r' }) : remit.continueRun('r')).catch((e: unknown) => e);
+      }
+      expect(hooks.fired, fault).toBe(true);
+    }
+  });
+
+  it('a handler that failed in both fault-free runs and never again: the points of their retry are listed in unchecked, not called nondeterminism', async () => {
+    let calls = 0;
+    const wf = base().effect('charge', { run: () => { const call = calls++; if (call === 0 || call === 2) throw new Error('ETIMEDOUT'); return {}; }, next: 'notify' }).effect('notify', { run: () => ({}), next: END }).build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
+    expect(report.problems).toEqual([]);
+    expect(report.reference.retries).toBe(1);
+    const notReached = report.unchecked.filter((l) => l.includes('not crashed at'));
+    expect(notReached.map((l) => l.slice(0, l.indexOf(': ')))).toEqual(['append.before@charge#3', 'append.after@charge#3', 'effect.before-handler@charge#2', 'append.before@charge#4', 'append.after@charge#4']);
+    for (const line of notReached) {
+      expect(line).toMatch(/not crashed at: this run did not reach it \((the fault-free run|this run) retried node code that threw/);
+      expect(report.faults).not.toContain(line.slice(0, line.indexOf(': ')));
+    }
+  });
+
+  it('a route that never reaches END: one liveness problem naming the last steps, returned at once (maxSteps)', async () => {
+    const wf = base().pure('a', { run: (s) => ({ n: s.n + 1 }), next: (s) => (s.n < 1e12 ? 'a' : END) }).build();
+    const started = Date.now();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(report.problems).toEqual([{
+      property: 'liveness', node: 'a',
+      message: expect.stringMatching(/^the run did not reach its end: still running after 10000 node steps \(maxSteps\), its last ones a → a → a → a → a → a: a loop whose route never reaches END\?/),
+    }]);
+    expect(report.faults).toEqual([]);
+    const small = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference', maxSteps: 50 });
+    expect(small.problems).toEqual([expect.objectContaining({ property: 'liveness', message: expect.stringMatching(/after 50 node steps/) })]);
+  });
+
+  it('a loop through an effect stops at maxSteps too', async () => {
+    const wf = base().effect('poll', { run: () => ({}), next: 'poll' }).build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference', maxSteps: 200 });
+    expect(report.problems).toEqual([expect.objectContaining({ property: 'liveness', node: 'poll', message: expect.stringMatching(/still running after 200 node steps \(maxSteps\), its last ones poll → poll/) })]);
+  });
+
+  it('a recovered run that loops where the fault-free one ended: stopped at twice its steps, a liveness problem of that crash', async () => {
+    let calls = 0;
+    const wf = base()
+      .pure('begin', { run: () => ((calls = 0), {}), next: 'charge' })
+      .effect('charge', { run: () => ((calls += 1), {}), next: () => (calls > 1 ? 'spin' : END) })
+      .pure('spin', { run: (s) => ({ n: s.n + 1 }), next: 'spin' })
+      .build();
+    const started = Date.now();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(report.problems).toContainEqual({
+      property: 'liveness', fault: 'effect.after-handler@charge', node: 'spin',
+      message: expect.stringMatching(/still running after 132 node steps \(twice the fault-free run's 2 and 128 more\)/),
+    });
+  });
+
+  it('a recovered run that takes another path: which side took which, from which step, the route that chose', async () => {
+    let calls = 0;
+    const wf = base()
+      .pure('begin', { run: () => ((calls = 0), {}), next: 'charge' })
+      .effect('charge', { run: () => ((calls += 1), {}), next: 'check' })
+      .pure('check', { run: () => ({}), next: () => (calls > 1 ? 'again' : 'once') })
+      .pure('again', { run: () => ({}), next: END })
+      .pure('once', { run: () => ({}), next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
+    expect(report.problems).toContainEqual({
+      property: 'recovered-run', fault: 'effect.after-handler@charge', node: 'check',
+      message: 'after recovery the run differs from the fault-free one: the recovered run took ["begin","charge","check","again"], the fault-free run ["begin","charge","check","once"], from step 3: ' +
+        'the route out of check chose differently (a route, or a pure node or an apply before it, is not deterministic)',
+    });
   });
 });

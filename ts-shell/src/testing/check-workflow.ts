@@ -1,50 +1,77 @@
 /**
  * `checkWorkflow`: the resume contract on a service's own workflow, in its own tests. It runs the
- * workflow twice without faults (the two must agree), then once per fault point the first run
- * reached, crashing there and recovering in a fresh sequencer with another instance id on the
- * same store, as a restarted replica would (its clock past the crashed one's leases), and checks
- * each recovered run against the fault-free one:
+ * workflow twice without faults (the two must agree), then once per fault point the reference run
+ * reached (the fault-free run that retried least: below), crashing there (the point picked by its
+ * spec, `point[@node][#n]`, as hooksFor fires it) and recovering in a fresh sequencer with another
+ * instance id on the same store, as a restarted replica would (its clock past the crashed one's
+ * leases), and checks each recovered run against the fault-free one:
  *   - determinism: two fault-free runs from the same input take the same path and, when their
- *     effects returned the same results, end in the same state;
+ *     effects returned the same results and their interrupts were resumed with the same values,
+ *     end in the same state;
  *   - prefix continuation: the records durable at the crash are the first records after recovery;
- *   - recovered run: the same terminal status and node path, and, when its effects were called
- *     under the same keys and returned the same results, the same final state;
+ *   - recovered run: the same node path, and, when its effects returned the same results and its
+ *     interrupts got the same resume values, the same status and final state (up to the first of
+ *     those that differs, the same path: check-outcome.ts);
  *   - effects: every effect's handler is called once, or twice only when the crash fell between
  *     its call and the record of its outcome (the documented bound), and only under keys the run
  *     recorded an outcome for (a result, or the run's failure at that node);
  *   - consume-once: after a crash with a resume claim durable, a second resume of the same
  *     interrupt is refused, and the run goes on with the value claimed first;
  *   - liveness: recovery reaches the end with no error but the injected crash (node code that
- *     throws is retried by continuing the run, as recoverAll would, `maxRetries` times).
- * Comparisons it cannot make (effects that answered differently) are listed in `unchecked`. The
- * handlers are called once per scenario: give checkWorkflow a workflow built with test doubles that
- * answer a repeated key as the first time, as an idempotent API does (docs/guide.md, "Checking
- * your own workflow"). A crash here is a thrown InjectedFault and a discarded sequencer over a
- * memory store; the conformance harness (conformance/) kills real processes.
+ *     throws is retried by continuing the run, as recoverAll would, `maxRetries` times), within
+ *     `maxSteps` node steps and `maxResumes` resumes.
+ * Comparisons it cannot make (effects that answered differently, resume values that differ) are
+ * listed in `unchecked`. The handlers are called once per scenario: give checkWorkflow a workflow
+ * built with test doubles that answer a repeated key as the first time, as an idempotent API does
+ * (docs/guide.md, "Checking your own workflow").
+ *
+ * Node code that fails transiently (a double whose first call throws) makes the fault-free runs
+ * reach different fault points: the one that retried has the points of its retry. The scenarios
+ * are built on the fault-free run that retried least (the first, unless the second retried less),
+ * and a scenario whose fault point its run did not reach, when a retry explains it, is listed in
+ * `unchecked`, not called nondeterminism. A double that throws as a function of `attempt` (the
+ * effect context's) fails in every run alike, so its retry path is crashed at too.
+ *
+ * Each check, and each run of it, uses instance ids of its own (the in-process registry of effect
+ * calls is keyed by instance id, run id and key: sequencer/fence.ts), so checks may run at once;
+ * every run uses the one run id `checked-run`, which effect keys hold, so that the runs of a check
+ * can be compared. A crash here is a thrown InjectedFault and a discarded sequencer over a memory
+ * store; the conformance harness (conformance/) kills real processes.
  */
 
-import { concatBytes, decodeLog } from '../core/codec.js';
-import { createCore, type CoreKind } from '../core/index.js';
+import { randomBytes } from 'node:crypto';
+import { concatBytes, decodeLog, decodeRecordAt } from '../core/codec.js';
+import type { CoreKind } from '../core/index.js';
 import { RecordKind, type LogRecord, type RecoveryCore } from '../core/types.js';
-import { AlreadyConsumedError, ArgumentInvalidError, HandlerThrewError, OptionInvalidError, ResumeValueInvalidError } from '../errors.js';
-import type { FaultInfo, FaultPoint, SequencerHooks } from '../faults.js';
+import { AlreadyConsumedError, ArgumentInvalidError, HandlerThrewError, OptionInvalidError, RemitError, ResumeValueInvalidError } from '../errors.js';
+import { NO_HOOKS, type FaultInfo, type FaultPoint, type SequencerHooks } from '../faults.js';
 import { bytesEqual, fromUtf8 } from '../json.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
-import { Remit, startState } from '../remit.js';
+import { createRemit, Remit, startState } from '../remit.js';
 import type { RunResult } from '../sequencer/run-result.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { isBuiltWorkflow, type InputOf, type Workflow } from '../workflow/workflow.js';
+import { compareOutcomes, NOT_ENDED, nodeOfInterruptId, outcomeOf, type Difference, type Outcome } from './check-outcome.js';
+import { TestingErrorCode } from './errors.js';
 import { formatFaultSpec, InjectedFault } from './fault-spec.js';
 
-/** A resume value for an interrupt node: the value, or a function of the state parked there. */
+/**
+ * A resume value for an interrupt node: the value, or a function of the state parked there and the
+ * interrupt id, returning the value or a Promise of it (awaited).
+ */
 export type ResumeValue = unknown | ((state: unknown, interruptId: string) => unknown);
 
 export interface CheckWorkflowOptions<W extends Workflow> {
   /** The run's input. */
   input: InputOf<W>;
-  /** The value each interrupt node is resumed with, by node name (every interrupt the run reaches needs one). */
+  /**
+   * The value each interrupt node is resumed with, by node name (every interrupt the run reaches
+   * needs one): the value itself, or a function `(state, interruptId) => value` of the state parked
+   * there (it may be async: its Promise is awaited). An object by node, never one function for
+   * every node: `resume: { approve: (s) => ... }`.
+   */
   resume?: Record<string, ResumeValue>;
-  /** The recovery core (default 'wasm', as createRemit). */
+  /** The recovery core (default 'wasm', as createRemit), refused as createRemit refuses it. */
   core?: CoreKind | RecoveryCore;
   /** At most this many fault scenarios, spread over the run (default: every fault point reached; at least 1). */
   maxScenarios?: number;
@@ -52,35 +79,73 @@ export interface CheckWorkflowOptions<W extends Workflow> {
   maxResumes?: number;
   /** How often node code that threw is retried by continuing the run (default 3). */
   maxRetries?: number;
+  /**
+   * At most this many node steps (completed nodes) in the fault-free run (default 10 000, at most
+   * 10 000 000): a run that takes more, a route that never reaches END, is reported as not ending.
+   */
+  maxSteps?: number;
 }
 
 export type CheckedProperty = 'determinism' | 'prefix' | 'recovered-run' | 'effects' | 'consume-once' | 'liveness';
 
 export interface WorkflowProblem {
   property: CheckedProperty;
-  /** The crash of the scenario, as a fault spec (`point[@node][#n]`, parseFaultSpec); absent for the fault-free runs. */
+  /** The crash of the scenario, as a fault spec (`point[@node][#n]`: give it to hooksFor as it is to replay it); absent for the fault-free runs. */
   fault?: string;
+  /** The node the problem points at, when one is known (where the run stopped, the route that chose differently, the first checkpoint that differed, the effect's node). */
+  node?: string;
   message: string;
 }
 
 export interface WorkflowCheckReport {
   workflow: string;
-  /** The first fault-free run: its status ('not-ended' when it did not reach its end), node path and final state. */
-  reference: { status: string; path: string[]; state: unknown; effectCalls: number };
-  /** The crash of each scenario run, as a fault spec (parseFaultSpec, hooksFor), in the order reached. */
+  /**
+   * The fault-free run the scenarios are built on and compared with: the first, unless the second
+   * retried node code less (a double that failed once, on its first call). Its status
+   * ('not-ended' when it did not reach its end), node path, final state, handler calls, retries of
+   * node code that threw, and node steps.
+   */
+  reference: { status: string; path: string[]; state: unknown; effectCalls: number; retries: number; steps: number };
+  /** The crash of each scenario run, as a fault spec (a string hooksFor and parseFaultSpec take), in the order reached: only crashes that happened. */
   faults: string[];
   /** Empty when every check held. */
   problems: WorkflowProblem[];
-  /** Comparisons that could not be made, and why (effects that answered a repeated key differently). */
+  /** Comparisons that could not be made, and why (effects that answered differently, resume values that differ, fault points a run did not reach). */
   unchecked: string[];
 }
 
 const RUN_ID = 'checked-run';
-/** The crashed process and the one that recovers: two replicas, as after a real restart. */
-const INSTANCE_IDS = ['check-workflow-1', 'check-workflow-2'] as const;
 /** The recovering replica's clock runs this far ahead, past every lease the crashed one took. */
 const CLOCK_AHEAD_MS = 2 * 86_400_000;
-const CHECK_OPTIONS = allKeysOf<CheckWorkflowOptions<Workflow>>()('input', 'resume', 'core', 'maxScenarios', 'maxResumes', 'maxRetries');
+const DEFAULT_MAX_STEPS = 10_000;
+const MAX_MAX_STEPS = 10_000_000;
+/**
+ * A recovered run takes at most one group of pure steps (maxGroupedPureSteps, 64) more than the
+ * fault-free one: a crash scenario is stopped at twice the reference's steps and this many more.
+ */
+const SCENARIO_STEP_MARGIN = 128;
+/** How many of the last steps a step-limit problem names. */
+const TAIL_STEPS = 6;
+const CHECK_OPTIONS = allKeysOf<CheckWorkflowOptions<Workflow>>()('input', 'resume', 'core', 'maxScenarios', 'maxResumes', 'maxRetries', 'maxSteps');
+
+/** Instance ids are unique per module copy and process, and per check and run (the module comment). */
+const PROCESS_TAG = randomBytes(3).toString('hex');
+let checksStarted = 0;
+
+/** The instance ids of one check: two per run (the sequencer that may crash, the replica that recovers). */
+class InstanceIds {
+  private readonly check = `${PROCESS_TAG}.${++checksStarted}`;
+  private made = 0;
+
+  forRun(): { first: string; replica: string } {
+    const id = `check-workflow-${this.check}-${++this.made}`;
+    return { first: id, replica: `${id}-replica` };
+  }
+
+  one(): string {
+    return `check-workflow-${this.check}-${++this.made}`;
+  }
+}
 
 /** Check `workflow` against the resume contract from `options.input` (see the module comment). */
 export async function checkWorkflow<W extends Workflow>(workflow: W, options: CheckWorkflowOptions<W>): Promise<WorkflowCheckReport> {
@@ -93,17 +158,27 @@ export async function checkWorkflow<W extends Workflow>(workflow: W, options: Ch
   await sleep(2); // a pure node reading a millisecond clock reads another one in the second run
   const second = await drive(settings, null);
   report.problems.push(...second.problems);
-  const comparison = compareOutcomes(first.outcome, second.outcome);
-  if (comparison.difference !== null) report.problems.push({ property: 'determinism', message: `two fault-free runs from the same input differ: ${comparison.difference}` });
+  const comparison = compareOutcomes(first.outcome, second.outcome, { a: 'the first fault-free run', b: 'the second fault-free run' });
+  if (comparison.difference !== null) report.problems.push(problem('determinism', undefined, comparison.difference, 'two fault-free runs from the same input differ: '));
   if (comparison.unchecked !== null) report.unchecked.push(`the two fault-free runs: ${comparison.unchecked}`);
-  const deterministic = comparison.difference === null && comparison.unchecked === null;
-  if (!deterministic) report.unchecked.push('recovered runs were not compared with the fault-free one: the two fault-free runs did not agree');
-  const scenarioSettings = { ...settings, maxResumes: first.resumes + 1 };
-  for (const index of choose(first.points.length, settings.maxScenarios)) {
-    report.faults.push(first.points[index]!.spec);
-    const scenario = await crashScenario(scenarioSettings, first, index, deterministic);
+  const deterministic = comparison.difference === null;
+  if (!deterministic) report.unchecked.push('recovered runs were not compared with the fault-free one: the two fault-free runs differ');
+  // Transient failures (a double whose first call throws) make the run that retried reach more
+  // fault points than the runs after it: the scenarios follow the run that retried least.
+  const reference = second.problems.length === 0 && second.retries < first.retries ? second : first;
+  report.reference = referenceOf(reference);
+  const stepBound = 2 * reference.steps + SCENARIO_STEP_MARGIN;
+  const scenarioSettings: DriveSettings = {
+    ...settings,
+    maxResumes: reference.resumes + 1,
+    ...(stepBound < settings.maxSteps ? { maxSteps: stepBound, stepsWhy: `twice the fault-free run's ${reference.steps} and ${SCENARIO_STEP_MARGIN} more` } : {}),
+  };
+  for (const index of choose(reference.points.length, settings.maxScenarios)) {
+    const spec = reference.points[index]!.spec;
+    const scenario = await crashScenario(scenarioSettings, reference, spec, deterministic);
+    if (scenario.crashed) report.faults.push(spec);
     report.problems.push(...scenario.problems);
-    if (scenario.unchecked !== null) report.unchecked.push(`${first.points[index]!.spec}: ${scenario.unchecked}`);
+    if (scenario.unchecked !== null) report.unchecked.push(`${spec}: ${scenario.unchecked}`);
   }
   return report;
 }
@@ -116,35 +191,56 @@ interface DriveSettings {
   maxScenarios: number;
   maxResumes: number;
   maxRetries: number;
+  maxSteps: number;
+  /** Why maxSteps is what it is, for the message (the option, or the bound of a crash scenario). */
+  stepsWhy: string;
+  ids: InstanceIds;
 }
 
 /** The options checked and completed, before anything runs: a usage error is thrown, not reported. */
 async function settingsOf<W extends Workflow>(workflow: W, options: CheckWorkflowOptions<W>): Promise<DriveSettings> {
   if (!isBuiltWorkflow(workflow)) throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build())', typeof workflow);
-  if (options === null || typeof options !== 'object') throw new ArgumentInvalidError('options', 'an object of checkWorkflow options ({ input, resume, ... })', String(options));
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new ArgumentInvalidError('options', 'an object of checkWorkflow options ({ input, resume, ... })', Array.isArray(options) ? 'an array' : String(options));
+  }
   const unknown = unknownKey(options, CHECK_OPTIONS);
   if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as unknown as Record<string, unknown>)[unknown], notKnown('an option of checkWorkflow', CHECK_OPTIONS));
   startState(workflow, options.input); // StateInvalidError and the like, as start() would throw
-  const resume = options.resume ?? {};
-  checkResumeNodes(workflow, resume);
-  if (options.core === null) throw new OptionInvalidError('core', null, 'must be "wasm", "reference" or a RecoveryCore');
-  const core = typeof options.core === 'object' ? options.core : await createCore(options.core ?? 'wasm');
-  return {
-    workflow, core, input: options.input, resume,
+  const resume = checkedResume(workflow, options.resume);
+  const limits = {
     maxScenarios: wholeOption('maxScenarios', options.maxScenarios, 1, Number.MAX_SAFE_INTEGER),
     maxResumes: wholeOption('maxResumes', options.maxResumes ?? 1000, 0, 1_000_000),
     maxRetries: wholeOption('maxRetries', options.maxRetries ?? 3, 0, 100),
+    maxSteps: wholeOption('maxSteps', options.maxSteps ?? DEFAULT_MAX_STEPS, 1, MAX_MAX_STEPS),
   };
+  // The core as createRemit takes it: OptionInvalidError for an object without the RecoveryCore
+  // functions or a value that is neither a name nor an object, CoreUnavailableError for an
+  // unknown name; then the core itself (a name loaded, an object as it is).
+  const { core } = await createRemit({ store: new MemoryStore(), core: options.core as CoreKind | RecoveryCore });
+  return { workflow, core, input: options.input, resume, ...limits, stepsWhy: 'maxSteps', ids: new InstanceIds() };
 }
 
-/** `resume` names interrupt nodes of the workflow only (a misspelt node would never be resumed). */
-function checkResumeNodes(workflow: Workflow, resume: Record<string, ResumeValue>): void {
-  if (resume === null || typeof resume !== 'object') throw new OptionInvalidError('resume', resume, 'must be an object of resume values by interrupt node name');
-  for (const node of Object.keys(resume)) {
-    if (workflow.nodes.get(node)?.kind === 'interrupt') continue;
-    const interrupts = workflow.nodeOrder.filter((name) => workflow.nodes.get(name)!.kind === 'interrupt');
-    throw new OptionInvalidError('resume', node, `names ${JSON.stringify(node)}, which is not an interrupt node of ${workflow.name} (its interrupt nodes: ${interrupts.join(', ') || 'none'})`);
+/**
+ * `resume` (undefined: none) is an object by interrupt node name, naming interrupt nodes of the
+ * workflow only (a misspelt node would never be resumed), whose values are not Promises.
+ */
+function checkedResume(workflow: Workflow, resume: unknown): Record<string, ResumeValue> {
+  if (resume === undefined) return {};
+  const interrupts = workflow.nodeOrder.filter((name) => workflow.nodes.get(name)!.kind === 'interrupt');
+  if (resume === null || typeof resume !== 'object' || Array.isArray(resume)) {
+    const example = `{ ${JSON.stringify(interrupts[0] ?? 'node')}: <value or (state, interruptId) => value> }`;
+    const hint = typeof resume === 'function' ? ', not one function for every node' : Array.isArray(resume) ? ', not an array' : '';
+    throw new OptionInvalidError('resume', resume, `must be an object of resume values by interrupt node name, each a value or a function (state, interruptId) => value: resume: ${example}${hint}`);
   }
+  for (const [node, value] of Object.entries(resume)) {
+    if (workflow.nodes.get(node)?.kind !== 'interrupt') {
+      throw new OptionInvalidError('resume', node, `names ${JSON.stringify(node)}, which is not an interrupt node of ${workflow.name} (its interrupt nodes: ${interrupts.join(', ') || 'none'})`);
+    }
+    if (isThenable(value)) {
+      throw new OptionInvalidError('resume', node, `gives ${JSON.stringify(node)} a Promise: give the value itself, or a function (state, interruptId) => value, which may be async`);
+    }
+  }
+  return resume as Record<string, ResumeValue>;
 }
 
 /** A whole-number option from `min` to `max`; undefined stays the default (max). */
@@ -154,16 +250,6 @@ function wholeOption(name: string, value: unknown, min: number, max: number): nu
     throw new OptionInvalidError(name, value, `must be a whole number from ${min} to ${max}`);
   }
   return value;
-}
-
-/** What a run came to, as compared between runs: status, node path, effect keys and results, final state. */
-interface Outcome {
-  status: string;
-  path: string[];
-  /** The key of each effect the run completed, in order. */
-  effectKeys: string[];
-  effectResults: string[];
-  state: unknown;
 }
 
 /** One fault point the sequencer reached, in order, with the spec that picks it. */
@@ -188,6 +274,10 @@ interface Drive {
   /** The idempotency keys handlers were called with, one entry per call. */
   calls: string[];
   resumes: number;
+  /** How often node code threw and the run was continued (HandlerThrewError). */
+  retries: number;
+  /** Node steps: the NODE_COMPLETED records appended (a crash that lost some counts them again). */
+  steps: number;
   problems: WorkflowProblem[];
   crash: Crash | null;
   store: MemoryStore;
@@ -195,32 +285,90 @@ interface Drive {
   usage?: Error;
 }
 
-/** The hooks of one drive: they note every point reached and every handler call, and crash at one. */
+/** The records of the checked run, decoded once each (a drive reads them at every handler call). */
+class LogReader {
+  private readonly records: LogRecord[] = [];
+
+  constructor(readonly store: MemoryStore) {}
+
+  async read(): Promise<readonly LogRecord[]> {
+    for (const stored of await this.store.readRecords(RUN_ID, this.records.length)) {
+      const step = decodeRecordAt(stored.bytes, 0);
+      if (step.outcome !== 'record') throw new Error(`checkWorkflow: record ${stored.seq} of the checked run cannot be read (${step.outcome})`);
+      this.records.push(step.record);
+    }
+    return this.records;
+  }
+}
+
+/** A drive stopped by checkWorkflow's own bounds (maxSteps, maxResumes), or a run left to another sequencer. */
+class RunStopped extends Error {
+  constructor(message: string, readonly node?: string) {
+    super(message);
+    this.name = 'RunStopped';
+  }
+}
+
+/**
+ * The hooks of one drive: they note every point reached and every handler call, count node steps
+ * (stopping the run past maxSteps: a loop that never reaches END runs in microtasks, and no timer
+ * would ever fire to stop it), and crash at the point of one spec.
+ */
 class Observer implements SequencerHooks {
   readonly points: PointReached[] = [];
   readonly calls: string[] = [];
   crash: Crash | null = null;
+  steps = 0;
+  private readonly tail: string[] = [];
   private readonly seen = new Map<string, number>();
 
-  constructor(private readonly store: MemoryStore, private readonly crashAt: number | null) {}
+  constructor(private readonly log: LogReader, private readonly crashAt: string | null, private readonly settings: DriveSettings) {}
 
   async at(point: FaultPoint, info: FaultInfo): Promise<void> {
+    // A crashed process reaches no further point: the sequencer may catch a throw (the
+    // best-effort EFFECT_RELEASED does) and go on, but it must do nothing more.
+    if (this.crash !== null) throw new InjectedFault(point, info);
+    this.countStep(point, info);
     const reached: PointReached = { point, info, spec: this.specFor(point, info) };
-    const index = this.points.push(reached) - 1;
-    if (index === this.crashAt && this.crash === null) {
+    this.points.push(reached);
+    if (reached.spec === this.crashAt) {
       this.crash = await this.snapshot(reached);
       throw new InjectedFault(point, info);
     }
     await this.noteCall(point, info);
   }
 
+  /** The hooks of the replica that recovers: no more crashes. */
+  async afterCrash(point: FaultPoint, info: FaultInfo): Promise<void> {
+    this.countStep(point, info);
+    await this.noteCall(point, info);
+  }
+
+  /** append.before fires once per step whose records a batch carries (with group commit too). */
+  private countStep(point: FaultPoint, info: FaultInfo): void {
+    if (point !== 'append.before' || !(info.kinds ?? []).includes('NODE_COMPLETED')) return;
+    this.steps += 1;
+    this.tail.push(info.node ?? '?');
+    if (this.tail.length > TAIL_STEPS) this.tail.shift();
+    if (this.steps <= this.settings.maxSteps) return;
+    const last = this.tail[this.tail.length - 1];
+    throw new RunStopped(
+      `still running after ${this.settings.maxSteps} node steps (${this.settings.stepsWhy}), its last ones ${this.tail.join(' → ')}: ` +
+        `a loop whose route never reaches END?${this.settings.stepsWhy === 'maxSteps' ? ' (a longer run needs a larger maxSteps)' : ''}`,
+      last,
+    );
+  }
+
   /** A handler about to be called: the key is the last EFFECT_INTENT of its node in the store. */
-  async noteCall(point: FaultPoint, info: FaultInfo): Promise<void> {
+  private async noteCall(point: FaultPoint, info: FaultInfo): Promise<void> {
     if (point !== 'effect.before-handler') return;
-    const intent = decodedLog(await this.store.readRecords(info.runId))
-      .filter((r): r is Extract<LogRecord, { kind: typeof RecordKind.EFFECT_INTENT }> => r.kind === RecordKind.EFFECT_INTENT && fromUtf8(r.node) === info.node)
-      .pop();
-    this.calls.push(intent === undefined ? `${info.node ?? '?'}@?` : fromUtf8(intent.key));
+    const records = await this.log.read();
+    let key: string | undefined;
+    for (let i = records.length - 1; i >= 0 && key === undefined; i--) {
+      const r = records[i]!;
+      if (r.kind === RecordKind.EFFECT_INTENT && fromUtf8(r.node) === info.node) key = fromUtf8(r.key);
+    }
+    this.calls.push(key ?? `${info.node ?? '?'}@?`);
   }
 
   /**
@@ -239,35 +387,45 @@ class Observer implements SequencerHooks {
   }
 
   private async snapshot(at: PointReached): Promise<Crash> {
-    const records = await this.store.readRecords(RUN_ID);
-    const recorded = recordedKeys(decodedLog(records));
+    const stored = await this.log.store.readRecords(RUN_ID);
+    const recorded = recordedKeys(await this.log.read());
     const claimDurable = at.point === 'resume.after-claim' || (at.point === 'append.after' && (at.info.kinds ?? []).includes('RESUME_CLAIMED'));
-    return { at, durable: records.map((r) => r.bytes.slice()), inFlight: new Set(this.calls.filter((k) => !recorded.has(k))), claimDurable };
+    return { at, durable: stored.map((r) => r.bytes.slice()), inFlight: new Set(this.calls.filter((k) => !recorded.has(k))), claimDurable };
   }
 }
 
+interface Counter {
+  resumes: number;
+  retries: number;
+}
+
 /**
- * Start the run and resume it until it ends; with `crashAt`, crash at that fault point and go on
- * in a fresh sequencer (another instance, no faults) on the same store, as a restarted replica.
+ * Start the run and resume it until it ends; with `crashAt` (a fault spec), crash at the point it
+ * picks and go on in a fresh sequencer (another instance, no faults) on the same store, as a
+ * restarted replica.
  */
-async function drive(settings: DriveSettings, crashAt: number | null): Promise<Drive> {
+async function drive(settings: DriveSettings, crashAt: string | null): Promise<Drive> {
   const backing = new MemoryBacking();
   const store = new MemoryStore({ backing });
-  const observer = new Observer(store, crashAt);
-  const counter = { resumes: 0 };
-  const faulted = new Remit(store, settings.core, [settings.workflow], observer, {}, { instanceId: INSTANCE_IDS[0] });
-  let result = await untilEnd(settings, faulted, counter, () => faulted.start(settings.workflow, settings.input, { runId: RUN_ID })).catch((e: unknown) => e);
-  if (result instanceof InjectedFault) {
-    const hooks: SequencerHooks = { at: (point, info) => observer.noteCall(point, info) };
-    const fence = { instanceId: INSTANCE_IDS[1], now: () => Date.now() + CLOCK_AHEAD_MS };
+  const log = new LogReader(store);
+  const observer = new Observer(log, crashAt, settings);
+  const counter: Counter = { resumes: 0, retries: 0 };
+  const ids = settings.ids.forRun();
+  const faulted = new Remit(store, settings.core, [settings.workflow], observer, {}, { instanceId: ids.first });
+  const crashed = () => observer.crash !== null;
+  let result = await untilEnd(settings, faulted, counter, () => faulted.start(settings.workflow, settings.input, { runId: RUN_ID }), crashed).catch((e: unknown) => e);
+  if (crashed()) {
+    // Whatever the crashed sequencer threw or returned, the replica takes over.
+    const hooks: SequencerHooks = { at: (point, info) => observer.afterCrash(point, info) };
+    const fence = { instanceId: ids.replica, now: () => Date.now() + CLOCK_AHEAD_MS };
     const restarted = new Remit(new MemoryStore({ backing }), settings.core, [settings.workflow], hooks, {}, fence);
-    result = await untilEnd(settings, restarted, counter, () => recover(settings, restarted)).catch((e: unknown) => e);
+    result = await untilEnd(settings, restarted, counter, () => recover(settings, restarted), () => false).catch((e: unknown) => e);
   }
-  const base = { points: observer.points, calls: observer.calls, resumes: counter.resumes, crash: observer.crash, store };
-  if (isRunResult(result)) return { ...base, outcome: await outcomeOf(store, result), problems: [] };
-  const outcome: Outcome = { status: 'not-ended', path: [], effectKeys: [], effectResults: [], state: undefined };
-  const problem: WorkflowProblem = { property: 'liveness', ...faultOf(observer.crash), message: `the run did not reach its end: ${describe(result)}` };
-  return { ...base, outcome, problems: [problem], ...(isUsageError(result) ? { usage: result } : {}) };
+  const base = { points: observer.points, calls: observer.calls, resumes: counter.resumes, retries: counter.retries, steps: observer.steps, crash: observer.crash, store };
+  if (isRunResult(result)) return { ...base, outcome: outcomeOf(await log.read(), result), problems: [] };
+  const node = result instanceof RemitError || result instanceof RunStopped ? result.node : undefined;
+  const stopped: WorkflowProblem = { property: 'liveness', ...faultOf(observer.crash), ...(node === undefined ? {} : { node }), message: `the run did not reach its end: ${describe(result)}` };
+  return { ...base, outcome: NOT_ENDED, problems: [stopped], ...(isUsageError(result) ? { usage: result } : {}) };
 }
 
 /** After a crash: start again when nothing was durable, else continue. */
@@ -279,8 +437,9 @@ async function recover(settings: DriveSettings, remit: Remit): Promise<RunResult
 /**
  * Resume each parked interrupt with its value until the run completes or fails. Node code that
  * throws (HandlerThrewError) is retried by continuing the run, as recoverAll or a caller would.
+ * Once `crashed`, the sequencer is dropped: what it threw or returned is given back as it is.
  */
-async function untilEnd(settings: DriveSettings, remit: Remit, counter: { resumes: number }, begin: () => Promise<RunResult>): Promise<RunResult> {
+async function untilEnd(settings: DriveSettings, remit: Remit, counter: Counter, begin: () => Promise<RunResult>, crashed: () => boolean): Promise<RunResult> {
   let retries = 0;
   let next = begin;
   for (;;) {
@@ -288,24 +447,28 @@ async function untilEnd(settings: DriveSettings, remit: Remit, counter: { resume
     try {
       result = await next();
     } catch (error) {
-      if (!(error instanceof HandlerThrewError) || retries++ >= settings.maxRetries) throw error;
+      if (crashed() || !(error instanceof HandlerThrewError) || retries++ >= settings.maxRetries) throw error;
+      counter.retries += 1;
       next = () => remit.continueRun(RUN_ID);
       continue;
     }
-    if (result.status !== 'parked') return result;
-    if (counter.resumes++ >= settings.maxResumes) throw new Error(`still parked after ${settings.maxResumes} resumes (maxResumes)`);
-    next = () => remit.resume(RUN_ID, result.interrupt!.id, resumeValue(settings, result));
+    if (crashed() || result.status === 'completed' || result.status === 'failed') return result;
+    if (result.status !== 'parked') throw new RunStopped(`the run was left ${result.status} at seq ${result.headSeq}: another sequencer holds it`);
+    const interrupt = result.interrupt!;
+    if (counter.resumes++ >= settings.maxResumes) throw new RunStopped(`still parked after ${settings.maxResumes} resumes (maxResumes), at ${interrupt.node}`, interrupt.node);
+    const value = await resumeValue(settings, result);
+    next = () => remit.resume(RUN_ID, interrupt.id, value);
   }
 }
 
-/** The value `options.resume` gives the interrupt the run parked at. */
-function resumeValue(settings: DriveSettings, parked: RunResult): unknown {
+/** The value `options.resume` gives the interrupt the run parked at (a function's Promise awaited). */
+async function resumeValue(settings: DriveSettings, parked: RunResult): Promise<unknown> {
   const interrupt = parked.interrupt!;
   if (!Object.hasOwn(settings.resume, interrupt.node)) throw new MissingResumeValueError(settings.workflow.name, interrupt.node);
   const given = settings.resume[interrupt.node];
   if (typeof given !== 'function') return given;
   try {
-    return (given as (state: unknown, interruptId: string) => unknown)(parked.state, interrupt.id);
+    return await (given as (state: unknown, interruptId: string) => unknown)(parked.state, interrupt.id);
   } catch (error) {
     throw new ResumeFunctionThrewError(interrupt.node, error);
   }
@@ -313,14 +476,16 @@ function resumeValue(settings: DriveSettings, parked: RunResult): unknown {
 
 /** checkWorkflow's options lack the resume value of an interrupt the run reached: the options are wrong, not the workflow. */
 export class MissingResumeValueError extends Error {
+  readonly code = TestingErrorCode.MISSING_RESUME_VALUE;
   constructor(readonly workflow: string, readonly node: string) {
-    super(`checkWorkflow: the run of ${workflow} parked at interrupt ${node}, and options.resume has no value for it (resume: { ${JSON.stringify(node)}: <value> })`);
+    super(`checkWorkflow: the run of ${workflow} parked at interrupt ${node}, and options.resume has no value for it (resume: { ${JSON.stringify(node)}: <value or (state, interruptId) => value> })`);
     this.name = 'MissingResumeValueError';
   }
 }
 
-/** A resume function of checkWorkflow's options threw: the options are wrong, not the workflow. */
+/** A resume function of checkWorkflow's options threw (or its Promise rejected): the options are wrong, not the workflow. */
 export class ResumeFunctionThrewError extends Error {
+  readonly code = TestingErrorCode.RESUME_FUNCTION_THREW;
   constructor(readonly node: string, cause: unknown) {
     super(`checkWorkflow: options.resume[${JSON.stringify(node)}] threw: ${describe(cause)}`, { cause });
     this.name = 'ResumeFunctionThrewError';
@@ -332,31 +497,85 @@ function isUsageError(error: unknown): error is Error {
   return error instanceof MissingResumeValueError || error instanceof ResumeFunctionThrewError || error instanceof ResumeValueInvalidError;
 }
 
-/** One crash scenario: the checks of a recovered run against the fault-free one. */
-async function crashScenario(settings: DriveSettings, reference: Drive, index: number, compare: boolean): Promise<{ problems: WorkflowProblem[]; unchecked: string | null }> {
-  const run = await drive(settings, index);
-  const fault = run.crash === null ? reference.points[index]!.spec : run.crash.at.spec;
-  if (run.crash === null) {
-    const problems: WorkflowProblem[] = compare ? [{ property: 'determinism', fault, message: 'the run did not reach this fault point again (it took another path than the fault-free run)' }] : [];
-    return { problems, unchecked: compare ? null : 'the run did not reach this fault point again' };
-  }
-  if (run.problems.length > 0) return { problems: run.problems.map((p) => ({ ...p, fault })), unchecked: null };
+interface Scenario {
+  /** Whether the run reached the spec's fault point and crashed there. */
+  crashed: boolean;
+  problems: WorkflowProblem[];
+  unchecked: string | null;
+}
+
+/** One crash scenario, at the point `spec` picks: the checks of a recovered run against the fault-free one. */
+async function crashScenario(settings: DriveSettings, reference: Drive, spec: string, compare: boolean): Promise<Scenario> {
+  const run = await drive(settings, spec);
+  if (run.crash === null) return notReached(reference, run, spec, compare);
+  const fault = run.crash.at.spec;
+  if (run.problems.length > 0) return { crashed: true, problems: run.problems.map((p) => ({ ...p, fault })), unchecked: null };
   const problems: WorkflowProblem[] = [];
   const after = (await run.store.readRecords(RUN_ID)).map((r) => r.bytes);
   const prefix = prefixProblem(run.crash.durable, after);
-  if (prefix !== null) problems.push({ property: 'prefix', fault, message: prefix });
-  const comparison = compare ? compareOutcomes(reference.outcome, run.outcome) : { difference: null, unchecked: null };
-  if (comparison.difference !== null) problems.push({ property: 'recovered-run', fault, message: `after recovery the run differs from the fault-free one: ${comparison.difference}` });
-  problems.push(...effectProblems(run.calls, run.crash.inFlight, after).map((message) => ({ property: 'effects' as const, fault, message })));
-  if (run.crash.claimDurable) problems.push(...(await consumeOnceProblems(settings, run)).map((message) => ({ property: 'consume-once' as const, fault, message })));
-  return { problems, unchecked: comparison.unchecked };
+  if (prefix !== null) problems.push({ property: 'prefix', fault, ...recordNode(run.crash.durable[firstChangedRecord(run.crash.durable, after)]), message: prefix });
+  const comparison = compare ? compareOutcomes(reference.outcome, run.outcome, { a: 'the fault-free run', b: 'the recovered run' }) : { difference: null, unchecked: null };
+  if (comparison.difference !== null) problems.push(problem('recovered-run', fault, comparison.difference, 'after recovery the run differs from the fault-free one: '));
+  for (const effect of effectProblems(run.calls, run.crash.inFlight, after)) {
+    problems.push({ property: 'effects', fault, ...(effect.node === undefined ? {} : { node: effect.node }), message: effect.message });
+  }
+  if (run.crash.claimDurable) problems.push(...(await consumeOnceProblems(settings, run)).map((p) => ({ property: 'consume-once' as const, fault, ...p })));
+  return { crashed: true, problems, unchecked: comparison.unchecked };
+}
+
+/**
+ * A scenario whose run did not reach its fault point, so did not crash. Node code that threw and
+ * was retried, in the reference or in this run, explains it (the points of a retry); otherwise,
+ * after two fault-free runs that agreed, the run took another way than they did.
+ */
+function notReached(reference: Drive, run: Drive, spec: string, compare: boolean): Scenario {
+  const problems = run.problems.map((p) => ({ ...p, fault: spec, message: `before reaching this fault point: ${p.message}` }));
+  if (problems.length > 0) return { crashed: false, problems, unchecked: null };
+  const retried = reference.retries + run.retries;
+  if (retried > 0) {
+    const where = reference.retries > 0 ? `the fault-free run retried node code that threw ${reference.retries} time(s), this run ${run.retries}` : `this run retried node code that threw ${run.retries} time(s), the fault-free run did not`;
+    return { crashed: false, problems: [], unchecked: `not crashed at: this run did not reach it (${where}, so they reach different fault points)` };
+  }
+  if (!compare) return { crashed: false, problems: [], unchecked: 'not crashed at: this run did not reach it (the fault-free runs differ)' };
+  const node = reference.points.find((p) => p.spec === spec)?.info.node;
+  return {
+    crashed: false,
+    problems: [{
+      property: 'determinism', fault: spec, ...(node === undefined ? {} : { node }),
+      message: 'the run did not reach this fault point, which the fault-free runs reached without retrying: it took another way than they did (a route, a pure node or an apply is not deterministic)',
+    }],
+    unchecked: null,
+  };
+}
+
+function problem(property: CheckedProperty, fault: string | undefined, difference: Difference, prefix: string): WorkflowProblem {
+  return { property, ...(fault === undefined ? {} : { fault }), ...(difference.node === undefined ? {} : { node: difference.node }), message: `${prefix}${difference.message}` };
+}
+
+/** The first record durable at the crash that recovery changed or lost (-1: none). */
+function firstChangedRecord(durable: readonly Uint8Array[], after: readonly Uint8Array[]): number {
+  return durable.findIndex((bytes, seq) => after[seq] === undefined || !bytesEqual(bytes, after[seq]!));
 }
 
 /** The records durable at the crash must be the first records of the recovered log, byte for byte. */
 export function prefixProblem(durable: readonly Uint8Array[], after: readonly Uint8Array[]): string | null {
-  const changed = durable.findIndex((bytes, seq) => after[seq] === undefined || !bytesEqual(bytes, after[seq]!));
+  const changed = firstChangedRecord(durable, after);
   if (changed < 0) return null;
   return `record ${changed}, durable at the crash, is ${after[changed] === undefined ? 'missing' : 'different'} after recovery`;
+}
+
+/** The node a record names, if it names one. */
+function recordNode(bytes: Uint8Array | undefined): { node?: string } {
+  if (bytes === undefined) return {};
+  const step = decodeRecordAt(bytes, 0);
+  return step.outcome === 'record' && 'node' in step.record ? { node: fromUtf8(step.record.node) } : {};
+}
+
+/** A problem of the effects check: its message, the key, and the effect's node (from the key's intent). */
+export interface EffectProblem {
+  key: string;
+  node?: string;
+  message: string;
 }
 
 /**
@@ -364,16 +583,20 @@ export function prefixProblem(durable: readonly Uint8Array[], after: readonly Ui
  * run recorded an outcome for: its EFFECT_DONE, or the run's failure at that node (a handler that
  * called fail()).
  */
-export function effectProblems(calls: readonly string[], inFlightAtCrash: ReadonlySet<string>, after: readonly Uint8Array[]): string[] {
+export function effectProblems(calls: readonly string[], inFlightAtCrash: ReadonlySet<string>, after: readonly Uint8Array[]): EffectProblem[] {
   const records = decodeLog(concatBytes(after)).records;
   const recorded = recordedKeys(records);
   const released = countBy(records.filter((r) => r.kind === RecordKind.EFFECT_RELEASED).map((r) => fromUtf8((r as { key: Uint8Array }).key)));
-  const problems: string[] = [];
+  const nodes = new Map<string, string>();
+  for (const r of records) if (r.kind === RecordKind.EFFECT_INTENT || r.kind === RecordKind.EFFECT_DONE) nodes.set(fromUtf8(r.key), fromUtf8(r.node));
+  const problems: EffectProblem[] = [];
   for (const [key, made] of countBy(calls)) {
+    const node = nodes.get(key);
+    const of = { key, ...(node === undefined ? {} : { node }) };
     // One call, one more per attempt released after its handler threw, one more for the crash.
     const allowed = 1 + (released.get(key) ?? 0) + (inFlightAtCrash.has(key) ? 1 : 0);
-    if (made > allowed) problems.push(`the handler of ${key} was called ${made} times (at most ${allowed}: once, once more per attempt released after a throw, once more if the crash fell inside a call)`);
-    if (!recorded.has(key)) problems.push(`the handler was called with key ${key}, for which the run recorded no outcome: the outside system saw an effect the run does not record`);
+    if (made > allowed) problems.push({ ...of, message: `the handler of ${key} was called ${made} times (at most ${allowed}: once, once more per attempt released after a throw, once more if the crash fell inside a call)` });
+    if (!recorded.has(key)) problems.push({ ...of, message: `the handler was called with key ${key}, for which the run recorded no outcome: the outside system saw an effect the run does not record` });
   }
   return problems;
 }
@@ -399,66 +622,28 @@ function recordedKeys(records: readonly LogRecord[]): Set<string> {
 type ResumeClaimed = Extract<LogRecord, { kind: typeof RecordKind.RESUME_CLAIMED }>;
 
 /** With a resume claim durable, a second resume of that interrupt is refused as consumed. */
-async function consumeOnceProblems(settings: DriveSettings, run: Drive): Promise<string[]> {
+async function consumeOnceProblems(settings: DriveSettings, run: Drive): Promise<{ node: string; message: string }[]> {
   const claim = decodeLog(concatBytes(run.crash!.durable)).records.filter((r): r is ResumeClaimed => r.kind === RecordKind.RESUME_CLAIMED).pop();
   if (claim === undefined) return [];
   const interruptId = fromUtf8(claim.interruptId);
-  const again = await new Remit(run.store, settings.core, [settings.workflow]).resume(RUN_ID, interruptId, JSON.parse(fromUtf8(claim.value))).then(
+  const remit = new Remit(run.store, settings.core, [settings.workflow], NO_HOOKS, {}, { instanceId: settings.ids.one() });
+  const again = await remit.resume(RUN_ID, interruptId, JSON.parse(fromUtf8(claim.value))).then(
     () => null,
     (error: unknown) => error,
   );
   if (again instanceof AlreadyConsumedError) return [];
-  return [`a second resume of ${interruptId}, after its claim was durable, was ${again === null ? 'accepted' : `refused with ${describe(again)}, not AlreadyConsumedError`}`];
-}
-
-/** The compared outcome of an ended run, from its records. */
-async function outcomeOf(store: MemoryStore, result: RunResult): Promise<Outcome> {
-  const outcome: Outcome = { status: result.status, path: [], effectKeys: [], effectResults: [], state: result.state };
-  for (const r of decodedLog(await store.readRecords(RUN_ID))) {
-    if (r.kind === RecordKind.NODE_COMPLETED) outcome.path.push(fromUtf8(r.node));
-    if (r.kind !== RecordKind.EFFECT_DONE) continue;
-    outcome.effectKeys.push(fromUtf8(r.key));
-    outcome.effectResults.push(`${fromUtf8(r.key)}: ${fromUtf8(r.result)}`);
-  }
-  return outcome;
-}
-
-/**
- * The first way two outcomes differ (null: none), and a comparison that could not be made (null:
- * none). Status and node path are always compared. Effect results and the final state only when
- * both runs called their effects under the same keys (a key holds its intent's seq: a crash that
- * added an attempt record gives later effects other keys, and a result may come from the key,
- * a receipt id); the final state only when the effects also returned the same results.
- */
-function compareOutcomes(a: Outcome, b: Outcome): { difference: string | null; unchecked: string | null } {
-  const none = { difference: null, unchecked: null };
-  if (a.status !== b.status) return { ...none, difference: `status ${a.status} against ${b.status}` };
-  const step = a.path.findIndex((node, i) => b.path[i] !== node);
-  if (step >= 0 || a.path.length !== b.path.length) {
-    return { ...none, difference: `node path ${JSON.stringify(a.path)} against ${JSON.stringify(b.path)} (from step ${step >= 0 ? step : Math.min(a.path.length, b.path.length)})` };
-  }
-  if (a.effectKeys.length !== b.effectKeys.length || a.effectKeys.some((key, i) => b.effectKeys[i] !== key)) return none;
-  const effect = a.effectResults.findIndex((text, i) => b.effectResults[i] !== text);
-  if (effect >= 0) {
-    return { ...none, unchecked: `an effect answered the same key differently (${a.effectResults[effect]} against ${b.effectResults[effect]}), so the final states were not compared` };
-  }
-  const [sa, sb] = [JSON.stringify(a.state), JSON.stringify(b.state)];
-  if (sa !== sb) return { ...none, difference: `final state ${sa} against ${sb} (same path and effect results: a pure node, a route or an apply is not deterministic)` };
-  return none;
+  const message = `a second resume of ${interruptId}, after its claim was durable, was ${again === null ? 'accepted' : `refused with ${describe(again)}, not AlreadyConsumedError`}`;
+  return [{ node: nodeOfInterruptId(interruptId), message }];
 }
 
 function referenceOf(run: Drive): WorkflowCheckReport['reference'] {
-  return { status: run.outcome.status, path: run.outcome.path, state: run.outcome.state, effectCalls: run.calls.length };
+  return { status: run.outcome.status, path: run.outcome.path, state: run.outcome.state, effectCalls: run.calls.length, retries: run.retries, steps: run.steps };
 }
 
 /** `count` indexes spread evenly over `length` points, each in the middle of its share (every one when count covers them). */
 function choose(length: number, count: number): number[] {
   if (count >= length) return Array.from({ length }, (_, i) => i);
   return Array.from({ length: count }, (_, i) => Math.floor(((i + 0.5) * length) / count));
-}
-
-function decodedLog(records: readonly { bytes: Uint8Array }[]): LogRecord[] {
-  return records.length === 0 ? [] : decodeLog(concatBytes(records.map((r) => r.bytes))).records;
 }
 
 function faultOf(crash: Crash | null): { fault?: string } {
@@ -469,7 +654,12 @@ function isRunResult(value: unknown): value is RunResult {
   return typeof value === 'object' && value !== null && 'status' in value && 'runId' in value && !(value instanceof Error);
 }
 
+function isThenable(value: unknown): boolean {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
 function describe(value: unknown): string {
+  if (value instanceof RunStopped) return value.message;
   if (value instanceof Error) return `${value.name}: ${value.message}`;
   return String(value);
 }

@@ -12,6 +12,7 @@ import { FAULT_POINTS } from '../faults.js';
 import { Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
 import { END, workflow } from '../workflow/workflow.js';
+import { FaultSpecInvalidError, TestingErrorCode } from './errors.js';
 import { formatFaultSpec, hooksFor, parseFaultSpec } from './fault-spec.js';
 
 describe('parseFaultSpec', () => {
@@ -28,14 +29,51 @@ describe('parseFaultSpec', () => {
     ['effect.after-handler:EFFECT_INTENT', /effect\.after-handler carries no record kinds/],
     ['resume.after-claim:NODE_COMPLETED', /carries only RESUME_CLAIMED/],
     ['append.after#0', /occurrence counts from 1/],
-  ])('refuses %s, which could never fire', (text, message) => {
-    expect(() => parseFaultSpec(text)).toThrow(message);
+  ])('refuses %s, which could never fire, with FaultSpecInvalidError (its code, the spec as given); so does hooksFor given the string', (text, message) => {
+    const error = thrown(() => parseFaultSpec(text));
+    expect(error).toBeInstanceOf(FaultSpecInvalidError);
+    expect(error).toMatchObject({ code: 'REMIT_TESTING_FAULT_SPEC_INVALID', spec: text, name: 'FaultSpecInvalidError', message: expect.stringMatching(message) });
+    expect(error.message.startsWith(`bad fault spec ${JSON.stringify(text)}: `)).toBe(true);
+    // The same error, word for word, from hooksFor.
+    const fromHooks = thrown(() => hooksFor(text, () => {}));
+    expect(fromHooks).toBeInstanceOf(FaultSpecInvalidError);
+    expect(fromHooks.message).toBe(error.message);
   });
 
-  it('hooksFor refuses a string instead of a parsed spec', () => {
-    expect(() => hooksFor('effect.after-handler' as never, () => {})).toThrow(/parseFaultSpec/);
+  it('hooksFor takes the string form, as checkWorkflow reports faults, and fires as the parsed spec does', async () => {
+    const wf = workflow({ name: 'one', version: '1', state: z.object({ n: z.number() }) })
+      .pure('a', { run: (s) => ({ n: s.n + 1 }), next: 'b' })
+      .pure('b', { run: (s) => ({ n: s.n + 1 }), next: END })
+      .build();
+    const core = await createCore('reference');
+    for (const text of ['pure.before-return@b', 'append.after#2', 'append.before:NODE_COMPLETED@a', 'pure.before-return#9']) {
+      const fromString = hooksFor(text, () => {}, { workflow: wf });
+      const fromSpec = hooksFor(parseFaultSpec(text), () => {}, { workflow: wf });
+      for (const hooks of [fromString, fromSpec]) await new Remit(new MemoryStore(), core, [wf], hooks, { groupPureSteps: false }).start(wf, { n: 0 });
+      expect(fromString.fired, text).toBe(fromSpec.fired);
+      expect(fromString.fired, text).toBe(text !== 'pure.before-return#9');
+    }
+  });
+
+  it('hooksFor refuses what is neither a spec string nor a FaultSpec that could fire', () => {
+    for (const given of [undefined, null, 42, {}, { point: 'nope', occurrence: 1 }, { point: 'append.after', occurrence: 0 }, { point: 'append.after' }, { point: 'append.after', occurrence: 1, kind: 'EFFECT_INTNET' }, { point: 'append.after', occurrence: 1, node: '' }]) {
+      const error = thrown(() => hooksFor(given as never, () => {}));
+      expect(error, JSON.stringify(given)).toBeInstanceOf(FaultSpecInvalidError);
+      expect(error.code).toBe(TestingErrorCode.FAULT_SPEC_INVALID);
+    }
+    expect(thrown(() => hooksFor(42 as never, () => {})).message).toMatch(/hooksFor needs a "point\[:KIND\]\[@node\]\[#n\]" string or a FaultSpec/);
   });
 });
+
+/** The error `run` throws (it must throw one). */
+function thrown(run: () => unknown): FaultSpecInvalidError {
+  try {
+    run();
+  } catch (error) {
+    return error as FaultSpecInvalidError;
+  }
+  throw new Error('expected it to throw');
+}
 
 describe('hooksFor with the workflow it is for', () => {
   const wf = workflow({ name: 'shop', version: '1', state: z.object({ n: z.number() }) })
@@ -53,6 +91,7 @@ describe('hooksFor with the workflow it is for', () => {
     ['fork.after-store@price', /fork\.after-store is reached at no node/],
   ])('refuses %s, which could never fire in it', (text, message) => {
     expect(() => hooksFor(parseFaultSpec(text), never, { workflow: wf })).toThrow(message);
+    expect(thrown(() => hooksFor(text, never, { workflow: wf }))).toMatchObject({ code: 'REMIT_TESTING_FAULT_SPEC_INVALID', spec: text });
   });
 
   it('accepts the specs that can fire, and `fired` says whether the fault happened', async () => {

@@ -7,6 +7,7 @@
 import { RecordKind } from '../core/types.js';
 import { FAULT_POINTS, isFaultPoint, type FaultInfo, type FaultPoint, type SequencerHooks } from '../faults.js';
 import type { NodeKindName, Workflow } from '../workflow/workflow.js';
+import { FaultSpecInvalidError } from './errors.js';
 
 /**
  * The record kinds each point's `info.kinds` can hold (faults.ts): a spec naming another kind, or a
@@ -31,27 +32,34 @@ export interface FaultSpec {
   occurrence: number;
 }
 
+const SPEC_FORM = `expected point[:KIND][@node][#n], point one of ${FAULT_POINTS.join(', ')}`;
+
+/** The spec a `point[:KIND][@node][#n]` text names; FaultSpecInvalidError for one that could never fire. */
 export function parseFaultSpec(text: string): FaultSpec {
+  if (typeof text !== 'string') throw new FaultSpecInvalidError(String(text), `${SPEC_FORM} (got ${text === null ? 'null' : typeof text}, not a string)`);
   // The node is everything between "@" and a final "#n": a node name may hold "#" and spaces
   // (formatFaultSpec then always writes the "#n", so that the spec reads back as written).
   const match = /^([a-z.-]+)(?::([A-Z_]+))?(?:@(.+?))?(?:#(\d+))?$/s.exec(text.trim());
-  if (!match || !isFaultPoint(match[1]!)) {
-    throw new Error(`bad fault spec ${JSON.stringify(text)}: expected point[:KIND][@node][#n], point one of ${FAULT_POINTS.join(', ')}`);
-  }
+  if (!match || !isFaultPoint(match[1]!)) throw new FaultSpecInvalidError(text, SPEC_FORM);
   const spec: FaultSpec = { point: match[1] as FaultPoint, occurrence: match[4] ? Number(match[4]) : 1 };
-  if (match[2]) {
-    const possible = KINDS_AT[spec.point];
-    if (!possible.includes(match[2])) {
-      throw new Error(
-        `bad fault spec ${JSON.stringify(text)}: ${spec.point} ${possible.length === 0 ? 'carries no record kinds' : `carries only ${possible.join(', ')}`}, ` +
-          `so :${match[2]} would never match${ALL_KINDS.includes(match[2]) ? '' : ` (record kinds: ${ALL_KINDS.join(', ')})`}`,
-      );
-    }
-    spec.kind = match[2];
-  }
+  if (match[2]) spec.kind = match[2];
   if (match[3]) spec.node = match[3];
-  if (spec.occurrence < 1) throw new Error(`bad fault spec ${text}: occurrence counts from 1`);
+  const problem = specProblem(spec);
+  if (problem !== null) throw new FaultSpecInvalidError(text, problem);
   return spec;
+}
+
+/** Why a spec's kind or occurrence could never match (null: they can). */
+function specProblem(spec: FaultSpec): string | null {
+  if (spec.kind !== undefined) {
+    const possible = KINDS_AT[spec.point];
+    if (!possible.includes(spec.kind)) {
+      return `${spec.point} ${possible.length === 0 ? 'carries no record kinds' : `carries only ${possible.join(', ')}`}, ` +
+        `so :${spec.kind} would never match${ALL_KINDS.includes(spec.kind) ? '' : ` (record kinds: ${ALL_KINDS.join(', ')})`}`;
+    }
+  }
+  if (!Number.isSafeInteger(spec.occurrence) || spec.occurrence < 1) return 'occurrence counts from 1';
+  return null;
 }
 
 export function formatFaultSpec(spec: FaultSpec): string {
@@ -88,14 +96,49 @@ const NODE_KIND_AT: Readonly<Record<FaultPoint, NodeKindName | 'none' | undefine
 };
 
 /**
- * Hooks that call `onFault` the `occurrence`-th time the spec matches, and never again. With
- * `workflow`, a spec that names a node the workflow does not have, or a node of a kind the point is
- * never reached at, is refused (it would never fire, and the test would pass without its fault).
+ * Hooks that call `onFault` the `occurrence`-th time the spec matches, and never again. `spec`: a
+ * `point[:KIND][@node][#n]` string (as checkWorkflow's report gives faults; parsed by
+ * parseFaultSpec, whose error a bad one throws) or a parsed FaultSpec. A spec that could never
+ * fire is refused (FaultSpecInvalidError), and, with `workflow`, one that names a node the
+ * workflow does not have, or a node of a kind the point is never reached at (the test would pass
+ * without its fault).
  */
-export function hooksFor(spec: FaultSpec, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>, options: { workflow?: Workflow } = {}): FaultHooks {
-  if (spec === null || typeof spec !== 'object' || !isFaultPoint((spec as { point?: string }).point ?? '')) {
-    throw new TypeError(`hooksFor needs a FaultSpec ({ point, occurrence, kind?, node? }); got ${JSON.stringify(spec)}: parse a "point[:KIND][@node][#n]" string with parseFaultSpec`);
+export function hooksFor(spec: FaultSpec | string, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>, options: { workflow?: Workflow } = {}): FaultHooks {
+  const parsed = typeof spec === 'string' ? parseFaultSpec(spec) : checkedSpec(spec);
+  return hooksForSpec(parsed, onFault, options);
+}
+
+/** A FaultSpec object given to hooksFor, checked as parseFaultSpec checks a string. */
+function checkedSpec(spec: unknown): FaultSpec {
+  const given = spec as Partial<FaultSpec> | null;
+  if (given === null || typeof given !== 'object' || typeof given.point !== 'string' || !isFaultPoint(given.point)) {
+    throw new FaultSpecInvalidError(
+      describeGiven(spec),
+      `hooksFor needs a "point[:KIND][@node][#n]" string or a FaultSpec ({ point, occurrence, kind?, node? }) whose point is one of ${FAULT_POINTS.join(', ')}`,
+    );
   }
+  const text = describeGiven(spec);
+  if (given.kind !== undefined && typeof given.kind !== 'string') throw new FaultSpecInvalidError(text, 'kind must be a record kind (a string)');
+  if (given.node !== undefined && (typeof given.node !== 'string' || given.node === '')) throw new FaultSpecInvalidError(text, 'node must be a non-empty string');
+  const problem = specProblem(given as FaultSpec);
+  if (problem !== null) throw new FaultSpecInvalidError(text, problem);
+  return given as FaultSpec;
+}
+
+/** A value given as a spec, for a message: a FaultSpec as its string form, anything else as JSON. */
+function describeGiven(spec: unknown): string {
+  const given = spec as Partial<FaultSpec> | null;
+  if (given !== null && typeof given === 'object' && typeof given.point === 'string' && isFaultPoint(given.point) && typeof given.occurrence === 'number') {
+    return formatFaultSpec(given as FaultSpec);
+  }
+  try {
+    return JSON.stringify(spec) ?? String(spec);
+  } catch {
+    return typeof spec;
+  }
+}
+
+function hooksForSpec(spec: FaultSpec, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>, options: { workflow?: Workflow }): FaultHooks {
   if (options.workflow !== undefined) checkSpecNode(spec, options.workflow);
   let seen = 0;
   return {
@@ -110,18 +153,18 @@ export function hooksFor(spec: FaultSpec, onFault: (point: FaultPoint, info: Fau
   };
 }
 
-/** Throws unless the spec's node is one `workflow` has, of a kind its point is reached at. */
+/** Throws FaultSpecInvalidError unless the spec's node is one `workflow` has, of a kind its point is reached at. */
 export function checkSpecNode(spec: FaultSpec, workflow: Workflow): void {
   if (spec.node === undefined) return;
   const expected = NODE_KIND_AT[spec.point];
   const text = formatFaultSpec(spec);
-  if (expected === 'none') throw new Error(`bad fault spec ${JSON.stringify(text)}: ${spec.point} is reached at no node, so @${spec.node} would never match`);
+  if (expected === 'none') throw new FaultSpecInvalidError(text, `${spec.point} is reached at no node, so @${spec.node} would never match`);
   const node = workflow.nodes.get(spec.node);
   if (node === undefined) {
-    throw new Error(`bad fault spec ${JSON.stringify(text)}: workflow ${workflow.name} has no node ${spec.node} (its nodes: ${workflow.nodeOrder.join(', ')}), so it would never fire`);
+    throw new FaultSpecInvalidError(text, `workflow ${workflow.name} has no node ${spec.node} (its nodes: ${workflow.nodeOrder.join(', ')}), so it would never fire`);
   }
   if (expected !== undefined && node.kind !== expected) {
-    throw new Error(`bad fault spec ${JSON.stringify(text)}: ${spec.point} is reached only at ${expected} nodes, and ${spec.node} is ${node.kind === 'pure' ? 'a' : 'an'} ${node.kind} node, so it would never fire`);
+    throw new FaultSpecInvalidError(text, `${spec.point} is reached only at ${expected} nodes, and ${spec.node} is ${node.kind === 'pure' ? 'a' : 'an'} ${node.kind} node, so it would never fire`);
   }
 }
 

@@ -5,6 +5,8 @@
  *   "Checking your own workflow").
  * - Fault hooks: the named points where the sequencer pauses for `createRemit({ hooks })`, and
  *   `point[:KIND][@node][#n]` specs that fire once at the n-th match (throw, kill, pause).
+ * - Its own errors, each with a `code` (`TestingErrorCode`; docs/errors.md, "remit/testing"):
+ *   `FaultSpecInvalidError`, `MissingResumeValueError`, `ResumeFunctionThrewError`.
  * - Effect sinks that deduplicate by idempotency key and count handler calls apart from
  *   applications, so a test can assert "applied exactly once" after crashes.
  * - Log reading for checkers: `applyDelta` rebuilds a state from a delta payload of a
@@ -18,6 +20,7 @@
 export { FAULT_POINTS, NO_HOOKS, isFaultPoint } from '../faults.js';
 export type { FaultPoint, FaultInfo, SequencerHooks } from '../faults.js';
 export { parseFaultSpec, formatFaultSpec, faultMatches, hooksFor, checkSpecNode, InjectedFault } from './fault-spec.js';
+export { FaultSpecInvalidError, TestingErrorCode } from './errors.js';
 export type { FaultSpec, FaultHooks } from './fault-spec.js';
 export { FileEffectSink, MemoryEffectSink, receiptIdFor } from './effect-sink.js';
 export type { EffectSink, EffectReceipt, EffectCount, EffectCounts } from './effect-sink.js';

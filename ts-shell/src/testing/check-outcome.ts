@@ -1,0 +1,213 @@
+/**
+ * What checkWorkflow compares between two runs of one workflow from one input, and how: the
+ * outcome of a run read from its log (status, node path, what came from outside, checkpoints), and
+ * the first way two outcomes differ, or the comparison that could not be made and why.
+ *
+ * What may legitimately differ between two sound runs is what came from outside: an effect's
+ * result (a crash or a retry that added attempt records gives later effects other keys, and a
+ * result may come from the key, a receipt id; a test double may answer a repeated key otherwise)
+ * and a resume value (a resume function of the interrupt id, `node@seq`, whose seq moves the same
+ * way). A workflow whose node code is deterministic is a function of its input and of those: up to
+ * the first of them that differs, the two runs must take the same path; beyond it nothing can be
+ * said, and the comparison left is listed as unchecked.
+ */
+
+import { RecordKind, type LogRecord } from '../core/types.js';
+import { fromUtf8, jsonEqual, type Json } from '../json.js';
+import type { RunResult } from '../sequencer/run-result.js';
+import { advanceHead, type HeadState } from '../sequencer/log-view.js';
+
+/** One value a run took from outside, in log order. */
+export interface RunInput {
+  kind: 'effect' | 'resume';
+  /** The index in the node path of the node it went to (the node completed with it). */
+  step: number;
+  node: string;
+  /** The effect's idempotency key, or the interrupt id. */
+  id: string;
+  /** The effect's result or the resume value, as recorded (JSON text). */
+  value: string;
+}
+
+/** What a run came to, as compared between runs. */
+export interface Outcome {
+  /** 'completed', 'failed', or 'not-ended' for a run that did not reach its end. */
+  status: string;
+  /** A failed run's failure: node, code and message. */
+  failure?: { node: string; code: string; message: string };
+  /** The node of each NODE_COMPLETED, in order. */
+  path: string[];
+  inputs: RunInput[];
+  state: unknown;
+  /** The run's records, read again only to find the first checkpoint that differs. */
+  records: readonly LogRecord[];
+}
+
+export const NOT_ENDED: Outcome = { status: 'not-ended', path: [], inputs: [], state: undefined, records: [] };
+
+/** The compared outcome of an ended run, from its records. */
+export function outcomeOf(records: readonly LogRecord[], result: RunResult): Outcome {
+  const outcome: Outcome = { status: result.status, path: [], inputs: [], state: result.state, records };
+  if (result.failure !== undefined) outcome.failure = { ...result.failure };
+  const parkedAt = new Map<string, string>();
+  for (const r of records) {
+    if (r.kind === RecordKind.NODE_COMPLETED) outcome.path.push(fromUtf8(r.node));
+    if (r.kind === RecordKind.INTERRUPT_PARKED) parkedAt.set(fromUtf8(r.interruptId), fromUtf8(r.node));
+    if (r.kind === RecordKind.EFFECT_DONE) {
+      outcome.inputs.push({ kind: 'effect', step: outcome.path.length, node: fromUtf8(r.node), id: fromUtf8(r.key), value: fromUtf8(r.result) });
+    }
+    if (r.kind === RecordKind.RESUME_CLAIMED) {
+      const id = fromUtf8(r.interruptId);
+      outcome.inputs.push({ kind: 'resume', step: outcome.path.length, node: parkedAt.get(id) ?? nodeOfInterruptId(id), id, value: fromUtf8(r.value) });
+    }
+  }
+  return outcome;
+}
+
+/** The two runs compared, as the messages name them ("the recovered run", "the fault-free run"). */
+export interface Sides {
+  /** The run compared against: the fault-free reference, or the first fault-free run. */
+  a: string;
+  b: string;
+}
+
+export interface Difference {
+  message: string;
+  /** The node the difference points at, when one is known. */
+  node?: string;
+}
+
+export interface Comparison {
+  difference: Difference | null;
+  unchecked: string | null;
+}
+
+/**
+ * The first way run `b` differs from run `a` (null: none), and the comparison that could not be
+ * made (null: none). Up to the first value from outside that differs (module comment), the node
+ * path must be the same; with no such value, the status and the final state too.
+ */
+export function compareOutcomes(a: Outcome, b: Outcome, sides: Sides): Comparison {
+  const divergence = firstDivergence(a.inputs, b.inputs);
+  const limit = divergence === null ? Infinity : divergence.a.step + 1;
+  const path = pathDifference(a, b, limit, sides);
+  if (path !== null) return { difference: path, unchecked: null };
+  if (divergence !== null) return { difference: null, unchecked: divergenceText(divergence, b.path.length, sides) };
+  if (a.status !== b.status) {
+    const failure = b.failure ?? a.failure;
+    return {
+      difference: { message: `${sides.b} ended ${statusText(b)}, ${sides.a} ${statusText(a)}, on the same node path`, ...(failure ? { node: failure.node } : {}) },
+      unchecked: null,
+    };
+  }
+  if (jsonEqual(a.state as Json, b.state as Json)) return { difference: null, unchecked: null };
+  const checkpoint = firstDifferentCheckpoint(a, b);
+  const last = checkpoint !== null && checkpoint.step === a.path.length - 1;
+  const where = checkpoint === null ? '' : `; the checkpoints first differ at step ${checkpoint.step}, after node ${checkpoint.node}${last ? '' : ` (${short(checkpoint.b)} against ${short(checkpoint.a)})`}`;
+  return {
+    difference: {
+      message: `the final state of ${sides.b} is ${short(stateText(b.state))}, of ${sides.a} ${short(stateText(a.state))}${where}: ` +
+        'with the same node path, effect results and resume values, a pure node, a route or an apply is not deterministic',
+      ...(checkpoint === null ? {} : { node: checkpoint.node }),
+    },
+    unchecked: null,
+  };
+}
+
+interface Divergence {
+  a: RunInput;
+  b: RunInput;
+}
+
+/** The first value from outside that differs between the runs, at the same place in both (else null: the paths differ there, or nothing differs). */
+function firstDivergence(a: readonly RunInput[], b: readonly RunInput[]): Divergence | null {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const [x, y] = [a[i]!, b[i]!];
+    if (x.kind !== y.kind || x.node !== y.node || x.step !== y.step) return null;
+    if (x.value !== y.value) return { a: x, b: y };
+  }
+  return null;
+}
+
+function divergenceText({ a, b }: Divergence, pathLength: number, sides: Sides): string {
+  const rest = a.step + 1 < pathLength ? `the rest of the run (its node path after step ${a.step}, ${a.node}; its status; its final state) was` : "the run's status and final state were";
+  if (a.kind === 'resume') {
+    return `interrupt ${a.node} was resumed with another value (${short(b.value)} for ${b.id} in ${sides.b}, ${short(a.value)} for ${a.id} in ${sides.a}: ` +
+      `a resume function of the interrupt id or of the state), so ${rest} not compared`;
+  }
+  const why = a.id === b.id ? `an effect answered the same key differently (${a.node}, key ${a.id}: ${short(b.value)} in ${sides.b}, ${short(a.value)} in ${sides.a})` :
+    `effect ${a.node} returned another result under another key (${b.id}: ${short(b.value)} in ${sides.b}, ${a.id}: ${short(a.value)} in ${sides.a}; ` +
+      'a crash or a retry that added attempt records moves later keys, and a result may come from its key, a receipt id)';
+  return `${why}, so ${rest} not compared`;
+}
+
+/** The first step (below `limit`) where the node paths differ, as a message naming both sides. */
+function pathDifference(a: Outcome, b: Outcome, limit: number, sides: Sides): Difference | null {
+  const end = Math.min(limit, Math.max(a.path.length, b.path.length));
+  let step = -1;
+  for (let i = 0; i < end; i++) {
+    if (a.path[i] !== b.path[i]) {
+      step = i;
+      break;
+    }
+  }
+  if (step < 0) return null;
+  const statuses = a.status === b.status ? '' : ` (${sides.b} ${statusText(b)}, ${sides.a} ${statusText(a)})`;
+  const message = `${sides.b} took ${pathText(b.path, step)}, ${sides.a} ${pathText(a.path, step)}, from step ${step}${statuses}`;
+  if (step === 0) return { message };
+  const after = a.path[step - 1]!;
+  const ended = a.path[step] === undefined || b.path[step] === undefined ? ' or the run ended there in one of them' : '';
+  return {
+    message: `${message}: the route out of ${after} chose differently${ended} (a route, or a pure node or an apply before it, is not deterministic)`,
+    node: after,
+  };
+}
+
+/** A node path for a message: whole when short, else around `step`. */
+function pathText(path: readonly string[], step: number): string {
+  const shown = 12;
+  if (path.length <= shown) return JSON.stringify(path);
+  const from = Math.max(0, step - 4);
+  const to = Math.min(path.length, from + shown - 4);
+  const inner = path.slice(from, to).map((node) => JSON.stringify(node));
+  return `[${from > 0 ? `…${from} more, ` : ''}${inner.join(',')}${to < path.length ? `, …${path.length - to} more` : ''}] (${path.length} steps)`;
+}
+
+function statusText(outcome: Outcome): string {
+  if (outcome.status === 'not-ended') return 'without reaching its end';
+  if (outcome.failure !== undefined) return `failed (${outcome.failure.code} at ${outcome.failure.node}: ${short(outcome.failure.message)})`;
+  return outcome.status;
+}
+
+/** The first checkpoint (NODE_COMPLETED) whose state differs between the runs, read from their logs. */
+function firstDifferentCheckpoint(a: Outcome, b: Outcome): { step: number; node: string; a: string; b: string } | null {
+  const [sa, sb] = [checkpoints(a.records), checkpoints(b.records)];
+  for (let step = 0; ; step++) {
+    const [x, y] = [sa.next(), sb.next()];
+    if (x.done === true || y.done === true) return null;
+    if (!jsonEqual(x.value.state, y.value.state)) return { step, node: x.value.node, a: stateText(x.value.state), b: stateText(y.value.state) };
+  }
+}
+
+function* checkpoints(records: readonly LogRecord[]): Generator<{ node: string; state: Json }> {
+  let head: HeadState | null = null;
+  for (const record of records) {
+    head = advanceHead(head, record);
+    if (record.kind === RecordKind.NODE_COMPLETED && head !== null) yield { node: fromUtf8(record.node), state: head.state };
+  }
+}
+
+/** `node@seq` → node (an interrupt id whose INTERRUPT_PARKED was not read). */
+export function nodeOfInterruptId(id: string): string {
+  const at = id.lastIndexOf('@');
+  return at < 0 ? id : id.slice(0, at);
+}
+
+function stateText(state: unknown): string {
+  return JSON.stringify(state) ?? String(state);
+}
+
+/** A value for a message: at most 200 characters. */
+export function short(text: string): string {
+  return text.length <= 200 ? text : `${text.slice(0, 200)}… (${text.length} characters)`;
+}
