@@ -155,10 +155,11 @@ cmd_start() {
     fi
   fi
   # Role and database: created once; the password is reset every time so the URL always works.
+  # CREATEROLE: the tests create the least-privileged application role docs/postgres.md describes.
   psql_admin <<EOF
 SELECT format('CREATE ROLE %I LOGIN', '$DB_USER')
   WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '$DB_USER') \gexec
-ALTER ROLE "$DB_USER" LOGIN PASSWORD '$DB_PASSWORD';
+ALTER ROLE "$DB_USER" LOGIN CREATEROLE PASSWORD '$DB_PASSWORD';
 SELECT format('CREATE DATABASE %I OWNER %I', '$DB_NAME', '$DB_USER')
   WHERE NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = '$DB_NAME') \gexec
 EOF

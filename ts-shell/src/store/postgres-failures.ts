@@ -19,7 +19,9 @@ export type FailureKind =
   /** A serialization failure or deadlock: rolled back, safe to run again. */
   | 'transient'
   /** Anything else (permissions, missing table, bad SQL): definitely not committed, not retried. */
-  | 'fatal';
+  | 'fatal'
+  /** The store was closed before the statement was sent (or while it waited for a connection). */
+  | 'closed';
 
 const CONNECTION_ERRNOS = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
 
@@ -48,8 +50,10 @@ export function classifyStatementFailure(error: unknown): FailureKind {
   if (code === '23505') return 'conflict';
   if (code === '57014' || code === '55P03') return 'timeout';
   if (code === '40001' || code === '40P01') return 'transient';
-  // admin_shutdown (pg_terminate_backend, fast shutdown), crash_shutdown, and class 08.
-  if (code === '57P01' || code === '57P02' || code?.startsWith('08')) return 'connection_lost';
+  // admin_shutdown (pg_terminate_backend, fast shutdown), crash_shutdown, idle_session_timeout
+  // (the server closed a session idle past its idle_session_timeout: the next statement on that
+  // pooled connection finds it gone, like a terminated backend), and class 08.
+  if (code === '57P01' || code === '57P02' || code === '57P05' || code?.startsWith('08')) return 'connection_lost';
   if (code === '57P03' || code === '53300') return 'unavailable';
   if (code !== undefined && CONNECTION_ERRNOS.has(code)) return 'connection_lost';
   const message = errorMessage(error);

@@ -271,8 +271,19 @@ export class PostgresStore implements Store {
   private readonly backends = new WeakMap<PoolClient, Backend>();
   private readonly onAmbiguousWrite: PostgresStoreOptions['onAmbiguousWrite'];
   private closed = false;
+  /**
+   * Rejects (kind 'closed') when close() is called: a call waiting for a pooled connection then
+   * fails at once with CLOSED. pg's pool.end() neither serves nor rejects the calls queued for a
+   * connection, which would otherwise wait for the connect timeout, or for ever without one.
+   */
+  private readonly closing: Promise<never>;
+  private signalClosing!: () => void;
 
   private constructor(pool: pg.Pool, schema: string, description: string, options: PostgresStoreOptions) {
+    this.closing = new Promise<never>((_resolve, reject) => {
+      this.signalClosing = () => reject(new AttemptFailure('closed', new Error('the store was closed while this call waited for a connection')));
+    });
+    this.closing.catch(() => {});
     this.pool = pool;
     this.schema = schema;
     this.description = description;
@@ -481,6 +492,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.signalClosing();
     await this.pool.end();
   }
 
@@ -835,11 +847,19 @@ export class PostgresStore implements Store {
 
   /** Runs `step` on a pooled client. Failures become AttemptFailure; broken clients are discarded. */
   private async attempt<T>(step: (c: PoolClient) => Promise<T>): Promise<T> {
-    if (this.closed) throw this.storeError('use', 'CLOSED', {});
+    // 'closed', not a StoreError: each caller reports it as its own operation on its own run and
+    // seq (CLOSED), and a call resolving an interrupted write as OUTCOME_UNKNOWN (the write may
+    // have committed), never as "nothing was written".
+    if (this.closed) throw new AttemptFailure('closed', new Error('the store is closed'));
     let client: PoolClient;
+    const connecting = this.pool.connect();
     try {
-      client = await this.pool.connect();
+      client = await Promise.race([connecting, this.closing]);
     } catch (error) {
+      if (error instanceof AttemptFailure) {
+        connecting.then((late) => late.release(true), () => {});
+        throw error;
+      }
       throw new AttemptFailure(classifyConnectFailure(error), error);
     }
     let backend: Backend;
@@ -940,6 +960,7 @@ export class PostgresStore implements Store {
     const storeCode =
       failure.kind === 'timeout' ? 'TIMEOUT'
       : failure.kind === 'fatal' ? errorCode(failure.cause) ?? 'PG_ERROR'
+      : failure.kind === 'closed' ? 'CLOSED'
       : 'UNAVAILABLE';
     const message = note ? `${failure.message} (${note})` : failure.message;
     return this.storeError(operation, storeCode, subject, new Error(message, { cause: failure.cause }));
