@@ -6,7 +6,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { displayText, shown } from './display.js';
+import { displayText, preview, shown } from './display.js';
 import { isWellFormedUnicode } from './json.js';
 
 /** What no printed text may hold raw (the class display.ts escapes, but the backslash). */
@@ -75,5 +75,25 @@ describe('displayText', () => {
 
   it('shown escapes what is substituted, not the template\'s own text', () => {
     expect(shown`run ${'r\u202e'}:\n  ${'x\ny'} ${42}`).toBe('run r\\u{202e}:\n  x\\u{a}y 42');
+  });
+});
+
+describe('preview', () => {
+  it('keeps a short text as it is, and cuts a long one between whole code points, saying how much was left out', () => {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 1, max: 300 }), (text, max) => {
+      const shown = preview(text, max);
+      if (text.length <= max) {
+        expect(shown).toBe(text);
+        return;
+      }
+      const match = /^([^]*)… \((\d+) more characters\)$/u.exec(shown);
+      expect(match).not.toBeNull();
+      const kept = match![1]!;
+      expect(text.startsWith(kept)).toBe(true);
+      // Never half a surrogate pair at the cut.
+      expect(/[\ud800-\udbff]$/.test(kept)).toBe(false);
+      expect(kept.length + Number(match![2])).toBe(text.length);
+      expect(kept.length).toBeGreaterThanOrEqual(max - 1);
+    }));
   });
 });

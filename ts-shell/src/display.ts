@@ -51,3 +51,17 @@ export function count(n: number, noun: string): string {
 export function withArticle(word: string): string {
   return `${/^(?:[aeio]|u(?!ni|int|s[eu]))/i.test(word) ? 'an' : 'a'} ${word}`;
 }
+
+/**
+ * At most `max` characters of `text` (cut between whole code points), with how much was left out:
+ * a log's texts (a fork intent, a failure message) have no size limit, and a view prints them in a
+ * line of its own.
+ */
+export function preview(text: string, max = 200): string {
+  if (text.length <= max) return text;
+  const cut = [...text.slice(0, max)];
+  // A surrogate pair split by the slice leaves a lone high surrogate at the end: drop it.
+  if (/[\ud800-\udbff]$/.test(cut[cut.length - 1] ?? '')) cut.pop();
+  const kept = cut.join('');
+  return `${kept}… (${text.length - kept.length} more characters)`;
+}

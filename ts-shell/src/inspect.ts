@@ -5,7 +5,7 @@
 
 import { decodeLog, LogErrorName } from './core/codec.js';
 import { EffectStatus, RecordKind, type LogRecord, type NextAction, type RecoveryCore } from './core/types.js';
-import { count, displayText, shown } from './display.js';
+import { count, displayText, preview, shown } from './display.js';
 import { suggestCommand } from './errors.js';
 import { fromUtf8, toHex } from './json.js';
 import { diagnoseRows, type RunDamage } from './sequencer/log-health.js';
@@ -39,7 +39,7 @@ export interface InspectedRecord {
   interruptId?: string;
   /** EFFECT_ATTEMPT / EFFECT_RELEASED: the attempt number. */
   attempt?: number;
-  /** Bytes of an effect result or resume value, or the fork intent and failure as text. */
+  /** Bytes of an effect result or resume value, or the fork intent and failure as text (their first 200 characters: `lineage` and `failure` hold them whole). */
   payloadBytes?: number;
   detail?: string;
 }
@@ -160,11 +160,11 @@ function describeRecord(r: LogRecord, stored: StoredRecord, format: number): Ins
     case RecordKind.RESUME_CLAIMED:
       return { ...base, interruptId: fromUtf8(r.interruptId), payloadBytes: r.value.length };
     case RecordKind.FORKED:
-      return { ...base, detail: `from ${fromUtf8(r.sourceRunId)}@${r.sourceSeq} as ${fromUtf8(r.runId)}, intent ${fromUtf8(r.intent)}` };
+      return { ...base, detail: `from ${fromUtf8(r.sourceRunId)}@${r.sourceSeq} as ${fromUtf8(r.runId)}, intent ${preview(fromUtf8(r.intent))}` };
     case RecordKind.RUN_COMPLETED:
       return base;
     case RecordKind.RUN_FAILED:
-      return { ...base, node: r.node.length ? fromUtf8(r.node) : null, detail: `${fromUtf8(r.code)}: ${fromUtf8(r.message)}` };
+      return { ...base, node: r.node.length ? fromUtf8(r.node) : null, detail: `${fromUtf8(r.code)}: ${preview(fromUtf8(r.message))}` };
     case RecordKind.EFFECT_ATTEMPT:
       return { ...base, node: fromUtf8(r.node), key: fromUtf8(r.key), attempt: r.attempt, detail: `lease ${fromUtf8(r.lease)}` };
     case RecordKind.EFFECT_RELEASED:
@@ -222,7 +222,7 @@ export function renderInspection(inspection: RunInspection): string {
     lines.push(`effects: ${inspection.effects.map((e) => shown`${e.node} ${e.status} (done ${e.doneCount}×${attempts(e.attempts)})`).join(', ')}`);
   }
   lines.push(`interrupts: ${inspection.interruptsParked} parked, ${inspection.interruptsClaimed} claimed`);
-  for (const l of inspection.lineage) lines.push(shown`forked from ${l.sourceRunId} at seq ${l.sourceSeq} (fork record ${l.forkSeq}), intent ${l.intent}`);
+  for (const l of inspection.lineage) lines.push(shown`forked from ${l.sourceRunId} at seq ${l.sourceSeq} (fork record ${l.forkSeq}), intent ${preview(l.intent)}`);
   if (inspection.undrivenFork) lines.push(shown`fork, not continued: recoverAll leaves it alone; continue it with ${suggestCommand('continue', inspection.runId)}`);
   if (inspection.failure) lines.push(shown`failed at ${inspection.failure.node || '-'}: ${inspection.failure.code}: ${inspection.failure.message}`);
   const d = inspection.damage;
