@@ -43,3 +43,182 @@ describe.each<CoreKind>(['reference', 'wasm'])('the %s core and arguments that a
     expect(core.feed(EMPTY_SUMMARY, new Uint8Array()).ok).toBe(true);
   });
 });
+
+// ------------------------------------------------------------------ inputs that pass `instanceof Uint8Array`
+
+import fc from 'fast-check';
+import * as remitCore from './index.js';
+import { encodeLog } from './codec.js';
+import { RecordKind, type LogRecord } from './types.js';
+import { MAX_CORE_ARGUMENT_BYTES } from './byte-arguments.js';
+
+const t = (s: string) => new TextEncoder().encode(s);
+const LOG = encodeLog([
+  {
+    kind: RecordKind.RUN_STARTED, seq: 0, runId: t('r'), workflow: t('w'), version: t('1'), fingerprint: t(''), definition: t(''),
+    nodes: [{ name: t('i'), kind: 3 }], startNode: t('i'), state: t('{}'),
+  },
+  { kind: RecordKind.INTERRUPT_PARKED, seq: 1, node: t('i'), interruptId: t('x') },
+] as LogRecord[]);
+
+function detached(length: number): Uint8Array {
+  const d = new Uint8Array(length);
+  structuredClone(d.buffer, { transfer: [d.buffer] });
+  return d;
+}
+/** A subclass whose length, byteLength, byteOffset and buffer getters lie. */
+class Lying extends Uint8Array {
+  constructor(bytes: Uint8Array, readonly claimed: number) {
+    super(bytes);
+  }
+  override get length() { return this.claimed; }
+  override get byteLength() { return this.claimed; }
+  override get byteOffset() { return 3; }
+}
+function forged(): Uint8Array {
+  const x = Object.create(Uint8Array.prototype) as Uint8Array;
+  Object.defineProperty(x, Symbol.toStringTag, { value: 'Uint8Array' });
+  Object.defineProperty(x, 'length', { value: 4 });
+  return x;
+}
+
+type Input = { what: string; make: () => unknown; bytes: () => Uint8Array | null };
+const base = fc.uint8Array({ maxLength: 64 });
+const prefixOfLog = fc.nat({ max: LOG.length }).map((n) => LOG.slice(0, n));
+const someBytes = fc.oneof(base, prefixOfLog);
+const inputs: fc.Arbitrary<Input> = fc.oneof(
+  someBytes.map((b) => ({ what: 'plain', make: () => b.slice(), bytes: () => b })),
+  fc.tuple(someBytes, fc.nat({ max: 8 }), fc.nat({ max: 8 })).map(([b, pre, post]) => ({
+    what: 'subarray view', bytes: () => b,
+    make: () => { const big = new Uint8Array(pre + b.length + post).fill(0xab); big.set(b, pre); return big.subarray(pre, pre + b.length); },
+  })),
+  fc.tuple(someBytes, fc.nat({ max: 8 })).map(([b, pre]) => ({
+    what: 'SharedArrayBuffer view', bytes: () => b,
+    make: () => { const v = new Uint8Array(new SharedArrayBuffer(pre + b.length + 4), pre, b.length); v.set(b); return v; },
+  })),
+  someBytes.map((b) => ({ what: 'Buffer', make: () => Buffer.from(b), bytes: () => b })),
+  fc.tuple(someBytes, fc.nat({ max: 2 ** 20 })).map(([b, claimed]) => ({ what: 'lying subclass', make: () => new Lying(b, claimed), bytes: () => b })),
+  fc.nat({ max: 64 }).map((n) => ({ what: 'detached', make: () => detached(n), bytes: () => null })),
+  fc.constant({ what: 'Object.create(Uint8Array.prototype)', make: () => Object.create(Uint8Array.prototype) as unknown, bytes: () => null }),
+  fc.constant({ what: 'forged toStringTag', make: forged, bytes: () => null }),
+  fc.constant({ what: 'Proxy of a Uint8Array', make: () => new Proxy(new Uint8Array(4), {}), bytes: () => null }),
+);
+
+function outcome(call: () => unknown): unknown {
+  try {
+    return { value: call() };
+  } catch (e) {
+    return { error: (e as Error)?.constructor?.name, code: (e as { code?: unknown }).code, argument: (e as { argument?: unknown }).argument };
+  }
+}
+
+describe('both cores on inputs that pass `instanceof Uint8Array` but are not plain bytes', async () => {
+  const wasm = await createCore('wasm');
+  const ref = await createCore('reference');
+  const summaryOf = (core: typeof ref, b: Uint8Array) => { const f = core.feed(EMPTY_SUMMARY, b); return f.ok ? f.summary : EMPTY_SUMMARY; };
+  const request = { tag: 'RESUME' as const, interruptId: t('x') };
+  const calls: Array<[string, (core: typeof ref, a: () => unknown, b: () => unknown) => unknown]> = [
+    ['recover', (c, a) => c.recover(a() as Uint8Array)],
+    ['recoverEncoded', (c, a) => c.recoverEncoded(a() as Uint8Array)],
+    ['admit', (c, a) => c.admit(a() as Uint8Array, request)],
+    ['admitEncoded', (c, a, b) => c.admitEncoded(a() as Uint8Array, b() as Uint8Array)],
+    ['feed(chunk)', (c, a) => c.feed(summaryOf(c, LOG.subarray(0, 40)), a() as Uint8Array)],
+    ['feed(summary)', (c, a, b) => c.feed(a() as Uint8Array, b() as Uint8Array)],
+    ['feedEncoded', (c, a, b) => c.feedEncoded(a() as Uint8Array, b() as Uint8Array)],
+    ['admitFrom', (c, a) => c.admitFrom(a() as Uint8Array, request)],
+    ['admitFromEncoded', (c, a, b) => c.admitFromEncoded(a() as Uint8Array, b() as Uint8Array)],
+    ['admit(interruptId)', (c, a) => c.admit(LOG, { tag: 'RESUME', interruptId: a() as Uint8Array })],
+  ];
+  it.each(calls)('%s: the same answer or the same ArgumentInvalidError from both, and the Wasm core keeps working', (_, call) => {
+    fc.assert(fc.property(inputs, inputs, (x, y) => {
+      const w = outcome(() => call(wasm, x.make, y.make));
+      const r = outcome(() => call(ref, x.make, y.make));
+      expect(w).toEqual(r);
+      // What a genuine view answers is what its bytes answer.
+      const xb = x.bytes();
+      const yb = y.bytes();
+      if (xb !== null && yb !== null) expect(r).toEqual(outcome(() => call(ref, () => xb.slice(), () => yb.slice())));
+      else if ('error' in (r as object)) expect(r).toMatchObject({ error: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID' });
+      expect(wasm.recover(LOG)).toEqual(ref.recover(LOG));
+    }), { numRuns: 150 });
+  });
+
+  it('refuses a detached log or summary with ArgumentInvalidError, and the Wasm core keeps working (it used to trap for good)', () => {
+    for (const core of [wasm, ref]) {
+      expect(() => core.recover(detached(8))).toThrow(ArgumentInvalidError);
+      expect(() => core.feed(detached(8), LOG)).toThrow(/feed\(summary\) must be a Uint8Array; got a Uint8Array over a detached/);
+      expect(() => core.feed(EMPTY_SUMMARY, detached(0))).toThrow(/feed\(chunk\)/);
+      expect(() => core.admitFrom(detached(8), request)).toThrow(/admitFrom\(summary\)/);
+      expect(() => core.recover(Object.create(Uint8Array.prototype))).toThrow(/recover\(log\) must be a Uint8Array; got an object that only looks like/);
+      expect(core.recover(LOG)).toEqual(ref.recover(LOG));
+    }
+  });
+
+  it(`refuses more than MAX_CORE_ARGUMENT_BYTES (${MAX_CORE_ARGUMENT_BYTES}) in one call the same way from both, before either runs`, () => {
+    // Zero-filled and never read: the pages are not touched.
+    const huge = new Uint8Array(2 ** 32 - 1);
+    const half = new Uint8Array(MAX_CORE_ARGUMENT_BYTES / 2 + 1);
+    for (const core of [wasm, ref]) {
+      expect(() => core.recover(huge)).toThrow(ArgumentInvalidError);
+      expect(outcome(() => core.recover(huge))).toEqual({ error: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', argument: 'recover(log)' });
+      expect(outcome(() => core.feed(half, half))).toEqual({ error: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', argument: 'feed(chunk)' });
+      expect(outcome(() => core.admitEncoded(half, half))).toMatchObject({ argument: 'admitEncoded(request)' });
+      expect(core.recover(LOG)).toEqual(ref.recover(LOG));
+    }
+  });
+});
+
+// ------------------------------------------------------------------ every export of remit/core that takes bytes
+
+/** Each exported function of remit/core: how to call it with `bad` in each byte parameter (argument name), or [] when it takes no bytes. */
+const BYTE_PARAMETERS: Record<string, Array<[string, (bad: never) => unknown]>> = {
+  createCore: [], loadWasmCore: [], wasmCoreFromExports: [], wasmCoreModuleUrl: [], createReferenceCore: [],
+  encodeRecord: [], encodeRecordV2: [], encodeLog: [], encodeLogV2: [], logDecodeError: [], linkOf: [],
+  encodeRecovery: [], encodeAdmissionRequest: [], encodeAdmission: [], isWellFormedRequest: [], encodeFed: [],
+  recover: [['recover(log)', (bad) => remitCore.recover(bad)]],
+  feed: [['feed(summary)', (bad) => remitCore.feed(bad, new Uint8Array())], ['feed(chunk)', (bad) => remitCore.feed(EMPTY_SUMMARY, bad)]],
+  admit: [['admit(log)', (bad) => remitCore.admit(bad, { tag: 'CONTINUE_FROM', seq: 0 })]],
+  decodeRecordAt: [['decodeRecordAt(log)', (bad) => remitCore.decodeRecordAt(bad, 0)]],
+  decodeLog: [['decodeLog(log)', (bad) => remitCore.decodeLog(bad)]],
+  frameRecord: [['frameRecord(payload)', (bad) => remitCore.frameRecord(0, 1, bad)]],
+  chainOf: [['chainOf(record)', (bad) => remitCore.chainOf(bad)]],
+  concatBytes: [['concatBytes(parts)', (bad) => remitCore.concatBytes(bad)], ['concatBytes(parts[1])', (bad) => remitCore.concatBytes([new Uint8Array(1), bad])]],
+  decodeRecovery: [['decodeRecovery(bytes)', (bad) => remitCore.decodeRecovery(bad)]],
+  parseAdmissionRequest: [['parseAdmissionRequest(bytes)', (bad) => remitCore.parseAdmissionRequest(bad)]],
+  decodeAdmission: [['decodeAdmission(bytes)', (bad) => remitCore.decodeAdmission(bad)]],
+  decodeFed: [['decodeFed(bytes)', (bad) => remitCore.decodeFed(bad)]],
+  crc32c: [['crc32c(bytes)', (bad) => remitCore.crc32c(bad)]],
+  crc32cUpdate: [['crc32cUpdate(bytes)', (bad) => remitCore.crc32cUpdate(0xffffffff, bad, 0, 4)]],
+  chainValueBefore: [['chainValueBefore(log)', (bad) => remitCore.chainValueBefore(bad, 4)]],
+};
+
+describe('remit/core exports', () => {
+  const functions = Object.entries(remitCore).filter(([, v]) => typeof v === 'function' && !/^class\b/.test(Function.prototype.toString.call(v)));
+
+  it('every exported function is listed above with its byte parameters (a new export must say whether it takes bytes)', () => {
+    expect(functions.map(([name]) => name).sort()).toEqual(Object.keys(BYTE_PARAMETERS).sort());
+  });
+
+  const BAD: unknown[] = [...NOT_BYTES, '123456789', detached(4), Object.create(Uint8Array.prototype), new Proxy(new Uint8Array(4), {})];
+  it.each(Object.entries(BYTE_PARAMETERS).flatMap(([, calls]) => calls))('%s refuses what is not bytes with ArgumentInvalidError', (argument, call) => {
+    for (const bad of BAD) {
+      let error: unknown;
+      try {
+        call(bad as never);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, `${argument} with ${Object.prototype.toString.call(bad)}`).toBeInstanceOf(ArgumentInvalidError);
+      // concatBytes(parts) given an array names the element: concatBytes(parts[0]).
+      expect((error as ArgumentInvalidError).argument.startsWith(argument.slice(0, -1))).toBe(true);
+    }
+  });
+
+  it('the checked functions answer bytes as before', () => {
+    expect(remitCore.crc32c(t('123456789'))).toBe(0xe3069283);
+    expect(remitCore.crc32c(t('x123456789y'), 1, 10)).toBe(0xe3069283);
+    expect(remitCore.recover(LOG)).toEqual(remitCore.reference.recover(LOG));
+    expect(remitCore.decodeLog(LOG).records).toHaveLength(2);
+    expect(remitCore.concatBytes([LOG.subarray(0, 3), LOG.subarray(3)])).toEqual(LOG);
+  });
+});

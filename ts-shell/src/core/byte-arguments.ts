@@ -1,40 +1,150 @@
 /**
- * Both cores take bytes (Uint8Array, Buffer) and are total on them. Anything else (null, a string,
- * an ArrayBuffer, a plain array) is refused the same way by both, before either runs, with an
- * ArgumentInvalidError naming the argument: the Wasm core would otherwise fail inside its copy
- * into linear memory, which it must treat as a trap (the instance unusable from then on), and the
- * two cores would answer such inputs differently.
+ * Both cores take bytes (Uint8Array, Buffer) and are total on them. Anything else is refused the
+ * same way by both, before either runs, with an ArgumentInvalidError naming the argument: null, a
+ * string, an ArrayBuffer, a plain array, an object that only looks like a Uint8Array
+ * (`Object.create(Uint8Array.prototype)`, a forged Symbol.toStringTag), a view over a detached or
+ * out-of-bounds buffer, and bytes too many for the Wasm core's linear memory (over
+ * MAX_CORE_ARGUMENT_BYTES in one call). The Wasm core would otherwise fail in its copy into linear
+ * memory, and the two cores would answer such inputs differently.
+ *
+ * What a core receives is a fresh Uint8Array over the argument's bytes, its buffer, offset and
+ * length read by the intrinsic %TypedArray% getters, never by the object's own (possibly
+ * overridden) `length`, `byteOffset` or `buffer`: a subclass cannot lie about its size.
  */
 
 import { ArgumentInvalidError } from '../errors.js';
-import type { RecoveryCore } from './types.js';
+import type { AdmissionRequest, RecoveryCore } from './types.js';
+
+/**
+ * The most bytes one call of a core takes, all its byte arguments together: 2 GiB. The Wasm core
+ * (wasm32) has at most 4 GiB of linear memory, which must hold the arguments, the core's own data
+ * and the encoded result; 2 GiB leaves it room. Both cores refuse more with ArgumentInvalidError
+ * (the reference could answer, but the two must not differ). Every log REMIT writes is far smaller:
+ * a store hands the core its log in chunks through feed.
+ */
+export const MAX_CORE_ARGUMENT_BYTES = 2 ** 31;
+
+const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+function intrinsicGetter(name: string | symbol): (this: unknown) => unknown {
+  const get = Object.getOwnPropertyDescriptor(typedArrayPrototype, name)?.get;
+  if (get === undefined) throw new Error(`%TypedArray%.prototype.${String(name)} has no getter`);
+  return get;
+}
+/** The internal [[TypedArrayName]]: 'Uint8Array' for a genuine one (subclasses too), undefined for a fake. */
+const tagOf = intrinsicGetter(Symbol.toStringTag);
+const bufferOf = intrinsicGetter('buffer') as (this: Uint8Array) => ArrayBufferLike;
+const byteOffsetOf = intrinsicGetter('byteOffset') as (this: Uint8Array) => number;
+const lengthOf = intrinsicGetter('length') as (this: Uint8Array) => number;
 
 /** `word` after "a", or "an" before a vowel sound (as display.ts's withArticle; the core imports only itself and errors.ts). */
 function withArticle(word: string): string {
   return `${/^(?:[aeio]|u(?!ni|int|s[eu]))/i.test(word) ? 'an' : 'a'} ${word}`;
 }
 
-function checkBytes(operation: string, argument: string, value: unknown): void {
-  if (value instanceof Uint8Array) return;
-  const received =
-    value === null || value === undefined ? String(value)
-    : Array.isArray(value) ? 'an array'
-    : withArticle(typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value);
-  throw new ArgumentInvalidError(`${operation}(${argument})`, 'a Uint8Array', received);
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value !== 'object') return withArticle(typeof value);
+  let looksLikeOne = false;
+  let name: unknown;
+  try {
+    looksLikeOne = value instanceof Uint8Array;
+    name = (value as object).constructor?.name;
+  } catch {
+    name = undefined;
+  }
+  if (looksLikeOne) return 'an object that only looks like a Uint8Array (no typed array behind it)';
+  return withArticle(typeof name === 'string' && name !== '' ? name : 'object');
 }
 
-/** `core` with its byte arguments checked (requests given as objects are the core's to judge). */
+/**
+ * `value` as a genuine Uint8Array (a fresh view over the same bytes, no copy), or an
+ * ArgumentInvalidError naming `operation(argument)`. `budget` is what is left of the call's
+ * MAX_CORE_ARGUMENT_BYTES.
+ */
+export function bytesArgument(operation: string, argument: string, value: unknown, budget = MAX_CORE_ARGUMENT_BYTES): Uint8Array {
+  const name = `${operation}(${argument})`;
+  if (tagOf.call(value) !== 'Uint8Array') throw new ArgumentInvalidError(name, 'a Uint8Array', describe(value));
+  const view = value as Uint8Array;
+  const buffer = bufferOf.call(view);
+  const length = lengthOf.call(view);
+  const offset = byteOffsetOf.call(view);
+  let fresh: Uint8Array;
+  try {
+    // Throws on a detached buffer (TypeError) and on a view now out of bounds of a shrunk resizable one (RangeError).
+    fresh = new Uint8Array(buffer, offset, length);
+  } catch {
+    throw new ArgumentInvalidError(name, 'a Uint8Array', 'a Uint8Array over a detached or out-of-bounds buffer');
+  }
+  if (length === 0 && isDetached(buffer)) {
+    throw new ArgumentInvalidError(name, 'a Uint8Array', 'a Uint8Array over a detached or out-of-bounds buffer');
+  }
+  if (length > budget) {
+    throw new ArgumentInvalidError(name, `a Uint8Array of at most ${MAX_CORE_ARGUMENT_BYTES} bytes (all the call's byte arguments together)`,
+      `${length} bytes${budget < MAX_CORE_ARGUMENT_BYTES ? ` with ${MAX_CORE_ARGUMENT_BYTES - budget} in the arguments before it` : ''}`);
+  }
+  return fresh;
+}
+
+const detachedGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached')?.get as ((this: ArrayBuffer) => boolean) | undefined;
+
+function isDetached(buffer: ArrayBufferLike): boolean {
+  if (typeof SharedArrayBuffer === 'function' && buffer instanceof SharedArrayBuffer) return false;
+  if (detachedGetter !== undefined) {
+    try {
+      return detachedGetter.call(buffer as ArrayBuffer);
+    } catch {
+      return false;
+    }
+  }
+  try {
+    new Uint8Array(buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * A typed request read once into a fresh object, its interruptId a genuine Uint8Array or, when it
+ * is not one (a fake, a detached view), null: a request every core refuses as BAD_REQUEST, the
+ * same way. Anything else is passed on for the core to judge.
+ */
+function requestArgument(request: AdmissionRequest): AdmissionRequest {
+  if (request === null || typeof request !== 'object') return request;
+  const tag = (request as { tag?: unknown }).tag;
+  if (tag === 'RESUME') {
+    let interruptId: Uint8Array | null;
+    try {
+      interruptId = bytesArgument('admit', 'request.interruptId', (request as { interruptId?: unknown }).interruptId);
+    } catch {
+      interruptId = null;
+    }
+    return { tag, interruptId: interruptId as Uint8Array };
+  }
+  if (tag === 'FORK_AT' || tag === 'CONTINUE_FROM') return { tag, seq: (request as { seq: number }).seq };
+  return request;
+}
+
+/**
+ * `core` with its byte arguments checked, and given as genuine Uint8Arrays (requests given as
+ * objects are the core's to judge, read once by requestArgument).
+ */
 export function withByteArguments(core: RecoveryCore): RecoveryCore {
+  const one = (operation: string, argument: string, value: unknown) => bytesArgument(operation, argument, value);
+  const two = (operation: string, first: string, a: unknown, second: string, b: unknown): [Uint8Array, Uint8Array] => {
+    const x = bytesArgument(operation, first, a);
+    return [x, bytesArgument(operation, second, b, MAX_CORE_ARGUMENT_BYTES - x.length)];
+  };
   return {
     name: core.name,
-    recover: (log) => (checkBytes('recover', 'log', log), core.recover(log)),
-    admit: (log, request) => (checkBytes('admit', 'log', log), core.admit(log, request)),
-    recoverEncoded: (log) => (checkBytes('recoverEncoded', 'log', log), core.recoverEncoded(log)),
-    admitEncoded: (log, request) => (checkBytes('admitEncoded', 'log', log), checkBytes('admitEncoded', 'request', request), core.admitEncoded(log, request)),
-    feed: (summary, chunk) => (checkBytes('feed', 'summary', summary), checkBytes('feed', 'chunk', chunk), core.feed(summary, chunk)),
-    admitFrom: (summary, request) => (checkBytes('admitFrom', 'summary', summary), core.admitFrom(summary, request)),
-    feedEncoded: (summary, chunk) => (checkBytes('feedEncoded', 'summary', summary), checkBytes('feedEncoded', 'chunk', chunk), core.feedEncoded(summary, chunk)),
-    admitFromEncoded: (summary, request) =>
-      (checkBytes('admitFromEncoded', 'summary', summary), checkBytes('admitFromEncoded', 'request', request), core.admitFromEncoded(summary, request)),
+    recover: (log) => core.recover(one('recover', 'log', log)),
+    admit: (log, request) => core.admit(one('admit', 'log', log), requestArgument(request)),
+    recoverEncoded: (log) => core.recoverEncoded(one('recoverEncoded', 'log', log)),
+    admitEncoded: (log, request) => core.admitEncoded(...two('admitEncoded', 'log', log, 'request', request)),
+    feed: (summary, chunk) => core.feed(...two('feed', 'summary', summary, 'chunk', chunk)),
+    admitFrom: (summary, request) => core.admitFrom(one('admitFrom', 'summary', summary), requestArgument(request)),
+    feedEncoded: (summary, chunk) => core.feedEncoded(...two('feedEncoded', 'summary', summary, 'chunk', chunk)),
+    admitFromEncoded: (summary, request) => core.admitFromEncoded(...two('admitFromEncoded', 'summary', summary, 'request', request)),
   };
 }

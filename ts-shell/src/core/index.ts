@@ -7,7 +7,14 @@
 import { CoreUnavailableError } from '../errors.js';
 import { reference } from './reference-core.js';
 import { loadWasmCore } from './wasm-core.js';
-import type { RecoveryCore } from './types.js';
+import { bytesArgument } from './byte-arguments.js';
+import * as codec from './codec.js';
+import type { ChainContext, DecodeStep, DecodedLog } from './codec.js';
+import * as crc from './crc32c.js';
+import * as encoding from './encoding.js';
+import * as framing from './framing.js';
+import { FORMAT_VERSION_1 } from './framing.js';
+import type { Admission, AdmissionRequest, Fed, Recovery, RecoveryCore } from './types.js';
 
 export type CoreKind = 'wasm' | 'reference';
 
@@ -24,18 +31,79 @@ export async function createCore(kind: CoreKind = 'wasm'): Promise<RecoveryCore>
 
 export * from './types.js';
 export {
-  encodeRecord, encodeRecordV2, encodeLog, encodeLogV2, decodeRecordAt, decodeLog, frameRecord, concatBytes, logDecodeError,
-  LogErrorName, chainOf, RecordEncodeError, type DecodeStep, type DecodedLog, type LogDecodeError, type ChainContext,
+  encodeRecord, encodeRecordV2, encodeLog, encodeLogV2, logDecodeError,
+  LogErrorName, RecordEncodeError, type DecodeStep, type DecodedLog, type LogDecodeError, type ChainContext,
 } from './codec.js';
 export {
-  encodeRecovery, decodeRecovery, encodeAdmissionRequest, parseAdmissionRequest, encodeAdmission, decodeAdmission,
-  isWellFormedRequest, EncodingError, AdmissionRequestError, encodeFed, decodeFed,
+  encodeRecovery, encodeAdmissionRequest, encodeAdmission,
+  isWellFormedRequest, EncodingError, AdmissionRequestError, encodeFed,
 } from './encoding.js';
-export { crc32c, crc32cUpdate } from './crc32c.js';
 export {
-  MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION, FORMAT_VERSION_1, FORMAT_VERSION_2, linkOf, chainValueBefore,
+  MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION, FORMAT_VERSION_1, FORMAT_VERSION_2, linkOf,
 } from './framing.js';
 export { CoreUnavailableError, type CoreUnavailableReason } from '../errors.js';
 export { CoreTrapError } from './wasm-core.js';
-export { reference, recover, admit, feed, createReferenceCore, type ReferenceCanary, type ReferenceCoreTestOptions } from './reference-core.js';
+export { reference, createReferenceCore, type ReferenceCanary, type ReferenceCoreTestOptions } from './reference-core.js';
 export { loadWasmCore, wasmCoreFromExports, wasmCoreModuleUrl, type WasmBinding, type LoadWasmCoreOptions, type WasmCoreExports } from './wasm-core.js';
+export { MAX_CORE_ARGUMENT_BYTES } from './byte-arguments.js';
+
+// Every function of remit/core that takes bytes checks them as the cores do (docs/core-api.md):
+// anything that is not a genuine Uint8Array (null, a string, an ArrayBuffer, a fake, a view over a
+// detached buffer) is refused with ArgumentInvalidError naming the call and parameter, instead of
+// an answer about something else (crc32c('123456789') read as no bytes, decodeLog('...') as
+// BAD_HEADER, recover('abc') as a torn tail of 3).
+
+/** Checked bytes for a helper that is not a core call (no MAX_CORE_ARGUMENT_BYTES: it never enters Wasm). */
+const bytesOf = (operation: string, argument: string, value: unknown) => bytesArgument(operation, argument, value, Number.POSITIVE_INFINITY);
+
+/** recover(log) of docs/core-api.md, by the reference core (bytes checked: ArgumentInvalidError). */
+export function recover(log: Uint8Array): Recovery {
+  return reference.recover(log);
+}
+/** feed(summary, chunk) of docs/core-api.md, by the reference core (bytes checked). */
+export function feed(summary: Uint8Array, chunk: Uint8Array): Fed {
+  return reference.feed(summary, chunk);
+}
+/** admit(log, request) of docs/core-api.md, by the reference core (bytes checked). */
+export function admit(log: Uint8Array, request: AdmissionRequest): Admission {
+  return reference.admit(log, request);
+}
+
+export function decodeRecordAt(log: Uint8Array, offset: number, expectedSeq = -1, context?: ChainContext): DecodeStep {
+  return codec.decodeRecordAt(bytesOf('decodeRecordAt', 'log', log), offset, expectedSeq, context);
+}
+export function decodeLog(log: Uint8Array): DecodedLog {
+  return codec.decodeLog(bytesOf('decodeLog', 'log', log));
+}
+export function frameRecord(seq: number, kind: number, payload: Uint8Array, version = FORMAT_VERSION_1, prevChain = 0): Uint8Array {
+  return codec.frameRecord(seq, kind, bytesOf('frameRecord', 'payload', payload), version, prevChain);
+}
+export function chainOf(record: Uint8Array): number {
+  return codec.chainOf(bytesOf('chainOf', 'record', record));
+}
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (!Array.isArray(parts)) bytesOf('concatBytes', 'parts', parts); // throws: names what it got
+  return codec.concatBytes(parts.map((part, i) => bytesOf('concatBytes', `parts[${i}]`, part)));
+}
+export function decodeRecovery(bytes: Uint8Array): Recovery {
+  return encoding.decodeRecovery(bytesOf('decodeRecovery', 'bytes', bytes));
+}
+export function parseAdmissionRequest(bytes: Uint8Array): AdmissionRequest | null {
+  return encoding.parseAdmissionRequest(bytesOf('parseAdmissionRequest', 'bytes', bytes));
+}
+export function decodeAdmission(bytes: Uint8Array): Admission {
+  return encoding.decodeAdmission(bytesOf('decodeAdmission', 'bytes', bytes));
+}
+export function decodeFed(bytes: Uint8Array): Fed {
+  return encoding.decodeFed(bytesOf('decodeFed', 'bytes', bytes));
+}
+export function crc32c(bytes: Uint8Array, start = 0, end?: number): number {
+  const checked = bytesOf('crc32c', 'bytes', bytes);
+  return crc.crc32c(checked, start, end ?? checked.length);
+}
+export function crc32cUpdate(value: number, bytes: Uint8Array, start: number, end: number): number {
+  return crc.crc32cUpdate(value, bytesOf('crc32cUpdate', 'bytes', bytes), start, end);
+}
+export function chainValueBefore(log: Uint8Array, recordEnd: number): number {
+  return framing.chainValueBefore(bytesOf('chainValueBefore', 'log', log), recordEnd);
+}

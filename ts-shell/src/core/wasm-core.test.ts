@@ -3,8 +3,8 @@ import { createCore } from './index.js';
 import { encodeLog } from './codec.js';
 import { reference } from './reference-core.js';
 import { RecordKind, RefusalReason, type LogRecord } from './types.js';
-import { CoreUnavailableError } from '../errors.js';
-import { CoreTrapError, loadWasmCore, wasmCoreFromExports } from './wasm-core.js';
+import { CoreUnavailableError, OptionInvalidError } from '../errors.js';
+import { canonicalAbiExports, CoreTrapError, loadWasmCore, wasmCoreFromExports, type CoreModuleExports } from './wasm-core.js';
 
 const t = (s: string) => new TextEncoder().encode(s);
 const log = encodeLog([
@@ -31,6 +31,65 @@ describe('loadWasmCore', () => {
     expect(err).toBeInstanceOf(CoreUnavailableError);
     expect(err).toMatchObject({ reason: 'WASM_NOT_BUILT' });
     expect((err as Error).message).toMatch(/npm run setup/);
+  });
+  it('refuses an unknown option key or binding with OptionInvalidError, before loading anything', async () => {
+    const missing = new URL('./no-such-dir/remit_core.js', import.meta.url).href;
+    const typo = await loadWasmCore(missing, { binding: 'canonical_abi' as 'jco' }).catch((e: unknown) => e);
+    expect(typo).toBeInstanceOf(OptionInvalidError);
+    expect(typo).toMatchObject({ option: 'binding', code: 'REMIT_OPTION_INVALID' });
+    expect((typo as Error).message).toMatch(/"canonical-abi" or "jco"/);
+    const key = await loadWasmCore(missing, { bindng: 'jco' } as never).catch((e: unknown) => e);
+    expect(key).toBeInstanceOf(OptionInvalidError);
+    expect(key).toMatchObject({ option: 'bindng' });
+    expect((key as Error).message).toMatch(/is not an option of loadWasmCore \(known: binding\)/);
+    const inherited = await loadWasmCore(missing, Object.create({ bindings: 'jco' }) as never).catch((e: unknown) => e);
+    expect(inherited).toMatchObject({ option: 'bindings' });
+    await expect(loadWasmCore(missing, null as never)).rejects.toBeInstanceOf(OptionInvalidError);
+    await expect(loadWasmCore(missing, { binding: undefined })).rejects.toMatchObject({ reason: 'WASM_NOT_BUILT' });
+  });
+});
+
+describe('the canonical-ABI binding: only a trap disables the instance', () => {
+  /** A fake core module over a small memory: recover returns an empty list; `behaviour` says what goes wrong. */
+  function fakeModule(behaviour: { reallocAt?: number; recoverThrows?: Error }): CoreModuleExports {
+    const memory = { buffer: new ArrayBuffer(64) };
+    const ret = 32;
+    const call = () => {
+      if (behaviour.recoverThrows !== undefined) throw behaviour.recoverThrows;
+      new DataView(memory.buffer).setUint32(ret, 0, true);
+      new DataView(memory.buffer).setUint32(ret + 4, 0, true);
+      return ret;
+    };
+    return {
+      memory, cabi_realloc: () => behaviour.reallocAt ?? 0, recover: call, admit: call, feed: call, 'admit-from': call,
+      cabi_post_recover: () => {}, cabi_post_admit: () => {}, cabi_post_feed: () => {}, 'cabi_post_admit-from': () => {},
+    };
+  }
+  it('an argument that does not fit in linear memory is a RangeError, and the next call works', () => {
+    const behaviour: { reallocAt?: number } = { reallocAt: 60 };
+    const exports = canonicalAbiExports(fakeModule(behaviour));
+    expect(() => exports.recover(new Uint8Array(16))).toThrow(RangeError);
+    expect(() => exports.feed(new Uint8Array(2), new Uint8Array(16))).toThrow(/does not fit/);
+    behaviour.reallocAt = 0;
+    expect(exports.recover(new Uint8Array(16))).toEqual(new Uint8Array(0));
+  });
+  it('a RuntimeError or any error while the guest runs disables it for good', () => {
+    const WasmRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: new (m: string) => Error } }).WebAssembly.RuntimeError;
+    for (const error of [new WasmRuntimeError('unreachable'), new Error('thrown by the guest')]) {
+      const behaviour: { recoverThrows?: Error } = { recoverThrows: error };
+      const exports = canonicalAbiExports(fakeModule(behaviour));
+      expect(() => exports.recover(new Uint8Array(4))).toThrow(error);
+      delete behaviour.recoverThrows;
+      expect(() => exports.recover(new Uint8Array(4))).toThrow(/trapped earlier/);
+      expect(() => exports.admit(new Uint8Array(4), new Uint8Array(1))).toThrow(/trapped earlier/);
+    }
+  });
+  it('a trap in cabi_realloc disables it too', () => {
+    const WasmRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: new (m: string) => Error } }).WebAssembly.RuntimeError;
+    const module = fakeModule({});
+    const exports = canonicalAbiExports({ ...module, cabi_realloc: () => { throw new WasmRuntimeError('unreachable'); } });
+    expect(() => exports.recover(new Uint8Array(4))).toThrow(WasmRuntimeError);
+    expect(() => exports.recover(new Uint8Array(4))).toThrow(/trapped earlier/);
   });
 });
 
@@ -89,5 +148,20 @@ describe.skipIf(wasm instanceof Error && allowNoWasm)('the built Wasm core', () 
     const request = { tag: 'RESUME' as const, interruptId: t('x') };
     expect(core.admitFrom(summary.summary, request)).toEqual(reference.admit(log, request));
     expect(direct.admitFrom(summary.summary, request)).toEqual(reference.admit(log, request));
+  });
+  it('is not disabled by a detached, fake or oversized argument, through either binding', async () => {
+    const core = wasm as Awaited<ReturnType<typeof loadWasmCore>>;
+    const jco = await loadWasmCore(undefined, { binding: 'jco' });
+    const d = new Uint8Array(8);
+    structuredClone(d.buffer, { transfer: [d.buffer] });
+    for (const c of [core, jco]) {
+      expect(() => c.recover(d)).toThrow(/recover\(log\) must be a Uint8Array/);
+      expect(() => c.feed(d, log)).toThrow(/feed\(summary\)/);
+      expect(() => c.admitFrom(d, { tag: 'RESUME', interruptId: t('x') })).toThrow(/admitFrom\(summary\)/);
+      expect(() => c.recover(Object.create(Uint8Array.prototype))).toThrow(/recover\(log\)/);
+      expect(() => c.recover(new Uint8Array(2 ** 32 - 1))).toThrow(/at most 2147483648 bytes/);
+      expect(c.admit(log, { tag: 'RESUME', interruptId: d })).toEqual(reference.admit(log, { tag: 'RESUME', interruptId: d }));
+      expect(c.recover(log)).toEqual(reference.recover(log));
+    }
   });
 });

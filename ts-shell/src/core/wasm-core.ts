@@ -8,7 +8,7 @@
 import { withByteArguments } from './byte-arguments.js';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { CoreUnavailableError } from '../errors.js';
+import { CoreUnavailableError, OptionInvalidError } from '../errors.js';
 import {
   decodeAdmission, decodeFed, decodeRecovery, encodeAdmissionRequest, isWellFormedRequest, MALFORMED_REQUEST_BYTES,
 } from './encoding.js';
@@ -133,7 +133,7 @@ export interface LoadWasmCoreOptions {
 }
 
 /** The core module's exports that the canonical-ABI binding calls. */
-interface CoreModuleExports {
+export interface CoreModuleExports {
   memory: { readonly buffer: ArrayBuffer };
   cabi_realloc(oldPtr: number, oldLen: number, align: number, newLen: number): number;
   recover(ptr: number, len: number): number;
@@ -151,6 +151,7 @@ interface WebAssemblyApi {
   compile(bytes: Uint8Array): Promise<object>;
   instantiate(module: object, imports: object): Promise<{ exports: Record<string, unknown> }>;
   Module: { imports(module: object): Array<{ module: string; name: string }> };
+  RuntimeError: new (...args: never[]) => Error;
 }
 const webAssembly = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
 
@@ -186,9 +187,15 @@ async function instantiateCoreModule(moduleUrl: URL): Promise<CoreModuleExports>
 
 /**
  * The canonical-ABI calls. As with the jco binding, a trap leaves the instance unusable: every
- * later call throws (the core must be total, so a trap is a bug to report, not to retry).
+ * later call throws (the core must be total, so a trap is a bug to report, not to retry). Only a
+ * trap counts: a WebAssembly.RuntimeError, or any error while the guest runs its export or
+ * post-return. An error on the JavaScript side before the guest is entered (copying an argument
+ * into linear memory that does not fit there) is thrown as it is and leaves the instance usable:
+ * the guest's state is untouched but for an allocation it never uses (the adapter still reports it
+ * as CoreTrapError, its cause the RangeError). Exported for the tests
+ * (not by remit/core).
  */
-function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
+export function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
   let trapped: unknown = null;
   // A view of the instance's memory, renewed when the memory grows (growing detaches the buffer).
   let memory = new Uint8Array(core.memory.buffer);
@@ -196,9 +203,22 @@ function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
     if (memory.buffer !== core.memory.buffer) memory = new Uint8Array(core.memory.buffer);
     return memory;
   };
+  const isTrap = (e: unknown) => e instanceof webAssembly.RuntimeError;
+  /** Copy `bytes` (a genuine Uint8Array: withByteArguments made it) into linear memory. */
   const copyIn = (bytes: Uint8Array): number => {
-    const ptr = core.cabi_realloc(0, 0, 1, bytes.length);
-    bytesOfMemory().set(bytes, ptr);
+    const length = bytes.length;
+    let ptr: number;
+    try {
+      ptr = core.cabi_realloc(0, 0, 1, length) >>> 0;
+    } catch (e) {
+      if (isTrap(e)) trapped = e;
+      throw e;
+    }
+    const m = bytesOfMemory();
+    if (ptr + length > m.length) {
+      throw new RangeError(`a ${length}-byte argument does not fit in the Wasm core's linear memory (allocated at ${ptr} of ${m.length} bytes)`);
+    }
+    m.set(bytes, ptr);
     return ptr;
   };
   const u32At = (m: Uint8Array, at: number) => (m[at]! | (m[at + 1]! << 8) | (m[at + 2]! << 16) | (m[at + 3]! << 24)) >>> 0;
@@ -212,30 +232,29 @@ function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
   const refuseIfTrapped = () => {
     if (trapped !== null) throw new Error('the Wasm core instance trapped earlier and cannot be called again', { cause: trapped });
   };
-  /** An export of two list arguments: copy both in, call, copy the result out, post-return. */
-  const two = (
-    a: Uint8Array, b: Uint8Array, call: (aPtr: number, aLen: number, bPtr: number, bLen: number) => number, post: (ret: number) => void,
-  ): Uint8Array => {
-    refuseIfTrapped();
+  /** Enter the guest: any error from here on is the guest's, a trap. */
+  const run = (call: () => number, post: (ret: number) => void): Uint8Array => {
     try {
-      const aPtr = copyIn(a);
-      const bPtr = copyIn(b);
-      return copyOutAndFree(call(aPtr, a.length, bPtr, b.length), post);
+      return copyOutAndFree(call(), post);
     } catch (e) {
       trapped = e;
       throw e;
     }
   };
+  /** An export of two list arguments: copy both in, call, copy the result out, post-return. */
+  const two = (
+    a: Uint8Array, b: Uint8Array, call: (aPtr: number, aLen: number, bPtr: number, bLen: number) => number, post: (ret: number) => void,
+  ): Uint8Array => {
+    refuseIfTrapped();
+    const aPtr = copyIn(a);
+    const bPtr = copyIn(b);
+    return run(() => call(aPtr, a.length, bPtr, b.length), post);
+  };
   return {
     recover: (log) => {
       refuseIfTrapped();
-      try {
-        const logPtr = copyIn(log);
-        return copyOutAndFree(core.recover(logPtr, log.length), core.cabi_post_recover);
-      } catch (e) {
-        trapped = e;
-        throw e;
-      }
+      const logPtr = copyIn(log);
+      return run(() => core.recover(logPtr, log.length), core.cabi_post_recover);
     },
     admit: (log, request) => two(log, request, core.admit, core.cabi_post_admit),
     feed: (summary, chunk) => two(summary, chunk, core.feed, core.cabi_post_feed),
@@ -248,11 +267,33 @@ function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
  * @remit/core-wasm). Throws CoreUnavailableError (saying how to fix it) when it is missing.
  */
 export async function loadWasmCore(moduleUrl: string = wasmCoreModuleUrl(), options: LoadWasmCoreOptions = {}): Promise<RecoveryCore> {
-  return loadWasmCoreAt(new URL(moduleUrl), options);
+  return loadWasmCoreAt(new URL(moduleUrl), checkedOptions(options));
 }
 
-async function loadWasmCoreAt(moduleUrl: URL, options: LoadWasmCoreOptions): Promise<RecoveryCore> {
-  if ((options.binding ?? 'canonical-abi') === 'canonical-abi') {
+// As ../known-keys.ts's unknownKey and notKnown (the core imports only itself and ../errors.ts).
+const LOAD_WASM_CORE_OPTIONS: readonly (keyof LoadWasmCoreOptions & string)[] = ['binding'] satisfies (keyof LoadWasmCoreOptions)[];
+const WASM_BINDINGS: readonly WasmBinding[] = ['canonical-abi', 'jco'];
+
+/** Throws OptionInvalidError for a key loadWasmCore does not know or a binding it does not have (a typo would otherwise pick the default). */
+function checkedOptions(options: LoadWasmCoreOptions): Required<LoadWasmCoreOptions> {
+  if (options === null || typeof options !== 'object') {
+    throw new OptionInvalidError('options', options, 'must be an object ({ binding?: "canonical-abi" | "jco" }) or undefined');
+  }
+  for (const key in options) {
+    if (!(LOAD_WASM_CORE_OPTIONS as readonly string[]).includes(key)) {
+      throw new OptionInvalidError(key, (options as Record<string, unknown>)[key],
+        `is not an option of loadWasmCore (known: ${LOAD_WASM_CORE_OPTIONS.join(', ')}); a misspelt key would otherwise be ignored`);
+    }
+  }
+  const binding = options.binding ?? 'canonical-abi';
+  if (!WASM_BINDINGS.includes(binding)) {
+    throw new OptionInvalidError('binding', binding, `must be ${WASM_BINDINGS.map((b) => JSON.stringify(b)).join(' or ')}`);
+  }
+  return { binding };
+}
+
+async function loadWasmCoreAt(moduleUrl: URL, options: Required<LoadWasmCoreOptions>): Promise<RecoveryCore> {
+  if (options.binding === 'canonical-abi') {
     return wasmCoreFromExports(canonicalAbiExports(await instantiateCoreModule(moduleUrl)));
   }
   return wasmCoreFromExports(await importExports(moduleUrl));
