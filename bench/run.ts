@@ -7,6 +7,10 @@
  *   --pg URL             also run the commit and gate suites on PostgreSQL (default: $REMIT_PG_URL)
  *   --render             run nothing: re-evaluate the targets of DIR/latest.json and rewrite its Markdown
  *
+ * The command line is checked first (lib/args.ts; one-line message, exit 2), --out is created and
+ * the PostgreSQL server tried once before any suite runs. Scratch files go to a folder of this
+ * run's own (under --out when given, else bench/results/tmp/).
+ *
  * Writes the JSON document (keys: bench/README.md), the Markdown table and the SVG charts, and
  * prints the Markdown. Profile with: node --cpu-prof --import tsx bench/run.ts --suite recovery
  */
@@ -14,7 +18,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
 import Database from 'better-sqlite3';
 import { describeMachine } from './lib/machine.js';
 import { FULL, QUICK } from './lib/profile.js';
@@ -24,6 +27,7 @@ import { evaluateTargets } from './lib/targets.js';
 import { RESULTS_SCHEMA, SUITE_NAMES, mergeSuites, runOfDocument, type ResultsDocument, type SuiteName, type SuiteReport } from './lib/results.js';
 import type { SuiteContext, SuiteOutput } from './lib/context.js';
 import os from 'node:os';
+import { PG_SUITES, UsageError, parseBenchArgs, type BenchArgs } from './lib/args.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -37,21 +41,20 @@ const SUITES: Record<SuiteName, () => Promise<(ctx: SuiteContext) => Promise<Sui
   'wasm-memory': async () => (await import('./suites/wasm-memory.js')).runWasmMemory,
 };
 
-function parseArgs(argv: string[]) {
-  const program = new Command()
-    .name('bench')
-    .option('--full', 'full profile (all sizes, more samples)', false)
-    .option('--suite <names>', 'comma-separated suites to run', (v: string, prev: string[]) => prev.concat(v.split(',')), [] as string[])
-    .option('--out <dir>', 'output folder', path.join(repoRoot, 'bench', 'results'))
-    .option('--pg <url>', 'PostgreSQL URL for the commit and gate suites (default: $REMIT_PG_URL)')
-    .option('--render', 'run nothing: re-evaluate the targets of latest.json in --out and rewrite latest.md (and this README block)', false)
-    .parse(argv);
-  const opts = program.opts<{ full: boolean; suite: string[]; out: string; pg?: string; render: boolean }>();
-  const suites = opts.suite.length === 0 ? [...SUITE_NAMES] : opts.suite.map((s) => s.trim()).filter(Boolean);
-  for (const s of suites) {
-    if (!SUITE_NAMES.includes(s as SuiteName)) throw new Error(`unknown suite "${s}": expected one of ${SUITE_NAMES.join(', ')}`);
+/** The PostgreSQL half of the commit and gate suites (bench/postgres.ts), run here so that its failure keeps the SQLite rows. */
+async function postgresPart(name: SuiteName, ctx: SuiteContext): Promise<SuiteOutput | null> {
+  if (!PG_SUITES.includes(name) || !ctx.pgUrl) return null;
+  const pgMod = await import('./postgres.js');
+  const run = name === 'commit' ? pgMod.runPostgresCommitSuite : pgMod.runPostgresGateSuite;
+  try {
+    return await run(ctx);
+  } catch (e) {
+    const reason = `PostgreSQL unavailable: ${String((e as Error)?.message ?? e).split('\n')[0]!.slice(0, 200)}`;
+    ctx.log(`${name}: ${reason}`);
+    // The same rows as without a URL (every PostgreSQL implementation, status unavailable), with the reason.
+    const none = await run({ ...ctx, pgUrl: undefined });
+    return { rows: none.rows.map((r) => ({ ...r, note: reason })), notes: [reason], charts: [] };
   }
-  return { full: opts.full, suites: suites as SuiteName[], out: path.resolve(opts.out), pgUrl: opts.pg ?? process.env['REMIT_PG_URL'], render: opts.render };
 }
 
 async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: SuiteReport; output: SuiteOutput | null }> {
@@ -59,7 +62,14 @@ async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: S
   fs.rmSync(ctx.tmpDir, { recursive: true, force: true });
   fs.mkdirSync(ctx.tmpDir, { recursive: true });
   try {
-    const output = await (await SUITES[name]())(ctx);
+    // The suite runs its SQLite cases only; the PostgreSQL rows come from postgresPart.
+    const output = await (await SUITES[name]())(PG_SUITES.includes(name) ? { ...ctx, pgUrl: undefined } : ctx);
+    const pg = await postgresPart(name, ctx);
+    if (pg) {
+      output.rows.push(...pg.rows);
+      output.notes.push(...pg.notes);
+      output.charts.push(...pg.charts);
+    }
     const partial = output.rows.some((r) => r.status !== 'measured');
     return {
       report: { name, status: partial ? 'partial' : 'measured', duration_s: (performance.now() - t0) / 1000, notes: output.notes, rows: output.rows },
@@ -77,9 +87,51 @@ async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: S
   }
 }
 
+/** One connection to the PostgreSQL server before any suite runs: a wrong URL fails here, not after the SQLite cases. */
+async function checkPgConnection(url: string, from: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (e) {
+    throw new UsageError(`${from}: cannot connect to PostgreSQL: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Create --out (or fail now, before any suite runs) and a scratch folder of this run's own inside it (or in bench/results/tmp/). */
+function prepareFolders(args: BenchArgs): string {
+  try {
+    fs.mkdirSync(args.out, { recursive: true });
+    fs.accessSync(args.out, fs.constants.W_OK);
+    if (args.render) return '';
+    const parent = args.outGiven ? args.out : path.join(repoRoot, 'bench', 'results', 'tmp');
+    fs.mkdirSync(parent, { recursive: true });
+    // Unique per run: concurrent runs never delete each other's scratch files.
+    return fs.mkdtempSync(path.join(parent, args.outGiven ? '.bench-scratch-' : 'run-'));
+  } catch (e) {
+    throw new UsageError(`--out ${args.out}: not a writable folder (${(e as Error).message.split('\n')[0]})`);
+  }
+}
+
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv);
+  const parsed = parseBenchArgs(process.argv, repoRoot);
+  if (parsed === 'help') return;
+  const args = parsed;
+  for (const n of args.notes) process.stderr.write(`bench: note: ${n}\n`);
+  const scratch = prepareFolders(args);
   if (args.render) return renderOnly(args.out);
+  try {
+    await runAll(args, scratch);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function runAll(args: BenchArgs, scratch: string): Promise<void> {
+  if (args.pgUrl && args.pgFrom) await checkPgConnection(args.pgUrl, args.pgFrom);
   const profile = args.full ? FULL : QUICK;
   const startedAt = new Date();
   const t0 = performance.now();
@@ -91,7 +143,7 @@ async function main(): Promise<void> {
   const reports: SuiteReport[] = [];
   const charts: SuiteOutput['charts'] = [];
   for (const name of args.suites) {
-    const ctx: SuiteContext = { profile, repoRoot, tmpDir: path.join(repoRoot, 'bench', 'results', 'tmp', name), pgUrl: args.pgUrl, log };
+    const ctx: SuiteContext = { profile, repoRoot, tmpDir: path.join(scratch, name), pgUrl: args.pgUrl, log };
     const { report, output } = await runSuite(name, ctx);
     reports.push(report);
     if (output) charts.push(...output.charts);
@@ -170,4 +222,10 @@ function updateReadme(markdown: string, chartFiles: string[]): void {
   fs.writeFileSync(readme, text.slice(0, begin) + block + text.slice(end + README_END.length));
 }
 
-await main();
+try {
+  await main();
+} catch (e) {
+  if (!(e instanceof UsageError)) throw e;
+  process.stderr.write(`bench: ${e.message}\n`);
+  process.exitCode = 2;
+}

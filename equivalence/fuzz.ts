@@ -18,6 +18,9 @@
 
 import cliProgress from 'cli-progress';
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { ReferenceCanary } from 'remit/core';
 import type { WasmBinding } from 'remit/core';
@@ -48,38 +51,120 @@ const CHUNK = 128;
 /** With fewer histories a kind of request or cut may be missed by chance; only report it. */
 const COVERAGE_REQUIRED_FROM_RUNS = 2000;
 
-function parseArgs(argv: string[]): FuzzOptions {
-  const value = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const num = (name: string, fallback: number) => {
-    const v = value(name);
+/** The canaries of the reference core (ReferenceCanary in ts-shell/src/core/reference-core.ts). */
+export const CANARIES = [
+  'accept-second-claim', 'snapshot-on-delta', 'done-without-attempt', 'link-unchecked', 'summary-forgets-prev-kind',
+] as const satisfies readonly ReferenceCanary[];
+// A canary added to ReferenceCanary but not to CANARIES is a type error here.
+const everyCanaryListed: Exclude<ReferenceCanary, (typeof CANARIES)[number]> extends never ? true : never = true;
+void everyCanaryListed;
+
+const CUTS = ['boundary±', 'all', 'none'] as const;
+const AGAINST = ['wasm', 'reference'] as const;
+const BINDINGS = ['canonical-abi', 'jco'] as const satisfies readonly WasmBinding[];
+const DEFAULT_RUNS = 10_000;
+const DEFAULT_MAX_STEPS = 28;
+
+/** A bad command line: main prints the message on one line and exits 2. */
+export class UsageError extends Error {}
+
+export const USAGE = `usage: npm run fuzz -- [options]
+  --runs N          histories to run (10000)
+  --seed S          campaign seed, a safe integer (random)
+  --max-steps N     longest model run (${DEFAULT_MAX_STEPS})
+  --cuts K          ${CUTS.join('|')} (boundary±)
+  --full-every N    histories 0, N, 2N, ... get the full check (${DEFAULT_FULL_CHECK_EVERY}; 0 = none)
+  --workers N       worker threads (2, or the cores available; 0 = this thread)
+  --history I       replay (and shrink) history I only
+  --against A       ${AGAINST.join('|')} (wasm)
+  --binding B       ${BINDINGS.join('|')} (canonical-abi)
+  --oracle          also compare with the model extracted from proofs/coq
+  --canary NAME     compare the reference with a canary: ${CANARIES.join(', ')}
+  --help            this text`;
+
+/** Parse the fuzzer's command line (without node and the script); throws UsageError on anything wrong. */
+export function parseFuzzArgs(argv: string[], defaults: { seed: () => number; workers: () => number } = {
+  seed: defaultSeed, workers: () => Math.min(2, availableParallelism()),
+}): FuzzOptions | 'help' {
+  const valued = new Set(['--runs', '--seed', '--max-steps', '--cuts', '--full-every', '--workers', '--history', '--against', '--binding', '--canary']);
+  // node:util refuses `--seed -5` as ambiguous; a negative number after an option is its value.
+  const args = argv.flatMap((a, i) => (valued.has(a) && /^-\d/.test(argv[i + 1] ?? '') ? [`${a}=${argv[i + 1]}`] : i > 0 && valued.has(argv[i - 1]!) && /^-\d/.test(a) ? [] : [a]));
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        runs: { type: 'string' }, seed: { type: 'string' }, 'max-steps': { type: 'string' }, cuts: { type: 'string' },
+        'full-every': { type: 'string' }, workers: { type: 'string' }, history: { type: 'string' },
+        against: { type: 'string' }, binding: { type: 'string' }, oracle: { type: 'boolean' }, canary: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message.split('\n')[0]} (see --help)`);
+  }
+  if (values['help']) return 'help';
+  const str = (name: string) => values[name] as string | undefined;
+  const int = (name: string, min: number, fallback: number, what: string): number => {
+    const v = str(name);
     if (v === undefined) return fallback;
-    const n = Number(v);
-    if (!Number.isInteger(n)) throw new Error(`${name} wants an integer, got ${v}`);
+    const n = /^[+-]?\d+$/.test(v.trim()) ? Number(v) : NaN;
+    if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`--${name} wants ${what}, got "${v}"`);
     return n;
   };
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
-    const v = (value(name) ?? fallback) as T;
-    if (!allowed.includes(v)) throw new Error(`${name} wants ${allowed.join(', ')}, got ${v}`);
-    return v;
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T | null): T | null => {
+    const v = str(name);
+    if (v === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`--${name} wants one of ${allowed.join(', ')}, got "${v}"`);
+    return v as T;
   };
-  const cuts = oneOf('--cuts', ['boundary±', 'all', 'none'] as const, 'boundary±');
-  const history = value('--history') === undefined ? null : num('--history', 0);
+  const runs = int('runs', 1, DEFAULT_RUNS, 'a positive integer');
+  const workers = int('workers', 0, NaN, 'a non-negative integer (0 = this thread)');
+  const history = str('history') === undefined ? null : int('history', 0, 0, 'a non-negative integer (a history index)');
+  const seed = int('seed', Number.MIN_SAFE_INTEGER, NaN, 'a safe integer');
+  const maxSteps = int('max-steps', 1, DEFAULT_MAX_STEPS, 'a positive integer');
+  const fullCheckEvery = int('full-every', 0, DEFAULT_FULL_CHECK_EVERY, 'a non-negative integer (0 = never)');
+  const cuts = oneOf('cuts', CUTS, 'boundary±')!;
+  const against = oneOf('against', AGAINST, 'wasm')!;
+  const binding = oneOf<WasmBinding>('binding', BINDINGS, 'canonical-abi')!;
+  const canary = oneOf<ReferenceCanary>('canary', CANARIES, null);
+  if (canary !== null && str('against') !== undefined) throw new UsageError('--canary compares the reference with a canary: it does not take --against');
   return {
-    runs: num('--runs', 10_000),
-    workers: num('--workers', Math.min(2, availableParallelism())),
+    runs,
+    workers: Number.isNaN(workers) ? defaults.workers() : workers,
     history,
     campaign: {
-      seed: num('--seed', defaultSeed()), maxSteps: num('--max-steps', 28), check: { ...DEFAULT_SAMPLED_CHECK, cuts },
-      fullCheckEvery: num('--full-every', DEFAULT_FULL_CHECK_EVERY),
-      oracle: argv.includes('--oracle'),
+      seed: Number.isNaN(seed) ? defaults.seed() : seed, maxSteps, check: { ...DEFAULT_SAMPLED_CHECK, cuts },
+      fullCheckEvery,
+      oracle: values['oracle'] === true,
     },
-    against: oneOf('--against', ['wasm', 'reference'] as const, 'wasm'),
-    binding: oneOf<WasmBinding>('--binding', ['canonical-abi', 'jco'], 'canonical-abi'),
-    canary: (value('--canary') as ReferenceCanary | undefined) ?? null,
+    against,
+    binding,
+    canary,
   };
+}
+
+/**
+ * The command that re-runs history `index` of this campaign alone: every option that changes what
+ * runs (seed, steps, cuts, full-check period, cores, binding, oracle, canary); not --runs or --workers.
+ */
+export function replayCommand(o: FuzzOptions, index: number): string {
+  const c = o.campaign;
+  const args = ['--seed', String(c.seed), '--history', String(index), '--max-steps', String(c.maxSteps)];
+  if (c.check.cuts !== 'boundary±') args.push('--cuts', c.check.cuts);
+  if (c.fullCheckEvery !== DEFAULT_FULL_CHECK_EVERY) args.push('--full-every', String(c.fullCheckEvery));
+  if (o.canary) args.push('--canary', o.canary);
+  else if (o.against !== 'wasm') args.push('--against', o.against);
+  if (o.binding !== 'canonical-abi') args.push('--binding', o.binding);
+  if (c.oracle) args.push('--oracle');
+  return `npm run fuzz -- ${args.join(' ')}`;
+}
+
+/** A shrunk divergence's message with its replay line (campaign.ts writes seed, history and steps only) made whole. */
+export function withReplay(message: string, o: FuzzOptions, index: number): string {
+  return message.replace(/^replay: .*$/m, `replay: ${replayCommand(o, index)}`);
 }
 
 interface Campaign {
@@ -105,7 +190,7 @@ async function runCampaign(o: FuzzOptions, onProgress: (histories: number) => vo
       case 'ready': case 'chunk-done': return send(nextMessage());
       case 'progress': return onProgress(m.histories);
       case 'divergence': stopping = true; return;
-      case 'shrunk': divergences.push(m.message); return;
+      case 'shrunk': divergences.push(withReplay(m.message, o, m.index)); return;
       case 'finished': stats.push(m.stats); return;
     }
   };
@@ -158,12 +243,17 @@ async function replayOne(o: FuzzOptions, index: number): Promise<number> {
     console.log(`no divergence (${runner.comparison.stats.recoverCalls} recover + ${runner.comparison.stats.admitCalls} admit calls)`);
     return 0;
   }
-  console.error(shrinkHistory(a, b, o.campaign, index, found.divergence, { writeCorpus: o.canary === null, label: 'fuzz replay' }).message);
+  console.error(withReplay(shrinkHistory(a, b, o.campaign, index, found.divergence, { writeCorpus: o.canary === null, label: 'fuzz replay' }).message, o, index));
   return 1;
 }
 
 async function main(): Promise<number> {
-  const o = parseArgs(process.argv.slice(2));
+  const parsed = parseFuzzArgs(process.argv.slice(2));
+  if (parsed === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const o = parsed;
   // Build (or check) the extracted model once here; the workers only load it.
   if (o.campaign.oracle) console.log(`oracle: the extracted Coq model (stamp ${(loadExtractedModel(), modelStamp()).slice(0, 12)})`);
   if (o.history !== null) return replayOne(o, o.history);
@@ -206,7 +296,11 @@ async function main(): Promise<number> {
   return total.histories === o.runs ? 0 : 1;
 }
 
-main().then((code) => process.exit(code), (e) => {
-  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
-  process.exit(2);
-});
+// Run only as the entry point (the tests import parseFuzzArgs and replayCommand).
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().then((code) => process.exit(code), (e) => {
+    if (e instanceof UsageError) console.error(`fuzz: ${e.message}`);
+    else console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+    process.exit(2);
+  });
+}

@@ -9,7 +9,7 @@ import type { ChartSpec } from './svg.js';
 export interface SuiteContext {
   profile: Profile;
   repoRoot: string;
-  /** Scratch folder for database files (bench/results/tmp/, git-ignored); emptied per suite. */
+  /** Scratch folder of this run for database files (under --out when given, else bench/results/tmp/); emptied per suite. */
   tmpDir: string;
   /** PostgreSQL URL from --pg; suites that have no PostgreSQL column yet report it as unavailable. */
   pgUrl: string | undefined;

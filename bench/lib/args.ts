@@ -1,0 +1,92 @@
+/** The command line of bench/run.ts, checked before any suite runs (./args.test.ts). */
+
+import path from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { SUITE_NAMES, type SuiteName } from './results.js';
+
+/** The suites that have PostgreSQL rows (bench/postgres.ts); the others ignore --pg. */
+export const PG_SUITES: readonly SuiteName[] = ['commit', 'gate'];
+
+/** A bad command line: bench/run.ts prints it on one line and exits 2. */
+export class UsageError extends Error {}
+
+export interface BenchArgs {
+  full: boolean;
+  suites: SuiteName[];
+  /** Absolute output folder. */
+  out: string;
+  /** Whether --out was given (then nothing is written inside the repository). */
+  outGiven: boolean;
+  pgUrl: string | undefined;
+  /** Where pgUrl came from. */
+  pgFrom: '--pg' | 'REMIT_PG_URL' | null;
+  render: boolean;
+  /** Things to tell the user (e.g. --pg given to suites that do not use it). */
+  notes: string[];
+}
+
+/** Refuse a URL that is not postgres:// or postgresql:// (the message names where it came from). */
+export function checkPgUrl(url: string, from: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`${from}: not a URL: "${url}" (expected postgres://user@host:port/db)`);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new UsageError(`${from}: expected a postgres:// or postgresql:// URL, got protocol "${parsed.protocol}"`);
+  }
+}
+
+/**
+ * Parse `argv` (process.argv: node and script first). Throws UsageError for an unknown suite, an
+ * empty --suite, a malformed PostgreSQL URL; `'help'` when commander printed the help.
+ */
+export function parseBenchArgs(
+  argv: string[], repoRoot: string, env: NodeJS.ProcessEnv = process.env,
+  write: { out: (s: string) => void; err: (s: string) => void } = { out: (s) => process.stdout.write(s), err: () => undefined },
+): BenchArgs | 'help' {
+  const defaultOut = path.join(repoRoot, 'bench', 'results');
+  const program = new Command()
+    .name('bench')
+    .exitOverride()
+    .configureOutput({ writeOut: write.out, writeErr: write.err })
+    .option('--full', 'full profile (all sizes, more samples)', false)
+    .option('--suite <names>', `comma-separated suites to run (default: all): ${SUITE_NAMES.join(', ')}`, (v: string, prev: string[]) => prev.concat(v.split(',')), [] as string[])
+    .option('--out <dir>', 'output folder (default: bench/results; any other folder leaves the repository alone, scratch files included)')
+    .option('--pg <url>', `PostgreSQL URL for the ${PG_SUITES.join(' and ')} suites (default: $REMIT_PG_URL)`)
+    .option('--render', 'run nothing: re-evaluate the targets of latest.json in --out and rewrite latest.md (and this README block)', false)
+    .addHelpText('after', `\nSuites: ${SUITE_NAMES.join(', ')} (PostgreSQL rows: ${PG_SUITES.join(', ')}).`);
+  try {
+    program.parse(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.exitCode === 0) return 'help';
+      throw new UsageError(e.message.replace(/^error: /, '').split('\n')[0]!);
+    }
+    throw e;
+  }
+  const opts = program.opts<{ full: boolean; suite: string[]; out?: string; pg?: string; render: boolean }>();
+  const given = opts.suite.map((s) => s.trim());
+  if (given.some((s) => s === '')) throw new UsageError(`--suite: empty suite name in "${opts.suite.join(',')}": expected one or more of ${SUITE_NAMES.join(', ')}`);
+  for (const s of given) {
+    if (!SUITE_NAMES.includes(s as SuiteName)) throw new UsageError(`unknown suite "${s}": expected one of ${SUITE_NAMES.join(', ')}`);
+  }
+  const suites = given.length === 0 ? [...SUITE_NAMES] : [...new Set(given as SuiteName[])];
+  const fromEnv = env['REMIT_PG_URL'] || undefined;
+  const pgUrl = opts.pg ?? fromEnv;
+  const pgFrom = opts.pg !== undefined ? '--pg' : fromEnv !== undefined ? 'REMIT_PG_URL' : null;
+  const notes: string[] = [];
+  const usesPg = !opts.render && suites.some((s) => PG_SUITES.includes(s));
+  if (pgUrl !== undefined && pgFrom !== null && (usesPg || pgFrom === '--pg')) checkPgUrl(pgUrl, pgFrom);
+  if (opts.pg !== undefined && !usesPg) {
+    notes.push(opts.render
+      ? '--pg is ignored with --render (nothing runs)'
+      : `--pg is ignored: only the ${PG_SUITES.join(' and ')} suites use PostgreSQL, and this run has ${suites.join(', ')}`);
+  }
+  const out = path.resolve(opts.out ?? defaultOut);
+  return {
+    full: opts.full, suites, out, outGiven: opts.out !== undefined && out !== defaultOut,
+    pgUrl: usesPg ? pgUrl : undefined, pgFrom: usesPg ? pgFrom : null, render: opts.render, notes,
+  };
+}

@@ -1,0 +1,92 @@
+/** The fuzzer's command line (./fuzz.ts): every bad option refused, and the replay line complete. */
+
+import { describe, expect, it } from 'vitest';
+import { CANARIES, UsageError, parseFuzzArgs, replayCommand, withReplay } from './fuzz.js';
+
+const defaults = { seed: () => 4242, workers: () => 2 };
+const parse = (line: string) => parseFuzzArgs(line.split(' ').filter(Boolean), defaults);
+const options = (line: string) => {
+  const o = parse(line);
+  if (o === 'help') throw new Error('unexpected help');
+  return o;
+};
+
+describe('fuzz command line', () => {
+  it('defaults', () => {
+    const o = options('');
+    expect(o.runs).toBe(10_000);
+    expect(o.workers).toBe(2);
+    expect(o.history).toBeNull();
+    expect(o.campaign.seed).toBe(4242);
+    expect(o.campaign.maxSteps).toBe(28);
+    expect(o.against).toBe('wasm');
+    expect(o.canary).toBeNull();
+    expect(parse('--help')).toBe('help');
+  });
+
+  it('reads every option', () => {
+    const o = options('--runs 20 --seed -77 --max-steps 5 --cuts all --full-every 0 --workers 0 --history 0 --against reference --binding jco --oracle');
+    expect(o).toMatchObject({ runs: 20, workers: 0, history: 0, against: 'reference', binding: 'jco' });
+    expect(o.campaign).toMatchObject({ seed: -77, maxSteps: 5, fullCheckEvery: 0, oracle: true });
+    expect(o.campaign.check.cuts).toBe('all');
+    expect(options('--runs=7').runs).toBe(7);
+    expect(options(`--canary ${CANARIES[0]}`).canary).toBe(CANARIES[0]);
+  });
+
+  it.each([
+    ['--run 50', /--run\b/],
+    ['--runs', /--runs/],
+    ['--runs 0', /--runs.*"0"/],
+    ['--runs -5', /--runs.*"-5"/],
+    ['--runs 2.5', /--runs.*"2.5"/],
+    ['--runs 5x', /--runs.*"5x"/],
+    ['--workers -1', /--workers.*"-1"/],
+    ['--max-steps -3', /--max-steps.*"-3"/],
+    ['--max-steps 0', /--max-steps.*"0"/],
+    ['--history -1', /--history.*"-1"/],
+    ['--full-every -1', /--full-every.*"-1"/],
+    ['--seed 1e20', /--seed.*"1e20"/],
+    ['--seed 9007199254740993', /--seed/],
+    ['--seed abc', /--seed.*"abc"/],
+    ['--canary bogus', /--canary.*"bogus"/],
+    ['--canary', /--canary/],
+    ['--cuts some', /--cuts.*"some"/],
+    ['--against jco', /--against.*"jco"/],
+    ['--binding wit', /--binding.*"wit"/],
+    ['--canary accept-second-claim --against wasm', /--against/],
+    ['stray', /stray/],
+  ])('refuses %s', (line, message) => {
+    let error: unknown;
+    try {
+      parse(line);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it.each([
+    '--runs 2000 --canary accept-second-claim --seed 77',
+    '--runs 50 --seed -3 --max-steps 9 --cuts none --full-every 1 --against reference --oracle --workers 0',
+    '--seed 5 --binding jco --canary link-unchecked',
+    '--seed 0',
+  ])('replay line of %s parses back to the same campaign', (line) => {
+    const o = options(line);
+    const replay = replayCommand(o, 130);
+    expect(replay.startsWith('npm run fuzz -- ')).toBe(true);
+    const back = options(replay.slice('npm run fuzz -- '.length));
+    expect(back.history).toBe(130);
+    expect(back.campaign).toEqual(o.campaign);
+    expect({ against: back.against, binding: back.binding, canary: back.canary }).toEqual({ against: o.against, binding: o.binding, canary: o.canary });
+  });
+
+  it('a canary campaign replays with its canary', () => {
+    const o = options('--runs 2000 --canary accept-second-claim --seed 77');
+    const message = 'DIVERGENCE in history 130 of campaign seed 77 (x)\nreplay: npm run fuzz -- --seed 77 --history 130 --max-steps 28\nmore';
+    expect(withReplay(message, o, 130)).toBe(
+      'DIVERGENCE in history 130 of campaign seed 77 (x)\nreplay: npm run fuzz -- --seed 77 --history 130 --max-steps 28 --canary accept-second-claim\nmore',
+    );
+  });
+});
