@@ -216,7 +216,7 @@ export class RouteInvalidError extends RemitError {
 /** A route's answer for its error: a string as JSON, a Promise named as one (routes are synchronous), the rest by kind. */
 function describeRouteTarget(target: unknown): string {
   if (typeof target === 'string') return JSON.stringify(target);
-  if (target !== null && (typeof target === 'object' || typeof target === 'function') && typeof (target as { then?: unknown }).then === 'function') {
+  if (isThenable(target)) {
     return 'a Promise (a route returns a node name or END synchronously)';
   }
   return describeValueKind(target);
@@ -230,7 +230,7 @@ export class HandlerThrewError extends RemitError {
   readonly code = ErrorCode.HANDLER_THREW;
   /** `recorded`: what the step did record before the code threw (default: nothing). */
   constructor(subject: ErrorSubject, cause: unknown, recorded = 'nothing was recorded for this step') {
-    super(`node code threw: ${causeMessage(cause)}; ${recorded}`, subject, { cause });
+    super(`node code threw: ${describeThrown(cause)}; ${recorded}`, subject, { cause });
   }
 }
 
@@ -527,7 +527,7 @@ export class RepairRefusedError extends RemitError {
 export class StoreError extends RemitError {
   readonly code = ErrorCode.STORE;
   constructor(readonly store: string, readonly operation: string, readonly storeCode: string, subject: ErrorSubject = {}, cause?: unknown) {
-    super(`store ${store}: ${operation} failed (${storeCode})${cause ? `: ${causeMessage(cause)}` : ''}`, subject, { cause });
+    super(`store ${store}: ${operation} failed (${storeCode})${cause ? `: ${describeThrown(cause)}` : ''}`, subject, { cause });
   }
   protected override details() {
     return { store: this.store, operation: this.operation, storeCode: this.storeCode };
@@ -634,10 +634,6 @@ function firstPath(issues: ValidationIssue[]): string | undefined {
   return issues[0]?.path;
 }
 
-function causeMessage(cause: unknown): string {
-  return describeThrown(cause);
-}
-
 /** `value instanceof type`, and false for a value on which even that throws (a revoked Proxy). */
 export function isInstanceOf<T>(value: unknown, type: abstract new (...args: never[]) => T): value is T {
   try {
@@ -645,6 +641,15 @@ export function isInstanceOf<T>(value: unknown, type: abstract new (...args: nev
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether `value` is a Promise or another thenable (an object or function with a callable `then`).
+ * Reading `then` runs a getter the value may have, which can throw, as `await` would: node code's
+ * value is tested inside the step's try, so such a throw is the node's failure (HandlerThrewError).
+ */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /**

@@ -148,8 +148,8 @@ function failureLocation(error: unknown, path: string): string {
   return frame === undefined ? '' : ` (${frame.trim()})`;
 }
 
-/** A thrown value that is not an Error, for a message (it may have no string form at all). */
-function describeThrown(value: unknown): string {
+/** A value a workflow module threw that is not an Error, as JSON where it has one (it may have no string form at all). */
+function describeThrownByModule(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
@@ -178,7 +178,7 @@ async function importModule<T>(modulePath: string, path: string, step: string, l
     // REMIT's own typed errors (a definition build() refused) keep their code and exit code.
     if (error instanceof RemitError) throw error;
     const name = typeof (error as Error | undefined)?.name === 'string' ? (error as Error).name : 'a value';
-    const message = typeof (error as Error | undefined)?.message === 'string' ? (error as Error).message : describeThrown(error);
+    const message = typeof (error as Error | undefined)?.message === 'string' ? (error as Error).message : describeThrownByModule(error);
     throw new UsageError(`--workflow ${modulePath}: ${step} threw ${name}: ${message}${failureLocation(error, path)}${typeScriptHint(error)}`);
   } finally {
     moduleStepUnderWay = undefined;

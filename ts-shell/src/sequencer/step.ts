@@ -11,7 +11,7 @@
 import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
 import {
   EffectInFlightError, HandlerThrewError, RemitError, RouteInvalidError, StateInvalidError,
-  TerminalFailure, isInstanceOf, toValidationIssues, type ErrorSubject,
+  TerminalFailure, isInstanceOf, isThenable, toValidationIssues, type ErrorSubject,
 } from '../errors.js';
 import { assert, unreachable } from '../assert.js';
 import { effectKey, interruptId } from '../ids.js';
@@ -450,10 +450,6 @@ function describeUpdate(update: unknown): string {
   if (typeof update !== 'object') return withArticle(typeof update);
   const name = (Object.getPrototypeOf(update) as { constructor?: { name?: string } } | null)?.constructor?.name;
   return name ? withArticle(name) : 'an object';
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function resolveRoute(route: Route<Json>, state: Json, wf: Workflow, subject: ErrorSubject): string {

@@ -33,7 +33,7 @@ import { OptionInvalidError, RemitError, StoreError, StoreNotFoundError } from '
 import { ensureDirectory } from '../files.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
-  bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, recordNotBytes, statusHintOf,
+  bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf,
   storedRecordBytes, storedSummaryBytes, type NotBytes, type StoreClock,
 } from './common.js';
 import type {
@@ -393,8 +393,7 @@ export class SqliteStore implements Store {
       if (row === undefined) return false;
       // A record stored as TEXT or a number is damage, never a torn record to remove: it would
       // compare equal to the empty or zero-filled bytes a misreading gave (RECORD_NOT_BYTES).
-      if (!(row.bytes instanceof Uint8Array)) throw recordNotBytes(this.description, 'removeLastRecord', runId, seq, storageClassOf(row.bytes));
-      if (!bytesEqual(row.bytes, expected)) return false;
+      if (!bytesEqual(storedRecordBytes(this.description, 'removeLastRecord', runId, seq, row.bytes, storageClassOf), expected)) return false;
       // The delete checks the stored value again (a BLOB holding `expected`); under the write
       // lock it cannot have changed, so it always deletes here, and the summary and hint go with it.
       const deleted = statements.deleteRecord.run(runId, seq, expected).changes === 1;

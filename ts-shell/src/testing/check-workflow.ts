@@ -43,7 +43,7 @@ import { randomBytes } from 'node:crypto';
 import { concatBytes, decodeLog, decodeRecordAt } from '../core/codec.js';
 import type { CoreKind } from '../core/index.js';
 import { RecordKind, type LogRecord, type RecoveryCore } from '../core/types.js';
-import { AlreadyConsumedError, ArgumentInvalidError, HandlerThrewError, OptionInvalidError, RemitError, ResumeValueInvalidError } from '../errors.js';
+import { AlreadyConsumedError, ArgumentInvalidError, HandlerThrewError, isThenable, OptionInvalidError, RemitError, ResumeValueInvalidError } from '../errors.js';
 import { NO_HOOKS, type FaultInfo, type FaultPoint, type SequencerHooks } from '../faults.js';
 import { bytesEqual, fromUtf8 } from '../json.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
@@ -652,10 +652,6 @@ function faultOf(crash: Crash | null): { fault?: string } {
 
 function isRunResult(value: unknown): value is RunResult {
   return typeof value === 'object' && value !== null && 'status' in value && 'runId' in value && !(value instanceof Error);
-}
-
-function isThenable(value: unknown): boolean {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function describe(value: unknown): string {
