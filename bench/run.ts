@@ -24,7 +24,7 @@ import { FULL, QUICK } from './lib/profile.js';
 import { renderMarkdown } from './lib/markdown.js';
 import { lineChartSvg } from './lib/svg.js';
 import { evaluateTargets } from './lib/targets.js';
-import { RESULTS_SCHEMA, SUITE_NAMES, mergeSuites, runOfDocument, type ResultsDocument, type SuiteName, type SuiteReport } from './lib/results.js';
+import { RESULTS_SCHEMA, ResultsFileError, SUITE_NAMES, mergeSuites, readResultsDocument, runOfDocument, type ResultsDocument, type SuiteName, type SuiteReport } from './lib/results.js';
 import type { SuiteContext, SuiteOutput } from './lib/context.js';
 import os from 'node:os';
 import { PG_SUITES, UsageError, parseBenchArgs, type BenchArgs } from './lib/args.js';
@@ -107,11 +107,15 @@ function prepareFolders(args: BenchArgs): string {
     fs.mkdirSync(args.out, { recursive: true });
     fs.accessSync(args.out, fs.constants.W_OK);
     if (args.render) return '';
+    // A run of some suites merges into latest.json at the end: a damaged one is refused now, not after the suites.
+    const latest = path.join(args.out, 'latest.json');
+    if (args.suites.length < SUITE_NAMES.length && fs.existsSync(latest)) readResultsDocument(latest);
     const parent = args.outGiven ? args.out : path.join(repoRoot, 'bench', 'results', 'tmp');
     fs.mkdirSync(parent, { recursive: true });
     // Unique per run: concurrent runs never delete each other's scratch files.
     return fs.mkdtempSync(path.join(parent, args.outGiven ? '.bench-scratch-' : 'run-'));
   } catch (e) {
+    if (e instanceof ResultsFileError) throw e;
     throw new UsageError(`--out ${args.out}: not a writable folder (${(e as Error).message.split('\n')[0]})`);
   }
 }
@@ -169,9 +173,7 @@ async function runAll(args: BenchArgs, scratch: string): Promise<void> {
 
 /** Targets and Markdown of an existing document again (after a change to the targets or the report). */
 function renderOnly(out: string): void {
-  const file = path.join(out, 'latest.json');
-  const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as ResultsDocument;
-  if (doc.schema !== RESULTS_SCHEMA) throw new Error(`${file}: schema ${String(doc.schema)}, expected ${RESULTS_SCHEMA}`);
+  const doc = readResultsDocument(path.join(out, 'latest.json'));
   doc.targets = evaluateTargets(doc);
   writeResults(doc, [], out, (m) => process.stderr.write(`[bench] ${m}\n`));
 }
@@ -183,8 +185,7 @@ function renderOnly(out: string): void {
 function mergeWithPrevious(doc: ResultsDocument, out: string, partial: boolean): ResultsDocument {
   const file = path.join(out, 'latest.json');
   if (!partial || !fs.existsSync(file)) return doc;
-  const previous = JSON.parse(fs.readFileSync(file, 'utf8')) as ResultsDocument;
-  if (previous.schema !== RESULTS_SCHEMA) throw new Error(`${file}: schema ${String(previous.schema)}, expected ${RESULTS_SCHEMA}: not merging into it`);
+  const previous = readResultsDocument(file);
   const merged = mergeSuites(previous, doc);
   for (const s of doc.suites) {
     if (!merged.suites.includes(s)) process.stderr.write(`bench: ${s.name} failed in this run; ${file} keeps its earlier figures for it\n`);
@@ -225,7 +226,7 @@ function updateReadme(markdown: string, chartFiles: string[]): void {
 try {
   await main();
 } catch (e) {
-  if (!(e instanceof UsageError)) throw e;
+  if (!(e instanceof UsageError || e instanceof ResultsFileError)) throw e;
   process.stderr.write(`bench: ${e.message}\n`);
   process.exitCode = 2;
 }

@@ -30,6 +30,8 @@ describe('fuzz command line', () => {
     expect(o.campaign).toMatchObject({ seed: -77, maxSteps: 5, fullCheckEvery: 0, oracle: true });
     expect(o.campaign.check.cuts).toBe('all');
     expect(options('--runs=7').runs).toBe(7);
+    expect(options('--seed 2147483647').campaign.seed).toBe(2147483647);
+    expect(options('--seed -2147483648').campaign.seed).toBe(-2147483648);
     expect(options(`--canary ${CANARIES[0]}`).canary).toBe(CANARIES[0]);
   });
 
@@ -47,6 +49,10 @@ describe('fuzz command line', () => {
     ['--full-every -1', /--full-every.*"-1"/],
     ['--seed 1e20', /--seed.*"1e20"/],
     ['--seed 9007199254740993', /--seed/],
+    // Seeds are mixed as 32-bit integers: 2^32 + 5 would run the campaign of 5.
+    ['--seed 4294967301', /--seed wants an integer from -2147483648 to 2147483647, got "4294967301"/],
+    ['--seed 2147483648', /--seed.*"2147483648"/],
+    ['--seed -2147483649', /--seed.*"-2147483649"/],
     ['--seed abc', /--seed.*"abc"/],
     ['--canary bogus', /--canary.*"bogus"/],
     ['--canary', /--canary/],

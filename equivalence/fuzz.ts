@@ -70,7 +70,7 @@ export class UsageError extends Error {}
 
 export const USAGE = `usage: npm run fuzz -- [options]
   --runs N          histories to run (10000)
-  --seed S          campaign seed, a safe integer (random)
+  --seed S          campaign seed, a 32-bit signed integer (random)
   --max-steps N     longest model run (${DEFAULT_MAX_STEPS})
   --cuts K          ${CUTS.join('|')} (boundary±)
   --full-every N    histories 0, N, 2N, ... get the full check (${DEFAULT_FULL_CHECK_EVERY}; 0 = none)
@@ -123,7 +123,10 @@ export function parseFuzzArgs(argv: string[], defaults: { seed: () => number; wo
   const runs = int('runs', 1, DEFAULT_RUNS, 'a positive integer');
   const workers = int('workers', 0, NaN, 'a non-negative integer (0 = this thread)');
   const history = str('history') === undefined ? null : int('history', 0, 0, 'a non-negative integer (a history index)');
-  const seed = int('seed', Number.MIN_SAFE_INTEGER, NaN, 'a safe integer');
+  // The campaign mixes the seed as a 32-bit integer (campaign.ts, mix32): a wider seed would alias a
+  // narrower one (2^32 + 5 ran the campaign of 5), so only the 32-bit signed range is accepted.
+  const seed = int('seed', -(2 ** 31), NaN, 'an integer from -2147483648 to 2147483647');
+  if (seed > 2 ** 31 - 1) throw new UsageError(`--seed wants an integer from -2147483648 to 2147483647, got "${str('seed')}"`);
   const maxSteps = int('max-steps', 1, DEFAULT_MAX_STEPS, 'a positive integer');
   const fullCheckEvery = int('full-every', 0, DEFAULT_FULL_CHECK_EVERY, 'a non-negative integer (0 = never)');
   const cuts = oneOf('cuts', CUTS, 'boundary±')!;

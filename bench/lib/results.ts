@@ -4,6 +4,7 @@
  * rates per second; every rate is derived from a median time measured in the same process run.
  */
 
+import fs from 'node:fs';
 import type { Summary } from './stats.js';
 import type { MachineDescription } from './machine.js';
 
@@ -111,6 +112,36 @@ export interface ResultsDocument {
   machine: MachineDescription;
   suites: SuiteReport[];
   targets: TargetReport[];
+}
+
+/** A latest.json that cannot be read as a results document: bench/run.ts prints it on one line and exits 2. */
+export class ResultsFileError extends Error {}
+
+/**
+ * The results document in `file`, or ResultsFileError saying what is wrong with it (missing, not
+ * JSON, another schema): `--render` reads one, and a run of some suites merges into one, so the
+ * bench checks it before any suite runs rather than failing after them.
+ */
+export function readResultsDocument(file: string): ResultsDocument {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new ResultsFileError(missing ? `${file} does not exist (run a suite first, or give --out the folder that holds latest.json)`
+      : `${file}: cannot be read (${(e as Error).message.split('\n')[0]})`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new ResultsFileError(`${file}: not JSON (${(e as Error).message.split('\n')[0]})`);
+  }
+  const schema = (doc as { schema?: unknown } | null)?.schema;
+  if (schema !== RESULTS_SCHEMA || !Array.isArray((doc as { suites?: unknown }).suites)) {
+    throw new ResultsFileError(`${file}: not a results document of schema ${RESULTS_SCHEMA} (schema ${JSON.stringify(schema ?? null)})`);
+  }
+  return doc as ResultsDocument;
 }
 
 export function row(partial: Omit<ResultRow, 'metrics' | 'ratios' | 'status'> & Partial<ResultRow>): ResultRow {
