@@ -16,6 +16,7 @@ import {
 import { CoreComparison, hex } from './compare.js';
 import { loadCoresUnderTest, NO_WASM_HELP } from './cores.js';
 import { describeDivergence } from './report.js';
+import { seedFromEnv } from './property.js';
 import { Coverage, DEFAULT_SAMPLED_CHECK, SampledCheck, SamplingRng } from './sampled.js';
 
 const cores = await loadCoresUnderTest();
@@ -75,7 +76,7 @@ describe('the bounded campaign', () => {
   });
 
   it.skipIf(wasm instanceof Error)('wasm (canonical ABI) ≡ reference on 1500 histories, every kind of request and cut asked', () => {
-    const seed = Number(process.env['REMIT_EQ_SEED'] ?? 20261130);
+    const seed = seedFromEnv() ?? 20261130;
     const runner = new CampaignRunner(wasm as RecoveryCore, reference, options(seed));
     for (let i = 0; i < 1500; i++) {
       const found = runner.runHistory(i);

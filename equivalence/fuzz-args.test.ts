@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { CANARIES, UsageError, parseFuzzArgs, replayCommand, withReplay } from './fuzz.js';
+import { defaultSeed, seedFromEnv } from './property.js';
 
 const defaults = { seed: () => 4242, workers: () => 2 };
 const parse = (line: string) => parseFuzzArgs(line.split(' ').filter(Boolean), defaults);
@@ -94,5 +95,17 @@ describe('fuzz command line', () => {
     expect(withReplay(message, o, 130)).toBe(
       'DIVERGENCE in history 130 of campaign seed 77 (x)\nreplay: npm run fuzz -- --seed 77 --history 130 --max-steps 28 --canary accept-second-claim\nmore',
     );
+  });
+});
+
+describe('REMIT_EQ_SEED', () => {
+  it('is read as the seed when it is a 32-bit signed integer, and refused by name otherwise', () => {
+    expect(defaultSeed({ REMIT_EQ_SEED: '1234' })).toBe(1234);
+    expect(defaultSeed({ REMIT_EQ_SEED: '-2147483648' })).toBe(-2147483648);
+    expect(Number.isSafeInteger(defaultSeed({}))).toBe(true);
+    expect(seedFromEnv({})).toBeUndefined();
+    for (const bad of ['abc', '', '1e3', '2147483648', '12.5', '0x10']) {
+      expect(() => defaultSeed({ REMIT_EQ_SEED: bad })).toThrow(`REMIT_EQ_SEED wants an integer from -2147483648 to 2147483647, got ${JSON.stringify(bad)}`);
+    }
   });
 });

@@ -41,9 +41,23 @@ export interface EquivalenceRun {
   message: string | null;
 }
 
-export function defaultSeed(): number {
-  const fromEnv = process.env['REMIT_EQ_SEED'];
-  return fromEnv !== undefined ? Number(fromEnv) : (Date.now() ^ (process.pid << 8)) | 0;
+/** The seed of a run: REMIT_EQ_SEED when set (seedFromEnv), else one from the clock and the process id. */
+export function defaultSeed(env: NodeJS.ProcessEnv = process.env): number {
+  return seedFromEnv(env) ?? (Date.now() ^ (process.pid << 8)) | 0;
+}
+
+/**
+ * REMIT_EQ_SEED, the seed a failure printed, or undefined when it is not set: a 32-bit signed
+ * integer, as the fuzzer's --seed; any other text is refused by name, never read as NaN or 0.
+ */
+export function seedFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const fromEnv = env['REMIT_EQ_SEED'];
+  if (fromEnv === undefined) return undefined;
+  const seed = /^[+-]?\d+$/.test(fromEnv.trim()) ? Number(fromEnv) : NaN;
+  if (!Number.isSafeInteger(seed) || seed < -(2 ** 31) || seed > 2 ** 31 - 1) {
+    throw new RangeError(`REMIT_EQ_SEED wants an integer from -2147483648 to 2147483647, got ${JSON.stringify(fromEnv)}`);
+  }
+  return seed;
 }
 
 /** Run the property; on failure, write the shrunk divergence to the corpus (unless told not to). */

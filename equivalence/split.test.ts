@@ -12,12 +12,12 @@ import { anyLogArb, modelLogArb } from './arbitraries.js';
 import { CoreComparison } from './compare.js';
 import { loadCoresUnderTest } from './cores.js';
 import { enumerateHistories } from './enumerate.js';
-import { runEquivalence } from './property.js';
+import { runEquivalence, seedFromEnv } from './property.js';
 import { describeDivergence } from './report.js';
 
 const cores = await loadCoresUnderTest();
 const scale = Number(process.env['REMIT_EQ_SCALE'] ?? '1');
-const seed = process.env['REMIT_EQ_SEED'] === undefined ? undefined : Number(process.env['REMIT_EQ_SEED']);
+const seed = seedFromEnv();
 
 describe.skipIf(cores.wasm === null)('wasm ≡ reference, fed in any number of pieces', () => {
   it('every piece of every generated log (model, mutated, grammar, raw, framed junk)', () => {
