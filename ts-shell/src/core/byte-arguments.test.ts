@@ -50,7 +50,7 @@ import fc from 'fast-check';
 import * as remitCore from './index.js';
 import { encodeLog } from './codec.js';
 import { RecordKind, type LogRecord } from './types.js';
-import { MAX_CORE_ARGUMENT_BYTES } from './byte-arguments.js';
+import { bytesArgument, MAX_CORE_ARGUMENT_BYTES } from './byte-arguments.js';
 
 const t = (s: string) => new TextEncoder().encode(s);
 const LOG = encodeLog([
@@ -191,6 +191,22 @@ const BYTE_PARAMETERS: Record<string, Array<[string, (bad: never) => unknown]>> 
   crc32cUpdate: [['crc32cUpdate(bytes)', (bad) => remitCore.crc32cUpdate(0xffffffff, bad, 0, 4)]],
   chainValueBefore: [['chainValueBefore(log)', (bad) => remitCore.chainValueBefore(bad, 4)]],
 };
+
+describe('bytes in a SharedArrayBuffer', () => {
+  it('are copied once, so a core reads bytes no other thread can rewrite during the call; other views are not copied', () => {
+    fc.assert(fc.property(someBytes, fc.nat({ max: 8 }), (b, pre) => {
+      const shared = new Uint8Array(new SharedArrayBuffer(pre + b.length + 4), pre, b.length);
+      shared.set(b);
+      const given = bytesArgument('recover', 'log', shared);
+      expect(given.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+      expect(given).toEqual(b);
+      shared.fill(0xee); // another thread's write, after the copy
+      expect(given).toEqual(b);
+      const plain = b.slice();
+      expect(bytesArgument('recover', 'log', plain).buffer).toBe(plain.buffer);
+    }));
+  });
+});
 
 describe('remit/core exports', () => {
   const functions = Object.entries(remitCore).filter(([, v]) => typeof v === 'function' && !/^class\b/.test(Function.prototype.toString.call(v)));

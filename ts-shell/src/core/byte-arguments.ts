@@ -9,7 +9,10 @@
  *
  * What a core receives is a fresh Uint8Array over the argument's bytes, its buffer, offset and
  * length read by the intrinsic %TypedArray% getters, never by the object's own (possibly
- * overridden) `length`, `byteOffset` or `buffer`: a subclass cannot lie about its size.
+ * overridden) `length`, `byteOffset` or `buffer`: a subclass cannot lie about its size. Bytes in a
+ * SharedArrayBuffer are copied once: another thread may rewrite them during the call, and the
+ * reference core reads its input more than once (it re-read bytes it had validated, and could loop
+ * for minutes on a log rewritten under it); the Wasm core copies into linear memory anyway.
  */
 
 import { ArgumentInvalidError } from '../errors.js';
@@ -58,7 +61,7 @@ function describe(value: unknown): string {
 }
 
 /**
- * `value` as a genuine Uint8Array (a fresh view over the same bytes, no copy), or an
+ * `value` as a genuine Uint8Array (a fresh view over the same bytes, a copy only of shared ones), or an
  * ArgumentInvalidError naming `operation(argument)`. `budget` is what is left of the call's
  * MAX_CORE_ARGUMENT_BYTES.
  */
@@ -83,13 +86,17 @@ export function bytesArgument(operation: string, argument: string, value: unknow
     throw new ArgumentInvalidError(name, `a Uint8Array of at most ${MAX_CORE_ARGUMENT_BYTES} bytes (all the call's byte arguments together)`,
       `${length} bytes${budget < MAX_CORE_ARGUMENT_BYTES ? ` with ${MAX_CORE_ARGUMENT_BYTES - budget} in the arguments before it` : ''}`);
   }
-  return fresh;
+  return isShared(buffer) ? fresh.slice() : fresh;
+}
+
+function isShared(buffer: ArrayBufferLike): boolean {
+  return typeof SharedArrayBuffer === 'function' && buffer instanceof SharedArrayBuffer;
 }
 
 const detachedGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached')?.get as ((this: ArrayBuffer) => boolean) | undefined;
 
 function isDetached(buffer: ArrayBufferLike): boolean {
-  if (typeof SharedArrayBuffer === 'function' && buffer instanceof SharedArrayBuffer) return false;
+  if (isShared(buffer)) return false;
   if (detachedGetter !== undefined) {
     try {
       return detachedGetter.call(buffer as ArrayBuffer);
