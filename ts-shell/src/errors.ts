@@ -187,8 +187,9 @@ export class NotJsonError extends RemitError {
 /**
  * Why a value would not read back as itself (ValueUnfaithfulError.reason). TOO_DEEP: objects and
  * arrays nest deeper than REMIT keeps a value (values.ts, MAX_VALUE_DEPTH; docs/guide.md, "Limits").
+ * TOO_LARGE: its JSON text is longer than a record's payload holds, or than a JavaScript string.
  */
-export type UnfaithfulReason = 'CHANGED_BY_JSON' | 'FAILS_SCHEMA_AGAIN' | 'TRANSFORM_NOT_IDEMPOTENT' | 'TOO_DEEP';
+export type UnfaithfulReason = 'CHANGED_BY_JSON' | 'FAILS_SCHEMA_AGAIN' | 'TRANSFORM_NOT_IDEMPOTENT' | 'TOO_DEEP' | 'TOO_LARGE';
 
 /**
  * A value about to be written (input, state, resume value, effect result, fork intent) would not
@@ -199,7 +200,7 @@ export type UnfaithfulReason = 'CHANGED_BY_JSON' | 'FAILS_SCHEMA_AGAIN' | 'TRANS
 export class ValueUnfaithfulError extends RemitError {
   readonly code = ErrorCode.VALUE_UNFAITHFUL;
   constructor(readonly value: string, readonly reason: UnfaithfulReason, why: string, subject: ErrorSubject) {
-    super(`the ${value} would not read back as written: ${why}; nothing was written`, subject);
+    super(`the ${value} ${reason === 'TOO_LARGE' ? 'cannot be recorded' : 'would not read back as written'}: ${why}; nothing was written`, subject);
   }
   protected override details() {
     return { value: this.value, reason: this.reason };

@@ -18,7 +18,8 @@
  */
 
 import { NotJsonError, RemitError, ValueUnfaithfulError, describeThrown, isInstanceOf, toValidationIssues, type ErrorSubject } from './errors.js';
-import { encodeJsonText, setOwnKey, utf8, type Json } from './json.js';
+import { encodeJsonText, setOwnKey, utf8, utf8Length, type Json } from './json.js';
+import { MAX_PAYLOAD_LEN } from './core/framing.js';
 
 /** What a schema must offer here: zod's safeParse (any zod type has it). */
 export interface ReadBackSchema {
@@ -151,8 +152,41 @@ function readBack(what: string, output: unknown, subject: ErrorSubject): Durable
     // A getter or a proxy threw: the round trip meets it again and reports it as NotJsonError.
     copy = NOT_PLAIN;
   }
-  if (copy !== NOT_PLAIN) return { text: JSON.stringify(copy), value: copy };
-  return checkedRoundTrip(what, output, subject);
+  const encoded = copy !== NOT_PLAIN ? { text: stringifyPlain(what, copy, subject), value: copy } : checkedRoundTrip(what, output, subject);
+  checkSize(what, encoded.text, subject);
+  return encoded;
+}
+
+function stringifyPlain(what: string, copy: Json, subject: ErrorSubject): string {
+  try {
+    return JSON.stringify(copy);
+  } catch (error) {
+    if (isStringTooLong(error)) throw tooLarge(what, 'its JSON text is longer than the longest string JavaScript can hold (about 2^29 characters)', subject);
+    throw error;
+  }
+}
+
+/** V8's RangeError for a string over its maximum length (JSON.stringify's result, a concatenation). */
+function isStringTooLong(error: unknown): boolean {
+  return isInstanceOf(error, RangeError) && /Invalid string length/.test(describeThrown(error));
+}
+
+/**
+ * A value's JSON text must fit a record's payload (MAX_PAYLOAD_LEN bytes of UTF-8, with the
+ * record's other fields): a longer one could never be written. UTF-8 takes at most 3 bytes per
+ * UTF-16 unit, so only a text of more than a third of the limit in length is measured.
+ */
+function checkSize(what: string, text: string, subject: ErrorSubject): void {
+  if (text.length <= MAX_PAYLOAD_LEN / 3) return;
+  const bytes = utf8Length(text);
+  if (bytes > MAX_PAYLOAD_LEN) {
+    throw tooLarge(what, `its JSON text is ${bytes} bytes of UTF-8, over the ${MAX_PAYLOAD_LEN} bytes a record holds`, subject);
+  }
+}
+
+/** ValueUnfaithfulError TOO_LARGE: the value cannot be recorded at all (docs/guide.md, "Limits"). */
+export function tooLarge(what: string, why: string, subject: ErrorSubject): ValueUnfaithfulError {
+  return new ValueUnfaithfulError(what, 'TOO_LARGE', `${why} (docs/guide.md, "Limits"); keep large data outside the run (a reference to it in the state)`, subject);
 }
 
 /**
@@ -173,6 +207,7 @@ export function checkedRoundTrip(what: string, output: unknown, subject: ErrorSu
       // A getter or a proxy threw: the stringify error is the one to report.
     }
     if (deep !== null) throw tooDeep(what, deep, subject);
+    if (isStringTooLong(error)) throw tooLarge(what, 'its JSON text is longer than the longest string JavaScript can hold (about 2^29 characters)', subject);
     throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
   }
   const deep = tooDeepAt(encoded.value, true);

@@ -1,0 +1,67 @@
+/**
+ * Values too large to record. A value whose JSON text is longer than a JavaScript string can be,
+ * or than a record's payload holds (1 GiB of UTF-8), is refused with ValueUnfaithfulError
+ * TOO_LARGE naming the run (and node), before anything is written; the run goes on once the code
+ * stops producing it. Before, the first escaped as V8's bare RangeError ("Invalid string length")
+ * and the second as the codec's RecordEncodeError, neither naming the run.
+ * These values take a few hundred MB to a GB of memory each: one test at a time.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { MAX_PAYLOAD_LEN } from './core/framing.js';
+import { createCore } from './core/index.js';
+import { ValueUnfaithfulError } from './errors.js';
+import { Remit } from './remit.js';
+import { MemoryStore } from './store/memory.js';
+import { END, workflow } from './workflow/workflow.js';
+
+const core = await createCore('reference');
+const State = z.object({ a: z.string(), b: z.string().optional() });
+
+function tooLarge(error: unknown, subject: Record<string, unknown>, why: RegExp): void {
+  expect(error).toBeInstanceOf(ValueUnfaithfulError);
+  expect(error).toMatchObject({ code: 'REMIT_VALUE_UNFAITHFUL', reason: 'TOO_LARGE', ...subject });
+  expect((error as Error).message).toMatch(/cannot be recorded: /);
+  expect((error as Error).message).toMatch(why);
+  expect((error as Error).message).toMatch(/nothing was written \[run /);
+}
+
+describe.sequential('values too large to record', () => {
+  it('an input whose JSON text is longer than a JavaScript string: refused naming the run, no run created', async () => {
+    const wf = workflow({ name: 'big', version: '1', state: State }).pure('p', { run: () => ({}), next: END }).build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    const long = 'x'.repeat(3e8); // twice in the value: 6e8 characters of JSON, over V8's 2^29 - 24
+    const error = await remit.start(wf, { a: long, b: long }, { runId: 'r1' }).catch((e: unknown) => e);
+    tooLarge(error, { runId: 'r1', value: 'input' }, /longer than the longest string JavaScript can hold/);
+    expect(await remit.store.readLog('r1')).toHaveLength(0);
+    expect((await remit.start(wf, { a: 'small' }, { runId: 'r1' })).status).toBe('completed');
+  }, 60_000);
+
+  it('a state a node returns that is over a record\'s payload in UTF-8: refused naming run and node, the run goes on', async () => {
+    let huge = true;
+    const wf = workflow({ name: 'big2', version: '1', state: State })
+      .pure('grow', { run: () => (huge ? { a: 'あ'.repeat(3.6e8) } : { a: 'fine' }), next: END }) // 3 bytes each: 1.08e9 bytes
+      .build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    const error = await remit.start(wf, { a: '' }, { runId: 'r2' }).catch((e: unknown) => e);
+    tooLarge(error, { runId: 'r2', node: 'grow' }, new RegExp(`is 1080000\\d{3} bytes of UTF-8, over the ${MAX_PAYLOAD_LEN} bytes a record holds`));
+    const before = await remit.store.readLog('r2');
+    expect(before.length).toBeGreaterThan(0);
+    huge = false;
+    expect(await remit.continueRun('r2')).toMatchObject({ status: 'completed', state: { a: 'fine' } });
+  }, 60_000);
+
+  it('a value under the limit whose record is over it (the record\'s other fields): the same refusal, for the record', async () => {
+    const wf = workflow({ name: 'big3', version: '1', state: State }).pure('p', { run: () => ({}), next: END }).build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    // {"a":"…"} of exactly MAX_PAYLOAD_LEN bytes: the value fits, RUN_STARTED's payload (it adds the
+    // workflow's name and definition) does not.
+    const threeByte = Math.floor((MAX_PAYLOAD_LEN - 8) / 3);
+    const a = 'あ'.repeat(threeByte) + 'x'.repeat(MAX_PAYLOAD_LEN - 8 - threeByte * 3);
+    expect(Buffer.byteLength(JSON.stringify({ a }), 'utf8')).toBe(MAX_PAYLOAD_LEN);
+    const error = await remit.start(wf, { a }, { runId: 'r3' }).catch((e: unknown) => e);
+    tooLarge(error, { runId: 'r3', seq: 0, value: 'RUN_STARTED record' }, /: \d+ bytes is over the 1073741823 limit/);
+    expect(await remit.store.readLog('r3')).toHaveLength(0);
+  }, 120_000);
+});
