@@ -479,20 +479,27 @@ export class Remit implements Engine {
     if (!def || def.kind !== 'interrupt') {
       throw new UnknownInterruptError(interruptId, { runId, seq: session.recover().recordCount - 1 }, `workflow ${wf.name} has no interrupt node ${JSON.stringify(nodeName)}; ids look like node@seq`);
     }
+    // The interrupt first: a spent or unknown id is refused as such (AlreadyConsumedError,
+    // UnknownInterruptError, ...) whatever the value, and a value error's "the interrupt was not
+    // consumed" is then true: it is parked and open.
+    const request: AdmissionRequest = { tag: 'RESUME', interruptId: utf8(interruptId) };
+    let admission = session.admit(request);
+    if (!admission.accepted) throw this.refusal(admission, runId, session, { interruptId, node: nodeName });
     const parsed = validate(def.spec.resume, value);
     if (!parsed.success) {
       throw new ResumeValueInvalidError(interruptId, { runId, node: nodeName }, toValidationIssues(parsed.error.issues));
     }
     // Fully checked before the claim: once RESUME_CLAIMED is durable, the stored value is applied
-    // as it is, so it must read back as itself (values.ts), or the run could never finish.
+    // as it is, so it must read back as itself (values.ts), or the run could never finish; and the
+    // completion the claimed value leads to must succeed, or the interrupt would be consumed by a
+    // value that can never finish the run.
     const encoded = durableValue('resume value', parsed.data, def.spec.resume, { runId, node: nodeName }, value);
-    const request: AdmissionRequest = { tag: 'RESUME', interruptId: utf8(interruptId) };
+    session.checkResume(nodeName, decodeJson(encoded.bytes));
     for (let attempt = 0; ; attempt++) {
-      const admission = session.admit(request);
-      if (!admission.accepted) throw this.refusal(admission, runId, session, { interruptId, node: nodeName });
-      // Once admitted (else the refusal is the answer): the completion the claimed value leads to
-      // must succeed, or the interrupt would be consumed by a value that can never finish the run.
-      if (attempt === 0) session.checkResume(nodeName, decodeJson(encoded.bytes));
+      if (attempt > 0) {
+        admission = session.admit(request);
+        if (!admission.accepted) throw this.refusal(admission, runId, session, { interruptId, node: nodeName });
+      }
       const claim: LogRecord = { kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId: utf8(interruptId), value: encoded.bytes };
       try {
         await session.append(admission.seq, [claim], nodeName);

@@ -77,6 +77,26 @@ describe.each(cores)('resume pre-check (%s core)', (kind) => {
     expect(failed).toMatchObject({ status: 'failed', failure: { code } });
   });
 
+  it('property: a spent or unknown interrupt is refused as such whatever the value, before the value is judged', async () => {
+    // Any value, valid or not: the interrupt's answer comes first (a value error would say "the
+    // interrupt was not consumed" of one that was, and send a caller to fix a value that cannot help).
+    const values = fc.oneof(fc.integer({ min: -5, max: 200 }), fc.constantFrom(500, 13, 42, 'text', null, { amount: 1 }));
+    await fc.assert(
+      fc.asyncProperty(values, async (value) => {
+        const { store, remit, id } = await parkedRun();
+        expect((await remit.resume('r', id, 5)).status).toBe('completed');
+        const after = await store.readRecords('r');
+        await expect(remit.resume('r', id, value)).rejects.toMatchObject({ code: 'REMIT_ALREADY_CONSUMED', runId: 'r' });
+        const other = await parkedRun();
+        const seq = Number(other.id.split('@')[1]);
+        await expect(other.remit.resume('r', `setAmount@${seq + 7}`, value)).rejects.toMatchObject({ code: 'REMIT_UNKNOWN_INTERRUPT', runId: 'r' });
+        expect(await store.readRecords('r')).toEqual(after);
+        expect((await other.remit.status('r')).status).toBe('parked');
+      }),
+      { numRuns: 25 },
+    );
+  });
+
   it('property: after any resume value, the run is completed, failed, or still parked and resumable', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.integer({ min: -5, max: 200 }), fc.constantFrom(7, 8, 9, 13, 42, 66, 88, 99, 500)), async (value) => {
