@@ -4,11 +4,29 @@
  * stored at the wrong position would make the whole log unreadable later.
  */
 
-import { StoreError } from '../errors.js';
+import { OptionInvalidError, StoreError } from '../errors.js';
 import { isWellFormedUnicode } from '../json.js';
 import type { RunStatusCorrection, RunStatusHint, StoredRecord } from './store.js';
 
 export type StoreClock = () => number;
+
+/**
+ * A store's `clock` option checked (OptionInvalidError unless a function; default Date.now), and
+ * wrapped so that each reading is checked too: the times are stored (createdAtMs, updatedAtMs) and
+ * listed, so a clock that returns a string, NaN or Infinity is refused at the write that asks
+ * for it (OptionInvalidError naming the value; nothing written) instead of being stored as it is.
+ */
+export function checkedClock(clock: unknown): StoreClock {
+  if (clock === undefined) return Date.now;
+  if (typeof clock !== 'function') throw new OptionInvalidError('clock', clock, 'must be a function returning the time in milliseconds since the epoch (default Date.now)');
+  return () => {
+    const now: unknown = (clock as () => unknown)();
+    if (typeof now !== 'number' || !Number.isSafeInteger(now)) {
+      throw new OptionInvalidError('clock', now, 'returned something that is not a whole number of milliseconds since the epoch');
+    }
+    return now;
+  };
+}
 
 /** The smallest frame: a 12-byte header and a 4-byte checksum around an empty payload. */
 export const MIN_RECORD_BYTES = 16;

@@ -5,9 +5,9 @@
  * Every method copies bytes in and out, so no caller can change a committed record.
  */
 
-import { OptionInvalidError, StoreError } from '../errors.js';
+import { isInstanceOf, OptionInvalidError, StoreError } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
-import { bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, statusHintOf, type StoreClock } from './common.js';
+import { bytesEqual, checkBatchSeqs, checkedClock, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, statusHintOf, type StoreClock } from './common.js';
 import type {
   AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
 } from './store.js';
@@ -46,8 +46,11 @@ export class MemoryStore implements Store {
     if (options === null || typeof options !== 'object') throw new OptionInvalidError('options', options, 'must be an object of memory store options, or nothing');
     const unknown = unknownKey(options, MEMORY_STORE_OPTIONS);
     if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of the memory store', MEMORY_STORE_OPTIONS));
+    if (options.backing !== undefined && !isInstanceOf(options.backing, MemoryBacking)) {
+      throw new OptionInvalidError('backing', options.backing, 'must be a MemoryBacking (new MemoryBacking() from remit/testing), shared by the stores that are to see the same runs');
+    }
     this.backing = options.backing ?? new MemoryBacking();
-    this.nowMs = options.clock ?? Date.now;
+    this.nowMs = checkedClock(options.clock);
   }
 
   async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {

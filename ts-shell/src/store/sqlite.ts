@@ -34,7 +34,7 @@ import { ensureDirectory } from '../files.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
   bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf,
-  storedRecordBytes, storedSummaryBytes, type NotBytes, type StoreClock,
+  checkedClock, storedRecordBytes, storedSummaryBytes, type NotBytes, type StoreClock,
 } from './common.js';
 import type {
   AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
@@ -312,8 +312,7 @@ export class SqliteStore implements Store {
     // true it would create the file a tool meant only to read.
     const create = options.create === undefined ? true : options.create;
     if (typeof create !== 'boolean') throw new OptionInvalidError('create', create, 'must be true or false (default true)');
-    const clock = options.clock === undefined ? Date.now : options.clock;
-    if (typeof clock !== 'function') throw new OptionInvalidError('clock', clock, 'must be a function returning the time in milliseconds since the epoch (default Date.now)');
+    const clock = checkedClock(options.clock);
     this.path = path === ':memory:' ? path : resolve(path);
     this.description = `sqlite:${this.path}`;
     this.nowMs = clock;
