@@ -32,6 +32,13 @@ module.exports = {
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-peer', 'npm-optional', 'npm-no-pkg', 'npm-unknown'], path: ['(^|/)node_modules/(vitest|@vitest|fast-check|tinybench)/'] },
     },
     {
+      name: 'testing-entry-imports-no-harness',
+      comment: 'remit/testing is published: its code imports nothing of the repository outside the library (its own tests may use test support).',
+      severity: 'error',
+      from: { path: '^ts-shell/src/testing/', pathNot: '\\.test\\.ts$' },
+      to: { path: ['\\.test\\.ts$', '^ts-shell/test-support/', '^conformance/', '^examples/', '^bench/', '^equivalence/', '^proofs/', '^scripts/'] },
+    },
+    {
       name: 'testing-vitest-only-in-store-contract',
       severity: 'error',
       from: { path: '^ts-shell/src/testing/', pathNot: ['^ts-shell/src/testing/store-contract\\.ts$', '\\.test\\.ts$'] },

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a Node service gets from `npm install remit`: pack the publishable packages (remit and
+# What a Node service gets from installing REMIT's packed tarballs (README, "In a Node service"): pack the publishable packages (remit and
 # @remit/core-wasm), install the tarballs into an empty project with --omit=dev, and then
 #   1. run the README quickstart (examples/quickstart/quickstart.mjs) with plain `node`, once on the
 #      Wasm core and once on the reference core, and the installed `remit` bin on its database;

@@ -1,6 +1,6 @@
 /**
  * The library's import boundary (.dependency-cruiser.cjs), checked on the real tree, and a canary
- * that plants one violation of each of its eight rules in a scratch tree to show the check can fail
+ * that plants one violation of each of its nine rules in a scratch tree to show the check can fail
  * (a cycle through value imports, h.ts <-> i.ts, is reported once, on its first edge).
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -50,6 +50,8 @@ describe('the library boundary', () => {
     write('ts-shell/src/e.ts', "import { it } from 'vitest';\nexport const e = it;\n");
     write('ts-shell/src/f.ts', "import pg from 'pg';\nexport const f = pg;\n");
     write('ts-shell/src/testing/g.ts', "import { it } from 'vitest';\nexport const g = it;\n");
+    write('ts-shell/test-support/helper.ts', 'export const helper = 1;\n');
+    write('ts-shell/src/testing/j.ts', "import { helper } from '../../test-support/helper.js';\nexport const j = helper;\n");
     write('ts-shell/src/h.ts', "import { i } from './i.js';\nexport const h = (): number => i();\n");
     write('ts-shell/src/i.ts', "import { h } from './h.js';\nexport const i = (): number => h();\n");
     symlinkSync(join(ROOT, 'node_modules'), join(scratch, 'node_modules'), 'dir');
@@ -65,6 +67,7 @@ describe('the library boundary', () => {
         'no-circular-in-library: ts-shell/src/h.ts -> ts-shell/src/i.ts',
         'other-workspaces-use-the-package: examples/d.ts -> ts-shell/src/errors.ts',
         'pg-only-in-the-postgres-store: ts-shell/src/f.ts -> pg',
+        'testing-entry-imports-no-harness: ts-shell/src/testing/j.ts -> ts-shell/test-support/helper.ts',
         'testing-vitest-only-in-store-contract: ts-shell/src/testing/g.ts -> vitest',
       ]);
     });

@@ -1,5 +1,5 @@
 // The README's quickstart, as a file that runs. In a service: `node quickstart.mjs` after
-// `npm install remit zod`; in this repository: `bash scripts/tsx.sh examples/quickstart/quickstart.mjs`.
+// installing the two packed tarballs and zod (README, "In a Node service"); in this repository: `bash scripts/tsx.sh examples/quickstart/quickstart.mjs`.
 import { z } from 'zod';
 import { createRemit, END, openSqliteStore, workflow } from 'remit';
 
