@@ -109,6 +109,9 @@ describe('start, continueRun and fork refuse an options argument that is not an 
     ['fork(id, 0, null)', (remit) => remit.fork('r', 0, null as never), 'options'],
     ['fork(id, 0, [])', (remit) => remit.fork('r', 0, [] as never), 'options'],
     ['recoverAll(null)', (remit) => remit.recoverAll(null as never), 'options'],
+    // A Map has no own option keys: it was read as no options, its runId ignored (a random id used).
+    ['start(w, input, new Map([["runId", "x"]]))', (remit) => remit.start(wf, { n: 1 }, new Map([['runId', 'x']]) as never), 'options'],
+    ['continueRun(id, new Set())', (remit) => remit.continueRun('r', new Set() as never), 'options'],
   ];
   for (const [label, call, argument] of cases) {
     it(label, async () => {
@@ -116,6 +119,7 @@ describe('start, continueRun and fork refuse an options argument that is not an 
       const error = await call(remit).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ArgumentInvalidError);
       expect(error).toMatchObject({ code: 'REMIT_ARGUMENT_INVALID', argument });
+      if (label.includes('Map') || label.includes('Set') || label.includes('[]')) expect((error as Error).message).toMatch(/got an? (Map|Set|array)\b/);
       expect((await store.listRuns()).map((r) => r.runId)).toEqual(['r']);
       expect(await store.readLog('r')).toEqual(before);
     });

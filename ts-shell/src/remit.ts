@@ -22,7 +22,7 @@ import {
   AlreadyConsumedError, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
   EffectInFlightError, ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotParkedError,
   OptionInvalidError, RepairRefusedError, ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
-  toValidationIssues, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
+  isInstanceOf, toValidationIssues, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
@@ -288,7 +288,11 @@ function checkMaxGroupedPureSteps(value: unknown): void {
 function checkOptionsArgument(operation: string, value: unknown, known: readonly string[], subject: ErrorSubject): void {
   if (value === undefined) return;
   const expected = `an object of ${operation} options ({ ${known.join(', ')} }) or undefined`;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ArgumentInvalidError('options', expected, describeArgument(value), subject);
+  // A Map or a Set keeps its entries apart from its keys: `new Map([['runId', 'x']])` would be read
+  // as no options at all, its runId ignored. (Other objects are read by their keys, inherited ones too.)
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || isInstanceOf(value, Map) || isInstanceOf(value, Set)) {
+    throw new ArgumentInvalidError('options', expected, describeArgument(value), subject);
+  }
   const unknown = unknownKey(value, known);
   if (unknown !== undefined) throw new OptionInvalidError(unknown, (value as Record<string, unknown>)[unknown], notKnown(`an option of ${operation}`, known), subject);
 }
@@ -1039,7 +1043,20 @@ export function startState(wf: Workflow, input: unknown, subject: ErrorSubject =
 function describeArgument(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
   if (typeof value === 'number') return String(value);
-  return value === null ? 'null' : typeof value;
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value !== 'object') return typeof value;
+  const prototype = safePrototype(value);
+  const name = prototype === null ? undefined : (prototype as { constructor?: { name?: unknown } }).constructor?.name;
+  return prototype === Object.prototype || prototype === null || typeof name !== 'string' || name === '' ? 'object' : `a ${name}`;
+}
+
+function safePrototype(value: object): object | null | undefined {
+  try {
+    return Object.getPrototypeOf(value) as object | null;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
