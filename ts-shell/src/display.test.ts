@@ -97,3 +97,14 @@ describe('preview', () => {
     }));
   });
 });
+
+describe('renderInspection', () => {
+  it('refuses what is not an inspection with ArgumentInvalidError saying what it got (it threw a bare TypeError)', async () => {
+    const { renderInspection } = await import('./inspect.js');
+    const { ArgumentInvalidError } = await import('./errors.js');
+    for (const [value, got] of [[null, 'null'], [{}, 'an object without runId and records'], [[], 'an array'], ['r1', 'string'], [undefined, 'undefined']] as const) {
+      expect(() => renderInspection(value as never)).toThrow(ArgumentInvalidError);
+      expect(() => renderInspection(value as never)).toThrow(new RegExp(`^inspection must be what remit.inspect\\(runId\\) returned \\(a RunInspection\\); got ${got.replace(/[[\]]/g, '\\$&')}`));
+    }
+  });
+});

@@ -6,7 +6,7 @@
 import { decodeLog, LogErrorName } from './core/codec.js';
 import { EffectStatus, RecordKind, type LogRecord, type NextAction, type RecoveryCore } from './core/types.js';
 import { count, displayText, preview, shown } from './display.js';
-import { suggestCommand } from './errors.js';
+import { ArgumentInvalidError, suggestCommand } from './errors.js';
 import { fromUtf8, toHex } from './json.js';
 import { diagnoseRows, type RunDamage } from './sequencer/log-health.js';
 import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
@@ -199,6 +199,10 @@ function actionText(action: NextAction): string {
  * clear the terminal or forge a line.
  */
 export function renderInspection(inspection: RunInspection): string {
+  if (inspection === null || typeof inspection !== 'object' || typeof inspection.runId !== 'string' || !Array.isArray(inspection.records)) {
+    const got = inspection === null ? 'null' : Array.isArray(inspection) ? 'an array' : typeof inspection === 'object' ? 'an object without runId and records' : typeof inspection;
+    throw new ArgumentInvalidError('inspection', 'what remit.inspect(runId) returned (a RunInspection)', got);
+  }
   const lines: string[] = [];
   const head = [shown`run ${inspection.runId}`];
   if (inspection.workflow) head.push(shown`workflow ${inspection.workflow} v${inspection.version}`);
