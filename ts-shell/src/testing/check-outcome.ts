@@ -85,13 +85,27 @@ export interface Comparison {
 /**
  * The first way run `b` differs from run `a` (null: none), and the comparison that could not be
  * made (null: none). Up to the first value from outside that differs (module comment), the node
- * path must be the same; with no such value, the status and the final state too.
+ * path and the state after each node must be the same; with no such value, the status and the
+ * final state too.
  */
 export function compareOutcomes(a: Outcome, b: Outcome, sides: Sides): Comparison {
   const divergence = firstDivergence(a.inputs, b.inputs);
   const limit = divergence === null ? Infinity : divergence.a.step + 1;
   const path = pathDifference(a, b, limit, sides);
   if (path !== null) return { difference: path, unchecked: null };
+  // The state after every node before the first outside value that differs must be the same too:
+  // a random value a later node overwrites still reaches an effect's arguments or a route.
+  const early = firstDifferentCheckpoint(a, b, divergence === null ? Infinity : divergence.a.step);
+  if (early !== null && (divergence !== null || a.status !== b.status || jsonEqual(a.state as Json, b.state as Json))) {
+    return {
+      difference: {
+        message: `the state after node ${early.node} (step ${early.step}) is ${short(early.b)} in ${sides.b}, ${short(early.a)} in ${sides.a}: ` +
+          'with the same node path, effect results and resume values up to there, a pure node or an apply is not deterministic',
+        node: early.node,
+      },
+      unchecked: null,
+    };
+  }
   if (divergence !== null) return { difference: null, unchecked: divergenceText(divergence, b.path.length, sides) };
   if (a.status !== b.status) {
     const failure = b.failure ?? a.failure;
@@ -179,14 +193,15 @@ function statusText(outcome: Outcome): string {
   return outcome.status;
 }
 
-/** The first checkpoint (NODE_COMPLETED) whose state differs between the runs, read from their logs. */
-function firstDifferentCheckpoint(a: Outcome, b: Outcome): { step: number; node: string; a: string; b: string } | null {
+/** The first checkpoint (NODE_COMPLETED) below step `limit` whose state differs between the runs, read from their logs. */
+function firstDifferentCheckpoint(a: Outcome, b: Outcome, limit = Infinity): { step: number; node: string; a: string; b: string } | null {
   const [sa, sb] = [checkpoints(a.records), checkpoints(b.records)];
-  for (let step = 0; ; step++) {
+  for (let step = 0; step < limit; step++) {
     const [x, y] = [sa.next(), sb.next()];
     if (x.done === true || y.done === true) return null;
     if (!jsonEqual(x.value.state, y.value.state)) return { step, node: x.value.node, a: stateText(x.value.state), b: stateText(y.value.state) };
   }
+  return null;
 }
 
 function* checkpoints(records: readonly LogRecord[]): Generator<{ node: string; state: Json }> {

@@ -167,11 +167,14 @@ export async function checkWorkflow<W extends Workflow>(workflow: W, options: Ch
   // fault points than the runs after it: the scenarios follow the run that retried least.
   const reference = second.problems.length === 0 && second.retries < first.retries ? second : first;
   report.reference = referenceOf(reference);
-  const stepBound = 2 * reference.steps + SCENARIO_STEP_MARGIN;
+  // A recovered run re-runs the steps its crash lost (a whole group commit, up to 64), so its bound
+  // is the fault-free run's length with room for those, never the option the fault-free run met
+  // (a 10-step run under maxSteps 10 would be stopped after its crash); the same for resumes.
   const scenarioSettings: DriveSettings = {
     ...settings,
     maxResumes: reference.resumes + 1,
-    ...(stepBound < settings.maxSteps ? { maxSteps: stepBound, stepsWhy: `twice the fault-free run's ${reference.steps} and ${SCENARIO_STEP_MARGIN} more` } : {}),
+    maxSteps: 2 * reference.steps + SCENARIO_STEP_MARGIN,
+    stepsWhy: `twice the fault-free run's ${reference.steps} and ${SCENARIO_STEP_MARGIN} more`,
   };
   for (const index of choose(reference.points.length, settings.maxScenarios)) {
     const spec = reference.points[index]!.spec;
@@ -199,7 +202,10 @@ interface DriveSettings {
 
 /** The options checked and completed, before anything runs: a usage error is thrown, not reported. */
 async function settingsOf<W extends Workflow>(workflow: W, options: CheckWorkflowOptions<W>): Promise<DriveSettings> {
-  if (!isBuiltWorkflow(workflow)) throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build())', typeof workflow);
+  if (!isBuiltWorkflow(workflow)) {
+    const got = workflow === null ? 'null' : Array.isArray(workflow) ? 'an array' : typeof workflow === 'object' ? 'an object that is not a built workflow' : typeof workflow;
+    throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build())', got);
+  }
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ArgumentInvalidError('options', 'an object of checkWorkflow options ({ input, resume, ... })', Array.isArray(options) ? 'an array' : String(options));
   }
@@ -209,9 +215,10 @@ async function settingsOf<W extends Workflow>(workflow: W, options: CheckWorkflo
   const resume = checkedResume(workflow, options.resume);
   const limits = {
     maxScenarios: wholeOption('maxScenarios', options.maxScenarios, 1, Number.MAX_SAFE_INTEGER),
-    maxResumes: wholeOption('maxResumes', options.maxResumes ?? 1000, 0, 1_000_000),
-    maxRetries: wholeOption('maxRetries', options.maxRetries ?? 3, 0, 100),
-    maxSteps: wholeOption('maxSteps', options.maxSteps ?? DEFAULT_MAX_STEPS, 1, MAX_MAX_STEPS),
+    // Only an absent option takes the default: null is refused like any value that is not a whole number.
+    maxResumes: wholeOption('maxResumes', options.maxResumes === undefined ? 1000 : options.maxResumes, 0, 1_000_000),
+    maxRetries: wholeOption('maxRetries', options.maxRetries === undefined ? 3 : options.maxRetries, 0, 100),
+    maxSteps: wholeOption('maxSteps', options.maxSteps === undefined ? DEFAULT_MAX_STEPS : options.maxSteps, 1, MAX_MAX_STEPS),
   };
   // The core as createRemit takes it: OptionInvalidError for an object without the RecoveryCore
   // functions or a value that is neither a name nor an object, CoreUnavailableError for an
@@ -395,8 +402,10 @@ class Observer implements SequencerHooks {
 }
 
 interface Counter {
+  /** Interrupts resumed: each park counted once, however often its resume was retried. */
   resumes: number;
   retries: number;
+  resumed: Set<string>;
 }
 
 /**
@@ -409,7 +418,7 @@ async function drive(settings: DriveSettings, crashAt: string | null): Promise<D
   const store = new MemoryStore({ backing });
   const log = new LogReader(store);
   const observer = new Observer(log, crashAt, settings);
-  const counter: Counter = { resumes: 0, retries: 0 };
+  const counter: Counter = { resumes: 0, retries: 0, resumed: new Set() };
   const ids = settings.ids.forRun();
   const faulted = new Remit(store, settings.core, [settings.workflow], observer, {}, { instanceId: ids.first });
   const crashed = () => observer.crash !== null;
@@ -447,7 +456,10 @@ async function untilEnd(settings: DriveSettings, remit: Remit, counter: Counter,
     try {
       result = await next();
     } catch (error) {
-      if (crashed() || !(error instanceof HandlerThrewError) || retries++ >= settings.maxRetries) throw error;
+      if (crashed() || !(error instanceof HandlerThrewError)) throw error;
+      if (retries++ >= settings.maxRetries) {
+        throw new RunStopped(`node code still threw after ${settings.maxRetries} retries (maxRetries, counted over the whole run): ${describe(error)}`, error.node);
+      }
       counter.retries += 1;
       next = () => remit.continueRun(RUN_ID);
       continue;
@@ -455,7 +467,12 @@ async function untilEnd(settings: DriveSettings, remit: Remit, counter: Counter,
     if (crashed() || result.status === 'completed' || result.status === 'failed') return result;
     if (result.status !== 'parked') throw new RunStopped(`the run was left ${result.status} at seq ${result.headSeq}: another sequencer holds it`);
     const interrupt = result.interrupt!;
-    if (counter.resumes++ >= settings.maxResumes) throw new RunStopped(`still parked after ${settings.maxResumes} resumes (maxResumes), at ${interrupt.node}`, interrupt.node);
+    // A resume retried after its apply threw (the interrupt not consumed) is the same resume.
+    if (!counter.resumed.has(interrupt.id)) {
+      if (counter.resumes >= settings.maxResumes) throw new RunStopped(`still parked after ${settings.maxResumes} resumes (maxResumes), at ${interrupt.node}`, interrupt.node);
+      counter.resumes += 1;
+      counter.resumed.add(interrupt.id);
+    }
     const value = await resumeValue(settings, result);
     next = () => remit.resume(RUN_ID, interrupt.id, value);
   }
@@ -531,12 +548,19 @@ async function crashScenario(settings: DriveSettings, reference: Drive, spec: st
 function notReached(reference: Drive, run: Drive, spec: string, compare: boolean): Scenario {
   const problems = run.problems.map((p) => ({ ...p, fault: spec, message: `before reaching this fault point: ${p.message}` }));
   if (problems.length > 0) return { crashed: false, problems, unchecked: null };
-  const retried = reference.retries + run.retries;
-  if (retried > 0) {
+  if (!compare) return { crashed: false, problems: [], unchecked: 'not crashed at: this run did not reach it (the fault-free runs differ)' };
+  // The run ended without crashing: it is compared with the fault-free one as any run is. A
+  // difference before any outside value differed is the answer (retries do not change a
+  // deterministic run's path or states); an outside value that differed explains the other way.
+  const comparison = compareOutcomes(reference.outcome, run.outcome, { a: 'the fault-free run', b: 'this run' });
+  if (comparison.difference !== null) {
+    return { crashed: false, problems: [problem('determinism', spec, comparison.difference, 'the run did not reach this fault point, and it differs from the fault-free run: ')], unchecked: null };
+  }
+  if (comparison.unchecked !== null) return { crashed: false, problems: [], unchecked: `not crashed at: this run did not reach it after ${comparison.unchecked}` };
+  if (reference.retries + run.retries > 0) {
     const where = reference.retries > 0 ? `the fault-free run retried node code that threw ${reference.retries} time(s), this run ${run.retries}` : `this run retried node code that threw ${run.retries} time(s), the fault-free run did not`;
     return { crashed: false, problems: [], unchecked: `not crashed at: this run did not reach it (${where}, so they reach different fault points)` };
   }
-  if (!compare) return { crashed: false, problems: [], unchecked: 'not crashed at: this run did not reach it (the fault-free runs differ)' };
   const node = reference.points.find((p) => p.spec === spec)?.info.node;
   return {
     crashed: false,
