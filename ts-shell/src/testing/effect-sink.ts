@@ -4,12 +4,16 @@
  * what the resume contract measures: a handler may be invoked again after a crash between the
  * outside effect and its durable completion, but the effect must be applied once.
  *
- * FileEffectSink is safe across processes: "applied" is the atomic creation of a marker file
- * (O_EXCL) named after the key, so two processes invoking one key apply it once.
+ * FileEffectSink is safe across processes and SIGKILL: "applied" is the atomic appearance of a
+ * whole marker file named after the key (written under a name of its own, then hard-linked to
+ * the key's name, which fails when it exists), so two processes invoking one key apply it once,
+ * and a kill at any instant leaves either no marker or a whole one. Invocations are appended one
+ * line each; what a kill cuts short is not read. Nothing is fsynced: a process crash loses no
+ * written data (the page cache outlives the process); a power loss is not what it simulates.
  */
 
-import { createHash } from 'node:crypto';
-import { appendFileSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { appendFileSync, existsSync, linkSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDirectory } from '../files.js';
 
@@ -63,6 +67,9 @@ export class MemoryEffectSink implements EffectSink {
   }
 }
 
+const MARKER = '.json';
+const SCRATCH = '.partial';
+
 export class FileEffectSink implements EffectSink {
   private readonly invocationsPath: string;
   private readonly appliedDir: string;
@@ -75,25 +82,38 @@ export class FileEffectSink implements EffectSink {
   }
 
   async apply(effect: string, key: string, payload: unknown): Promise<EffectReceipt> {
-    const marker = join(this.appliedDir, receiptIdFor(key) + '.json');
+    const marker = join(this.appliedDir, receiptIdFor(key) + MARKER);
+    // The marker appears whole or not at all: written under a name of this call's own, then linked
+    // to its name, which fails if another call's is there. (Written in place, a SIGKILL between
+    // the open and the write left an empty marker: counts() could not read it, and the retry
+    // under the same key found it and reported "not applied" for an effect never recorded.)
+    const scratch = join(this.appliedDir, `${receiptIdFor(key)}.${process.pid}.${randomBytes(6).toString('hex')}${SCRATCH}`);
+    writeFileSync(scratch, JSON.stringify({ effect, key, payload }) + '\n', { flag: 'wx' });
     let applied = true;
     try {
-      writeFileSync(marker, JSON.stringify({ effect, key, payload }) + '\n', { flag: 'wx' });
+      linkSync(scratch, marker);
     } catch (error) {
       if ((error as { code?: string }).code !== 'EEXIST') throw error;
       applied = false;
+    } finally {
+      unlinkSync(scratch);
     }
     appendFileSync(this.invocationsPath, JSON.stringify({ effect, key, applied, atMs: Date.now() }) + '\n');
     return { applied, receiptId: receiptIdFor(key) };
   }
 
   async counts(): Promise<EffectCounts> {
-    const lines = existsSync(this.invocationsPath) ? readFileSync(this.invocationsPath, 'utf8').split('\n').filter(Boolean) : [];
-    const invocations = lines.map((line) => JSON.parse(line) as { effect: string; key: string; applied: boolean });
+    const text = existsSync(this.invocationsPath) ? readFileSync(this.invocationsPath, 'utf8') : '';
+    // The last piece after the last newline is empty, or a line cut by a kill during its append
+    // (that call's marker counts it): either way it is not read.
+    const whole = text.split('\n').slice(0, -1);
+    const invocations = whole.filter(Boolean).map((line) => JSON.parse(line) as { effect: string; key: string; applied: boolean });
     const counts = tally(invocations);
     // The markers are the truth for "applied" (an invocation line may be missing after a SIGKILL
-    // between the marker and the line); count them too and keep the larger number.
+    // between the marker and the line); count them too and keep the larger number. A scratch file
+    // left by a kill before its link is no marker.
     for (const file of readdirSync(this.appliedDir)) {
+      if (!file.endsWith(MARKER)) continue;
       const { effect, key } = JSON.parse(readFileSync(join(this.appliedDir, file), 'utf8')) as { effect: string; key: string };
       const perKey = (counts.byKey[key] ??= { effect, invocations: 0, applied: 0 });
       if (perKey.applied === 0) {

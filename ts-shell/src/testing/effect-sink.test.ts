@@ -1,0 +1,59 @@
+/**
+ * FileEffectSink under SIGKILL: a kill at any instant of apply() leaves either no marker or a
+ * whole one, so counts() reads every state a kill leaves, and each key is applied once. Before,
+ * a kill between the marker's open and its write left an empty marker: counts() threw, and the
+ * retry under the same key reported "not applied" for a call whose line was never written.
+ */
+
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FileEffectSink, receiptIdFor } from './effect-sink.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const tsxLoader = new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+
+describe('FileEffectSink', () => {
+  it('reads the states a kill can leave: a scratch file never linked, a marker without its line, a line cut short', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'remit-sink-'));
+    const sink = new FileEffectSink(dir);
+    expect(await sink.apply('charge', 'k1', { n: 1 })).toMatchObject({ applied: true });
+    // Killed after writing its scratch file, before the link: no marker, so not applied.
+    writeFileSync(join(dir, 'applied', `${receiptIdFor('k2')}.123.abcdef.partial`), '{"effect":"charge","key":"k2"');
+    // Killed after the link, before its invocation line: applied, counted from the marker.
+    writeFileSync(join(dir, 'applied', `${receiptIdFor('k3')}.json`), JSON.stringify({ effect: 'charge', key: 'k3', payload: {} }) + '\n');
+    // Killed in the middle of appending a line.
+    appendFileSync(join(dir, 'invocations.jsonl'), '{"effect":"charge","key":"k4","appl');
+    const counts = await sink.counts();
+    expect(counts.byKey['k1']).toEqual({ effect: 'charge', invocations: 1, applied: 1 });
+    expect(counts.byKey['k2']).toBeUndefined();
+    expect(counts.byKey['k3']).toEqual({ effect: 'charge', invocations: 0, applied: 1 });
+    expect(await sink.apply('charge', 'k2', {})).toMatchObject({ applied: true });
+    expect(await sink.apply('charge', 'k3', {})).toMatchObject({ applied: false });
+  });
+
+  it('SIGKILLed at random instants of apply() in a loop: every marker whole, counts() reads them, each key applied once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'remit-sink-kill-'));
+    const child = join(here, '..', '..', 'test-support', 'sink-hammer.child.ts');
+    for (let kill = 0; kill < 8; kill++) {
+      const proc = spawn(process.execPath, ['--conditions=remit-source', '--import', tsxLoader, child, dir, String(kill)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      // Killed once it is applying (its first line out), after a random further delay.
+      await new Promise<void>((resolve) => proc.stdout.once('data', () => resolve()));
+      await new Promise((r) => setTimeout(r, Math.random() * 40));
+      proc.kill('SIGKILL');
+      await new Promise((r) => proc.once('exit', r));
+    }
+    for (const file of readdirSync(join(dir, 'applied')).filter((f) => f.endsWith('.json'))) {
+      expect(readFileSync(join(dir, 'applied', file), 'utf8')).toMatch(/^\{.*\}\n$/);
+    }
+    const counts = await new FileEffectSink(dir).counts();
+    expect(Object.keys(counts.byKey).length).toBeGreaterThan(0);
+    for (const [key, perKey] of Object.entries(counts.byKey)) {
+      expect(perKey.applied, key).toBe(1);
+      expect(existsSync(join(dir, 'applied', `${receiptIdFor(key)}.json`))).toBe(true);
+    }
+  }, 60_000);
+});
