@@ -14,17 +14,19 @@ export type StoreClock = () => number;
  * A store's `clock` option checked (OptionInvalidError unless a function; default Date.now), and
  * wrapped so that each reading is checked too: the times are stored (createdAtMs, updatedAtMs) and
  * listed, so a clock that returns a string, NaN or Infinity is refused at the write that asks
- * for it (OptionInvalidError naming the value; nothing written) instead of being stored as it is.
+ * for it (OptionInvalidError naming the value; nothing written) instead of being stored as it is;
+ * a fraction of a millisecond is dropped.
  */
 export function checkedClock(clock: unknown): StoreClock {
   if (clock === undefined) return Date.now;
   if (typeof clock !== 'function') throw new OptionInvalidError('clock', clock, 'must be a function returning the time in milliseconds since the epoch (default Date.now)');
   return () => {
     const now: unknown = (clock as () => unknown)();
-    if (typeof now !== 'number' || !Number.isSafeInteger(now)) {
-      throw new OptionInvalidError('clock', now, 'returned something that is not a whole number of milliseconds since the epoch');
+    // A fraction (performance.timeOrigin + performance.now()) is kept to the millisecond.
+    if (typeof now !== 'number' || !Number.isFinite(now) || !Number.isSafeInteger(Math.floor(now))) {
+      throw new OptionInvalidError('clock', now, 'returned something that is not a number of milliseconds since the epoch');
     }
-    return now;
+    return Math.floor(now);
   };
 }
 
