@@ -46,7 +46,8 @@ export class MemoryStore implements Store {
     if (options === null || typeof options !== 'object') throw new OptionInvalidError('options', options, 'must be an object of memory store options, or nothing');
     const unknown = unknownKey(options, MEMORY_STORE_OPTIONS);
     if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of the memory store', MEMORY_STORE_OPTIONS));
-    if (options.backing !== undefined && !isInstanceOf(options.backing, MemoryBacking)) {
+    // A MemoryBacking, or one of another copy of this module (its runs Map is all the store uses).
+    if (options.backing !== undefined && !isInstanceOf(options.backing, MemoryBacking) && !isInstanceOf((options.backing as { runs?: unknown } | null)?.runs, Map)) {
       throw new OptionInvalidError('backing', options.backing, 'must be a MemoryBacking (new MemoryBacking() from remit/testing), shared by the stores that are to see the same runs');
     }
     this.backing = options.backing ?? new MemoryBacking();
