@@ -12,7 +12,6 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { encodeRecordV2 } from './core/codec.js';
 import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
 import {
@@ -38,7 +37,7 @@ import {
   checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, INTERRUPT_ID_EXPECTED, isSeq,
   parseInterruptId, SEQ_EXPECTED,
 } from './ids.js';
-import { durableValue, validate } from './values.js';
+import { durableValue, encodeRecordWithinLimits, validate } from './values.js';
 import { assert } from './assert.js';
 import { allKeysOf, notKnown, unknownKey } from './known-keys.js';
 import { canonicalDescriptor } from './workflow/descriptor.js';
@@ -468,9 +467,11 @@ export class Remit implements Engine {
   }
 
   /**
-   * Resume a parked interrupt with `value`: validated by the interrupt's schema (invalid: refused,
-   * nothing recorded), then claimed by a conditional append (a second or concurrent resume is
-   * refused with AlreadyConsumedError before any node runs), then the run is driven on.
+   * Resume a parked interrupt with `value`. The run and the interrupt are judged first (a run not
+   * parked, an interrupt already consumed or unknown, a damaged log: refused whatever the value),
+   * then the value by the interrupt's schema (invalid: refused, nothing recorded), then it is
+   * claimed by a conditional append (a second or concurrent resume is refused with
+   * AlreadyConsumedError before any node runs), then the run is driven on.
    */
   async resume(runId: string, interruptId: string, value: unknown): Promise<RunResult> {
     checkRunId(runId);
@@ -612,7 +613,7 @@ export class Remit implements Engine {
     const info = { runId, seq: admission.seq, targetRunId: newRunId, kinds: ['FORKED'] };
     await this.hooks.at('fork.before-store', info);
     // Format 2, chained to the checkpoint it follows (the last record of the copied prefix).
-    const forkedBytes = encodeRecordV2(forked, chainValueBefore(session.bytes, admission.offset));
+    const forkedBytes = encodeRecordWithinLimits(forked, chainValueBefore(session.bytes, admission.offset), { runId });
     const outcome = await this.store.fork(runId, checkpointSeq + 1, newRunId, forkedBytes, statusAfterRecords([forked]));
     if (!outcome.committed) {
       if (outcome.reason === 'TARGET_EXISTS') throw new ForkTargetExistsError(newRunId, { runId, seq: checkpointSeq });

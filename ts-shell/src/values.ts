@@ -20,6 +20,9 @@
 import { NotJsonError, RemitError, ValueUnfaithfulError, describeThrown, isInstanceOf, toValidationIssues, type ErrorSubject } from './errors.js';
 import { encodeJsonText, setOwnKey, utf8, utf8Length, type Json } from './json.js';
 import { MAX_PAYLOAD_LEN } from './core/framing.js';
+import { encodeRecordV2, RecordEncodeError } from './core/codec.js';
+import type { LogRecord } from './core/types.js';
+import { kindName } from './sequencer/log-view.js';
 
 /** What a schema must offer here: zod's safeParse (any zod type has it). */
 export interface ReadBackSchema {
@@ -181,6 +184,20 @@ function checkSize(what: string, text: string, subject: ErrorSubject): void {
   const bytes = utf8Length(text);
   if (bytes > MAX_PAYLOAD_LEN) {
     throw tooLarge(what, `its JSON text is ${bytes} bytes of UTF-8, over the ${MAX_PAYLOAD_LEN} bytes a record holds`, subject);
+  }
+}
+
+/**
+ * `record` in log format 2, chained to `chain`. Its values were checked against the payload limit
+ * on their own (checkSize); the record's other fields can still take it over: ValueUnfaithfulError
+ * TOO_LARGE naming the record, before anything is written. Any other RecordEncodeError is REMIT's bug.
+ */
+export function encodeRecordWithinLimits(record: LogRecord, chain: number, subject: ErrorSubject): Uint8Array {
+  try {
+    return encodeRecordV2(record, chain);
+  } catch (error) {
+    if (!(error instanceof RecordEncodeError) || error.field !== 'payload') throw error;
+    throw tooLarge(`${kindName(record.kind)} record`, error.problem, { ...subject, seq: record.seq });
   }
 }
 

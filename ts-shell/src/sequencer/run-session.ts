@@ -5,8 +5,8 @@
  * hands it to a Step (./step.ts). See ./sequencer.ts for what must hold.
  */
 
-import { chainOf, concatBytes, encodeRecordV2, RecordEncodeError } from '../core/codec.js';
-import { tooLarge } from '../values.js';
+import { chainOf, concatBytes } from '../core/codec.js';
+import { encodeRecordWithinLimits } from '../values.js';
 import {
   EMPTY_SUMMARY, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type NextAction, type RecoveredRun,
   type Recovery,
@@ -407,7 +407,7 @@ export class RunSession {
     const encoded: Uint8Array[] = new Array(records.length);
     let bytes = 0;
     for (let i = 0; i < records.length; i++) {
-      const record = this.encode(records[i]!, chain, node);
+      const record = encodeRecordWithinLimits(records[i]!, chain, { runId: this.runId, ...(node === undefined ? {} : { node }) });
       chain = chainOf(record);
       bytes += record.length;
       encoded[i] = record;
@@ -418,20 +418,6 @@ export class RunSession {
     if (groupedStep) this.stagedSteps += 1;
     this.recordCount = expectedSeq + records.length;
     for (const record of records) this.foldIntoHead(record, decodedDelta);
-  }
-
-  /**
-   * One record in log format 2. Its values were checked against the payload limit on their own
-   * (values.ts, checkSize); the record's other fields can still take it over: the same typed
-   * refusal, before anything is staged or written.
-   */
-  private encode(record: LogRecord, chain: number, node: string | undefined): Uint8Array {
-    try {
-      return encodeRecordV2(record, chain);
-    } catch (error) {
-      if (!(error instanceof RecordEncodeError) || error.field !== 'payload') throw error;
-      throw tooLarge(`${kindName(record.kind)} record`, error.problem, { runId: this.runId, seq: record.seq, ...(node === undefined ? {} : { node }) });
-    }
   }
 
   /** Carry the cached head state over a record this session adds (no cache: stays unknown). */

@@ -130,10 +130,11 @@ export class MemoryStore implements Store {
     const run = this.backing.runs.get(runId);
     const last = run?.records[run.records.length - 1];
     if (run === undefined || last === undefined || seq === 0 || last.seq !== seq || !bytesEqual(last.bytes, expected)) return false;
+    const now = this.nowMs(); // before any change: a clock that throws leaves the run as it was
     run.records.pop();
     delete run.summary;
     delete run.status;
-    run.updatedAtMs = this.nowMs();
+    run.updatedAtMs = now;
     return true;
   }
 

@@ -55,6 +55,20 @@ describe.each(stores)('the %s store\'s clock', (_, open) => {
   });
 });
 
+describe('the memory store\'s removeLastRecord with a clock that fails', () => {
+  it('refuses before changing anything: the record is still there', async () => {
+    let reading: unknown = 1_000;
+    const store = openMemoryStore({ clock: () => reading });
+    const remit = new Remit(store, core, [wf]);
+    await remit.start(wf, { n: 1 }, { runId: 'r' });
+    const records = await store.readRecords('r');
+    const last = records[records.length - 1]!;
+    reading = Number.NaN;
+    await expect(store.removeLastRecord('r', last.seq, last.bytes)).rejects.toThrow(/clock/);
+    expect(await store.readRecords('r')).toEqual(records);
+  });
+});
+
 describe('the memory store\'s backing', () => {
   it('that is not a MemoryBacking is refused when the store opens', () => {
     for (const backing of [{}, 5, 'x', [], null, new Map()]) {

@@ -212,7 +212,7 @@ describe('checkWorkflow on what a correct workflow may do', () => {
     expect((await checkWorkflow(flaky, { input: { n: 0 }, core: 'reference' })).problems).toEqual([]);
     const broken = base().effect('charge', { run: () => { throw new Error('down'); }, next: END }).build();
     const report = await checkWorkflow(broken, { input: { n: 0 }, core: 'reference' });
-    expect(report.problems).toEqual([{ property: 'liveness', node: 'charge', message: expect.stringMatching(/did not reach its end: node code still threw after 3 retries \(maxRetries, counted over the whole run\): HandlerThrewError: node code threw: down/) }]);
+    expect(report.problems).toEqual([{ property: 'liveness', node: 'charge', message: expect.stringMatching(/did not reach its end: node code still threw after 3 retries \(maxRetries, counted per sequencer\): HandlerThrewError: node code threw: down/) }]);
     expect(report.faults).toEqual([]);
   });
 

@@ -458,7 +458,7 @@ async function untilEnd(settings: DriveSettings, remit: Remit, counter: Counter,
     } catch (error) {
       if (crashed() || !(error instanceof HandlerThrewError)) throw error;
       if (retries++ >= settings.maxRetries) {
-        throw new RunStopped(`node code still threw after ${settings.maxRetries} retries (maxRetries, counted over the whole run): ${describe(error)}`, error.node);
+        throw new RunStopped(`node code still threw after ${settings.maxRetries} retries (maxRetries, counted per sequencer): ${describe(error)}`, error.node);
       }
       counter.retries += 1;
       next = () => remit.continueRun(RUN_ID);

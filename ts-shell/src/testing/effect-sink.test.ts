@@ -27,7 +27,10 @@ describe('FileEffectSink', () => {
     writeFileSync(join(dir, 'applied', `${receiptIdFor('k3')}.json`), JSON.stringify({ effect: 'charge', key: 'k3', payload: {} }) + '\n');
     // Killed in the middle of appending a line.
     appendFileSync(join(dir, 'invocations.jsonl'), '{"effect":"charge","key":"k4","appl');
+    // Another process goes on appending after the cut line: the two run into one line.
+    expect(await sink.apply('charge', 'k5', {})).toMatchObject({ applied: true });
     const counts = await sink.counts();
+    expect(counts.byKey['k5']).toEqual({ effect: 'charge', invocations: 0, applied: 1 });
     expect(counts.byKey['k1']).toEqual({ effect: 'charge', invocations: 1, applied: 1 });
     expect(counts.byKey['k2']).toBeUndefined();
     expect(counts.byKey['k3']).toEqual({ effect: 'charge', invocations: 0, applied: 1 });

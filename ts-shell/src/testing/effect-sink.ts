@@ -104,10 +104,16 @@ export class FileEffectSink implements EffectSink {
 
   async counts(): Promise<EffectCounts> {
     const text = existsSync(this.invocationsPath) ? readFileSync(this.invocationsPath, 'utf8') : '';
-    // The last piece after the last newline is empty, or a line cut by a kill during its append
-    // (that call's marker counts it): either way it is not read.
-    const whole = text.split('\n').slice(0, -1);
-    const invocations = whole.filter(Boolean).map((line) => JSON.parse(line) as { effect: string; key: string; applied: boolean });
+    // A line a kill cut short during its append does not parse, nor the line appended after it,
+    // which it runs into: neither is read (their calls' markers count them as applied).
+    const invocations = text.split('\n').flatMap((line) => {
+      if (line === '') return [];
+      try {
+        return [JSON.parse(line) as { effect: string; key: string; applied: boolean }];
+      } catch {
+        return [];
+      }
+    });
     const counts = tally(invocations);
     // The markers are the truth for "applied" (an invocation line may be missing after a SIGKILL
     // between the marker and the line); count them too and keep the larger number. A scratch file
