@@ -140,6 +140,12 @@ export interface ScrubReport {
    * scrubbed).
    */
   statusHintAgrees: boolean | null;
+  /**
+   * true when the run's records are stored without a listing (a listing row deleted by hand, on a
+   * store that allows it: SQLite): runs() and recoverAll do not see the run; `remit repair` lists
+   * it again. Absent otherwise.
+   */
+  unlisted?: true;
 }
 
 /** What reading and recovering one run's log says about it (RunSummary without the listing's fields). */
@@ -200,6 +206,8 @@ export interface RepairResult {
   note: string;
   /** Seq of the run's last record now. */
   headSeq: number;
+  /** true when the run's records were stored without a listing and it was listed again (scrub's `unlisted`); absent otherwise. */
+  relisted?: true;
 }
 
 export async function createRemit(options: RemitOptions): Promise<Remit> {
@@ -702,9 +710,10 @@ export class Remit implements Engine {
       const recovery = this.core.recover(log);
       const damage = diagnoseRows(runId, rows, recovery);
       const logStatus = damage === null && recovery.ok ? hintOfStatus(STATUS_NAMES[recovery.status]) : null;
+      const unlisted = hint === null && rows.length > 0 && this.store.relistRun !== undefined;
       return {
         runId, records: rows.length, logBytes: log.length, damage, ...(await this.summaryAgreement(runId, log)),
-        logStatus, ...hintAgreement(hint, rows.length, logStatus),
+        logStatus, ...hintAgreement(hint, rows.length, logStatus), ...(unlisted ? { unlisted: true as const } : {}),
       };
     }
   }
@@ -870,6 +879,14 @@ export class Remit implements Engine {
   async repair(runId: string): Promise<RepairResult> {
     checkRunId(runId);
     const rows = await this.readListedRecords(runId);
+    // Records without a listing (a row deleted by hand): listed again first, so that runs() and
+    // recoverAll see the run whatever else the repair finds.
+    const relisted = rows.length > 0 && this.store.relistRun !== undefined && (await this.store.readStatusHint?.(runId)) === null
+      && (await this.store.relistRun(runId));
+    if (relisted) {
+      const result = await this.repair(runId);
+      return { ...result, relisted: true, note: `its records were stored without a listing, and it was listed again (runs() and recoverAll see it); ${result.note}` };
+    }
     const log = concatBytes(rows.map((r) => r.bytes));
     const recovery = this.core.recover(log);
     const damage = diagnoseRows(runId, rows, recovery);

@@ -173,6 +173,15 @@ function prepareStatements(db: Db) {
     copyPrefix: () => db.prepare<[string, string, number]>(
       'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) SELECT ?, seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq < ?',
     ),
+    /** Runs with records and no listing row (deleted by hand): through the records' primary key. */
+    unlistedRuns: () => db.prepare<[], string>(
+      'SELECT DISTINCT run_id FROM remit_records x WHERE NOT EXISTS (SELECT 1 FROM remit_runs r WHERE r.run_id = x.run_id) ORDER BY run_id',
+    ).pluck(),
+    /** The listing again, from the run's first record; nothing when it is listed or has no records. */
+    relistRun: () => db.prepare<[string, string]>(
+      'INSERT INTO remit_runs (run_id, created_at_ms, status) SELECT run_id, committed_at_ms, NULL FROM remit_records ' +
+        'WHERE run_id = ? AND NOT EXISTS (SELECT 1 FROM remit_runs r WHERE r.run_id = ?) ORDER BY seq LIMIT 1',
+    ),
     listRuns: () => db.prepare<[], ListingRow>(
       `SELECT r.run_id, r.created_at_ms, r.status,
          (SELECT max(seq) FROM remit_records x WHERE x.run_id = r.run_id) AS last_seq,
@@ -519,6 +528,15 @@ export class SqliteStore implements Store {
         ...statusHintOf(row.status),
       })),
     );
+  }
+
+  async listUnlistedRuns(): Promise<string[]> {
+    return this.wrap('listUnlistedRuns', {}, () => this.statements.unlistedRuns.all());
+  }
+
+  async relistRun(runId: string): Promise<boolean> {
+    checkStoredRunId(this.description, 'relistRun', runId);
+    return this.wrap('relistRun', { runId }, () => this.statements.relistRun.run(runId, runId).changes === 1);
   }
 
   async listRunsToRecover(): Promise<string[]> {

@@ -58,7 +58,7 @@ describe.each(stores)('the %s store\'s clock', (_, open) => {
 describe('the memory store\'s removeLastRecord with a clock that fails', () => {
   it('refuses before changing anything: the record is still there', async () => {
     let reading: unknown = 1_000;
-    const store = openMemoryStore({ clock: () => reading });
+    const store = openMemoryStore({ clock: (() => reading) as () => number });
     const remit = new Remit(store, core, [wf]);
     await remit.start(wf, { n: 1 }, { runId: 'r' });
     const records = await store.readRecords('r');

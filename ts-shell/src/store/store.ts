@@ -193,5 +193,20 @@ export interface Store {
    */
   removeLastRecord?(runId: string, seq: number, expected: Uint8Array): Promise<boolean>;
 
+  /**
+   * The ids of runs whose records are stored without a listing (only a store whose schema allows
+   * it has this: SQLite, where a listing row can be deleted by hand; PostgreSQL's records
+   * reference their run row). listRuns, runs() and recoverAll do not see such a run; `scrub --all`
+   * reports it and `repair` lists it again (relistRun). Reads every record key: for scrub only.
+   */
+  listUnlistedRuns?(): Promise<string[]>;
+
+  /**
+   * List again a run whose records are stored without a listing: created at its first record's
+   * commit time, status hint unknown. Resolves false when the run is listed or has no records
+   * (nothing changed).
+   */
+  relistRun?(runId: string): Promise<boolean>;
+
   close(): Promise<void>;
 }

@@ -9,11 +9,17 @@ import type { CommandModule } from '../registry.js';
 
 /** Whether a report shows a problem: a damaged record, a stored summary or a status hint that disagrees with the log. */
 function hasProblem(report: ScrubReport): boolean {
-  return report.damage !== null || report.summaryAgrees === false || report.statusHintAgrees === false;
+  return report.damage !== null || report.summaryAgrees === false || report.statusHintAgrees === false || report.unlisted === true;
 }
 
 /** One line per run: what was found first (naming the damaged record's seq), then what was checked. */
 function describeReport(report: ScrubReport): string {
+  const line = describeLog(report);
+  if (report.unlisted !== true) return line;
+  return `run ${report.runId}: NOT LISTED: its records are stored without a listing row (deleted by hand?), so runs and recoverAll do not see it: ${suggestCommand('repair', report.runId)} lists it again; ${line.replace(/^run [^:]*: /, '')}`;
+}
+
+function describeLog(report: ScrubReport): string {
   const checked = `${count(report.records, 'record')}, ${count(report.logBytes, 'byte')}`;
   const summary =
     report.summaryRecords === null ? 'no stored summary'
@@ -58,12 +64,15 @@ export const scrubCommand: CommandModule = {
           // report names the damage, NO_RECORDS.)
           const reports: ScrubReport[] = [];
           const failures: { runId: string; error: unknown }[] = [];
-          for (const listing of await session.remit.store.listRuns()) {
+          // Every listed run, then the runs whose records are stored without a listing (SQLite).
+          const runIds = (await session.remit.store.listRuns()).map((listing) => listing.runId);
+          runIds.push(...((await session.remit.store.listUnlistedRuns?.()) ?? []));
+          for (const id of runIds) {
             try {
-              reports.push(await session.remit.scrub(listing.runId));
+              reports.push(await session.remit.scrub(id));
             } catch (error) {
               if (!(error instanceof RemitError)) throw error;
-              failures.push({ runId: listing.runId, error: error.toJSON() });
+              failures.push({ runId: id, error: error.toJSON() });
             }
           }
           const problems = reports.filter(hasProblem);
