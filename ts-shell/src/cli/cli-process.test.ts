@@ -33,6 +33,10 @@ function moduleFile(name: string, source: string): string {
 
 const TIMER = moduleFile('timer.mjs', `export { default, sampleInput } from '${COUNTER}';\nsetInterval(() => {}, 1000);\n`);
 const NEVER_LOADS = moduleFile('never-loads.mjs', `export { default, sampleInput } from '${COUNTER}';\nawait new Promise(() => {});\n`);
+const NEVER_LOADS_KEPT_ALIVE = moduleFile(
+  'never-loads-kept-alive.mjs',
+  `export { default, sampleInput } from '${COUNTER}';\nsetInterval(() => {}, 1000);\nawait new Promise(() => {});\n`,
+);
 const NEVER_CREATES = moduleFile('never-creates.mjs', 'export function createWorkflows() { return new Promise(() => {}); }\n');
 const NEVER_SENDS = moduleFile(
   'never-sends.mjs',
@@ -47,10 +51,14 @@ export const sampleInput = { i: 0 };
 
 /** The CLI in a child process; `status` is null when it had to be killed (it hung). */
 function remitProcess(...args: string[]) {
+  return remitProcessWith({}, ...args);
+}
+
+function remitProcessWith(env: NodeJS.ProcessEnv, ...args: string[]) {
   const out = spawnSync(process.execPath, ['--conditions=remit-source', '--import', import.meta.resolve('tsx'), MAIN, ...args], {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, NODE_NO_WARNINGS: '1' },
+    env: { ...process.env, NODE_NO_WARNINGS: '1', ...env },
     timeout: 30_000,
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -106,6 +114,18 @@ describe('a promise that never settles, with nothing left to run', () => {
     expect(text.stderr).toMatch(/^remit: usage: --workflow \S+never-loads\.mjs: importing the module never finished: its top-level await waits for a promise that never settles/);
     // `run` creates its database after the module loaded: none was created.
     expect(existsSync(db)).toBe(false);
+  });
+
+  it('a module whose top-level await never settles while a timer keeps the process alive: refused after REMIT_MODULE_LOAD_TIMEOUT_MS (it hung for ever)', () => {
+    const db = join(cwd, 'never-loads-kept-alive.db');
+    const out = remitProcessWith({ REMIT_MODULE_LOAD_TIMEOUT_MS: '1500' }, '--db', db, '--workflow', NEVER_LOADS_KEPT_ALIVE, 'run');
+    expect(out.signal, 'the CLI hung').toBeNull();
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/^remit: usage: --workflow \S+never-loads-kept-alive\.mjs: importing the module did not finish within 1500 ms \(REMIT_MODULE_LOAD_TIMEOUT_MS\)/);
+    expect(existsSync(db)).toBe(false);
+    const bad = remitProcessWith({ REMIT_MODULE_LOAD_TIMEOUT_MS: 'soon' }, '--db', db, '--workflow', TIMER, 'run');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/REMIT_MODULE_LOAD_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647, got "soon"/);
   });
 
   it('a createWorkflows() whose promise never settles: the same, naming createWorkflows()', () => {

@@ -169,12 +169,48 @@ export function workflowModuleStep(): string | undefined {
   return moduleStepUnderWay;
 }
 
+/** How long loading a workflow module may take (REMIT_MODULE_LOAD_TIMEOUT_MS; default a minute). */
+const DEFAULT_MODULE_LOAD_TIMEOUT_MS = 60_000;
+
+function moduleLoadTimeoutMs(): number {
+  const given = process.env['REMIT_MODULE_LOAD_TIMEOUT_MS'];
+  if (given === undefined || given === '') return DEFAULT_MODULE_LOAD_TIMEOUT_MS;
+  const ms = /^\d+$/.test(given) ? Number(given) : NaN;
+  if (!Number.isSafeInteger(ms) || ms < 1 || ms > 0x7fff_ffff) {
+    throw new UsageError(`REMIT_MODULE_LOAD_TIMEOUT_MS must be a whole number of milliseconds from 1 to ${0x7fff_ffff}, got ${JSON.stringify(given)}`);
+  }
+  return ms;
+}
+
+/**
+ * `load()`, or a UsageError once it has taken `ms`: a module whose top-level await never settles
+ * while something else keeps the process alive (a pool, a timer) would hang the command for
+ * ever (with nothing else alive, main.ts's whenStalled reports it at once). The timer is unref'd:
+ * it never keeps the process alive itself.
+ */
+async function withinLoadTimeout<T>(load: () => Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new UsageError(
+      `${what} did not finish within ${ms} ms (REMIT_MODULE_LOAD_TIMEOUT_MS): a workflow module must finish loading (a connection or a promise it awaits that never settles?)`,
+    )), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([load(), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Load the module; anything else it throws is the module's problem, reported as one (exit code 2). */
 async function importModule<T>(modulePath: string, path: string, step: string, load: () => Promise<T>): Promise<T> {
+  const timeoutMs = moduleLoadTimeoutMs();
   moduleStepUnderWay = `--workflow ${modulePath}: ${step}`;
   try {
-    return await load();
+    return await withinLoadTimeout(load, timeoutMs, moduleStepUnderWay);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     // REMIT's own typed errors (a definition build() refused) keep their code and exit code.
     if (error instanceof RemitError) throw error;
     const name = typeof (error as Error | undefined)?.name === 'string' ? (error as Error).name : 'a value';
