@@ -317,7 +317,7 @@ async function main(): Promise<void> {
   const profile = args.includes('--full') ? FULL : QUICK;
   const t0 = performance.now();
   const log = (m: string) => process.stderr.write(`[bench postgres ${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${m}\n`);
-  const ctx: SuiteContext = { profile, repoRoot: path.resolve(import.meta.dirname ?? '.', '..'), tmpDir: '', pgUrl, log };
+  const ctx: SuiteContext = { profile, repoRoot: path.resolve(import.meta.dirname ?? '.', '..'), tmpDir: '', codeDir: '', pgUrl, log };
   const commit = await runPostgresCommitSuite(ctx);
   log('commit done');
   const gate = await runPostgresGateSuite(ctx);

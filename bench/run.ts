@@ -134,6 +134,15 @@ async function main(): Promise<void> {
   }
 }
 
+/** The parent of every suite's codeDir (SuiteContext): inside the repository, unique per run, removed when the process exits. */
+function codeScratchFolder(): string {
+  const parent = path.join(repoRoot, 'bench', 'results', 'tmp');
+  fs.mkdirSync(parent, { recursive: true });
+  const folder = fs.mkdtempSync(path.join(parent, 'code-'));
+  process.once('exit', () => fs.rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}
+
 async function runAll(args: BenchArgs, scratch: string): Promise<void> {
   if (args.pgUrl && args.pgFrom) await checkPgConnection(args.pgUrl, args.pgFrom);
   const profile = args.full ? FULL : QUICK;
@@ -146,9 +155,10 @@ async function runAll(args: BenchArgs, scratch: string): Promise<void> {
   if (!args.pgUrl) log('PostgreSQL columns not run: pass --pg URL or set REMIT_PG_URL (bash scripts/pg.sh start && bash scripts/pg.sh url)');
   const reports: SuiteReport[] = [];
   const charts: SuiteOutput['charts'] = [];
+  const codeScratch = codeScratchFolder();
   for (const name of args.suites) {
-    const ctx: SuiteContext = { profile, repoRoot, tmpDir: path.join(scratch, name), pgUrl: args.pgUrl, log };
-    const { report, output } = await runSuite(name, ctx);
+    const ctx: SuiteContext = { profile, repoRoot, tmpDir: path.join(scratch, name), codeDir: path.join(codeScratch, name), pgUrl: args.pgUrl, log };
+    const { report, output } = await runSuite(name, ctx).finally(() => fs.rmSync(ctx.codeDir, { recursive: true, force: true }));
     reports.push(report);
     if (output) charts.push(...output.charts);
     log(`${name}: ${report.status} in ${report.duration_s.toFixed(1)} s`);

@@ -58,7 +58,10 @@ export function compileChildren(repoRoot: string, outDir: string): string {
 export function runJsonChild(cwd: string, child: string, args: string[], nodeArgs: string[] = []): Promise<{ report: unknown; wallMs: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const p = spawn(process.execPath, [...nodeArgs, child, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    // As a deployed service: 'remit' is the built dist/, never the sources a parent's
+    // --conditions=remit-source (scripts/tsx.sh, vitest) would pick, which plain node cannot load.
+    const nodeOptions = (process.env['NODE_OPTIONS'] ?? '').replace(/--conditions=remit-source/g, '').trim();
+    const p = spawn(process.execPath, [...nodeArgs, child, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: nodeOptions } });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));

@@ -11,6 +11,13 @@ export interface SuiteContext {
   repoRoot: string;
   /** Scratch folder of this run for database files (under --out when given, else bench/results/tmp/); emptied per suite. */
   tmpDir: string;
+  /**
+   * Scratch folder of this run for the children compiled to JavaScript (lib/compile-js.ts): always
+   * inside the repository (bench/results/tmp/, git-ignored), since their imports ('remit',
+   * LangGraph) resolve through its node_modules, which a folder under an --out elsewhere cannot
+   * reach (the resume and wasm-memory suites failed with ERR_MODULE_NOT_FOUND there).
+   */
+  codeDir: string;
   /** PostgreSQL URL from --pg; suites that have no PostgreSQL column yet report it as unavailable. */
   pgUrl: string | undefined;
   log: (message: string) => void;

@@ -93,7 +93,7 @@ export async function runResume(ctx: SuiteContext): Promise<SuiteOutput> {
   // difference is one sample of the resume work. Pairing cancels slow drifts
   // of machine load that a separately sampled baseline would fold into the difference.
   ctx.log('resume: compiling the child and its imports to plain JavaScript');
-  const child = compileChildren(ctx.repoRoot, path.join(ctx.tmpDir, 'js'));
+  const child = compileChildren(ctx.repoRoot, path.join(ctx.codeDir, 'js'));
   const importWall = new Map<Impl, number[]>(live.map((i) => [i, []]));
   const importInChild = new Map<Impl, number[]>(live.map((i) => [i, []]));
   let previous: { nodes: number; fixedMs: number; scaledMs: number } | undefined;

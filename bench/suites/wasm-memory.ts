@@ -39,7 +39,7 @@ async function runChild(ctx: SuiteContext, child: string, records: number, mode:
 
 export async function runWasmMemory(ctx: SuiteContext): Promise<SuiteOutput> {
   const { records } = ctx.profile.wasmMemory;
-  const outDir = path.join(ctx.tmpDir, 'js');
+  const outDir = path.join(ctx.codeDir, 'js');
   compileChildren(ctx.repoRoot, outDir);
   const child = path.join(outDir, 'bench', 'children', 'wasm-memory-child.js');
   const byMode = new Map<string, ChildReport[]>(MODES.map((m) => [m.mode, []]));
