@@ -164,7 +164,7 @@ function stringifyPlain(what: string, copy: Json, subject: ErrorSubject): string
   try {
     return JSON.stringify(copy);
   } catch (error) {
-    if (isStringTooLong(error)) throw tooLarge(what, 'its JSON text is longer than the longest string JavaScript can hold (about 2^29 characters)', subject);
+    if (isStringTooLong(error)) throw textTooLong(what, subject);
     throw error;
   }
 }
@@ -201,8 +201,13 @@ export function encodeRecordWithinLimits(record: LogRecord, chain: number, subje
   }
 }
 
+/** TOO_LARGE for a value whose JSON text JSON.stringify could not build (isStringTooLong). */
+function textTooLong(what: string, subject: ErrorSubject): ValueUnfaithfulError {
+  return tooLarge(what, 'its JSON text is longer than the longest string JavaScript can hold (about 2^29 characters)', subject);
+}
+
 /** ValueUnfaithfulError TOO_LARGE: the value cannot be recorded at all (docs/guide.md, "Limits"). */
-export function tooLarge(what: string, why: string, subject: ErrorSubject): ValueUnfaithfulError {
+function tooLarge(what: string, why: string, subject: ErrorSubject): ValueUnfaithfulError {
   return new ValueUnfaithfulError(what, 'TOO_LARGE', `${why} (docs/guide.md, "Limits"); keep large data outside the run (a reference to it in the state)`, subject);
 }
 
@@ -224,7 +229,7 @@ export function checkedRoundTrip(what: string, output: unknown, subject: ErrorSu
       // A getter or a proxy threw: the stringify error is the one to report.
     }
     if (deep !== null) throw tooDeep(what, deep, subject);
-    if (isStringTooLong(error)) throw tooLarge(what, 'its JSON text is longer than the longest string JavaScript can hold (about 2^29 characters)', subject);
+    if (isStringTooLong(error)) throw textTooLong(what, subject);
     throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
   }
   const deep = tooDeepAt(encoded.value, true);
