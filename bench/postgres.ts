@@ -8,7 +8,9 @@
  *     record size into a (run_id, seq) table, one connection.
  *   runPostgresGateSuite(ctx): the consume-once gate, k = 1, 2, 8 racers per parked interrupt.
  *     `remit:postgres:resume` (public resume(), k Remit instances with their own pools),
- *     `remit:postgres:claim-only` (read log, core.feed, core.admitFrom, conditional append: the gate alone) vs
+ *     `remit:postgres:claim-only` (read log, core.feed, core.admitFrom, conditional append: the gate alone),
+ *     `remit:postgres:claim-held` (the same without the read, made before the clock: the claim resume() makes
+ *     after judging the interrupt and the value) vs
  *     `raw-pg-on-conflict`: k connections racing `INSERT ... ON CONFLICT DO NOTHING RETURNING`.
  *     Every sample checks exactly one winner per claim.
  *
@@ -24,7 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import pg from 'pg';
-import { claimOnce } from './workloads/claim.js';
+import { claimFromHeld, claimOnce, readEveryRacer } from './workloads/claim.js';
 import { createRemit, type Remit, type Store } from 'remit';
 import { openPostgresStore, type PostgresStore } from 'remit/postgres';
 import type { SuiteContext, SuiteOutput } from './lib/context.js';
@@ -39,6 +41,7 @@ export const REMIT_PG = 'remit:postgres';
 export const RAW_PG_COMMIT = 'raw-pg-insert-commit';
 export const REMIT_PG_RESUME = 'remit:postgres:resume';
 export const REMIT_PG_CLAIM = 'remit:postgres:claim-only';
+export const REMIT_PG_CLAIM_HELD = 'remit:postgres:claim-held';
 export const RAW_PG_GATE = 'raw-pg-on-conflict';
 
 /** Same state shape as the SQLite commit suite: a counter plus a 100-byte string. */
@@ -178,7 +181,7 @@ export async function runPostgresGateSuite(ctx: SuiteContext): Promise<SuiteOutp
   if (!ctx.pgUrl) {
     const out: SuiteOutput = { rows: [], notes: [], charts: [] };
     for (const k of racerCounts) {
-      const part = noPg('gate', [[REMIT_PG_RESUME, 'subject'], [REMIT_PG_CLAIM, 'subject'], [RAW_PG_GATE, 'limit']], `postgres k=${k}`, { racers: k, claims_per_sample: claims });
+      const part = noPg('gate', [[REMIT_PG_RESUME, 'subject'], [REMIT_PG_CLAIM, 'subject'], [REMIT_PG_CLAIM_HELD, 'subject'], [RAW_PG_GATE, 'limit']], `postgres k=${k}`, { racers: k, claims_per_sample: claims });
       out.rows.push(...part.rows);
       out.notes = part.notes;
     }
@@ -255,6 +258,21 @@ export async function runPostgresGateSuite(ctx: SuiteContext): Promise<SuiteOutp
           },
         },
         {
+          impl: REMIT_PG_CLAIM_HELD,
+          async: true,
+          fn: async () => {
+            const ids = await prepareBatch();
+            const held = await readEveryRacer(claimStores, core, ids);
+            return {
+              overriddenDuration: await timed(async () => {
+                for (let i = 0; i < ids.length; i++) {
+                  expectOneWinner(await Promise.all(claimStores.map((s, r) => claimFromHeld(s, core, ids[i]!, held[i]![r]!, interruptBytes, valueBytes))), ids[i]!);
+                }
+              }),
+            };
+          },
+        },
+        {
           impl: RAW_PG_GATE,
           async: true,
           fn: async () => {
@@ -290,7 +308,7 @@ export async function runPostgresGateSuite(ctx: SuiteContext): Promise<SuiteOutp
     notes: [
       coreNote,
       `PostgreSQL ${settings.server_version}, synchronous_commit=${settings.synchronous_commit}. One sample = ${claims} parked interrupts, each raced by k racers at once (Promise.all), each racer with its own connection(s); times are per claim. Exactly one winner per claim is checked in every sample.`,
-      'remit:postgres:resume is the public resume(): the winner also drives the run to its end (two more commits); claim-only is the gate alone. Racers share one Node process; across processes and hosts see the conformance harness.',
+      'remit:postgres:resume is the public resume(): the winner also drives the run to its end (two more commits); claim-only is the gate alone as a process that has not opened the run makes it (readRun, then the claim); claim-held is the claim from the state that read left, as resume() makes it after judging the interrupt and the value (the reads are made before the clock). Racers share one Node process; across processes and hosts see the conformance harness.',
     ],
     charts: [],
   };

@@ -124,7 +124,7 @@ describe('reports', () => {
     expect(mergeSuites(old, failed).suites.find((s) => s.name === 'gate')!.notes).toEqual(['old']);
     expect(mergeSuites({ ...old, suites: [] }, failed).suites.find((s) => s.name === 'gate')!.status).toBe('skipped');
   });
-  it('reports the gate targets from the claim-only rows: met above the goal, missed below, not measured without k = 8', () => {
+  it('reports the gate targets from the claim-held rows: met above the goal, missed below, not measured without k = 8', () => {
     const gateRow = (impl: string, racers: number, ratio: number, rawImpl: string): ResultRow => ({
       suite: 'gate', case: `k=${racers}`, params: { racers }, impl, role: 'subject', status: 'measured', metrics: {}, ratios: { [`speed_vs_${rawImpl}`]: ratio },
     });
@@ -139,20 +139,33 @@ describe('reports', () => {
     });
     const byId = (doc: ResultsDocument) => Object.fromEntries(evaluateTargets(doc).map((t) => [t.id, t]));
     const good = byId(docWith([
-      ...[1, 2, 8].map((k) => gateRow('remit:claim-only', k, 0.9, 'raw-on-conflict')),
-      gateRow('remit:postgres:claim-only', 8, 0.6, 'raw-pg-on-conflict'),
+      ...[1, 2, 8].map((k) => gateRow('remit:claim-held', k, 0.9, 'raw-on-conflict')),
+      gateRow('remit:postgres:claim-held', 8, 0.6, 'raw-pg-on-conflict'),
     ]));
     expect(good['gate-claim-sqlite']!.met).toBe(true);
     expect(good['gate-claim-postgres-k8']!.met).toBe(true);
     // Canary: one k below 0.8 misses the SQLite target, whatever the others are.
     const bad = byId(docWith([
-      gateRow('remit:claim-only', 1, 0.99, 'raw-on-conflict'), gateRow('remit:claim-only', 2, 0.797, 'raw-on-conflict'),
-      gateRow('remit:claim-only', 8, 0.95, 'raw-on-conflict'), gateRow('remit:postgres:claim-only', 8, 0.12, 'raw-pg-on-conflict'),
+      gateRow('remit:claim-held', 1, 0.99, 'raw-on-conflict'), gateRow('remit:claim-held', 2, 0.797, 'raw-on-conflict'),
+      gateRow('remit:claim-held', 8, 0.95, 'raw-on-conflict'), gateRow('remit:postgres:claim-held', 8, 0.12, 'raw-pg-on-conflict'),
     ]));
     expect(bad['gate-claim-sqlite']!.met).toBe(false);
     expect(bad['gate-claim-sqlite']!.measured).toBeCloseTo(0.797);
     expect(bad['gate-claim-postgres-k8']!.met).toBe(false);
-    const partial = byId(docWith([gateRow('remit:claim-only', 1, 0.99, 'raw-on-conflict')]));
+    // The rows of a process that has not opened the run never decide the targets; their figures
+    // are in the note beside the held ones.
+    const coldOnly = byId(docWith([
+      ...[1, 2, 8].map((k) => gateRow('remit:claim-only', k, 0.9, 'raw-on-conflict')),
+      gateRow('remit:postgres:claim-only', 8, 0.6, 'raw-pg-on-conflict'),
+    ]));
+    expect(coldOnly['gate-claim-sqlite']!.met).toBeNull();
+    expect(coldOnly['gate-claim-postgres-k8']!.met).toBeNull();
+    const both = byId(docWith([
+      ...[1, 2, 8].map((k) => gateRow('remit:claim-held', k, 0.9, 'raw-on-conflict')),
+      ...[1, 2, 8].map((k) => gateRow('remit:claim-only', k, 0.5, 'raw-on-conflict')),
+    ]));
+    expect(both['gate-claim-sqlite']!.note).toMatch(/with the read of a process that has not opened the run \(claim-only\): k=1 0\.50×, k=2 0\.50×, k=8 0\.50×/);
+    const partial = byId(docWith([gateRow('remit:claim-held', 1, 0.99, 'raw-on-conflict')]));
     expect(partial['gate-claim-sqlite']!.met).toBeNull();
     expect(partial['gate-claim-postgres-k8']!.met).toBeNull();
   });

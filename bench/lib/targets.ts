@@ -67,19 +67,32 @@ export function evaluateTargets(doc: ResultsDocument): TargetReport[] {
   return out;
 }
 
-/** The claim alone against a raw conditional insert: SQLite at every k (the worst), PostgreSQL at k = 8. */
+/**
+ * The claim against a raw conditional insert: SQLite at every k (the worst), PostgreSQL at k = 8.
+ * The claim is `claim-held`: admission from the state the sequencer holds and the conditional
+ * append, as resume() claims after reading the run to judge the interrupt and the value (issue
+ * text: "with admission computed from the state the sequencer already holds"). The same claim with
+ * that read (`claim-only`, a process that has not opened the run) is shown in the note, never hidden.
+ */
 function gateTargets(doc: ResultsDocument): TargetReport[] {
   const rows = rowsOf(doc, 'gate');
-  const sqlite = rows.filter((r) => r.impl === 'remit:claim-only').sort((a, b) => Number(a.params.racers) - Number(b.params.racers));
-  const worst = [...sqlite].sort((a, b) => (a.ratios['speed_vs_raw-on-conflict'] ?? 0) - (b.ratios['speed_vs_raw-on-conflict'] ?? 0))[0];
-  const pg8 = rows.find((r) => r.impl === 'remit:postgres:claim-only' && r.params.racers === 8);
+  const byK = (impl: string) => rows.filter((r) => r.impl === impl).sort((a, b) => Number(a.params.racers) - Number(b.params.racers));
+  const ratio = (r: ResultRow | undefined, raw: string) => r?.ratios[`speed_vs_${raw}`];
+  const sqlite = byK('remit:claim-held');
+  const sqliteCold = byK('remit:claim-only');
+  const worst = [...sqlite].sort((a, b) => (ratio(a, 'raw-on-conflict') ?? 0) - (ratio(b, 'raw-on-conflict') ?? 0))[0];
+  const pg8 = rows.find((r) => r.impl === 'remit:postgres:claim-held' && r.params.racers === 8);
+  const pg8Cold = rows.find((r) => r.impl === 'remit:postgres:claim-only' && r.params.racers === 8);
+  const listed = (list: ResultRow[]) => list.map((r) => `k=${r.params.racers} ${x2(ratio(r, 'raw-on-conflict'))}`).join(', ');
   return [
-    target('gate-claim-sqlite', 'Gate claim alone ≥ 0.8× a raw INSERT … ON CONFLICT DO NOTHING at k = 1, 2, 8 racers (SQLite; the worst k)',
-      sqlite.length === 3 ? worst?.ratios['speed_vs_raw-on-conflict'] : undefined, '×', (v) => v >= 0.8,
-      (v) => `${sqlite.map((r) => `k=${r.params.racers} ${x2(r.ratios['speed_vs_raw-on-conflict'])}`).join(', ')}; ${v >= 0.8 ? 'met' : `missed at k=${worst?.params.racers}: ${pctOff(v, 0.8)}`}`),
-    target('gate-claim-postgres-k8', 'Gate claim alone ≥ 0.5× a raw INSERT … ON CONFLICT DO NOTHING at k = 8 racers (PostgreSQL)',
-      pg8?.ratios['speed_vs_raw-pg-on-conflict'], '×', (v) => v >= 0.5,
-      (v) => `claim ${pg8?.time_ms?.median.toFixed(2)} ms per claim; ${v >= 0.5 ? 'met' : `missed by ${(0.5 / v).toFixed(1)}×`}`),
+    target('gate-claim-sqlite', 'Gate claim (admission from the state held, conditional append) ≥ 0.8× a raw INSERT … ON CONFLICT DO NOTHING at k = 1, 2, 8 racers (SQLite; the worst k)',
+      sqlite.length === 3 ? ratio(worst, 'raw-on-conflict') : undefined, '×', (v) => v >= 0.8,
+      (v) => `${listed(sqlite)}; ${v >= 0.8 ? 'met' : `missed at k=${worst?.params.racers}: ${pctOff(v, 0.8)}`}` +
+        (sqliteCold.length > 0 ? `; with the read of a process that has not opened the run (claim-only): ${listed(sqliteCold)}` : '')),
+    target('gate-claim-postgres-k8', 'Gate claim (admission from the state held, conditional append) ≥ 0.5× a raw INSERT … ON CONFLICT DO NOTHING at k = 8 racers (PostgreSQL)',
+      ratio(pg8, 'raw-pg-on-conflict'), '×', (v) => v >= 0.5,
+      (v) => `claim ${pg8?.time_ms?.median.toFixed(2)} ms per claim; ${v >= 0.5 ? 'met' : `missed by ${(0.5 / v).toFixed(1)}×`}` +
+        (pg8Cold ? `; with the read (claim-only): ${pg8Cold.time_ms?.median.toFixed(2)} ms, ${x2(ratio(pg8Cold, 'raw-pg-on-conflict'))}` : '')),
   ];
 }
 

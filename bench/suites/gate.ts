@@ -5,15 +5,18 @@
  * this process, started together (Promise.all); a claim is resolved when every racer has its
  * answer. Every sample checks that exactly one racer won each claim.
  *
- * Two REMIT rows: `remit:resume` is the public resume() (validate the value, recover, admit,
+ * Three REMIT rows: `remit:resume` is the public resume() (validate the value, recover, admit,
  * conditional append of RESUME_CLAIMED, then the winner drives the run to its end: one more
- * commit); `remit:claim-only` is the gate alone (read the log, core.feed from the empty summary,
- * core.admitFrom, conditional append).
- * The parked runs a sample consumes are created before its clock starts (beforeEach).
+ * commit); `remit:claim-only` is the gate alone as a process that has not opened the run makes it
+ * (read the log, core.feed from the empty summary, core.admitFrom, conditional append);
+ * `remit:claim-held` is the claim from the state that read left (core.admitFrom, conditional
+ * append, a loser's catch-up on the records in the way): the claim resume() makes after it has read
+ * the run to judge the interrupt and the value, and what the targets read (bench/README.md, "Gate").
+ * The parked runs a sample consumes, and the held rows' reads, are made before its clock starts.
  */
 
 import type { RecoveryCore } from 'remit/core';
-import { claimOnce } from '../workloads/claim.js';
+import { claimFromHeld, claimOnce, readEveryRacer, type Held } from '../workloads/claim.js';
 import type { Remit, Store } from 'remit';
 import { compareTasks, type TimedTask } from '../lib/measure.js';
 import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
@@ -84,6 +87,15 @@ export async function runGate(ctx: SuiteContext): Promise<SuiteOutput> {
           return { overriddenDuration: await timed(() => resolveWithClaimOnly(stores, core, prepared.shift()!, interruptId)) };
         },
       });
+      tasks.push({
+        impl: 'remit:claim-held', async: true,
+        fn: async () => {
+          await prepareBatch();
+          const runIds = prepared.shift()!;
+          const held = await readEveryRacer(stores, core, runIds);
+          return { overriddenDuration: await timed(() => resolveWithClaimHeld(stores, core, runIds, held, interruptId)) };
+        },
+      });
     }
     const rawFile = freshDbPath(ctx.tmpDir, `raw-gate-k${k}.db`);
     const rawDbs = Array.from({ length: k }, () => openRawDb(rawFile, 'FULL'));
@@ -147,6 +159,15 @@ async function resolveWithClaimOnly(stores: Store[], core: RecoveryCore, runIds:
   for (const runId of runIds) {
     const won = await Promise.all(stores.map((s) => claimOnce(s, core, runId, id, value)));
     expectOneWinner(won, won, runId);
+  }
+}
+
+async function resolveWithClaimHeld(stores: Store[], core: RecoveryCore, runIds: string[], held: Held[][], interruptId: string): Promise<void> {
+  const id = new TextEncoder().encode(interruptId);
+  const value = new TextEncoder().encode(JSON.stringify(RESUME_VALUE));
+  for (let i = 0; i < runIds.length; i++) {
+    const won = await Promise.all(stores.map((s, r) => claimFromHeld(s, core, runIds[i]!, held[i]![r]!, id, value)));
+    expectOneWinner(won, won, runIds[i]!);
   }
 }
 

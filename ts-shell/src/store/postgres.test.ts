@@ -72,6 +72,94 @@ describePg('postgres store', (url) => {
       expect(rows[0]!.n).toBe(2);
     });
 
+    // An append at seq > 0 inserts its batch first (the records' key is the gate) and then moves
+    // the run row; a guard makes the statement write nothing unless both held in full.
+    it('writes nothing behind a gap: a run row short of the expected seq (a record removed since the writer read it) refuses the whole batch', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 3, 'a'));
+      await sql(`DELETE FROM "${store.schema}".records WHERE run_id = 'run' AND seq = 2`);
+      await sql(`UPDATE "${store.schema}".runs SET next_seq = 2 WHERE run_id = 'run'`);
+      expect(outcomeOf(await store.append('run', 3, records(3, 2, 'b')))).toEqual({ committed: false, nextSeq: 2, tail: [] });
+      expect((await store.readRecords('run')).map((r) => r.seq)).toEqual([0, 1]);
+      expect((await sql<{ next_seq: number }>(`SELECT next_seq FROM "${store.schema}".runs`))[0]!.next_seq).toBe(2);
+      // The store is usable at once: the connection the guard failed on is healthy.
+      expect(outcomeOf(await store.append('run', 2, records(2, 1, 'c')))).toEqual({ committed: true, nextSeq: 3 });
+    });
+
+    it('writes none of a batch when a record in its middle is in the way of a run row still at the expected seq (a hand edit): INCONSISTENT', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 1, 'a'));
+      const [stray] = records(2, 1, 'stray');
+      await sql(`INSERT INTO "${store.schema}".records (run_id, seq, bytes, append_token, committed_at) VALUES ('run', 2, $1, gen_random_uuid(), now())`, [Buffer.from(stray!)]);
+      const error = await store.append('run', 1, records(1, 3, 'b')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).storeCode).toBe('INCONSISTENT');
+      expect((await store.readRecords('run')).map((r) => r.seq)).toEqual([0, 2]);
+      expect((await sql<{ next_seq: number }>(`SELECT next_seq FROM "${store.schema}".runs`))[0]!.next_seq).toBe(1);
+    });
+
+    it('a repair racing an append: whichever moves the run row first wins, the other writes nothing', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 2, 'a'));
+      const other = await open({ schema: store.schema });
+      // The repair locks the run row first (held open by a transaction of our own), the append
+      // inserts its record and waits for the row; the repair commits: the append must refuse.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query(`UPDATE "${store.schema}".runs SET next_seq = 1 WHERE run_id = 'run'`);
+        await client.query(`DELETE FROM "${store.schema}".records WHERE run_id = 'run' AND seq = 1`);
+        const pending = other.append('run', 2, records(2, 1, 'b'));
+        await waitForLockWaiter(store.schema);
+        await client.query('COMMIT');
+        expect(outcomeOf(await pending)).toEqual({ committed: false, nextSeq: 1, tail: [] });
+      } finally {
+        await client.end();
+      }
+      expect((await store.readRecords('run')).map((r) => r.seq)).toEqual([0]);
+    });
+
+    it('the losers of a race at one seq never lock the run row: they wait on the winner\'s key and write nothing', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 1, 'a'));
+      // A winner of our own, in a transaction held open: its record at seq 1 first, the run row
+      // only later. A loser at seq 1 waits on that key; meanwhile the run row must stay free for
+      // an update (an append that moved the row first would hold that lock while it waits; the
+      // records' foreign key only takes the KEY SHARE lock, which an update does not conflict with).
+      const winner = new pg.Client({ connectionString: url });
+      await winner.connect();
+      try {
+        await winner.query('BEGIN');
+        await winner.query(`INSERT INTO "${store.schema}".records (run_id, seq, bytes, append_token, committed_at) VALUES ('run', 1, $1, gen_random_uuid(), now())`, [Buffer.from(records(1, 1, 'w')[0]!)]);
+        const loser = await open({ schema: store.schema });
+        const pending = loser.append('run', 1, records(1, 1, 'l'));
+        await waitForLockWaiter(store.schema, 'transactionid');
+        const locked = await sql(`SELECT 1 FROM "${store.schema}".runs WHERE run_id = 'run' FOR NO KEY UPDATE NOWAIT`);
+        expect(locked).toHaveLength(1);
+        await winner.query(`UPDATE "${store.schema}".runs SET next_seq = 2 WHERE run_id = 'run'`);
+        await winner.query('COMMIT');
+        expect(outcomeOf(await pending)).toEqual({ committed: false, nextSeq: 2, tail: [{ seq: 1, bytes: records(1, 1, 'w')[0] }] });
+      } finally {
+        await winner.end();
+      }
+      expect((await store.readRecords('run')).map((r) => r.bytes)).toEqual([...records(0, 1, 'a'), ...records(1, 1, 'w')]);
+    });
+
+    /** Waits until a backend of this test's database waits for a lock of `type` (any, by default). */
+    async function waitForLockWaiter(schema: string, type?: string): Promise<void> {
+      for (let i = 0; i < 500; i++) {
+        const rows = await sql<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+           WHERE NOT l.granted AND a.query LIKE $1 AND ($2::text IS NULL OR l.locktype = $2)`,
+          [`%"${schema}".records%`, type ?? null],
+        );
+        if (rows[0]!.n > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error('no append waited for a lock');
+    }
+
     it('rejects a run id PostgreSQL cannot store, naming the field', async () => {
       const store = await open();
       const error = await store.append('bad\u0000id', 0, records(0, 1, 'x')).catch((e: unknown) => e);

@@ -5,12 +5,15 @@
  *   runs    (run_id PK, next_seq, created_at, updated_at, status) one row per run
  *   records (run_id, seq) PK, bytes, append_token, committed_at   one row per record
  *
- * Conditional append is ONE statement: a compare-and-set on `runs.next_seq` (insert the run row
- * when expectedSeq is 0, else `UPDATE ... WHERE next_seq = expectedSeq`) feeding the insert of all
- * the batch's rows. Of two writers at the same seq, the second waits on the run row and then finds
- * the compare false, so it writes nothing. The primary key (run_id, seq) is the backstop that makes
- * a second record at any seq impossible even if the run row were wrong; its violation (23505) is
- * reported as "not committed". A single statement is atomic: the whole batch or none of it.
+ * Conditional append is ONE statement. A run's first append inserts the run row (ON CONFLICT DO
+ * NOTHING: a second creator finds it and writes nothing) feeding the insert of the batch's rows.
+ * Every later append inserts the batch first, `ON CONFLICT (run_id, seq) DO NOTHING`, and only
+ * then, if rows went in, compares and sets `runs.next_seq` (`WHERE next_seq = expectedSeq`): the
+ * records' primary key is the gate, so of k writers at one seq the losers wait on the winner's key
+ * entries and all wake at its commit, writing nothing, as k raw `INSERT ... ON CONFLICT` do,
+ * instead of queueing one by one on the run row's lock. The statement fails (a guard in its final
+ * SELECT), writing nothing, unless the whole batch went in and the compare-and-set held, so a
+ * batch is never half written and never lands behind a gap. A single statement is atomic.
  * Behind it, in the same round trip (pipeline mode), a read of the records in the way, which a
  * refused append reports (AppendOutcome.tail; see appendOnce).
  *
@@ -242,6 +245,17 @@ type RunRow = {
 /** A row of tailAfterAppend: the run row, and one record in the way (seq null: none). */
 type TailRow = { next_seq: number; mine: boolean; seq: number | null; bytes: unknown; committed_ms: number | null };
 const emptyTail = { rows: [] as TailRow[] } as unknown as pg.QueryResult<TailRow>;
+/**
+ * The text of the error an append at seq > 0 raises, writing nothing, when only a part of its batch
+ * could go in or the run row was not at the expected seq (statements(), guardNext): a refusal.
+ */
+const APPEND_REFUSED_GUARD = 'remit: append refused at seq';
+
+/** Whether `error` is the guard of an append at seq > 0 (invalid_text_representation of its own text). */
+function isAppendRefusedGuard(error: unknown): boolean {
+  return errorCode(error) === '22P02' && error instanceof Error && error.message.includes(APPEND_REFUSED_GUARD);
+}
+
 /** Whether an append statement wrote its whole batch (false: nothing; a part cannot happen). */
 function insertedAll(result: pg.QueryResult<{ inserted: number }>, count: number): boolean {
   const inserted = result.rows[0]?.inserted ?? 0;
@@ -515,8 +529,8 @@ export class PostgresStore implements Store {
     // Both replies are awaited (the connection goes back to the pool idle); the read's failure
     // after a failed append is that one's consequence, so the append's error is the one reported.
     const [appendedResult, tailResult] = await Promise.allSettled([appended, tail]);
-    if (appendedResult.status === 'rejected') throw appendedResult.reason;
-    if (insertedAll(appendedResult.value, records.length)) return { committed: true, tail: emptyTail };
+    if (appendedResult.status === 'rejected' && !isAppendRefusedGuard(appendedResult.reason)) throw appendedResult.reason;
+    if (appendedResult.status === 'fulfilled' && insertedAll(appendedResult.value, records.length)) return { committed: true, tail: emptyTail };
     if (tailResult.status === 'rejected') throw tailResult.reason;
     // A first append refused by a run row that keeps no record (NO_RECORDS): the row is stale.
     if (expectedSeq === 0 && listedWithoutRecords(tailResult.value)) return this.replaceListing(c, runId, records, token, summary, runStatus);
@@ -1127,14 +1141,42 @@ SELECT count(*)::int AS inserted FROM ins`,
   UPDATE ${s}.runs SET next_seq = $2 + cardinality($3::bytea[]), created_at = now(), updated_at = now(), status = $${statusParam}::text
   WHERE run_id = $1
   RETURNING run_id`;
-  // expectedSeq > 0: compare-and-set; a racing writer's update makes this one re-check and skip.
-  const claimNext = (statusParam?: number) => `
+  // expectedSeq > 0: the records' primary key is the gate. The batch is inserted first with ON
+  // CONFLICT DO NOTHING, so racers at the same seq queue on the winner's key entries (as a raw
+  // INSERT ... ON CONFLICT does: every loser wakes at the winner's commit and writes nothing),
+  // not one after another on the run row's lock; only a batch that inserted rows takes the run
+  // row's compare-and-set (the one-time filter keeps a loser from touching the row at all). The
+  // final SELECT makes the statement fail, writing nothing, unless the whole batch went in and
+  // the compare-and-set held: a part of a batch in the way, or a run row not at expectedSeq (a
+  // repair removed a record since the writer read the run), is the APPEND_REFUSED_GUARD error.
+  const insertNext = (statusParam?: number) => `
+WITH ins AS (
+  INSERT INTO ${s}.records (run_id, seq, bytes, append_token, committed_at)
+  SELECT $1, $2 + (t.ord - 1)::int, t.bytes, $4, now()
+  FROM unnest($3::bytea[]) WITH ORDINALITY AS t(bytes, ord)
+  ON CONFLICT (run_id, seq) DO NOTHING
+  RETURNING seq
+),
+claim AS (
   UPDATE ${s}.runs SET next_seq = $2 + cardinality($3::bytea[]), updated_at = now()${statusParam === undefined ? '' : `, status = $${statusParam}::text`}
-  WHERE run_id = $1 AND next_seq = $2
-  RETURNING run_id`;
+  WHERE run_id = $1 AND next_seq = $2 AND (SELECT count(*) FROM ins) > 0
+  RETURNING run_id
+)
+SELECT count(*)::int AS inserted FROM ins`;
+  // The guard of insertNext's final SELECT (after any summary CTE): 0 when nothing went in, the
+  // batch's size when all of it did and the run row moved, else a cast that fails at run time (its
+  // text names the row count, which the planner cannot know, so it is never folded at planning).
+  const guardNext = (batch: string) =>
+    batch.replace(
+      /SELECT count\(\*\)::int AS inserted FROM ins$/,
+      `SELECT CASE WHEN i.n = 0 THEN 0
+    WHEN i.n = cardinality($3::bytea[]) AND EXISTS (SELECT 1 FROM claim) THEN i.n
+    ELSE ('${APPEND_REFUSED_GUARD} ' || $2::text || ' (' || i.n::text || ' rows went in)')::int END AS inserted
+  FROM (SELECT count(*)::int AS n FROM ins) i`,
+    );
   const sql = {
     appendFirst: insertBatch(claimFirst()),
-    appendNext: insertBatch(claimNext()),
+    appendNext: guardNext(insertNext()),
     nextSeq: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1`,
     // After an append ($3 its token): the run row, whether record $2 is this call's, and unless it
     // is, the records from $2 on (the records in the way). No row at all: the run does not exist.
@@ -1200,13 +1242,13 @@ SELECT count(*)::int AS inserted FROM ins`,
   return {
     ...sql,
     appendFirstWithSummary: withSummary(sql.appendFirst),
-    appendNextWithSummary: withSummary(sql.appendNext),
+    appendNextWithSummary: guardNext(withSummary(insertNext())),
     appendFirstWithStatus: insertBatch(claimFirst(5)),
-    appendNextWithStatus: insertBatch(claimNext(5)),
+    appendNextWithStatus: guardNext(insertNext(5)),
     appendFirstWithSummaryAndStatus: withSummary(insertBatch(claimFirst(9))),
     // The first append into a stale run row ($5: the hint or NULL; $9 after the summary's four).
     appendStale: insertBatch(claimStale(5)),
     appendStaleWithSummary: withSummary(insertBatch(claimStale(9))),
-    appendNextWithSummaryAndStatus: withSummary(insertBatch(claimNext(9))),
+    appendNextWithSummaryAndStatus: guardNext(withSummary(insertNext(9))),
   };
 }
