@@ -91,7 +91,7 @@ function gateTargets(doc: ResultsDocument): TargetReport[] {
         (sqliteCold.length > 0 ? `; with the read of a process that has not opened the run (claim-only): ${listed(sqliteCold)}` : '')),
     target('gate-claim-postgres-k8', 'Gate claim (admission from the state held, conditional append) ≥ 0.5× a raw INSERT … ON CONFLICT DO NOTHING at k = 8 racers (PostgreSQL)',
       ratio(pg8, 'raw-pg-on-conflict'), '×', (v) => v >= 0.5,
-      (v) => `claim ${pg8?.time_ms?.median.toFixed(2)} ms per claim; ${v >= 0.5 ? 'met' : `missed by ${(0.5 / v).toFixed(1)}×`}` +
+      (v) => `claim ${pg8?.time_ms?.median.toFixed(2)} ms per claim; ${v >= 0.5 ? 'met' : `missed: ${pctOff(v, 0.5)}`}` +
         (pg8Cold ? `; with the read (claim-only): ${pg8Cold.time_ms?.median.toFixed(2)} ms, ${x2(ratio(pg8Cold, 'raw-pg-on-conflict'))}` : '')),
   ];
 }
