@@ -28,6 +28,7 @@ async function kinds(store: Store, runId: string): Promise<number[]> {
   const out: number[] = [];
   for (let offset = 0; offset < log.length; ) {
     const decoded = decodeRecordAt(log, offset);
+    if (decoded.outcome !== 'record') throw new Error(`run ${runId}: ${decoded.outcome} at offset ${offset}`);
     out.push(decoded.record.kind);
     offset = decoded.end;
   }

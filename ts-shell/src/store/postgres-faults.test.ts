@@ -124,7 +124,7 @@ describePg('postgres store under faults', (url) => {
       const { proxy, store } = await proxiedStore();
       try {
         await store.append('run', 0, records(0, 1, 'a'));
-        proxy.armLoseReply('WITH ins'); // an append at seq > 0 (the statement's text, parsed on first use)
+        proxy.armLoseReply('ON CONFLICT (run_id, seq)'); // an append at seq > 0 (the statement's text, parsed on first use)
         expect(await store.append('run', 1, records(1, 2, 'b'))).toEqual({ committed: true, nextSeq: 3 });
         expect(proxy.lostReplies).toBe(1);
         expect(store.faultCounters).toMatchObject({ ambiguousWrites: 1, resolvedCommitted: 1, retries: 0 });
@@ -139,7 +139,7 @@ describePg('postgres store under faults', (url) => {
       const opened = await proxiedStore({ resolveTimeoutMs: 500, onAmbiguousWrite: () => proxy?.stop() });
       proxy = opened.proxy;
       await opened.store.append('run', 0, records(0, 1, 'a'));
-      proxy.armLoseReply('WITH ins'); // an append at seq > 0 (the statement's text, parsed on first use)
+      proxy.armLoseReply('ON CONFLICT (run_id, seq)'); // an append at seq > 0 (the statement's text, parsed on first use)
       const error = await opened.store.append('run', 1, records(1, 1, 'b')).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).storeCode).toBe('OUTCOME_UNKNOWN');

@@ -146,13 +146,105 @@ describePg('postgres store', (url) => {
       expect((await store.readRecords('run')).map((r) => r.bytes)).toEqual([...records(0, 1, 'a'), ...records(1, 1, 'w')]);
     });
 
-    /** Waits until a backend of this test's database waits for a lock of `type` (any, by default). */
+    it('a repair that waited while its record was removed and appended again with other bytes removes nothing, and the run stays consistent', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 3, 'a')); // next_seq 3, record 2 = a-2
+      const [stale] = records(2, 1, 'a');
+      // Another repair of record 2 and a writer appending it again, in one transaction held open.
+      const other = new pg.Client({ connectionString: url });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query(`DELETE FROM "${store.schema}".records WHERE run_id = 'run' AND seq = 2`);
+        await other.query(`UPDATE "${store.schema}".runs SET next_seq = 2 WHERE run_id = 'run'`);
+        await other.query(`INSERT INTO "${store.schema}".records (run_id, seq, bytes, append_token, committed_at) VALUES ('run', 2, $1, gen_random_uuid(), now())`, [Buffer.from(records(2, 1, 'b')[0]!)]);
+        await other.query(`UPDATE "${store.schema}".runs SET next_seq = 3 WHERE run_id = 'run'`);
+        const repair = store.removeLastRecord('run', 2, stale!); // read the run before both
+        await waitForLockWaiter(store.schema);
+        await other.query('COMMIT');
+        expect(await repair).toBe(false);
+      } finally {
+        await other.end();
+      }
+      expect((await store.readRecords('run')).map((r) => r.bytes)).toEqual([...records(0, 2, 'a'), ...records(2, 1, 'b')]);
+      expect((await sql<{ next_seq: number }>(`SELECT next_seq FROM "${store.schema}".runs`))[0]!.next_seq).toBe(3);
+      expect(outcomeOf(await store.append('run', 3, records(3, 1, 'c')))).toEqual({ committed: true, nextSeq: 4 });
+    });
+
+    it('a writer at seq > 0 and the take-over of a run row that keeps no record never deadlock: the take-over waits for the writer', async () => {
+      const store = await open();
+      const creator = await open({ schema: store.schema });
+      await store.append('run', 0, records(0, 2, 'old'));
+      await sql(`DELETE FROM "${store.schema}".records WHERE run_id = 'run'`); // NO_RECORDS: the row stays at next_seq 2
+      // The stale writer is held between its first record and the rest (a trigger waiting on an
+      // advisory lock this test holds), the longest it can be inside its statement.
+      await sql(`CREATE FUNCTION "${store.schema}".stall() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_lock_shared(7707); PERFORM pg_advisory_unlock_shared(7707); RETURN NEW; END $$`);
+      await sql(`CREATE TRIGGER stall BEFORE INSERT ON "${store.schema}".records FOR EACH ROW WHEN (NEW.seq = 3) EXECUTE FUNCTION "${store.schema}".stall()`);
+      const control = new pg.Client({ connectionString: url });
+      await control.connect();
+      try {
+        await control.query('SELECT pg_advisory_lock(7707)');
+        const stale = store.append('run', 2, records(2, 2, 'stale'));
+        await waitForLockWaiter(store.schema, 'advisory');
+        const created = creator.append('run', 0, records(0, 3, 'new'));
+        await waitForLockWaiter(store.schema, 'transactionid');
+        await control.query('SELECT pg_advisory_unlock(7707)');
+        const outcomes = [await stale, await created];
+        expect(outcomes.filter((o) => o.committed)).toHaveLength(1);
+      } finally {
+        await control.end();
+      }
+      // A deadlock (40P01) would have been retried: no retry means none happened.
+      expect([store.faultCounters.retries, creator.faultCounters.retries]).toEqual([0, 0]);
+      const stored = await store.readRecords('run');
+      expect((await sql<{ next_seq: number }>(`SELECT next_seq FROM "${store.schema}".runs`))[0]!.next_seq).toBe(stored.at(-1)!.seq + 1);
+    });
+
+    it('racing appends (at the head, stale, ahead; batches of 1 to 4 with summaries and hints) and repairs: no error, a contiguous run, nothing stored that was not reported committed', async () => {
+      const first = await open();
+      const writers = [first, ...(await Promise.all(Array.from({ length: 5 }, () => open({ schema: first.schema, maxConnections: 2 }))))];
+      await first.append('run', 0, records(0, 1, 'base'));
+      const committed = new Map<number, Uint8Array>([[0, records(0, 1, 'base')[0]!]]);
+      const errors: string[] = [];
+      let seed = 20261205;
+      const random = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+      const nextSeqNow = async () => (await sql<{ next_seq: number }>(`SELECT next_seq FROM "${first.schema}".runs WHERE run_id = 'run'`))[0]!.next_seq;
+      await Promise.all(writers.map(async (store, w) => {
+        for (let i = 0; i < 40; i++) {
+          try {
+            const head = await nextSeqNow();
+            const pick = random(10);
+            if (pick === 0 && head > 1) {
+              const [last] = await store.readRecords('run', head - 1);
+              if (last !== undefined && (await store.removeLastRecord('run', last.seq, last.bytes))) committed.delete(last.seq);
+              continue;
+            }
+            const seq = Math.max(1, pick < 6 ? head : pick < 8 ? head - 1 - random(2) : head + 1);
+            const batch = records(seq, 1 + random(4), `w${w}-${i}`);
+            const summary = random(3) === 0 ? { recordCount: seq + batch.length, byteLength: 1, snapshotSeq: 0, summary: new Uint8Array([w]) } : undefined;
+            const outcome = await store.append('run', seq, batch, summary, random(3) === 0 ? 'running' : undefined);
+            if (outcome.committed) batch.forEach((bytes, k) => committed.set(seq + k, bytes));
+          } catch (error) {
+            errors.push(String((error as Error).message));
+          }
+        }
+      }));
+      expect(errors).toEqual([]);
+      const stored = await first.readRecords('run');
+      expect(stored.map((r) => r.seq)).toEqual(stored.map((_, i) => i));
+      expect(await nextSeqNow()).toBe(stored.length);
+      for (const r of stored) expect(r.bytes).toEqual(committed.get(r.seq));
+      const summaries = await sql<{ record_count: number }>(`SELECT record_count FROM "${first.schema}".summaries`);
+      for (const row of summaries) expect(row.record_count).toBeLessThanOrEqual(stored.length);
+    });
+
+    /** Waits until a backend working on `schema` waits for a lock of `type` (any, by default). */
     async function waitForLockWaiter(schema: string, type?: string): Promise<void> {
       for (let i = 0; i < 500; i++) {
         const rows = await sql<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
            WHERE NOT l.granted AND a.query LIKE $1 AND ($2::text IS NULL OR l.locktype = $2)`,
-          [`%"${schema}".records%`, type ?? null],
+          [`%"${schema}".%`, type ?? null],
         );
         if (rows[0]!.n > 0) return;
         await new Promise((resolve) => setTimeout(resolve, 10));

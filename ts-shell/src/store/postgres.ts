@@ -7,13 +7,12 @@
  *
  * Conditional append is ONE statement. A run's first append inserts the run row (ON CONFLICT DO
  * NOTHING: a second creator finds it and writes nothing) feeding the insert of the batch's rows.
- * Every later append inserts the batch first, `ON CONFLICT (run_id, seq) DO NOTHING`, and only
- * then, if rows went in, compares and sets `runs.next_seq` (`WHERE next_seq = expectedSeq`): the
- * records' primary key is the gate, so of k writers at one seq the losers wait on the winner's key
- * entries and all wake at its commit, writing nothing, as k raw `INSERT ... ON CONFLICT` do,
- * instead of queueing one by one on the run row's lock. The statement fails (a guard in its final
- * SELECT), writing nothing, unless the whole batch went in and the compare-and-set held, so a
- * batch is never half written and never lands behind a gap. A single statement is atomic.
+ * Every later append inserts the batch's first record, `ON CONFLICT (run_id, seq) DO NOTHING`, only
+ * while `next_seq` is the expected seq, then moves `next_seq` and inserts the rest: the records'
+ * primary key is the gate. Of k writers at one seq the losers wait on the winner's key
+ * entry and all wake at its commit, writing nothing, as k raw `INSERT ... ON CONFLICT` do, instead
+ * of queueing one by one on the run row's lock (statements(), insertNext, says how each part
+ * works). A single statement is atomic: a batch is stored whole or not at all.
  * Behind it, in the same round trip (pipeline mode), a read of the records in the way, which a
  * refused append reports (AppendOutcome.tail; see appendOnce).
  *
@@ -245,9 +244,23 @@ type RunRow = {
 /** A row of tailAfterAppend: the run row, and one record in the way (seq null: none). */
 type TailRow = { next_seq: number; mine: boolean; seq: number | null; bytes: unknown; committed_ms: number | null };
 const emptyTail = { rows: [] as TailRow[] } as unknown as pg.QueryResult<TailRow>;
+/** How many times an append refused by a run short of its seq, then found at it, is tried again. */
+const MAX_CAUGHT_UP_RETRIES = 3;
+
 /**
- * The text of the error an append at seq > 0 raises, writing nothing, when only a part of its batch
- * could go in or the run row was not at the expected seq (statements(), guardNext): a refusal.
+ * Whether the read behind a refused append (tailAfterAppend) finds the run at `expectedSeq` with no
+ * record there and none of the call's own: the append was refused by a run short of its seq (it
+ * reads the run row's newest next_seq under its lock), and the run has since come back to it.
+ */
+function caughtUpSince(tail: pg.QueryResult<TailRow>, expectedSeq: number): boolean {
+  const row = tail.rows[0];
+  return row !== undefined && row.next_seq === expectedSeq && !row.mine && tail.rows.every((r) => r.seq === null);
+}
+
+/**
+ * The text of the error an append at seq > 0 raises, writing nothing, when its records went in but
+ * the run row did not move (statements(), insertNext): a refusal. Only a repair racing the append
+ * (removeLastRecord) or a run row edited by hand can cause it.
  */
 const APPEND_REFUSED_GUARD = 'remit: append refused at seq';
 
@@ -386,11 +399,17 @@ export class PostgresStore implements Store {
     const token = randomUUID();
     const deadline = Date.now() + this.retryBudgetMs;
     let afterAmbiguity = false;
+    let caughtUp = 0;
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
       try {
         const { committed, tail } = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token, summary, runStatus));
         if (committed) return { committed: true, nextSeq: expectedSeq + records.length };
+        // Refused while the run was short of expectedSeq (a repair had removed its last record),
+        // and another writer brought it back to expectedSeq before the read behind the append: the
+        // run is where this append expects it, so it is tried again (a few times at most; a run
+        // that stays at expectedSeq with a record there is INCONSISTENT, as before).
+        if (!afterAmbiguity && caughtUpSince(tail, expectedSeq) && caughtUp++ < MAX_CAUGHT_UP_RETRIES) continue;
         if (!afterAmbiguity) return this.refusalOutcome(runId, expectedSeq, tail);
         return await this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity);
       } catch (error) {
@@ -448,26 +467,36 @@ export class PostgresStore implements Store {
     }
   }
 
-  /**
-   * One statement: the compare-and-set of `runs.next_seq` from seq + 1 to seq (only while record
-   * `seq` holds `expected`) feeds the delete of that record, so a concurrent append or repair
-   * makes it remove nothing. Retried like a read: a second attempt after an unknown outcome finds
-   * next_seq moved and removes nothing, and the caller reads the run again.
-   */
   /** One statement, idempotent: retried like a read. */
   async deleteSummary(runId: string): Promise<void> {
     this.checkRunId('deleteSummary', runId);
     await this.read('deleteSummary', { runId }, (c) => c.query(this.sql.deleteSummary, [runId]));
   }
 
+  /**
+   * One transaction under a FOR NO KEY UPDATE lock on the run row, taken first: no append of the
+   * run can move the row or commit while it is held (an append racing it finds the row moved when
+   * it may update it and writes nothing: insertNext's compare-and-set), and each later statement
+   * reads the newest committed rows. Then: the row must be at seq + 1, the
+   * record at `seq` must hold `expected` (its delete checks both), and only then next_seq moves down
+   * and the summary and hint go. As one statement (until this release) its delete read the
+   * statement's snapshot: a record removed and appended again with other bytes while it waited for
+   * the row was not deleted, yet next_seq moved down under it, and every later append was
+   * INCONSISTENT. Retried like a read: a second attempt after an unknown outcome finds next_seq
+   * moved and removes nothing, and the caller reads the run again.
+   */
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
     this.checkRunId('removeLastRecord', runId);
     // Record 0 is never removed (store.ts, removeLastRecord).
     if (!Number.isInteger(seq) || seq < 1 || seq >= MAX_SEQ) return false;
-    const result = await this.read('removeLastRecord', { runId, seq }, (c) =>
-      c.query<{ seq: number }>(this.sql.removeLast, [runId, seq, toBuffer(expected)]),
+    return this.read('removeLastRecord', { runId, seq }, (c) =>
+      this.inTransaction(c, async () => {
+        const locked = await c.query<{ next_seq: number }>(this.sql.lockRunForRepair, [runId]);
+        if (locked.rows[0]?.next_seq !== seq + 1) return false;
+        const deleted = await c.query(this.sql.removeLast, [runId, seq, toBuffer(expected)]);
+        return deleted.rowCount === 1;
+      }, (removed) => removed),
     );
-    return result.rowCount === 1;
   }
 
   async listRuns(): Promise<RunListing[]> {
@@ -1114,18 +1143,16 @@ ins AS (
 SELECT count(*)::int AS inserted FROM ins`;
   // The same append, also replacing the run's recovery summary ($5..$8) when the claim succeeds and
   // the summary covers no more records than the run holds after it: one statement, one commit.
-  const withSummary = (batch: string) =>
-    batch.replace(
-      'SELECT count(*)::int AS inserted FROM ins',
-      `, summary AS (
+  const summaryCte = `, summary AS (
   INSERT INTO ${s}.summaries (run_id, record_count, byte_length, snapshot_seq, summary)
   SELECT $1, $5, $6, $7, $8 FROM claim WHERE $5 <= $2 + cardinality($3::bytea[])
   ON CONFLICT (run_id) DO UPDATE SET record_count = EXCLUDED.record_count, byte_length = EXCLUDED.byte_length,
     snapshot_seq = EXCLUDED.snapshot_seq, summary = EXCLUDED.summary
   RETURNING 1
 )
-SELECT count(*)::int AS inserted FROM ins`,
-    );
+`;
+  const withSummary = (batch: string) =>
+    batch.replace('SELECT count(*)::int AS inserted FROM ins', `${summaryCte}SELECT count(*)::int AS inserted FROM ins`);
   // The claim on the run row, with the status hint written by the same statement when `statusParam`
   // (the hint's parameter number: after those of the statement it joins) is given.
   // expectedSeq 0: the run must not exist; a racing creator makes ON CONFLICT skip the insert.
@@ -1141,42 +1168,56 @@ SELECT count(*)::int AS inserted FROM ins`,
   UPDATE ${s}.runs SET next_seq = $2 + cardinality($3::bytea[]), created_at = now(), updated_at = now(), status = $${statusParam}::text
   WHERE run_id = $1
   RETURNING run_id`;
-  // expectedSeq > 0: the records' primary key is the gate. The batch is inserted first with ON
-  // CONFLICT DO NOTHING, so racers at the same seq queue on the winner's key entries (as a raw
-  // INSERT ... ON CONFLICT does: every loser wakes at the winner's commit and writes nothing),
-  // not one after another on the run row's lock; only a batch that inserted rows takes the run
-  // row's compare-and-set (the one-time filter keeps a loser from touching the row at all). The
-  // final SELECT makes the statement fail, writing nothing, unless the whole batch went in and
-  // the compare-and-set held: a part of a batch in the way, or a run row not at expectedSeq (a
-  // repair removed a record since the writer read the run), is the APPEND_REFUSED_GUARD error.
-  const insertNext = (statusParam?: number) => `
-WITH ins AS (
+  // expectedSeq > 0: the records' primary key is the gate, at the batch's first seq. In order:
+  // - `first` inserts the batch's first record, ON CONFLICT DO NOTHING, only if the run row (`run`,
+  //   read in the statement's snapshot) is at expectedSeq: k racers at one seq wait on the winner's
+  //   key entry and all wake at its commit, writing nothing, as k raw `INSERT ... ON CONFLICT` do,
+  //   never touching the run row. A writer behind or ahead of the run inserts nothing and is refused
+  //   without an error (a snapshot that was already old is caught by the read behind the append:
+  //   caughtUpSince).
+  // - `claim` moves the run row, only when the first record went in (a one-time filter). Its
+  //   compare-and-set is evaluated on the row's newest version (the CASE, not the WHERE, which the
+  //   statement's snapshot would judge): it fails only when a repair moved the row down meanwhile
+  //   (removeLastRecord) or the row was edited by hand.
+  // - `rest` inserts the other records, only once the row moved: the writer holds the row's lock
+  //   while it inserts them, so the take-over of a run row that keeps no record (FOR UPDATE, then
+  //   its own records) waits for it rather than deadlocking with it. (Only the instant between the
+  //   first record and the row's lock is left: a deadlock there is possible only on a run whose
+  //   records were deleted by hand; PostgreSQL breaks it and the store retries, 40P01 being
+  //   transient.) A conflict in `rest` would be a stored run that is not contiguous: 23505, a
+  //   refusal like any key violation.
+  // The final SELECT fails the statement, writing nothing, if the first record went in but the row
+  // did not move (APPEND_REFUSED_GUARD).
+  const insertNext = (statusParam?: number, summary = false) => `
+WITH run AS (
+  SELECT next_seq FROM ${s}.runs WHERE run_id = $1
+),
+first AS (
   INSERT INTO ${s}.records (run_id, seq, bytes, append_token, committed_at)
-  SELECT $1, $2 + (t.ord - 1)::int, t.bytes, $4, now()
-  FROM unnest($3::bytea[]) WITH ORDINALITY AS t(bytes, ord)
+  SELECT $1, $2, ($3::bytea[])[1], $4, now() FROM run WHERE run.next_seq = $2
   ON CONFLICT (run_id, seq) DO NOTHING
   RETURNING seq
 ),
 claim AS (
-  UPDATE ${s}.runs SET next_seq = $2 + cardinality($3::bytea[]), updated_at = now()${statusParam === undefined ? '' : `, status = $${statusParam}::text`}
-  WHERE run_id = $1 AND next_seq = $2 AND (SELECT count(*) FROM ins) > 0
-  RETURNING run_id
+  UPDATE ${s}.runs SET next_seq = CASE WHEN next_seq = $2 THEN $2 + cardinality($3::bytea[]) ELSE next_seq END,
+    updated_at = now()${statusParam === undefined ? '' : `, status = CASE WHEN next_seq = $2 THEN $${statusParam}::text ELSE status END`}
+  WHERE run_id = $1 AND (SELECT count(*) FROM first) > 0
+  RETURNING next_seq = $2 + cardinality($3::bytea[]) AS moved
+),
+rest AS (
+  INSERT INTO ${s}.records (run_id, seq, bytes, append_token, committed_at)
+  SELECT $1, $2 + (t.ord - 1)::int, t.bytes, $4, now()
+  FROM unnest($3::bytea[]) WITH ORDINALITY AS t(bytes, ord)
+  WHERE t.ord > 1 AND coalesce((SELECT moved FROM claim), false)
+  RETURNING seq
 )
-SELECT count(*)::int AS inserted FROM ins`;
-  // The guard of insertNext's final SELECT (after any summary CTE): 0 when nothing went in, the
-  // batch's size when all of it did and the run row moved, else a cast that fails at run time (its
-  // text names the row count, which the planner cannot know, so it is never folded at planning).
-  const guardNext = (batch: string) =>
-    batch.replace(
-      /SELECT count\(\*\)::int AS inserted FROM ins$/,
-      `SELECT CASE WHEN i.n = 0 THEN 0
-    WHEN i.n = cardinality($3::bytea[]) AND EXISTS (SELECT 1 FROM claim) THEN i.n
-    ELSE ('${APPEND_REFUSED_GUARD} ' || $2::text || ' (' || i.n::text || ' rows went in)')::int END AS inserted
-  FROM (SELECT count(*)::int AS n FROM ins) i`,
-    );
+${summary ? summaryCte : ''}SELECT CASE WHEN f.n = 0 THEN 0
+    WHEN coalesce((SELECT moved FROM claim), false) THEN f.n + (SELECT count(*)::int FROM rest)
+    ELSE ('${APPEND_REFUSED_GUARD} ' || $2::text || ' (' || f.n::text || ' rows went in, the run row did not move)')::int END AS inserted
+  FROM (SELECT count(*)::int AS n FROM first) f`;
   const sql = {
     appendFirst: insertBatch(claimFirst()),
-    appendNext: guardNext(insertNext()),
+    appendNext: insertNext(),
     nextSeq: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1`,
     // After an append ($3 its token): the run row, whether record $2 is this call's, and unless it
     // is, the records from $2 on (the records in the way). No row at all: the run does not exist.
@@ -1185,13 +1226,16 @@ SELECT count(*)::int AS inserted FROM ins`;
       CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND append_token = $3::uuid) AS mine) m
       LEFT JOIN ${s}.records r ON r.run_id = x.run_id AND r.seq >= $2 AND NOT m.mine
       WHERE x.run_id = $1 ORDER BY r.seq`,
-    removeLast: `WITH run AS (
+    // Inside removeLastRecord's transaction, under its FOR UPDATE lock on the run row (lockRun): the
+    // record at $2 only while it holds $3 (as BLOB bytes), and with it next_seq, the summary and the hint.
+    removeLast: `WITH gone AS (
+        DELETE FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND bytes = $3::bytea RETURNING seq),
+      run AS (
         UPDATE ${s}.runs SET next_seq = $2, updated_at = now(), status = NULL
-        WHERE run_id = $1 AND next_seq = $2 + 1
-          AND EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND bytes = $3::bytea)
+        WHERE run_id = $1 AND next_seq = $2 + 1 AND EXISTS (SELECT 1 FROM gone)
         RETURNING run_id),
       dropped AS (DELETE FROM ${s}.summaries x USING run WHERE x.run_id = run.run_id)
-      DELETE FROM ${s}.records r USING run WHERE r.run_id = run.run_id AND r.seq = $2 RETURNING r.seq`,
+      SELECT seq FROM gone, run`,
     deleteSummary: `DELETE FROM ${s}.summaries WHERE run_id = $1`,
     readSummary: `SELECT x.record_count, x.byte_length::float8 AS byte_length, x.snapshot_seq, x.summary, r.bytes,
         (extract(epoch FROM r.committed_at) * 1000)::float8 AS committed_ms
@@ -1217,6 +1261,10 @@ SELECT count(*)::int AS inserted FROM ins`;
     // replaceListing (a run row that keeps no record): the lock, then, as statements of their own,
     // the check for records and the take-over of the row (a fork's; an append's is claimStale).
     lockRun: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1 FOR UPDATE`,
+    // removeLastRecord's lock: the one an append's update of the row takes, so no append can move
+    // the row (nor commit) until the repair ends; an append that inserted its first record meanwhile
+    // finds the row moved down and writes nothing (insertNext).
+    lockRunForRepair: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1 FOR NO KEY UPDATE`,
     hasRecords: `SELECT EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1) AS has_records`,
     takeOverForkTarget: `UPDATE ${s}.runs SET next_seq = $2, created_at = now(), updated_at = now(), status = $3::text
       WHERE run_id = $1 RETURNING run_id`,
@@ -1242,13 +1290,13 @@ SELECT count(*)::int AS inserted FROM ins`;
   return {
     ...sql,
     appendFirstWithSummary: withSummary(sql.appendFirst),
-    appendNextWithSummary: guardNext(withSummary(insertNext())),
+    appendNextWithSummary: insertNext(undefined, true),
     appendFirstWithStatus: insertBatch(claimFirst(5)),
-    appendNextWithStatus: guardNext(insertNext(5)),
+    appendNextWithStatus: insertNext(5),
     appendFirstWithSummaryAndStatus: withSummary(insertBatch(claimFirst(9))),
     // The first append into a stale run row ($5: the hint or NULL; $9 after the summary's four).
     appendStale: insertBatch(claimStale(5)),
     appendStaleWithSummary: withSummary(insertBatch(claimStale(9))),
-    appendNextWithSummaryAndStatus: guardNext(withSummary(insertNext(9))),
+    appendNextWithSummaryAndStatus: insertNext(9, true),
   };
 }
