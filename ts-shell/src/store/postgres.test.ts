@@ -171,13 +171,41 @@ describePg('postgres store', (url) => {
       expect(outcomeOf(await store.append('run', 3, records(3, 1, 'c')))).toEqual({ committed: true, nextSeq: 4 });
     });
 
-    it('a writer at seq > 0 and the take-over of a run row that keeps no record never deadlock: the take-over waits for the writer', async () => {
+    it('a writer whose batch meets a stale writer\'s first record waits for it without holding the run row: the stale writer can still reach the row, and no deadlock', async () => {
+      const store = await open();
+      await store.append('run', 0, records(0, 2, 'a')); // next_seq 2
+      // A stale writer (its snapshot predates a repair) has put its first record at seq 3 and has
+      // not reached the run row yet: a transaction of our own, held open.
+      const stale = new pg.Client({ connectionString: url });
+      await stale.connect();
+      try {
+        await stale.query('BEGIN');
+        await stale.query(`INSERT INTO "${store.schema}".records (run_id, seq, bytes, append_token, committed_at) VALUES ('run', 3, $1, gen_random_uuid(), now())`, [Buffer.from(records(3, 1, 'stale')[0]!)]);
+        const pending = store.append('run', 2, records(2, 3, 'b')); // inserts 2, then waits on 3
+        await waitForLockWaiter(store.schema, 'transactionid');
+        // The stale writer now takes the run row, as its compare-and-set does; a writer that held
+        // the row while it waited would deadlock here.
+        await stale.query(`SET lock_timeout = '3s'`);
+        await stale.query(`SELECT 1 FROM "${store.schema}".runs WHERE run_id = 'run' FOR NO KEY UPDATE`);
+        await stale.query('ROLLBACK'); // it finds the row moved on and writes nothing
+        expect(outcomeOf(await pending)).toEqual({ committed: true, nextSeq: 5 });
+      } finally {
+        await stale.end();
+      }
+      expect(store.faultCounters.retries).toBe(0);
+      expect((await store.readRecords('run')).map((r) => r.bytes)).toEqual([...records(0, 2, 'a'), ...records(2, 3, 'b')]);
+    });
+
+    it('a stale writer at seq > 0 racing the take-over of a run row that keeps no record: one of them commits, and the run row agrees with its records', async () => {
       const store = await open();
       const creator = await open({ schema: store.schema });
       await store.append('run', 0, records(0, 2, 'old'));
       await sql(`DELETE FROM "${store.schema}".records WHERE run_id = 'run'`); // NO_RECORDS: the row stays at next_seq 2
-      // The stale writer is held between its first record and the rest (a trigger waiting on an
-      // advisory lock this test holds), the longest it can be inside its statement.
+      // The stale writer is held inside its statement after its first record (a trigger waiting on
+      // an advisory lock this test holds), and the take-over then waits on that record. The writer
+      // moves the run row last, which the take-over holds: the two wait on each other, and
+      // PostgreSQL breaks the deadlock; the one it aborts is retried (40P01 is transient). Only a
+      // run whose records were deleted by hand while a writer held it can come to this.
       await sql(`CREATE FUNCTION "${store.schema}".stall() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_lock_shared(7707); PERFORM pg_advisory_unlock_shared(7707); RETURN NEW; END $$`);
       await sql(`CREATE TRIGGER stall BEFORE INSERT ON "${store.schema}".records FOR EACH ROW WHEN (NEW.seq = 3) EXECUTE FUNCTION "${store.schema}".stall()`);
       const control = new pg.Client({ connectionString: url });
@@ -194,8 +222,6 @@ describePg('postgres store', (url) => {
       } finally {
         await control.end();
       }
-      // A deadlock (40P01) would have been retried: no retry means none happened.
-      expect([store.faultCounters.retries, creator.faultCounters.retries]).toEqual([0, 0]);
       const stored = await store.readRecords('run');
       expect((await sql<{ next_seq: number }>(`SELECT next_seq FROM "${store.schema}".runs`))[0]!.next_seq).toBe(stored.at(-1)!.seq + 1);
     });
@@ -206,8 +232,13 @@ describePg('postgres store', (url) => {
       await first.append('run', 0, records(0, 1, 'base'));
       const committed = new Map<number, Uint8Array>([[0, records(0, 1, 'base')[0]!]]);
       const errors: string[] = [];
+      let longBatches = 0;
+      // A 32-bit linear congruential generator (Math.imul keeps the product exact), its high bits.
       let seed = 20261205;
-      const random = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+      const random = (n: number) => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return (seed >>> 16) % n;
+      };
       const nextSeqNow = async () => (await sql<{ next_seq: number }>(`SELECT next_seq FROM "${first.schema}".runs WHERE run_id = 'run'`))[0]!.next_seq;
       await Promise.all(writers.map(async (store, w) => {
         for (let i = 0; i < 40; i++) {
@@ -221,6 +252,7 @@ describePg('postgres store', (url) => {
             }
             const seq = Math.max(1, pick < 6 ? head : pick < 8 ? head - 1 - random(2) : head + 1);
             const batch = records(seq, 1 + random(4), `w${w}-${i}`);
+            if (batch.length > 1) longBatches++;
             const summary = random(3) === 0 ? { recordCount: seq + batch.length, byteLength: 1, snapshotSeq: 0, summary: new Uint8Array([w]) } : undefined;
             const outcome = await store.append('run', seq, batch, summary, random(3) === 0 ? 'running' : undefined);
             if (outcome.committed) batch.forEach((bytes, k) => committed.set(seq + k, bytes));
@@ -229,7 +261,10 @@ describePg('postgres store', (url) => {
           }
         }
       }));
+      expect(longBatches).toBeGreaterThan(40); // the generator draws batches of 2 to 4 too
       expect(errors).toEqual([]);
+      // A deadlock (40P01) or any other transient failure would have been retried: none may happen.
+      expect(writers.map((w) => w.faultCounters.retries)).toEqual(writers.map(() => 0));
       const stored = await first.readRecords('run');
       expect(stored.map((r) => r.seq)).toEqual(stored.map((_, i) => i));
       expect(await nextSeqNow()).toBe(stored.length);
@@ -275,6 +310,35 @@ describePg('postgres store', (url) => {
   });
 
   describe('fork', () => {
+    it('a fork racing repairs of its source\'s last record (removed, then appended again) commits or is SOURCE_TOO_SHORT, never an untyped error', async () => {
+      const store = await open();
+      const forker = await open({ schema: store.schema });
+      const length = 6;
+      await store.append('src', 0, records(0, length, 'src'));
+      let stop = false;
+      const churn = (async () => {
+        for (let i = 0; !stop; i++) {
+          const [last] = await store.readRecords('src', length - 1);
+          if (last !== undefined && (await store.removeLastRecord('src', length - 1, last.bytes))) {
+            await store.append('src', length - 1, records(length - 1, 1, `src${i}`));
+          }
+        }
+      })();
+      const outcomes = new Map<string, number>();
+      try {
+        for (let i = 0; i < 150; i++) {
+          const outcome = await forker.fork('src', length, `t${i}`, testRecord(length, 'fork')).catch((e: unknown) => ({ error: String((e as Error).message) }));
+          const key = 'committed' in outcome ? (outcome.committed ? 'committed' : outcome.reason) : outcome.error;
+          outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        }
+      } finally {
+        stop = true;
+        await churn;
+      }
+      expect([...outcomes.keys()].filter((k) => k !== 'committed' && k !== 'SOURCE_TOO_SHORT')).toEqual([]);
+      expect(outcomes.get('committed')).toBeGreaterThan(0);
+    });
+
     it('is one transaction: a failure after the prefix was copied leaves no trace of the target', async () => {
       const store = await open();
       await store.append('src', 0, records(0, 3, 's'));

@@ -244,6 +244,9 @@ type RunRow = {
 /** A row of tailAfterAppend: the run row, and one record in the way (seq null: none). */
 type TailRow = { next_seq: number; mine: boolean; seq: number | null; bytes: unknown; committed_ms: number | null };
 const emptyTail = { rows: [] as TailRow[] } as unknown as pg.QueryResult<TailRow>;
+/** An append's answer, or the read behind a refusal when the run is back at its seq (tried again). */
+type Refusal = AppendOutcome | { caughtUp: pg.QueryResult<TailRow> };
+
 /** How many times an append refused by a run short of its seq, then found at it, is tried again. */
 const MAX_CAUGHT_UP_RETRIES = 3;
 
@@ -401,33 +404,42 @@ export class PostgresStore implements Store {
     let afterAmbiguity = false;
     let caughtUp = 0;
     for (let attempt = 1; ; attempt++) {
-      let failure: AttemptFailure;
+      let failure: AttemptFailure | undefined;
+      let refused: Refusal | undefined;
       try {
         const { committed, tail } = await this.attempt((c) => this.appendOnce(c, runId, expectedSeq, batch, token, summary, runStatus));
         if (committed) return { committed: true, nextSeq: expectedSeq + records.length };
-        // Refused while the run was short of expectedSeq (a repair had removed its last record),
-        // and another writer brought it back to expectedSeq before the read behind the append: the
-        // run is where this append expects it, so it is tried again (a few times at most; a run
-        // that stays at expectedSeq with a record there is INCONSISTENT, as before).
-        if (!afterAmbiguity && caughtUpSince(tail, expectedSeq) && caughtUp++ < MAX_CAUGHT_UP_RETRIES) continue;
-        if (!afterAmbiguity) return this.refusalOutcome(runId, expectedSeq, tail);
-        return await this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity);
+        refused = afterAmbiguity ? await this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity) : this.refusal(runId, expectedSeq, tail);
       } catch (error) {
         if (!(error instanceof AttemptFailure)) throw error;
         failure = error;
       }
-      if (failure.kind === 'conflict') return this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity);
-      if (failure.kind === 'connection_lost') {
+      if (failure?.kind === 'conflict') {
+        refused = await this.refusedAppend(runId, expectedSeq, records.length, token, afterAmbiguity);
+      } else if (failure?.kind === 'connection_lost') {
         afterAmbiguity = true;
-        const resolved = await this.resolveAppend(runId, expectedSeq, records.length, token, failure);
-        if (resolved) return resolved;
-      } else if (!isRetryable(failure.kind)) {
+        refused = await this.resolveAppend(runId, expectedSeq, records.length, token, failure);
+      } else if (failure !== undefined && !isRetryable(failure.kind)) {
         throw this.failureError('append', subject, failure, 'nothing was written');
       }
+      if (refused !== undefined && 'caughtUp' in refused) {
+        // Refused while the run was short of expectedSeq (a repair had removed its last record),
+        // and another writer brought it back to expectedSeq before the read behind the refusal: the
+        // run is where this append expects it, so it is tried again (a few times at most; a run
+        // that stays at expectedSeq and keeps refusing is INCONSISTENT, as before).
+        if (caughtUp++ < MAX_CAUGHT_UP_RETRIES) continue;
+        return this.refusalOutcome(runId, expectedSeq, refused.caughtUp);
+      }
+      if (refused !== undefined) return refused;
       if (!(await this.pauseBeforeRetry(attempt, deadline))) {
-        throw this.failureError('append', subject, failure, 'nothing was written; retries exhausted');
+        throw this.failureError('append', subject, failure!, 'nothing was written; retries exhausted');
       }
     }
+  }
+
+  /** A refused append's outcome from the read behind it, or that read when the run is back at expectedSeq (caughtUpSince). */
+  private refusal(runId: string, expectedSeq: number, tail: pg.QueryResult<TailRow>): Refusal {
+    return caughtUpSince(tail, expectedSeq) ? { caughtUp: tail } : this.refusalOutcome(runId, expectedSeq, tail);
   }
 
   async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
@@ -671,13 +683,17 @@ export class PostgresStore implements Store {
     return this.inTransaction(c, async (): Promise<ForkOutcome> => {
       const claimed = await c.query(this.sql.claimForkTarget, [targetRunId, prefixRecords + 1, runStatus ?? null]);
       if (claimed.rowCount === 0 && !(await this.takeOverForkTarget(c, targetRunId, prefixRecords, runStatus))) return { committed: false, reason: 'TARGET_EXISTS' };
-      const source = await c.query<{ next_seq: number }>(this.sql.nextSeq, [sourceRunId]);
+      // The source's row under FOR SHARE until the fork ends: no append can move it and no repair
+      // can remove a record of it meanwhile, so the copy (a statement of its own, reading the newest
+      // rows) finds every record next_seq counts. Without it a repair of the source's last record
+      // between the two reads left the copy a record short (an untyped error, reported as PG_ERROR).
+      const source = await c.query<{ next_seq: number }>(this.sql.lockSource, [sourceRunId]);
       const sourceNext = source.rows[0]?.next_seq ?? 0;
       if (sourceNext === 0 || sourceNext < prefixRecords) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
       const copied = await c.query(this.sql.copyPrefixAndFork, [targetRunId, sourceRunId, prefixRecords, token, toBuffer(forkRecord)]);
-      if (copied.rowCount !== prefixRecords + 1) {
-        throw new Error(`fork copied ${copied.rowCount} rows, expected ${prefixRecords + 1}`); // cannot happen
-      }
+      // Fewer records than the row counts (only records deleted by hand): the prefix is not there to
+      // copy, and the transaction is rolled back.
+      if (copied.rowCount !== prefixRecords + 1) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
       return { committed: true };
     }, (outcome) => outcome.committed);
   }
@@ -742,7 +758,7 @@ export class PostgresStore implements Store {
     count: number,
     token: string,
     failure: AttemptFailure,
-  ): Promise<AppendOutcome | undefined> {
+  ): Promise<Refusal | undefined> {
     this.faultCounters.ambiguousWrites++;
     await this.onAmbiguousWrite?.({ operation: 'append', runId, seq: expectedSeq });
     const deadline = Date.now() + this.resolveTimeoutMs;
@@ -764,7 +780,7 @@ export class PostgresStore implements Store {
    * The store refused an append. If an earlier attempt of this same call broke mid-flight, the rows
    * in the way may be that attempt's (committed after all): the token tells. Otherwise a conflict.
    */
-  private async refusedAppend(runId: string, expectedSeq: number, count: number, token: string, afterAmbiguity: boolean): Promise<AppendOutcome> {
+  private async refusedAppend(runId: string, expectedSeq: number, count: number, token: string, afterAmbiguity: boolean): Promise<Refusal> {
     if (afterAmbiguity) {
       const failure = new AttemptFailure('connection_lost', new Error('an earlier attempt of this append lost its connection'));
       const owner = await this.appendOwner(runId, expectedSeq, count, token, failure, Date.now() + this.resolveTimeoutMs);
@@ -955,9 +971,9 @@ export class PostgresStore implements Store {
   }
 
   /** The outcome for an append that found another writer's seq, read afresh (one statement). */
-  private async conflictOutcome(runId: string, expectedSeq: number): Promise<AppendOutcome> {
+  private async conflictOutcome(runId: string, expectedSeq: number): Promise<Refusal> {
     const tail = await this.read('append', { runId, seq: expectedSeq }, (c) => c.query<TailRow>(this.sql.tailAfterAppend, [runId, expectedSeq, NO_TOKEN]));
-    return this.refusalOutcome(runId, expectedSeq, tail);
+    return this.refusal(runId, expectedSeq, tail);
   }
 
   /**
@@ -1168,26 +1184,31 @@ SELECT count(*)::int AS inserted FROM ins`;
   UPDATE ${s}.runs SET next_seq = $2 + cardinality($3::bytea[]), created_at = now(), updated_at = now(), status = $${statusParam}::text
   WHERE run_id = $1
   RETURNING run_id`;
-  // expectedSeq > 0: the records' primary key is the gate, at the batch's first seq. In order:
+  // expectedSeq > 0: the records' primary key is the gate, at the batch's first seq. In order (each
+  // part reads the one before, which is what orders data-modifying CTEs: EXPLAIN shows each behind a
+  // one-time filter on an InitPlan reading the previous one):
   // - `first` inserts the batch's first record, ON CONFLICT DO NOTHING, only if the run row (`run`,
   //   read in the statement's snapshot) is at expectedSeq: k racers at one seq wait on the winner's
   //   key entry and all wake at its commit, writing nothing, as k raw `INSERT ... ON CONFLICT` do,
   //   never touching the run row. A writer behind or ahead of the run inserts nothing and is refused
   //   without an error (a snapshot that was already old is caught by the read behind the append:
   //   caughtUpSince).
-  // - `claim` moves the run row, only when the first record went in (a one-time filter). Its
-  //   compare-and-set is evaluated on the row's newest version (the CASE, not the WHERE, which the
-  //   statement's snapshot would judge): it fails only when a repair moved the row down meanwhile
-  //   (removeLastRecord) or the row was edited by hand.
-  // - `rest` inserts the other records, only once the row moved: the writer holds the row's lock
-  //   while it inserts them, so the take-over of a run row that keeps no record (FOR UPDATE, then
-  //   its own records) waits for it rather than deadlocking with it. (Only the instant between the
-  //   first record and the row's lock is left: a deadlock there is possible only on a run whose
-  //   records were deleted by hand; PostgreSQL breaks it and the store retries, 40P01 being
-  //   transient.) A conflict in `rest` would be a stored run that is not contiguous: 23505, a
-  //   refusal like any key violation.
-  // The final SELECT fails the statement, writing nothing, if the first record went in but the row
-  // did not move (APPEND_REFUSED_GUARD).
+  // - `rest` inserts the other records when the first went in. A conflict there (a writer whose
+  //   snapshot predates a repair put its first record at one of these seqs) waits for that writer,
+  //   which then finds the run row moved and writes nothing, or is a key violation (23505: a
+  //   refusal) when it committed.
+  // - `claim` moves the run row when the whole batch went in: the row's lock is taken last, by a
+  //   writer that waits for nothing more, so two appends never wait on each other. Its
+  //   compare-and-set is judged on the row's newest version (the CASE, not the WHERE, which the
+  //   statement's snapshot would judge): it fails only when a repair moved the row down after the
+  //   snapshot (removeLastRecord) or the row was edited by hand.
+  // The final SELECT fails the statement, writing nothing, if records went in but the row did not
+  // move (APPEND_REFUSED_GUARD). (The take-over of a run row that keeps no record, which locks the
+  // row first and then inserts, can wait on a stale writer of the old run that waits on the row: a
+  // deadlock PostgreSQL breaks and the store retries, 40P01 being transient; possible only on a run
+  // whose records were deleted by hand while a writer held it.)
+  // `statusParam`: the hint's parameter number ($5, or $9 after the summary's four); `summary`:
+  // the statement also replaces the run's recovery summary when it moves the run row.
   const insertNext = (statusParam?: number, summary = false) => `
 WITH run AS (
   SELECT next_seq FROM ${s}.runs WHERE run_id = $1
@@ -1198,21 +1219,21 @@ first AS (
   ON CONFLICT (run_id, seq) DO NOTHING
   RETURNING seq
 ),
-claim AS (
-  UPDATE ${s}.runs SET next_seq = CASE WHEN next_seq = $2 THEN $2 + cardinality($3::bytea[]) ELSE next_seq END,
-    updated_at = now()${statusParam === undefined ? '' : `, status = CASE WHEN next_seq = $2 THEN $${statusParam}::text ELSE status END`}
-  WHERE run_id = $1 AND (SELECT count(*) FROM first) > 0
-  RETURNING next_seq = $2 + cardinality($3::bytea[]) AS moved
-),
 rest AS (
   INSERT INTO ${s}.records (run_id, seq, bytes, append_token, committed_at)
   SELECT $1, $2 + (t.ord - 1)::int, t.bytes, $4, now()
   FROM unnest($3::bytea[]) WITH ORDINALITY AS t(bytes, ord)
-  WHERE t.ord > 1 AND coalesce((SELECT moved FROM claim), false)
+  WHERE t.ord > 1 AND (SELECT count(*) FROM first) > 0
   RETURNING seq
+),
+claim AS (
+  UPDATE ${s}.runs SET next_seq = CASE WHEN next_seq = $2 THEN $2 + cardinality($3::bytea[]) ELSE next_seq END,
+    updated_at = now()${statusParam === undefined ? '' : `, status = CASE WHEN next_seq = $2 THEN $${statusParam}::text ELSE status END`}
+  WHERE run_id = $1 AND (SELECT count(*) FROM first) + (SELECT count(*) FROM rest) = cardinality($3::bytea[])
+  RETURNING next_seq = $2 + cardinality($3::bytea[]) AS moved
 )
 ${summary ? summaryCte : ''}SELECT CASE WHEN f.n = 0 THEN 0
-    WHEN coalesce((SELECT moved FROM claim), false) THEN f.n + (SELECT count(*)::int FROM rest)
+    WHEN coalesce((SELECT moved FROM claim), false) THEN cardinality($3::bytea[])
     ELSE ('${APPEND_REFUSED_GUARD} ' || $2::text || ' (' || f.n::text || ' rows went in, the run row did not move)')::int END AS inserted
   FROM (SELECT count(*)::int AS n FROM first) f`;
   const sql = {
@@ -1226,7 +1247,7 @@ ${summary ? summaryCte : ''}SELECT CASE WHEN f.n = 0 THEN 0
       CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND append_token = $3::uuid) AS mine) m
       LEFT JOIN ${s}.records r ON r.run_id = x.run_id AND r.seq >= $2 AND NOT m.mine
       WHERE x.run_id = $1 ORDER BY r.seq`,
-    // Inside removeLastRecord's transaction, under its FOR UPDATE lock on the run row (lockRun): the
+    // Inside removeLastRecord's transaction, under its FOR NO KEY UPDATE lock on the run row (lockRunForRepair): the
     // record at $2 only while it holds $3 (as BLOB bytes), and with it next_seq, the summary and the hint.
     removeLast: `WITH gone AS (
         DELETE FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND bytes = $3::bytea RETURNING seq),
@@ -1261,6 +1282,8 @@ ${summary ? summaryCte : ''}SELECT CASE WHEN f.n = 0 THEN 0
     // replaceListing (a run row that keeps no record): the lock, then, as statements of their own,
     // the check for records and the take-over of the row (a fork's; an append's is claimStale).
     lockRun: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1 FOR UPDATE`,
+    // A fork's source (forkOnce): shared with other forks, exclusive of appends and repairs.
+    lockSource: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1 FOR SHARE`,
     // removeLastRecord's lock: the one an append's update of the row takes, so no append can move
     // the row (nor commit) until the repair ends; an append that inserted its first record meanwhile
     // finds the row moved down and writes nothing (insertNext).
