@@ -12,12 +12,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
-import { loadScenario, parseCells, parseSystems, runCampaign, selectSystems, type CampaignOptions } from './harness/campaign.js';
+import { loadScenario, parseCells, parseSystems, runCampaign, selectSystems, type CampaignOptions, type SystemSelection } from './harness/campaign.js';
 import type { Cell } from './harness/cells.js';
 import type { Verdict } from './harness/checkers/index.js';
 import type { HostsSetting } from './harness/cross-host.js';
 import { renderTerminal } from './harness/report/terminal.js';
-import { findSystem, whyNotRunnable, type SystemDef } from './harness/systems.js';
+import { findSystem, systemsWithServerDown, whyNotRunnable, type SystemDef } from './harness/systems.js';
 import { loadGeneratedScenario, replayGeneratedScenario, runGeneratedCampaign } from './harness/generated/campaign.js';
 import { hostsPrecondition, setUpHosts, type HostsEnvironment } from './hosts/hosts.js';
 import { reportJson, writeReports } from './harness/report/write.js';
@@ -59,7 +59,7 @@ interface GeneratedPlan {
 }
 
 /** Which systems run the generated campaign, with how many faulted cells each (null: none). */
-function generatedPlan(flags: ConformanceFlags, selected: SystemDef[]): GeneratedPlan | null {
+function generatedPlan(flags: ConformanceFlags, selected: SystemDef[], notRun: ReadonlySet<string>): GeneratedPlan | null {
   if (flags.generated === false) return null;
   const explicit = typeof flags.generated === 'string' ? integer('generated', flags.generated, 0) : null;
   if (explicit === 0) return null;
@@ -74,7 +74,7 @@ function generatedPlan(flags: ConformanceFlags, selected: SystemDef[]): Generate
     systems = selected.filter((s) => s.adapter === REMIT_ADAPTER_FILE);
     count = explicit;
   } else if (flags.full === true) {
-    systems = FULL_GENERATED_SYSTEMS.map(findSystem).filter((s) => whyNotRunnable(s) === null);
+    systems = FULL_GENERATED_SYSTEMS.map(findSystem).filter((s) => whyNotRunnable(s) === null && !notRun.has(s.id));
     count = explicit ?? FULL_GENERATED;
   } else {
     systems = QUICK_GENERATED_SYSTEMS.map(findSystem);
@@ -84,10 +84,23 @@ function generatedPlan(flags: ConformanceFlags, selected: SystemDef[]): Generate
   return { systems, count: (s) => (s.canary && flags.system === undefined ? Math.min(count, CANARY_GENERATED) : count) };
 }
 
+/**
+ * The selection without the systems whose server does not answer (systemsWithServerDown): named
+ * ones are refused at once (as a missing REMIT_PG_URL is), the others are NOT RUN with the reason.
+ */
+async function withServersUp(selection: SystemSelection, named: boolean): Promise<SystemSelection> {
+  const down = await systemsWithServerDown(selection.systems);
+  if (down.length === 0) return selection;
+  if (named) throw new Error(`system ${down[0]!.system} cannot run here: ${down[0]!.reason}`);
+  const ids = new Set(down.map((d) => d.system));
+  return { systems: selection.systems.filter((s) => !ids.has(s.id)), notRun: [...selection.notRun, ...down] };
+}
+
 /** Replay one saved generated scenario on one system and print its verdicts. */
 async function replayGenerated(flags: ConformanceFlags, json: boolean): Promise<number> {
   const systems = flags.system === undefined ? [] : parseSystems(flags.system.split(','));
   if (systems.length !== 1) throw new Error('--generated-scenario replays one scenario: name one --system');
+  await withServersUp({ systems, notRun: [] }, true);
   const def = systems[0]!;
   const scenario = loadGeneratedScenario(flags.generatedScenario!);
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'remit-generated-'));
@@ -163,8 +176,11 @@ export async function runConformance(flags: ConformanceFlags, json: boolean): Pr
   const seed = integer('seed', flags.seed, 0);
   if (flags.generatedScenario !== undefined) return replayGenerated(flags, json);
   const scenario = flags.scenario === undefined ? undefined : loadScenario(flags.scenario);
-  const selection = selectSystems({ ...(flags.full === undefined ? {} : { full: flags.full }), ...(flags.system === undefined ? {} : { system: flags.system }) });
-  const generated = generatedPlan(flags, selection.systems);
+  const selection = await withServersUp(
+    selectSystems({ ...(flags.full === undefined ? {} : { full: flags.full }), ...(flags.system === undefined ? {} : { system: flags.system }) }),
+    flags.system !== undefined,
+  );
+  const generated = generatedPlan(flags, selection.systems, new Set(selection.notRun.map((u) => u.system)));
   // Systems that exist only for the generated campaign never run the reference matrices.
   const systems = flags.generatedOnly === true ? [] : selection.systems.filter((s) => s.generatedOnly !== true);
   if (scenario !== undefined && systems.length !== 1) throw new Error('--scenario replays one scenario: name one --system');

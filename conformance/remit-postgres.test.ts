@@ -13,7 +13,7 @@ import { dropTaggedSchemas, SCHEMA_PREFIX } from './adapters/remit-postgres/stor
 import { runCampaign } from './harness/campaign.js';
 import { findCell } from './harness/cells.js';
 import { PROPERTIES } from './harness/checkers/index.js';
-import { findSystem } from './harness/systems.js';
+import { findSystem, systemsWithServerDown } from './harness/systems.js';
 
 const CELLS = [
   'after-commit:EFFECT_INTENT@charge/sigkill',
@@ -66,5 +66,22 @@ describePg('conformance harness: REMIT on PostgreSQL', (url) => {
     expect(profile.cells.find((c) => c.cellId === 'k=4/processes/different')?.saturation).toEqual({ fires: 1, k: 4 });
     // The adapters drop each cell's schema when they move on and at shutdown: nothing is left.
     expect(await taggedSchemas(url, tag)).toEqual([]);
+  });
+});
+
+describePg('conformance harness: a PostgreSQL system whose server does not answer', (url) => {
+  it('is named with the reason (never run, whose every cell would read as a violation); a server that answers is not', async () => {
+    const def = findSystem('remit-postgres-wasm');
+    expect(await systemsWithServerDown([def], { REMIT_PG_URL: url })).toEqual([]);
+    // A port nothing listens on, on the same host (1: tcpmux, never a PostgreSQL server here).
+    const dead = new URL(url);
+    dead.port = '1';
+    const down = await systemsWithServerDown([def], { REMIT_PG_URL: dead.toString() });
+    expect(down).toHaveLength(1);
+    expect(down[0]!.system).toBe('remit-postgres-wasm');
+    expect(down[0]!.reason).toMatch(/^REMIT_PG_URL: the PostgreSQL server at its URL did not answer: /);
+    expect(down[0]!.reason).not.toContain(dead.password || 'no-password');
+    // Systems without a server URL are not probed.
+    expect(await systemsWithServerDown([findSystem('remit-sqlite-wasm')], {})).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Where the Python adapters' shared package and adapter packages live (their PYTHONPATH). */
@@ -35,4 +36,24 @@ export function whyVenvUnavailable(venv: string, env: NodeJS.ProcessEnv = proces
   const recorded = fs.existsSync(stamp) ? fs.readFileSync(stamp, 'utf8').trim().split(' ')[0] : '';
   if (recorded !== lockHash) return `its virtual environment .remit/venvs/${venv} is out of date with ${path.relative(REPO_ROOT, lock)} (${BUILD_COMMAND})`;
   return null;
+}
+
+/**
+ * Why the PostgreSQL server at `url` cannot serve a system now (one connection and `SELECT 1`, at
+ * most `timeoutMs`), or null when it answers. A server that is down must make its system NOT RUN:
+ * run against it, every cell's store fails, and each run would be judged a contract violation.
+ * The reason is pg's message, which names the host and port, never the password.
+ */
+export async function whyServerUnreachable(url: string, timeoutMs = 5000): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return `the PostgreSQL server at its URL did not answer: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

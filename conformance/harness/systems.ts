@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AdapterSpec } from './driver.js';
-import { PYTHON_ADAPTERS_DIR, REPO_ROOT, venvPython, whyVenvUnavailable } from './availability.js';
+import { PYTHON_ADAPTERS_DIR, REPO_ROOT, venvPython, whyServerUnreachable, whyVenvUnavailable } from './availability.js';
 
 export { REPO_ROOT };
 
@@ -168,6 +168,23 @@ export function whyNotRunnable(def: SystemDef, env: NodeJS.ProcessEnv = process.
     return whyVenvUnavailable(def.venv, env);
   }
   return null;
+}
+
+/**
+ * The systems of `defs` whose server (named by their `requiresEnv` URL) does not answer now, with
+ * the reason; probed once per URL.
+ */
+export async function systemsWithServerDown(defs: readonly SystemDef[], env: NodeJS.ProcessEnv = process.env): Promise<{ system: string; reason: string }[]> {
+  const probes = new Map<string, Promise<string | null>>();
+  const out: { system: string; reason: string }[] = [];
+  for (const def of defs) {
+    const url = def.requiresEnv === undefined ? undefined : env[def.requiresEnv];
+    if (url === undefined || url === '') continue;
+    if (!probes.has(url)) probes.set(url, whyServerUnreachable(url));
+    const reason = await probes.get(url)!;
+    if (reason !== null) out.push({ system: def.id, reason: `${def.requiresEnv}: ${reason}` });
+  }
+  return out;
 }
 
 /** Systems that `--full` leaves out in this environment, with the reason. */

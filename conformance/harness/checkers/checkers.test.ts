@@ -28,6 +28,21 @@ describe('checkers on good observations', () => {
     for (const p of PROPERTIES) expect(verdicts[p].status, `${p}: ${JSON.stringify(verdicts[p])}`).toBe('holds');
   });
 
+  it('a run whose store failed throughout (no outcome, no state, no view) is judged, not a crash: every finding is text', () => {
+    // Found running against a server that was down: the baseline ended without a state, and the
+    // finding that names the state crashed the checker (canonical(undefined) was not a string).
+    const run = goodFaultRun();
+    const failed = { outcome: 'error' as const, error: { kind: 'store' as const, message: 'connect ECONNREFUSED' } };
+    run.steps.baseline = { ...run.steps.baseline!, outcomes: [failed], final: failed as never, view: null };
+    run.mainView = null;
+    const verdicts = checkAll(run);
+    expect(verdicts['prefix-continuation'].status).toBe('violated');
+    for (const p of PROPERTIES) {
+      const v = verdicts[p];
+      if (v.status === 'violated') for (const line of v.evidence) expect(typeof line).toBe('string');
+    }
+  });
+
   it('there is exactly one checker per property', () => {
     expect(CHECKERS.map((c) => c.property).sort()).toEqual([...PROPERTIES].sort());
   });

@@ -54,7 +54,9 @@ export function notApplicable(reason: string): Verdict {
 
 /** JSON with object keys sorted, so equal values print equally. */
 export function canonical(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  // JSON.stringify gives undefined, not a string, for undefined (a run that ended without a state):
+  // the text of a finding must still be text.
+  return JSON.stringify(sortKeys(value)) ?? String(value);
 }
 
 function sortKeys(value: unknown): unknown {
