@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
-import { SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.js';
+import { enableWal, SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
 import { describeStoreContract, outcomeOf, testRecord } from '../testing/store-contract.js';
 
@@ -39,6 +39,42 @@ describeStoreContract('sqlite', () => new SqliteStore(freshPath()), {
 describeStoreContract('sqlite synchronous=NORMAL', () => new SqliteStore(freshPath(), { synchronous: 'NORMAL' }), { writeStatusHint });
 
 describe('sqlite specifics', () => {
+  describe('switching a file to WAL at open (enableWal)', () => {
+    // SQLite takes the lock for the switch without its busy handler, so processes opening one new
+    // file together got SQLITE_BUSY from open (seen under load: 2 of 320 opens by 8 processes at
+    // once); the store waits for it as for any lock, up to the busy timeout.
+    const busy = () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    const fakeDb = (failures: Error[]) => {
+      let calls = 0;
+      return {
+        get calls() { return calls; },
+        pragma(text: string) {
+          expect(text).toBe('journal_mode = WAL');
+          calls++;
+          const failure = failures.shift();
+          if (failure !== undefined) throw failure;
+          return 'wal';
+        },
+      };
+    };
+    it('tries again while the lock is taken, then succeeds', () => {
+      const db = fakeDb([busy(), busy(), busy()]);
+      enableWal(db as never, 1000);
+      expect(db.calls).toBe(4);
+    });
+    it('gives up with SQLITE_BUSY once the busy timeout has passed', () => {
+      const db = fakeDb(Array.from({ length: 1000 }, busy));
+      const started = Date.now();
+      expect(() => enableWal(db as never, 60)).toThrow(/database is locked/);
+      expect(Date.now() - started).toBeLessThan(1000);
+    });
+    it('does not retry any other error', () => {
+      const db = fakeDb([Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' })]);
+      expect(() => enableWal(db as never, 1000)).toThrow(/disk I\/O error/);
+      expect(db.calls).toBe(1);
+    });
+  });
+
   it('keeps committed records across close and reopen', async () => {
     const path = freshPath();
     const first = new SqliteStore(path);

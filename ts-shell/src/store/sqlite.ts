@@ -99,6 +99,31 @@ function replaceListing(statements: ReturnType<typeof prepareStatements>, runId:
 }
 
 /**
+ * `journal_mode = WAL`, waiting (up to the busy timeout) while another connection holds the lock
+ * the switch needs. Switching a new file to WAL takes an exclusive lock that SQLite does not wait
+ * for with the busy handler: processes opening one new file at the same moment (a service's workers
+ * starting together) got SQLITE_BUSY from `open`, found by a test of four writer processes under
+ * load. A file already in WAL mode needs no such lock: the first try succeeds.
+ */
+export function enableWal(db: Db, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 50)) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() + pauseMs > deadline) throw error;
+      sleepBlocking(pauseMs);
+    }
+  }
+}
+
+/** Blocks the thread for `ms` (opening a store is synchronous, as SQLite's own busy wait is). */
+function sleepBlocking(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
  * better-sqlite3 is loaded when the first SQLite store opens, not when 'remit' is imported: a
  * service on PostgreSQL or memory never loads the native module (and starts faster).
  */
@@ -335,7 +360,7 @@ export class SqliteStore implements Store {
     });
     this.wrap('open', {}, () => {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      this.db.pragma('journal_mode = WAL');
+      enableWal(this.db, busyTimeoutMs);
       this.db.pragma(`synchronous = ${synchronous}`);
       // A file already at this layout needs neither the schema's statements nor the write lock
       // they take (about a millisecond of a fresh process's open). The version is written in the
