@@ -13,7 +13,8 @@
  *   check and the insert are one atomic step across connections and processes. Every other write
  *   (a batch, a run's first records, a fork) is one `BEGIN IMMEDIATE` transaction that reads the
  *   next seq and writes only if it is the expected one. The busy timeout makes a writer wait for
- *   another's lock instead of failing at once.
+ *   another's lock instead of failing at once, and so does an open that switches a new file to WAL
+ *   (enableWal).
  * - A refused append reports the records in the way (AppendOutcome.tail), read with the next seq
  *   in one read transaction (inside the immediate one for a batch).
  * - The primary key is a second guard: no seq can ever be stored twice.
