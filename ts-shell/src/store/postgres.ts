@@ -8,7 +8,7 @@
  * Conditional append is ONE statement. A run's first append inserts the run row (ON CONFLICT DO
  * NOTHING: a second creator finds it and writes nothing) feeding the insert of the batch's rows.
  * Every later append inserts the batch's first record, `ON CONFLICT (run_id, seq) DO NOTHING`, only
- * while `next_seq` is the expected seq, then moves `next_seq` and inserts the rest: the records'
+ * while `next_seq` is the expected seq, then the rest, and last moves `next_seq`: the records'
  * primary key is the gate. Of k writers at one seq the losers wait on the winner's key
  * entry and all wake at its commit, writing nothing, as k raw `INSERT ... ON CONFLICT` do, instead
  * of queueing one by one on the run row's lock (statements(), insertNext, says how each part
@@ -252,8 +252,8 @@ const MAX_CAUGHT_UP_RETRIES = 3;
 
 /**
  * Whether the read behind a refused append (tailAfterAppend) finds the run at `expectedSeq` with no
- * record there and none of the call's own: the append was refused by a run short of its seq (it
- * reads the run row's newest next_seq under its lock), and the run has since come back to it.
+ * record there and none of the call's own: the append judged the run row in its statement's
+ * snapshot, which predated a repair that moved the row down and the append that brought it back.
  */
 function caughtUpSince(tail: pg.QueryResult<TailRow>, expectedSeq: number): boolean {
   const row = tail.rows[0];
