@@ -106,7 +106,7 @@ function replaceListing(statements: ReturnType<typeof prepareStatements>, runId:
  * starting together) got SQLITE_BUSY from `open`, found by a test of four writer processes under
  * load. A file already in WAL mode needs no such lock: the first try succeeds.
  */
-export function enableWal(db: Db, busyTimeoutMs: number): void {
+export function enableWal(db: { pragma(source: string): unknown }, busyTimeoutMs: number): void {
   const deadline = Date.now() + busyTimeoutMs;
   for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 50)) {
     try {
