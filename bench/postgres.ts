@@ -30,7 +30,7 @@ import { claimFromHeld, claimOnce, readEveryRacer } from './workloads/claim.js';
 import { createRemit, type Remit, type Store } from 'remit';
 import { openPostgresStore, type PostgresStore } from 'remit/postgres';
 import type { SuiteContext, SuiteOutput } from './lib/context.js';
-import { compareTasks, type TimedTask } from './lib/measure.js';
+import { compareTasks, warmUpNote, type TimedTask } from './lib/measure.js';
 import { FULL, QUICK } from './lib/profile.js';
 import { row, unavailableRow, type ResultRow } from './lib/results.js';
 import { scaleSummary } from './lib/stats.js';
@@ -195,6 +195,7 @@ export async function runPostgresGateSuite(ctx: SuiteContext): Promise<SuiteOutp
   const interruptBytes = new TextEncoder().encode(interruptId);
   const valueBytes = new TextEncoder().encode(JSON.stringify(RESUME_VALUE));
   const rows: ResultRow[] = [];
+  const warmUpNotes: string[] = [];
   for (const k of racerCounts) {
     const caseName = `postgres k=${k}`;
     const params: ResultRow['params'] = { store: 'postgres', racers: k, claims_per_sample: claims, synchronous_commit: settings.synchronous_commit };
@@ -296,6 +297,7 @@ export async function runPostgresGateSuite(ctx: SuiteContext): Promise<SuiteOutp
       });
       ratioTo(caseRows, RAW_PG_GATE);
       rows.push(...caseRows);
+      warmUpNotes.push(warmUpNote(caseName, outcomes, claims, 'claim'));
     } finally {
       for (const r of [preparer, ...racers]) await r.close().catch(() => undefined);
       for (const s of claimStores) await s.close().catch(() => undefined);
@@ -309,6 +311,7 @@ export async function runPostgresGateSuite(ctx: SuiteContext): Promise<SuiteOutp
       coreNote,
       `PostgreSQL ${settings.server_version}, synchronous_commit=${settings.synchronous_commit}. One sample = ${claims} parked interrupts, each raced by k racers at once (Promise.all), each racer with its own connection(s); times are per claim. Exactly one winner per claim is checked in every sample.`,
       'remit:postgres:resume is the public resume(): the winner also drives the run to its end (two more commits); claim-only is the gate alone as a process that has not opened the run makes it (readRun, then the claim); claim-held is the claim from the state that read left, as resume() makes it after judging the interrupt and the value (the reads are made before the clock). Racers share one Node process; across processes and hosts see the conformance harness.',
+      ...warmUpNotes,
     ],
     charts: [],
   };

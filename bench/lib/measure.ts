@@ -27,7 +27,11 @@ export interface SamplingPlan {
   iterations: number;
   /** Time budget per task per round (ms); a task stops once both limits are met. */
   timeMs: number;
-  /** Untimed calls per task before sampling, in the first round only (JIT warm-up, page cache). */
+  /**
+   * Untimed calls per task before sampling (JIT warm-up, page cache), the tasks alternating call by
+   * call as the rounds do. Their durations are returned (TimedOutcome.warmup_ms), so a suite can
+   * show that the samples come after the warm-up's fall.
+   */
   warmupIterations: number;
   rounds: number;
 }
@@ -36,6 +40,8 @@ export interface TimedOutcome {
   impl: string;
   /** Milliseconds per call; absent when the task threw. */
   time_ms?: Summary;
+  /** Milliseconds of each untimed warm-up call, in order (a batch task: per call of the batch). */
+  warmup_ms: number[];
   error?: string;
 }
 
@@ -57,6 +63,7 @@ function passOverride(result: unknown): { overriddenDuration: number } | undefin
 export async function compareTasks(name: string, tasks: readonly TimedTask[], plan: SamplingPlan): Promise<TimedOutcome[]> {
   const pooled = new Map<string, number[]>(tasks.map((t) => [t.impl, []]));
   const errors = new Map<string, string>();
+  const warmup = await warmUp(tasks, plan.warmupIterations, errors);
   for (let round = 0; round < plan.rounds; round++) {
     const live = tasks.filter((t) => !errors.has(t.impl));
     if (live.length === 0) break;
@@ -65,9 +72,7 @@ export async function compareTasks(name: string, tasks: readonly TimedTask[], pl
       iterations: plan.iterations,
       time: plan.timeMs,
       // Code stays warm between rounds, so only the first round pays for warm-up calls.
-      warmup: round === 0 && plan.warmupIterations > 0,
-      warmupIterations: plan.warmupIterations,
-      warmupTime: 0,
+      warmup: false,
       retainSamples: true,
     });
     for (const t of live) {
@@ -99,9 +104,36 @@ export async function compareTasks(name: string, tasks: readonly TimedTask[], pl
   }
   return tasks.map((t) => {
     const err = errors.get(t.impl);
-    if (err !== undefined) return { impl: t.impl, error: err };
-    return { impl: t.impl, time_ms: summarize(pooled.get(t.impl)!) };
+    const warmup_ms = warmup.get(t.impl)!;
+    if (err !== undefined) return { impl: t.impl, warmup_ms, error: err };
+    return { impl: t.impl, time_ms: summarize(pooled.get(t.impl)!), warmup_ms };
   });
+}
+
+/**
+ * `iterations` untimed calls of every task, alternating (A B C, A B C, ...), each timed as a
+ * sample would be (its overriddenDuration when it returns one). A task that throws is recorded in
+ * `errors` and left out of the rest.
+ */
+async function warmUp(tasks: readonly TimedTask[], iterations: number, errors: Map<string, string>): Promise<Map<string, number[]>> {
+  const durations = new Map<string, number[]>(tasks.map((t) => [t.impl, []]));
+  for (let i = 0; i < iterations; i++) {
+    for (const t of tasks) {
+      if (errors.has(t.impl)) continue;
+      try {
+        t.beforeEach?.();
+        const batch = t.batch ?? 1;
+        const start = performance.now();
+        let result: unknown;
+        for (let b = 0; b < batch; b++) result = sink = t.async ? await t.fn() : t.fn();
+        const elapsed = performance.now() - start;
+        durations.get(t.impl)!.push(passOverride(result)?.overriddenDuration ?? elapsed / batch);
+      } catch (error) {
+        errors.set(t.impl, (error as Error)?.message ?? String(error));
+      }
+    }
+  }
+  return durations;
 }
 
 /** Time one asynchronous operation `samples` times by hand (for work tinybench cannot repeat cheaply). */
@@ -118,4 +150,21 @@ export async function timeRepeated(
     out.push(performance.now() - t0);
   }
   return out;
+}
+
+/**
+ * Each task's warm-up per operation (`opsPerCall` operations of `unit` in one call): the median of
+ * its first and of its last tenth of warm-up calls, beside the median of its samples. A last tenth
+ * well above the samples would mean the samples were still in the warm-up's fall.
+ */
+export function warmUpNote(caseName: string, outcomes: readonly TimedOutcome[], opsPerCall: number, unit: string): string {
+  const us = (ms: number) => `${((ms * 1000) / opsPerCall).toFixed(2)} us`;
+  const parts = outcomes.filter((o) => o.time_ms && o.warmup_ms.length > 0).map((o) => {
+    const tenth = Math.max(1, Math.floor(o.warmup_ms.length / 10));
+    const first = summarize(o.warmup_ms.slice(0, tenth)).median;
+    const last = summarize(o.warmup_ms.slice(-tenth)).median;
+    const calls = tenth === 1 ? 'warm-up call' : `${tenth} warm-up calls`;
+    return `${o.impl} ${us(first)} over its first ${calls}, ${us(last)} over its last, ${us(o.time_ms!.median)} in the samples`;
+  });
+  return `Warm-up, ${caseName}, per ${unit}: ${parts.length > 0 ? parts.join('; ') : 'none'}.`;
 }

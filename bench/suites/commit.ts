@@ -11,7 +11,7 @@
 
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { compareTasks, type TimedTask } from '../lib/measure.js';
+import { compareTasks, warmUpNote, type TimedTask } from '../lib/measure.js';
 import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
 import { row, unavailableRow, type ResultRow } from '../lib/results.js';
 import { runPostgresCommitSuite } from '../postgres.js';
@@ -26,12 +26,16 @@ import {
 
 const RAW = 'raw-insert-commit';
 /**
- * Untimed runs of each task before the step-commit samples. A service commits steps with its code
- * long compiled; one warm-up run left REMIT's shell still being optimised by V8 during the first
- * samples (per-step gaps falling from 16 us to 4 us over the first 25 runs), while the raw loop is
- * warm after one. Both tasks get the same warm-up.
+ * Untimed steps each task runs before the step-commit samples, as whole runs (runs = steps over
+ * the run length), the tasks alternating. A service commits steps with its code long compiled;
+ * V8 needs thousands of REMIT steps for that: in runs of 100 steps at synchronous=NORMAL, REMIT's
+ * median step took 45 us over its first 10 runs, 13 us over runs 10-25, 9.3 us over runs 25-40 and
+ * 7.7-8.2 us from run 40 on, while the raw loop was at 7-8 us from its first run (2026-12-05, two
+ * runs of 1000 alternating pairs). 25 warm-up runs, as before, left the samples in that fall. The
+ * suite reports each task's warm-up (lib/measure.ts, warmUpNote), so a reader can check that the samples come after it.
  */
-const STEP_COMMIT_WARMUP_RUNS = 25;
+const STEP_COMMIT_WARMUP_STEPS = 15_000;
+
 /** Small fixed field of the state: the step record is then a typical small delta. */
 const COMMIT_STATE_FIXED_BYTES = 100;
 
@@ -72,8 +76,9 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     let rawRun = 0;
     tasks.push({ impl: RAW, fn: () => rawInsertCommitLoop(rawDb, `raw-${rawRun++}`, steps, rawRecord) });
     ctx.log(`commit: ${caseName}, ${samples} samples of ${steps} steps`);
-    const outcomes = await compareTasks(`commit ${caseName}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: STEP_COMMIT_WARMUP_RUNS, rounds: samples });
+    const outcomes = await compareTasks(`commit ${caseName}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: warmUpRuns(steps), rounds: samples });
     rawDb.close();
+    notes.push(warmUpNote(caseName, outcomes, steps, 'step'));
     const caseRows = outcomes.map((o) => {
       if (!o.time_ms) return row({ suite: 'commit', case: caseName, params, impl: o.impl, role: 'subject', status: 'error', note: o.error });
       const perStep = scaleSummary(o.time_ms, 1 / steps);
@@ -89,7 +94,9 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     }
     rows.push(...caseRows);
   }
-  rows.push(...(await runFlushLimitCase(ctx, remitMod)));
+  const flushLimit = await runFlushLimitCase(ctx, remitMod);
+  rows.push(...flushLimit.rows);
+  notes.push(flushLimit.note);
   if (remitMod) {
     const effects = await runEffectStepCases(ctx);
     rows.push(...effects.rows);
@@ -101,7 +108,7 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     notes.push(...pg.notes);
   }
   notes.push(
-    `One sample = ${steps} steps; times are per step. REMIT runs a one-node self-loop whose state is a counter plus a ${COMMIT_STATE_FIXED_BYTES}-byte string, so each step writes one small NODE_COMPLETED delta (a run adds RUN_STARTED before and RUN_COMPLETED, batched with the last step). Each task runs ${STEP_COMMIT_WARMUP_RUNS} untimed runs first (JIT warm-up, the same for both).`,
+    `One sample = ${steps} steps; times are per step. REMIT runs a one-node self-loop whose state is a counter plus a ${COMMIT_STATE_FIXED_BYTES}-byte string, so each step writes one small NODE_COMPLETED delta (a run adds RUN_STARTED before and RUN_COMPLETED, batched with the last step). Each task first runs ${warmUpRuns(steps)} untimed runs (${STEP_COMMIT_WARMUP_STEPS} steps: JIT warm-up, the same for every task, alternating; STEP_COMMIT_WARMUP_STEPS in suites/commit.ts says why so many).`,
     'The raw loop inserts rows of the REMIT step record\'s average size into a (run_id, seq) WITHOUT ROWID table, one autocommit transaction per row, WAL journal, same synchronous setting.',
     `"${ONE_COMMIT_CASE}": REMIT with groupPureSteps: false (one append, so one WAL flush, per step), the raw loop, and "${FDATASYNC}" (write ${FDATASYNC_BLOCK_BYTES} B in place into a preallocated file in the bench's scratch folder, fdatasync; ${ctx.profile.commit.fdatasyncWrites} per sample), alternating in one Bench; share of fdatasync rate = commits/s over fdatasyncs/s measured beside them.`,
   );
@@ -117,7 +124,7 @@ export const ONE_COMMIT_CASE = 'synchronous=FULL, one commit per step';
  * (workloads/fdatasync.ts), all `steps` operations per sample at synchronous=FULL. The commit rows'
  * rate_vs_fdatasync is their commit rate over the flush rate.
  */
-async function runFlushLimitCase(ctx: SuiteContext, remitMod: typeof import('../workloads/remit.js') | null): Promise<ResultRow[]> {
+async function runFlushLimitCase(ctx: SuiteContext, remitMod: typeof import('../workloads/remit.js') | null): Promise<{ rows: ResultRow[]; note: string }> {
   const { steps, samples, fdatasyncWrites } = ctx.profile.commit;
   const params: ResultRow['params'] = { synchronous: 'FULL', steps_per_sample: steps, group_pure_steps: 'false', fdatasync_writes_per_sample: fdatasyncWrites, fdatasync_block_bytes: FDATASYNC_BLOCK_BYTES };
   const tasks: TimedTask[] = [];
@@ -144,7 +151,7 @@ async function runFlushLimitCase(ctx: SuiteContext, remitMod: typeof import('../
   const block = new Uint8Array(FDATASYNC_BLOCK_BYTES).fill(0x62);
   tasks.push({ impl: FDATASYNC, fn: () => fdatasyncLoop(flushFile, fdatasyncWrites, block) });
   ctx.log(`commit: ${ONE_COMMIT_CASE} beside the fdatasync loop, ${samples} samples`);
-  const outcomes = await compareTasks(`commit ${ONE_COMMIT_CASE}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: 1, rounds: samples });
+  const outcomes = await compareTasks(`commit ${ONE_COMMIT_CASE}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: warmUpRuns(steps), rounds: samples });
   rawDb.close();
   fs.closeSync(flushFile.fd);
   await remit?.close();
@@ -166,7 +173,12 @@ async function runFlushLimitCase(ctx: SuiteContext, remitMod: typeof import('../
     if (flush?.time_ms) r.ratios.rate_vs_fdatasync = flush.time_ms.median / r.time_ms.median;
     if (r.impl !== RAW && raw?.time_ms) r.ratios[`speed_vs_${RAW}`] = raw.time_ms.median / r.time_ms.median;
   }
-  return rows;
+  return { rows, note: warmUpNote(ONE_COMMIT_CASE, outcomes.filter((o) => o.impl !== FDATASYNC), steps, 'step') };
+}
+
+/** Warm-up runs of a task whose runs are `steps` steps long (STEP_COMMIT_WARMUP_STEPS). */
+function warmUpRuns(steps: number): number {
+  return Math.ceil(STEP_COMMIT_WARMUP_STEPS / steps);
 }
 
 function averageStepRecordBytes(file: string, runId: string): number {

@@ -18,7 +18,7 @@
 import type { RecoveryCore } from 'remit/core';
 import { claimFromHeld, claimOnce, readEveryRacer, type Held } from '../workloads/claim.js';
 import type { Remit, Store } from 'remit';
-import { compareTasks, type TimedTask } from '../lib/measure.js';
+import { compareTasks, warmUpNote, type TimedTask } from '../lib/measure.js';
 import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
 import { row, unavailableRow, type ResultRow } from '../lib/results.js';
 import { runPostgresGateSuite } from '../postgres.js';
@@ -113,6 +113,7 @@ export async function runGate(ctx: SuiteContext): Promise<SuiteOutput> {
     ctx.log(`gate: ${caseName}, ${samples} samples of ${claims} claims`);
     const outcomes = await compareTasks(`gate ${caseName}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: 1, rounds: samples });
     for (const close of closers) await close();
+    notes.push(warmUpNote(caseName, outcomes, claims, 'claim'));
     const caseRows = outcomes.map((o) => {
       if (!o.time_ms) return row({ suite: 'gate', case: caseName, params, impl: o.impl, role: 'subject', status: 'error', note: o.error });
       const perClaim = scaleSummary(o.time_ms, 1 / claims);
