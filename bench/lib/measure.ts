@@ -71,7 +71,7 @@ export async function compareTasks(name: string, tasks: readonly TimedTask[], pl
       name,
       iterations: plan.iterations,
       time: plan.timeMs,
-      // Code stays warm between rounds, so only the first round pays for warm-up calls.
+      // The warm-up calls (warmUp) were made before the first round; code stays warm between rounds.
       warmup: false,
       retainSamples: true,
     });
