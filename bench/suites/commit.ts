@@ -76,7 +76,7 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     let rawRun = 0;
     tasks.push({ impl: RAW, fn: () => rawInsertCommitLoop(rawDb, `raw-${rawRun++}`, steps, rawRecord) });
     ctx.log(`commit: ${caseName}, ${samples} samples of ${steps} steps`);
-    const outcomes = await compareTasks(`commit ${caseName}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: warmUpRuns(steps), rounds: samples });
+    const outcomes = await compareTasks(`commit ${caseName}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: warmUpRuns(STEP_COMMIT_WARMUP_STEPS, steps), rounds: samples });
     rawDb.close();
     notes.push(warmUpNote(caseName, outcomes, steps, 'step'));
     const caseRows = outcomes.map((o) => {
@@ -108,7 +108,7 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     notes.push(...pg.notes);
   }
   notes.push(
-    `One sample = ${steps} steps; times are per step. REMIT runs a one-node self-loop whose state is a counter plus a ${COMMIT_STATE_FIXED_BYTES}-byte string, so each step writes one small NODE_COMPLETED delta (a run adds RUN_STARTED before and RUN_COMPLETED, batched with the last step). Each task first runs ${warmUpRuns(steps)} untimed runs (${STEP_COMMIT_WARMUP_STEPS} steps: JIT warm-up, the same for every task, alternating; STEP_COMMIT_WARMUP_STEPS in suites/commit.ts says why so many).`,
+    `One sample = ${steps} steps; times are per step. REMIT runs a one-node self-loop whose state is a counter plus a ${COMMIT_STATE_FIXED_BYTES}-byte string, so each step writes one small NODE_COMPLETED delta (a run adds RUN_STARTED before and RUN_COMPLETED, batched with the last step). Each task first runs ${warmUpRuns(STEP_COMMIT_WARMUP_STEPS, steps)} untimed runs (${STEP_COMMIT_WARMUP_STEPS} steps: JIT warm-up, the same for every task, alternating; STEP_COMMIT_WARMUP_STEPS in suites/commit.ts says why so many).`,
     'The raw loop inserts rows of the REMIT step record\'s average size into a (run_id, seq) WITHOUT ROWID table, one autocommit transaction per row, WAL journal, same synchronous setting.',
     `"${ONE_COMMIT_CASE}": REMIT with groupPureSteps: false (one append, so one WAL flush, per step), the raw loop, and "${FDATASYNC}" (write ${FDATASYNC_BLOCK_BYTES} B in place into a preallocated file in the bench's scratch folder, fdatasync; ${ctx.profile.commit.fdatasyncWrites} per sample), alternating in one Bench; share of fdatasync rate = commits/s over fdatasyncs/s measured beside them.`,
   );
@@ -151,7 +151,7 @@ async function runFlushLimitCase(ctx: SuiteContext, remitMod: typeof import('../
   const block = new Uint8Array(FDATASYNC_BLOCK_BYTES).fill(0x62);
   tasks.push({ impl: FDATASYNC, fn: () => fdatasyncLoop(flushFile, fdatasyncWrites, block) });
   ctx.log(`commit: ${ONE_COMMIT_CASE} beside the fdatasync loop, ${samples} samples`);
-  const outcomes = await compareTasks(`commit ${ONE_COMMIT_CASE}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: warmUpRuns(steps), rounds: samples });
+  const outcomes = await compareTasks(`commit ${ONE_COMMIT_CASE}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: warmUpRuns(STEP_COMMIT_WARMUP_STEPS, steps), rounds: samples });
   rawDb.close();
   fs.closeSync(flushFile.fd);
   await remit?.close();
@@ -176,9 +176,9 @@ async function runFlushLimitCase(ctx: SuiteContext, remitMod: typeof import('../
   return { rows, note: warmUpNote(ONE_COMMIT_CASE, outcomes.filter((o) => o.impl !== FDATASYNC), steps, 'step') };
 }
 
-/** Warm-up runs of a task whose runs are `steps` steps long (STEP_COMMIT_WARMUP_STEPS). */
-function warmUpRuns(steps: number): number {
-  return Math.ceil(STEP_COMMIT_WARMUP_STEPS / steps);
+/** Whole runs of `stepsPerRun` steps that make at least `warmUpSteps` warm-up steps. */
+function warmUpRuns(warmUpSteps: number, stepsPerRun: number): number {
+  return Math.ceil(warmUpSteps / stepsPerRun);
 }
 
 function averageStepRecordBytes(file: string, runId: string): number {
@@ -216,6 +216,7 @@ const RECOVERERS = 4;
 async function runEffectStepCases(ctx: SuiteContext): Promise<{ rows: ResultRow[]; notes: string[] }> {
   const { steps, samples, syncModes } = ctx.profile.commit;
   const effectSteps = Math.max(10, Math.floor(steps / 2));
+  const effectWarmUpRuns = warmUpRuns(EFFECT_STEP_WARMUP_STEPS, effectSteps);
   const rows: ResultRow[] = [];
   const warmUps: string[] = [];
   for (const sync of syncModes) {
@@ -237,7 +238,7 @@ async function runEffectStepCases(ctx: SuiteContext): Promise<{ rows: ResultRow[
     ];
     ctx.log(`commit: ${caseName}, ${samples} samples of ${effectSteps} effect steps`);
     const outcomes = await compareTasks(`commit ${caseName}`, tasks, {
-      iterations: 1, timeMs: 0, warmupIterations: Math.ceil(EFFECT_STEP_WARMUP_STEPS / effectSteps), rounds: samples,
+      iterations: 1, timeMs: 0, warmupIterations: effectWarmUpRuns, rounds: samples,
     });
     await remit.close();
     warmUps.push(warmUpNote(caseName, outcomes, effectSteps, 'effect step'));
@@ -316,7 +317,7 @@ async function runEffectStepCases(ctx: SuiteContext): Promise<{ rows: ResultRow[
       `ratios speed_vs_${PREVIOUS} = previous median / this median (above 1: faster than before the fence).`,
     `Contention: ${RECOVERERS} sequencers, each on its own connection, recover one run crashed right after its intent (fenced: and attempt 1 of a dead sequencer whose lease expired) at once; ` +
       'the time is until all have settled; handler_calls_per_step counts the handler calls they made (before the fence: up to one per recoverer; with it: 1).',
-    `Warm-up: each task of the uncontended case first runs ${EFFECT_STEP_WARMUP_STEPS} untimed effect steps (${Math.ceil(EFFECT_STEP_WARMUP_STEPS / effectSteps)} runs; EFFECT_STEP_WARMUP_STEPS in suites/commit.ts says why); the contended case one untimed recovery per task.`,
+    `Warm-up: each task of the uncontended case first runs ${EFFECT_STEP_WARMUP_STEPS} untimed effect steps (${effectWarmUpRuns} runs; EFFECT_STEP_WARMUP_STEPS in suites/commit.ts says why); the contended case one untimed recovery per task.`,
     ...warmUps,
   ];
   return { rows, notes };
