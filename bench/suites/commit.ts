@@ -28,11 +28,12 @@ const RAW = 'raw-insert-commit';
 /**
  * Untimed steps each task runs before the step-commit samples, as whole runs (runs = steps over
  * the run length), the tasks alternating. A service commits steps with its code long compiled;
- * V8 needs thousands of REMIT steps for that: in runs of 100 steps at synchronous=NORMAL, REMIT's
- * median step took 45 us over its first 10 runs, 13 us over runs 10-25, 9.3 us over runs 25-40 and
- * 7.7-8.2 us from run 40 on, while the raw loop was at 7-8 us from its first run (2026-12-05, two
- * runs of 1000 alternating pairs). 25 warm-up runs, as before, left the samples in that fall. The
- * suite reports each task's warm-up (lib/measure.ts, warmUpNote), so a reader can check that the samples come after it.
+ * V8 needs thousands of REMIT steps for that. `npx tsx bench/warmup-trend.ts --case commit` (runs
+ * of 100 steps at NORMAL, alternating with the raw loop; two runs on 2026-12-05): REMIT's median
+ * step took 26-27 us over its first 10 runs, 12-16 us over runs 10-25, 8.3-9.3 us over runs 25-40
+ * and 6.8-7.9 us from run 100 on; the raw loop 7.1-7.4 us over its first 25 runs, 5.8-6.4 us after.
+ * 25 warm-up runs, as before, left the samples in that fall. The suite reports each task's warm-up
+ * (lib/measure.ts, warmUpNote), so a reader can check that the samples come after it.
  */
 const STEP_COMMIT_WARMUP_STEPS = 15_000;
 
@@ -195,10 +196,11 @@ function averageStepRecordBytes(file: string, runId: string): number {
 
 /**
  * Untimed effect steps each task of the uncontended effect-step case runs first (as whole runs,
- * alternating). Measured on 2026-12-05 (400 alternating runs of 50 effect steps, REMIT against the
- * previous step's replay, in a fresh process): the ratio climbed from 0.65-0.72 over the first 15
- * runs to 0.86-0.94 from run 30-60 on (NORMAL; 0.70-0.79 to 0.87-0.94 at FULL), while the one
- * warm-up run the case made before put its samples in runs 2-16.
+ * alternating). `npx tsx bench/warmup-trend.ts --case effect [--sync FULL]` (400 runs of 50 effect
+ * steps alternating with the replay of the step before the fence, 2026-12-05): REMIT's speed ratio
+ * to the replay was 0.55 over the first 10 runs and 0.76-0.89 over runs 10-60 at NORMAL (0.83-0.87
+ * at FULL), 0.93-0.97 from run 60 on (0.91-0.92 at FULL), while the one warm-up run the case made
+ * before put its samples in runs 2-16.
  */
 const EFFECT_STEP_WARMUP_STEPS = 5_000;
 
