@@ -15,22 +15,28 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { openSqliteStore } from 'remit';
 import { growthWorkflow, remitOpen, remitRunGrowth } from './workloads/remit.js';
 import { openRawDb, rawInsertCommitLoop } from './workloads/raw-sqlite.js';
 import { remitEffectRun, remitOpenEffects, replayedEffectRun } from './workloads/effect-step.js';
 import { summarize } from './lib/stats.js';
 
-function option(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
+const usage = 'usage: warmup-trend.ts [--case commit|effect] [--sync NORMAL|FULL] [--runs N >= 10]\n';
+let values: { case: string; sync: string; runs: string };
+try {
+  values = parseArgs({
+    options: { case: { type: 'string', default: 'commit' }, sync: { type: 'string', default: 'NORMAL' }, runs: { type: 'string', default: '1000' } },
+  }).values as typeof values;
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n${usage}`);
+  process.exit(2);
 }
-
-const which = option('case', 'commit');
-const sync = option('sync', 'NORMAL');
-const runs = Number(option('runs', '1000'));
+const which = values.case;
+const sync = values.sync;
+const runs = Number(values.runs);
 if ((which !== 'commit' && which !== 'effect') || (sync !== 'NORMAL' && sync !== 'FULL') || !Number.isInteger(runs) || runs < 10) {
-  process.stderr.write('usage: warmup-trend.ts [--case commit|effect] [--sync NORMAL|FULL] [--runs N >= 10]\n');
+  process.stderr.write(usage);
   process.exit(2);
 }
 
