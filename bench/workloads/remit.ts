@@ -86,27 +86,41 @@ function storeSynchronous(store: object): string {
   return ['OFF', 'NORMAL', 'FULL', 'EXTRA'][v] ?? String(v);
 }
 
+/** The phases of remitResume, in order; each ends where the next begins. */
+export const RESUME_PHASES = ['workflow', 'core', 'open', 'create', 'resume', 'close'] as const;
+export type ResumePhase = (typeof RESUME_PHASES)[number];
+
 /**
- * What a fresh process does to resume: open the file, register the workflow, resume, check.
- * Counts the store's appends (each one durable commit) through a Proxy.
+ * What a fresh process does to resume: build the workflow, load the core, open the file, register
+ * the workflow, resume, check, close. Counts the store's appends (each one durable commit) through
+ * a Proxy. `ended(phase)` is called as each phase of RESUME_PHASES ends (bench/resume-phases.ts
+ * times them; the resume suite passes nothing).
  */
-export async function remitResume(file: string, nodes: number, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Promise<ResumeReport> {
+export async function remitResume(
+  file: string, nodes: number, synchronous: 'FULL' | 'NORMAL' = 'FULL', ended: (phase: ResumePhase) => void = () => {},
+): Promise<ResumeReport> {
   const wf = parkedWorkflow(nodes);
+  ended('workflow');
   const { core } = await remitCore();
+  ended('core');
   const store = openSqliteStore(file, { synchronous });
   const readBack = storeSynchronous(store);
   if (readBack !== '?' && readBack !== synchronous) throw new Error(`REMIT's store reads back synchronous=${readBack} after asking for ${synchronous}`);
+  ended('open');
   const counter: CallCounter = { calls: {} };
   const remit = await createRemit({ store: countingStore(store, counter), workflows: [wf], core });
+  ended('create');
   try {
     const run = await remit.resume(REMIT_RUN_ID, parkedInterruptId(nodes), RESUME_VALUE);
     const s = run.state as z.infer<typeof ParkedState>;
     if (run.status !== 'completed' || s.step !== nodes || s.approved !== RESUME_VALUE || !s.finished) {
       throw new Error(`REMIT resume ended ${run.status} at step ${s.step}`);
     }
+    ended('resume');
     return { synchronous_read_back: readBack, commits: (counter.calls['append'] ?? 0) + (counter.calls['fork'] ?? 0) };
   } finally {
     await remit.close();
+    ended('close');
   }
 }
 
