@@ -46,6 +46,9 @@ export interface ErrorSubject {
   field?: string;
 }
 
+/** Each RemitError's message before its subject was appended (for restateRecorded). */
+const baseMessages = new WeakMap<Error, string>();
+
 export abstract class RemitError extends Error {
   abstract readonly code: ErrorCode;
   readonly runId: string | undefined;
@@ -55,6 +58,7 @@ export abstract class RemitError extends Error {
 
   constructor(message: string, subject: ErrorSubject = {}, options?: { cause?: unknown }) {
     super(withSubject(message, subject), options);
+    baseMessages.set(this, message);
     this.name = new.target.name;
     this.runId = subject.runId;
     this.seq = subject.seq;
@@ -62,19 +66,39 @@ export abstract class RemitError extends Error {
     this.field = subject.field;
   }
 
-  /** A plain object for JSON output (CLI `--json`, logs). */
+  /**
+   * A plain object for JSON output (CLI `--json`, logs): the code, name and message, then every
+   * field the error has (its own enumerable properties: the subject's and each subclass's, so a
+   * field added to a class is never left out), then `details()`, which renders the fields whose
+   * value may not be JSON (a route's answer, an option's value) as text.
+   */
   toJSON(): Record<string, unknown> {
     const out: Record<string, unknown> = { code: this.code, name: this.name, message: this.message };
-    for (const key of ['runId', 'seq', 'node', 'field'] as const) {
-      if (this[key] !== undefined) out[key] = this[key];
+    for (const [key, value] of Object.entries(this)) {
+      if (value !== undefined && !(key in out)) out[key] = value;
     }
     return { ...out, ...this.details() };
   }
 
-  /** Extra machine-readable fields of a subclass. */
+  /** Fields of a subclass as toJSON gives them, where the value itself may not be JSON. */
   protected details(): Record<string, unknown> {
     return {};
   }
+}
+
+/**
+ * `error` with the clause of its message that says what was written (a refused value's "nothing
+ * was written") replaced by `recorded`, or `recorded` appended when it has none: for a refusal
+ * after which something was recorded after all (an effect result that cannot be stored: its
+ * attempt is released). Internal: not exported by the package.
+ */
+export function restateRecorded<E extends RemitError>(error: E, recorded: string): E {
+  const NOTHING = '; nothing was written';
+  const base = baseMessages.get(error) ?? error.message;
+  const restated = `${base.endsWith(NOTHING) ? base.slice(0, -NOTHING.length) : base}; ${recorded}`;
+  baseMessages.set(error, restated);
+  error.message = withSubject(restated, error);
+  return error;
 }
 
 function withSubject(message: string, subject: ErrorSubject): string {
@@ -109,18 +133,12 @@ export class DefinitionMismatchError extends RemitError {
       { runId },
     );
   }
-  protected override details() {
-    return { workflow: this.workflow, differences: this.differences };
-  }
 }
 
 export class UnknownWorkflowError extends RemitError {
   readonly code = ErrorCode.UNKNOWN_WORKFLOW;
   constructor(readonly workflow: string, readonly known: string[], subject: ErrorSubject = {}) {
     super(`no workflow named ${JSON.stringify(workflow)} is registered (known: ${known.join(', ') || 'none'})`, subject);
-  }
-  protected override details() {
-    return { workflow: this.workflow, known: this.known };
   }
 }
 
@@ -158,9 +176,6 @@ export class ArgumentInvalidError extends RemitError {
   constructor(readonly argument: string, readonly expected: string, readonly received: string, subject: ErrorSubject = {}) {
     super(`${argument} must be ${expected}; got ${received}`, subject);
   }
-  protected override details() {
-    return { argument: this.argument, expected: this.expected, received: this.received };
-  }
 }
 
 // ------------------------------------------------------------------ node execution
@@ -170,9 +185,6 @@ export class StateInvalidError extends RemitError {
   readonly code = ErrorCode.STATE_INVALID;
   constructor(subject: ErrorSubject, readonly issues: ValidationIssue[]) {
     super(`state fails the state schema: ${describeIssues(issues)}`, { ...subject, field: subject.field ?? firstPath(issues) });
-  }
-  protected override details() {
-    return { issues: this.issues };
   }
 }
 
@@ -202,15 +214,16 @@ export class ValueUnfaithfulError extends RemitError {
   constructor(readonly value: string, readonly reason: UnfaithfulReason, why: string, subject: ErrorSubject) {
     super(`the ${value} ${reason === 'TOO_LARGE' ? 'cannot be recorded' : 'would not read back as written'}: ${why}; nothing was written`, subject);
   }
-  protected override details() {
-    return { value: this.value, reason: this.reason };
-  }
 }
 
 export class RouteInvalidError extends RemitError {
   readonly code = ErrorCode.ROUTE_INVALID;
   constructor(readonly target: unknown, subject: ErrorSubject) {
     super(`the route returned ${describeRouteTarget(target)}, which is neither a node of the workflow nor END`, subject);
+  }
+  /** A string target as it is; any other answer (a Promise, a number, an object) described. */
+  protected override details() {
+    return { target: typeof this.target === 'string' ? this.target : describeRouteTarget(this.target) };
   }
 }
 
@@ -245,18 +258,12 @@ export class ResumeValueInvalidError extends RemitError {
       { ...subject, field: subject.field ?? firstPath(issues) },
     );
   }
-  protected override details() {
-    return { interruptId: this.interruptId, issues: this.issues };
-  }
 }
 
 export class UnknownInterruptError extends RemitError {
   readonly code = ErrorCode.UNKNOWN_INTERRUPT;
   constructor(readonly interruptId: string, subject: ErrorSubject, why: string) {
     super(`unknown interrupt ${interruptId}: ${why}`, subject);
-  }
-  protected override details() {
-    return { interruptId: this.interruptId };
   }
 }
 
@@ -265,9 +272,6 @@ export class NotParkedError extends RemitError {
   constructor(readonly interruptId: string, readonly status: string, subject: ErrorSubject) {
     super(`cannot resume ${interruptId}: the run is ${status}, not parked`, subject);
   }
-  protected override details() {
-    return { interruptId: this.interruptId, status: this.status };
-  }
 }
 
 /** A second resume of an interrupt; `seq` is the seq of the claim that consumed it. */
@@ -275,9 +279,6 @@ export class AlreadyConsumedError extends RemitError {
   readonly code = ErrorCode.ALREADY_CONSUMED;
   constructor(readonly interruptId: string, subject: ErrorSubject) {
     super(`interrupt ${interruptId} was already resumed; this resume was refused and not recorded`, subject);
-  }
-  protected override details() {
-    return { interruptId: this.interruptId };
   }
 }
 
@@ -291,9 +292,6 @@ export class ConflictError extends RemitError {
       `another sequencer appended first (expected next seq ${expectedSeq}, store is at ${storeNextSeq}); nothing was written`,
       { runId, seq: expectedSeq },
     );
-  }
-  protected override details() {
-    return { storeNextSeq: this.storeNextSeq };
   }
 }
 
@@ -325,9 +323,6 @@ export class EffectInFlightError extends RemitError {
       { runId, seq: attemptSeq, node },
     );
   }
-  protected override details() {
-    return { key: this.key, attempt: this.attempt, owner: this.owner, leaseExpiresAtMs: this.leaseExpiresAtMs, retryAfterMs: this.retryAfterMs };
-  }
 }
 
 /** An option passed to REMIT (createRemit, continueRun, recoverAll, an effect node) has a value it cannot use. */
@@ -336,8 +331,9 @@ export class OptionInvalidError extends RemitError {
   constructor(readonly option: string, readonly value: unknown, problem: string, subject: ErrorSubject = {}) {
     super(`option ${option} ${problem} (got ${describeValue(value)})`, { ...subject, field: option });
   }
+  /** The value described, as in the message (it may be any object, even a cyclic one). */
   protected override details() {
-    return { option: this.option };
+    return { value: describeValue(this.value) };
   }
 }
 
@@ -359,9 +355,6 @@ export class BeyondHeadError extends RemitError {
   constructor(runId: string, readonly requestedSeq: number, headSeq: number) {
     super(`seq ${requestedSeq} is beyond the head of the log (head seq ${headSeq})`, { runId, seq: headSeq });
   }
-  protected override details() {
-    return { requestedSeq: this.requestedSeq };
-  }
 }
 
 /** Continuing from a checkpoint other than the head needs an explicit fork. */
@@ -376,18 +369,12 @@ export class ImplicitForkError extends RemitError {
       { runId, seq: headSeq },
     );
   }
-  protected override details() {
-    return { requestedSeq: this.requestedSeq, requestedIsCheckpoint: this.requestedIsCheckpoint };
-  }
 }
 
 export class ForkTargetExistsError extends RemitError {
   readonly code = ErrorCode.FORK_TARGET_EXISTS;
   constructor(readonly targetRunId: string, subject: ErrorSubject) {
     super(`cannot fork into ${targetRunId}: a run with that id exists; nothing was written`, subject);
-  }
-  protected override details() {
-    return { targetRunId: this.targetRunId };
   }
 }
 
@@ -489,9 +476,6 @@ export class LogCorruptError extends RemitError {
       { runId, seq },
     );
   }
-  protected override details() {
-    return { offset: this.offset, logError: this.logError, advice: this.advice };
-  }
 }
 
 /**
@@ -508,9 +492,6 @@ export class LogTornError extends RemitError {
       { runId, seq },
     );
   }
-  protected override details() {
-    return { tornBytes: this.tornBytes, advice: this.advice };
-  }
 }
 
 /** `repair` will not remove the damaged record: losing it is not the same as a crash before it. */
@@ -518,9 +499,6 @@ export class RepairRefusedError extends RemitError {
   readonly code = ErrorCode.REPAIR_REFUSED;
   constructor(runId: string, seq: number, readonly why: string) {
     super(`refusing to repair: ${why}; nothing was changed`, { runId, seq });
-  }
-  protected override details() {
-    return { why: this.why };
   }
 }
 
@@ -530,9 +508,6 @@ export class StoreError extends RemitError {
   constructor(readonly store: string, readonly operation: string, readonly storeCode: string, subject: ErrorSubject = {}, cause?: unknown) {
     super(`store ${store}: ${operation} failed (${storeCode})${cause ? `: ${describeThrown(cause)}` : ''}`, subject, { cause });
   }
-  protected override details() {
-    return { store: this.store, operation: this.operation, storeCode: this.storeCode };
-  }
 }
 
 /** The store does not exist (a SQLite file that is not there) and was not to be created. */
@@ -540,9 +515,6 @@ export class StoreNotFoundError extends RemitError {
   readonly code = ErrorCode.STORE_NOT_FOUND;
   constructor(readonly store: string, readonly path: string, hint: string) {
     super(`no store at ${path}: ${hint}`);
-  }
-  protected override details() {
-    return { store: this.store, path: this.path };
   }
 }
 
@@ -557,9 +529,6 @@ export class CoreUnavailableError extends RemitError {
   readonly code = ErrorCode.CORE_UNAVAILABLE;
   constructor(readonly core: string, readonly reason: CoreUnavailableReason, problem: string, cause?: unknown) {
     super(`the ${core} recovery core is unavailable: ${problem}`, {}, { cause });
-  }
-  protected override details() {
-    return { core: this.core, reason: this.reason };
   }
 }
 

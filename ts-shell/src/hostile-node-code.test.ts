@@ -171,8 +171,24 @@ describe('definitions and registration', () => {
     await remit.start('tenant', { n: 1 });
     expect({ a, b }).toEqual({ a: [], b: ['called', 'called'] });
     const other = workflow({ name: 'tenant', version: '2', state: State }).pure('p', { run: () => ({}), next: END }).build();
-    await expect(remit.start(other, { n: 1 })).rejects.toThrow(/two different definitions with this name/);
+    await expect(remit.start(other, { n: 1 })).rejects.toThrow(/two different definitions with this name are registered \(version changed from 1 to 2; /);
     expect(() => remit.register(undefined as never)).toThrow(/a built workflow/);
+  });
+
+  it('createRemit\'s workflows holds one definition per name: two entries of one name that are not one object are refused, naming both (the same object twice is accepted)', async () => {
+    const first = build([]);
+    const other = workflow({ name: 'tenant', version: '2', state: State }).pure('p', { run: () => ({}), next: END }).build();
+    const refusal = async (workflows: ReturnType<typeof build>[]) => {
+      const error = await createRemit({ store: new MemoryStore(), workflows, core: 'reference' }).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(DefinitionInvalidError);
+      expect(error).toMatchObject({ workflow: 'tenant', field: 'workflows' });
+      return (error as Error).message;
+    };
+    expect(await refusal([first, build([]), other])).toMatch(/workflows\[0\] and workflows\[1\] are two builds of one definition \(the same fingerprint/);
+    expect(await refusal([first, other])).toMatch(/workflows\[0\] and workflows\[1\] are two different definitions \(version changed from 1 to 2; .*\); register one definition per name/);
+    const remit = await createRemit({ store: new MemoryStore(), workflows: [first, first], core: 'reference' });
+    expect(remit.workflowNames()).toEqual(['tenant']);
+    await remit.close();
   });
 
   it('an effect\'s apply that is not a function, and a description that is not a string, are refused when the workflow is defined', () => {

@@ -7,6 +7,7 @@ import { decodeLog, LogErrorName } from './core/codec.js';
 import { EffectStatus, RecordKind, type LogRecord, type NextAction, type RecoveryCore } from './core/types.js';
 import { count, displayText, preview, shown } from './display.js';
 import { ArgumentInvalidError, suggestCommand } from './errors.js';
+import { parseInterruptId } from './ids.js';
 import { fromUtf8, toHex } from './json.js';
 import { diagnoseRows, type RunDamage } from './sequencer/log-health.js';
 import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
@@ -157,8 +158,11 @@ function describeRecord(r: LogRecord, stored: StoredRecord, format: number): Ins
       return { ...base, node: fromUtf8(r.node), key: fromUtf8(r.key), payloadBytes: r.result.length };
     case RecordKind.INTERRUPT_PARKED:
       return { ...base, node: fromUtf8(r.node), interruptId: fromUtf8(r.interruptId) };
-    case RecordKind.RESUME_CLAIMED:
-      return { ...base, interruptId: fromUtf8(r.interruptId), payloadBytes: r.value.length };
+    case RecordKind.RESUME_CLAIMED: {
+      // The claim names its interrupt, not its node: the node is the id's (`node@seq`).
+      const interruptId = fromUtf8(r.interruptId);
+      return { ...base, node: parseInterruptId(interruptId)?.node ?? null, interruptId, payloadBytes: r.value.length };
+    }
     case RecordKind.FORKED:
       return { ...base, detail: `from ${fromUtf8(r.sourceRunId)}@${r.sourceSeq} as ${fromUtf8(r.runId)}, intent ${preview(fromUtf8(r.intent))}` };
     case RecordKind.RUN_COMPLETED:

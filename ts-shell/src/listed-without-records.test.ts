@@ -195,7 +195,7 @@ function describeTarget(target: Target): void {
       const { store, remit } = await setup();
       const before = await snapshot(store);
       const advice = missingRecordsDamage('ghost').advice;
-      expect(advice).toMatch(/restore the store from a backup, or start a new run under this id \(`remit run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\)$/);
+      expect(advice).toMatch(/restore the store from a backup, or start a new run under a new id; a new run under this id \(`remit run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\) makes the same idempotency keys as the lost run \(run id\/node\/seq\), which an outside system that deduplicates by key answers with the lost run's results: reuse the id only if the lost run called no effect, or no outside system keeps its keys$/);
       const damaged = { code: 'REMIT_LOG_CORRUPT', runId: 'ghost', seq: 0, logError: 'NO_RECORDS', advice };
 
       expect((await remit.runs()).find((r) => r.runId === 'ghost')).toMatchObject({ status: 'damaged', damage: { code: 'NO_RECORDS', advice } });

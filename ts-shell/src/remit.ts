@@ -3,7 +3,7 @@
  *
  *   const remit = await createRemit({ store: openSqliteStore('./remit.db'), workflows: [refund] });
  *   const run = await remit.start(refund, { orderId: 'o-1', amountCents: 1250, reason: 'damaged' });
- *   if (run.status === 'parked') await remit.resume(run.runId, run.interrupt!.id, { approved: true, approver: 'kim' });
+ *   if (run.status === 'parked') await remit.resume(run.runId, run.interrupt.id, { approved: true, approver: 'kim' });
  *
  * Several instances (in one process or many) may share a store: every write is a conditional
  * append, so at most one of them moves a run forward at each step, and an effect handler is called
@@ -40,7 +40,7 @@ import {
 import { durableValue, encodeRecordWithinLimits, validate } from './values.js';
 import { assert } from './assert.js';
 import { allKeysOf, notKnown, unknownKey } from './known-keys.js';
-import { canonicalDescriptor } from './workflow/descriptor.js';
+import { canonicalDescriptor, diffDescriptors } from './workflow/descriptor.js';
 import { isBuiltWorkflow, isLeaseMs, MAX_LEASE_MS, WorkflowBuilder, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
 
 export { MAX_RUN_ID_BYTES } from './ids.js';
@@ -223,6 +223,34 @@ export async function createRemit(options: RemitOptions): Promise<Remit> {
 }
 
 /** The options createRemit knows; any other key is refused (a misspelt option would be ignored). */
+const ONE_DEFINITION_PER_NAME = 'register one definition per name (a changed definition goes under a new name: docs/guide.md, "Changing a workflow")';
+
+/** What differs between two definitions of one name, for DefinitionInvalidError's message. */
+function definitionChanges(first: Workflow, second: Workflow): string {
+  return diffDescriptors(first.descriptor, second.descriptor).join('; ');
+}
+
+/**
+ * createRemit's `workflows` holds at most one definition of a name: two entries of one name that
+ * are not the same object are refused, naming both. Different definitions could not both drive the
+ * name's runs; two builds of one definition (the same fingerprint: node code is not part of it)
+ * would leave REMIT running whichever came last, which the list does not say. The same object
+ * listed twice is harmless and accepted.
+ */
+function checkOneDefinitionPerName(workflows: Workflow[]): void {
+  const firstIndex = new Map<string, number>();
+  for (const [index, wf] of workflows.entries()) {
+    const earlier = firstIndex.get(wf.name);
+    if (earlier === undefined) firstIndex.set(wf.name, index);
+    if (earlier === undefined || workflows[earlier] === wf) continue;
+    const first = workflows[earlier]!;
+    const what = first.fingerprintHex === wf.fingerprintHex
+      ? 'two builds of one definition (the same fingerprint; their node code may differ, and only one could run)'
+      : `two different definitions (${definitionChanges(first, wf)})`;
+    throw new DefinitionInvalidError(wf.name, `workflows[${earlier}] and workflows[${index}] are ${what}; ${ONE_DEFINITION_PER_NAME}`, { field: 'workflows' });
+  }
+}
+
 const REMIT_OPTIONS = allKeysOf<RemitOptions>()('store', 'workflows', 'core', 'hooks', 'groupPureSteps', 'maxGroupedPureSteps', 'instanceId', 'effectLeaseMs');
 const STORE_METHODS = ['readLog', 'readRecords', 'append', 'fork', 'listRuns', 'close'] as const;
 const OPTIONAL_STORE_METHODS = ['readSummary', 'readRun', 'listRunsToRecover', 'readStatusHint', 'correctRunStatuses', 'removeLastRecord'] as const;
@@ -261,6 +289,7 @@ function checkRemitOptions(options: unknown): asserts options is RemitOptions {
       const hint = entry instanceof WorkflowBuilder ? ' (a builder: call .build())' : '';
       throw new OptionInvalidError('workflows', entry, `entry ${index} is not a built workflow${hint}`);
     }
+    checkOneDefinitionPerName(workflows as Workflow[]);
   }
   const core = o['core'];
   if (core !== undefined && typeof core !== 'string') {
@@ -429,7 +458,7 @@ export class Remit implements Engine {
     if (!isBuiltWorkflow(wf)) throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build())', describeArgument(wf));
     const known = this.workflows.get(wf.name);
     if (known && known.fingerprintHex !== wf.fingerprintHex) {
-      throw new DefinitionInvalidError(wf.name, 'two different definitions with this name are registered');
+      throw new DefinitionInvalidError(wf.name, `two different definitions with this name are registered (${definitionChanges(known, wf)}); ${ONE_DEFINITION_PER_NAME}`);
     }
     this.workflows.set(wf.name, wf);
     return this;
@@ -449,7 +478,9 @@ export class Remit implements Engine {
       throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build()) or the name of a registered one', describeArgument(workflow));
     }
     checkOptionsArgument('start', options, START_OPTIONS, {});
-    const wf = this.resolveWorkflow(workflow);
+    // An unknown name is refused naming the run id asked for (an id that is not a string is
+    // refused by checkStart, after the name).
+    const wf = this.resolveWorkflow(workflow, typeof options.runId === 'string' ? { runId: options.runId } : {});
     const { runId, state } = checkStart(wf, input, options.runId);
     const started: LogRecord = {
       kind: RecordKind.RUN_STARTED,
@@ -970,13 +1001,13 @@ export class Remit implements Engine {
     await this.store.close();
   }
 
-  private resolveWorkflow(workflow: Workflow | string): Workflow {
+  private resolveWorkflow(workflow: Workflow | string, subject: ErrorSubject): Workflow {
     if (typeof workflow !== 'string') {
       this.register(workflow);
       return workflow;
     }
     const wf = this.workflows.get(workflow);
-    if (!wf) throw new UnknownWorkflowError(workflow, this.workflowNames());
+    if (!wf) throw new UnknownWorkflowError(workflow, this.workflowNames(), subject);
     return wf;
   }
 

@@ -116,7 +116,8 @@ describe('damage the listing sees', () => {
     expect(resumed.json()).toMatchObject({ error: { code: 'REMIT_LOG_CORRUPT', runId: 'gap', seq: 2, logError: 'BAD_RECORD_SEQ' } });
     // The listing without records names what can be done, and a new run under its id replaces it.
     const ghostLine = (await remit('--db', db, 'runs')).stdout.split('\n').find((l) => l.startsWith('ghost'));
-    expect(ghostLine).toMatch(/NO_RECORDS at seq 0: nothing of the run is left .* \(`remit (\S+ )*run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\)/);
+    expect(ghostLine).toMatch(/^ghost\s+\?\s+damaged\s+-\s/); // no workflow known, no head
+    expect(ghostLine).toMatch(/NO_RECORDS at seq 0: nothing of the run is left .* \(`remit (\S+ )*run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\) makes the same idempotency keys as the lost run/);
     expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'ghost')).code).toBe(0);
     expect((await remit('--db', db, '--json', 'runs')).json().find((r: { runId: string }) => r.runId === 'ghost')).toMatchObject({ status: 'completed' });
   });
@@ -134,7 +135,7 @@ describe('a run listed without records', () => {
     raw.prepare('DELETE FROM remit_summaries WHERE run_id = ?').run('ghost');
     raw.close();
     const before = digest(db);
-    const advice = /restore the store from a backup, or start a new run under this id \(`remit (\S+ )*run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\)/;
+    const advice = /restore the store from a backup, or start a new run under a new id; a new run under this id \(`remit (\S+ )*run --run-id=ghost` replaces the listing on the memory, SQLite and PostgreSQL stores\) makes the same idempotency keys as the lost run/;
 
     const inspect = await remit('--db', db, 'inspect', 'ghost');
     expect(inspect.code).toBe(7);

@@ -146,7 +146,12 @@ export function missingRecordsDamage(runId: string): RunDamage {
   return {
     kind: 'corrupt', seq: 0, offset: 0, code: 'NO_RECORDS', storedBytes: 0, repairable: false, recordKind: null,
     why: 'the store lists the run but keeps none of its records, not even its first (RUN_STARTED)',
-    advice: `nothing of the run is left to inspect or repair: restore the store from a backup, or start a new run under this id (\`${suggestCommand('run')} --run-id=${shellWord(runId)}\` replaces the listing on the memory, SQLite and PostgreSQL stores)`,
+    // A new run under the same id makes the same effect keys (run id, node, seq) as the lost run
+    // did, so a deduplicating outside system would answer it with the lost run's results.
+    advice: `nothing of the run is left to inspect or repair: restore the store from a backup, or start a new run under a new id; `
+      + `a new run under this id (\`${suggestCommand('run')} --run-id=${shellWord(runId)}\` replaces the listing on the memory, SQLite and PostgreSQL stores) `
+      + `makes the same idempotency keys as the lost run (run id/node/seq), which an outside system that deduplicates by key answers with the lost run's results: `
+      + `reuse the id only if the lost run called no effect, or no outside system keeps its keys`,
   };
 }
 

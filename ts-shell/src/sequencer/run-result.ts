@@ -23,18 +23,25 @@ export interface RunFailureView {
   message: string;
 }
 
-/** Where a run stands, as recovered from its durable log. */
-export interface RunResult<S = unknown> {
+/** What every RunResult holds, whatever the run's status. */
+export interface RunResultBase<S = unknown> {
   runId: string;
   workflow: string;
-  status: RunStatusName;
   /** The state at the head checkpoint. */
   state: S;
   /** Seq of the last durable record. */
   headSeq: number;
-  interrupt?: ParkedInterrupt;
-  failure?: RunFailureView;
 }
+
+/**
+ * Where a run stands, as recovered from its durable log. Narrowed by `status`: a parked run has
+ * its `interrupt` (`if (run.status === 'parked') run.interrupt.id`), a failed one its `failure`,
+ * and no other status has either.
+ */
+export type RunResult<S = unknown> =
+  | (RunResultBase<S> & { status: 'parked'; interrupt: ParkedInterrupt; failure?: undefined })
+  | (RunResultBase<S> & { status: 'failed'; failure: RunFailureView; interrupt?: undefined })
+  | (RunResultBase<S> & { status: Exclude<RunStatusName, 'parked' | 'failed'>; interrupt?: undefined; failure?: undefined });
 
 /** How the sequencer batches its appends (RemitOptions). */
 export interface SequencingOptions {

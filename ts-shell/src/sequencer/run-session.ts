@@ -537,28 +537,24 @@ export class RunSession {
   /** Where the run stands, without doing anything. */
   result(recovered: RecoveredRun): RunResult {
     const status = STATUS_NAMES[recovered.status];
-    const out: RunResult = {
+    const base = {
       runId: fromUtf8(recovered.runId),
       workflow: fromUtf8(recovered.workflow),
-      status,
       state: cloneJson(this.headState(recovered).state),
       headSeq: recovered.recordCount - 1,
     };
-    if (recovered.action.tag === 'AWAIT_RESUME') {
-      out.interrupt = {
-        id: fromUtf8(recovered.action.interruptId),
-        node: fromUtf8(recovered.action.node),
-        parkedSeq: recovered.action.parkedSeq,
-      };
+    const { action, failure } = recovered;
+    // The core's status and action agree (a parked run awaits its resume, only a failed run has a
+    // failure): RunResult's type promises the interrupt and the failure by status.
+    assert((status === 'parked') === (action.tag === 'AWAIT_RESUME'), () => `run ${this.runId} is ${status} with action ${action.tag}`);
+    assert((status === 'failed') === (failure !== null && failure !== undefined), () => `run ${this.runId} is ${status} ${failure ? 'with' : 'without'} a failure`);
+    if (action.tag === 'AWAIT_RESUME') {
+      return { ...base, status: 'parked', interrupt: { id: fromUtf8(action.interruptId), node: fromUtf8(action.node), parkedSeq: action.parkedSeq } };
     }
-    if (recovered.failure) {
-      out.failure = {
-        node: fromUtf8(recovered.failure.node),
-        code: fromUtf8(recovered.failure.code),
-        message: fromUtf8(recovered.failure.message),
-      };
+    if (failure) {
+      return { ...base, status: 'failed', failure: { node: fromUtf8(failure.node), code: fromUtf8(failure.code), message: fromUtf8(failure.message) } };
     }
-    return out;
+    return { ...base, status: status as Exclude<typeof status, 'parked' | 'failed'> };
   }
 
   /**

@@ -57,7 +57,7 @@ describe('the sequencer on the refund workflow', () => {
     ]);
     expect((await remit0(store).inspect('r1')).records.every((r) => r.format === 2)).toBe(true);
     expect(Object.keys((await sink.counts()).byKey)).toEqual(['r1/chargeCard/2', 'r1/notifyCustomer/9']);
-    expect(renderInspection(await remit.inspect('r1'))).toMatch(/RESUME_CLAIMED\s+-.*interrupt managerApproval@6/);
+    expect(renderInspection(await remit.inspect('r1'))).toMatch(/RESUME_CLAIMED\s+managerApproval\s.*interrupt managerApproval@6/);
     expect(renderInspection(await remit.inspect('r1'))).toMatch(/EFFECT_ATTEMPT\s+chargeCard.*key r1\/chargeCard\/2, attempt 1/);
   });
 
@@ -123,6 +123,11 @@ describe('the sequencer on the refund workflow', () => {
     await expect(remit.start(refund, input, { runId: '' })).rejects.toBeInstanceOf(RunIdInvalidError);
     await expect(remit.start(refund, input, { runId: 'x'.repeat(201) })).rejects.toBeInstanceOf(RunIdInvalidError);
     await expect(remit.start('nope', input)).rejects.toBeInstanceOf(UnknownWorkflowError);
+    // Named with the run id asked for, as errors.md says (and not created).
+    const unknown = await remit.start('nope', input, { runId: 'asked' }).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: 'REMIT_UNKNOWN_WORKFLOW', workflow: 'nope', runId: 'asked' });
+    expect((unknown as Error).message).toMatch(/\[run asked\]$/);
+    await expect(remit.continueRun('asked')).rejects.toBeInstanceOf(RunNotFoundError);
     await expect(remit.continueRun('missing')).rejects.toBeInstanceOf(RunNotFoundError);
   });
 

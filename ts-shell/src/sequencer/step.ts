@@ -10,7 +10,7 @@
 
 import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
 import {
-  EffectInFlightError, HandlerThrewError, RemitError, RouteInvalidError, StateInvalidError,
+  EffectInFlightError, HandlerThrewError, RemitError, restateRecorded, RouteInvalidError, StateInvalidError,
   TerminalFailure, isInstanceOf, isThenable, toValidationIssues, type ErrorSubject,
 } from '../errors.js';
 import { assert, unreachable } from '../assert.js';
@@ -237,9 +237,7 @@ export class Step {
     } catch (error) {
       if (isInstanceOf(error, TerminalFailure)) return this.nodeFailed(error, name, []);
       const released = await this.release(name, key, attempt, error);
-      return this.nodeFailed(error, name, [], released
-        ? `EFFECT_RELEASED was recorded (attempt ${attempt} is given up: the next continue calls the handler again, with the same idempotency key); the node's completion was not`
-        : undefined);
+      return this.nodeFailed(error, name, [], released ? releasedClause(attempt) : undefined);
     }
     await hooks.at('effect.after-handler', { runId: this.runId, seq: this.nextSeq, node: name });
     // A result that would not read back as itself cannot be recorded: the attempt is given up, and
@@ -248,7 +246,9 @@ export class Step {
     try {
       recorded = durableValue('effect result', result === undefined ? null : result, null, this.subject(name));
     } catch (error) {
-      await this.release(name, key, attempt, error);
+      const released = await this.release(name, key, attempt, error);
+      // The refusal's "nothing was written" would be untrue once the release is recorded.
+      if (released && isInstanceOf(error, RemitError)) restateRecorded(error, releasedClause(attempt));
       throw error;
     }
     const done: LogRecord = { kind: RecordKind.EFFECT_DONE, seq: this.nextSeq, node: utf8(name), key: utf8(key), result: recorded.bytes };
@@ -456,4 +456,9 @@ function resolveRoute(route: Route<Json>, state: Json, wf: Workflow, subject: Er
   const target = typeof route === 'function' ? route(state) : route;
   if (target === END || (typeof target === 'string' && wf.nodes.has(target))) return target;
   throw new RouteInvalidError(target, subject);
+}
+
+/** What an effect's failed attempt recorded, in the error it ends with: its release. */
+function releasedClause(attempt: number): string {
+  return `EFFECT_RELEASED was recorded (attempt ${attempt} is given up: the next continue calls the handler again, with the same idempotency key); the node's completion was not`;
 }

@@ -466,7 +466,7 @@ async function untilEnd(settings: DriveSettings, remit: Remit, counter: Counter,
     }
     if (crashed() || result.status === 'completed' || result.status === 'failed') return result;
     if (result.status !== 'parked') throw new RunStopped(`the run was left ${result.status} at seq ${result.headSeq}: another sequencer holds it`);
-    const interrupt = result.interrupt!;
+    const interrupt = result.interrupt;
     // A resume retried after its apply threw (the interrupt not consumed) is the same resume.
     if (!counter.resumed.has(interrupt.id)) {
       if (counter.resumes >= settings.maxResumes) throw new RunStopped(`still parked after ${settings.maxResumes} resumes (maxResumes), at ${interrupt.node}`, interrupt.node);
@@ -479,8 +479,8 @@ async function untilEnd(settings: DriveSettings, remit: Remit, counter: Counter,
 }
 
 /** The value `options.resume` gives the interrupt the run parked at (a function's Promise awaited). */
-async function resumeValue(settings: DriveSettings, parked: RunResult): Promise<unknown> {
-  const interrupt = parked.interrupt!;
+async function resumeValue(settings: DriveSettings, parked: Extract<RunResult, { status: 'parked' }>): Promise<unknown> {
+  const interrupt = parked.interrupt;
   if (!Object.hasOwn(settings.resume, interrupt.node)) throw new MissingResumeValueError(settings.workflow.name, interrupt.node);
   const given = settings.resume[interrupt.node];
   if (typeof given !== 'function') return given;

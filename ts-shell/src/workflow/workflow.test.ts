@@ -34,6 +34,25 @@ describe('workflow definitions', () => {
     expect(wf.start).toBe('ask');
   });
 
+  it('a run\'s result is narrowed by its status: a parked run has its interrupt, a failed one its failure, no other status either', async () => {
+    const wf = counter();
+    const remit = new Remit(new MemoryStore(), await createCore('reference'), [wf]);
+    const parked = await remit.start(wf, { n: 0 });
+    expect(parked.status).toBe('parked');
+    if (parked.status === 'parked') {
+      expectTypeOf(parked.interrupt).toEqualTypeOf<{ id: string; node: string; parkedSeq: number }>();
+      expect(parked.interrupt).toEqual({ id: `ask@${parked.headSeq}`, node: 'ask', parkedSeq: parked.headSeq });
+      expect(parked.failure).toBeUndefined();
+    }
+    // @ts-expect-error: not narrowed by status, the interrupt may be undefined
+    expect(parked.interrupt.node).toBe('ask');
+    const done = await remit.resume(parked.runId, `ask@${parked.headSeq}`, { ok: true });
+    expect(done).not.toHaveProperty('interrupt');
+    expect(done).not.toHaveProperty('failure');
+    if (done.status === 'completed') expectTypeOf(done.interrupt).toEqualTypeOf<undefined>();
+    if (done.status === 'failed') expectTypeOf(done.failure).toEqualTypeOf<{ node: string; code: string; message: string }>();
+  });
+
   it('refuses bad definitions with a typed error naming the node', () => {
     const base = () => workflow({ name: 'bad', version: '1', state: State });
     expect(() => base().build()).toThrow(DefinitionInvalidError);

@@ -50,7 +50,8 @@ export const runsCommand: CommandModule = {
           print(session.options, runs, () => {
             if (runs.length === 0) return shown`no runs in ${session.dbPath}`;
             const rows = runs.map((r) => [
-              r.runId, r.workflow, r.status, String(r.headSeq), isoTime(r.updatedAtMs), [r.interruptId ?? damageNote(r), continueNote(r), hintNote(r)].filter((note) => note !== '').join('; '),
+              // A run with no intact record has no head (headSeq -1 in --json): shown as '-'.
+              r.runId, r.workflow, r.status, r.headSeq < 0 ? '-' : String(r.headSeq), isoTime(r.updatedAtMs), [r.interruptId ?? damageNote(r), continueNote(r), hintNote(r)].filter((note) => note !== '').join('; '),
             ]);
             return table(['run', 'workflow', 'status', 'head', 'updated', 'awaiting / damage / hint'], rows, [false, false, false, true]).join('\n');
           });

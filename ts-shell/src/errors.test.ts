@@ -1,0 +1,113 @@
+/**
+ * toJSON (what `--json` prints) gives every field an error has, and every extra field docs/errors.md
+ * lists for its class; it is JSON whatever the error holds (a Promise a route returned, a cyclic
+ * object passed as an option).
+ */
+
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as errors from './errors.js';
+import { RemitError } from './errors.js';
+
+const subject = { runId: 'r', seq: 3, node: 'n', field: 'f' };
+const issues = [{ path: 'a', message: 'bad', code: 'invalid_type' }];
+
+/** One instance of every RemitError class errors.ts exports, each with every field it can carry. */
+const samples: Record<string, RemitError> = {
+  DefinitionInvalidError: new errors.DefinitionInvalidError('wf', 'a problem', subject),
+  DefinitionMismatchError: new errors.DefinitionMismatchError('r', 'wf', ['node a was removed']),
+  UnknownWorkflowError: new errors.UnknownWorkflowError('wf', ['other'], subject),
+  RunNotFoundError: new errors.RunNotFoundError('r'),
+  RunExistsError: new errors.RunExistsError('r'),
+  RunIdInvalidError: new errors.RunIdInvalidError('', 'is empty'),
+  ArgumentInvalidError: new errors.ArgumentInvalidError('seq', 'an integer', '1.5', subject),
+  StateInvalidError: new errors.StateInvalidError(subject, issues as never),
+  NotJsonError: new errors.NotJsonError('state', 'a BigInt', subject),
+  ValueUnfaithfulError: new errors.ValueUnfaithfulError('state', 'CHANGED_BY_JSON', 'a Date', subject),
+  RouteInvalidError: new errors.RouteInvalidError('nowhere', subject),
+  HandlerThrewError: new errors.HandlerThrewError(subject, new Error('boom')),
+  ResumeValueInvalidError: new errors.ResumeValueInvalidError('ask@4', subject, issues as never),
+  UnknownInterruptError: new errors.UnknownInterruptError('ask@4', subject, 'no such node'),
+  NotParkedError: new errors.NotParkedError('ask@4', 'completed', subject),
+  AlreadyConsumedError: new errors.AlreadyConsumedError('ask@4', subject),
+  ConflictError: new errors.ConflictError('r', 3, 4),
+  EffectInFlightError: new errors.EffectInFlightError('r', 3, 'n', 'r/n/3', 1, 'host-a', 1_000, 500),
+  OptionInvalidError: new errors.OptionInvalidError('maxConnections', 0, 'must be a whole number from 1', subject),
+  NotACheckpointError: new errors.NotACheckpointError('r', 3),
+  BeyondHeadError: new errors.BeyondHeadError('r', 9, 3),
+  ImplicitForkError: new errors.ImplicitForkError('r', 1, 3, false),
+  ForkTargetExistsError: new errors.ForkTargetExistsError('t', subject),
+  LogCorruptError: new errors.LogCorruptError('r', 3, 120, 'BAD_CHECKSUM'),
+  LogTornError: new errors.LogTornError('r', 3, 7),
+  RepairRefusedError: new errors.RepairRefusedError('r', 3, 'a resume claim'),
+  StoreError: new errors.StoreError('sqlite', 'append', 'SQLITE_BUSY', subject, new Error('busy')),
+  StoreNotFoundError: new errors.StoreNotFoundError('sqlite', '/no/such.db', 'pass create: true'),
+  CoreUnavailableError: new errors.CoreUnavailableError('wasm', 'WASM_NOT_BUILT', 'not built'),
+  CoreRefusedError: new errors.CoreRefusedError('BAD_REQUEST', subject),
+};
+
+const remitErrorClasses = Object.entries(errors)
+  .filter(([, value]) => typeof value === 'function' && value.prototype instanceof RemitError)
+  .map(([name]) => name);
+
+/** The extra fields (backticked) of the "subject and extra fields" column of docs/errors.md's table, by class. */
+function documentedExtraFields(): Map<string, string[]> {
+  const text = fs.readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+  const out = new Map<string, string[]>();
+  for (const line of text.split('\n')) {
+    const cells = line.split(' | ');
+    const klass = /^`(\w+Error)`$/.exec(cells[1]?.trim() ?? '')?.[1];
+    if (!klass || cells.length < 5 || !klass.endsWith('Error')) continue;
+    // The subject's fields, then `;` and the extra fields (a class without subject lists only extras).
+    const column = cells[3]!;
+    const extras = column.includes(';') ? column.slice(column.indexOf(';') + 1) : column;
+    out.set(klass, [...extras.matchAll(/`(\w+)`/g)].map((m) => m[1]!));
+  }
+  return out;
+}
+
+describe('RemitError.toJSON', () => {
+  it('has a sample of every RemitError class errors.ts exports', () => {
+    expect(Object.keys(samples).sort()).toEqual([...remitErrorClasses].sort());
+  });
+
+  it.each(Object.entries(samples))('%s: gives code, name, message and every field the error has, as JSON', (name, error) => {
+    const json = error.toJSON();
+    expect(json).toMatchObject({ code: error.code, name, message: error.message });
+    for (const [key, value] of Object.entries(error)) {
+      if (value !== undefined) expect(json, `field ${key}`).toHaveProperty(key);
+    }
+    expect(JSON.parse(JSON.stringify(error))).toEqual(json);
+  });
+
+  it('gives every extra field docs/errors.md lists for each class', () => {
+    const documented = documentedExtraFields();
+    expect([...documented.keys()].sort()).toEqual([...remitErrorClasses].sort());
+    for (const [klass, fields] of documented) {
+      const json = samples[klass]!.toJSON();
+      for (const field of fields) expect(json, `${klass}.${field} (docs/errors.md)`).toHaveProperty(field);
+    }
+  });
+
+  it('names the workflow, the route target and the core\'s reason (once left out of --json)', () => {
+    expect(samples['DefinitionInvalidError']!.toJSON()).toMatchObject({ workflow: 'wf', runId: 'r', seq: 3, node: 'n', field: 'f' });
+    expect(samples['RouteInvalidError']!.toJSON()).toMatchObject({ target: 'nowhere' });
+    expect(samples['CoreRefusedError']!.toJSON()).toMatchObject({ reason: 'BAD_REQUEST' });
+  });
+
+  it('is JSON whatever a route returned or an option held', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    const hostile: unknown[] = [Promise.resolve('a'), () => 'a', 10n, Symbol('s'), cyclic, undefined, Number.NaN];
+    for (const value of hostile) {
+      const route = new errors.RouteInvalidError(value, subject);
+      const option = new errors.OptionInvalidError('pool', value, 'is not an object', subject);
+      for (const error of [route, option]) {
+        const json = JSON.parse(JSON.stringify(error)) as Record<string, unknown>;
+        expect(typeof json[error === route ? 'target' : 'value']).toBe('string');
+      }
+    }
+    expect(new errors.RouteInvalidError(Promise.resolve('a'), subject).toJSON()['target']).toMatch(/^a Promise/);
+    expect(new errors.OptionInvalidError('pool', 'x'.repeat(100), 'is bad').toJSON()['value']).toBe(JSON.stringify(`${'x'.repeat(80)}…`));
+  });
+});
