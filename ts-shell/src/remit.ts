@@ -663,6 +663,18 @@ export class Remit implements Engine {
   }
 
   /**
+   * The registered workflow that would drive `runId`, checked as continueRun and resume check it,
+   * without moving the run: UnknownWorkflowError when this instance registers no workflow of the
+   * run's name, DefinitionMismatchError (with its differences) when the one it registers is not
+   * the definition the run was started under. A fork of the run is a run of the same definition.
+   */
+  async workflowOf(runId: string): Promise<Workflow> {
+    checkRunId(runId);
+    const session = await this.openRun(runId);
+    return session.workflowFor(session.recover());
+  }
+
+  /**
    * Where a run stands, without moving it. A damaged log throws LogTornError or LogCorruptError
    * (also a run the store lists without records: NO_RECORDS).
    */

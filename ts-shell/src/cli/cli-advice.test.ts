@@ -1,6 +1,6 @@
 /**
  * What the `remit` command says when it refuses or fails, and that what it says is true and can be
- * acted on: `fork --continue` under a module without the source's workflow (refused, nothing
+ * acted on: `fork --continue` under a module without the source's definition (refused, nothing
  * written) or failing after the fork was written (the message says so and how to go on),
  * commander's own refusals in REMIT's one-line form (nothing on stderr under --json), an effect
  * attempt in flight (how to wait for it or take it over), counts and the help of `continue --from`.
@@ -21,6 +21,7 @@ import { mail } from '../../test-support/mail-workflow.js';
 
 const COUNTER_MODULE = fileURLToPath(new URL('../../test-support/counter-workflow.ts', import.meta.url));
 const COUNTER_V2_MODULE = fileURLToPath(new URL('../../test-support/counter-v2-workflow.ts', import.meta.url));
+const COUNTER_THROWING_MODULE = fileURLToPath(new URL('../../test-support/counter-throwing-workflow.ts', import.meta.url));
 const MAIL_MODULE = fileURLToPath(new URL('../../test-support/mail-workflow.ts', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'remit-cli-advice-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -52,19 +53,37 @@ describe('fork --continue', () => {
     expect(retried.stdout).toMatch(/^forked src at seq 1 into f1\nrun f1 \(counter\): completed/);
   });
 
-  it('failing after the fork was written: the message says the fork was created and how to continue it', async () => {
+  it('under a module with another definition of the source run\'s workflow: refused with REMIT_DEFINITION_MISMATCH, and no fork is written', async () => {
     const db = join(cwd, 'fork-mismatch.db');
     expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'src')).code).toBe(0);
-    // The module registers "counter", changed: the fork is written, then continuing it is refused.
-    const failed = await remit('--db', db, '--workflow', COUNTER_V2_MODULE, 'fork', 'src', '1', '--run-id', 'f2', '--continue');
-    expect(failed.code).toBe(6);
-    expect(failed.stderr).toMatch(/^remit: REMIT_DEFINITION_MISMATCH: /);
+    // The module registers "counter", changed: the fork could not be continued under it either.
+    const refused = await remit('--db', db, '--workflow', COUNTER_V2_MODULE, 'fork', 'src', '1', '--run-id', 'f2', '--continue');
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toMatch(/^remit: REMIT_DEFINITION_MISMATCH: run was started under a different definition of workflow counter: version changed from 1 to 2/);
+    expect(refused.stderr).toMatch(/no fork was created/);
+    expect(refused.stderr).not.toMatch(/continue with:/);
+    const json = await remit('--db', db, '--workflow', COUNTER_V2_MODULE, '--json', 'fork', 'src', '1', '--run-id', 'f2', '--continue');
+    expect(json.json()).toMatchObject({ error: { code: 'REMIT_DEFINITION_MISMATCH', workflow: 'counter', runId: 'src' }, exitCode: 6 });
+    expect(json.json()).not.toHaveProperty('forked');
+    expect((await remit('--db', db, 'inspect', 'f2')).code).toBe(3);
+    const retried = await remit('--db', db, '--workflow', COUNTER_MODULE, 'fork', 'src', '1', '--run-id', 'f2', '--continue');
+    expect(retried.code, retried.stderr).toBe(0);
+  });
+
+  it('failing after the fork was written: the message says the fork was created and how to continue it', async () => {
+    const db = join(cwd, 'fork-failing.db');
+    expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'src')).code).toBe(0);
+    // The module registers "counter" as it was started (same definition), but its node code
+    // throws: the fork is written, then continuing it fails.
+    const failed = await remit('--db', db, '--workflow', COUNTER_THROWING_MODULE, 'fork', 'src', '1', '--run-id', 'f2', '--continue');
+    expect(failed.code).toBe(9);
+    expect(failed.stderr).toMatch(/^remit: REMIT_HANDLER_THREW: node code threw: .*tick is broken/);
     expect(failed.stderr).toContain('the fork f2 of src at seq 1 was created');
     const line = /continue with: (remit [^\n]*?) *$/m.exec(failed.stderr)?.[1];
-    expect(line).toBe(`remit --db=${db} --workflow=${COUNTER_V2_MODULE} continue f2`);
-    const json = await remit('--db', db, '--workflow', COUNTER_V2_MODULE, '--json', 'fork', 'src', '1', '--run-id', 'f3', '--continue');
-    expect(json.json()).toMatchObject({ error: { code: 'REMIT_DEFINITION_MISMATCH', message: expect.stringContaining('the fork f3 of src at seq 1 was created') }, exitCode: 6 });
-    // The fork is there; continued under the module that has its definition, it completes.
+    expect(line).toBe(`remit --db=${db} --workflow=${COUNTER_THROWING_MODULE} continue f2`);
+    const json = await remit('--db', db, '--workflow', COUNTER_THROWING_MODULE, '--json', 'fork', 'src', '1', '--run-id', 'f3', '--continue');
+    expect(json.json()).toMatchObject({ error: { code: 'REMIT_HANDLER_THREW', message: expect.stringContaining('the fork f3 of src at seq 1 was created') }, forked: { runId: 'f3', sourceRunId: 'src', checkpointSeq: 1 }, exitCode: 9 });
+    // The fork is there; continued under the module whose node code works, it completes.
     const continued = await remit('--db', db, '--workflow', COUNTER_MODULE, 'continue', 'f2');
     expect(continued.code, continued.stderr).toBe(0);
     expect(continued.stdout).toMatch(/^run f2 \(counter\): completed/);

@@ -25,7 +25,7 @@ import { mail } from '../../test-support/mail-workflow.js';
 
 const REFUND_MODULE = fileURLToPath(new URL('../../../examples/refund/index.ts', import.meta.url));
 const COUNTER_MODULE = fileURLToPath(new URL('../../test-support/counter-workflow.ts', import.meta.url));
-const COUNTER_V2_MODULE = fileURLToPath(new URL('../../test-support/counter-v2-workflow.ts', import.meta.url));
+const COUNTER_THROWING_MODULE = fileURLToPath(new URL('../../test-support/counter-throwing-workflow.ts', import.meta.url));
 const MAIL_MODULE = fileURLToPath(new URL('../../test-support/mail-workflow.ts', import.meta.url));
 const cwd = mkdtempSync(join(tmpdir(), 'remit-cli-suggestions-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -124,8 +124,8 @@ describe('every suggested command the CLI prints', () => {
     const between = await cli('--workflow', REFUND_MODULE, 'continue', 'r1', '--from', String(notCheckpoint));
     expect(between.code).toBe(4);
     expect(between.stderr.split('\n')[1]).toBe(`  find a checkpoint before the head: \`remit '--db=${db}' inspect r1\` lists the records (RUN_STARTED and NODE_COMPLETED are checkpoints)`);
-    // `fork --continue` failing after the fork was written (another definition under the name).
-    expect((await cli('--workflow', COUNTER_V2_MODULE, 'fork', 'c1', '1', '--run-id', 'f2', '--continue')).stderr).toMatch(/continue with: remit /);
+    // `fork --continue` failing after the fork was written (node code that throws).
+    expect((await cli('--workflow', COUNTER_THROWING_MODULE, 'fork', 'c1', '1', '--run-id', 'f2', '--continue')).stderr).toMatch(/continue with: remit /);
 
     // A running run whose process crashed with an effect attempt in flight: the in-flight advice
     // (--wait with the lease's remaining time, --instance-id), and the running run's note in `runs`.

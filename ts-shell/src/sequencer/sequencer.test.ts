@@ -205,6 +205,13 @@ describe('the sequencer on the refund workflow', () => {
     const error = await other.continueRun('d').catch((e) => e);
     expect(error).toBeInstanceOf(DefinitionMismatchError);
     expect(error.differences).toEqual(expect.arrayContaining(['version changed from 1.0.0 to 2.0.0', 'node chargeCard removed']));
+    // workflowOf answers the same, without moving the run: what `fork --continue` asks first.
+    const before = await kinds(store, 'd');
+    await expect(other.workflowOf('d')).rejects.toMatchObject({ code: 'REMIT_DEFINITION_MISMATCH', runId: 'd', differences: error.differences });
+    await expect(new Remit(store, core, []).workflowOf('d')).rejects.toMatchObject({ code: 'REMIT_UNKNOWN_WORKFLOW', workflow: 'refund', runId: 'd' });
+    expect(await remit.workflowOf('d')).toBe(refund);
+    await expect(remit.workflowOf('nope')).rejects.toBeInstanceOf(RunNotFoundError);
+    expect(await kinds(store, 'd')).toEqual(before);
   });
 
   it('a corrupted record is reported with its seq and nothing is run', async () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { shown } from '../../display.js';
-import { suggestCommand, UnknownWorkflowError } from '../../errors.js';
+import { DefinitionMismatchError, suggestCommand, UnknownWorkflowError } from '../../errors.js';
 import type { ForkResult } from '../../remit.js';
 import { openSession, parseSeq, print, reportFields, type CliSession } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
@@ -8,15 +8,20 @@ import type { CommandModule } from '../registry.js';
 
 /**
  * `fork --continue` drives the fork under the loaded workflows: refuse before anything is written
- * when they do not register the source run's workflow (the fork is a run of that workflow), so
- * that a retry under the right module does not meet a fork it never heard of.
+ * when they do not register the definition the source run was started under (the fork is a run
+ * of that definition: UnknownWorkflowError, or DefinitionMismatchError for another definition of
+ * the name), so that a retry under the right module does not meet a fork it never heard of, and
+ * no fork is left that the suggested `continue` could not drive either.
  */
 async function checkSourceWorkflow(session: CliSession, runId: string): Promise<void> {
-  const source = await session.remit.status(runId);
-  if (session.remit.workflowNamed(source.workflow) !== undefined) return;
-  const error = new UnknownWorkflowError(source.workflow, session.remit.workflowNames(), { runId });
-  error.message += '; --continue drives the fork under this workflow, so no fork was created';
-  throw error;
+  try {
+    await session.remit.workflowOf(runId);
+  } catch (error) {
+    if (error instanceof UnknownWorkflowError || error instanceof DefinitionMismatchError) {
+      error.message += '; --continue drives the fork under this definition, so no fork was created';
+    }
+    throw error;
+  }
 }
 
 /**
@@ -43,7 +48,7 @@ export const forkCommand: CommandModule = {
       .argument('<seq>', 'seq of a checkpoint record (RUN_STARTED or NODE_COMPLETED; see `remit inspect`)')
       .option('--intent <text>', 'why this fork exists (recorded in the FORKED record)', 'forked from the CLI')
       .option('-r, --run-id <id>', 'id of the new run (default: <runId>.fork-<hex>)')
-      .option('--continue', 'drive the new run right away (refused, with nothing written, unless --workflow registers the source run\'s workflow)')
+      .option('--continue', 'drive the new run right away (refused, with nothing written, unless --workflow registers the definition the source run was started under)')
       .action(async (runId: string, seqText: string, opts: { intent: string; runId?: string; continue?: boolean }, command: Command) => {
         const seq = parseSeq(seqText, '<seq>');
         const session = await openSession(command, { workflows: opts.continue ? 'required' : 'optional' });
