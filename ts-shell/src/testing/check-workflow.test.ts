@@ -5,7 +5,7 @@
  * deterministic); its effect and prefix checks fail on the histories they exist to catch.
  */
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from '../core/index.js';
 import { encodeRecordV2, concatBytes } from '../core/codec.js';
@@ -14,7 +14,7 @@ import { RecordKind } from '../core/types.js';
 import { utf8 } from '../json.js';
 import { Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
-import { END, workflow } from '../workflow/workflow.js';
+import { END, workflow, type ResumesOf } from '../workflow/workflow.js';
 import { ArgumentInvalidError, CoreUnavailableError, fail, OptionInvalidError, ResumeValueInvalidError, StateInvalidError } from '../errors.js';
 import { checkWorkflow, effectProblems as effectProblemsOf, MissingResumeValueError, prefixProblem, ResumeFunctionThrewError } from './check-workflow.js';
 import { MemoryEffectSink } from './effect-sink.js';
@@ -103,6 +103,27 @@ describe('checkWorkflow on a sound workflow', () => {
     await expect(checkWorkflow(refund, { input: { n: 0 }, core: 'reference' })).rejects.toBeInstanceOf(MissingResumeValueError);
     await expect(checkWorkflow(refund, { input: { n: 0 }, core: 'reference' })).rejects.toThrow(/parked at interrupt approve, and options.resume has no value for it/);
     await expect(checkWorkflow(refund, { input: { n: 0 }, core: 'reference' })).rejects.toMatchObject({ code: 'REMIT_TESTING_MISSING_RESUME_VALUE', workflow: 'refund', node: 'approve' });
+  });
+
+  it('resume is typed by the workflow\'s interrupt nodes: a name that is not one, or a value its schema does not take, does not compile (and is refused at run time)', async () => {
+    // @ts-expect-error aks is not an interrupt node of refund
+    const misspelt = await checkWorkflow(refund, { input: { n: 0 }, core: 'reference', resume: { aks: { ok: true } } }).catch((e: unknown) => e);
+    expect(misspelt).toBeInstanceOf(OptionInvalidError);
+    // @ts-expect-error approve's resume schema takes { ok: boolean }
+    const wrong = await checkWorkflow(refund, { input: { n: 0 }, core: 'reference', resume: { approve: { ok: 'yes' } } }).catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(ResumeValueInvalidError);
+    const report = await checkWorkflow(refund, {
+      input: { n: 0 }, core: 'reference', maxScenarios: 1,
+      resume: {
+        approve: (state, interruptId) => {
+          expectTypeOf(state.n).toEqualTypeOf<number>();
+          expectTypeOf(interruptId).toEqualTypeOf<string>();
+          return { ok: true };
+        },
+      },
+    });
+    expect(report.problems).toEqual([]);
+    expectTypeOf<ResumesOf<typeof refund>>().toEqualTypeOf<{ approve: { ok: boolean } }>();
   });
 
   it('resume by interrupt node: a value, or a function of the parked state and the interrupt id', async () => {

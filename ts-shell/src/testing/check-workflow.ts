@@ -50,7 +50,7 @@ import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { createRemit, Remit, startState } from '../remit.js';
 import type { RunResult } from '../sequencer/run-result.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
-import { isBuiltWorkflow, type InputOf, type Workflow } from '../workflow/workflow.js';
+import { isBuiltWorkflow, type InputOf, type ResumesOf, type StateOf, type Workflow } from '../workflow/workflow.js';
 import { compareOutcomes, NOT_ENDED, nodeOfInterruptId, outcomeOf, type Difference, type Outcome } from './check-outcome.js';
 import { TestingErrorCode } from './errors.js';
 import { formatFaultSpec, InjectedFault } from './fault-spec.js';
@@ -61,6 +61,16 @@ import { formatFaultSpec, InjectedFault } from './fault-spec.js';
  */
 export type ResumeValue = unknown | ((state: unknown, interruptId: string) => unknown);
 
+/**
+ * `resume`'s type: for each interrupt node of W (by name, as `.interrupt()` declared it), the value
+ * its resume schema accepts, or a function of the state parked there and the interrupt id that
+ * returns it (or a Promise of it). A name that is not an interrupt node of W, or a value of
+ * another type, is a type error (and refused at run time, for JavaScript callers).
+ */
+export type ResumeOptions<W extends Workflow> = {
+  [K in keyof ResumesOf<W>]?: ResumesOf<W>[K] | ((state: StateOf<W>, interruptId: string) => ResumesOf<W>[K] | Promise<ResumesOf<W>[K]>);
+};
+
 export interface CheckWorkflowOptions<W extends Workflow> {
   /** The run's input. */
   input: InputOf<W>;
@@ -70,7 +80,7 @@ export interface CheckWorkflowOptions<W extends Workflow> {
    * there (it may be async: its Promise is awaited). An object by node, never one function for
    * every node: `resume: { approve: (s) => ... }`.
    */
-  resume?: Record<string, ResumeValue>;
+  resume?: ResumeOptions<W>;
   /** The recovery core (default 'wasm', as createRemit), refused as createRemit refuses it. */
   core?: CoreKind | RecoveryCore;
   /** At most this many fault scenarios, spread over the run (default: every fault point reached; at least 1). */

@@ -29,4 +29,4 @@ export { applyDelta } from '../state/delta.js';
 export type { Delta } from '../state/delta.js';
 export { MemoryBacking } from '../store/memory.js';
 export { checkWorkflow, MissingResumeValueError, ResumeFunctionThrewError } from './check-workflow.js';
-export type { CheckWorkflowOptions, CheckedProperty, ResumeValue, WorkflowCheckReport, WorkflowProblem } from './check-workflow.js';
+export type { CheckWorkflowOptions, CheckedProperty, ResumeOptions, ResumeValue, WorkflowCheckReport, WorkflowProblem } from './check-workflow.js';

@@ -101,8 +101,17 @@ export interface WorkflowOptions<Schema extends z.ZodType> {
   description?: string;
 }
 
-/** A built, immutable workflow definition. */
-export interface Workflow<S = any, Input = any> {
+/** The key of Workflow's type-only record of its interrupt nodes' resume values (never set). */
+declare const resumeValueTypes: unique symbol;
+
+/**
+ * A built, immutable workflow definition. `Resumes` maps each interrupt node's name to the value
+ * its resume schema accepts (built by `.interrupt()`; type-only, so checkWorkflow's `resume`
+ * option can name the nodes and their values); any workflow is a `Workflow`.
+ */
+export interface Workflow<S = any, Input = any, Resumes extends object = Record<string, unknown>> {
+  /** Type-only: never present at run time. */
+  readonly [resumeValueTypes]?: Resumes;
   readonly name: string;
   readonly version: string;
   readonly description: string | undefined;
@@ -131,6 +140,8 @@ export interface Workflow<S = any, Input = any> {
 
 export type StateOf<W> = W extends Workflow<infer S, any> ? S : never;
 export type InputOf<W> = W extends Workflow<any, infer I> ? I : never;
+/** Each interrupt node of W by name, with the value its resume schema accepts. */
+export type ResumesOf<W> = W extends Workflow<any, any, infer R> ? R : never;
 
 const WORKFLOW_OPTIONS = allKeysOf<WorkflowOptions<z.ZodType>>()('name', 'version', 'state', 'description');
 
@@ -141,7 +152,7 @@ const SPEC_KEYS: Record<NodeKindName, readonly string[]> = {
   interrupt: allKeysOf<InterruptNodeSpec<unknown, z.ZodType>>()('resume', 'apply', 'next'),
 };
 
-export class WorkflowBuilder<S, Input> {
+export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
   private readonly definitions: NodeDefinition<S>[] = [];
   /** The names in `definitions`, so that adding a node costs the same at the 60 000th as at the first. */
   private readonly names = new Set<string>();
@@ -178,8 +189,10 @@ export class WorkflowBuilder<S, Input> {
     return this.add({ kind: 'effect', name, spec: spec as EffectNodeSpec<S, unknown> });
   }
 
-  interrupt<V extends z.ZodType>(name: string, spec: InterruptNodeSpec<S, V>): this {
-    return this.add({ kind: 'interrupt', name, spec: spec as unknown as InterruptNodeSpec<S, z.ZodType> });
+  interrupt<N extends string, V extends z.ZodType>(name: N, spec: InterruptNodeSpec<S, V>): WorkflowBuilder<S, Input, Resumes & { [K in N]: z.input<V> }> {
+    this.add({ kind: 'interrupt', name, spec: spec as unknown as InterruptNodeSpec<S, z.ZodType> });
+    // The same builder, its type now knowing this node's resume value.
+    return this as unknown as WorkflowBuilder<S, Input, Resumes & { [K in N]: z.input<V> }>;
   }
 
   /** The first node to run (default: the first node added). */
@@ -188,7 +201,7 @@ export class WorkflowBuilder<S, Input> {
     return this;
   }
 
-  build(): Workflow<S, Input> {
+  build(): Workflow<S, Input, Resumes> {
     const wf = this.options.name;
     if (this.definitions.length === 0) throw new DefinitionInvalidError(wf, 'a workflow needs at least one node');
     if (this.definitions.length > MAX_NODE_COUNT) {
