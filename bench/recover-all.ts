@@ -7,6 +7,10 @@
  *
  *   bash scripts/build.sh && npx tsx bench/recover-all.ts [--completed 5000] [--running 10] [--repeats 3] [--pg URL]
  *
+ * The command line is checked before any work (node:util parseArgs, strict): an unknown option, a
+ * value out of range or a --pg that is not a postgres:// or postgresql:// URL (lib/args.ts,
+ * checkPgUrl) is refused on one line with exit code 2; --help prints the usage. A server that does not answer is found only when the PostgreSQL cases start.
+ *
  * Each measurement runs on a fresh copy of one base store (SQLite: VACUUM INTO, scratch files in
  * bench/results/tmp/; PostgreSQL: a new schema filled by INSERT ... SELECT, dropped after), so
  * every call finds the same runs to continue. Prints one JSON line per case: median milliseconds
@@ -16,22 +20,66 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { z } from 'zod';
 import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type Store } from 'remit';
 import { createCore } from 'remit/core';
 import { openPostgresStore, type PostgresStore } from 'remit/postgres';
+import { UsageError, checkPgUrl } from './lib/args.js';
 
-function option(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
+const usage = `usage: npx tsx bench/recover-all.ts [options]
+  --completed N   finished runs in the store, 0 to 1000000 (5000)
+  --running N     runs interrupted after their first record, 0 to 10000 (10)
+  --repeats N     calls timed per case (the median is printed), 1 to 1000 (3)
+  --pg URL        PostgreSQL too: a postgres:// or postgresql:// URL (default: SQLite only)
+  --help          this text`;
+/** A bad command line: one line on stderr, exit 2, before any work (as bench/run.ts refuses one). */
+function refuse(message: string): never {
+  process.stderr.write(`recover-all: ${message} (see --help)\n`);
+  process.exit(2);
 }
-
-const COMPLETED = Number(option('completed', '5000'));
-const RUNNING = Number(option('running', '10'));
-const REPEATS = Number(option('repeats', '3'));
-const PG_URL = option('pg', '');
+let values: { completed: string; running: string; repeats: string; pg?: string; help?: boolean };
+try {
+  const argv = process.argv.slice(2);
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    // A negative number after a numeric option is its value (refused by its range below), not an ambiguity.
+    if (/^--(completed|running|repeats)$/.test(argv[i]!) && /^-\d/.test(argv[i + 1] ?? '')) args.push(`${argv[i]}=${argv[++i]}`);
+    else args.push(argv[i]!);
+  }
+  values = parseArgs({
+    args, strict: true, allowPositionals: false,
+    options: {
+      completed: { type: 'string', default: '5000' }, running: { type: 'string', default: '10' }, repeats: { type: 'string', default: '3' },
+      pg: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
+  }).values as typeof values;
+} catch (error) {
+  refuse((error as Error).message.split('\n')[0]!);
+}
+if (values.help) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
+}
+/** A whole number option within [min, max] (decimal digits only: "5e3", "1.5", "abc" are refused). */
+function whole(name: 'completed' | 'running' | 'repeats', min: number, max: number): number {
+  const n = /^\d+$/.test(values[name]) ? Number(values[name]) : NaN;
+  return n >= min && n <= max ? n : refuse(`--${name} wants a whole number from ${min} to ${max}, got "${values[name]}"`);
+}
+const COMPLETED = whole('completed', 0, 1_000_000);
+const RUNNING = whole('running', 0, 10_000);
+const REPEATS = whole('repeats', 1, 1000);
+const PG_URL = values.pg ?? '';
+if (values.pg !== undefined) {
+  try {
+    checkPgUrl(values.pg, '--pg');
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    refuse(error.message);
+  }
+}
 
 const State = z.object({ n: z.number().int(), ok: z.boolean().optional() });
 const approvals = workflow({ name: 'approvals', version: '1', state: State })

@@ -13,7 +13,11 @@
  * format-2 one, and a right next record chained to a wrong predecessor: the error paths,
  * exhaustively.
  *
- *   npx tsx equivalence/enumerate.ts --max-records 9 [--cuts all|edges] [--against reference] [--formats 2,1] [--oracle]
+ *   bash scripts/tsx.sh equivalence/enumerate.ts [--max-records 9] [--cuts edges|all] [--against wasm|reference]
+ *     [--formats 2,1] [--no-upgrades] [--oracle] [--help]
+ *
+ * The command line is checked first (parseEnumerateArgs, with ./cli-args.ts): an unknown
+ * option or a bad value is refused on one line, followed by the usage line, with exit code 2.
  */
 
 import { pathToFileURL } from 'node:url';
@@ -25,6 +29,7 @@ import { CoreComparison, hex, type Divergence } from './compare.js';
 import { allMoves, ModelExecution, SMALL_WORKFLOW, type ModelWorkflow } from './model.js';
 import { ModelOracle, loadExtractedModel } from './oracle.js';
 import { FEW_MALFORMED_REQUESTS, planRequests, requestsAtCut, requestsAtPrefix } from './requests.js';
+import { UsageError, choiceOption, intOption, parseStrict } from './cli-args.js';
 
 export interface EnumerationOptions {
   maxRecords: number;
@@ -260,18 +265,71 @@ export function describeEnumeration(r: EnumerationResult): string {
     `${r.recoverCalls} recover + ${r.admitCalls} admit comparisons, ${r.splitChecks} split checks in ${(r.elapsedMs / 1000).toFixed(1)} s`;
 }
 
-async function main(argv: string[]): Promise<number> {
-  const arg = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
+const CUTS = ['edges', 'all'] as const;
+const AGAINST = ['wasm', 'reference'] as const;
+/** The largest --max-records: the tree about doubles with each record (bound 12 took 205 s, README.md), so 20 is about a day. */
+export const MAX_RECORDS_LIMIT = 20;
+
+export const USAGE = `usage: bash scripts/tsx.sh equivalence/enumerate.ts [options]
+  --max-records N   the bound: histories of up to N records, 0 to ${MAX_RECORDS_LIMIT} (9; 0: the empty log only)
+  --cuts K          torn cuts inside the last record: ${CUTS.join('|')} (edges: +1, +11, +12, +13, end-1; all: every byte)
+  --against A       the core compared with the reference: ${AGAINST.join('|')} (wasm)
+  --formats F       the trees, by the format runs start in: 2,1 | 1,2 | 2 | 1 (2,1)
+  --no-upgrades     format-1 runs are never upgraded to format 2
+  --oracle          also compare with the model extracted from proofs/coq
+  --help            this text`;
+
+/** The one usage line printed after a refusal. */
+const SYNOPSIS = `usage: bash scripts/tsx.sh equivalence/enumerate.ts [--max-records N] [--cuts ${CUTS.join('|')}] [--against ${AGAINST.join('|')}] [--formats 2,1] [--no-upgrades] [--oracle] [--help]`;
+
+export interface EnumerateCommand {
+  maxRecords: number;
+  cuts: EnumerationOptions['cuts'];
+  against: (typeof AGAINST)[number];
+  formats: Array<1 | 2>;
+  upgrades: boolean;
+  oracle: boolean;
+}
+
+/** Parse enumerate.ts's command line (without node and the script); throws UsageError on anything wrong. */
+export function parseEnumerateArgs(argv: string[]): EnumerateCommand | 'help' {
+  const values = parseStrict(argv, {
+    'max-records': { type: 'string' }, cuts: { type: 'string' }, against: { type: 'string' }, formats: { type: 'string' },
+    'no-upgrades': { type: 'boolean' }, oracle: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  });
+  if (values['help']) return 'help';
+  const maxRecords = intOption(values, 'max-records', { min: 0, max: MAX_RECORDS_LIMIT }, 9, `a whole number from 0 to ${MAX_RECORDS_LIMIT}`);
+  const formatsText = typeof values['formats'] === 'string' ? values['formats'] : '2,1';
+  const formats = formatsText.split(',').map((f) => f.trim());
+  if (!formats.every((f) => f === '1' || f === '2') || new Set(formats).size !== formats.length) {
+    throw new UsageError(`--formats wants one of 2,1 | 1,2 | 2 | 1 (the formats runs start in), got "${formatsText}"`);
+  }
+  return {
+    maxRecords,
+    cuts: choiceOption(values, 'cuts', CUTS, 'edges'),
+    against: choiceOption(values, 'against', AGAINST, 'wasm'),
+    formats: formats.map((f) => (f === '1' ? 1 : 2)),
+    upgrades: values['no-upgrades'] !== true,
+    oracle: values['oracle'] === true,
   };
-  const maxRecords = Number(arg('--max-records') ?? '9');
-  const cuts = (arg('--cuts') ?? 'edges') as 'edges' | 'all';
-  const against = arg('--against') ?? 'wasm';
-  const formats = (arg('--formats') ?? '2,1').split(',').map(Number) as Array<1 | 2>;
-  const upgrades = !argv.includes('--no-upgrades');
+}
+
+async function main(argv: string[]): Promise<number> {
+  let command: EnumerateCommand | 'help';
+  try {
+    command = parseEnumerateArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`enumerate: ${e.message}\n${SYNOPSIS}`);
+    return 2;
+  }
+  if (command === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const { maxRecords, cuts, against, formats, upgrades } = command;
   const a = against === 'reference' ? reference : await loadWasmCore();
-  const oracle = argv.includes('--oracle') ? new ModelOracle(loadExtractedModel(), reference.name) : null;
+  const oracle = command.oracle ? new ModelOracle(loadExtractedModel(), reference.name) : null;
   const result = enumerateHistories(a, reference, { maxRecords, cuts, formats, upgrades, oracle });
   if (oracle) console.log(`oracle: ${oracle.stats.recoverCalls} recover + ${oracle.stats.admitCalls} admit calls to the extracted model, not sent: ${JSON.stringify([...oracle.stats.unrepresentable])}`);
   console.log(describeEnumeration(result));

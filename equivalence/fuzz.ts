@@ -8,7 +8,8 @@
  *
  * Options: --runs N (10000)  --seed S (random)  --max-steps N (28)  --cuts boundary±|all|none
  *          --full-every N (16: histories 0, N, 2N, ... get the full check; 0 = none)
- *          --workers N (2, or the cores available; 0 = this thread)  --history I (replay one)
+ *          --workers N (2, or the cores available; 0 = this thread)
+ *          --history I (replay one history of --seed S, which it needs; --runs, --workers ignored)
  *          --against wasm|reference (wasm)  --binding canonical-abi|jco (canonical-abi)
  *          --oracle (also compare every answer with the model extracted from proofs/coq,
  *          ./oracle.ts; builds it with proofs/extract/build.sh when missing or stale)
@@ -20,8 +21,8 @@ import cliProgress from 'cli-progress';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { UsageError, choiceOption, intOption, parseStrict } from './cli-args.js';
 import type { ReferenceCanary } from 'remit/core';
 import type { WasmBinding } from 'remit/core';
 import { CampaignRunner, DEFAULT_FULL_CHECK_EVERY, expectedKinds, shrinkHistory } from './campaign.js';
@@ -34,6 +35,8 @@ interface FuzzOptions extends WorkerOptions {
   runs: number;
   workers: number;
   history: number | null;
+  /** Things to tell the user before running (options given that this run ignores). */
+  notes: string[];
 }
 
 /**
@@ -65,8 +68,7 @@ const BINDINGS = ['canonical-abi', 'jco'] as const satisfies readonly WasmBindin
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_MAX_STEPS = 28;
 
-/** A bad command line: main prints the message on one line and exits 2. */
-export class UsageError extends Error {}
+export { UsageError };
 
 export const USAGE = `usage: npm run fuzz -- [options]
   --runs N          histories to run (10000)
@@ -75,7 +77,8 @@ export const USAGE = `usage: npm run fuzz -- [options]
   --cuts K          ${CUTS.join('|')} (boundary±)
   --full-every N    histories 0, N, 2N, ... get the full check (${DEFAULT_FULL_CHECK_EVERY}; 0 = none)
   --workers N       worker threads (2, or the cores available; 0 = this thread)
-  --history I       replay (and shrink) history I only
+  --history I       replay (and shrink) history I of campaign --seed S only, in this thread
+                    (needs the --seed that printed it; --runs and --workers are ignored)
   --against A       ${AGAINST.join('|')} (wasm)
   --binding B       ${BINDINGS.join('|')} (canonical-abi)
   --oracle          also compare with the model extracted from proofs/coq
@@ -86,55 +89,31 @@ export const USAGE = `usage: npm run fuzz -- [options]
 export function parseFuzzArgs(argv: string[], defaults: { seed: () => number; workers: () => number } = {
   seed: defaultSeed, workers: () => Math.min(2, availableParallelism()),
 }): FuzzOptions | 'help' {
-  const valued = new Set(['--runs', '--seed', '--max-steps', '--cuts', '--full-every', '--workers', '--history', '--against', '--binding', '--canary']);
-  // node:util refuses `--seed -5` as ambiguous; a negative number after an option is its value.
-  const args = argv.flatMap((a, i) => (valued.has(a) && /^-\d/.test(argv[i + 1] ?? '') ? [`${a}=${argv[i + 1]}`] : i > 0 && valued.has(argv[i - 1]!) && /^-\d/.test(a) ? [] : [a]));
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        runs: { type: 'string' }, seed: { type: 'string' }, 'max-steps': { type: 'string' }, cuts: { type: 'string' },
-        'full-every': { type: 'string' }, workers: { type: 'string' }, history: { type: 'string' },
-        against: { type: 'string' }, binding: { type: 'string' }, oracle: { type: 'boolean' }, canary: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]} (see --help)`);
-  }
+  const values = parseStrict(argv, {
+    runs: { type: 'string' }, seed: { type: 'string' }, 'max-steps': { type: 'string' }, cuts: { type: 'string' },
+    'full-every': { type: 'string' }, workers: { type: 'string' }, history: { type: 'string' },
+    against: { type: 'string' }, binding: { type: 'string' }, oracle: { type: 'boolean' }, canary: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values['help']) return 'help';
-  const str = (name: string) => values[name] as string | undefined;
-  const int = (name: string, min: number, fallback: number, what: string): number => {
-    const v = str(name);
-    if (v === undefined) return fallback;
-    const n = /^[+-]?\d+$/.test(v.trim()) ? Number(v) : NaN;
-    if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`--${name} wants ${what}, got "${v}"`);
-    return n;
-  };
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T | null): T | null => {
-    const v = str(name);
-    if (v === undefined) return fallback;
-    if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`--${name} wants one of ${allowed.join(', ')}, got "${v}"`);
-    return v as T;
-  };
-  const runs = int('runs', 1, DEFAULT_RUNS, 'a positive integer');
-  const workers = int('workers', 0, NaN, 'a non-negative integer (0 = this thread)');
-  const history = str('history') === undefined ? null : int('history', 0, 0, 'a non-negative integer (a history index)');
+  const runs = intOption(values, 'runs', { min: 1 }, DEFAULT_RUNS, 'a positive integer');
+  const workers = intOption(values, 'workers', { min: 0 }, NaN, 'a non-negative integer (0 = this thread)');
+  const history = values['history'] === undefined ? null : intOption(values, 'history', { min: 0 }, 0, 'a non-negative integer (a history index)');
   // The campaign mixes the seed as a 32-bit integer (campaign.ts, mix32): a wider seed would alias a
   // narrower one (2^32 + 5 ran the campaign of 5), so only the 32-bit signed range is accepted.
-  const seed = int('seed', -(2 ** 31), NaN, 'an integer from -2147483648 to 2147483647');
-  if (seed > 2 ** 31 - 1) throw new UsageError(`--seed wants an integer from -2147483648 to 2147483647, got "${str('seed')}"`);
-  const maxSteps = int('max-steps', 1, DEFAULT_MAX_STEPS, 'a positive integer');
-  const fullCheckEvery = int('full-every', 0, DEFAULT_FULL_CHECK_EVERY, 'a non-negative integer (0 = never)');
-  const cuts = oneOf('cuts', CUTS, 'boundary±')!;
-  const against = oneOf('against', AGAINST, 'wasm')!;
-  const binding = oneOf<WasmBinding>('binding', BINDINGS, 'canonical-abi')!;
-  const canary = oneOf<ReferenceCanary>('canary', CANARIES, null);
-  if (canary !== null && str('against') !== undefined) throw new UsageError('--canary compares the reference with a canary: it does not take --against');
+  const seed = intOption(values, 'seed', { min: -(2 ** 31), max: 2 ** 31 - 1 }, NaN, 'an integer from -2147483648 to 2147483647');
+  const maxSteps = intOption(values, 'max-steps', { min: 1 }, DEFAULT_MAX_STEPS, 'a positive integer');
+  const fullCheckEvery = intOption(values, 'full-every', { min: 0 }, DEFAULT_FULL_CHECK_EVERY, 'a non-negative integer (0 = never)');
+  const cuts = choiceOption(values, 'cuts', CUTS, 'boundary±');
+  const against = choiceOption(values, 'against', AGAINST, 'wasm');
+  const binding = choiceOption<WasmBinding, WasmBinding>(values, 'binding', BINDINGS, 'canonical-abi');
+  const canary = choiceOption<ReferenceCanary, null>(values, 'canary', CANARIES, null);
+  if (canary !== null && values['against'] !== undefined) throw new UsageError('--canary compares the reference with a canary: it does not take --against');
+  // A history index means something only in the campaign that printed it (history i depends on the seed and i).
+  if (history !== null && Number.isNaN(seed)) throw new UsageError('--history needs the --seed of the campaign that printed the index (a history index means nothing under another seed)');
+  const ignored = history === null ? [] : ['--runs', '--workers'].filter((o) => values[o.slice(2)] !== undefined);
   return {
+    notes: ignored.length > 0 ? [`${ignored.join(' and ')} ignored: --history replays one history, in this thread`] : [],
     runs,
     workers: Number.isNaN(workers) ? defaults.workers() : workers,
     history,
@@ -257,6 +236,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const o = parsed;
+  for (const note of o.notes) console.log(`fuzz: ${note}`);
   // Build (or check) the extracted model once here; the workers only load it.
   if (o.campaign.oracle) console.log(`oracle: the extracted Coq model (stamp ${(loadExtractedModel(), modelStamp()).slice(0, 12)})`);
   if (o.history !== null) return replayOne(o, o.history);
