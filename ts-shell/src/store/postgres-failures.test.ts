@@ -1,11 +1,12 @@
 /**
  * How a PostgreSQL statement's failure is classified (postgres-failures.ts), which decides whether
  * a read is retried and a write resolved: a session the server closed is a lost connection, never
- * a fatal error, whichever way it was closed. No server needed.
+ * a fatal error, whichever way it was closed; a server without TLS asked for it is never retried;
+ * a host name that does not resolve is. No server needed.
  */
 
 import { describe, expect, it } from 'vitest';
-import { classifyStatementFailure } from './postgres-failures.js';
+import { classifyConnectFailure, classifyStatementFailure, isRetryable } from './postgres-failures.js';
 
 const withCode = (code: string) => Object.assign(new Error(`server error ${code}`), { code });
 
@@ -23,5 +24,27 @@ describe('classifyStatementFailure', () => {
     ['42501', 'fatal'], // insufficient_privilege: retrying cannot help
   ])('SQLSTATE %s is %s', (code, kind) => {
     expect(classifyStatementFailure(withCode(code))).toBe(kind);
+  });
+});
+
+describe('classifyConnectFailure', () => {
+  it('a server answering that it does not support SSL is not retried (the answer never changes)', () => {
+    const kind = classifyConnectFailure(new Error('The server does not support SSL connections'));
+    expect(kind).toBe('ssl_not_supported');
+    expect(isRetryable(kind)).toBe(false);
+  });
+
+  it.each([
+    ['ENOTFOUND', 'getaddrinfo ENOTFOUND db.internal'], // the name may resolve once its service is up
+    ['EAI_AGAIN', 'getaddrinfo EAI_AGAIN db.internal'],
+    ['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'],
+  ])('%s is unavailable, retried', (code, message) => {
+    const kind = classifyConnectFailure(Object.assign(new Error(message), { code }));
+    expect(kind).toBe('unavailable');
+    expect(isRetryable(kind)).toBe(true);
+  });
+
+  it('any other TLS failure of pg ("There was an error establishing an SSL connection") is still retried', () => {
+    expect(classifyConnectFailure(new Error('There was an error establishing an SSL connection'))).toBe('unavailable');
   });
 });

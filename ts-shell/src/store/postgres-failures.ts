@@ -18,6 +18,11 @@ export type FailureKind =
   | 'unavailable'
   /** A serialization failure or deadlock: rolled back, safe to run again. */
   | 'transient'
+  /**
+   * TLS was asked for and the server answered that it has none: nothing was sent, and no retry
+   * can change that answer (only the configuration, or the server's `ssl` setting, can).
+   */
+  | 'ssl_not_supported'
   /** Anything else (permissions, missing table, bad SQL): definitely not committed, not retried. */
   | 'fatal'
   /** The store was closed before the statement was sent (or while it waited for a connection). */
@@ -27,6 +32,13 @@ const CONNECTION_ERRNOS = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIME
 
 /** Messages the pg driver uses for a broken connection (it gives these errors no code). */
 const LOST_MESSAGES = ['Connection terminated', 'Query read timeout', 'connection error', 'Client was closed', 'socket hang up'];
+
+/**
+ * The pg driver's message (no code) when the server answers 'N' to its SSLRequest. Its other TLS
+ * failure, "There was an error establishing an SSL connection" (any other answer), stays
+ * `unavailable`: that answer can be a server starting up or out of connections.
+ */
+const SSL_NOT_SUPPORTED_MESSAGE = 'The server does not support SSL connections';
 
 /** The pg driver's message when a query was refused locally because the client was already broken. */
 const NOT_SENT_MESSAGE = 'not queryable';
@@ -62,8 +74,15 @@ export function classifyStatementFailure(error: unknown): FailureKind {
   return 'fatal';
 }
 
-/** A failure to obtain a connection: nothing was sent, so it is never ambiguous. */
+/**
+ * A failure to obtain a connection: nothing was sent, so it is never ambiguous. A name that does
+ * not resolve (ENOTFOUND, EAI_AGAIN) is `unavailable`, retried like a refused connection: a
+ * service's name may resolve a moment later, when the service or its DNS record comes up.
+ */
 export function classifyConnectFailure(error: unknown): FailureKind {
+  // Before the pattern below, which its "connections" would match: retried, it cost the whole
+  // retry budget and was then reported as an unreachable server.
+  if (errorMessage(error).includes(SSL_NOT_SUPPORTED_MESSAGE)) return 'ssl_not_supported';
   const kind = classifyStatementFailure(error);
   if (kind === 'fatal') {
     // The pool's own timeout ("timeout exceeded when trying to connect") and socket errors.

@@ -91,8 +91,12 @@ CREATE INDEX runs_to_recover ON {schema}.runs (created_at, run_id) WHERE status 
   },
 ];
 
-/** Schema names are plain lower-case identifiers, so they never need escaping beyond quotes. */
-export const SCHEMA_NAME_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+/**
+ * Schema names are plain lower-case identifiers, so they never need escaping beyond quotes: at
+ * most 63 bytes (PostgreSQL's NAMEDATALEN - 1), and not starting with pg_, a prefix PostgreSQL
+ * reserves for system schemas (CREATE SCHEMA pg_x is SQLSTATE 42939).
+ */
+export const SCHEMA_NAME_PATTERN = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/;
 
 export function quoteSchema(schema: string): string {
   if (!SCHEMA_NAME_PATTERN.test(schema)) throw new Error(`schema name ${JSON.stringify(schema)} must match ${SCHEMA_NAME_PATTERN}`);

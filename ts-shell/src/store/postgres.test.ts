@@ -644,6 +644,7 @@ describe('postgres store options checked before connecting (no server needed)', 
     'host=127.0.0.1 port=1 user=remit password=S3cret dbname=x',
     'mysql://remit@localhost/db',
     'postgres://remit:S3cr#t@localhost:5432/db',
+    'postgres://remit:S3cr@/et@localhost:5432/db', // pg would read "et@localhost:5432/db" as the database
   ])('a connection string that is not a postgres:// URL (%s) is BAD_CONNECTION_STRING at once, naming the field, never the password', async (connectionString) => {
     const started = Date.now();
     const error = await PostgresStore.open({ connectionString, retryBudgetMs: 10_000 }).catch((e: unknown) => e);

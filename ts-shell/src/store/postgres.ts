@@ -48,6 +48,7 @@ import {
   checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, storedRecordBytes, storedSummaryBytes,
   type NotBytes,
 } from './common.js';
+import { formatTarget, parseConnectionString, type ConnectionTarget } from './postgres-connection-string.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
 import type {
@@ -72,11 +73,14 @@ export interface PostgresPoolSettings {
 }
 
 export interface PostgresStoreOptions {
-  /** e.g. postgres://user:password@host:5432/db (any libpq-style URL pg accepts). */
+  /**
+   * e.g. postgres://user:password@host:5432/db, postgres://user@/db?host=/socket/folder, or a socket
+   * folder: any postgres://, postgresql:// or socket: URL pg reads (docs/postgres.md, "Connecting").
+   */
   connectionString?: string;
   /** Further pg.Pool settings (host, port, user, ssl, ...); `connectionString` wins over its own. */
   pool?: PostgresPoolSettings;
-  /** Schema holding the tables (default "remit"); lower-case letters, digits, underscore. */
+  /** Schema holding the tables (default "remit"); lower-case letters, digits, underscore, not starting with pg_. */
   schema?: string;
   /*
    * Every timeout below is a whole number of milliseconds from 0 to 2 147 483 647 (MAX_TIMEOUT_MS);
@@ -191,6 +195,19 @@ function checkOptionValues(options: PostgresStoreOptions): void {
   }
 }
 
+/**
+ * The schema must be a plain identifier (SCHEMA_NAME_PATTERN), checked before connecting. A name
+ * starting with pg_ gets a message of its own: it looks plain, but PostgreSQL reserves the prefix
+ * for system schemas and CREATE SCHEMA refuses it (SQLSTATE 42939).
+ */
+function checkSchemaName(description: string, schema: unknown): asserts schema is string {
+  if (typeof schema === 'string' && SCHEMA_NAME_PATTERN.test(schema)) return;
+  const why = typeof schema === 'string' && schema.startsWith('pg_')
+    ? `schema must not start with pg_: PostgreSQL reserves the prefix for system schemas (names must match ${SCHEMA_NAME_PATTERN})`
+    : `schema must be a string matching ${SCHEMA_NAME_PATTERN}`;
+  throw new StoreError(description, 'open', 'BAD_SCHEMA_NAME', { field: 'schema' }, new Error(why));
+}
+
 /** What the store did about faults, for tests and reports. */
 export interface PostgresFaultCounters {
   retries: number;
@@ -300,6 +317,8 @@ export class PostgresStore implements Store {
   private readonly resolveTimeoutMs: number;
   private readonly backends = new WeakMap<PoolClient, Backend>();
   private readonly onAmbiguousWrite: PostgresStoreOptions['onAmbiguousWrite'];
+  /** The option that asks for TLS (tlsOption), named by SSL_NOT_SUPPORTED. */
+  private readonly tlsField: string | undefined;
   private closed = false;
   /**
    * Rejects (kind 'closed') when close() is called: a call waiting for a pooled connection then
@@ -322,6 +341,7 @@ export class PostgresStore implements Store {
     this.retryBudgetMs = options.retryBudgetMs ?? 15_000;
     this.resolveTimeoutMs = options.resolveTimeoutMs ?? 15_000;
     this.onAmbiguousWrite = options.onAmbiguousWrite;
+    this.tlsField = tlsOption(options);
   }
 
   /** Connects, applies (or verifies) the migrations, and returns a ready store. */
@@ -333,9 +353,7 @@ export class PostgresStore implements Store {
     // Only undefined means "not given" (null is a value, and not one the store can use).
     const schema: unknown = options.schema === undefined ? 'remit' : options.schema;
     const description = describeTarget(options, String(schema));
-    if (typeof schema !== 'string' || !SCHEMA_NAME_PATTERN.test(schema)) {
-      throw new StoreError(description, 'open', 'BAD_SCHEMA_NAME', { field: 'schema' }, new Error(`schema must be a string matching ${SCHEMA_NAME_PATTERN}`));
-    }
+    checkSchemaName(description, schema);
     checkConnectionString(description, options.connectionString !== undefined ? options.connectionString : options.pool?.connectionString);
     const pool = createPool(options);
     const store = new PostgresStore(pool, schema, description, options);
@@ -1016,6 +1034,7 @@ export class PostgresStore implements Store {
 
   /** The typed error for a failure known not to have written anything. */
   private failureError(operation: string, subject: ErrorSubject, failure: AttemptFailure, note?: string): StoreError {
+    if (failure.kind === 'ssl_not_supported') return this.sslNotSupported(operation, subject, failure);
     const storeCode =
       failure.kind === 'timeout' ? 'TIMEOUT'
       : failure.kind === 'fatal' ? errorCode(failure.cause) ?? 'PG_ERROR'
@@ -1023,6 +1042,15 @@ export class PostgresStore implements Store {
       : 'UNAVAILABLE';
     const message = note ? `${failure.message} (${note})` : failure.message;
     return this.storeError(operation, storeCode, subject, new Error(message, { cause: failure.cause }));
+  }
+
+  /** SSL_NOT_SUPPORTED, at once: names the option that asked for TLS and what to change. */
+  private sslNotSupported(operation: string, subject: ErrorSubject, failure: AttemptFailure): StoreError {
+    const asker = this.tlsField ?? 'the PGSSLMODE environment variable';
+    return this.storeError(operation, 'SSL_NOT_SUPPORTED', this.tlsField ? { ...subject, field: this.tlsField } : subject, new Error(
+      `${failure.message}, and ${asker} asks for TLS (not retried: the server's answer will not change); connect without TLS (sslmode=disable) or turn ssl on in the server's configuration`,
+      { cause: failure.cause },
+    ));
   }
 
   private unknownOutcome(operation: string, subject: ErrorSubject, failure: AttemptFailure): StoreError {
@@ -1087,9 +1115,10 @@ function createPool(options: PostgresStoreOptions): pg.Pool {
 }
 
 /**
- * A connection string must be a postgres:// (or postgresql://, socket:) URL or a socket folder:
- * pg reads anything else as a host name, so a libpq keyword string ("host=... port=...") or a
- * typo would be retried for the whole retry budget and reported as an unreachable server.
+ * A connection string must be one pg reads (postgres-connection-string.ts) with a postgres://,
+ * postgresql:// or socket: scheme, or a socket folder: pg reads anything else as a host name, so
+ * a libpq keyword string ("host=... port=...") or a typo would be retried for the whole retry
+ * budget and reported as an unreachable server.
  */
 function checkConnectionString(description: string, url: unknown): void {
   if (url === undefined) return;
@@ -1097,33 +1126,45 @@ function checkConnectionString(description: string, url: unknown): void {
     throw new StoreError(description, 'open', 'BAD_CONNECTION_STRING', { field: 'connectionString' },
       new Error(`connectionString must be a string (a postgres://user@host:port/database URL), not ${url === null ? 'null' : typeof url}`));
   }
-  if (url.startsWith('/')) return;
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (protocol === 'postgres:' || protocol === 'postgresql:' || protocol === 'socket:') return;
+  if (parseConnectionString(url) !== undefined) return;
   throw new StoreError(description, 'open', 'BAD_CONNECTION_STRING', { field: 'connectionString' },
-    new Error('connectionString must be a postgres://user@host:port/database URL (percent-encode reserved characters such as # or @ in the password); for the libpq keyword form, pass pool: { host, port, user, password, database } instead'));
+    new Error('connectionString must be a postgres://user@host:port/database URL or a socket folder (percent-encode reserved characters such as # or @ in the password); for the libpq keyword form, pass pool: { host, port, user, password, database } instead'));
 }
 
-/** "postgres://user@host:port/db#schema", never the password. */
+/**
+ * "postgres://user@host:port/db#schema", never the password. The connection string's parts win
+ * over the pool's, as in pg (which assigns every part the string names, given or not, over the
+ * pool's settings: a URL without a user leaves pg's default user, not the pool's).
+ */
 function describeTarget(options: PostgresStoreOptions, schema: string): string {
   const url = options.connectionString ?? options.pool?.connectionString;
-  if (url) {
-    try {
-      const parsed = new URL(url);
-      const name = parsed.username ? decodeURIComponent(parsed.username) : (parsed.searchParams.get('user') ?? '');
-      const user = name ? `${name}@` : '';
-      return `postgres://${user}${parsed.host}${parsed.pathname}#${schema}`;
-    } catch {
-      return `postgres:(unparsed url)#${schema}`;
-    }
-  }
   const p = options.pool ?? {};
-  return `postgres://${p.user ? `${p.user}@` : ''}${p.host ?? 'localhost'}:${p.port ?? 5432}/${p.database ?? ''}#${schema}`;
+  if (url) {
+    const parsed = typeof url === 'string' ? parseConnectionString(url) : undefined;
+    if (parsed === undefined) return `postgres:(unparsed url)#${schema}`;
+    return formatTarget({ ...poolTarget(p), ...parsed }, schema);
+  }
+  return formatTarget({ ...poolTarget(p), host: poolPart(p.host) ?? 'localhost', port: poolPart(p.port) ?? '5432' }, schema);
+}
+
+/**
+ * The option that asks for TLS, as pg decides: the connection string when it carries a TLS setting
+ * (pg then ignores pool.ssl), else pool.ssl; neither: pg's PGSSLMODE environment variable.
+ */
+function tlsOption(options: PostgresStoreOptions): string | undefined {
+  const field = options.connectionString !== undefined ? 'connectionString' : 'pool.connectionString';
+  const url = options.connectionString ?? options.pool?.connectionString;
+  if (typeof url === 'string' && parseConnectionString(url)?.tls) return field;
+  return options.pool?.ssl !== undefined ? 'pool.ssl' : undefined;
+}
+
+/** The pool settings that name the target, as text (a setting of another type is not described). */
+function poolTarget(p: PostgresPoolSettings): ConnectionTarget {
+  return { user: poolPart(p.user), host: poolPart(p.host), port: poolPart(p.port), database: poolPart(p.database) };
+}
+
+function poolPart(value: unknown): string | undefined {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {
