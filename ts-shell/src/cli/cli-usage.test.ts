@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cliInProcess } from '../../test-support/cli-in-process.js';
 
 const COUNTER_MODULE = fileURLToPath(new URL('../../test-support/counter-workflow.ts', import.meta.url));
-const COUNTER_V2_MODULE = fileURLToPath(new URL('../../test-support/counter-v2-workflow.ts', import.meta.url));
+const COUNTER_THROWING_MODULE = fileURLToPath(new URL('../../test-support/counter-throwing-workflow.ts', import.meta.url));
 const COUNTER = pathToFileURL(COUNTER_MODULE).href;
 const WORKFLOW = pathToFileURL(fileURLToPath(new URL('../workflow/workflow.ts', import.meta.url))).href;
 const cwd = mkdtempSync(join(tmpdir(), 'remit-cli-usage-'));
@@ -152,13 +152,14 @@ describe('what the CLI says', () => {
   it('fork --continue failing after the fork was written: under --json, `forked` beside the error names the fork', async () => {
     const db = join(cwd, 'forked.db');
     expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'src')).code).toBe(0);
-    const out = await remit('--db', db, '--workflow', COUNTER_V2_MODULE, '--json', 'fork', 'src', '1', '--run-id', 'f1', '--continue');
-    expect(out.code).toBe(6);
+    // The counter's own definition whose node code throws: the fork is written, continuing it fails.
+    const out = await remit('--db', db, '--workflow', COUNTER_THROWING_MODULE, '--json', 'fork', 'src', '1', '--run-id', 'f1', '--continue');
+    expect(out.code).toBe(9);
     const body = out.json();
     expect(Object.keys(body)).toEqual(['error', 'forked', 'exitCode']);
-    expect(body).toMatchObject({ error: { code: 'REMIT_DEFINITION_MISMATCH' }, forked: { runId: 'f1', sourceRunId: 'src', checkpointSeq: 1, forkSeq: 2 }, exitCode: 6 });
+    expect(body).toMatchObject({ error: { code: 'REMIT_HANDLER_THREW' }, forked: { runId: 'f1', sourceRunId: 'src', checkpointSeq: 1, forkSeq: 2 }, exitCode: 9 });
     // A failure before anything was written has no `forked`.
-    const refused = await remit('--db', db, '--workflow', COUNTER_V2_MODULE, '--json', 'fork', 'src', '1', '--run-id', 'f1', '--continue');
+    const refused = await remit('--db', db, '--workflow', COUNTER_THROWING_MODULE, '--json', 'fork', 'src', '1', '--run-id', 'f1', '--continue');
     expect(refused.json()).toMatchObject({ error: { code: 'REMIT_FORK_TARGET_EXISTS' } });
     expect(refused.json()).not.toHaveProperty('forked');
   });
