@@ -222,7 +222,6 @@ export async function createRemit(options: RemitOptions): Promise<Remit> {
   return new Remit(options.store, core, options.workflows ?? [], options.hooks ?? NO_HOOKS, sequencing, fence);
 }
 
-/** The options createRemit knows; any other key is refused (a misspelt option would be ignored). */
 const ONE_DEFINITION_PER_NAME = 'register one definition per name (a changed definition goes under a new name: docs/guide.md, "Changing a workflow")';
 
 /** What differs between two definitions of one name, for DefinitionInvalidError's message. */
@@ -251,6 +250,7 @@ function checkOneDefinitionPerName(workflows: Workflow[]): void {
   }
 }
 
+/** The options createRemit knows; any other key is refused (a misspelt option would be ignored). */
 const REMIT_OPTIONS = allKeysOf<RemitOptions>()('store', 'workflows', 'core', 'hooks', 'groupPureSteps', 'maxGroupedPureSteps', 'instanceId', 'effectLeaseMs');
 const STORE_METHODS = ['readLog', 'readRecords', 'append', 'fork', 'listRuns', 'close'] as const;
 const OPTIONAL_STORE_METHODS = ['readSummary', 'readRun', 'listRunsToRecover', 'readStatusHint', 'correctRunStatuses', 'removeLastRecord'] as const;

@@ -328,7 +328,7 @@ export class PostgresStore implements Store {
   private readonly closing: Promise<never>;
   private signalClosing!: () => void;
 
-  private constructor(pool: pg.Pool, schema: string, description: string, options: PostgresStoreOptions) {
+  private constructor(pool: pg.Pool, schema: string, description: string, options: PostgresStoreOptions, tlsField: string | undefined) {
     this.closing = new Promise<never>((_resolve, reject) => {
       this.signalClosing = () => reject(new AttemptFailure('closed', new Error('the store was closed while this call waited for a connection')));
     });
@@ -341,7 +341,7 @@ export class PostgresStore implements Store {
     this.retryBudgetMs = options.retryBudgetMs ?? 15_000;
     this.resolveTimeoutMs = options.resolveTimeoutMs ?? 15_000;
     this.onAmbiguousWrite = options.onAmbiguousWrite;
-    this.tlsField = tlsOption(options);
+    this.tlsField = tlsField;
   }
 
   /** Connects, applies (or verifies) the migrations, and returns a ready store. */
@@ -352,11 +352,16 @@ export class PostgresStore implements Store {
     checkOptionValues(options);
     // Only undefined means "not given" (null is a value, and not one the store can use).
     const schema: unknown = options.schema === undefined ? 'remit' : options.schema;
-    const description = describeTarget(options, String(schema));
+    // The connection string is read once, and parsed once, for the description, its check and TLS.
+    // A null connectionString is refused below; the description then names the pool's string.
+    const url = options.connectionString !== undefined ? options.connectionString : options.pool?.connectionString;
+    const described = url ?? options.pool?.connectionString;
+    const target = typeof described === 'string' ? parseConnectionString(described) : undefined;
+    const description = describeTarget(options, described, target, String(schema));
     checkSchemaName(description, schema);
-    checkConnectionString(description, options.connectionString !== undefined ? options.connectionString : options.pool?.connectionString);
+    checkConnectionString(description, url, target);
     const pool = createPool(options);
-    const store = new PostgresStore(pool, schema, description, options);
+    const store = new PostgresStore(pool, schema, description, options, tlsOption(options, target));
     try {
       await store.migrate(options);
     } catch (error) {
@@ -1120,13 +1125,13 @@ function createPool(options: PostgresStoreOptions): pg.Pool {
  * a libpq keyword string ("host=... port=...") or a typo would be retried for the whole retry
  * budget and reported as an unreachable server.
  */
-function checkConnectionString(description: string, url: unknown): void {
+function checkConnectionString(description: string, url: unknown, target: ConnectionTarget | undefined): void {
   if (url === undefined) return;
   if (typeof url !== 'string') {
     throw new StoreError(description, 'open', 'BAD_CONNECTION_STRING', { field: 'connectionString' },
       new Error(`connectionString must be a string (a postgres://user@host:port/database URL), not ${url === null ? 'null' : typeof url}`));
   }
-  if (parseConnectionString(url) !== undefined) return;
+  if (target !== undefined) return;
   throw new StoreError(description, 'open', 'BAD_CONNECTION_STRING', { field: 'connectionString' },
     new Error('connectionString must be a postgres://user@host:port/database URL or a socket folder (percent-encode reserved characters such as # or @ in the password); for the libpq keyword form, pass pool: { host, port, user, password, database } instead'));
 }
@@ -1136,13 +1141,11 @@ function checkConnectionString(description: string, url: unknown): void {
  * over the pool's, as in pg (which assigns every part the string names, given or not, over the
  * pool's settings: a URL without a user leaves pg's default user, not the pool's).
  */
-function describeTarget(options: PostgresStoreOptions, schema: string): string {
-  const url = options.connectionString ?? options.pool?.connectionString;
+function describeTarget(options: PostgresStoreOptions, url: unknown, target: ConnectionTarget | undefined, schema: string): string {
   const p = options.pool ?? {};
   if (url) {
-    const parsed = typeof url === 'string' ? parseConnectionString(url) : undefined;
-    if (parsed === undefined) return `postgres:(unparsed url)#${schema}`;
-    return formatTarget({ ...poolTarget(p), ...parsed }, schema);
+    if (target === undefined) return `postgres:(unparsed url)#${schema}`;
+    return formatTarget({ ...poolTarget(p), ...target }, schema);
   }
   return formatTarget({ ...poolTarget(p), host: poolPart(p.host) ?? 'localhost', port: poolPart(p.port) ?? '5432' }, schema);
 }
@@ -1151,10 +1154,8 @@ function describeTarget(options: PostgresStoreOptions, schema: string): string {
  * The option that asks for TLS, as pg decides: the connection string when it carries a TLS setting
  * (pg then ignores pool.ssl), else pool.ssl; neither: pg's PGSSLMODE environment variable.
  */
-function tlsOption(options: PostgresStoreOptions): string | undefined {
-  const field = options.connectionString !== undefined ? 'connectionString' : 'pool.connectionString';
-  const url = options.connectionString ?? options.pool?.connectionString;
-  if (typeof url === 'string' && parseConnectionString(url)?.tls) return field;
+function tlsOption(options: PostgresStoreOptions, target: ConnectionTarget | undefined): string | undefined {
+  if (target?.tls) return options.connectionString !== undefined ? 'connectionString' : 'pool.connectionString';
   return options.pool?.ssl !== undefined ? 'pool.ssl' : undefined;
 }
 
