@@ -15,10 +15,11 @@ log "Rust core: host tests"
 (cd verus-core && cargo test --release --quiet)
 
 # PostgreSQL: a project-owned cluster on loopback, unless the caller points REMIT_PG_URL at one.
+# Stopped after only if this script started it (a server already running is left running).
 pg_started=0
 if [ "${REMIT_SKIP_PG:-0}" != "1" ] && [ -z "${REMIT_PG_URL:-}" ]; then
+  if ! bash scripts/pg.sh status >/dev/null 2>&1; then pg_started=1; fi
   bash scripts/pg.sh start
-  pg_started=1
   REMIT_PG_URL=$(bash scripts/pg.sh url)
   export REMIT_PG_URL
 fi
