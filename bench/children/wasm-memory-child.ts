@@ -12,7 +12,11 @@
  * WebAssembly.instantiate (and the WebAssembly.Instance constructor) before anything loads the binding (the jco binding takes its reference
  * to it when it is first imported, which the core factory does lazily): every instance created in
  * this process is seen, and its exported memories are held weakly. Linear memory never shrinks,
- * so an instance's size after the call is its peak during it. Prints one JSON line.
+ * so an instance's size after the call is its peak during it: the peak is read from the memories
+ * that existed when the call began, held strongly until then (the canonical-ABI binding replaces an
+ * instance whose memory a call grew past 16 MiB with a fresh one after that call; the old one
+ * must not be collected before it is measured, and the fresh one was not part of the call).
+ * Prints one JSON line.
  */
 
 export {};
@@ -73,6 +77,7 @@ const log = buildMixedLog(records, []).bytes;
 // One small recovery first, so "before" is an instance that has run (its first allocations made).
 const small = core.recover(log.subarray(0, 0));
 const before = liveBytes();
+let heldDuringCall: (WasmMemory | undefined)[] = memories.map((ref) => ref.deref());
 const t0 = performance.now();
 const r = mode === 'recover' ? core.recover(log) : feedInPieces(log);
 const recoverMs = performance.now() - t0;
@@ -98,7 +103,8 @@ if (!r.ok || r.recordCount !== records) {
   process.stderr.write(`recovery failed: ${JSON.stringify({ ok: r.ok, small: small.ok })}\n`);
   process.exit(1);
 }
-const peak = liveBytes();
+const peak = heldDuringCall.reduce((sum, m) => sum + (m?.buffer.byteLength ?? 0), 0);
+heldDuringCall = [];
 if (memories.length === 0) {
   // Reporting 0 bytes would read as a met target: seeing no memory at all is a failure of the probe.
   process.stderr.write('no Wasm memory was seen: the core was not instantiated through WebAssembly.instantiate or WebAssembly.Instance\n');

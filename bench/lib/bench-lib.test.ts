@@ -169,4 +169,30 @@ describe('reports', () => {
     expect(partial['gate-claim-sqlite']!.met).toBeNull();
     expect(partial['gate-claim-postgres-k8']!.met).toBeNull();
   });
+  it('judges the Wasm memory targets on the worse of every path a log reaches the core by', () => {
+    const MiB = 1024 * 1024;
+    const memoryRow = (impl: string, peak: number, after: number): ResultRow => ({
+      suite: 'wasm-memory', case: 'records=1000000', params: { records: 1_000_000, log_bytes: 150 * MiB }, impl, role: 'subject', status: 'measured',
+      metrics: { before_bytes: MiB, peak_bytes: peak * MiB, after_bytes: after * MiB }, ratios: {},
+    });
+    const byId = (rows: ResultRow[]) => Object.fromEntries(evaluateTargets({
+      schema: 'remit-bench/1', profile: 'quick', started_at: 't', finished_at: 't', duration_s: 1, command: 'c',
+      machine: {
+        cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
+        node_version: 'v20', v8_version: 'v8', load_avg_at_start: [0], load_avg_at_end: [0], packages: {}, git_commit: 'abc',
+        git_dirty: false, sqlite_version: '3',
+      },
+      suites: [{ name: 'wasm-memory', status: 'measured', duration_s: 1, notes: [], rows }], targets: [],
+    }).map((t) => [t.id, t]));
+    const good = byId([memoryRow('wasm:recover', 154, 1.1), memoryRow('wasm:feed-1mib', 9.6, 9.6)]);
+    expect(good['wasm-memory-after']).toMatchObject({ met: true, measured: 9.6 });
+    expect(good['wasm-memory-peak']).toMatchObject({ met: true, measured: 154 });
+    // Canary: the sequencer's path meeting both does not hide a whole-log recover that keeps its memory.
+    const kept = byId([memoryRow('wasm:recover', 160.1, 160.1), memoryRow('wasm:feed-1mib', 9.6, 9.6)]);
+    expect(kept['wasm-memory-after']).toMatchObject({ met: false, measured: 160.1 });
+    expect(kept['wasm-memory-after']!.note).toMatch(/missed by 144\.1 MiB \(wasm:recover\)/);
+    expect(kept['wasm-memory-peak']!.met).toBe(true);
+    expect(byId([memoryRow('wasm:recover', 170, 1)])['wasm-memory-peak']!.met).toBe(false);
+    expect(byId([])['wasm-memory-after']!.met).toBeNull();
+  });
 });

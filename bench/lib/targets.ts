@@ -187,19 +187,21 @@ function interruptCycleTarget(rows: ResultRow[]): TargetReport {
 }
 
 function wasmMemoryTargets(doc: ResultsDocument): TargetReport[] {
-  // The sequencer's path (1 MiB pieces) when the run has it; documents before it had one row.
-  const rows = rowsOf(doc, 'wasm-memory');
-  const r = rows.find((x) => x.impl === 'wasm:feed-1mib') ?? rows[0];
-  const whole = rows.find((x) => x.impl === 'wasm:recover' && x !== r);
-  const alsoWhole = whole ? `; one whole-log recover (wasm:recover) instead: ${(whole.metrics.peak_bytes! / MiB).toFixed(1)} MiB peak, ${(whole.metrics.after_bytes! / MiB).toFixed(1)} MiB after` : '';
-  const records = r?.params.records;
-  const logBytes = (r?.params.log_bytes as number | undefined) ?? 0;
+  // Every way a log reaches the core (the sequencer's 1 MiB pieces, one whole-log recover): the
+  // worse of them is the figure, each one named in the note.
+  const rows = rowsOf(doc, 'wasm-memory').filter((x) => x.metrics.after_bytes !== undefined && x.metrics.peak_bytes !== undefined);
+  const records = rows[0]?.params.records;
+  const logOf = (x: ResultRow) => (x.params.log_bytes as number | undefined) ?? 0;
+  const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+  const worstAfter = rows.length > 0 ? rows.reduce((a, b) => (b.metrics.after_bytes! > a.metrics.after_bytes! ? b : a)) : undefined;
+  const worstPeak = rows.length > 0 ? rows.reduce((a, b) => (b.metrics.peak_bytes! - logOf(b) > a.metrics.peak_bytes! - logOf(a) ? b : a)) : undefined;
+  const each = rows.map((x) => `${x.impl}: ${mib(x.metrics.before_bytes!)} before, ${mib(x.metrics.peak_bytes!)} peak, ${mib(x.metrics.after_bytes!)} after`).join('; ');
   return [
-    target('wasm-memory-after', `Wasm linear memory back under 16 MiB after recovering ${records ?? '10^6'} records`,
-      r ? r.metrics.after_bytes! / MiB : undefined, 'MiB', (v) => v < 16,
-      (v) => `${(r!.metrics.before_bytes! / MiB).toFixed(1)} MiB before, ${(r!.metrics.peak_bytes! / MiB).toFixed(1)} MiB peak, ${v.toFixed(1)} MiB after; ${v < 16 ? 'met' : `missed by ${(v - 16).toFixed(1)} MiB`} (${r!.impl})${alsoWhole}`),
-    target('wasm-memory-peak', 'Wasm linear memory peak ≤ log size + 16 MiB during that recovery',
-      r ? r.metrics.peak_bytes! / MiB : undefined, 'MiB', (v) => v <= logBytes / MiB + 16,
-      (v) => `log ${(logBytes / MiB).toFixed(1)} MiB, peak ${v.toFixed(1)} MiB (log + ${(v - logBytes / MiB).toFixed(1)} MiB; ${r!.impl})`),
+    target('wasm-memory-after', `Wasm linear memory back under 16 MiB after recovering ${records ?? '10^6'} records (every path; the worst)`,
+      worstAfter ? worstAfter.metrics.after_bytes! / MiB : undefined, 'MiB', (v) => v < 16,
+      (v) => `${each}; ${v < 16 ? 'met' : `missed by ${(v - 16).toFixed(1)} MiB (${worstAfter!.impl})`}`),
+    target('wasm-memory-peak', 'Wasm linear memory peak ≤ log size + 16 MiB during that recovery (every path; the worst)',
+      worstPeak ? worstPeak.metrics.peak_bytes! / MiB : undefined, 'MiB', (v) => v <= logOf(worstPeak!) / MiB + 16,
+      (v) => `log ${mib(logOf(worstPeak!))}, peak ${v.toFixed(1)} MiB (log + ${(v - logOf(worstPeak!) / MiB).toFixed(1)} MiB; ${worstPeak!.impl})`),
   ];
 }

@@ -150,6 +150,7 @@ export interface CoreModuleExports {
 interface WebAssemblyApi {
   compile(bytes: Uint8Array): Promise<object>;
   instantiate(module: object, imports: object): Promise<{ exports: Record<string, unknown> }>;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
   Module: { imports(module: object): Array<{ module: string; name: string }> };
   RuntimeError: new (...args: never[]) => Error;
 }
@@ -160,7 +161,16 @@ const CORE_MODULE_EXPORTS = [
   'cabi_post_admit-from',
 ] as const;
 
-async function instantiateCoreModule(moduleUrl: URL): Promise<CoreModuleExports> {
+/** The exports of an instance of the core module, checked against the ones the binding calls. */
+function coreModuleExports(instance: { exports: Record<string, unknown> }): CoreModuleExports {
+  const exports = instance.exports;
+  const missing = CORE_MODULE_EXPORTS.filter((name) => exports[name] === undefined);
+  if (missing.length > 0) throw new Error(`it does not export ${missing.join(', ')}`);
+  return exports as unknown as CoreModuleExports;
+}
+
+/** The first instance of the core module, and a way to make fresh ones of the compiled module. */
+async function instantiateCoreModule(moduleUrl: URL): Promise<{ exports: CoreModuleExports; renew: () => CoreModuleExports }> {
   const coreUrl = new URL('./remit_core.core.wasm', moduleUrl);
   const { readFile } = await import('node:fs/promises');
   let bytes: Uint8Array;
@@ -174,16 +184,24 @@ async function instantiateCoreModule(moduleUrl: URL): Promise<CoreModuleExports>
     // The recovery core is pure: a module that imports anything is not the one this binding knows.
     const imports = webAssembly.Module.imports(module);
     if (imports.length > 0) throw new Error(`it imports ${imports.map((i) => `${i.module}.${i.name}`).join(', ')}`);
-    const instance = await webAssembly.instantiate(module, {});
-    const exports = instance.exports as Record<string, unknown>;
-    const missing = CORE_MODULE_EXPORTS.filter((name) => exports[name] === undefined);
-    if (missing.length > 0) throw new Error(`it does not export ${missing.join(', ')}`);
-    return exports as unknown as CoreModuleExports;
+    const exports = coreModuleExports(await webAssembly.instantiate(module, {}));
+    // A fresh instance shares the module's compiled code: about 0.03-0.1 ms, no compilation.
+    return { exports, renew: () => coreModuleExports(new webAssembly.Instance(module, {})) };
   } catch (e) {
     throw new CoreUnavailableError('wasm', 'WASM_LOAD_FAILED',
       `the Wasm core module ${coreUrl.pathname} cannot be called directly (${String((e as Error)?.message ?? e)}): ${FIX}`, e);
   }
 }
+
+/**
+ * Linear memory (bytes) above which the canonical-ABI binding replaces its instance after a call.
+ * A WebAssembly memory can grow but never shrink, so one large call (a whole-log `recover` of a
+ * 160 MB log, a feed of one huge record) would otherwise keep its peak for the life of the process.
+ * The core keeps nothing between calls (each call's arguments are all it knows), so a fresh instance of
+ * the same compiled module answers every later call as the old one would; the old memory goes to
+ * the garbage collector. The sequencer's calls stay below it (its reload feeds 1 MiB pieces).
+ */
+export const RENEW_INSTANCE_ABOVE_BYTES = 16 * 1024 * 1024;
 
 /**
  * The canonical-ABI calls. As with the jco binding, a trap leaves the instance unusable: every
@@ -192,10 +210,12 @@ async function instantiateCoreModule(moduleUrl: URL): Promise<CoreModuleExports>
  * post-return. An error on the JavaScript side before the guest is entered (copying an argument
  * into linear memory that does not fit there) is thrown as it is and leaves the instance usable:
  * the guest's state is untouched but for an allocation it never uses (the adapter still reports it
- * as CoreTrapError, its cause the RangeError). Exported for the tests
- * (not by remit/core).
+ * as CoreTrapError, its cause the RangeError). With `renew`, a call that leaves linear memory
+ * above RENEW_INSTANCE_ABOVE_BYTES is followed by a fresh instance from `renew` (a trap is not
+ * forgotten by it: the binding stays disabled). Exported for the tests (not by remit/core).
  */
-export function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
+export function canonicalAbiExports(first: CoreModuleExports, renew?: () => CoreModuleExports): WasmCoreExports {
+  let core = first;
   let trapped: unknown = null;
   // A view of the instance's memory, renewed when the memory grows (growing detaches the buffer).
   let memory = new Uint8Array(core.memory.buffer);
@@ -232,14 +252,29 @@ export function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
   const refuseIfTrapped = () => {
     if (trapped !== null) throw new Error('the Wasm core instance trapped earlier and cannot be called again', { cause: trapped });
   };
+  /** After a call that grew linear memory past the bound: a fresh instance, the old memory released. */
+  const renewIfLarge = () => {
+    if (renew === undefined || core.memory.buffer.byteLength <= RENEW_INSTANCE_ABOVE_BYTES) return;
+    let fresh: CoreModuleExports;
+    try {
+      fresh = renew();
+    } catch {
+      return; // no fresh instance (out of memory?): the old one still answers; its memory stays
+    }
+    core = fresh;
+    memory = new Uint8Array(core.memory.buffer);
+  };
   /** Enter the guest: any error from here on is the guest's, a trap. */
   const run = (call: () => number, post: (ret: number) => void): Uint8Array => {
+    let out: Uint8Array;
     try {
-      return copyOutAndFree(call(), post);
+      out = copyOutAndFree(call(), post);
     } catch (e) {
       trapped = e;
       throw e;
     }
+    renewIfLarge();
+    return out;
   };
   /** An export of two list arguments: copy both in, call, copy the result out, post-return. */
   const two = (
@@ -254,11 +289,12 @@ export function canonicalAbiExports(core: CoreModuleExports): WasmCoreExports {
     recover: (log) => {
       refuseIfTrapped();
       const logPtr = copyIn(log);
-      return run(() => core.recover(logPtr, log.length), core.cabi_post_recover);
+      return run(() => core.recover(logPtr, log.length), (ret) => core.cabi_post_recover(ret));
     },
-    admit: (log, request) => two(log, request, core.admit, core.cabi_post_admit),
-    feed: (summary, chunk) => two(summary, chunk, core.feed, core.cabi_post_feed),
-    admitFrom: (summary, request) => two(summary, request, core['admit-from'], core['cabi_post_admit-from']),
+    // Read `core` at each call: renewIfLarge may have replaced the instance since.
+    admit: (log, request) => two(log, request, (...a) => core.admit(...a), (ret) => core.cabi_post_admit(ret)),
+    feed: (summary, chunk) => two(summary, chunk, (...a) => core.feed(...a), (ret) => core.cabi_post_feed(ret)),
+    admitFrom: (summary, request) => two(summary, request, (...a) => core['admit-from'](...a), (ret) => core['cabi_post_admit-from'](ret)),
   };
 }
 
@@ -294,7 +330,8 @@ function checkedOptions(options: LoadWasmCoreOptions): Required<LoadWasmCoreOpti
 
 async function loadWasmCoreAt(moduleUrl: URL, options: Required<LoadWasmCoreOptions>): Promise<RecoveryCore> {
   if (options.binding === 'canonical-abi') {
-    return wasmCoreFromExports(canonicalAbiExports(await instantiateCoreModule(moduleUrl)));
+    const { exports, renew } = await instantiateCoreModule(moduleUrl);
+    return wasmCoreFromExports(canonicalAbiExports(exports, renew));
   }
   return wasmCoreFromExports(await importExports(moduleUrl));
 }
