@@ -13,9 +13,10 @@
  * to it when it is first imported, which the core factory does lazily): every instance created in
  * this process is seen, and its exported memories are held weakly. Linear memory never shrinks,
  * so an instance's size after the call is its peak during it: the peak is read from the memories
- * that existed when the call began, held strongly until then (the canonical-ABI binding replaces an
- * instance whose memory a call grew past 16 MiB with a fresh one after that call; the old one
- * must not be collected before it is measured, and the fresh one was not part of the call).
+ * that existed when the call began, held strongly until then. "After" is read once the process has
+ * been idle for RENEW_INSTANCE_AFTER_IDLE_MS (plus a margin) and the collector has run: the
+ * canonical-ABI binding gives back memory a call grew past 16 MiB by continuing with a fresh
+ * instance when no large call came for that long (ts-shell/src/core/wasm-core.ts).
  * Prints one JSON line.
  */
 
@@ -68,7 +69,7 @@ if (mode !== 'recover' && mode !== 'feed-1mib') {
   process.exit(2);
 }
 const PIECE_BYTES = 1024 * 1024;
-const { createCore } = await import('remit/core');
+const { createCore, RENEW_INSTANCE_AFTER_IDLE_MS } = await import('remit/core');
 const { buildMixedLog } = await import('../workloads/log-mix.js');
 
 const core = await createCore('wasm');
@@ -104,17 +105,19 @@ if (!r.ok || r.recordCount !== records) {
   process.exit(1);
 }
 const peak = heldDuringCall.reduce((sum, m) => sum + (m?.buffer.byteLength ?? 0), 0);
-heldDuringCall = [];
 if (memories.length === 0) {
   // Reporting 0 bytes would read as a met target: seeing no memory at all is a failure of the probe.
   process.stderr.write('no Wasm memory was seen: the core was not instantiated through WebAssembly.instantiate or WebAssembly.Instance\n');
   process.exit(1);
 }
+heldDuringCall = [];
+const idleMs = RENEW_INSTANCE_AFTER_IDLE_MS + 200;
+await new Promise((resolve) => setTimeout(resolve, idleMs));
 gc?.();
 await new Promise((resolve) => setTimeout(resolve, 0));
 gc?.();
 const after = liveBytes();
 process.stdout.write(JSON.stringify({
   records, mode, log_bytes: log.length, instances, memories: memories.length, at_load_bytes: atLoad, before_bytes: before,
-  peak_bytes: peak, after_bytes: after, gc_exposed: gc !== undefined, recover_ms: recoverMs,
+  peak_bytes: peak, after_bytes: after, idle_ms_before_after: idleMs, gc_exposed: gc !== undefined, recover_ms: recoverMs,
 }) + '\n');

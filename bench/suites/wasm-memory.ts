@@ -22,6 +22,7 @@ interface ChildReport {
   before_bytes: number;
   peak_bytes: number;
   after_bytes: number;
+  idle_ms_before_after?: number;
   gc_exposed: boolean;
   recover_ms: number;
 }
@@ -54,7 +55,7 @@ export async function runWasmMemory(ctx: SuiteContext): Promise<SuiteOutput> {
   const last = byMode.get('recover')!.at(-1)!;
   const notes = [
     `One fresh process per sample and row (${SAMPLES} each, alternating): load the Wasm core through the public factory (createCore('wasm')), recover an empty log, then the ${records}-record log of the recovery suite (${(last.log_bytes / 1e6).toFixed(1)} MB), then run the garbage collector twice. wasm:recover hands it to core.recover whole; wasm:feed-1mib feeds it from the empty summary in 1 MiB pieces with core.feed, as the sequencer reloads a run (its feedCore loop, copied into the child); the time column is that call or loop.`,
-    'Memory = byte length of the linear memory of every core instance created in the process and still alive (the child wraps WebAssembly.instantiate and holds the memories weakly). before: after the empty recovery; peak: right after the large recovery (linear memory never shrinks, so this is the largest it was); after: once the garbage collector ran. Medians.',
+    `Memory = byte length of the linear memory of every core instance created in the process and still alive (the child wraps WebAssembly.instantiate and the WebAssembly.Instance constructor and holds the memories weakly). before: after the empty recovery; peak: right after the large recovery, of the instances that existed when it began (linear memory never shrinks, so this is the largest it was); after: once the process was idle for ${last.idle_ms_before_after ?? 0} ms (the binding gives back memory a call grew past 16 MiB when no large call came for 1 s) and the garbage collector ran. Medians; instances: how many the process made (2: the binding renewed one).`,
   ];
   return { rows, notes, charts: [] };
 }

@@ -35,15 +35,28 @@ fn memory_end() -> usize {
     wasm32::memory_size(0).saturating_mul(PAGE_BYTES)
 }
 
+/// The most a grow adds beyond what was asked: 8 MiB.
+const MAX_EXTRA_PAGES: usize = 128;
+
 /// Makes sure linear memory reaches `end`; false if it cannot grow that far.
+///
+/// Why a grow adds more than is missing: in V8 a `memory.grow` costs in proportion to the memory's
+/// size (about 1 ms at 160 MiB), and a call that copies in a large log and then grows its vectors a
+/// few pages at a time paid it hundreds of times (a 10^6-record recovery in a fresh instance: 450 ms
+/// against 180 ms in one already grown). So a grow adds an eighth of the memory, at most 8 MiB more
+/// than is missing (the peak stays within 8 MiB of what the call uses), and falls back to exactly
+/// what is missing when that much cannot be had.
 fn ensure_memory(end: usize) -> bool {
     let have = memory_end();
     if end <= have {
         return true;
     }
-    let missing = end - have;
-    let pages = missing.div_ceil(PAGE_BYTES);
-    wasm32::memory_grow(0, pages) != usize::MAX
+    let missing = (end - have).div_ceil(PAGE_BYTES);
+    let extra = (have / PAGE_BYTES / 8).min(MAX_EXTRA_PAGES);
+    if extra > 0 && wasm32::memory_grow(0, missing.saturating_add(extra)) != usize::MAX {
+        return true;
+    }
+    wasm32::memory_grow(0, missing) != usize::MAX
 }
 
 impl Arena {

@@ -44,7 +44,10 @@ export {
 export { CoreUnavailableError, type CoreUnavailableReason } from '../errors.js';
 export { CoreTrapError } from './wasm-core.js';
 export { reference, createReferenceCore, type ReferenceCanary, type ReferenceCoreTestOptions } from './reference-core.js';
-export { loadWasmCore, wasmCoreFromExports, wasmCoreModuleUrl, type WasmBinding, type LoadWasmCoreOptions, type WasmCoreExports } from './wasm-core.js';
+export {
+  loadWasmCore, wasmCoreFromExports, wasmCoreModuleUrl, RENEW_INSTANCE_ABOVE_BYTES, RENEW_INSTANCE_AFTER_IDLE_MS,
+  type WasmBinding, type LoadWasmCoreOptions, type WasmCoreExports,
+} from './wasm-core.js';
 export { MAX_CORE_ARGUMENT_BYTES } from './byte-arguments.js';
 
 // Every function of remit/core that takes bytes checks them as the cores do (docs/core-api.md):

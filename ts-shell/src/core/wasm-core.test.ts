@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createCore } from './index.js';
 import { encodeLog } from './codec.js';
 import { encodeAdmissionRequest } from './encoding.js';
@@ -7,7 +7,7 @@ import { RecordKind, RefusalReason, type LogRecord } from './types.js';
 import { CoreUnavailableError, OptionInvalidError } from '../errors.js';
 import { readFile } from 'node:fs/promises';
 import {
-  canonicalAbiExports, CoreTrapError, loadWasmCore, RENEW_INSTANCE_ABOVE_BYTES, wasmCoreFromExports, wasmCoreModuleUrl, type CoreModuleExports,
+  canonicalAbiExports, CoreTrapError, loadWasmCore, RENEW_INSTANCE_ABOVE_BYTES, RENEW_INSTANCE_AFTER_IDLE_MS, wasmCoreFromExports, wasmCoreModuleUrl, type CoreModuleExports,
 } from './wasm-core.js';
 
 const t = (s: string) => new TextEncoder().encode(s);
@@ -88,35 +88,59 @@ describe('the canonical-ABI binding: only a trap disables the instance', () => {
       expect(() => exports.admit(new Uint8Array(4), new Uint8Array(1))).toThrow(/trapped earlier/);
     }
   });
-  it('a call that leaves linear memory past the bound is followed by a fresh instance; a trap is not forgotten by it', () => {
-    const grown = fakeModule({});
-    const made: CoreModuleExports[] = [];
-    const renew = () => {
-      const fresh = fakeModule({});
-      made.push(fresh);
-      return fresh;
-    };
-    const exports = canonicalAbiExports(grown, renew);
-    expect(exports.recover(new Uint8Array(4))).toEqual(new Uint8Array(0));
-    expect(made).toHaveLength(0); // 64 bytes: kept
-    (grown.memory as { buffer: ArrayBuffer }).buffer = new ArrayBuffer(RENEW_INSTANCE_ABOVE_BYTES + 1);
-    expect(exports.feed(new Uint8Array(1), new Uint8Array(4))).toEqual(new Uint8Array(0));
-    expect(made).toHaveLength(1);
-    // Later calls go to the fresh instance: the old one is never entered again.
-    grown.recover = () => { throw new Error('the replaced instance was called'); };
-    expect(exports.recover(new Uint8Array(4))).toEqual(new Uint8Array(0));
-    expect(made).toHaveLength(1);
-    made[0]!.recover = () => { throw new Error('a trap'); };
-    expect(() => exports.recover(new Uint8Array(4))).toThrow('a trap');
-    expect(made).toHaveLength(1);
-    expect(() => exports.recover(new Uint8Array(4))).toThrow(/trapped earlier/);
+  it('gives memory back once no large call came for a while: a fresh instance, not a forgotten trap', () => {
+    vi.useFakeTimers();
+    try {
+      const grown = fakeModule({});
+      const made: CoreModuleExports[] = [];
+      const renew = () => {
+        const fresh = fakeModule({});
+        made.push(fresh);
+        return fresh;
+      };
+      const exports = canonicalAbiExports(grown, renew);
+      const large = new Uint8Array(RENEW_INSTANCE_ABOVE_BYTES / 4 + 1);
+      const setMemory = (m: CoreModuleExports, bytes: number) => { (m.memory as { buffer: ArrayBuffer }).buffer = new ArrayBuffer(bytes); };
+      setMemory(grown, large.length + 64);
+      expect(exports.recover(large)).toEqual(new Uint8Array(0));
+      vi.advanceTimersByTime(RENEW_INSTANCE_AFTER_IDLE_MS * 3);
+      expect(made).toHaveLength(0); // a large call, but the memory is under the bound: nothing to give back
+      setMemory(grown, RENEW_INSTANCE_ABOVE_BYTES + 1);
+      expect(exports.recover(large)).toEqual(new Uint8Array(0));
+      // Large calls one after the other keep the grown instance; small ones do not postpone it.
+      vi.advanceTimersByTime(RENEW_INSTANCE_AFTER_IDLE_MS - 1);
+      expect(exports.feed(new Uint8Array(1), large)).toEqual(new Uint8Array(0));
+      vi.advanceTimersByTime(RENEW_INSTANCE_AFTER_IDLE_MS - 1);
+      expect(made).toHaveLength(0);
+      expect(exports.recover(new Uint8Array(4))).toEqual(new Uint8Array(0));
+      vi.advanceTimersByTime(1); // RENEW_INSTANCE_AFTER_IDLE_MS after the last large call
+      expect(made).toHaveLength(1);
+      // Later calls go to the fresh instance: the old one is never entered again.
+      grown.recover = () => { throw new Error('the replaced instance was called'); };
+      expect(exports.recover(new Uint8Array(4))).toEqual(new Uint8Array(0));
+      setMemory(made[0]!, RENEW_INSTANCE_ABOVE_BYTES + 1);
+      made[0]!.recover = () => { throw new Error('a trap'); };
+      expect(() => exports.recover(large)).toThrow('a trap');
+      vi.advanceTimersByTime(RENEW_INSTANCE_AFTER_IDLE_MS * 3);
+      expect(made).toHaveLength(1);
+      expect(() => exports.recover(new Uint8Array(4))).toThrow(/trapped earlier/);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
   it('keeps answering from the old instance when no fresh one can be made', () => {
-    const grown = fakeModule({});
-    (grown.memory as { buffer: ArrayBuffer }).buffer = new ArrayBuffer(RENEW_INSTANCE_ABOVE_BYTES + 1);
-    const exports = canonicalAbiExports(grown, () => { throw new RangeError('WebAssembly.Instance(): Out of memory'); });
-    expect(exports.recover(new Uint8Array(4))).toEqual(new Uint8Array(0));
-    expect(exports.admit(new Uint8Array(4), new Uint8Array(1))).toEqual(new Uint8Array(0));
+    vi.useFakeTimers();
+    try {
+      const grown = fakeModule({});
+      (grown.memory as { buffer: ArrayBuffer }).buffer = new ArrayBuffer(RENEW_INSTANCE_ABOVE_BYTES + 1);
+      const exports = canonicalAbiExports(grown, () => { throw new RangeError('WebAssembly.Instance(): Out of memory'); });
+      expect(exports.recover(new Uint8Array(4))).toEqual(new Uint8Array(0));
+      vi.advanceTimersByTime(RENEW_INSTANCE_AFTER_IDLE_MS);
+      expect(exports.admit(new Uint8Array(4), new Uint8Array(1))).toEqual(new Uint8Array(0));
+    } finally {
+      vi.useRealTimers();
+    }
   });
   it('a trap in cabi_realloc disables it too', () => {
     const WasmRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: new (m: string) => Error } }).WebAssembly.RuntimeError;
@@ -183,7 +207,7 @@ describe.skipIf(wasm instanceof Error && allowNoWasm)('the built Wasm core', () 
     expect(core.admitFrom(summary.summary, request)).toEqual(reference.admit(log, request));
     expect(direct.admitFrom(summary.summary, request)).toEqual(reference.admit(log, request));
   });
-  it('returns linear memory after a large call: a fresh instance answers every later call as the old one would', async () => {
+  it('gives linear memory back after a large call: a fresh instance answers every later call as the old one would', async () => {
     // The real core module, instantiated here so that the test sees each instance's memory.
     const wasmApi = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => object; Instance: new (m: object, i: object) => { exports: Record<string, unknown> } } }).WebAssembly;
     const module = new wasmApi.Module(await readFile(new URL('./remit_core.core.wasm', wasmCoreModuleUrl())));
@@ -193,32 +217,41 @@ describe.skipIf(wasm instanceof Error && allowNoWasm)('the built Wasm core', () 
       instances.push(exports);
       return exports;
     };
-    const core = wasmCoreFromExports(canonicalAbiExports(instantiate(), instantiate));
-    // A log whose first record's state alone is 20 MiB: the call copies it in, past the bound.
-    const big = encodeLog([
-      {
-        kind: RecordKind.RUN_STARTED, seq: 0, runId: t('r'), workflow: t('w'), version: t('1'), fingerprint: t(''), definition: t(''),
-        nodes: [{ name: t('i'), kind: 3 }], startNode: t('i'), state: new Uint8Array(20 * 1024 * 1024).fill(0x61),
-      },
-      { kind: RecordKind.INTERRUPT_PARKED, seq: 1, node: t('i'), interruptId: t('x') },
-    ] as LogRecord[]);
-    const request = { tag: 'RESUME' as const, interruptId: t('x') };
-    expect(core.recoverEncoded(log)).toEqual(reference.recoverEncoded(log));
-    expect(instances).toHaveLength(1);
-    expect(core.recoverEncoded(big)).toEqual(reference.recoverEncoded(big));
-    expect(instances[0]!.memory.buffer.byteLength).toBeGreaterThan(20 * 1024 * 1024);
-    expect(instances).toHaveLength(2);
-    expect(instances[1]!.memory.buffer.byteLength).toBeLessThanOrEqual(RENEW_INSTANCE_ABOVE_BYTES);
-    // The same answers after the renewal, big and small, through every export.
-    expect(core.admitEncoded(big, encodeAdmissionRequest(request))).toEqual(reference.admitEncoded(big, encodeAdmissionRequest(request)));
-    expect(instances).toHaveLength(3);
-    const fed = reference.feed(new Uint8Array(0), log);
-    if (!fed.ok) throw new Error('the reference refused the empty summary');
-    expect(core.recoverEncoded(log)).toEqual(reference.recoverEncoded(log));
-    expect(core.feedEncoded(new Uint8Array(0), log)).toEqual(reference.feedEncoded(new Uint8Array(0), log));
-    expect(core.admitFrom(fed.summary, request)).toEqual(reference.admit(log, request));
-    expect(instances).toHaveLength(3);
-    expect(instances[2]!.memory.buffer.byteLength).toBeLessThanOrEqual(RENEW_INSTANCE_ABOVE_BYTES);
+    vi.useFakeTimers();
+    try {
+      const core = wasmCoreFromExports(canonicalAbiExports(instantiate(), instantiate));
+      // A log whose first record's state alone is 20 MiB: the call copies it in, past the bound.
+      const big = encodeLog([
+        {
+          kind: RecordKind.RUN_STARTED, seq: 0, runId: t('r'), workflow: t('w'), version: t('1'), fingerprint: t(''), definition: t(''),
+          nodes: [{ name: t('i'), kind: 3 }], startNode: t('i'), state: new Uint8Array(20 * 1024 * 1024).fill(0x61),
+        },
+        { kind: RecordKind.INTERRUPT_PARKED, seq: 1, node: t('i'), interruptId: t('x') },
+      ] as LogRecord[]);
+      const request = { tag: 'RESUME' as const, interruptId: t('x') };
+      expect(core.recoverEncoded(log)).toEqual(reference.recoverEncoded(log));
+      expect(core.recoverEncoded(big)).toEqual(reference.recoverEncoded(big));
+      expect(core.admitEncoded(big, encodeAdmissionRequest(request))).toEqual(reference.admitEncoded(big, encodeAdmissionRequest(request)));
+      expect(instances).toHaveLength(1);
+      const peak = instances[0]!.memory.buffer.byteLength;
+      expect(peak).toBeGreaterThan(20 * 1024 * 1024);
+      // The arena grows by at most 8 MiB beyond what a call needs.
+      expect(peak).toBeLessThanOrEqual(big.length + 16 * 1024 * 1024);
+      vi.advanceTimersByTime(RENEW_INSTANCE_AFTER_IDLE_MS);
+      expect(instances).toHaveLength(2);
+      expect(instances[1]!.memory.buffer.byteLength).toBeLessThanOrEqual(RENEW_INSTANCE_ABOVE_BYTES);
+      // The same answers after the renewal, big and small, through every export.
+      const fed = reference.feed(new Uint8Array(0), log);
+      if (!fed.ok) throw new Error('the reference refused the empty summary');
+      expect(core.recoverEncoded(log)).toEqual(reference.recoverEncoded(log));
+      expect(core.feedEncoded(new Uint8Array(0), log)).toEqual(reference.feedEncoded(new Uint8Array(0), log));
+      expect(core.admitFrom(fed.summary, request)).toEqual(reference.admit(log, request));
+      expect(core.recoverEncoded(big)).toEqual(reference.recoverEncoded(big));
+      vi.advanceTimersByTime(RENEW_INSTANCE_AFTER_IDLE_MS);
+      expect(instances).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
   it('is not disabled by a detached, fake or oversized argument, through either binding', async () => {
     const core = wasm as Awaited<ReturnType<typeof loadWasmCore>>;

@@ -194,14 +194,29 @@ async function instantiateCoreModule(moduleUrl: URL): Promise<{ exports: CoreMod
 }
 
 /**
- * Linear memory (bytes) above which the canonical-ABI binding replaces its instance after a call.
+ * Linear memory (bytes) above which the canonical-ABI binding gives its memory back: it replaces
+ * the instance with a fresh one once RENEW_INSTANCE_AFTER_IDLE_MS have passed without a large call.
  * A WebAssembly memory can grow but never shrink, so one large call (a whole-log `recover` of a
- * 160 MB log, a feed of one huge record) would otherwise keep its peak for the life of the process.
- * The core keeps nothing between calls (each call's arguments are all it knows), so a fresh instance of
- * the same compiled module answers every later call as the old one would; the old memory goes to
- * the garbage collector. The sequencer's calls stay below it (its reload feeds 1 MiB pieces).
+ * 160 MB log, a fork's `admit` of a long log, a feed of one huge record) would otherwise keep its
+ * peak for the life of the process. The core keeps nothing between calls (each call's arguments
+ * are all it knows), so a fresh instance of the same compiled module answers every later call as
+ * the old one would; the old memory goes to the garbage collector. The sequencer's calls stay
+ * below it (its reload feeds 1 MiB pieces).
  */
 export const RENEW_INSTANCE_ABOVE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * How long (ms) after the last large call (byte arguments over a quarter of
+ * RENEW_INSTANCE_ABOVE_BYTES) the binding waits before it gives the memory back. Why wait: a fresh
+ * instance grows its memory again, and the first touch of fresh pages costs (a 10^6-record
+ * recovery: about 250 ms in a fresh instance against 185 ms in one already grown), so a service or
+ * benchmark that makes large calls one after the other keeps the instance it has. The timer is
+ * unref'd: it never keeps a process alive.
+ */
+export const RENEW_INSTANCE_AFTER_IDLE_MS = 1000;
+
+/** Byte arguments above this make a call large: it postpones the renewal. */
+const LARGE_CALL_BYTES = RENEW_INSTANCE_ABOVE_BYTES / 4;
 
 /**
  * The canonical-ABI calls. As with the jco binding, a trap leaves the instance unusable: every
@@ -210,9 +225,10 @@ export const RENEW_INSTANCE_ABOVE_BYTES = 16 * 1024 * 1024;
  * post-return. An error on the JavaScript side before the guest is entered (copying an argument
  * into linear memory that does not fit there) is thrown as it is and leaves the instance usable:
  * the guest's state is untouched but for an allocation it never uses (the adapter still reports it
- * as CoreTrapError, its cause the RangeError). With `renew`, a call that leaves linear memory
- * above RENEW_INSTANCE_ABOVE_BYTES is followed by a fresh instance from `renew` (a trap is not
- * forgotten by it: the binding stays disabled). Exported for the tests (not by remit/core).
+ * as CoreTrapError, its cause the RangeError). With `renew`, linear memory left above
+ * RENEW_INSTANCE_ABOVE_BYTES by a call is given back RENEW_INSTANCE_AFTER_IDLE_MS after the last
+ * large call, by continuing with a fresh instance from `renew` (a trap is not forgotten by it: the
+ * binding stays disabled). Exported for the tests (not by remit/core).
  */
 export function canonicalAbiExports(first: CoreModuleExports, renew?: () => CoreModuleExports): WasmCoreExports {
   let core = first;
@@ -252,20 +268,30 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
   const refuseIfTrapped = () => {
     if (trapped !== null) throw new Error('the Wasm core instance trapped earlier and cannot be called again', { cause: trapped });
   };
-  /** After a call that grew linear memory past the bound: a fresh instance, the old memory released. */
-  const renewIfLarge = () => {
-    if (renew === undefined || core.memory.buffer.byteLength <= RENEW_INSTANCE_ABOVE_BYTES) return;
-    let fresh: CoreModuleExports;
+  // Memory give-back: a timer, restarted by every large call, renews the instance when it fires.
+  // Calls are synchronous, so it never fires during one.
+  let renewal: ReturnType<typeof setTimeout> | undefined;
+  const renewNow = () => {
+    renewal = undefined;
+    if (trapped !== null || renew === undefined) return;
     try {
-      fresh = renew();
+      core = renew();
     } catch {
       return; // no fresh instance (out of memory?): the old one still answers; its memory stays
     }
-    core = fresh;
     memory = new Uint8Array(core.memory.buffer);
   };
+  const renewWhenIdle = (large: boolean) => {
+    if (renew === undefined || core.memory.buffer.byteLength <= RENEW_INSTANCE_ABOVE_BYTES) return;
+    if (renewal !== undefined) {
+      if (!large) return;
+      clearTimeout(renewal);
+    }
+    renewal = setTimeout(renewNow, RENEW_INSTANCE_AFTER_IDLE_MS);
+    (renewal as { unref?: () => void }).unref?.();
+  };
   /** Enter the guest: any error from here on is the guest's, a trap. */
-  const run = (call: () => number, post: (ret: number) => void): Uint8Array => {
+  const run = (argumentBytes: number, call: () => number, post: (ret: number) => void): Uint8Array => {
     let out: Uint8Array;
     try {
       out = copyOutAndFree(call(), post);
@@ -273,7 +299,7 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
       trapped = e;
       throw e;
     }
-    renewIfLarge();
+    renewWhenIdle(argumentBytes > LARGE_CALL_BYTES);
     return out;
   };
   /** An export of two list arguments: copy both in, call, copy the result out, post-return. */
@@ -283,15 +309,15 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
     refuseIfTrapped();
     const aPtr = copyIn(a);
     const bPtr = copyIn(b);
-    return run(() => call(aPtr, a.length, bPtr, b.length), post);
+    return run(a.length + b.length, () => call(aPtr, a.length, bPtr, b.length), post);
   };
   return {
     recover: (log) => {
       refuseIfTrapped();
       const logPtr = copyIn(log);
-      return run(() => core.recover(logPtr, log.length), (ret) => core.cabi_post_recover(ret));
+      return run(log.length, () => core.recover(logPtr, log.length), (ret) => core.cabi_post_recover(ret));
     },
-    // Read `core` at each call: renewIfLarge may have replaced the instance since.
+    // Read `core` at each call: the renewal may have replaced the instance since.
     admit: (log, request) => two(log, request, (...a) => core.admit(...a), (ret) => core.cabi_post_admit(ret)),
     feed: (summary, chunk) => two(summary, chunk, (...a) => core.feed(...a), (ret) => core.cabi_post_feed(ret)),
     admitFrom: (summary, request) => two(summary, request, (...a) => core['admit-from'](...a), (ret) => core['cabi_post_admit-from'](ret)),
