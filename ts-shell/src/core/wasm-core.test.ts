@@ -4,7 +4,7 @@ import { encodeLog } from './codec.js';
 import { encodeAdmissionRequest } from './encoding.js';
 import { reference } from './reference-core.js';
 import { RecordKind, RefusalReason, type LogRecord } from './types.js';
-import { CoreUnavailableError, OptionInvalidError } from '../errors.js';
+import { ArgumentInvalidError, CoreUnavailableError, OptionInvalidError } from '../errors.js';
 import { readFile } from 'node:fs/promises';
 import {
   canonicalAbiExports, CoreTrapError, loadWasmCore, RENEW_INSTANCE_ABOVE_BYTES, RENEW_INSTANCE_AFTER_IDLE_MS, wasmCoreFromExports, wasmCoreModuleUrl, type CoreModuleExports,
@@ -35,6 +35,16 @@ describe('loadWasmCore', () => {
     expect(err).toBeInstanceOf(CoreUnavailableError);
     expect(err).toMatchObject({ reason: 'WASM_NOT_BUILT' });
     expect((err as Error).message).toMatch(/npm run setup/);
+  });
+  it('refuses a module URL that is not one with ArgumentInvalidError, after the options', async () => {
+    const uncalled = await loadWasmCore(wasmCoreModuleUrl as never).catch((e: unknown) => e);
+    expect(uncalled).toBeInstanceOf(ArgumentInvalidError);
+    expect((uncalled as Error).message).toMatch(/^loadWasmCore\(moduleUrl\) must be a URL .*; got a function \(wasmCoreModuleUrl: call it\)$/);
+    await expect(loadWasmCore('./wasm/pkg/remit_core.js')).rejects.toThrow(/got "\.\/wasm\/pkg\/remit_core\.js", which is not a URL \(for a path: pathToFileURL\(path\)\)/);
+    await expect(loadWasmCore(null as never)).rejects.toThrow(/got null$/);
+    await expect(loadWasmCore('not a url', { bindng: 'jco' } as never)).rejects.toBeInstanceOf(OptionInvalidError);
+    const missing = new URL('./no-such-dir/remit_core.js', import.meta.url);
+    await expect(loadWasmCore(missing)).rejects.toMatchObject({ reason: 'WASM_NOT_BUILT' });
   });
   it('refuses an unknown option key or binding with OptionInvalidError, before loading anything', async () => {
     const missing = new URL('./no-such-dir/remit_core.js', import.meta.url).href;

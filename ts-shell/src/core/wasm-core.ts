@@ -8,7 +8,7 @@
 import { withByteArguments } from './byte-arguments.js';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { CoreUnavailableError, OptionInvalidError } from '../errors.js';
+import { ArgumentInvalidError, CoreUnavailableError, OptionInvalidError } from '../errors.js';
 import {
   decodeAdmission, decodeFed, decodeRecovery, encodeAdmissionRequest, isWellFormedRequest, MALFORMED_REQUEST_BYTES,
 } from './encoding.js';
@@ -328,8 +328,24 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
  * Load the Wasm core from the binding module at `moduleUrl` (a file URL; default: the installed
  * @remit/core-wasm). Throws CoreUnavailableError (saying how to fix it) when it is missing.
  */
-export async function loadWasmCore(moduleUrl: string = wasmCoreModuleUrl(), options: LoadWasmCoreOptions = {}): Promise<RecoveryCore> {
-  return loadWasmCoreAt(new URL(moduleUrl), checkedOptions(options));
+export async function loadWasmCore(moduleUrl: string | URL = wasmCoreModuleUrl(), options: LoadWasmCoreOptions = {}): Promise<RecoveryCore> {
+  const checked = checkedOptions(options);
+  return loadWasmCoreAt(checkedModuleUrl(moduleUrl), checked);
+}
+
+/** The binding module's URL, or ArgumentInvalidError (passing `wasmCoreModuleUrl` uncalled, a bare path). */
+function checkedModuleUrl(moduleUrl: unknown): URL {
+  const expected = 'a URL (a string such as wasmCoreModuleUrl() returns, or a URL object)';
+  if (moduleUrl instanceof URL) return moduleUrl;
+  if (typeof moduleUrl !== 'string') {
+    const received = typeof moduleUrl === 'function' ? `a function${moduleUrl.name ? ` (${moduleUrl.name}: call it)` : ''}` : moduleUrl === null ? 'null' : `a ${typeof moduleUrl}`;
+    throw new ArgumentInvalidError('loadWasmCore(moduleUrl)', expected, received);
+  }
+  try {
+    return new URL(moduleUrl);
+  } catch {
+    throw new ArgumentInvalidError('loadWasmCore(moduleUrl)', expected, `${JSON.stringify(moduleUrl.slice(0, 200))}, which is not a URL (for a path: pathToFileURL(path))`);
+  }
 }
 
 // As ../known-keys.ts's unknownKey and notKnown (the core imports only itself and ../errors.ts).
