@@ -4,6 +4,7 @@ import { linearFit, scaleSummary, summarize } from './stats.js';
 import { lineChartSvg } from './svg.js';
 import { renderMarkdown } from './markdown.js';
 import { evaluateTargets } from './targets.js';
+import { documentOf, testMachine } from './test-documents.js';
 import { mergeSuites, runOfDocument, type ResultRow, type ResultsDocument, type SuiteReport } from './results.js';
 import { buildMixedLog, prefixCase } from '../workloads/log-mix.js';
 import { walkFraming } from '../workloads/framing-walk.js';
@@ -83,25 +84,13 @@ describe('reports', () => {
     expect(svg).toContain('a &lt; b');
   });
   it('renders targets as not measured when no suite ran', () => {
-    const doc: ResultsDocument = {
-      schema: 'remit-bench/1', profile: 'quick', started_at: 't', finished_at: 't', duration_s: 1, command: 'c',
-      machine: {
-        cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
-        node_version: 'v20', v8_version: 'v8', load_avg_at_start: [0], load_avg_at_end: [0], packages: {}, git_commit: 'abc',
-        git_dirty: false, sqlite_version: '3',
-      },
-      suites: [], targets: [],
-    };
+    const doc = documentOf();
     doc.targets = evaluateTargets(doc);
     expect(doc.targets.every((t) => t.met === null)).toBe(true);
     expect(renderMarkdown(doc)).toContain('not measured');
   });
   it('merges a run of some suites into the previous document, keeping the others with their run', () => {
-    const machine = (commit: string): ResultsDocument['machine'] => ({
-      cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
-      node_version: 'v20', v8_version: 'v8', load_avg_at_start: [1], load_avg_at_end: [2], packages: {}, git_commit: commit,
-      git_dirty: false, sqlite_version: '3',
-    });
+    const machine = (commit: string) => testMachine(commit, [1, 2]);
     const suite = (name: SuiteReport['name'], note: string): SuiteReport => ({ name, status: 'measured', duration_s: 1, notes: [note], rows: [] });
     const old: ResultsDocument = {
       schema: 'remit-bench/1', profile: 'full', started_at: 'old', finished_at: 'old', duration_s: 9, command: 'old run',
@@ -128,15 +117,7 @@ describe('reports', () => {
     const gateRow = (impl: string, racers: number, ratio: number, rawImpl: string): ResultRow => ({
       suite: 'gate', case: `k=${racers}`, params: { racers }, impl, role: 'subject', status: 'measured', metrics: {}, ratios: { [`speed_vs_${rawImpl}`]: ratio },
     });
-    const docWith = (rows: ResultRow[]): ResultsDocument => ({
-      schema: 'remit-bench/1', profile: 'quick', started_at: 't', finished_at: 't', duration_s: 1, command: 'c',
-      machine: {
-        cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
-        node_version: 'v20', v8_version: 'v8', load_avg_at_start: [0], load_avg_at_end: [0], packages: {}, git_commit: 'abc',
-        git_dirty: false, sqlite_version: '3',
-      },
-      suites: [{ name: 'gate', status: 'measured', duration_s: 1, notes: [], rows }], targets: [],
-    });
+    const docWith = (rows: ResultRow[]) => documentOf('gate', rows);
     const byId = (doc: ResultsDocument) => Object.fromEntries(evaluateTargets(doc).map((t) => [t.id, t]));
     const good = byId(docWith([
       ...[1, 2, 8].map((k) => gateRow('remit:claim-held', k, 0.9, 'raw-on-conflict')),
@@ -175,15 +156,7 @@ describe('reports', () => {
       suite: 'wasm-memory', case: 'records=1000000', params: { records: 1_000_000, log_bytes: 150 * MiB }, impl, role: 'subject', status: 'measured',
       metrics: { before_bytes: MiB, peak_bytes: peak * MiB, after_bytes: after * MiB }, ratios: {},
     });
-    const byId = (rows: ResultRow[]) => Object.fromEntries(evaluateTargets({
-      schema: 'remit-bench/1', profile: 'quick', started_at: 't', finished_at: 't', duration_s: 1, command: 'c',
-      machine: {
-        cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
-        node_version: 'v20', v8_version: 'v8', load_avg_at_start: [0], load_avg_at_end: [0], packages: {}, git_commit: 'abc',
-        git_dirty: false, sqlite_version: '3',
-      },
-      suites: [{ name: 'wasm-memory', status: 'measured', duration_s: 1, notes: [], rows }], targets: [],
-    }).map((t) => [t.id, t]));
+    const byId = (rows: ResultRow[]) => Object.fromEntries(evaluateTargets(documentOf('wasm-memory', rows)).map((t) => [t.id, t]));
     const good = byId([memoryRow('wasm:recover', 154, 1.1), memoryRow('wasm:feed-1mib', 9.6, 9.6)]);
     expect(good['wasm-memory-after']).toMatchObject({ met: true, measured: 9.6 });
     expect(good['wasm-memory-peak']).toMatchObject({ met: true, measured: 154 });

@@ -5,7 +5,8 @@ import { createCore } from 'remit/core';
 import { countingCore, countingStore, newByteCounter, type CallCounter } from './counting.js';
 import { decileFigures } from '../suites/step-cost.js';
 import { evaluateTargets } from './targets.js';
-import type { ResultsDocument, ResultRow } from './results.js';
+import type { ResultRow } from './results.js';
+import { documentOf } from './test-documents.js';
 
 describe('countingCore', () => {
   it('counts every byte-array argument of every method, also of methods no interface names yet', () => {
@@ -88,15 +89,7 @@ describe('step-cost deciles', () => {
 });
 
 describe('targets of the scaling suites', () => {
-  const doc = (rows: ResultRow[]): ResultsDocument => ({
-    schema: 'remit-bench/1', profile: 'quick', started_at: 't', finished_at: 't', duration_s: 1, command: 'c',
-    machine: {
-      cpu_model: 'cpu', cpu_cores: 2, cpu_mhz: 0, memory_bytes: 2 ** 30, os_platform: 'linux', os_release: 'r', arch: 'x64',
-      node_version: 'v20', v8_version: 'v8', load_avg_at_start: [0], load_avg_at_end: [0], packages: {}, git_commit: 'abc',
-      git_dirty: false, sqlite_version: '3',
-    },
-    suites: [{ name: 'step-cost', status: 'measured', duration_s: 1, notes: [], rows }], targets: [],
-  });
+  const doc = (rows: ResultRow[]) => documentOf('step-cost', rows);
   const stepRow = (loop: string, store: string, ratio: number, bytesRatio: number, stopped = 0): ResultRow => ({
     suite: 'step-cost', case: `${loop} ${store} N=10000`, params: { loop, store, steps: 10_000 }, impl: 'remit', role: 'subject', status: 'measured',
     metrics: {
