@@ -18,7 +18,11 @@ export { testRecord };
 export type OpenStore = () => Store | Promise<Store>;
 
 export interface StoreContractOptions {
-  /** Opens a second handle on the same data as `store` (another connection or view), if possible. */
+  /**
+   * Opens a second handle on the same data as `store` (another connection or view), if possible.
+   * Also called after `store` and its other handles are closed, to reopen the data: what was
+   * committed must still be there (the tests of concurrent writers and of durability need it).
+   */
   openSecondHandle?: (store: Store) => Store | Promise<Store>;
   /**
    * Writes run `runId`'s stored status hint as `value` exactly, past the store's own checks, as a
@@ -41,6 +45,18 @@ export function outcomeOf(outcome: AppendOutcome): { committed: boolean; nextSeq
 function expectRefused(outcome: AppendOutcome, nextSeq: number, firstSeq: number, inTheWay: Uint8Array[]): void {
   const tail = inTheWay.map((bytes, i) => ({ seq: firstSeq + i, bytes }));
   expect(outcomeOf(outcome)).toEqual(!outcome.committed && outcome.tail === undefined ? { committed: false, nextSeq } : { committed: false, nextSeq, tail });
+}
+
+/**
+ * Byte for byte, compared at once and reported briefly (toEqual walks a large array element by
+ * element, and its diff of two large arrays takes minutes).
+ */
+function expectSameBytes(actual: Uint8Array, expected: Uint8Array, what: string): void {
+  expect(actual, what).toBeInstanceOf(Uint8Array);
+  if (Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength).equals(expected)) return;
+  let at = 0;
+  while (at < actual.length && at < expected.length && actual[at] === expected[at]) at += 1;
+  expect.fail(`${what}: ${actual.length} bytes where ${expected.length} were stored, differing from byte ${at} on`);
 }
 
 function records(firstSeq: number, count: number, tag = 'r'): Uint8Array[] {
@@ -97,6 +113,8 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expectRefused(await store.append('run-b', 1, records(1, 1)), 0, 1, []);
       expect(await store.readLog('run-a')).toEqual(before);
       expect(await store.readLog('run-b')).toEqual(new Uint8Array());
+      expect((await store.listRuns()).map((r) => r.runId)).toEqual(['run-a']);
+      expect(await store.readStatusHint?.('run-b')).toEqual(store.readStatusHint === undefined ? undefined : null);
     });
 
     it('rejects a batch whose records carry the wrong seqs, writing none of it', async () => {
@@ -122,6 +140,20 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       // Every loser is told exactly what won: the winner's records, from the seq it tried on.
       const winner = outcomes.findIndex((o) => o.committed);
       for (const o of outcomes.filter((x) => !x.committed)) expectRefused(o, 3, 1, records(1, 2, `writer${winner}`));
+    });
+
+    it('of concurrent first appends of one new run exactly one commits, and the run is its records', async () => {
+      const store = await open();
+      const second = options.openSecondHandle ? await options.openSecondHandle(store) : store;
+      if (second !== store) opened.push(second);
+      const outcomes = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? store : second).append('new-run', 0, records(0, 2, `creator${i}`))),
+      );
+      expect(outcomes.filter((o) => o.committed)).toHaveLength(1);
+      const winner = outcomes.findIndex((o) => o.committed);
+      expect(await store.readLog('new-run')).toEqual(concat(records(0, 2, `creator${winner}`)));
+      expect((await store.listRuns()).filter((r) => r.runId === 'new-run').map((r) => r.nextSeq)).toEqual([2]);
+      for (const o of outcomes.filter((x) => !x.committed)) expectRefused(o, 2, 0, records(0, 2, `creator${winner}`));
     });
 
     it('a refused append reports the records in the way (if the store reports them) as they stand after the refusal, with their commit times', async () => {
@@ -191,6 +223,7 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.readLog('dst2')).toEqual(new Uint8Array());
       await expect(store.fork('src', 1, 'dst3', testRecord(7, 'fork'))).rejects.toBeInstanceOf(StoreError);
       expect(await store.readLog('dst3')).toEqual(new Uint8Array());
+      expect((await store.listRuns()).map((r) => r.runId).sort()).toEqual(['src', 'taken']);
     });
 
     it('of concurrent forks into one target exactly one commits', async () => {
@@ -207,16 +240,105 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       const store = await open();
       const batch = records(0, 1);
       await store.append('run-a', 0, batch);
-      batch[0]![20] = 0xff;
+      batch[0]![12] = 0xff; // the payload's first byte (a test record is 19 bytes long)
       const read = await store.readLog('run-a');
       read[12] = 0xee;
+      const [record] = await store.readRecords('run-a');
+      record!.bytes[13] = 0xdd;
       expect(await store.readLog('run-a')).toEqual(concat(records(0, 1)));
+      expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual(records(0, 1));
     });
 
-    it('an empty batch at the expected seq commits nothing and changes nothing', async () => {
+    it('bytes a read returned stay as they were: later reads, appends and removals do not change them; a summary passed to append is copied', async () => {
+      const store = await open();
+      await store.append('run-a', 0, records(0, 2, 'a'));
+      await store.append('run-b', 0, records(0, 3, 'b'));
+      const log = await store.readLog('run-a');
+      const stored = await store.readRecords('run-a');
+      await store.readLog('run-b');
+      await store.readRecords('run-b');
+      expect(log).toEqual(concat(records(0, 2, 'a')));
+      expect(stored.map((r) => r.bytes)).toEqual(records(0, 2, 'a'));
+      await store.append('run-a', 2, records(2, 1, 'other'));
+      await store.readLog('run-a');
+      await store.removeLastRecord?.('run-a', 2, records(2, 1, 'other')[0]!);
+      expect(log).toEqual(concat(records(0, 2, 'a')));
+      expect(stored.map((r) => r.bytes)).toEqual(records(0, 2, 'a'));
+      if (store.readSummary === undefined) return;
+      const summary = { recordCount: 3, byteLength: 30, snapshotSeq: 1, summary: new Uint8Array([1, 2, 3]) };
+      expect((await store.append('run-b', 3, records(3, 1, 'b'), summary)).committed).toBe(true);
+      summary.summary[0] = 99;
+      const found = await store.readSummary('run-b');
+      expect(found?.summary.summary).toEqual(new Uint8Array([1, 2, 3]));
+      found!.runStarted.bytes[12] = 0xee;
+      expect((await store.readSummary('run-b'))?.runStarted.bytes).toEqual(records(0, 1, 'b')[0]);
+    });
+
+    it('keeps any bytes exactly, a large record and a large batch whole, and reads a long run to its end from any seq', async () => {
+      const store = await open();
+      // Every byte value, in a record far past 64 KiB: bytes, not text, and no column limit.
+      const large = testRecord(0, Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7 + (i >> 11)) & 0xff));
+      expect(await store.append('run-a', 0, [large])).toEqual({ committed: true, nextSeq: 1 });
+      const batch = records(1, 150, 'batch');
+      expect(await store.append('run-a', 1, batch)).toEqual({ committed: true, nextSeq: 151 });
+      const singles = records(151, 20, 'single');
+      for (const [i, record] of singles.entries()) expect(await store.append('run-a', 151 + i, [record])).toEqual({ committed: true, nextSeq: 152 + i });
+      const all = [large, ...batch, ...singles];
+      expectSameBytes(await store.readLog('run-a'), concat(all), 'readLog');
+      const stored = await store.readRecords('run-a');
+      expect(stored.map((r) => r.seq)).toEqual(all.map((_, i) => i));
+      expectSameBytes(stored[0]!.bytes, large, 'readRecords: record 0');
+      expect(stored.slice(1).map((r) => r.bytes)).toEqual(all.slice(1));
+      for (const from of [1, 17, 100, 150, 151, 165, 170, 171]) {
+        expect(await store.readLog('run-a', from), `readLog from ${from}`).toEqual(concat(all.slice(from)));
+        expect((await store.readRecords('run-a', from)).map((r) => r.seq), `readRecords from ${from}`).toEqual(all.map((_, i) => i).slice(from));
+      }
+      expect((await store.listRuns()).find((r) => r.runId === 'run-a')?.nextSeq).toBe(171);
+      expectRefused(await store.append('run-a', 169, records(169, 1, 'late')), 171, 169, singles.slice(-2));
+    });
+
+    it('what one handle commits another reads, and it is still there after both are closed (if a second handle can be opened)', async () => {
+      const store = await open();
+      if (options.openSecondHandle === undefined) return;
+      await store.append('run-a', 0, records(0, 2), undefined, 'running');
+      const second = await options.openSecondHandle(store);
+      opened.push(second);
+      expect(await second.readLog('run-a')).toEqual(concat(records(0, 2)));
+      expect(await second.append('run-a', 2, records(2, 1))).toEqual({ committed: true, nextSeq: 3 });
+      expect(await store.readLog('run-a')).toEqual(concat(records(0, 3)));
+      expect(await store.append('run-a', 3, records(3, 1), undefined, 'parked')).toEqual({ committed: true, nextSeq: 4 });
+      await store.close();
+      await second.close();
+      const reopened = await options.openSecondHandle(store);
+      opened.push(reopened);
+      expect(await reopened.readLog('run-a')).toEqual(concat(records(0, 4)));
+      expect((await reopened.listRuns()).find((r) => r.runId === 'run-a')?.nextSeq).toBe(4);
+      expect(await reopened.readStatusHint?.('run-a')).toEqual(reopened.readStatusHint === undefined ? undefined : { statusHint: 'parked', recordCount: 4 });
+    });
+
+    it('a record\'s commit time is when it was committed: the same at every read', async () => {
+      const store = await open();
+      await store.append('run-a', 0, records(0, 1));
+      const [first] = await store.readRecords('run-a');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      await store.append('run-a', 1, records(1, 1));
+      const [again] = await store.readRecords('run-a');
+      expect(again!.committedAtMs).toBe(first!.committedAtMs);
+    });
+
+    it('an empty batch at the expected seq commits nothing and changes nothing (no listing); at another seq it is refused', async () => {
       const store = await open();
       expect(await store.append('run-a', 0, [])).toEqual({ committed: true, nextSeq: 0 });
       expect(await store.readLog('run-a')).toEqual(new Uint8Array());
+      // No listing either: a run without records is not created by writing none.
+      expect((await store.listRuns()).find((r) => r.runId === 'run-a')).toBeUndefined();
+      expect(await store.readStatusHint?.('run-a')).toEqual(store.readStatusHint === undefined ? undefined : null);
+      // It is conditional like any append: at another seq it is refused.
+      expectRefused(await store.append('run-a', 1, []), 0, 1, []);
+      await store.append('run-b', 0, records(0, 2));
+      expectRefused(await store.append('run-b', 1, []), 2, 1, records(1, 1));
+      expect(await store.append('run-b', 2, [])).toEqual({ committed: true, nextSeq: 2 });
+      expect(await store.readLog('run-b')).toEqual(concat(records(0, 2)));
     });
 
     it('keeps well-formed run ids exactly and refuses ones it could not keep (a lone surrogate, NUL)', async () => {
