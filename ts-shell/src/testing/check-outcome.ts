@@ -84,11 +84,14 @@ export interface Comparison {
 
 /**
  * The first way run `b` differs from run `a` (null: none), and the comparison that could not be
- * made (null: none). Up to the first value from outside that differs (module comment), the node
+ * made (null: none). The initial state must be the same (the same input read by the same schema);
+ * up to the first value from outside that differs (module comment), the node
  * path and the state after each node must be the same; with no such value, the status and the
  * final state too.
  */
 export function compareOutcomes(a: Outcome, b: Outcome, sides: Sides): Comparison {
+  const initial = initialDifference(a, b, sides);
+  if (initial !== null) return { difference: initial, unchecked: null };
   const divergence = firstDivergence(a.inputs, b.inputs);
   const limit = divergence === null ? Infinity : divergence.a.step + 1;
   const path = pathDifference(a, b, limit, sides);
@@ -153,6 +156,25 @@ function divergenceText({ a, b }: Divergence, pathLength: number, sides: Sides):
     `effect ${a.node} returned another result under another key (${b.id}: ${short(b.value)} in ${sides.b}, ${a.id}: ${short(a.value)} in ${sides.a}; ` +
       'a crash or a retry that added attempt records moves later keys, and a result may come from its key, a receipt id)';
   return `${why}, so ${rest} not compared`;
+}
+
+/**
+ * The states the runs started with (RUN_STARTED: the input read by the state schema), when both
+ * have one and they differ. The input is the same, so a difference is the schema's own (a default
+ * or a transform reading a clock or Math.random), before any node ran: no node is named.
+ */
+function initialDifference(a: Outcome, b: Outcome, sides: Sides): Difference | null {
+  const [x, y] = [initialState(a.records), initialState(b.records)];
+  if (x === undefined || y === undefined || jsonEqual(x, y)) return null;
+  return {
+    message: `the initial state (the input as the state schema read it, before any node) is ${short(stateText(y))} in ${sides.b}, ${short(stateText(x))} in ${sides.a}: ` +
+      'from the same input, the state schema is not deterministic (a default or a transform reading a clock or Math.random)',
+  };
+}
+
+function initialState(records: readonly LogRecord[]): Json | undefined {
+  const started = records.find((r) => r.kind === RecordKind.RUN_STARTED);
+  return started === undefined ? undefined : advanceHead(null, started)!.state;
 }
 
 /** The first step (below `limit`) where the node paths differ, as a message naming both sides. */

@@ -179,6 +179,19 @@ describe('checkWorkflow fails the workflows the contract cannot hold on (canarie
     const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
     expect(report.problems.some((p) => p.property === 'determinism')).toBe(true);
   });
+
+  it('a state schema whose default is not deterministic: determinism at the initial state, blaming no node', async () => {
+    let made = 0;
+    const Stamped = z.object({ n: z.number(), at: z.number().default(() => ++made) });
+    const wf = workflow({ name: 'stamped', version: '1', state: Stamped }).effect('charge', { run: () => ({}), next: 'done' }).pure('done', { run: () => ({}), next: END }).build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, maxScenarios: 2, core: 'reference' });
+    expect(report.problems).toHaveLength(1);
+    // It was "the checkpoints first differ at step 0, after node charge", naming a node that never read it.
+    expect(report.problems[0]).toEqual({
+      property: 'determinism',
+      message: expect.stringMatching(/^two fault-free runs from the same input differ: the initial state \(the input as the state schema read it, before any node\) is \{"n":0,"at":\d+\} in the second fault-free run, \{"n":0,"at":\d+\} in the first fault-free run: from the same input, the state schema is not deterministic/),
+    });
+  });
 });
 
 describe('the effect and prefix checks fail on the histories they exist to catch', () => {
