@@ -11,7 +11,7 @@ import {
   EMPTY_SUMMARY, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type NextAction, type RecoveredRun,
   type Recovery,
 } from '../core/types.js';
-import { ConflictError, DefinitionMismatchError, LogCorruptError, UnknownWorkflowError } from '../errors.js';
+import { ConflictError, DefinitionMismatchError, LogCorruptError, StoreError, UnknownWorkflowError } from '../errors.js';
 import { NO_HOOKS, type FaultInfo, type SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
@@ -378,7 +378,8 @@ export class RunSession {
   /**
    * Append `records` (whose seqs start at `expectedSeq`), after any staged records, in one
    * conditional append. Hooks see each step's records before and after. A lost race throws
-   * ConflictError; nothing is written and the session must be reloaded.
+   * ConflictError; nothing is written and the session must be reloaded. A store's answer that no
+   * sound store gives (records it reported committed gone, a wrong next seq) throws StoreError.
    */
   async append(expectedSeq: number, records: LogRecord[], node?: string, decodedDelta?: Json): Promise<void> {
     this.addRecords(expectedSeq, records, node, false, decodedDelta);
@@ -442,6 +443,14 @@ export class RunSession {
       this.invalidate();
       throw error;
     }
+    if (!outcome.committed && outcome.nextSeq < firstSeq) {
+      // Not a lost race: the store is behind records this session read from it or was told were
+      // committed. Going on as after a race would leave the run undriven ("another sequencer has
+      // it") and run its steps, effects among them, again; the store lost records: say so.
+      this.invalidate();
+      const lost = firstSeq - outcome.nextSeq === 1 ? `record ${outcome.nextSeq} is` : `records ${outcome.nextSeq} to ${firstSeq - 1} are`;
+      throw this.storeLied(firstSeq, 'RECORDS_LOST', `refused the append at seq ${firstSeq} with the run's next seq at ${outcome.nextSeq}: ${lost} gone, though it reported them committed or they were read from it`);
+    }
     if (!outcome.committed) {
       // The records in the way, when the store reported them, bring this session to the new head
       // without reading the run again (catchUp); anything else forgets it all.
@@ -449,8 +458,17 @@ export class RunSession {
       if (outcome.tail === undefined || !this.catchUp(firstSeq, outcome.tail)) this.invalidate();
       throw new ConflictError(this.runId, firstSeq, outcome.nextSeq);
     }
+    if (outcome.nextSeq !== firstSeq + encoded.length) {
+      this.invalidate();
+      throw this.storeLied(firstSeq, 'BAD_APPEND_OUTCOME', `reported the append of ${encoded.length} records at seq ${firstSeq} committed with next seq ${outcome.nextSeq}, not ${firstSeq + encoded.length}`);
+    }
     this.dropStaged();
     if (this.hooked) for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
+  }
+
+  /** A store's answer to an append that no sound store gives (docs/guide.md, "Stores"): a StoreError, never a race. */
+  private storeLied(seq: number, storeCode: 'RECORDS_LOST' | 'BAD_APPEND_OUTCOME', what: string): StoreError {
+    return new StoreError(this.engine.store.description, 'append', storeCode, { runId: this.runId, seq }, new Error(`the store ${what}`));
   }
 
   /**
