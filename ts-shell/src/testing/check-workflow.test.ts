@@ -15,7 +15,7 @@ import { utf8 } from '../json.js';
 import { Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
 import { END, workflow, type ResumesOf } from '../workflow/workflow.js';
-import { ArgumentInvalidError, CoreUnavailableError, fail, OptionInvalidError, ResumeValueInvalidError, StateInvalidError } from '../errors.js';
+import { ArgumentInvalidError, CoreUnavailableError, fail, NotJsonError, OptionInvalidError, ResumeValueInvalidError, StateInvalidError } from '../errors.js';
 import { checkWorkflow, effectProblems as effectProblemsOf, MissingResumeValueError, prefixProblem, ResumeFunctionThrewError } from './check-workflow.js';
 import { MemoryEffectSink } from './effect-sink.js';
 import { TestingErrorCode } from './errors.js';
@@ -331,6 +331,25 @@ describe('checkWorkflow refuses options it cannot use, before running anything',
     expect(await refusal({ resume: [] })).toMatchObject({ option: 'resume', message: expect.stringMatching(/, not an array/) });
     expect(await refusal({ resume: { ask: Promise.resolve({ ok: true }) } })).toMatchObject({ option: 'resume', message: expect.stringMatching(/gives "ask" a Promise: give the value itself, or a function \(state, interruptId\) => value, which may be async/) });
     expect(await refusal({ maxSteps: 0 })).toMatchObject({ option: 'maxSteps', message: expect.stringMatching(/must be a whole number from 1 to 10000000/) });
+  });
+
+  it('a resume value its schema takes but the log cannot hold (undefined, a Date, a BigInt): the library\'s error, thrown, not a liveness problem of the workflow', async () => {
+    const Any = z.object({ n: z.number(), v: z.string().optional() });
+    const anyValue = workflow({ name: 'any-value', version: '1', state: Any })
+      .interrupt('ask', { resume: z.any(), apply: (_s, v) => ({ v: String(v) }), next: END })
+      .build();
+    const check = (value: unknown) => checkWorkflow(anyValue, { input: { n: 0 }, core: 'reference', resume: { ask: value } }).catch((e: unknown) => e);
+    // Each was reported as `liveness: the run did not reach its end: NotJsonError: ...`.
+    expect(await check(undefined)).toBeInstanceOf(NotJsonError);
+    expect(await check(() => 1n)).toBeInstanceOf(NotJsonError);
+    expect(await check(new Date(0))).toMatchObject({ name: 'ValueUnfaithfulError', reason: 'CHANGED_BY_JSON', value: 'resume value', node: 'ask' });
+    // What the schema makes of the value is what is logged: a Date it turns into text is no mistake.
+    const dated = workflow({ name: 'dated', version: '1', state: Any })
+      .interrupt('ask', { resume: z.union([z.string(), z.date()]).transform((d) => (typeof d === 'string' ? d : d.toISOString())), apply: (_s, v) => ({ v }), next: END })
+      .build();
+    const report = await checkWorkflow(dated, { input: { n: 0 }, core: 'reference', resume: { ask: new Date(0) }, maxScenarios: 3 });
+    expect(report.problems).toEqual([]);
+    expect(report.reference.state).toEqual({ n: 0, v: '1970-01-01T00:00:00.000Z' });
   });
 
   it('a builder instead of a built workflow, and no options', async () => {

@@ -50,6 +50,7 @@ import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { createRemit, Remit, startState } from '../remit.js';
 import type { RunResult } from '../sequencer/run-result.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
+import { durableValue, validate } from '../values.js';
 import { isBuiltWorkflow, type InputOf, type ResumesOf, type StateOf, type Workflow } from '../workflow/workflow.js';
 import { compareOutcomes, NOT_ENDED, nodeOfInterruptId, outcomeOf, type Difference, type Outcome } from './check-outcome.js';
 import { TestingErrorCode } from './errors.js';
@@ -493,11 +494,38 @@ async function resumeValue(settings: DriveSettings, parked: Extract<RunResult, {
   const interrupt = parked.interrupt;
   if (!Object.hasOwn(settings.resume, interrupt.node)) throw new MissingResumeValueError(settings.workflow.name, interrupt.node);
   const given = settings.resume[interrupt.node];
-  if (typeof given !== 'function') return given;
+  let value = given;
+  if (typeof given === 'function') {
+    try {
+      value = await (given as (state: unknown, interruptId: string) => unknown)(parked.state, interrupt.id);
+    } catch (error) {
+      throw new ResumeFunctionThrewError(interrupt.node, error);
+    }
+  }
+  refuseUnloggable(settings.workflow, interrupt.node, value);
+  return value;
+}
+
+/** Errors that say a value of `options.resume` cannot be logged: usage errors, though the library's. */
+const unloggableResumeValues = new WeakSet<Error>();
+
+/**
+ * A resume value its schema takes, whose output the log cannot hold as it is (undefined, a BigInt,
+ * a Date or a Map the schema lets through): NotJsonError or ValueUnfaithfulError, as resume()
+ * would throw, marked as the options' mistake. The schema itself (a transform that is not
+ * idempotent) is the workflow's, left to resume(); a value the schema refuses too
+ * (ResumeValueInvalidError).
+ */
+function refuseUnloggable(workflow: Workflow, node: string, value: unknown): void {
+  const def = workflow.nodes.get(node);
+  if (def?.kind !== 'interrupt') return;
+  const parsed = validate(def.spec.resume, value);
+  if (!parsed.success) return;
   try {
-    return await (given as (state: unknown, interruptId: string) => unknown)(parked.state, interrupt.id);
+    durableValue('resume value', parsed.data, null, { runId: RUN_ID, node });
   } catch (error) {
-    throw new ResumeFunctionThrewError(interrupt.node, error);
+    if (error instanceof Error) unloggableResumeValues.add(error);
+    throw error;
   }
 }
 
@@ -521,7 +549,8 @@ export class ResumeFunctionThrewError extends Error {
 
 /** Errors of checkWorkflow's own options, met while driving the fault-free run. */
 function isUsageError(error: unknown): error is Error {
-  return error instanceof MissingResumeValueError || error instanceof ResumeFunctionThrewError || error instanceof ResumeValueInvalidError;
+  return error instanceof MissingResumeValueError || error instanceof ResumeFunctionThrewError || error instanceof ResumeValueInvalidError ||
+    (error instanceof Error && unloggableResumeValues.has(error));
 }
 
 interface Scenario {
