@@ -43,6 +43,19 @@ describe('checkWorkflow on a sound workflow', () => {
     expect(new Set(report.faults).size).toBe(report.faults.length);
   });
 
+  it('the report has the fields docs/guide.md lists, and no others; a run that did not end has path [] and state undefined', async () => {
+    const report = await checkWorkflow(refund, { input: { n: 0 }, resume: { approve: { ok: true } }, core: 'reference', maxScenarios: 3 });
+    expect(Object.keys(report).sort()).toEqual(['faults', 'problems', 'reference', 'unchecked', 'workflow']);
+    expect(report.workflow).toBe('refund');
+    expect(Object.keys(report.reference).sort()).toEqual(['effectCalls', 'path', 'retries', 'state', 'status', 'steps']);
+    const looping = workflow({ name: 'looping', version: '1', state: State }).pure('spin', { run: (s) => ({ n: s.n + 1 }), next: 'spin' }).build();
+    const stopped = await checkWorkflow(looping, { input: { n: 0 }, core: 'reference', maxSteps: 5 });
+    expect(stopped.reference).toEqual({ status: 'not-ended', path: [], state: undefined, effectCalls: 0, retries: 0, steps: 6 });
+    expect(stopped.faults).toEqual([]);
+    // A problem of the fault-free runs has no fault; each has property, node when known, message.
+    expect(stopped.problems).toEqual([{ property: 'liveness', node: 'spin', message: expect.stringMatching(/^the run did not reach its end: still running after 5 node steps/) }]);
+  });
+
   it('each fault it reports is a spec that fires, in a run of the workflow, at the point it names', async () => {
     const core = await createCore('reference');
     const { faults } = await checkWorkflow(refund, { input: { n: 0 }, resume: { approve: { ok: true } }, core });

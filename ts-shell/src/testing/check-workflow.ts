@@ -113,7 +113,8 @@ export interface WorkflowCheckReport {
   /**
    * The fault-free run the scenarios are built on and compared with: the first, unless the second
    * retried node code less (a double that failed once, on its first call). Its status
-   * ('not-ended' when it did not reach its end), node path, final state, handler calls, retries of
+   * ('not-ended' when it did not reach its end: then its path is [] and its state undefined, and
+   * the liveness problem names its last steps), node path, final state, handler calls, retries of
    * node code that threw, and node steps.
    */
   reference: { status: string; path: string[]; state: unknown; effectCalls: number; retries: number; steps: number };
