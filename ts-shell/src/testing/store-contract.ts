@@ -208,6 +208,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.append('dst', 3, records(3, 1, 'd'))).toEqual({ committed: true, nextSeq: 4 });
       expect(await store.readLog('src')).toEqual(sourceBefore);
       expect((await store.listRuns()).some((r) => r.runId === 'dst' && r.nextSeq === 4)).toBe(true);
+      // A fork of every record of the source (at its head) is a fork like any other.
+      expect(await store.fork('src', 4, 'whole', testRecord(4, 'fork'))).toEqual({ committed: true });
+      expect(await store.readLog('whole')).toEqual(concat([...records(0, 4, 's'), testRecord(4, 'fork')]));
     });
 
     it('refuses a fork into an existing run or from a short source, writing nothing', async () => {
@@ -218,6 +221,7 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.fork('src', 1, 'taken', testRecord(1, 'fork'))).toEqual({ committed: false, reason: 'TARGET_EXISTS' });
       expect(await store.readLog('taken')).toEqual(takenBefore);
       expect(await store.fork('src', 5, 'dst', testRecord(5, 'fork'))).toEqual({ committed: false, reason: 'SOURCE_TOO_SHORT' });
+      expect(await store.fork('src', 3, 'dst', testRecord(3, 'fork'))).toEqual({ committed: false, reason: 'SOURCE_TOO_SHORT' });
       expect(await store.fork('missing', 1, 'dst2', testRecord(1, 'fork'))).toEqual({ committed: false, reason: 'SOURCE_TOO_SHORT' });
       expect(await store.readLog('dst')).toEqual(new Uint8Array());
       expect(await store.readLog('dst2')).toEqual(new Uint8Array());
