@@ -342,6 +342,15 @@ class CorrectionIgnoresRecordCount extends MemoryStore {
   }
 }
 
+/** Writes each correction as it checks it: one it refuses leaves the ones before it written. */
+class CorrectionsNotAtomic extends MemoryStore {
+  override async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {
+    let written = 0;
+    for (const correction of corrections) written += await super.correctRunStatuses([correction]);
+    return written;
+  }
+}
+
 class ForkCopiesSourceHint extends MemoryStore {
   override async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
     const outcome = await super.fork(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus);
@@ -377,6 +386,36 @@ class RefusedForkCreatesListing extends MemoryStore {
     const outcome = await super.fork(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus);
     if (!outcome.committed && !this.backing.runs.has(targetRunId)) this.backing.runs.set(targetRunId, { records: [], createdAtMs: Date.now(), updatedAtMs: Date.now() });
     return outcome;
+  }
+}
+
+/** Checks the target is free, yields, then writes over whatever a racer created meanwhile. */
+class CheckThenFork extends MemoryStore {
+  override async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
+    if (this.backing.runs.has(targetRunId)) return super.fork(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus);
+    await tick();
+    this.backing.runs.delete(targetRunId);
+    return super.fork(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus);
+  }
+}
+
+class ForkRefusesWholeSource extends MemoryStore {
+  override async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
+    if (!this.backing.runs.has(targetRunId) && runOf(this, sourceRunId)?.records.length === prefixRecords) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
+    return super.fork(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus);
+  }
+}
+
+/** Takes a prefix one record longer than the source (an off-by-one in the length check), leaving a gap before the fork record. */
+class ForkPastSourceEnd extends MemoryStore {
+  override async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
+    const source = runOf(this, sourceRunId);
+    if (source === undefined || source.records.length !== prefixRecords - 1 || this.backing.runs.has(targetRunId)) return super.fork(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus);
+    const now = Date.now();
+    const records = source.records.map((r) => ({ ...r, bytes: r.bytes.slice() }));
+    records.push({ seq: prefixRecords, bytes: forkRecord.slice(), committedAtMs: now });
+    this.backing.runs.set(targetRunId, { records, createdAtMs: now, updatedAtMs: now });
+    return { committed: true };
   }
 }
 
@@ -525,8 +564,12 @@ export const STORE_MUTANTS: readonly StoreMutant[] = [
   mutant('recover-lists-only-running', RecoverListsOnlyRunning, 'listRunsToRecover lists runs whose hint is running or unknown: leaves out unknown ones'),
   mutant('recover-list-unordered', RecoverListUnordered, 'listRunsToRecover is in listRuns order: reversed'),
   mutant('correction-ignores-record-count', CorrectionIgnoresRecordCount, 'correctRunStatuses writes only while the run holds recordCount records: writes regardless'),
+  mutant('corrections-not-atomic', CorrectionsNotAtomic, 'correctRunStatuses is one transaction: a refused correction leaves the ones before it written'),
   mutant('fork-copies-source-hint', ForkCopiesSourceHint, 'a fork writes the new run\'s own hint (none: unknown): it inherits the source\'s'),
   mutant('fork-copies-whole-source', ForkCopiesWholeSource, 'a fork copies records 0..prefixRecords-1 then the fork record: it copies the whole source'),
+  mutant('check-then-fork', CheckThenFork, 'of concurrent forks into one target exactly one commits: the check and the write are not atomic'),
+  mutant('fork-refuses-whole-source', ForkRefusesWholeSource, 'a fork of every record of the source commits: refused as SOURCE_TOO_SHORT'),
+  mutant('fork-past-source-end', ForkPastSourceEnd, 'a fork from a source shorter than prefixRecords is refused (SOURCE_TOO_SHORT): one record short is taken, leaving a gap'),
   mutant('fork-overwrites-target', ForkOverwritesTarget, 'a fork into an existing run is refused (TARGET_EXISTS): it replaces the run'),
   mutant('refused-fork-creates-listing', RefusedForkCreatesListing, 'a refused fork writes nothing: it leaves an empty listing of the target'),
   mutant('fork-copies-summary', ForkCopiesSummary, 'a fork target has no recovery summary: it gets the source\'s'),
