@@ -210,10 +210,11 @@ export const RENEW_INSTANCE_ABOVE_BYTES = 16 * 1024 * 1024;
  * RENEW_INSTANCE_ABOVE_BYTES) the binding waits before it gives the memory back. Why wait: a fresh
  * instance grows its memory again, and the first touch of fresh pages costs (a 10^6-record
  * recovery: about 250 ms in a fresh instance against 185 ms in one already grown), so a service or
- * benchmark that makes large calls one after the other keeps the instance it has. The timer is
- * unref'd: it never keeps a process alive.
+ * benchmark that makes large calls one after the other keeps the instance it has (3 s: the recovery
+ * suite makes a large call on the Wasm core about once a second, between the other cores' calls).
+ * The timer is unref'd: it never keeps a process alive.
  */
-export const RENEW_INSTANCE_AFTER_IDLE_MS = 1000;
+export const RENEW_INSTANCE_AFTER_IDLE_MS = 3000;
 
 /** Byte arguments above this make a call large: it postpones the renewal. */
 const LARGE_CALL_BYTES = RENEW_INSTANCE_ABOVE_BYTES / 4;
