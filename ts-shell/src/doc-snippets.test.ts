@@ -29,6 +29,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
+/** The refund example's workflow over fake outside systems (a prelude's part). */
+const REFUND_WITH_FAKES = `import { createRefundWorkflow } from '@remit/examples/refund/workflow.js';
+const refund = createRefundWorkflow({
+  payments: { refund: async (req) => ({ chargeId: \`ch-\${req.idempotencyKey}\` }) },
+  notifier: { send: async (req) => ({ messageId: \`msg-\${req.idempotencyKey}\` }) },
+});
+`;
+
 /** The preludes fragments are checked and run after. Each says what the text around its blocks assumes. */
 const CONTEXTS: Record<string, { lang: 'js' | 'ts'; prelude: string; files?: Record<string, string> }> = {
   // docs/guide.md, "Defining a workflow": the state schema, the policy and the outside systems of examples/refund/.
@@ -46,12 +54,7 @@ const notifier = { send: async (req: { to: string; orderId: string; idempotencyK
     lang: 'ts',
     prelude: `
 import { openMemoryStore } from 'remit';
-import { createRefundWorkflow } from '@remit/examples/refund/workflow.js';
-const refund = createRefundWorkflow({
-  payments: { refund: async (req) => ({ chargeId: \`ch-\${req.idempotencyKey}\` }) },
-  notifier: { send: async (req) => ({ messageId: \`msg-\${req.idempotencyKey}\` }) },
-});
-const store = openMemoryStore();
+${REFUND_WITH_FAKES}const store = openMemoryStore();
 const input = { orderId: 'o-1042', customerEmail: 'ada@example.com', amountCents: 1250, reason: 'damaged' as const };
 `,
   },
@@ -60,12 +63,7 @@ const input = { orderId: 'o-1042', customerEmail: 'ada@example.com', amountCents
     lang: 'ts',
     prelude: `
 import { createRemit, openMemoryStore } from 'remit';
-import { createRefundWorkflow } from '@remit/examples/refund/workflow.js';
-const refund = createRefundWorkflow({
-  payments: { refund: async (req) => ({ chargeId: \`ch-\${req.idempotencyKey}\` }) },
-  notifier: { send: async (req) => ({ messageId: \`msg-\${req.idempotencyKey}\` }) },
-});
-const remit = await createRemit({ store: openMemoryStore(), workflows: [refund] });
+${REFUND_WITH_FAKES}const remit = await createRemit({ store: openMemoryStore(), workflows: [refund] });
 const parked = await remit.start(refund, { orderId: 'o-1', customerEmail: 'ada@example.com', amountCents: 1250, reason: 'damaged' });
 const runId = parked.runId;
 const interruptId = parked.interrupt!.id;
