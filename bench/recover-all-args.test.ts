@@ -1,7 +1,7 @@
 /**
  * bench/recover-all.ts checks its command line before any work: an unknown option, a value that is
- * not a whole number in range, or a --pg that is not a postgres:// or postgresql:// URL is refused
- * on one line with exit code 2 (as bench/run.ts refuses one); --help prints the usage and exits 0.
+ * not a whole number in range, a --pg that is not a postgres:// or postgresql:// URL or whose server
+ * does not answer is refused on one line with exit code 2 (as bench/run.ts refuses one); --help prints the usage and exits 0.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -22,6 +22,8 @@ describe('bench/recover-all.ts command line', () => {
     [['--repeats', '0'], /^recover-all: --repeats wants a whole number from 1 to 1000, got "0"/],
     [['--running', '2.5'], /^recover-all: --running wants a whole number from 0 to 10000, got "2.5"/],
     [['--pg', 'http://x'], /^recover-all: --pg: expected a postgres:\/\/ or postgresql:\/\/ URL, got protocol "http:"/],
+    // A server that does not answer is found before the SQLite cases, not after them.
+    [['--pg', 'postgres://remit:remit@127.0.0.1:1/remit_test'], /^recover-all: --pg: cannot connect to PostgreSQL: .*ECONNREFUSED/],
   ])('%j: refused before any work, one line, exit 2', (args, message) => {
     const r = recoverAll(args);
     expect(r.status).toBe(2);

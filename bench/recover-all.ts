@@ -8,7 +8,7 @@
  *   bash scripts/build.sh && npx tsx bench/recover-all.ts [--completed 5000] [--running 10] [--repeats 3] [--pg URL]
  *
  * The command line is checked before any work (node:util parseArgs, strict): an unknown option, a
- * value out of range or a --pg that is not a postgres:// or postgresql:// URL (lib/args.ts,
+ * value out of range or a --pg that is not a postgres:// or postgresql:// URL or whose server does not answer (lib/args.ts,
  * checkPgUrl) is refused on one line with exit code 2; --help prints the usage. A server that does not answer is found only when the PostgreSQL cases start.
  *
  * Each measurement runs on a fresh copy of one base store (SQLite: VACUUM INTO, scratch files in
@@ -27,7 +27,7 @@ import { z } from 'zod';
 import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type Store } from 'remit';
 import { createCore } from 'remit/core';
 import { openPostgresStore, type PostgresStore } from 'remit/postgres';
-import { UsageError, checkPgUrl } from './lib/args.js';
+import { UsageError, checkPgConnection, checkPgUrl } from './lib/args.js';
 
 const usage = `usage: npx tsx bench/recover-all.ts [options]
   --completed N   finished runs in the store, 0 to 1000000 (5000)
@@ -218,6 +218,14 @@ async function measure(target: Target, base: Store, label: string, view: (s: Sto
   console.log(JSON.stringify(row));
 }
 
+if (PG_URL) {
+  try {
+    await checkPgConnection(PG_URL, '--pg');
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    refuse(error.message);
+  }
+}
 const logs = await buildLogs();
 for (const target of [sqliteTarget(), ...(PG_URL ? [postgresTarget(PG_URL)] : [])]) {
   try {

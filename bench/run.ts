@@ -27,7 +27,7 @@ import { evaluateTargets } from './lib/targets.js';
 import { RESULTS_SCHEMA, ResultsFileError, SUITE_NAMES, mergeSuites, readResultsDocument, runOfDocument, type ResultsDocument, type SuiteName, type SuiteReport } from './lib/results.js';
 import type { SuiteContext, SuiteOutput } from './lib/context.js';
 import os from 'node:os';
-import { PG_SUITES, UsageError, parseBenchArgs, type BenchArgs } from './lib/args.js';
+import { PG_SUITES, UsageError, checkPgConnection, parseBenchArgs, type BenchArgs } from './lib/args.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -84,20 +84,6 @@ async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: S
     };
   } finally {
     fs.rmSync(ctx.tmpDir, { recursive: true, force: true });
-  }
-}
-
-/** One connection to the PostgreSQL server before any suite runs: a wrong URL fails here, not after the SQLite cases. */
-async function checkPgConnection(url: string, from: string): Promise<void> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-  } catch (e) {
-    throw new UsageError(`${from}: cannot connect to PostgreSQL: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }
 

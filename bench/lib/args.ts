@@ -38,6 +38,20 @@ export function checkPgUrl(url: string, from: string): void {
   }
 }
 
+/** One connection to the PostgreSQL server before any case runs: a wrong URL or a server that does not answer fails here, not after the SQLite cases. */
+export async function checkPgConnection(url: string, from: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (e) {
+    throw new UsageError(`${from}: cannot connect to PostgreSQL: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /**
  * Parse `argv` (process.argv: node and script first). Throws UsageError for an unknown suite, an
  * empty --suite, a malformed PostgreSQL URL; `'help'` when commander printed the help.
