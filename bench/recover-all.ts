@@ -8,8 +8,9 @@
  *   bash scripts/build.sh && npx tsx bench/recover-all.ts [--completed 5000] [--running 10] [--repeats 3] [--pg URL]
  *
  * The command line is checked before any work (node:util parseArgs, strict): an unknown option, a
- * value out of range or a --pg that is not a postgres:// or postgresql:// URL or whose server does not answer (lib/args.ts,
- * checkPgUrl) is refused on one line with exit code 2; --help prints the usage. A server that does not answer is found only when the PostgreSQL cases start.
+ * value out of range, a --pg that is not a postgres:// or postgresql:// URL (lib/args.ts,
+ * checkPgUrl) or whose server does not answer (checkPgConnection, before the SQLite cases) is
+ * refused on one line with exit code 2; --help prints the usage.
  *
  * Each measurement runs on a fresh copy of one base store (SQLite: VACUUM INTO, scratch files in
  * bench/results/tmp/; PostgreSQL: a new schema filled by INSERT ... SELECT, dropped after), so
