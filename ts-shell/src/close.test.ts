@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from './core/index.js';
-import { StoreError } from './errors.js';
+import { EffectInFlightError, StoreError } from './errors.js';
+import type { SequencerHooks } from './faults.js';
 import { Remit } from './remit.js';
 import { SqliteStore } from './store/sqlite.js';
 import { END, workflow } from './workflow/workflow.js';
@@ -66,5 +67,33 @@ describe('close()', () => {
       new Promise((r) => setTimeout(() => r('deadlocked'), 5000)),
     ]);
     expect(outcome).toBeInstanceOf(StoreError);
+  });
+
+  it('stops a waitForEffectMs wait at once: the waiting calls throw EffectInFlightError, no handler is called, close() resolves', async () => {
+    let calls = 0;
+    const charge = workflow({ name: 'charge-wait', version: '1', state: z.object({ ok: z.boolean().optional() }) })
+      .effect('charge', { run: () => { calls++; return { ok: true }; }, apply: (_s, r) => r, next: END })
+      .build();
+    const db = join(dir, 'wait.db');
+    const core = await createCore('reference');
+    // Another replica claimed attempt 1 and stopped there (its lease, 30 s, is live).
+    const crash: SequencerHooks = { at(point, info) { if (point === 'append.after' && info.kinds?.includes('EFFECT_ATTEMPT')) throw new Error('crash'); } };
+    const dead = new Remit(new SqliteStore(db), core, [charge], crash, {}, { instanceId: 'dead' });
+    await expect(dead.start(charge, {}, { runId: 'w' })).rejects.toThrow('crash');
+    await dead.close();
+
+    const remit = new Remit(new SqliteStore(db), core, [charge], undefined, {}, { instanceId: 'closing' });
+    const continuing = remit.continueRun('w', { waitForEffectMs: 60_000 }).catch((e: unknown) => e);
+    const recovering = remit.recoverAll({ waitForEffectMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 100));
+    const began = Date.now();
+    await remit.close();
+    expect(Date.now() - began).toBeLessThan(2_000);
+    expect(await continuing).toBeInstanceOf(EffectInFlightError);
+    expect(await continuing).toMatchObject({ runId: 'w', node: 'charge', owner: 'dead', attempt: 1 });
+    const [outcome] = await recovering;
+    expect(outcome).toMatchObject({ runId: 'w' });
+    expect((outcome as { error: unknown }).error).toBeInstanceOf(EffectInFlightError);
+    expect(calls).toBe(0);
   });
 });

@@ -83,7 +83,8 @@ export interface ContinueOptions {
   /**
    * When another sequencer holds the run (an effect attempt in flight under a live lease, or a lost
    * append race), read the log again and retry until this many milliseconds have passed, instead of
-   * throwing EffectInFlightError / ConflictError at once (default 0). At most 24 h.
+   * throwing EffectInFlightError / ConflictError at once (default 0). At most 24 h. The wait ends
+   * when close() is called: the error is thrown then.
    */
   waitForEffectMs?: number;
 }
@@ -385,7 +386,11 @@ function checkWaitMs(value: unknown): number {
   return value;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Sleeps `ms`, or less: until `stop` settles (its timer cleared, so a stopped wait keeps no timer). */
+function sleepUntil(ms: number, stop: Promise<void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), stop]).finally(() => clearTimeout(timer));
+}
 
 /**
  * The operations running around the current code, of every Remit instance: one storage for the
@@ -418,6 +423,7 @@ export class Remit implements Engine {
       throw new RangeError(`maxGroupedPureSteps must be a positive integer, got ${String(maxSteps)}`);
     }
     this.fence = fenceSettings(fence);
+    this.closeRequested = new Promise<void>((resolve) => (this.requestClose = resolve));
     for (const wf of workflows) this.register(wf);
     // Every operation is counted while it runs, so that close() can wait for it (an effect whose
     // handler returned must get its EFFECT_DONE appended, not a closed store).
@@ -426,6 +432,11 @@ export class Remit implements Engine {
       Object.defineProperty(this, name, { value: (...args: unknown[]) => this.track(() => operation.apply(this, args)), writable: true, configurable: true });
     }
   }
+
+  /** Settled when close() is first called: a waitForEffectMs wait stops then (driveWaiting). */
+  private readonly closeRequested: Promise<void>;
+  private requestClose!: () => void;
+  private closing = false;
 
   /** The operations running, each with the ones it runs inside (recoverAll's continueRun, ...). */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -599,7 +610,9 @@ export class Remit implements Engine {
   /**
    * Drive; while another sequencer holds the run (EffectInFlightError, or ConflictError: it
    * appended first), read the log again and retry until `waitMs` has passed. Polls every 20 ms at
-   * first, backing off to 500 ms, and never sleeps past the in-flight lease's expiry.
+   * first, backing off to 500 ms, and never sleeps past the in-flight lease's expiry. Once close()
+   * is called it waits no more: it throws the error it was waiting out, as when the wait runs out,
+   * so that a shutdown is not held for the wait and no handler is called after the close began.
    */
   private async driveWaiting(session: RunSession, waitMs: number): Promise<RunResult> {
     const deadline = this.fence.now() + waitMs;
@@ -610,9 +623,10 @@ export class Remit implements Engine {
       } catch (error) {
         if (!(error instanceof EffectInFlightError || error instanceof ConflictError)) throw error;
         const left = deadline - this.fence.now();
-        if (left <= 0) throw error;
+        if (left <= 0 || this.closing) throw error;
         const retryAfter = error instanceof EffectInFlightError ? error.retryAfterMs : 0;
-        await sleep(Math.max(1, Math.min(left, pollMs, retryAfter > 0 ? retryAfter : pollMs)));
+        await sleepUntil(Math.max(1, Math.min(left, pollMs, retryAfter > 0 ? retryAfter : pollMs)), this.closeRequested);
+        if (this.closing) throw error;
         pollMs = Math.min(pollMs * 2, 500);
         await session.reload();
       }
@@ -1002,9 +1016,13 @@ export class Remit implements Engine {
   /**
    * Wait for every operation of this instance still running (a start, resume, continue... and the
    * handlers they are calling), then close the store. Operations begun while it waits are waited
-   * for too; after it resolves, every operation fails with the store's error.
+   * for too; after it resolves, every operation fails with the store's error. A waitForEffectMs
+   * wait (continueRun, recoverAll) stops when close() is called: that call throws the
+   * EffectInFlightError or ConflictError it was waiting out.
    */
   async close(): Promise<void> {
+    this.closing = true;
+    this.requestClose();
     // Called from node code or a hook of one of this instance's operations: waiting for that
     // operation would wait for itself. It is not waited for; its next store call fails.
     const caller = this.enclosing.getStore();
