@@ -153,6 +153,30 @@ describe('the fence end to end (memory store, reference core)', () => {
     expect(t.calls).toEqual(['r/send/1#1']);
   });
 
+  it('a call of the same instance that meets another call claiming the first attempt is told attempt 1, its seq and the lease being taken', async () => {
+    let release!: () => void;
+    const paused = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const atClaim = new Promise<void>((resolve) => (reached = resolve));
+    const hold: SequencerHooks = {
+      async at(point, info) {
+        if (point === 'append.before' && info.kinds?.includes('EFFECT_ATTEMPT')) { reached(); await paused; }
+      },
+    };
+    const t = setup();
+    const first = t.remit({ instanceId: 'same' }, hold).start(t.wf, { n: 0 }, { runId: 'r' });
+    await atClaim; // RUN_STARTED is durable; the intent and attempt 1 are being appended
+    const before = Date.now();
+    const second = await t.remit({ instanceId: 'same' }).continueRun('r').catch((e) => e);
+    expect(second).toBeInstanceOf(EffectInFlightError);
+    expect(second).toMatchObject({ runId: 'r', seq: 2, node: 'send', key: 'r/send/1', attempt: 1, owner: 'same', retryAfterMs: 50 });
+    expect(second.leaseExpiresAtMs).toBeGreaterThanOrEqual(before + 30_000);
+    expect(second.message).toMatch(/^attempt 1 of effect r\/send\/1 is in flight/);
+    release();
+    expect((await first).status).toBe('completed');
+    expect(t.calls).toEqual(['r/send/1#1']);
+  });
+
   it('a thrown handler releases its attempt: any instance claims the next one at once', async () => {
     let fail = true;
     const t = setup({ handler: async () => { if (fail) throw new Error('provider down'); return 'ok'; } });

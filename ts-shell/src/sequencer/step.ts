@@ -195,8 +195,15 @@ export class Step {
     const fence = this.session.fence;
     const call = inFlightCalls.enter(fence.instanceId, this.runId, key);
     if (call === null) {
-      // Another call of this instance is claiming or executing this effect right now.
+      // Another call of this instance is claiming or executing this effect right now. On the
+      // effect's first step (`before` holds the intent) that call is claiming attempt 1 at the seq
+      // after the intent, with a lease from about now; on a takeover, attempt `attempt - 1` (the
+      // record before this step) is the one it is taking over.
       const now = fence.now();
+      if (before.length > 0) {
+        const leaseUntilMs = now + (def.spec.leaseMs ?? fence.effectLeaseMs);
+        throw new EffectInFlightError(this.runId, this.nextSeq + before.length, name, key, attempt, fence.instanceId, leaseUntilMs, 50);
+      }
       throw new EffectInFlightError(this.runId, this.nextSeq - 1, name, key, attempt - 1, fence.instanceId, now, 50);
     }
     try {
