@@ -58,6 +58,7 @@ const CASES: Case[] = [
   ['an unknown option (a misspelling)', (store) => ({ store, groupPureStep: false }), OptionInvalidError, OPTION_INVALID, 'groupPureStep', /not an option/],
   ['store missing', () => ({ workflows: [wf] }), OptionInvalidError, OPTION_INVALID, 'store'],
   ['store {}', () => ({ store: {} }), OptionInvalidError, OPTION_INVALID, 'store', /lacks readLog\(\)/],
+  ['store a Promise of a store (openPostgresStore without await)', (store) => ({ store: Promise.resolve(store) }), OptionInvalidError, OPTION_INVALID, 'store', /is a Promise, not a Store: await it/],
   ['store with a readRun that is not a function', (store) => ({ store: Object.assign(Object.create(store) as object, { readRun: 1 }) }), OptionInvalidError, OPTION_INVALID, 'store', /readRun\(\)/],
 ];
 

@@ -273,6 +273,10 @@ function checkRemitOptions(options: unknown): asserts options is RemitOptions {
   if (unknown !== undefined) throw new OptionInvalidError(unknown, o[unknown], notKnown('an option of createRemit', REMIT_OPTIONS));
   const store = o['store'];
   if (store === null || typeof store !== 'object') throw new OptionInvalidError('store', store, 'must be a Store (openSqliteStore, openMemoryStore, openPostgresStore)');
+  // openPostgresStore resolves to its store: passed without await, it would be refused for lacking every method.
+  if (typeof (store as { then?: unknown }).then === 'function' && typeof (store as { append?: unknown }).append !== 'function') {
+    throw new OptionInvalidError('store', store, 'is a Promise, not a Store: await it first (const store = await openPostgresStore(...))');
+  }
   const missing = STORE_METHODS.filter((m) => typeof (store as Record<string, unknown>)[m] !== 'function');
   const notFunctions = OPTIONAL_STORE_METHODS.filter((m) => (store as Record<string, unknown>)[m] !== undefined && typeof (store as Record<string, unknown>)[m] !== 'function');
   if (missing.length > 0 || notFunctions.length > 0 || typeof (store as { description?: unknown }).description !== 'string') {
