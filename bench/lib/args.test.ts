@@ -29,9 +29,14 @@ describe('bench command line', () => {
     ['--bogus', /unknown option '--bogus'/],
     ['--pg http://x --suite commit', /postgres:\/\/ or postgresql:\/\//],
     ['--pg notaurl', /not a URL/],
+    ['--out=', /--out: empty folder name/],
   ])('refuses %s on one line', (line, message) => {
     expect(() => parse(line)).toThrow(UsageError);
     expect(() => parse(line)).toThrow(message);
+  });
+  it.each([[''], ['  ']])('refuses an --out of %j (it would resolve to the working directory)', (out) => {
+    const argv = ['node', 'run.ts', '--out', out, '--suite', 'storage'];
+    expect(() => parseBenchArgs(argv, root, {}, { out: () => undefined, err: () => undefined })).toThrow(/^--out: empty folder name/);
   });
   it('checks REMIT_PG_URL only when a PostgreSQL suite runs', () => {
     expect(() => parse('--suite commit', { REMIT_PG_URL: 'mysql://x' })).toThrow(/REMIT_PG_URL/);

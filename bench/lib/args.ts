@@ -98,6 +98,9 @@ export function parseBenchArgs(
       ? '--pg is ignored with --render (nothing runs)'
       : `--pg is ignored: only the ${PG_SUITES.join(' and ')} suites use PostgreSQL, and this run has ${suites.join(', ')}`);
   }
+  // path.resolve('') is the working directory: an empty --out would write the results (and the
+  // scratch databases) into whatever folder the command was started in, the repository's root included.
+  if (opts.out !== undefined && opts.out.trim() === '') throw new UsageError(`--out: empty folder name "${opts.out}"`);
   const out = path.resolve(opts.out ?? defaultOut);
   return {
     full: opts.full, suites, out, outGiven: opts.out !== undefined && out !== defaultOut,
