@@ -13,6 +13,7 @@ import { createCore } from './core/index.js';
 import { EffectInFlightError, StoreError } from './errors.js';
 import type { SequencerHooks } from './faults.js';
 import { Remit } from './remit.js';
+import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
 import { END, workflow } from './workflow/workflow.js';
 
@@ -67,6 +68,23 @@ describe('close()', () => {
       new Promise((r) => setTimeout(() => r('deadlocked'), 5000)),
     ]);
     expect(outcome).toBeInstanceOf(StoreError);
+  });
+
+  it('waits for every operation that reads the store, workflowOf and status included, begun before it', async () => {
+    const parks = workflow({ name: 'parks', version: '1', state: z.object({ ok: z.boolean().optional() }) })
+      .interrupt('ask', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => v, next: END })
+      .build();
+    const core = await createCore('reference');
+    const reads = { workflowOf: (r: Remit) => r.workflowOf('p').then((wf) => wf.name), status: (r: Remit) => r.status('p').then((run) => run.status) };
+    // One instance per read: close() waiting for one would let another finish meanwhile.
+    for (const [name, read] of Object.entries(reads)) {
+      const remit = new Remit(new MemoryStore(), core, [parks]);
+      await remit.start(parks, {}, { runId: 'p' });
+      const reading = read(remit).catch((e: unknown) => e);
+      await remit.close();
+      expect(await reading, name).toMatch(/^park/);
+      await expect(read(remit), name).rejects.toBeInstanceOf(StoreError);
+    }
   });
 
   it('stops a waitForEffectMs wait at once: the waiting calls throw EffectInFlightError, no handler is called, close() resolves', async () => {

@@ -406,7 +406,7 @@ function sleepUntil(ms: number, stop: Promise<void>): Promise<void> {
 const ENCLOSING_OPERATIONS = new AsyncLocalStorage<ReadonlySet<Promise<unknown>>>();
 
 /** The operations close() waits for (every public one that reads or writes the store). */
-const TRACKED_OPERATIONS = ['start', 'resume', 'continueRun', 'fork', 'status', 'inspect', 'scrub', 'runs', 'recoverAll', 'repair'] as const;
+const TRACKED_OPERATIONS = ['start', 'resume', 'continueRun', 'fork', 'status', 'workflowOf', 'inspect', 'scrub', 'runs', 'recoverAll', 'repair'] as const;
 
 export class Remit implements Engine {
   private readonly workflows = new Map<string, Workflow>();
