@@ -81,7 +81,7 @@ export class MemoryStore implements Store {
   }
 
   async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
-    this.assertOpen('append', runId);
+    this.assertOpen('append', runId, expectedSeq);
     checkStoredRunId(this.description, 'append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
     checkRunStatus(this.description, 'append', runId, runStatus);
@@ -125,7 +125,7 @@ export class MemoryStore implements Store {
   }
 
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
-    this.assertOpen('removeLastRecord', runId);
+    this.assertOpen('removeLastRecord', runId, seq);
     checkStoredRunId(this.description, 'removeLastRecord', runId);
     const run = this.backing.runs.get(runId);
     const last = run?.records[run.records.length - 1];
@@ -175,8 +175,9 @@ export class MemoryStore implements Store {
     this.closed = true;
   }
 
-  private assertOpen(operation: string, runId?: string): void {
-    if (this.closed) throw new StoreError(this.description, operation, 'CLOSED', runId === undefined ? {} : { runId });
+  /** A closed store refuses every call, naming the run and, for a write, its seq (as the SQLite and PostgreSQL stores do). */
+  private assertOpen(operation: string, runId?: string, seq?: number): void {
+    if (this.closed) throw new StoreError(this.description, operation, 'CLOSED', { ...(runId === undefined ? {} : { runId }), ...(seq === undefined ? {} : { seq }) });
   }
 }
 
