@@ -623,16 +623,22 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * The text of a thrown value, for an error message or a record: an Error's message, anything
- * else as String() gives it. Never throws: node code may throw an object without a prototype, one
- * whose toString or message getter throws, or a revoked Proxy (even `instanceof` throws on that),
- * and the failure it caused must still be reported and recorded.
+ * The text of a thrown value, for an error message or a record: an Error's message, the string
+ * `message` of any other object (clients that reject with plain objects, `{ code, message }`,
+ * would otherwise read "[object Object]"), anything else as String() gives it. Never throws: node
+ * code may throw an object without a prototype, one whose toString or message getter throws, or a
+ * revoked Proxy (even `instanceof` throws on that), and the failure it caused must still be
+ * reported and recorded.
  */
 export function describeThrown(value: unknown): string {
   try {
     if (value instanceof Error) {
       const message: unknown = value.message;
       return typeof message === 'string' ? message : String(message);
+    }
+    if (typeof value === 'object' && value !== null) {
+      const message: unknown = (value as { message?: unknown }).message;
+      if (typeof message === 'string' && message !== '') return message;
     }
     return String(value);
   } catch {

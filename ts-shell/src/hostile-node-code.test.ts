@@ -77,6 +77,25 @@ describe('a thrown value that cannot be printed', () => {
   });
 });
 
+describe('a thrown object that is not an Error', () => {
+  it('is described by its string message (a client rejecting with { code, message }), in the error and in EFFECT_RELEASED', async () => {
+    let throwing = true;
+    const wf = workflow({ name: 'obj', version: '1', state: State })
+      .effect('charge', { run: () => { if (throwing) throw { code: 'ECONNRESET', message: 'socket hang up' }; return 'ok'; }, next: END })
+      .build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    const error = await remit.start(wf, { n: 1 }, { runId: 'r' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HandlerThrewError);
+    expect(error).toMatchObject({ runId: 'r', seq: 3, node: 'charge' });
+    expect((error as HandlerThrewError).message).toMatch(/^node code threw: socket hang up; EFFECT_RELEASED was recorded/);
+    expect((error as HandlerThrewError).cause).toEqual({ code: 'ECONNRESET', message: 'socket hang up' });
+    const released = logFacts('r', await remit.store.readLog('r')).records.find((r) => r.kind === EFFECT_RELEASED) as { reason: Uint8Array };
+    expect(JSON.parse(new TextDecoder().decode(released.reason))).toEqual({ error: 'socket hang up' });
+    throwing = false;
+    expect((await remit.continueRun('r')).status).toBe('completed');
+  });
+});
+
 describe('a hook that throws at the append of EFFECT_RELEASED', () => {
   it('propagates unchanged (an injected fault), not as the handler\'s HandlerThrewError', async () => {
     const wf = workflow({ name: 'h', version: '1', state: State })
