@@ -90,9 +90,14 @@ async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: S
 /** Create --out (or fail now, before any suite runs) and a scratch folder of this run's own inside it (or in bench/results/tmp/). */
 function prepareFolders(args: BenchArgs): string {
   try {
+    if (args.render) {
+      // Nothing to render without a latest.json: refused without creating --out.
+      readResultsDocument(path.join(args.out, 'latest.json'));
+      fs.accessSync(args.out, fs.constants.W_OK);
+      return '';
+    }
     fs.mkdirSync(args.out, { recursive: true });
     fs.accessSync(args.out, fs.constants.W_OK);
-    if (args.render) return '';
     // A run of some suites merges into latest.json at the end: a damaged one is refused now, not after the suites.
     const latest = path.join(args.out, 'latest.json');
     if (args.suites.length < SUITE_NAMES.length && fs.existsSync(latest)) readResultsDocument(latest);
@@ -113,6 +118,8 @@ async function main(): Promise<void> {
   for (const n of args.notes) process.stderr.write(`bench: note: ${n}\n`);
   const scratch = prepareFolders(args);
   if (args.render) return renderOnly(args.out);
+  // Also when the process exits early (tsx's Ctrl-C handling ends it with process.exit).
+  process.once('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
   try {
     await runAll(args, scratch);
   } finally {

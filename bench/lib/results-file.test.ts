@@ -50,6 +50,14 @@ describe('bench/run.ts with an unusable latest.json', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it('--render of a folder that does not exist: refused without creating it', () => {
+    const dir = path.join(folderWith(null), 'not-there');
+    const r = bench(['--render', '--out', dir]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^bench: .*not-there\/latest\.json does not exist/)]);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
   it('a run of some suites into a folder whose latest.json is damaged: refused before any suite runs, the file kept', () => {
     const dir = folderWith('{"schema": ');
     const r = bench(['--suite', 'storage', '--out', dir]);
