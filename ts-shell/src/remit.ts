@@ -390,12 +390,6 @@ function checkWaitMs(value: unknown): number {
   return value;
 }
 
-/** Sleeps `ms`, or less: until `stop` settles (its timer cleared, so a stopped wait keeps no timer). */
-function sleepUntil(ms: number, stop: Promise<void>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), stop]).finally(() => clearTimeout(timer));
-}
-
 /**
  * The operations running around the current code, of every Remit instance: one storage for the
  * process, not one per instance. Node keeps every AsyncLocalStorage that ever ran in a global list
@@ -427,7 +421,6 @@ export class Remit implements Engine {
       throw new RangeError(`maxGroupedPureSteps must be a positive integer, got ${String(maxSteps)}`);
     }
     this.fence = fenceSettings(fence);
-    this.closeRequested = new Promise<void>((resolve) => (this.requestClose = resolve));
     for (const wf of workflows) this.register(wf);
     // Every operation is counted while it runs, so that close() can wait for it (an effect whose
     // handler returned must get its EFFECT_DONE appended, not a closed store).
@@ -437,10 +430,10 @@ export class Remit implements Engine {
     }
   }
 
-  /** Settled when close() is first called: a waitForEffectMs wait stops then (driveWaiting). */
-  private readonly closeRequested: Promise<void>;
-  private requestClose!: () => void;
+  /** Set by close(): a waitForEffectMs wait stops then (driveWaiting). */
   private closing = false;
+  /** The sleeps of waits in progress, each ended early by close() (and forgotten when it ends). */
+  private readonly sleeping = new Set<() => void>();
 
   /** The operations running, each with the ones it runs inside (recoverAll's continueRun, ...). */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -629,12 +622,25 @@ export class Remit implements Engine {
         const left = deadline - this.fence.now();
         if (left <= 0 || this.closing) throw error;
         const retryAfter = error instanceof EffectInFlightError ? error.retryAfterMs : 0;
-        await sleepUntil(Math.max(1, Math.min(left, pollMs, retryAfter > 0 ? retryAfter : pollMs)), this.closeRequested);
+        await this.sleepUnlessClosed(Math.max(1, Math.min(left, pollMs, retryAfter > 0 ? retryAfter : pollMs)));
         if (this.closing) throw error;
         pollMs = Math.min(pollMs * 2, 500);
         await session.reload();
       }
     }
+  }
+
+  /** Sleeps `ms`, or less: until close() is called (the timer is cleared then). */
+  private sleepUnlessClosed(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.sleeping.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.sleeping.add(wake);
+    });
   }
 
   /**
@@ -1026,7 +1032,7 @@ export class Remit implements Engine {
    */
   async close(): Promise<void> {
     this.closing = true;
-    this.requestClose();
+    for (const wake of [...this.sleeping]) wake();
     // Called from node code or a hook of one of this instance's operations: waiting for that
     // operation would wait for itself. It is not waited for; its next store call fails.
     const caller = this.enclosing.getStore();
