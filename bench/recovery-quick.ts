@@ -13,6 +13,7 @@ import { crc32c } from 'remit/core';
 import { reference } from 'remit/core';
 import { RecordKind, type LogRecord, type RecoveryCore } from 'remit/core';
 import { loadWasmCore } from 'remit/core';
+import { readScriptArgs, wholeOption } from './lib/script-args.js';
 
 const te = new TextEncoder();
 
@@ -97,9 +98,11 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const i = argv.indexOf('--max-records');
-  const maxRecords = i >= 0 ? Number(argv[i + 1]) : 1_000_000;
+  const usage = `usage: npx tsx bench/recovery-quick.ts [options]
+  --max-records N   the largest log, 1000 to 1000000: logs of 10^3, 10^4, ... up to it (1000000)
+  --help            this text`;
+  const values = readScriptArgs('recovery-quick', usage, { 'max-records': '1000000' });
+  const maxRecords = wholeOption('recovery-quick', 'max-records', values['max-records'], 1_000, 1_000_000);
   let wasm: RecoveryCore | null = null;
   try {
     wasm = await loadWasmCore();

@@ -16,33 +16,24 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { compileChildren, runJsonChild } from './lib/compile-js.js';
+import { choiceOption, readScriptArgs, wholeOption } from './lib/script-args.js';
 import { copyDb } from './lib/context.js';
 import { summarize } from './lib/stats.js';
 import { langgraphPrepareParked } from './workloads/langgraph.js';
 import { RESUME_PHASES, remitPrepareParked } from './workloads/remit.js';
 
-const usage = 'usage: resume-phases.ts [--nodes N >= 1] [--sync FULL|NORMAL] [--processes N >= 1] [--resumes N >= 2]\n';
-let values: { nodes: string; sync: string; processes: string; resumes: string };
-try {
-  values = parseArgs({
-    options: {
-      nodes: { type: 'string', default: '10000' }, sync: { type: 'string', default: 'FULL' },
-      processes: { type: 'string', default: '7' }, resumes: { type: 'string', default: '3' },
-    },
-  }).values as typeof values;
-} catch (error) {
-  process.stderr.write(`${(error as Error).message}\n${usage}`);
-  process.exit(2);
-}
-const [nodes, processes, resumes] = [Number(values.nodes), Number(values.processes), Number(values.resumes)];
-const sync = values.sync;
-if (![nodes, processes].every((n) => Number.isInteger(n) && n >= 1) || !Number.isInteger(resumes) || resumes < 2
-  || (sync !== 'FULL' && sync !== 'NORMAL')) {
-  process.stderr.write(usage);
-  process.exit(2);
-}
+const usage = `usage: npx tsx bench/resume-phases.ts [options]
+  --nodes N       steps of the parked run, at least 1 (10000)
+  --sync S        FULL|NORMAL: PRAGMA synchronous of both libraries (FULL)
+  --processes N   fresh processes per library, at least 1 (7)
+  --resumes N     resumes per process, the first cold, at least 2 (3)
+  --help          this text`;
+const values = readScriptArgs('resume-phases', usage, { nodes: '10000', sync: 'FULL', processes: '7', resumes: '3' });
+const nodes = wholeOption('resume-phases', 'nodes', values.nodes, 1);
+const sync = choiceOption('resume-phases', 'sync', values.sync, ['FULL', 'NORMAL'] as const);
+const processes = wholeOption('resume-phases', 'processes', values.processes, 1);
+const resumes = wholeOption('resume-phases', 'resumes', values.resumes, 2);
 
 type Impl = 'remit' | 'langgraph';
 interface ChildReport { resumes: { resume_ms: number; phases?: Record<string, number> }[] }

@@ -15,30 +15,22 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { openSqliteStore } from 'remit';
 import { growthWorkflow, remitOpen, remitRunGrowth } from './workloads/remit.js';
 import { openRawDb, rawInsertCommitLoop } from './workloads/raw-sqlite.js';
 import { remitEffectRun, remitOpenEffects, replayedEffectRun } from './workloads/effect-step.js';
 import { summarize } from './lib/stats.js';
+import { choiceOption, readScriptArgs, wholeOption } from './lib/script-args.js';
 
-const usage = 'usage: warmup-trend.ts [--case commit|effect] [--sync NORMAL|FULL] [--runs N >= 10]\n';
-let values: { case: string; sync: string; runs: string };
-try {
-  values = parseArgs({
-    options: { case: { type: 'string', default: 'commit' }, sync: { type: 'string', default: 'NORMAL' }, runs: { type: 'string', default: '1000' } },
-  }).values as typeof values;
-} catch (error) {
-  process.stderr.write(`${(error as Error).message}\n${usage}`);
-  process.exit(2);
-}
-const which = values.case;
-const sync = values.sync;
-const runs = Number(values.runs);
-if ((which !== 'commit' && which !== 'effect') || (sync !== 'NORMAL' && sync !== 'FULL') || !Number.isInteger(runs) || runs < 10) {
-  process.stderr.write(usage);
-  process.exit(2);
-}
+const usage = `usage: npx tsx bench/warmup-trend.ts [options]
+  --case C    commit|effect: grouped pure steps beside raw inserts, or the effect step beside its replay (commit)
+  --sync S    NORMAL|FULL: PRAGMA synchronous (NORMAL)
+  --runs N    alternating runs of each, at least 10 (1000)
+  --help      this text`;
+const values = readScriptArgs('warmup-trend', usage, { case: 'commit', sync: 'NORMAL', runs: '1000' });
+const which = choiceOption('warmup-trend', 'case', values.case, ['commit', 'effect'] as const);
+const sync = choiceOption('warmup-trend', 'sync', values.sync, ['NORMAL', 'FULL'] as const);
+const runs = wholeOption('warmup-trend', 'runs', values.runs, 10);
 
 /** One REMIT run and one baseline run of `steps` steps each, and the names of both. */
 interface Pair {
