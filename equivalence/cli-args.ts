@@ -34,7 +34,8 @@ export function parseStrict(argv: readonly string[], options: NonNullable<ParseA
 export function intOption(values: OptionValues, name: string, range: { min: number; max?: number }, fallback: number, what: string): number {
   const v = values[name];
   if (typeof v !== 'string') return fallback;
-  const n = /^[+-]?\d+$/.test(v.trim()) ? Number(v) : NaN;
+  // Digits only, no blanks: Number(' 5') is 5, but ' 5' is not how the option is written.
+  const n = /^[+-]?\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n) || n < range.min || n > (range.max ?? Number.MAX_SAFE_INTEGER)) throw new UsageError(`--${name} wants ${what}, got "${v}"`);
   return n;
 }

@@ -64,6 +64,12 @@ describe('enumerate command line', () => {
   });
 });
 
+describe('enumerate.ts numbers', () => {
+  it.each([[' 3'], ['3 '], ['']])('refuses --max-records %j (not a number as written)', (value) => {
+    expect(() => parseEnumerateArgs(['--max-records', value])).toThrow(/--max-records wants a whole number from 0 to 20, got "/);
+  });
+});
+
 describe('enumerate.ts run as a script', () => {
   const enumerate = (args: string[]) => spawnSync('bash', [path.join(repoRoot, 'scripts', 'tsx.sh'), path.join(repoRoot, 'equivalence', 'enumerate.ts'), ...args], {
     encoding: 'utf8', timeout: 60_000,

@@ -74,6 +74,11 @@ describe('fuzz command line', () => {
     expect((error as Error).message).not.toContain('\n');
   });
 
+  it.each([[['--seed', ' 5']], [['--runs', '50 ']], [['--workers', '']], [['--history', '\t3', '--seed', '1']]])('refuses a number with blanks or none: %j', (argv) => {
+    expect(() => parseFuzzArgs(argv, defaults)).toThrow(UsageError);
+    expect(() => parseFuzzArgs(argv, defaults)).toThrow(/wants .*, got "/);
+  });
+
   it.each([
     '--runs 2000 --canary accept-second-claim --seed 77',
     '--runs 50 --seed -3 --max-steps 9 --cuts none --full-every 1 --against reference --oracle --workers 0',
