@@ -45,4 +45,23 @@ describe('fuzz --history', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^fuzz: --history needs the --seed of the campaign that printed the index/)]);
   });
+
+  it('the documented canary campaign fails, names the canary core, and its replay line reproduces the divergence', () => {
+    const fuzz = (args: string[]) => spawnSync('bash', [path.join(repoRoot, 'scripts', 'tsx.sh'), path.join(repoRoot, 'equivalence', 'fuzz.ts'), ...args], {
+      encoding: 'utf8', timeout: 120_000,
+    });
+    const campaign = fuzz(['--runs', '2000', '--canary', 'accept-second-claim', '--seed', '7', '--workers', '0']);
+    expect(campaign.status).toBe(1);
+    const divergence = /^DIVERGENCE in history (\d+) of campaign seed 7 .*$/m.exec(campaign.stderr);
+    expect(divergence).not.toBeNull();
+    const replay = /^replay: npm run fuzz -- (.*)$/m.exec(campaign.stderr)![1]!;
+    expect(replay).toBe(`--seed 7 --history ${divergence![1]} --max-steps 28 --canary accept-second-claim`);
+    // The two answers are told apart: the canary's and the clean reference's.
+    expect(campaign.stderr).toMatch(/^reference with canary accept-second-claim: [0-9a-f]+$/m);
+    expect(campaign.stderr).toMatch(/^reference: [0-9a-f]+$/m);
+    const again = fuzz(replay.split(' '));
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain(divergence![0]);
+    expect(again.stderr).toContain(`replay: npm run fuzz -- ${replay}`);
+  }, 240_000);
 });

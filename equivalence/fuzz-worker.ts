@@ -38,7 +38,9 @@ export type FromWorker =
 export async function coresFor(o: WorkerOptions): Promise<[RecoveryCore, RecoveryCore]> {
   if (o.canary) {
     process.env['REMIT_ALLOW_CANARY'] = '1';
-    return [createReferenceCore({ canary: o.canary }), reference];
+    // Named apart from the clean reference, so that a divergence says which answer is the canary's.
+    const name = `reference with canary ${o.canary}` as RecoveryCore['name'];
+    return [{ ...createReferenceCore({ canary: o.canary }), name }, reference];
   }
   return [o.against === 'wasm' ? await loadWasmCore(undefined, { binding: o.binding }) : createReferenceCore(), reference];
 }
