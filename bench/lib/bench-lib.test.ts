@@ -150,6 +150,13 @@ describe('reports', () => {
     expect(partial['gate-claim-sqlite']!.met).toBeNull();
     expect(partial['gate-claim-postgres-k8']!.met).toBeNull();
   });
+  it('lists every target, "not measured", in a document without their suite (the resume targets were left out)', () => {
+    const all = evaluateTargets(documentOf('storage', [])).map((t) => t.id);
+    for (const sync of ['full', 'normal']) {
+      for (const id of [`resume-every-n-${sync}`, `resume-10k-vs-langgraph-${sync}`, `resume-flat-${sync}`]) expect(all).toContain(id);
+    }
+    expect(evaluateTargets(documentOf('storage', [])).filter((t) => t.id.startsWith('resume-')).every((t) => t.met === null)).toBe(true);
+  });
   it('judges the Wasm memory targets on the worse of every path a log reaches the core by', () => {
     const MiB = 1024 * 1024;
     const memoryRow = (impl: string, peak: number, after: number): ResultRow => ({

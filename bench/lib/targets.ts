@@ -113,7 +113,9 @@ function flushTargets(doc: ResultsDocument): TargetReport[] {
 function resumeScalingTargets(doc: ResultsDocument): TargetReport[] {
   const out: TargetReport[] = [];
   const all = doc.suites.find((s) => s.name === 'resume')?.rows ?? [];
-  const syncs = [...new Set(all.map((r) => r.params.synchronous).filter((v): v is string => typeof v === 'string'))];
+  const measuredSyncs = [...new Set(all.map((r) => r.params.synchronous).filter((v): v is string => typeof v === 'string'))];
+  // Without resume rows (a run of other suites) the targets are still listed, "not measured", as every other target is.
+  const syncs = measuredSyncs.length > 0 ? measuredSyncs : ['FULL', 'NORMAL'];
   for (const sync of syncs) {
     const remitRows = all.filter((r) => r.impl === 'remit' && r.params.synchronous === sync);
     const measured = remitRows.filter((r) => r.status === 'measured' && r.ratios.in_child_vs_langgraph !== undefined);
