@@ -21,7 +21,6 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { z } from 'zod';
@@ -29,6 +28,7 @@ import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type Stor
 import { createCore } from 'remit/core';
 import { openPostgresStore, type PostgresStore } from 'remit/postgres';
 import { UsageError, checkPgConnection, checkPgUrl } from './lib/args.js';
+import { readScriptArgs, refuseUsage, wholeOption } from './lib/script-args.js';
 
 const usage = `usage: npx tsx bench/recover-all.ts [options]
   --completed N   finished runs in the store, 0 to 1000000 (5000)
@@ -37,41 +37,11 @@ const usage = `usage: npx tsx bench/recover-all.ts [options]
   --pg URL        PostgreSQL too: a postgres:// or postgresql:// URL (default: SQLite only)
   --help          this text`;
 /** A bad command line: one line on stderr, exit 2, before any work (as bench/run.ts refuses one). */
-function refuse(message: string): never {
-  process.stderr.write(`recover-all: ${message} (see --help)\n`);
-  process.exit(2);
-}
-let values: { completed: string; running: string; repeats: string; pg?: string; help?: boolean };
-try {
-  const argv = process.argv.slice(2);
-  const args: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    // A negative number after a numeric option is its value (refused by its range below), not an ambiguity.
-    if (/^--(completed|running|repeats)$/.test(argv[i]!) && /^-\d/.test(argv[i + 1] ?? '')) args.push(`${argv[i]}=${argv[++i]}`);
-    else args.push(argv[i]!);
-  }
-  values = parseArgs({
-    args, strict: true, allowPositionals: false,
-    options: {
-      completed: { type: 'string', default: '5000' }, running: { type: 'string', default: '10' }, repeats: { type: 'string', default: '3' },
-      pg: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-    },
-  }).values as typeof values;
-} catch (error) {
-  refuse((error as Error).message.split('\n')[0]!);
-}
-if (values.help) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
-/** A whole number option within [min, max] (decimal digits only: "5e3", "1.5", "abc" are refused). */
-function whole(name: 'completed' | 'running' | 'repeats', min: number, max: number): number {
-  const n = /^\d+$/.test(values[name]) ? Number(values[name]) : NaN;
-  return n >= min && n <= max ? n : refuse(`--${name} wants a whole number from ${min} to ${max}, got "${values[name]}"`);
-}
-const COMPLETED = whole('completed', 0, 1_000_000);
-const RUNNING = whole('running', 0, 10_000);
-const REPEATS = whole('repeats', 1, 1000);
+const refuse = (message: string): never => refuseUsage('recover-all', message);
+const values = readScriptArgs('recover-all', usage, { completed: '5000', running: '10', repeats: '3', pg: undefined });
+const COMPLETED = wholeOption('recover-all', 'completed', values.completed, 0, 1_000_000);
+const RUNNING = wholeOption('recover-all', 'running', values.running, 0, 10_000);
+const REPEATS = wholeOption('recover-all', 'repeats', values.repeats, 1, 1000);
 const PG_URL = values.pg ?? '';
 if (values.pg !== undefined) {
   try {

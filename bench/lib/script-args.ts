@@ -1,6 +1,6 @@
 /**
  * The command line of the stand-alone bench scripts (resume-phases.ts, warmup-trend.ts,
- * recovery-quick.ts), read strictly before any work: `--help` prints the usage and exits 0; an
+ * recovery-quick.ts, recover-all.ts), read strictly before any work: `--help` prints the usage and exits 0; an
  * unknown option, a missing value, a stray argument or a bad value is refused on one line,
  * `SCRIPT: what (see --help)`, with exit code 2.
  */
@@ -13,11 +13,15 @@ export function refuseUsage(script: string, message: string): never {
   process.exit(2);
 }
 
+/** What readScriptArgs read: a string for each option with a default, a string or undefined for the others. */
+export type ScriptArgs<D extends Record<string, string | undefined>> = { [K in keyof D]: D[K] extends string ? string : string | undefined };
+
 /**
- * Valued options (each with its default, as written on the command line) and --help. A negative
- * number after an option is its value, so that the option's own check refuses it by name.
+ * Valued options (each with its default, as written on the command line, or undefined for an
+ * option without one) and --help. A negative number after an option is its value, so that the
+ * option's own check refuses it by name.
  */
-export function readScriptArgs<K extends string>(script: string, usage: string, defaults: Record<K, string>, argv: string[] = process.argv.slice(2)): Record<K, string> {
+export function readScriptArgs<D extends Record<string, string | undefined>>(script: string, usage: string, defaults: D, argv: string[] = process.argv.slice(2)): ScriptArgs<D> {
   const names = new Set(Object.keys(defaults).map((k) => `--${k}`));
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -26,7 +30,7 @@ export function readScriptArgs<K extends string>(script: string, usage: string, 
   }
   let values: Record<string, string | boolean | undefined>;
   try {
-    const options = Object.fromEntries(Object.entries<string>(defaults).map(([k, d]) => [k, { type: 'string' as const, default: d }]));
+    const options = Object.fromEntries(Object.entries(defaults).map(([k, d]) => [k, d === undefined ? { type: 'string' as const } : { type: 'string' as const, default: d }]));
     values = parseArgs({ args, strict: true, allowPositionals: false, options: { ...options, help: { type: 'boolean', short: 'h' } } }).values;
   } catch (error) {
     return refuseUsage(script, (error as Error).message.split('\n')[0]!);
@@ -35,7 +39,7 @@ export function readScriptArgs<K extends string>(script: string, usage: string, 
     process.stdout.write(usage.endsWith('\n') ? usage : `${usage}\n`);
     process.exit(0);
   }
-  return values as Record<K, string>;
+  return values as ScriptArgs<D>;
 }
 
 /** A whole number written in decimal digits ("1e3", "0x10", "1.5", " 5" and "" are refused), from `min` to `max`. */
