@@ -17,6 +17,7 @@ import type { SequencerHooks } from '../faults.js';
 import { Remit, type FenceOptions } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { logFacts } from '../../test-support/contract-checks.js';
+import { pauseAt } from '../../test-support/pause-at.js';
 import { END, workflow } from '../workflow/workflow.js';
 import { decideTakeover, decodeLease, encodeLease, inFlightCalls, type FenceSettings } from './fence.js';
 
@@ -154,15 +155,7 @@ describe('the fence end to end (memory store, reference core)', () => {
   });
 
   it('a call of the same instance that meets another call claiming the first attempt is told attempt 1, its seq and the lease being taken', async () => {
-    let release!: () => void;
-    const paused = new Promise<void>((resolve) => (release = resolve));
-    let reached!: () => void;
-    const atClaim = new Promise<void>((resolve) => (reached = resolve));
-    const hold: SequencerHooks = {
-      async at(point, info) {
-        if (point === 'append.before' && info.kinds?.includes('EFFECT_ATTEMPT')) { reached(); await paused; }
-      },
-    };
+    const { hooks: hold, paused: atClaim, release } = pauseAt('append.before', (info) => info.kinds?.includes('EFFECT_ATTEMPT') === true);
     const t = setup();
     const first = t.remit({ instanceId: 'same' }, hold).start(t.wf, { n: 0 }, { runId: 'r' });
     await atClaim; // RUN_STARTED is durable; the intent and attempt 1 are being appended

@@ -9,35 +9,16 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore, type CoreKind } from '../core/index.js';
 import { AlreadyConsumedError } from '../errors.js';
-import type { SequencerHooks } from '../faults.js';
 import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { END, workflow } from '../workflow/workflow.js';
+import { pauseAt } from '../../test-support/pause-at.js';
 
 const flow = workflow({ name: 'handover', version: '1', state: z.object({ k: z.number(), v: z.string().optional() }) })
   .pure('prep', { run: (s) => ({ k: s.k + 1 }), next: 'approve' })
   .interrupt('approve', { resume: z.string(), apply: (_s, v) => ({ v }), next: 'tail' })
   .pure('tail', { run: (s) => ({ k: s.k + 1 }), next: END })
   .build();
-
-/** Hooks that hold the sequencer at the first `point` matching `when` until released. */
-function pauseAt(point: string, when: (info: { kinds?: readonly string[]; node?: string }) => boolean) {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  let reached!: () => void;
-  const paused = new Promise<void>((r) => (reached = r));
-  let held = false;
-  const hooks: SequencerHooks = {
-    async at(p, info) {
-      if (!held && p === point && when(info)) {
-        held = true;
-        reached();
-        await gate;
-      }
-    },
-  };
-  return { hooks, paused, release };
-}
 
 describe.each<CoreKind>(['reference', 'wasm'])('a start or resume taken over after its own append (%s core)', (kind) => {
   it('start: RUN_STARTED committed, another sequencer drives the run meanwhile; start resolves with the run as it stands', async () => {
