@@ -87,15 +87,14 @@ async function runSuite(name: SuiteName, ctx: SuiteContext): Promise<{ report: S
   }
 }
 
+/** Refuse an --out the bench cannot write to, naming it. */
+function notWritable(out: string, e: unknown): UsageError {
+  return new UsageError(`--out ${out}: not a writable folder (${(e as Error).message.split('\n')[0]})`);
+}
+
 /** Create --out (or fail now, before any suite runs) and a scratch folder of this run's own inside it (or in bench/results/tmp/). */
 function prepareFolders(args: BenchArgs): string {
   try {
-    if (args.render) {
-      // Nothing to render without a latest.json: refused without creating --out.
-      readResultsDocument(path.join(args.out, 'latest.json'));
-      fs.accessSync(args.out, fs.constants.W_OK);
-      return '';
-    }
     fs.mkdirSync(args.out, { recursive: true });
     fs.accessSync(args.out, fs.constants.W_OK);
     // A run of some suites merges into latest.json at the end: a damaged one is refused now, not after the suites.
@@ -107,7 +106,7 @@ function prepareFolders(args: BenchArgs): string {
     return fs.mkdtempSync(path.join(parent, args.outGiven ? '.bench-scratch-' : 'run-'));
   } catch (e) {
     if (e instanceof ResultsFileError) throw e;
-    throw new UsageError(`--out ${args.out}: not a writable folder (${(e as Error).message.split('\n')[0]})`);
+    throw notWritable(args.out, e);
   }
 }
 
@@ -116,8 +115,8 @@ async function main(): Promise<void> {
   if (parsed === 'help') return;
   const args = parsed;
   for (const n of args.notes) process.stderr.write(`bench: note: ${n}\n`);
-  const scratch = prepareFolders(args);
   if (args.render) return renderOnly(args.out);
+  const scratch = prepareFolders(args);
   // Also when the process exits early (tsx's Ctrl-C handling ends it with process.exit).
   process.once('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
   try {
@@ -175,8 +174,14 @@ async function runAll(args: BenchArgs, scratch: string): Promise<void> {
 }
 
 /** Targets and Markdown of an existing document again (after a change to the targets or the report). */
+/** --render: nothing to render without a latest.json, refused (ResultsFileError) without creating --out. */
 function renderOnly(out: string): void {
   const doc = readResultsDocument(path.join(out, 'latest.json'));
+  try {
+    fs.accessSync(out, fs.constants.W_OK);
+  } catch (e) {
+    throw notWritable(out, e);
+  }
   doc.targets = evaluateTargets(doc);
   writeResults(doc, [], out, (m) => process.stderr.write(`[bench] ${m}\n`));
 }
