@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FileEffectSink, receiptIdFor } from './effect-sink.js';
+import { FileEffectSink, MemoryEffectSink, receiptIdFor } from './effect-sink.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const tsxLoader = new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
@@ -59,4 +59,33 @@ describe('FileEffectSink', () => {
       expect(existsSync(join(dir, 'applied', `${receiptIdFor(key)}.json`))).toBe(true);
     }
   }, 60_000);
+});
+
+describe('effect names and keys that are names of Object.prototype', () => {
+  // Before, counts() looked them up with `table[name] ??= ...`: an effect named `constructor`
+  // found the Object function, was counted on it (Object.invocations became NaN) and was missing
+  // from byEffect; `__proto__` reached Object.prototype itself.
+  const names = ['constructor', 'toString', '__proto__', 'hasOwnProperty'];
+  const expected = { invocations: 2, applied: 1 };
+  for (const [label, makeSink] of [
+    ['MemoryEffectSink', () => new MemoryEffectSink()],
+    ['FileEffectSink', () => new FileEffectSink(mkdtempSync(join(tmpdir(), 'remit-sink-')))],
+  ] as const) {
+    it(`${label} counts them as any other name`, async () => {
+      const sink = makeSink();
+      for (const name of names) {
+        expect(await sink.apply(name, name, {})).toMatchObject({ applied: true });
+        expect(await sink.apply(name, name, {})).toMatchObject({ applied: false });
+      }
+      const counts = await sink.counts();
+      expect(Object.keys(counts.byEffect).sort()).toEqual([...names].sort());
+      expect(Object.keys(counts.byKey).sort()).toEqual([...names].sort());
+      for (const name of names) {
+        expect(Object.hasOwn(counts.byEffect, name) && counts.byEffect[name]).toEqual(expected);
+        expect(Object.hasOwn(counts.byKey, name) && counts.byKey[name]).toEqual({ effect: name, ...expected });
+      }
+      expect((Object as unknown as { invocations?: unknown }).invocations).toBeUndefined();
+      expect(({} as { invocations?: unknown }).invocations).toBeUndefined();
+    });
+  }
 });

@@ -121,22 +121,32 @@ export class FileEffectSink implements EffectSink {
     for (const file of readdirSync(this.appliedDir)) {
       if (!file.endsWith(MARKER)) continue;
       const { effect, key } = JSON.parse(readFileSync(join(this.appliedDir, file), 'utf8')) as { effect: string; key: string };
-      const perKey = (counts.byKey[key] ??= { effect, invocations: 0, applied: 0 });
+      const perKey = entryOf(counts.byKey, key, () => ({ effect, invocations: 0, applied: 0 }));
       if (perKey.applied === 0) {
         perKey.applied = 1;
-        (counts.byEffect[effect] ??= { invocations: 0, applied: 0 }).applied += 1;
+        entryOf(counts.byEffect, effect, () => ({ invocations: 0, applied: 0 })).applied += 1;
       }
     }
     return counts;
   }
 }
 
+/**
+ * `table[name]`, made an own property when missing. Not `table[name] ??= ...`: an effect or key
+ * named `constructor`, `toString` or `__proto__` found the inherited member instead (an effect
+ * named `constructor` was counted on the Object function and left out of the counts).
+ */
+function entryOf<T>(table: Record<string, T>, name: string, make: () => T): T {
+  if (!Object.hasOwn(table, name)) Object.defineProperty(table, name, { value: make(), enumerable: true, writable: true, configurable: true });
+  return table[name]!;
+}
+
 function tally(invocations: Array<{ effect: string; key: string; applied: boolean }>): EffectCounts {
   const byEffect: EffectCounts['byEffect'] = {};
   const byKey: EffectCounts['byKey'] = {};
   for (const inv of invocations) {
-    const e = (byEffect[inv.effect] ??= { invocations: 0, applied: 0 });
-    const k = (byKey[inv.key] ??= { effect: inv.effect, invocations: 0, applied: 0 });
+    const e = entryOf(byEffect, inv.effect, () => ({ invocations: 0, applied: 0 }));
+    const k = entryOf(byKey, inv.key, () => ({ effect: inv.effect, invocations: 0, applied: 0 }));
     e.invocations += 1;
     k.invocations += 1;
     if (inv.applied) {
