@@ -238,3 +238,55 @@ describe('remit/core exports', () => {
     expect(remitCore.concatBytes([LOG.subarray(0, 3), LOG.subarray(3)])).toEqual(LOG);
   });
 });
+
+// ------------------------------------------------------------------ the numbers beside the bytes
+
+describe('remit/core helpers and the offsets, seqs and bytes given beside their bytes', () => {
+  // Before, these were read as other numbers: crc32c(b, 0, 100) of a 9-byte b and crc32c(b, -3)
+  // answered a checksum of bytes that do not exist, frameRecord(-1, 300, p) wrote seq 4294967295
+  // and kind 44, chainValueBefore(b, 100) answered 0, and decodeRecordAt threw a plain RangeError.
+  const b = t('123456789');
+  const OUT_OF_RANGE: Array<[string, () => unknown]> = [
+    ['crc32c(start)', () => remitCore.crc32c(b, -3)],
+    ['crc32c(start)', () => remitCore.crc32c(b, 1.5)],
+    ['crc32c(start)', () => remitCore.crc32c(b, 'a' as never)],
+    ['crc32c(start)', () => remitCore.crc32c(b, 10)],
+    ['crc32c(end)', () => remitCore.crc32c(b, 0, 100)],
+    ['crc32c(end)', () => remitCore.crc32c(b, 5, 2)],
+    ['crc32c(end)', () => remitCore.crc32c(b, 0, NaN)],
+    ['crc32cUpdate(value)', () => remitCore.crc32cUpdate(-1, b, 0, 4)],
+    ['crc32cUpdate(value)', () => remitCore.crc32cUpdate('abc' as never, b, 0, 4)],
+    ['crc32cUpdate(start)', () => remitCore.crc32cUpdate(0xffffffff, b, -1, 4)],
+    ['crc32cUpdate(end)', () => remitCore.crc32cUpdate(0xffffffff, b, 0, 10)],
+    ['crc32cUpdate(end)', () => remitCore.crc32cUpdate(0xffffffff, b, 0, undefined as never)],
+    ['decodeRecordAt(offset)', () => remitCore.decodeRecordAt(LOG, -1)],
+    ['decodeRecordAt(offset)', () => remitCore.decodeRecordAt(LOG, LOG.length + 1)],
+    ['decodeRecordAt(expectedSeq)', () => remitCore.decodeRecordAt(LOG, 0, -2)],
+    ['decodeRecordAt(expectedSeq)', () => remitCore.decodeRecordAt(LOG, 0, 0.5)],
+    ['frameRecord(seq)', () => remitCore.frameRecord(-1, 1, b)],
+    ['frameRecord(seq)', () => remitCore.frameRecord(2 ** 32, 1, b)],
+    ['frameRecord(kind)', () => remitCore.frameRecord(0, 300, b)],
+    ['frameRecord(version)', () => remitCore.frameRecord(0, 1, b, 256)],
+    ['frameRecord(prevChain)', () => remitCore.frameRecord(0, 1, b, 2, -1)],
+    ['chainValueBefore(recordEnd)', () => remitCore.chainValueBefore(b, 100)],
+    ['chainValueBefore(recordEnd)', () => remitCore.chainValueBefore(b, -1)],
+    ['chainValueBefore(recordEnd)', () => remitCore.chainValueBefore(b, 2)],
+  ];
+  it.each(OUT_OF_RANGE)('%s out of range is ArgumentInvalidError naming it (case %#)', (argument, call) => {
+    expect(outcome(call)).toMatchObject({ error: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', argument });
+  });
+
+  it('every number within range is taken as before', () => {
+    expect(remitCore.crc32c(b, 0, 9)).toBe(0xe3069283);
+    expect(remitCore.crc32c(b, 9)).toBe(0);
+    expect(remitCore.crc32c(b, 3, 3)).toBe(0);
+    expect((remitCore.crc32cUpdate(0xffffffff, b, 0, 9) ^ 0xffffffff) >>> 0).toBe(0xe3069283);
+    expect(remitCore.decodeRecordAt(LOG, LOG.length)).toEqual({ outcome: 'end', offset: LOG.length });
+    expect(remitCore.decodeRecordAt(LOG, 0, 0)).toMatchObject({ outcome: 'record' });
+    const framed = remitCore.frameRecord(0xffffffff, 255, b, 7, 0xffffffff);
+    expect([framed[4], framed[5], framed[6], framed[7], framed[8], framed[9]]).toEqual([255, 255, 255, 255, 7, 255]);
+    expect(remitCore.chainValueBefore(b, 0)).toBe(0);
+    const first = remitCore.decodeRecordAt(LOG, 0) as { end: number };
+    expect(remitCore.chainValueBefore(LOG, LOG.length)).toBe(remitCore.chainOf(LOG.subarray(first.end)));
+  });
+});

@@ -89,6 +89,18 @@ export function bytesArgument(operation: string, argument: string, value: unknow
   return isShared(buffer) ? fresh.slice() : fresh;
 }
 
+/**
+ * `value` when it is an integer from `min` to `max`, else an ArgumentInvalidError naming
+ * `operation(argument)`: an offset, seq or byte given to a helper of remit/core beside its bytes
+ * (`crc32c(bytes, start, end)`, `frameRecord(seq, kind, ...)`), which would otherwise be read as
+ * another number (a seq of -1 written as 4294967295, a kind of 300 as 44) or past the bytes' end.
+ */
+export function integerArgument(operation: string, argument: string, value: unknown, min: number, max: number, meaning = ''): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+  const got = typeof value === 'number' ? String(value) : typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : describe(value);
+  throw new ArgumentInvalidError(`${operation}(${argument})`, `an integer from ${min} to ${max}${meaning}`, got);
+}
+
 function isShared(buffer: ArrayBufferLike): boolean {
   return typeof SharedArrayBuffer === 'function' && buffer instanceof SharedArrayBuffer;
 }

@@ -7,7 +7,7 @@
 import { CoreUnavailableError } from '../errors.js';
 import { reference } from './reference-core.js';
 import { loadWasmCore } from './wasm-core.js';
-import { bytesArgument } from './byte-arguments.js';
+import { bytesArgument, integerArgument } from './byte-arguments.js';
 import * as codec from './codec.js';
 import type { ChainContext, DecodeStep, DecodedLog } from './codec.js';
 import * as crc from './crc32c.js';
@@ -56,6 +56,8 @@ export { MAX_CORE_ARGUMENT_BYTES } from './byte-arguments.js';
 // an answer about something else (crc32c('123456789') read as no bytes, decodeLog('...') as
 // BAD_HEADER, recover('abc') as a torn tail of 3).
 
+const U32_MAX = 0xffff_ffff;
+
 /** Checked bytes for a helper that is not a core call (no MAX_CORE_ARGUMENT_BYTES: it never enters Wasm). */
 const bytesOf = (operation: string, argument: string, value: unknown) => bytesArgument(operation, argument, value, Number.POSITIVE_INFINITY);
 
@@ -73,13 +75,21 @@ export function admit(log: Uint8Array, request: AdmissionRequest): Admission {
 }
 
 export function decodeRecordAt(log: Uint8Array, offset: number, expectedSeq = -1, context?: ChainContext): DecodeStep {
-  return codec.decodeRecordAt(bytesOf('decodeRecordAt', 'log', log), offset, expectedSeq, context);
+  const bytes = bytesOf('decodeRecordAt', 'log', log);
+  integerArgument('decodeRecordAt', 'offset', offset, 0, bytes.length, ' (a byte offset in the log)');
+  integerArgument('decodeRecordAt', 'expectedSeq', expectedSeq, -1, U32_MAX, ' (the seq expected at the offset; -1: any)');
+  return codec.decodeRecordAt(bytes, offset, expectedSeq, context);
 }
 export function decodeLog(log: Uint8Array): DecodedLog {
   return codec.decodeLog(bytesOf('decodeLog', 'log', log));
 }
 export function frameRecord(seq: number, kind: number, payload: Uint8Array, version = FORMAT_VERSION_1, prevChain = 0): Uint8Array {
-  return codec.frameRecord(seq, kind, bytesOf('frameRecord', 'payload', payload), version, prevChain);
+  integerArgument('frameRecord', 'seq', seq, 0, U32_MAX);
+  integerArgument('frameRecord', 'kind', kind, 0, 255, ' (a byte)');
+  const bytes = bytesOf('frameRecord', 'payload', payload);
+  integerArgument('frameRecord', 'version', version, 0, 255, ' (a byte: 1 or 2, another only to build a BAD_VERSION record)');
+  integerArgument('frameRecord', 'prevChain', prevChain, 0, U32_MAX, ' (the chain value of the record before, chainOf)');
+  return codec.frameRecord(seq, kind, bytes, version, prevChain);
 }
 export function chainOf(record: Uint8Array): number {
   return codec.chainOf(bytesOf('chainOf', 'record', record));
@@ -102,11 +112,25 @@ export function decodeFed(bytes: Uint8Array): Fed {
 }
 export function crc32c(bytes: Uint8Array, start = 0, end?: number): number {
   const checked = bytesOf('crc32c', 'bytes', bytes);
-  return crc.crc32c(checked, start, end ?? checked.length);
+  const [from, to] = byteRange('crc32c', checked, start, end ?? checked.length);
+  return crc.crc32c(checked, from, to);
 }
 export function crc32cUpdate(value: number, bytes: Uint8Array, start: number, end: number): number {
-  return crc.crc32cUpdate(value, bytesOf('crc32cUpdate', 'bytes', bytes), start, end);
+  integerArgument('crc32cUpdate', 'value', value, 0, U32_MAX, ' (0xFFFFFFFF to begin, then what crc32cUpdate returned)');
+  const checked = bytesOf('crc32cUpdate', 'bytes', bytes);
+  const [from, to] = byteRange('crc32cUpdate', checked, start, end);
+  return crc.crc32cUpdate(value, checked, from, to);
 }
 export function chainValueBefore(log: Uint8Array, recordEnd: number): number {
-  return framing.chainValueBefore(bytesOf('chainValueBefore', 'log', log), recordEnd);
+  const bytes = bytesOf('chainValueBefore', 'log', log);
+  // The four bytes before recordEnd are the previous record's trailer: an end of 1 to 3 has none.
+  if (recordEnd !== 0) integerArgument('chainValueBefore', 'recordEnd', recordEnd, 4, bytes.length, ' (where a record of the log ends; 0 before the first)');
+  return framing.chainValueBefore(bytes, recordEnd);
+}
+
+
+/** `[start, end)` checked to lie within `bytes` (start <= end), for the CRC helpers. */
+function byteRange(operation: string, bytes: Uint8Array, start: unknown, end: unknown): [number, number] {
+  const from = integerArgument(operation, 'start', start, 0, bytes.length, ' (a byte offset in bytes)');
+  return [from, integerArgument(operation, 'end', end, from, bytes.length, ' (a byte offset in bytes, not before start)')];
 }
