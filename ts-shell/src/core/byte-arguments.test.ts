@@ -290,3 +290,27 @@ describe('remit/core helpers and the offsets, seqs and bytes given beside their 
     expect(remitCore.chainValueBefore(LOG, LOG.length)).toBe(remitCore.chainOf(LOG.subarray(first.end)));
   });
 });
+
+describe('createCore(kind)', () => {
+  it('refuses a kind that is not a string with ArgumentInvalidError, an unknown name with CoreUnavailableError (UNKNOWN_CORE)', async () => {
+    // Before, createCore(1n) rejected with a bare TypeError (the message's JSON.stringify of a
+    // BigInt) and createCore({}) with "the [object Object] recovery core is unavailable".
+    const refusal = async (kind: unknown) => {
+      try {
+        await remitCore.createCore(kind as never);
+      } catch (e) {
+        return { error: (e as Error).constructor.name, code: (e as { code?: unknown }).code, argument: (e as { argument?: unknown }).argument, message: (e as Error).message };
+      }
+      return undefined;
+    };
+    for (const [kind, received] of [[1n, 'a bigint'], [{}, 'an Object'], [null, 'null'], [5, '5'], [Symbol('wasm'), 'a symbol'], [() => 'wasm', 'a function']] as const) {
+      expect(await refusal(kind)).toEqual({
+        error: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', argument: 'createCore(kind)',
+        message: `createCore(kind) must be "wasm" or "reference" (or nothing: "wasm"); got ${received}`,
+      });
+    }
+    expect(await refusal('wsam')).toMatchObject({ error: 'CoreUnavailableError', code: 'REMIT_CORE_UNAVAILABLE' });
+    expect((await remitCore.createCore()).name).toBe('wasm');
+    expect((await remitCore.createCore('reference')).name).toBe('reference');
+  });
+});

@@ -44,7 +44,8 @@ function withArticle(word: string): string {
   return `${/^(?:[aeio]|u(?!ni|int|s[eu]))/i.test(word) ? 'an' : 'a'} ${word}`;
 }
 
-function describe(value: unknown): string {
+/** What an argument is, for the message of an ArgumentInvalidError (`null`, `a bigint`, `an array`, `a Map`). */
+export function describe(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return 'an array';
   if (typeof value !== 'object') return withArticle(typeof value);

@@ -4,10 +4,10 @@
  * docs/core-api.md; the Wasm core is the default.
  */
 
-import { CoreUnavailableError } from '../errors.js';
+import { ArgumentInvalidError, CoreUnavailableError } from '../errors.js';
 import { reference } from './reference-core.js';
 import { loadWasmCore } from './wasm-core.js';
-import { bytesArgument, integerArgument } from './byte-arguments.js';
+import { bytesArgument, describe, integerArgument } from './byte-arguments.js';
 import * as codec from './codec.js';
 import type { ChainContext, DecodeStep, DecodedLog } from './codec.js';
 import * as crc from './crc32c.js';
@@ -26,6 +26,11 @@ export type CoreKind = 'wasm' | 'reference';
 export async function createCore(kind: CoreKind = 'wasm'): Promise<RecoveryCore> {
   if (kind === 'reference') return reference;
   if (kind === 'wasm') return loadWasmCore();
+  // Not a name at all (createRemit refuses such a `core` option the same way, OptionInvalidError):
+  // before, a BigInt made the message's JSON.stringify throw a bare TypeError, and an object was
+  // "the [object Object] recovery core".
+  if (typeof kind !== 'string') throw new ArgumentInvalidError('createCore(kind)', '"wasm" or "reference" (or nothing: "wasm")',
+    typeof kind === 'number' || typeof kind === 'boolean' ? String(kind) : describe(kind));
   throw new CoreUnavailableError(String(kind), 'UNKNOWN_CORE', `unknown core kind ${JSON.stringify(kind)}: expected "wasm" or "reference"`);
 }
 
