@@ -63,6 +63,28 @@ describe('workflow definitions', () => {
     expect(() => workflow({ name: 'v', version: '', state: State })).toThrow(/version/);
   });
 
+  it('names the field of a refused workflow name (name) and of a start node that is not a string (startAt)', () => {
+    // Before, the workflow name's refusal had no field, and startAt(Symbol()) was a bare TypeError
+    // ("Cannot convert a Symbol value to a string") from the message that quoted it.
+    const refusal = (define: () => unknown) => {
+      try {
+        define();
+      } catch (error) {
+        return { error: (error as Error).constructor.name, field: (error as DefinitionInvalidError).field, node: (error as DefinitionInvalidError).node };
+      }
+      return undefined;
+    };
+    for (const name of ['', 5, null, '\ud800'] as unknown[]) {
+      expect(refusal(() => workflow({ name: name as string, version: '1', state: State }))).toEqual({ error: 'DefinitionInvalidError', field: 'name', node: undefined });
+    }
+    const one = () => workflow({ name: 'bad', version: '1', state: State }).pure('a', { run: () => ({}), next: END });
+    for (const start of [Symbol('a'), 5, null, {}] as unknown[]) {
+      expect(refusal(() => one().startAt(start as string).build())).toEqual({ error: 'DefinitionInvalidError', field: 'startAt', node: undefined });
+    }
+    expect(refusal(() => one().startAt('b').build())).toEqual({ error: 'DefinitionInvalidError', field: undefined, node: 'b' });
+    expect(refusal(() => workflow({ name: 'bad', version: '1', state: State }).pure('', { run: () => ({}), next: END }))).toEqual({ error: 'DefinitionInvalidError', field: undefined, node: '' });
+  });
+
   it('has a stable fingerprint that changes with the definition', () => {
     expect(counter().fingerprintHex).toBe(counter().fingerprintHex);
     expect(counter('2').fingerprintHex).not.toBe(counter().fingerprintHex);

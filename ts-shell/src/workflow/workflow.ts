@@ -208,7 +208,12 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
       throw new DefinitionInvalidError(wf, `a workflow has at most ${MAX_NODE_COUNT} nodes (the log's node table), this one has ${this.definitions.length}`, { field: 'nodes' });
     }
     const nodes = new Map(this.definitions.map((d) => [d.name, d]));
-    const start = this.startNode ?? this.definitions[0]!.name;
+    const start = this.startNode === undefined ? this.definitions[0]!.name : this.startNode;
+    // Checked before the message below quotes it: a Symbol made it a bare TypeError (and null
+    // was taken as "the first node").
+    if (typeof start !== 'string') {
+      throw new DefinitionInvalidError(wf, `startAt() takes the name of a node (a string), got ${start === null ? 'null' : typeof start}`, { field: 'startAt' });
+    }
     if (!nodes.has(start)) throw new DefinitionInvalidError(wf, `start node ${start} is not a node of the workflow`, { node: start });
     for (const def of this.definitions) {
       const next = def.spec.next;
@@ -302,7 +307,8 @@ export function isLeaseMs(value: unknown): value is number {
 
 function checkName(workflowName: string, name: string, what: 'node name' | 'workflow name'): void {
   // A refused node name is the error's node when it is a string (the field a caller looks it up by).
-  const subject = what === 'node name' && typeof name === 'string' ? { node: name } : {};
+  // A refused workflow name is the field `name` of workflow()'s options.
+  const subject = what === 'workflow name' ? { field: 'name' } : typeof name === 'string' ? { node: name } : {};
   if (typeof name !== 'string' || name.length === 0) {
     throw new DefinitionInvalidError(String(workflowName), `${what} must be a non-empty string`, subject);
   }
