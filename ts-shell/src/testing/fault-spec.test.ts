@@ -107,6 +107,30 @@ describe('hooksFor with the workflow it is for', () => {
   });
 });
 
+describe('hooksFor and its other arguments', () => {
+  const wf = workflow({ name: 'shop', version: '1', state: z.object({ n: z.number() }) })
+    .pure('price', { run: (s) => ({ n: s.n + 1 }), next: END })
+    .build();
+
+  it('refuses an onFault that is not a function, and options it cannot use, when it is called, not when the fault fires', async () => {
+    // Before, hooksFor('append.before', 5) was accepted and the run failed at the fault point with
+    // "onFault is not a function"; { wf: ... } (a misspelt workflow) was ignored, leaving the spec's
+    // node unchecked, and options null threw a bare TypeError.
+    for (const onFault of [undefined, null, 5, 'throw', {}]) {
+      expect(thrown(() => hooksFor('append.before', onFault as never))).toMatchObject({ code: 'REMIT_ARGUMENT_INVALID', argument: 'hooksFor(onFault)' });
+    }
+    expect(thrown(() => hooksFor('append.before@nope', () => {}, { wf } as never))).toMatchObject({ code: 'REMIT_OPTION_INVALID', field: 'wf' });
+    expect(thrown(() => hooksFor('append.before', () => {}, null as never))).toMatchObject({ code: 'REMIT_ARGUMENT_INVALID', argument: 'hooksFor(options)' });
+    expect(thrown(() => hooksFor('append.before', () => {}, { workflow: {} } as never))).toMatchObject({ code: 'REMIT_OPTION_INVALID', field: 'workflow' });
+    // The spec is still checked first: its own error, as before.
+    expect(thrown(() => hooksFor('nope.point', 5 as never))).toMatchObject({ code: 'REMIT_TESTING_FAULT_SPEC_INVALID' });
+    const hooks = hooksFor('append.before', () => {}, { workflow: wf });
+    await new Remit(new MemoryStore(), await createCore('reference'), [wf], hooks).start(wf, { n: 0 });
+    expect(hooks.fired).toBe(true);
+    expect(hooksFor('append.before', () => {}).fired).toBe(false);
+  });
+});
+
 describe('formatFaultSpec and parseFaultSpec', () => {
   it('property: every spec reads back as written, whatever its node name holds ("#", "@", ":", spaces)', () => {
     fc.assert(

@@ -5,8 +5,10 @@
  */
 
 import { RecordKind } from '../core/types.js';
+import { ArgumentInvalidError, OptionInvalidError } from '../errors.js';
 import { FAULT_POINTS, isFaultPoint, type FaultInfo, type FaultPoint, type SequencerHooks } from '../faults.js';
-import type { NodeKindName, Workflow } from '../workflow/workflow.js';
+import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
+import { isBuiltWorkflow, type NodeKindName, type Workflow } from '../workflow/workflow.js';
 import { FaultSpecInvalidError } from './errors.js';
 
 /**
@@ -103,9 +105,41 @@ const NODE_KIND_AT: Readonly<Record<FaultPoint, NodeKindName | 'none' | undefine
  * workflow does not have, or a node of a kind the point is never reached at (the test would pass
  * without its fault).
  */
-export function hooksFor(spec: FaultSpec | string, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>, options: { workflow?: Workflow } = {}): FaultHooks {
+export function hooksFor(spec: FaultSpec | string, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>, options: HooksForOptions = {}): FaultHooks {
   const parsed = typeof spec === 'string' ? parseFaultSpec(spec) : checkedSpec(spec);
-  return hooksForSpec(parsed, onFault, options);
+  // Checked here, not when the fault fires: a call with something else in place of onFault failed
+  // only inside the run, at the fault point, with "onFault is not a function", and a misspelt
+  // option ({ wf }) left the spec's node unchecked.
+  if (typeof onFault !== 'function') {
+    throw new ArgumentInvalidError('hooksFor(onFault)', 'a function (point, info) => void, called when the fault fires', describeArgument(onFault));
+  }
+  return hooksForSpec(parsed, onFault, checkedHooksOptions(options));
+}
+
+/** The options of hooksFor. */
+export interface HooksForOptions {
+  /** The workflow the hooks are for: a spec naming a node it lacks, or of a kind the point never reaches, is refused. */
+  workflow?: Workflow;
+}
+
+const HOOKS_FOR_OPTIONS = allKeysOf<HooksForOptions>()('workflow');
+
+function checkedHooksOptions(options: unknown): HooksForOptions {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new ArgumentInvalidError('hooksFor(options)', 'an object of hooksFor options ({ workflow }) or nothing', describeArgument(options));
+  }
+  const unknown = unknownKey(options, HOOKS_FOR_OPTIONS);
+  if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of hooksFor', HOOKS_FOR_OPTIONS));
+  const { workflow } = options as HooksForOptions;
+  if (workflow !== undefined && !isBuiltWorkflow(workflow)) {
+    throw new OptionInvalidError('workflow', workflow, 'must be a built workflow (workflow(...)....build())');
+  }
+  return options as HooksForOptions;
+}
+
+/** An argument that is not what it should be, for a message: `null`, `an array`, or its type. */
+function describeArgument(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
 /** A FaultSpec object given to hooksFor, checked as parseFaultSpec checks a string. */
@@ -138,7 +172,7 @@ function describeGiven(spec: unknown): string {
   }
 }
 
-function hooksForSpec(spec: FaultSpec, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>, options: { workflow?: Workflow }): FaultHooks {
+function hooksForSpec(spec: FaultSpec, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>, options: HooksForOptions): FaultHooks {
   if (options.workflow !== undefined) checkSpecNode(spec, options.workflow);
   let seen = 0;
   return {

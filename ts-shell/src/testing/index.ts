@@ -21,7 +21,7 @@ export { FAULT_POINTS, NO_HOOKS, isFaultPoint } from '../faults.js';
 export type { FaultPoint, FaultInfo, SequencerHooks } from '../faults.js';
 export { parseFaultSpec, formatFaultSpec, faultMatches, hooksFor, checkSpecNode, InjectedFault } from './fault-spec.js';
 export { FaultSpecInvalidError, TestingErrorCode } from './errors.js';
-export type { FaultSpec, FaultHooks } from './fault-spec.js';
+export type { FaultSpec, FaultHooks, HooksForOptions } from './fault-spec.js';
 export { FileEffectSink, MemoryEffectSink, receiptIdFor } from './effect-sink.js';
 export type { EffectSink, EffectReceipt, EffectCount, EffectCounts } from './effect-sink.js';
 export { testRecord } from './test-record.js';
