@@ -89,3 +89,32 @@ describe('effect names and keys that are names of Object.prototype', () => {
     });
   }
 });
+
+describe('MemoryEffectSink options', () => {
+  const twice = async (sink: MemoryEffectSink) => [(await sink.apply('e', 'k', 1)).applied, (await sink.apply('e', 'k', 1)).applied];
+
+  it('deduplicates unless told deduplicate: false; options without it deduplicate too', async () => {
+    // Before, `new MemoryEffectSink({})` applied every call (`!undefined`), unlike `new MemoryEffectSink()`.
+    expect(await twice(new MemoryEffectSink())).toEqual([true, false]);
+    expect(await twice(new MemoryEffectSink({}))).toEqual([true, false]);
+    expect(await twice(new MemoryEffectSink({ deduplicate: true }))).toEqual([true, false]);
+    expect(await twice(new MemoryEffectSink({ deduplicate: false }))).toEqual([true, true]);
+  });
+
+  it('refuses options it cannot use: an unknown key, a deduplicate that is not a boolean, options that are not an object', () => {
+    // Before, { dedupe: false } (a misspelt canary) was ignored and the sink deduplicated.
+    const refusal = (options: unknown) => {
+      try {
+        new MemoryEffectSink(options as never);
+      } catch (error) {
+        return { code: (error as { code?: unknown }).code, field: (error as { field?: unknown }).field };
+      }
+      return undefined;
+    };
+    expect(refusal({ dedupe: false })).toEqual({ code: 'REMIT_OPTION_INVALID', field: 'dedupe' });
+    expect(refusal({ deduplicate: 'no' })).toEqual({ code: 'REMIT_OPTION_INVALID', field: 'deduplicate' });
+    expect(refusal({ deduplicate: 0 })).toEqual({ code: 'REMIT_OPTION_INVALID', field: 'deduplicate' });
+    expect(refusal(null)).toEqual({ code: 'REMIT_ARGUMENT_INVALID', field: undefined });
+    expect(refusal(false)).toEqual({ code: 'REMIT_ARGUMENT_INVALID', field: undefined });
+  });
+});

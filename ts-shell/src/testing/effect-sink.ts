@@ -15,7 +15,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, linkSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ArgumentInvalidError, OptionInvalidError } from '../errors.js';
 import { ensureDirectory } from '../files.js';
+import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 
 export interface EffectReceipt {
   /** True when this invocation applied the effect; false when the key was applied before. */
@@ -44,15 +46,40 @@ export function receiptIdFor(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 
+/** The options of MemoryEffectSink. */
+export interface MemoryEffectSinkOptions {
+  /** false: apply every call, a canary (default true: apply once per key). */
+  deduplicate?: boolean;
+}
+
+const MEMORY_SINK_OPTIONS = allKeysOf<MemoryEffectSinkOptions>()('deduplicate');
+
 export class MemoryEffectSink implements EffectSink {
   private readonly invocations: Array<{ effect: string; key: string; applied: boolean }> = [];
   private readonly appliedKeys = new Map<string, unknown>();
 
-  /** `deduplicate: false` makes a sink that applies every call: a canary for the exactly-once checks. */
-  constructor(private readonly options: { deduplicate: boolean } = { deduplicate: true }) {}
+  private readonly deduplicate: boolean;
+
+  /**
+   * `deduplicate: false` makes a sink that applies every call: a canary for the exactly-once
+   * checks. Only an explicit `false` does: options without it (`{}`) deduplicate, as no options
+   * do, and an option it does not know (`{ dedupe: false }`) is refused (OptionInvalidError), so
+   * that a canary meant to apply every call is never silently a deduplicating sink, nor the reverse.
+   */
+  constructor(options: MemoryEffectSinkOptions = {}) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      throw new ArgumentInvalidError('options', 'an object of MemoryEffectSink options ({ deduplicate }) or nothing', options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options);
+    }
+    const unknown = unknownKey(options, MEMORY_SINK_OPTIONS);
+    if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of MemoryEffectSink', MEMORY_SINK_OPTIONS));
+    if (options.deduplicate !== undefined && typeof options.deduplicate !== 'boolean') {
+      throw new OptionInvalidError('deduplicate', options.deduplicate, 'must be true or false');
+    }
+    this.deduplicate = options.deduplicate !== false;
+  }
 
   async apply(effect: string, key: string, payload: unknown): Promise<EffectReceipt> {
-    const applied = !this.options.deduplicate || !this.appliedKeys.has(key);
+    const applied = !this.deduplicate || !this.appliedKeys.has(key);
     if (applied) this.appliedKeys.set(key, payload);
     this.invocations.push({ effect, key, applied });
     return { applied, receiptId: receiptIdFor(key) };

@@ -23,7 +23,7 @@ export { parseFaultSpec, formatFaultSpec, faultMatches, hooksFor, checkSpecNode,
 export { FaultSpecInvalidError, TestingErrorCode } from './errors.js';
 export type { FaultSpec, FaultHooks, HooksForOptions } from './fault-spec.js';
 export { FileEffectSink, MemoryEffectSink, receiptIdFor } from './effect-sink.js';
-export type { EffectSink, EffectReceipt, EffectCount, EffectCounts } from './effect-sink.js';
+export type { EffectSink, EffectReceipt, EffectCount, EffectCounts, MemoryEffectSinkOptions } from './effect-sink.js';
 export { testRecord } from './test-record.js';
 export { applyDelta } from '../state/delta.js';
 export type { Delta } from '../state/delta.js';
