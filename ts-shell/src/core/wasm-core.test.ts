@@ -175,6 +175,23 @@ describe('the adapter only converts', () => {
     expect(viaAdapter.admit(log, { tag: 'FORK_AT', seq: -3 })).toMatchObject({ reason: RefusalReason.BAD_REQUEST });
     expect(viaAdapter.admit(new Uint8Array(0), { tag: 'FORK_AT', seq: -3 })).toMatchObject({ reason: RefusalReason.NO_RUN });
   });
+  it('refuses exports without the four functions at once (ArgumentInvalidError), not as a trap at the first call', () => {
+    // Before, wasmCoreFromExports({}) returned a core whose every call threw CoreTrapError
+    // ("exports.recover is not a function"), the error of a broken core.
+    const refusal = (exports: unknown) => {
+      try {
+        wasmCoreFromExports(exports as never);
+      } catch (e) {
+        return { code: (e as { code?: unknown }).code, argument: (e as { argument?: unknown }).argument, received: (e as { received?: unknown }).received };
+      }
+      return undefined;
+    };
+    const argument = 'wasmCoreFromExports(exports)';
+    expect(refusal(null)).toEqual({ code: 'REMIT_ARGUMENT_INVALID', argument, received: 'null' });
+    expect(refusal(undefined)).toEqual({ code: 'REMIT_ARGUMENT_INVALID', argument, received: 'undefined' });
+    expect(refusal({})).toEqual({ code: 'REMIT_ARGUMENT_INVALID', argument, received: 'an object without recover, admit, feed, admitFrom' });
+    expect(refusal({ recover: reference.recoverEncoded, admit: reference.admitEncoded, feed: 1 })).toMatchObject({ received: 'an object without feed, admitFrom' });
+  });
   it('turns a trap into CoreTrapError', () => {
     const trapping = wasmCoreFromExports({
       recover: () => { throw new Error('RuntimeError: unreachable'); },

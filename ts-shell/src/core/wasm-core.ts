@@ -65,8 +65,17 @@ async function importExports(moduleUrl: URL): Promise<WasmCoreExports> {
   return mod as WasmCoreExports;
 }
 
+const EXPORTED_FUNCTIONS = ['recover', 'admit', 'feed', 'admitFrom'] as const satisfies readonly (keyof WasmCoreExports)[];
+
 /** Wrap component exports (or any pair of functions with the same contract) as a RecoveryCore. */
 export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
+  // Checked now: exports without these functions made every call a CoreTrapError ("the Wasm core
+  // failed in recover ...: exports.recover is not a function"), which reads as a broken core.
+  const lacking = EXPORTED_FUNCTIONS.filter((name) => typeof (exports as Partial<WasmCoreExports> | null)?.[name] !== 'function');
+  if (lacking.length > 0) {
+    throw new ArgumentInvalidError('wasmCoreFromExports(exports)', `the component's exports: an object with the functions ${EXPORTED_FUNCTIONS.join(', ')}`,
+      exports === null ? 'null' : typeof exports !== 'object' ? typeof exports : `an object without ${lacking.join(', ')}`);
+  }
   const recoverEncoded = (log: Uint8Array): Uint8Array => {
     try {
       return exports.recover(log);
