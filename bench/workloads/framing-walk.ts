@@ -2,7 +2,7 @@
  * The parse limit for recovery in plain JavaScript: walk the record framing of docs/log-format.md
  * and check both checksums, the seq and (format 2) the link, nothing else (no payload parsing, no
  * state machine, no result). Any recovery core must do at least this much work per byte, so its time is the floor a
- * core is compared against. Uses the TypeScript codec's CRC-32C (slice-by-8).
+ * core is compared against. Uses the TypeScript codec's CRC-32C (slice-by-16).
  */
 
 import { crc32cUpdate } from 'remit/core';
