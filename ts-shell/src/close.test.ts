@@ -1,12 +1,15 @@
 /**
  * close() waits for the operations still running on the instance: a graceful shutdown in the
  * middle of an effect must let its EFFECT_DONE be appended (else the next process calls the
- * handler again), and an operation after close() fails with a typed store error.
+ * handler again). Once close() is called the instance takes no new work: a call from outside its
+ * operations fails with StoreError CLOSED before it touches the store, and recoverAll takes up no
+ * other run (each one left is reported, and the next instance recovers it).
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from './core/index.js';
@@ -113,5 +116,125 @@ describe('close()', () => {
     expect(outcome).toMatchObject({ runId: 'w' });
     expect((outcome as { error: unknown }).error).toBeInstanceOf(EffectInFlightError);
     expect(calls).toBe(0);
+  });
+
+  it('refuses a call made after close() was called, from outside the instance\'s work, with StoreError CLOSED naming the operation and the run; nothing is written', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const slow = workflow({ name: 'slow', version: '1', state: z.object({ ok: z.boolean().optional() }) })
+      .effect('wait', { run: async () => { await held; return { ok: true }; }, apply: (_s, r) => r, next: END })
+      .build();
+    const db = join(dir, 'refused.db');
+    const core = await createCore('reference');
+    const remit = new Remit(new SqliteStore(db), core, [slow]);
+    const running = remit.start(slow, {}, { runId: 'in-flight' });
+    await new Promise((r) => setTimeout(r, 20));
+    const closing = remit.close();
+    const calls: [string, () => Promise<unknown>, string | undefined][] = [
+      ['start', () => remit.start(slow, {}, { runId: 'late' }), 'late'],
+      ['start', () => remit.start(slow, {}), undefined],
+      ['resume', () => remit.resume('in-flight', 'i', {}), 'in-flight'],
+      ['continueRun', () => remit.continueRun('in-flight'), 'in-flight'],
+      ['status', () => remit.status('in-flight'), 'in-flight'],
+      ['fork', () => remit.fork('in-flight', 0), 'in-flight'],
+      ['runs', () => remit.runs(), undefined],
+      ['recoverAll', () => remit.recoverAll(), undefined],
+    ];
+    for (const beforeOrAfter of ['while close() waits', 'after close() resolved']) {
+      for (const [operation, call, runId] of calls) {
+        const error = await call().then(() => 'resolved', (e: unknown) => e);
+        expect(error, `${operation} ${beforeOrAfter}`).toBeInstanceOf(StoreError);
+        expect(error, `${operation} ${beforeOrAfter}`).toMatchObject({ operation, storeCode: 'CLOSED', runId });
+        expect((error as Error).message).toMatch(/close\(\) was called/);
+      }
+      if (beforeOrAfter === 'while close() waits') {
+        release();
+        await expect(running).resolves.toMatchObject({ status: 'completed' });
+        await closing;
+      }
+    }
+    const reopened = new Remit(new SqliteStore(db), core, [slow]);
+    expect((await reopened.runs()).map((r) => r.runId)).toEqual(['in-flight']);
+    await reopened.close();
+  });
+
+  it('lets the work it waits for make calls: a handler that starts another run while close() waits', async () => {
+    let remit!: Remit;
+    const child = workflow({ name: 'child', version: '1', state: z.object({ n: z.number() }) }).pure('inc', { run: (s) => ({ n: s.n + 1 }), next: END }).build();
+    const parent = workflow({ name: 'parent', version: '1', state: z.object({ childStatus: z.string().optional() }) })
+      .effect('spawn', {
+        run: async () => {
+          await new Promise((r) => setTimeout(r, 50));
+          return { childStatus: (await remit.start(child, { n: 1 }, { runId: 'child' })).status };
+        },
+        apply: (_s, r) => r,
+        next: END,
+      })
+      .build();
+    remit = new Remit(new MemoryStore(), await createCore('reference'), [parent, child]);
+    const running = remit.start(parent, {}, { runId: 'parent' });
+    await new Promise((r) => setTimeout(r, 10));
+    await remit.close();
+    await expect(running).resolves.toMatchObject({ status: 'completed', state: { childStatus: 'completed' } });
+  });
+
+  it('stops recoverAll taking up runs: every candidate is continued once or reported CLOSED, and the next instance recovers the rest (fast-check over when close() comes)', async () => {
+    const core = await createCore('reference');
+    let calls = new Map<string, number>();
+    let closeCalled = false;
+    let startedAfterClose = 0;
+    const charge = workflow({ name: 'charge-many', version: '1', state: z.object({ ok: z.boolean().optional() }) })
+      .effect('charge', {
+        run: async (_s, ctx) => {
+          calls.set(ctx.runId, (calls.get(ctx.runId) ?? 0) + 1);
+          if (closeCalled) startedAfterClose++;
+          await new Promise((r) => setTimeout(r, 5));
+          return { ok: true };
+        },
+        apply: (_s, r) => r,
+        next: END,
+      })
+      .build();
+    // Interrupted runs: RUN_STARTED committed, then the process "crashed".
+    const crash: SequencerHooks = { at(point, info) { if (point === 'append.after' && info.kinds?.includes('RUN_STARTED')) throw new Error('crash'); } };
+    let sample = 0;
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 40 }), async (runs, closeAfterMs) => {
+      const db = join(dir, `recover-all-${sample++}.db`);
+      const ids = Array.from({ length: runs }, (_, i) => `r${i}`);
+      const crashing = new Remit(new SqliteStore(db), core, [charge], crash);
+      for (const runId of ids) await expect(crashing.start(charge, {}, { runId })).rejects.toThrow('crash');
+      await crashing.close();
+      calls = new Map();
+      closeCalled = false;
+      startedAfterClose = 0;
+
+      const first = new Remit(new SqliteStore(db), core, [charge]);
+      const recovering = first.recoverAll();
+      await new Promise((r) => setTimeout(r, closeAfterMs));
+      closeCalled = true;
+      await first.close();
+      const outcomes = await recovering;
+      expect(outcomes.map((o) => o.runId).sort()).toEqual(ids);
+      const left: string[] = [];
+      for (const outcome of outcomes) {
+        if ('result' in outcome) {
+          expect(outcome.result.status).toBe('completed');
+        } else {
+          expect(outcome.error).toBeInstanceOf(StoreError);
+          expect(outcome.error).toMatchObject({ operation: 'recoverAll', storeCode: 'CLOSED', runId: outcome.runId });
+          left.push(outcome.runId);
+        }
+      }
+      // No run was taken up after close() was called but the one being continued then.
+      expect(startedAfterClose).toBeLessThanOrEqual(1);
+      expect(calls.size).toBe(runs - left.length);
+
+      const second = new Remit(new SqliteStore(db), core, [charge]);
+      const rest = await second.recoverAll();
+      expect(rest.map((o) => o.runId).sort()).toEqual(left.sort());
+      for (const outcome of rest) expect(outcome).toMatchObject({ result: { status: 'completed' } });
+      await second.close();
+      for (const runId of ids) expect(calls.get(runId), runId).toBe(1);
+    }), { numRuns: 12 });
   });
 });

@@ -401,6 +401,18 @@ const ENCLOSING_OPERATIONS = new AsyncLocalStorage<ReadonlySet<Promise<unknown>>
 
 /** The operations close() waits for (every public one that reads or writes the store). */
 const TRACKED_OPERATIONS = ['start', 'resume', 'continueRun', 'fork', 'status', 'workflowOf', 'inspect', 'scrub', 'runs', 'recoverAll', 'repair'] as const;
+type TrackedOperation = (typeof TRACKED_OPERATIONS)[number];
+
+/**
+ * The refusal of an operation called after close(): StoreError CLOSED, as a closed store gives,
+ * naming the operation and the run when the call names one (its first argument, or start's
+ * `runId` option). Nothing was read or written.
+ */
+function closedError(store: string, operation: TrackedOperation, args: unknown[], runId?: string): StoreError {
+  const named = runId ?? (operation === 'start' ? (args[2] as { runId?: unknown } | undefined)?.runId : operation === 'runs' || operation === 'recoverAll' ? undefined : args[0]);
+  const why = runId === undefined ? 'it takes no new work; nothing was read or written' : 'recoverAll took up no other run; this one was not looked at';
+  return new StoreError(store, operation, 'CLOSED', typeof named === 'string' ? { runId: named } : {}, new Error(`close() was called on this Remit instance: ${why}`));
+}
 
 export class Remit implements Engine {
   private readonly workflows = new Map<string, Workflow>();
@@ -426,7 +438,7 @@ export class Remit implements Engine {
     // handler returned must get its EFFECT_DONE appended, not a closed store).
     for (const name of TRACKED_OPERATIONS) {
       const operation = this[name] as (...args: unknown[]) => Promise<unknown>;
-      Object.defineProperty(this, name, { value: (...args: unknown[]) => this.track(() => operation.apply(this, args)), writable: true, configurable: true });
+      Object.defineProperty(this, name, { value: (...args: unknown[]) => this.track(name, args, () => operation.apply(this, args)), writable: true, configurable: true });
     }
   }
 
@@ -440,8 +452,12 @@ export class Remit implements Engine {
   /** Inside an operation: it and the operations around it (close() called from their code must not wait for them). */
   private readonly enclosing = ENCLOSING_OPERATIONS;
 
-  private track<T>(start: () => Promise<T>): Promise<T> {
+  private track<T>(name: TrackedOperation, args: unknown[], start: () => Promise<T>): Promise<T> {
     const around = this.enclosing.getStore() ?? new Set<Promise<unknown>>();
+    // Once close() is called, a call from outside the instance's operations is refused before it
+    // touches the store (a shutdown must not be held open by new work); a call made by running
+    // work (recoverAll's continueRun, a handler's start) is part of what close() waits for.
+    if (this.closing && !this.runsInsideOperation(around)) return Promise.reject(closedError(this.store.description, name, args));
     const chain = new Set(around);
     const operation = this.enclosing.run(chain, start);
     chain.add(operation);
@@ -449,6 +465,12 @@ export class Remit implements Engine {
     const forget = () => void this.inFlight.delete(operation);
     operation.then(forget, forget);
     return operation;
+  }
+
+  /** True when `around` (the calling context's operations) holds one of this instance's operations. */
+  private runsInsideOperation(around: ReadonlySet<Promise<unknown>>): boolean {
+    for (const operation of around) if (this.inFlight.has(operation)) return true;
+    return false;
   }
 
   /** This instance's id: the owner written into the effect attempts it claims. */
@@ -873,7 +895,14 @@ export class Remit implements Engine {
     const waitForEffectMs = checkWaitMs(options.waitForEffectMs);
     const out: RecoverAllOutcome[] = [];
     const corrections: RunStatusCorrection[] = [];
-    for (const runId of await this.recoveryCandidates()) {
+    const candidates = await this.recoveryCandidates();
+    for (const [index, runId] of candidates.entries()) {
+      if (this.closing) {
+        // close() was called: the run being continued was finished, no other is taken up. Each
+        // run not looked at is reported (the next process's recoverAll takes it up).
+        for (const left of candidates.slice(index)) out.push({ runId: left, error: closedError(this.store.description, 'recoverAll', [], left) });
+        break;
+      }
       let run: ExaminedRun;
       try {
         run = await this.examine(runId);
@@ -1025,8 +1054,10 @@ export class Remit implements Engine {
 
   /**
    * Wait for every operation of this instance still running (a start, resume, continue... and the
-   * handlers they are calling), then close the store. Operations begun while it waits are waited
-   * for too; after it resolves, every operation fails with the store's error. A waitForEffectMs
+   * handlers they are calling), then close the store. From the call on, the instance takes no new
+   * work: a call from outside its running operations fails with StoreError CLOSED before it
+   * touches the store (a call their handlers make is waited for), and recoverAll takes up no other
+   * run (each one left is in its outcomes with that error). A waitForEffectMs
    * wait (continueRun, recoverAll) stops when close() is called: that call throws the
    * EffectInFlightError or ConflictError it was waiting out.
    */
