@@ -313,6 +313,11 @@ describe('checkWorkflow refuses options it cannot use, before running anything',
     ['maxSteps 1.5', { maxSteps: 1.5 }, OptionInvalidError],
     ['maxSteps "10"', { maxSteps: '10' }, OptionInvalidError],
     ['maxSteps over 10 000 000', { maxSteps: 10_000_001 }, OptionInvalidError],
+    ['stallLimitMs 0', { stallLimitMs: 0 }, OptionInvalidError],
+    ['stallLimitMs 2.5', { stallLimitMs: 2.5 }, OptionInvalidError],
+    ['stallLimitMs Infinity', { stallLimitMs: Number.POSITIVE_INFINITY }, OptionInvalidError],
+    ['stallLimitMs over the longest timer (2^31 ms)', { stallLimitMs: 2 ** 31 }, OptionInvalidError],
+    ['stallLimitMs "100"', { stallLimitMs: '100' }, OptionInvalidError],
     ['resume null', { resume: null }, OptionInvalidError],
     ['resume []', { resume: [] }, OptionInvalidError],
     ['a resume value that is a Promise', { resume: { ask: Promise.resolve({ ok: true }) } }, OptionInvalidError],
@@ -622,3 +627,73 @@ describe('checkWorkflow: false reports found by review', () => {
     await expect(checkWorkflow(null as never, { input: {} } as never)).rejects.toThrow(/got null/);
   });
 });
+
+describe('checkWorkflow reports code that never settles as a liveness problem (stallLimitMs), instead of waiting for the test runner', () => {
+  const never = () => new Promise<never>(() => {});
+  const limit = { stallLimitMs: 100 };
+
+  it('a pure node: the fault-free run is one liveness problem, naming the stall and the last point reached; no scenario is run', async () => {
+    const hangs = workflow({ name: 'hangs-pure', version: '1', state: State })
+      .pure('first', { run: (s) => ({ n: s.n + 1 }), next: 'stuck' })
+      .pure('stuck', { run: async () => never(), next: END })
+      .build();
+    const began = Date.now();
+    const report = await checkWorkflow(hangs, { input: { n: 0 }, core: 'reference', ...limit });
+    expect(Date.now() - began).toBeLessThan(2_000);
+    expect(report.problems).toHaveLength(1);
+    expect(report.problems[0]).toMatchObject({ property: 'liveness' });
+    expect(report.problems[0]!.message).toMatch(/no progress for 100 ms \(stallLimitMs\) since (fault point|the run began)/);
+    expect(report.faults).toEqual([]);
+  });
+
+  it('an effect handler: the problem names its node', async () => {
+    const hangs = workflow({ name: 'hangs-effect', version: '1', state: State })
+      .pure('first', { run: (s) => ({ n: s.n + 1 }), next: 'call' })
+      .effect('call', { run: () => never(), next: END })
+      .build();
+    const report = await checkWorkflow(hangs, { input: { n: 0 }, core: 'reference', ...limit });
+    expect(report.problems).toEqual([expect.objectContaining({ property: 'liveness', node: 'call', message: expect.stringContaining('since fault point effect.before-handler@call') })]);
+  });
+
+  it('a resume function of the options that never settles', async () => {
+    const asks = workflow({ name: 'hangs-resume', version: '1', state: State })
+      .interrupt('ask', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => ({ ok: v.ok }), next: END })
+      .build();
+    const report = await checkWorkflow(asks, { input: { n: 0 }, core: 'reference', resume: { ask: () => never() }, ...limit });
+    expect(report.problems).toEqual([expect.objectContaining({ property: 'liveness', message: expect.stringContaining('stallLimitMs') })]);
+  });
+
+  it('node code that hangs only in a crash scenario: that scenario is a liveness problem with its fault, and the scenarios after it are listed as not run', async () => {
+    let calls = 0;
+    const later = workflow({ name: 'hangs-in-scenarios', version: '1', state: State })
+      .pure('p', { run: async (s) => (++calls >= 3 ? never() : { n: s.n + 1 }), next: 'q' })
+      .pure('q', { run: (s) => ({ n: s.n + 1 }), next: END })
+      .build();
+    const report = await checkWorkflow(later, { input: { n: 0 }, core: 'reference', ...limit });
+    expect(report.reference.status).toBe('completed'); // the two fault-free runs call p twice
+    expect(report.problems).toEqual([expect.objectContaining({ property: 'liveness', fault: expect.any(String), message: expect.stringContaining('stallLimitMs') })]);
+    const stalledAt = report.problems[0]!.fault!;
+    expect(report.unchecked.length).toBeGreaterThan(0);
+    for (const line of report.unchecked) expect(line).toMatch(new RegExp(`: not run: the scenario ${stalledAt.replace(/[.@#]/g, '\\$&')} stalled \\(stallLimitMs\\)$`));
+  });
+
+  it('is a limit on idleness, not on the run: a run slower in total than the limit, progressing, passes', async () => {
+    const slow = workflow({ name: 'slow-but-moving', version: '1', state: State })
+      .effect('a', { run: async () => { await new Promise((r) => setTimeout(r, 40)); return { r: 1 }; }, apply: (_s, r) => r, next: 'b' })
+      .effect('b', { run: async () => { await new Promise((r) => setTimeout(r, 40)); return { r: 2 }; }, apply: (_s, r) => r, next: 'c' })
+      .effect('c', { run: async () => { await new Promise((r) => setTimeout(r, 40)); return { r: 3 }; }, apply: (_s, r) => r, next: END })
+      .build();
+    const report = await checkWorkflow(slow, { input: { n: 0 }, core: 'reference', stallLimitMs: 90, maxScenarios: 2 });
+    expect(report.problems).toEqual([]);
+    expect(report.reference.status).toBe('completed');
+  });
+
+  it('defaults to 2000 ms: a handler that never settles is reported without the option', async () => {
+    const hangs = workflow({ name: 'hangs-default', version: '1', state: State }).effect('call', { run: () => never(), next: END }).build();
+    const began = Date.now();
+    const report = await checkWorkflow(hangs, { input: { n: 0 }, core: 'reference' });
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1_900);
+    expect(report.problems[0]!.message).toContain('no progress for 2000 ms');
+  }, 10_000);
+});
+

@@ -95,6 +95,13 @@ export interface CheckWorkflowOptions<W extends Workflow> {
    * 10 000 000): a run that takes more, a route that never reaches END, is reported as not ending.
    */
   maxSteps?: number;
+  /**
+   * At most this many milliseconds without progress (no fault point reached: no append, no handler
+   * call, no claim) before a run is reported as not ending (default 2000; from 1 to 2147483647):
+   * node code, a handler or a resume function that never settles. Slower code (a double that
+   * sleeps) needs a larger one. Code that never yields (a synchronous endless loop) is not stopped.
+   */
+  stallLimitMs?: number;
 }
 
 export type CheckedProperty = 'determinism' | 'prefix' | 'recovered-run' | 'effects' | 'consume-once' | 'liveness';
@@ -131,6 +138,9 @@ const RUN_ID = 'checked-run';
 const CLOCK_AHEAD_MS = 2 * 86_400_000;
 const DEFAULT_MAX_STEPS = 10_000;
 const MAX_MAX_STEPS = 10_000_000;
+const DEFAULT_STALL_LIMIT_MS = 2_000;
+/** The longest delay setTimeout keeps (a larger one fires at once). */
+const MAX_TIMER_MS = 2_147_483_647;
 /**
  * A recovered run takes at most one group of pure steps (maxGroupedPureSteps, 64) more than the
  * fault-free one: a crash scenario is stopped at twice the reference's steps and this many more.
@@ -138,7 +148,7 @@ const MAX_MAX_STEPS = 10_000_000;
 const SCENARIO_STEP_MARGIN = 128;
 /** How many of the last steps a step-limit problem names. */
 const TAIL_STEPS = 6;
-const CHECK_OPTIONS = allKeysOf<CheckWorkflowOptions<Workflow>>()('input', 'resume', 'core', 'maxScenarios', 'maxResumes', 'maxRetries', 'maxSteps');
+const CHECK_OPTIONS = allKeysOf<CheckWorkflowOptions<Workflow>>()('input', 'resume', 'core', 'maxScenarios', 'maxResumes', 'maxRetries', 'maxSteps', 'stallLimitMs');
 
 /** Instance ids are unique per module copy and process, and per check and run (the module comment). */
 const PROCESS_TAG = randomBytes(3).toString('hex');
@@ -188,12 +198,17 @@ export async function checkWorkflow<W extends Workflow>(workflow: W, options: Ch
     maxSteps: 2 * reference.steps + SCENARIO_STEP_MARGIN,
     stepsWhy: `twice the fault-free run's ${reference.steps} and ${SCENARIO_STEP_MARGIN} more`,
   };
-  for (const index of choose(reference.points.length, settings.maxScenarios)) {
-    const spec = reference.points[index]!.spec;
+  const specs = choose(reference.points.length, settings.maxScenarios).map((index) => reference.points[index]!.spec);
+  for (const [i, spec] of specs.entries()) {
     const scenario = await crashScenario(scenarioSettings, reference, spec, deterministic);
     if (scenario.crashed) report.faults.push(spec);
     report.problems.push(...scenario.problems);
     if (scenario.unchecked !== null) report.unchecked.push(`${spec}: ${scenario.unchecked}`);
+    // Each later scenario would likely wait out the same stall: the check ends here, saying so.
+    if (scenario.stalled) {
+      for (const left of specs.slice(i + 1)) report.unchecked.push(`${left}: not run: the scenario ${spec} stalled (stallLimitMs)`);
+      break;
+    }
   }
   return report;
 }
@@ -209,6 +224,7 @@ interface DriveSettings {
   maxSteps: number;
   /** Why maxSteps is what it is, for the message (the option, or the bound of a crash scenario). */
   stepsWhy: string;
+  stallLimitMs: number;
   ids: InstanceIds;
 }
 
@@ -231,6 +247,7 @@ async function settingsOf<W extends Workflow>(workflow: W, options: CheckWorkflo
     maxResumes: wholeOption('maxResumes', options.maxResumes === undefined ? 1000 : options.maxResumes, 0, 1_000_000),
     maxRetries: wholeOption('maxRetries', options.maxRetries === undefined ? 3 : options.maxRetries, 0, 100),
     maxSteps: wholeOption('maxSteps', options.maxSteps === undefined ? DEFAULT_MAX_STEPS : options.maxSteps, 1, MAX_MAX_STEPS),
+    stallLimitMs: wholeOption('stallLimitMs', options.stallLimitMs === undefined ? DEFAULT_STALL_LIMIT_MS : options.stallLimitMs, 1, MAX_TIMER_MS),
   };
   // The core as createRemit takes it: OptionInvalidError for an object without the RecoveryCore
   // functions or a value that is neither a name nor an object, CoreUnavailableError for an
@@ -302,6 +319,8 @@ interface Drive {
   store: MemoryStore;
   /** An error that says the options are wrong (a resume value missing or refused), not the workflow. */
   usage?: Error;
+  /** Stopped by stallLimitMs. */
+  stalled?: true;
 }
 
 /** The records of the checked run, decoded once each (a drive reads them at every handler call). */
@@ -322,7 +341,8 @@ class LogReader {
 
 /** A drive stopped by checkWorkflow's own bounds (maxSteps, maxResumes), or a run left to another sequencer. */
 class RunStopped extends Error {
-  constructor(message: string, readonly node?: string) {
+  /** `stalled`: stopped by stallLimitMs (what it ran goes on unawaited). */
+  constructor(message: string, readonly node?: string, readonly stalled = false) {
     super(message);
     this.name = 'RunStopped';
   }
@@ -338,6 +358,8 @@ class Observer implements SequencerHooks {
   readonly calls: string[] = [];
   crash: Crash | null = null;
   steps = 0;
+  /** The last progress: when a fault point was reached, and which (for a stalled run's report). */
+  progress: { at: number; point: string | null; node?: string } = { at: Date.now(), point: null };
   private readonly tail: string[] = [];
   private readonly seen = new Map<string, number>();
 
@@ -349,6 +371,7 @@ class Observer implements SequencerHooks {
     if (this.crash !== null) throw new InjectedFault(point, info);
     this.countStep(point, info);
     const reached: PointReached = { point, info, spec: this.specFor(point, info) };
+    this.noteProgress(reached.spec, point, info);
     this.points.push(reached);
     if (reached.spec === this.crashAt) {
       this.crash = await this.snapshot(reached);
@@ -360,7 +383,14 @@ class Observer implements SequencerHooks {
   /** The hooks of the replica that recovers: no more crashes. */
   async afterCrash(point: FaultPoint, info: FaultInfo): Promise<void> {
     this.countStep(point, info);
+    this.noteProgress(`${point}${info.node === undefined ? '' : `@${info.node}`} (in the recovered run)`, point, info);
     await this.noteCall(point, info);
+  }
+
+  /** `where` was reached now; the node is kept when it is the one whose code runs next (a handler, an interrupt's apply). */
+  noteProgress(where: string, point?: FaultPoint, info?: FaultInfo): void {
+    const next = point === 'effect.before-handler' || point === 'resume.after-claim' ? info?.node : undefined;
+    this.progress = { at: Date.now(), point: where, ...(next === undefined ? {} : { node: next }) };
   }
 
   /** append.before fires once per step whose records a batch carries (with group commit too). */
@@ -434,19 +464,51 @@ async function drive(settings: DriveSettings, crashAt: string | null): Promise<D
   const ids = settings.ids.forRun();
   const faulted = new Remit(store, settings.core, [settings.workflow], observer, {}, { instanceId: ids.first });
   const crashed = () => observer.crash !== null;
-  let result = await untilEnd(settings, faulted, counter, () => faulted.start(settings.workflow, settings.input, { runId: RUN_ID }), crashed).catch((e: unknown) => e);
+  const starting = untilEnd(settings, faulted, counter, () => faulted.start(settings.workflow, settings.input, { runId: RUN_ID }), crashed);
+  let result = await untilStalled(starting, observer, settings.stallLimitMs).catch((e: unknown) => e);
   if (crashed()) {
     // Whatever the crashed sequencer threw or returned, the replica takes over.
     const hooks: SequencerHooks = { at: (point, info) => observer.afterCrash(point, info) };
     const fence = { instanceId: ids.replica, now: () => Date.now() + CLOCK_AHEAD_MS };
     const restarted = new Remit(new MemoryStore({ backing }), settings.core, [settings.workflow], hooks, {}, fence);
-    result = await untilEnd(settings, restarted, counter, () => recover(settings, restarted), () => false).catch((e: unknown) => e);
+    observer.noteProgress(`${observer.crash!.at.spec} (the crash; the replica took over)`);
+    result = await untilStalled(untilEnd(settings, restarted, counter, () => recover(settings, restarted), () => false), observer, settings.stallLimitMs).catch((e: unknown) => e);
   }
   const base = { points: observer.points, calls: observer.calls, resumes: counter.resumes, retries: counter.retries, steps: observer.steps, crash: observer.crash, store };
   if (isRunResult(result)) return { ...base, outcome: outcomeOf(await log.read(), result), problems: [] };
   const node = result instanceof RemitError || result instanceof RunStopped ? result.node : undefined;
   const stopped: WorkflowProblem = { property: 'liveness', ...faultOf(observer.crash), ...(node === undefined ? {} : { node }), message: `the run did not reach its end: ${describe(result)}` };
-  return { ...base, outcome: NOT_ENDED, problems: [stopped], ...(isUsageError(result) ? { usage: result } : {}) };
+  return {
+    ...base, outcome: NOT_ENDED, problems: [stopped],
+    ...(isUsageError(result) ? { usage: result } : {}), ...(result instanceof RunStopped && result.stalled ? { stalled: true as const } : {}),
+  };
+}
+
+/**
+ * `running`, or RunStopped once the run went `limitMs` without progress (a fault point reached):
+ * node code, a handler or a resume function that never settles would otherwise hold the check
+ * until the test runner's timeout, saying nothing of where. What it was running goes on unawaited.
+ */
+function untilStalled<T>(running: Promise<T>, observer: Observer, limitMs: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_resolve, reject) => {
+    const check = () => {
+      const idle = Date.now() - observer.progress.at;
+      if (idle < limitMs) {
+        timer = setTimeout(check, limitMs - idle);
+        return;
+      }
+      const { point, node } = observer.progress;
+      const since = point === null ? 'since the run began' : `since fault point ${point}`;
+      reject(new RunStopped(
+        `no progress for ${limitMs} ms (stallLimitMs) ${since}: node code, an effect handler or a resume function that never settles? (slower code needs a larger stallLimitMs)`,
+        node,
+        true,
+      ));
+    };
+    timer = setTimeout(check, limitMs);
+  });
+  return Promise.race([running, stalled]).finally(() => clearTimeout(timer));
 }
 
 /** After a crash: start again when nothing was durable, else continue. */
@@ -562,8 +624,12 @@ interface Scenario {
 }
 
 /** One crash scenario, at the point `spec` picks: the checks of a recovered run against the fault-free one. */
-async function crashScenario(settings: DriveSettings, reference: Drive, spec: string, compare: boolean): Promise<Scenario> {
+async function crashScenario(settings: DriveSettings, reference: Drive, spec: string, compare: boolean): Promise<Scenario & { stalled: boolean }> {
   const run = await drive(settings, spec);
+  return { ...(await judgeScenario(settings, reference, run, spec, compare)), stalled: run.stalled === true };
+}
+
+async function judgeScenario(settings: DriveSettings, reference: Drive, run: Drive, spec: string, compare: boolean): Promise<Scenario> {
   if (run.crash === null) return notReached(reference, run, spec, compare);
   const fault = run.crash.at.spec;
   if (run.problems.length > 0) return { crashed: true, problems: run.problems.map((p) => ({ ...p, fault })), unchecked: null };
