@@ -314,3 +314,37 @@ describe('createCore(kind)', () => {
     expect((await remitCore.createCore('reference')).name).toBe('reference');
   });
 });
+
+describe('the encoders of remit/core and what is not an object', () => {
+  it('refuse it with ArgumentInvalidError naming the call and argument, and encode as before', () => {
+    // Before, encodeRecord(null), encodeLog(null), encodeAdmissionRequest(null), encodeRecovery(null)
+    // and the rest were bare TypeErrors ("Cannot read properties of null").
+    const calls: Array<[string, (bad: never) => unknown]> = [
+      ['encodeRecord(record)', (bad) => remitCore.encodeRecord(bad)],
+      ['encodeRecordV2(record)', (bad) => remitCore.encodeRecordV2(bad, 0)],
+      ['encodeLog(records)', (bad) => remitCore.encodeLog(bad)],
+      ['encodeLog(records[1])', (bad) => remitCore.encodeLog([decodedFirst(), bad])],
+      ['encodeLogV2(records)', (bad) => remitCore.encodeLogV2(bad)],
+      ['encodeLogV2(records[0])', (bad) => remitCore.encodeLogV2([bad])],
+      ['encodeAdmissionRequest(request)', (bad) => remitCore.encodeAdmissionRequest(bad)],
+      ['encodeRecovery(recovery)', (bad) => remitCore.encodeRecovery(bad)],
+      ['encodeAdmission(admission)', (bad) => remitCore.encodeAdmission(bad)],
+      ['encodeFed(fed)', (bad) => remitCore.encodeFed(bad)],
+    ];
+    for (const [argument, call] of calls) {
+      for (const bad of [null, undefined, 'x', 7]) {
+        expect(outcome(() => call(bad as never)), `${argument} with ${String(bad)}`).toMatchObject({ error: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', argument });
+      }
+    }
+    const records = remitCore.decodeLog(LOG).records;
+    expect(remitCore.encodeLog(records)).toEqual(LOG);
+    expect(remitCore.decodeLog(remitCore.encodeLogV2(records)).records).toEqual(records);
+    expect(remitCore.encodeRecovery(remitCore.recover(LOG))).toEqual(remitCore.reference.recoverEncoded(LOG));
+    expect(remitCore.encodeAdmissionRequest({ tag: 'CONTINUE_FROM', seq: 1 })).toEqual(Uint8Array.of(3, 1, 0, 0, 0));
+    expect(outcome(() => remitCore.encodeAdmissionRequest({ tag: 'CONTINUE_FROM', seq: -1 }))).toMatchObject({ error: 'AdmissionRequestError' });
+  });
+});
+
+function decodedFirst(): LogRecord {
+  return remitCore.decodeLog(LOG).records[0]!;
+}

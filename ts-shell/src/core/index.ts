@@ -14,7 +14,7 @@ import * as crc from './crc32c.js';
 import * as encoding from './encoding.js';
 import * as framing from './framing.js';
 import { FORMAT_VERSION_1 } from './framing.js';
-import type { Admission, AdmissionRequest, Fed, Recovery, RecoveryCore } from './types.js';
+import type { Admission, AdmissionRequest, Fed, LogRecord, Recovery, RecoveryCore } from './types.js';
 
 export type CoreKind = 'wasm' | 'reference';
 
@@ -36,13 +36,9 @@ export async function createCore(kind: CoreKind = 'wasm'): Promise<RecoveryCore>
 
 export * from './types.js';
 export {
-  encodeRecord, encodeRecordV2, encodeLog, encodeLogV2, logDecodeError,
-  LogErrorName, RecordEncodeError, type DecodeStep, type DecodedLog, type LogDecodeError, type ChainContext,
+  logDecodeError, LogErrorName, RecordEncodeError, type DecodeStep, type DecodedLog, type LogDecodeError, type ChainContext,
 } from './codec.js';
-export {
-  encodeRecovery, encodeAdmissionRequest, encodeAdmission,
-  isWellFormedRequest, EncodingError, AdmissionRequestError, encodeFed,
-} from './encoding.js';
+export { isWellFormedRequest, EncodingError, AdmissionRequestError } from './encoding.js';
 export {
   MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION, FORMAT_VERSION_1, FORMAT_VERSION_2, linkOf,
 } from './framing.js';
@@ -103,6 +99,48 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   if (!Array.isArray(parts)) bytesOf('concatBytes', 'parts', parts); // throws: names what it got
   return codec.concatBytes(parts.map((part, i) => bytesOf('concatBytes', `parts[${i}]`, part)));
 }
+// The encoders check that what they are given is an object (an array of them for a log) with
+// ArgumentInvalidError, as the decoders check their bytes: encodeRecord(null) was a bare TypeError
+// ("Cannot read properties of null"). What is inside is theirs to refuse (RecordEncodeError,
+// AdmissionRequestError).
+
+export function encodeRecord(record: LogRecord): Uint8Array {
+  return codec.encodeRecord(objectOf('encodeRecord', 'record', record, A_RECORD));
+}
+export function encodeRecordV2(record: LogRecord, prevChain: number): Uint8Array {
+  return codec.encodeRecordV2(objectOf('encodeRecordV2', 'record', record, A_RECORD), prevChain);
+}
+export function encodeLog(records: readonly LogRecord[]): Uint8Array {
+  return codec.encodeLog(recordsOf('encodeLog', records));
+}
+export function encodeLogV2(records: readonly LogRecord[], prevChain = 0): Uint8Array {
+  return codec.encodeLogV2(recordsOf('encodeLogV2', records), prevChain);
+}
+export function encodeAdmissionRequest(request: AdmissionRequest): Uint8Array {
+  return encoding.encodeAdmissionRequest(objectOf('encodeAdmissionRequest', 'request', request, 'an AdmissionRequest ({ tag, ... })'));
+}
+export function encodeRecovery(recovery: Recovery): Uint8Array {
+  return encoding.encodeRecovery(objectOf('encodeRecovery', 'recovery', recovery, 'a Recovery (as recover returns it)'));
+}
+export function encodeAdmission(admission: Admission): Uint8Array {
+  return encoding.encodeAdmission(objectOf('encodeAdmission', 'admission', admission, 'an Admission (as admit returns it)'));
+}
+export function encodeFed(fed: Fed): Uint8Array {
+  return encoding.encodeFed(objectOf('encodeFed', 'fed', fed, 'a Fed (as feed returns it)'));
+}
+
+const A_RECORD = 'a LogRecord ({ kind, seq, ... })';
+
+function objectOf<T>(operation: string, argument: string, value: T, expected: string): T {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ArgumentInvalidError(`${operation}(${argument})`, expected, describe(value));
+  return value;
+}
+function recordsOf(operation: string, records: readonly LogRecord[]): readonly LogRecord[] {
+  if (!Array.isArray(records)) throw new ArgumentInvalidError(`${operation}(records)`, 'an array of LogRecords', describe(records));
+  records.forEach((record, i) => objectOf(operation, `records[${i}]`, record, A_RECORD));
+  return records;
+}
+
 export function decodeRecovery(bytes: Uint8Array): Recovery {
   return encoding.decodeRecovery(bytesOf('decodeRecovery', 'bytes', bytes));
 }
