@@ -13,7 +13,7 @@ import { Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
 import { END, workflow } from '../workflow/workflow.js';
 import { FaultSpecInvalidError, TestingErrorCode } from './errors.js';
-import { formatFaultSpec, hooksFor, parseFaultSpec } from './fault-spec.js';
+import { checkSpecNode, faultMatches, formatFaultSpec, hooksFor, parseFaultSpec } from './fault-spec.js';
 
 describe('parseFaultSpec', () => {
   it('parses every point, and the kinds each point carries, and formats them back', () => {
@@ -128,6 +128,29 @@ describe('hooksFor and its other arguments', () => {
     await new Remit(new MemoryStore(), await createCore('reference'), [wf], hooks).start(wf, { n: 0 });
     expect(hooks.fired).toBe(true);
     expect(hooksFor('append.before', () => {}).fired).toBe(false);
+  });
+});
+
+describe('formatFaultSpec, faultMatches and checkSpecNode given what is not a FaultSpec', () => {
+  it('refuse it as hooksFor does (FaultSpecInvalidError), and take a parsed spec as before', () => {
+    // Before, formatFaultSpec({}) was "undefined#undefined", and faultMatches(null, ...) and
+    // checkSpecNode(null, wf) were bare TypeErrors.
+    const wf = workflow({ name: 'shop', version: '1', state: z.object({}) }).pure('price', { run: () => ({}), next: END }).build();
+    const info = { runId: 'r', seq: 1, node: 'price' };
+    for (const bad of [{}, null, 'append.before', { point: 'nope', occurrence: 1 }, { point: 'append.before', occurrence: 0 }, { point: 'append.before', occurrence: 1, node: 5 }]) {
+      for (const call of [() => formatFaultSpec(bad as never), () => faultMatches(bad as never, 'append.before', info), () => checkSpecNode(bad as never, wf)]) {
+        expect(thrown(call)).toMatchObject({ code: TestingErrorCode.FAULT_SPEC_INVALID });
+      }
+    }
+    expect(thrown(() => formatFaultSpec({} as never)).message).toMatch(/formatFaultSpec needs a FaultSpec/);
+    expect(thrown(() => checkSpecNode(parseFaultSpec('append.before'), {} as never))).toMatchObject({ code: 'REMIT_ARGUMENT_INVALID', argument: 'checkSpecNode(workflow)' });
+    expect(thrown(() => faultMatches(parseFaultSpec('append.before'), 'append.before', null as never))).toMatchObject({ code: 'REMIT_ARGUMENT_INVALID', argument: 'faultMatches(info)' });
+    const spec = parseFaultSpec('pure.before-return@price#2');
+    expect(formatFaultSpec(spec)).toBe('pure.before-return@price#2');
+    expect(faultMatches(spec, 'pure.before-return', info)).toBe(true);
+    expect(faultMatches(spec, 'append.before', info)).toBe(false);
+    expect(() => checkSpecNode(spec, wf)).not.toThrow();
+    expect(thrown(() => checkSpecNode(parseFaultSpec('effect.after-handler@price'), wf)).message).toMatch(/reached only at effect nodes/);
   });
 });
 

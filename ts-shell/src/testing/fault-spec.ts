@@ -64,13 +64,29 @@ function specProblem(spec: FaultSpec): string | null {
   return null;
 }
 
+/**
+ * The `point[:KIND][@node][#n]` text of a spec, which parseFaultSpec reads back as it is. A value
+ * that is not a FaultSpec that could fire is refused (FaultSpecInvalidError), as hooksFor refuses
+ * it: `formatFaultSpec({})` was "undefined#undefined".
+ */
 export function formatFaultSpec(spec: FaultSpec): string {
+  return formatSpec(checkedSpec(spec, 'formatFaultSpec'));
+}
+
+function formatSpec(spec: FaultSpec): string {
   // "#1" is written when the node alone would not read back: it holds "#" or ends in white space.
   const needsOccurrence = spec.occurrence !== 1 || (spec.node !== undefined && /#|\s$/.test(spec.node));
   return `${spec.point}${spec.kind ? `:${spec.kind}` : ''}${spec.node ? `@${spec.node}` : ''}${needsOccurrence ? `#${spec.occurrence}` : ''}`;
 }
 
+/** Whether a fault point reached (`point`, `info`: as `hooks.at` gets them) is one `spec` picks, occurrence aside. */
 export function faultMatches(spec: FaultSpec, point: FaultPoint, info: FaultInfo): boolean {
+  const checked = checkedSpec(spec, 'faultMatches');
+  if (info === null || typeof info !== 'object') throw new ArgumentInvalidError('faultMatches(info)', 'the FaultInfo hooks.at(point, info) is given ({ runId, seq, ... })', describeArgument(info));
+  return matches(checked, point, info);
+}
+
+function matches(spec: FaultSpec, point: FaultPoint, info: FaultInfo): boolean {
   if (point !== spec.point) return false;
   if (spec.kind && !(info.kinds ?? []).includes(spec.kind)) return false;
   if (spec.node && info.node !== spec.node) return false;
@@ -142,14 +158,12 @@ function describeArgument(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
-/** A FaultSpec object given to hooksFor, checked as parseFaultSpec checks a string. */
-function checkedSpec(spec: unknown): FaultSpec {
+/** A FaultSpec object given to `caller` (hooksFor, ...), checked as parseFaultSpec checks a string. */
+function checkedSpec(spec: unknown, caller = 'hooksFor'): FaultSpec {
   const given = spec as Partial<FaultSpec> | null;
   if (given === null || typeof given !== 'object' || typeof given.point !== 'string' || !isFaultPoint(given.point)) {
-    throw new FaultSpecInvalidError(
-      describeGiven(spec),
-      `hooksFor needs a "point[:KIND][@node][#n]" string or a FaultSpec ({ point, occurrence, kind?, node? }) whose point is one of ${FAULT_POINTS.join(', ')}`,
-    );
+    const wants = caller === 'hooksFor' ? 'a "point[:KIND][@node][#n]" string or a FaultSpec' : 'a FaultSpec (parseFaultSpec gives one)';
+    throw new FaultSpecInvalidError(describeGiven(spec), `${caller} needs ${wants} ({ point, occurrence, kind?, node? }) whose point is one of ${FAULT_POINTS.join(', ')}`);
   }
   const text = describeGiven(spec);
   if (given.kind !== undefined && typeof given.kind !== 'string') throw new FaultSpecInvalidError(text, 'kind must be a record kind (a string)');
@@ -163,7 +177,7 @@ function checkedSpec(spec: unknown): FaultSpec {
 function describeGiven(spec: unknown): string {
   const given = spec as Partial<FaultSpec> | null;
   if (given !== null && typeof given === 'object' && typeof given.point === 'string' && isFaultPoint(given.point) && typeof given.occurrence === 'number') {
-    return formatFaultSpec(given as FaultSpec);
+    return formatSpec(given as FaultSpec);
   }
   try {
     return JSON.stringify(spec) ?? String(spec);
@@ -173,14 +187,14 @@ function describeGiven(spec: unknown): string {
 }
 
 function hooksForSpec(spec: FaultSpec, onFault: (point: FaultPoint, info: FaultInfo) => void | Promise<void>, options: HooksForOptions): FaultHooks {
-  if (options.workflow !== undefined) checkSpecNode(spec, options.workflow);
+  if (options.workflow !== undefined) checkNode(spec, options.workflow);
   let seen = 0;
   return {
     get fired() {
       return seen >= spec.occurrence;
     },
     async at(point, info) {
-      if (!faultMatches(spec, point, info)) return;
+      if (!matches(spec, point, info)) return;
       seen += 1;
       if (seen === spec.occurrence) await onFault(point, info);
     },
@@ -189,9 +203,15 @@ function hooksForSpec(spec: FaultSpec, onFault: (point: FaultPoint, info: FaultI
 
 /** Throws FaultSpecInvalidError unless the spec's node is one `workflow` has, of a kind its point is reached at. */
 export function checkSpecNode(spec: FaultSpec, workflow: Workflow): void {
+  const checked = checkedSpec(spec, 'checkSpecNode');
+  if (!isBuiltWorkflow(workflow)) throw new ArgumentInvalidError('checkSpecNode(workflow)', 'a built workflow (workflow(...)....build())', describeArgument(workflow));
+  checkNode(checked, workflow);
+}
+
+function checkNode(spec: FaultSpec, workflow: Workflow): void {
   if (spec.node === undefined) return;
   const expected = NODE_KIND_AT[spec.point];
-  const text = formatFaultSpec(spec);
+  const text = formatSpec(spec);
   if (expected === 'none') throw new FaultSpecInvalidError(text, `${spec.point} is reached at no node, so @${spec.node} would never match`);
   const node = workflow.nodes.get(spec.node);
   if (node === undefined) {
