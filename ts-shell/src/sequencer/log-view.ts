@@ -9,7 +9,7 @@ import {
   RecordKind, RunStatus, StateForm, type LogRecord, type RecoveredRun, type Recovery, type RecoveryCore,
 } from '../core/types.js';
 import { LogCorruptError, LogTornError, RunNotFoundError } from '../errors.js';
-import { decodeJson, fromUtf8, setOwnKey, type Json } from '../json.js';
+import { decodeJson, fromUtf8, isPlainObject, setOwnKey, type Json } from '../json.js';
 import { applyDelta, type Delta } from '../state/delta.js';
 import type { RunStatusHint } from '../store/store.js';
 
@@ -114,9 +114,16 @@ export function headState(log: Uint8Array, recovered: RecoveredRun, runId: strin
     if (step.outcome !== 'record') {
       throw new LogCorruptError(runId, step.outcome === 'corrupt' ? step.error.seq : -1, offset, 'UNREADABLE_STATE');
     }
-    head = advanceHead(head, step.record);
+    try {
+      head = advanceHead(head, step.record);
+    } catch {
+      // The record passed every check of the log format, but its state is not JSON or not a delta
+      // that fits (only a hand edit that recomputed the checksums, or a bug, writes one): damage,
+      // reported as such, not as a SyntaxError or TypeError of the decoding.
+      throw new LogCorruptError(runId, step.record.seq, offset, 'UNREADABLE_STATE');
+    }
     if (offset >= recovered.checkpointOffset) {
-      if (head === null) throw new LogCorruptError(runId, step.record.seq, offset, 'UNREADABLE_STATE');
+      if (head === null || !isPlainObject(head.state)) throw new LogCorruptError(runId, step.record.seq, offset, 'UNREADABLE_STATE');
       return head;
     }
     offset = step.end;

@@ -71,10 +71,19 @@ function isPrefix(prefix: Json[], whole: Json[]): boolean {
  * else after `before`'s keys, as the assignment of a fresh key would.
  */
 export function applyDelta(before: Json, delta: Delta): Json {
+  // A delta read from a log is JSON that computeDelta wrote; anything else (a record whose
+  // checksums were recomputed over other text) is refused here, never applied as another change:
+  // { "o": 5 } patched nothing, and null or { "q": 1 } were TypeErrors.
+  if (!isPlainObject(delta)) throw new Error(`not a delta (got ${delta === null ? 'null' : Array.isArray(delta) ? 'an array' : typeof delta})`);
   if ('r' in delta) return delta.r;
   if ('a' in delta) {
+    if (!Array.isArray(delta.a)) throw new Error('append delta whose items are not an array');
     if (!Array.isArray(before)) throw new Error('append delta applied to a non-array');
     return [...before, ...delta.a];
+  }
+  if (!('o' in delta) || !isPlainObject(delta.o)) throw new Error('not a delta: neither r, a nor an object patch o');
+  if (delta.d !== undefined && !(Array.isArray(delta.d) && delta.d.every((key) => typeof key === 'string'))) {
+    throw new Error('object delta whose deleted keys d are not an array of strings');
   }
   if (!isPlainObject(before)) throw new Error('object delta applied to a non-object');
   const out: { [key: string]: Json } = { ...before };
