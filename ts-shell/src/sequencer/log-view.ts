@@ -148,6 +148,20 @@ export function advanceHead(head: HeadState | null, record: LogRecord, decodedDe
   };
 }
 
+/**
+ * The JSON value a record holds (an EFFECT_DONE's result, a RESUME_CLAIMED's value), read to be
+ * applied. Text that is not JSON in a record that passed every check of the log format (only a
+ * hand edit that recomputed the checksums, or a bug, writes one) is damage: LogCorruptError
+ * UNREADABLE_VALUE naming the record, not a SyntaxError, nor "node code threw".
+ */
+export function recordedValue(bytes: Uint8Array, runId: string, seq: number, offset: number): Json {
+  try {
+    return decodeJson(bytes);
+  } catch {
+    throw new LogCorruptError(runId, seq, offset, 'UNREADABLE_VALUE');
+  }
+}
+
 /** A deep copy of a JSON value, keys in the same order (node code gets copies, never the cache). */
 export function cloneJson<T extends Json>(value: T): T {
   if (value === null || typeof value !== 'object') return value;

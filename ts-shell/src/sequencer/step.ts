@@ -17,11 +17,11 @@ import { assert, unreachable } from '../assert.js';
 import { effectKey, interruptId } from '../ids.js';
 import { withArticle } from '../display.js';
 import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls } from './fence.js';
-import { decodeJson, fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
+import { fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
 import { durableText, durableValue, validate } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
-import { cloneJson, kindName, recordAt, type HeadState } from './log-view.js';
+import { cloneJson, kindName, recordAt, recordedValue, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
 
 /** The `next` of a completion that ends the run (records only copy it into their frames). */
@@ -288,7 +288,7 @@ export class Step {
     assert(def.kind === 'effect', () => `${name} is not an effect`);
     const done = recordAt(this.session.bytes, doneOffset, this.runId);
     assert(done.kind === RecordKind.EFFECT_DONE, () => `no EFFECT_DONE at offset ${doneOffset}`);
-    return this.completeEffect(name, def, this.state(), decodeJson(done.result), [], mode);
+    return this.completeEffect(name, def, this.state(), recordedValue(done.result, this.runId, done.seq, doneOffset), [], mode);
   }
 
   /**
@@ -362,9 +362,10 @@ export class Step {
     assert(claim.kind === RecordKind.RESUME_CLAIMED, () => `no RESUME_CLAIMED at offset ${claimOffset}`);
     // The claim holds the schema's output, checked before it was claimed to read back as itself
     // (values.ts): it is applied as stored, never validated (transformed) again.
+    const value = recordedValue(claim.value, this.runId, claim.seq, claimOffset);
     let completion: Completion;
     try {
-      completion = this.interruptCompletion(name, decodeJson(claim.value), this.nextSeq);
+      completion = this.interruptCompletion(name, value, this.nextSeq);
     } catch (error) {
       await this.nodeFailed(error, name, []);
       return null;

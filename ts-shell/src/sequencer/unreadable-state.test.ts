@@ -3,7 +3,8 @@
  * text, as only a hand edit or a bug could write it) but whose state is not JSON, or not a delta
  * that fits, is damage: status, continueRun and resume report LogCorruptError (UNREADABLE_STATE)
  * naming the run and the record's seq. Before, they threw the decoding's SyntaxError or TypeError,
- * and a delta { "o": 5 } was applied as no change at all.
+ * and a delta { "o": 5 } was applied as no change at all. Likewise an EFFECT_DONE result or a
+ * RESUME_CLAIMED value that is not JSON (UNREADABLE_VALUE), when the run comes to apply it.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -83,5 +84,48 @@ describe('a framed record whose state cannot be read', () => {
     expect(await refusal(() => remit.status('r'))).toEqual(expected);
     expect(await refusal(() => remit.continueRun('r'))).toEqual(expected);
     expect(await refusal(() => remit.resume('r', 'c@3', {}))).toEqual(expected);
+  });
+});
+
+describe('a framed EFFECT_DONE result or RESUME_CLAIMED value that is not JSON', () => {
+  const withEffect = workflow({ name: 'v', version: '1', state: z.object({ k: z.string().optional(), ok: z.boolean().optional() }) })
+    .effect('e', { run: async () => ({ k: 'v' }), apply: (_s, r) => ({ k: r.k }), next: 'c' })
+    .interrupt('c', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => ({ ok: v.ok }), next: END })
+    .build();
+
+  /** The completed run's records up to and including the first of `kind`, that one's `field` set to `text`, re-framed and re-chained, as a running run. */
+  async function cutAt(kind: number, field: 'result' | 'value', text: string): Promise<{ remit: Remit; seq: number }> {
+    const source = new MemoryStore();
+    const first = new Remit(source, core, [withEffect]);
+    const parked = await first.start(withEffect, {}, { runId: 'r' });
+    await first.resume('r', parked.status === 'parked' ? parked.interrupt.id : '', { ok: true });
+    const records = decodeLog(concat((await source.readRecords('r')).map((r) => r.bytes))).records;
+    const seq = records.findIndex((r) => r.kind === kind);
+    const log = encodeLogV2(records.slice(0, seq + 1).map((r, i) => (i === seq ? { ...r, [field]: new TextEncoder().encode(text) } : r)));
+    const again = decodeLog(log);
+    const store = new MemoryStore();
+    await store.append('r', 0, again.records.map((_, i) => log.slice(again.offsets[i], again.offsets[i + 1] ?? log.length)), undefined, 'running');
+    return { remit: new Remit(store, core, [withEffect]), seq };
+  }
+
+  it('is LogCorruptError UNREADABLE_VALUE at its seq from continueRun and recoverAll, not a SyntaxError or "node code threw"', async () => {
+    // Before, an unreadable EFFECT_DONE result was a bare SyntaxError, and an unreadable claim
+    // HandlerThrewError ("node code threw"), as if the interrupt's apply had thrown.
+    for (const [kind, field] of [[4, 'result'], [6, 'value']] as const) {
+      const { remit, seq } = await cutAt(kind, field, '{oops');
+      const expected = { error: 'LogCorruptError', logError: 'UNREADABLE_VALUE', runId: 'r', seq };
+      expect(await refusal(() => remit.continueRun('r'))).toEqual(expected);
+      const [outcome] = await remit.recoverAll();
+      expect(outcome && 'error' in outcome ? { error: outcome.error.constructor.name, logError: (outcome.error as LogCorruptError).logError } : outcome).toEqual({ error: 'LogCorruptError', logError: 'UNREADABLE_VALUE' });
+    }
+  });
+
+  it('read as written (the control), the run finishes from the recorded result and claim', async () => {
+    for (const [kind, field, text] of [[4, 'result', '{"k":"w"}'], [6, 'value', '{"ok":false}']] as const) {
+      const { remit } = await cutAt(kind, field, text);
+      const done = await remit.continueRun('r');
+      expect(done.status).toBe(kind === 4 ? 'parked' : 'completed');
+      expect(done.state).toMatchObject(kind === 4 ? { k: 'w' } : { k: 'v', ok: false });
+    }
   });
 });
