@@ -6,11 +6,11 @@
  */
 
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { FileEffectSink, MemoryEffectSink, receiptIdFor } from './effect-sink.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -73,6 +73,7 @@ describe('effect names and keys that are names of Object.prototype', () => {
   ] as const) {
     it(`${label} counts them as any other name`, async () => {
       const sink = makeSink();
+      if (sink instanceof FileEffectSink) onTestFinished(() => rmSync(sink.dir, { recursive: true, force: true }));
       for (const name of names) {
         expect(await sink.apply(name, name, {})).toMatchObject({ applied: true });
         expect(await sink.apply(name, name, {})).toMatchObject({ applied: false });
