@@ -116,7 +116,7 @@ describe('a framed EFFECT_DONE result or RESUME_CLAIMED value that is not JSON',
       const expected = { error: 'LogCorruptError', logError: 'UNREADABLE_VALUE', runId: 'r', seq };
       expect(await refusal(() => remit.continueRun('r'))).toEqual(expected);
       const [outcome] = await remit.recoverAll();
-      expect(outcome && 'error' in outcome ? { error: outcome.error.constructor.name, logError: (outcome.error as LogCorruptError).logError } : outcome).toEqual({ error: 'LogCorruptError', logError: 'UNREADABLE_VALUE' });
+      expect(outcome && 'error' in outcome ? { error: (outcome.error as Error).constructor.name, logError: (outcome.error as LogCorruptError).logError } : outcome).toEqual({ error: 'LogCorruptError', logError: 'UNREADABLE_VALUE' });
     }
   });
 
