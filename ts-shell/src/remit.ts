@@ -27,7 +27,7 @@ import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8 } from './json.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
-import { damageError, diagnoseRows, missingRecordsDamage, unreadableRunDamage, type RunDamage } from './sequencer/log-health.js';
+import { damageError, diagnoseRows, diagnoseValues, missingRecordsDamage, unreadableRunDamage, type RunDamage } from './sequencer/log-health.js';
 import { recordAt, runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { openSummary } from './sequencer/stored-summary.js';
@@ -797,7 +797,7 @@ export class Remit implements Engine {
       if (hint !== null && hint.recordCount !== rows.length && read < SCRUB_READS) continue;
       const log = concatBytes(rows.map((r) => r.bytes));
       const recovery = this.core.recover(log);
-      const damage = diagnoseRows(runId, rows, recovery);
+      const damage = diagnoseRows(runId, rows, recovery) ?? diagnoseValues(runId, rows, log);
       const logStatus = damage === null && recovery.ok ? hintOfStatus(STATUS_NAMES[recovery.status]) : null;
       const unlisted = hint === null && rows.length > 0 && this.store.relistRun !== undefined;
       return {
@@ -985,7 +985,7 @@ export class Remit implements Engine {
     }
     const log = concatBytes(rows.map((r) => r.bytes));
     const recovery = this.core.recover(log);
-    const damage = diagnoseRows(runId, rows, recovery);
+    const damage = diagnoseRows(runId, rows, recovery) ?? diagnoseValues(runId, rows, log);
     if (damage === null) {
       assert(recovery.ok, () => `run ${runId}: the core refused a log that diagnosis found sound`);
       const logStatus = hintOfStatus(STATUS_NAMES[recovery.status]);

@@ -21,13 +21,13 @@
  * intact records; when that includes a kind that is not safe to lose, repair refuses.
  */
 
-import { LogErrorName } from '../core/codec.js';
+import { decodeRecordAt, LogErrorName } from '../core/codec.js';
 import { Frame, FrameOutcome, readFrame } from '../core/framing.js';
 import { RecordKind, RunStatus, type NextAction, type Recovery, type RecoveredRun } from '../core/types.js';
 import { withArticle } from '../display.js';
 import { corruptAdvice, LogCorruptError, LogTornError, shellWord, StoreError, suggestCommand, tornAdvice } from '../errors.js';
-import { fromUtf8 } from '../json.js';
-import { kindName } from './log-view.js';
+import { decodeJson, fromUtf8, isPlainObject } from '../json.js';
+import { advanceHead, kindName, type HeadState } from './log-view.js';
 
 export interface RunDamage {
   kind: 'torn' | 'empty' | 'corrupt';
@@ -183,6 +183,55 @@ function corrupt(runId: string, seq: number, offset: number, code: string, store
     kind: 'corrupt', seq, offset, code, storedBytes, repairable: false, recordKind: null,
     why: 'the record is complete but fails its integrity check, so its content is lost and removing it would lose a durable step',
     advice: corruptAdvice(runId),
+  };
+}
+
+/**
+ * scrub's and repair's deeper look at a log diagnoseRows found sound: the first record whose JSON
+ * cannot be read, as the sequencer would meet it (a state that is not JSON, or a delta that does
+ * not fit the state before it, or a head state that is not an object: UNREADABLE_STATE; an
+ * EFFECT_DONE result or RESUME_CLAIMED value that is not JSON: UNREADABLE_VALUE); null when every
+ * one reads. Such a record passed every check of the log format, so only a hand edit that
+ * recomputed the checksums, or a bug, writes one. Not part of diagnoseRows: it decodes every
+ * value, which runs() and recoverAll do not pay for.
+ */
+export function diagnoseValues(runId: string, rows: readonly StoredRow[], log: Uint8Array): RunDamage | null {
+  let head: HeadState | null = null;
+  let lastState: { seq: number; offset: number; storedBytes: number } | null = null;
+  let offset = 0;
+  for (const row of rows) {
+    const step = decodeRecordAt(log, offset);
+    if (step.outcome !== 'record') return null; // the framing is diagnoseRows' to judge
+    const record = step.record;
+    const at = { seq: record.seq, offset, storedBytes: row.bytes.length };
+    try {
+      head = advanceHead(head, record);
+    } catch {
+      return unreadable(runId, at, 'UNREADABLE_STATE');
+    }
+    if (record.kind === RecordKind.RUN_STARTED || record.kind === RecordKind.NODE_COMPLETED) lastState = at;
+    const value = record.kind === RecordKind.EFFECT_DONE ? record.result : record.kind === RecordKind.RESUME_CLAIMED ? record.value : null;
+    if (value !== null && !readsAsJson(value)) return unreadable(runId, at, 'UNREADABLE_VALUE');
+    offset = step.end;
+  }
+  if (head !== null && lastState !== null && !isPlainObject(head.state)) return unreadable(runId, lastState, 'UNREADABLE_STATE');
+  return null;
+}
+
+function readsAsJson(bytes: Uint8Array): boolean {
+  try {
+    decodeJson(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function unreadable(runId: string, at: { seq: number; offset: number; storedBytes: number }, code: 'UNREADABLE_STATE' | 'UNREADABLE_VALUE'): RunDamage {
+  const what = code === 'UNREADABLE_STATE' ? 'state' : 'value';
+  return {
+    ...corrupt(runId, at.seq, at.offset, code, at.storedBytes),
+    why: `the record passes every check of the log format, but its ${what} cannot be read, so its content is lost and removing it would lose a durable step`,
   };
 }
 

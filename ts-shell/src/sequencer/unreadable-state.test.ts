@@ -4,14 +4,17 @@
  * that fits, is damage: status, continueRun and resume report LogCorruptError (UNREADABLE_STATE)
  * naming the run and the record's seq. Before, they threw the decoding's SyntaxError or TypeError,
  * and a delta { "o": 5 } was applied as no change at all. Likewise an EFFECT_DONE result or a
- * RESUME_CLAIMED value that is not JSON (UNREADABLE_VALUE), when the run comes to apply it.
+ * RESUME_CLAIMED value that is not JSON (UNREADABLE_VALUE), when the run comes to apply it. scrub,
+ * which re-verifies every record, reports each as corrupt damage at its seq, and repair refuses it
+ * (the record's content is lost; removing it would lose a durable step); both find the controls
+ * sound.
  */
 
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { decodeLog, encodeLogV2 } from '../core/codec.js';
 import { createCore } from '../core/index.js';
-import { LogCorruptError } from '../errors.js';
+import { LogCorruptError, RepairRefusedError } from '../errors.js';
 import { Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
 import { END, workflow } from '../workflow/workflow.js';
@@ -65,6 +68,7 @@ async function refusal(call: () => Promise<unknown>): Promise<unknown> {
 describe('a framed record whose state cannot be read', () => {
   it('as written (the control): the run reads back and resumes', async () => {
     const remit = await runWithState(null);
+    expect((await remit.scrub('r')).damage).toBeNull();
     expect((await remit.status('r')).state).toMatchObject({ n: 2 });
     expect((await remit.resume('r', 'c@3', {})).status).toBe('completed');
   });
@@ -84,8 +88,21 @@ describe('a framed record whose state cannot be read', () => {
     expect(await refusal(() => remit.status('r'))).toEqual(expected);
     expect(await refusal(() => remit.continueRun('r'))).toEqual(expected);
     expect(await refusal(() => remit.resume('r', 'c@3', {}))).toEqual(expected);
+    await expectScrubAndRepairToFind(remit, 'UNREADABLE_STATE', 2);
   });
 });
+
+/** scrub reports the record as corrupt damage (not repairable); repair refuses, naming its seq; nothing changes. */
+async function expectScrubAndRepairToFind(remit: Remit, code: string, seq: number): Promise<void> {
+  const before = (await remit.store.readRecords('r')).map((r) => r.bytes.slice());
+  const report = await remit.scrub('r');
+  expect(report.damage).toMatchObject({ kind: 'corrupt', code, seq, repairable: false });
+  expect(report.logStatus).toBeNull();
+  const refused = await remit.repair('r').catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(RepairRefusedError);
+  expect(refused).toMatchObject({ runId: 'r', seq });
+  expect((await remit.store.readRecords('r')).map((r) => r.bytes)).toEqual(before);
+}
 
 describe('a framed EFFECT_DONE result or RESUME_CLAIMED value that is not JSON', () => {
   const withEffect = workflow({ name: 'v', version: '1', state: z.object({ k: z.string().optional(), ok: z.boolean().optional() }) })
@@ -117,12 +134,14 @@ describe('a framed EFFECT_DONE result or RESUME_CLAIMED value that is not JSON',
       expect(await refusal(() => remit.continueRun('r'))).toEqual(expected);
       const [outcome] = await remit.recoverAll();
       expect(outcome && 'error' in outcome ? { error: (outcome.error as Error).constructor.name, logError: (outcome.error as LogCorruptError).logError } : outcome).toEqual({ error: 'LogCorruptError', logError: 'UNREADABLE_VALUE' });
+      await expectScrubAndRepairToFind(remit, 'UNREADABLE_VALUE', seq);
     }
   });
 
   it('read as written (the control), the run finishes from the recorded result and claim', async () => {
     for (const [kind, field, text] of [[4, 'result', '{"k":"w"}'], [6, 'value', '{"ok":false}']] as const) {
       const { remit } = await cutAt(kind, field, text);
+      expect((await remit.scrub('r')).damage).toBeNull();
       const done = await remit.continueRun('r');
       expect(done.status).toBe(kind === 4 ? 'parked' : 'completed');
       expect(done.state).toMatchObject(kind === 4 ? { k: 'w' } : { k: 'v', ok: false });
