@@ -41,7 +41,10 @@ describe('a file that is not a REMIT database', () => {
     other.close();
     const empty = join(cwd, 'empty.db');
     writeFileSync(empty, '');
-    for (const file of [foreign, empty]) {
+    // Not SQLite at all (a mistyped --db naming a text file): the same refusal, not a store error (exit 8).
+    const text = join(cwd, 'notes.txt');
+    writeFileSync(text, 'not a database\n'.repeat(200));
+    for (const file of [foreign, empty, text]) {
       const before = digest(file);
       for (const args of [['inspect', 'x'], ['runs'], ['scrub', '--all'], ['repair', 'x'], ['--json', 'runs']]) {
         const result = await remit('--db', file, ...args);

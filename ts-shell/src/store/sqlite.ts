@@ -262,6 +262,11 @@ function checkRemitFile(description: string, path: string, busyTimeoutMs: number
   const probe = new (loadBetterSqlite3())(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
   try {
     if (isRemitFile(probe)) return;
+  } catch (error) {
+    // Not SQLite at all (a text file, a mistyped path to another kind of file): no REMIT database
+    // there either, said as for another program's database, not as a store failure.
+    if ((error as { code?: unknown }).code !== 'SQLITE_NOTADB') throw error;
+    throw new StoreNotFoundError(description, path, 'the file is not a SQLite database (SQLITE_NOTADB), so not a REMIT database; nothing in it was changed');
   } finally {
     probe.close();
   }
