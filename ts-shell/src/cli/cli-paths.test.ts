@@ -81,6 +81,16 @@ describe('the CLI and the paths it is given', () => {
     expect(asValue.stderr).toMatch(/<value>: cannot read/);
   });
 
+  it('an empty --db (an unset variable in --db "$DB") is a usage error (exit 2), not the working folder opened as a database', async () => {
+    for (const db of ['', '  ']) {
+      for (const args of [['runs'], ['--workflow', REFUND_MODULE, 'run']]) {
+        const result = await remit('--db', db, ...args);
+        expect(result.code, `${JSON.stringify(db)} ${args.join(' ')}`).toBe(2);
+        expect(result.stderr).toMatch(/--db .*: an empty path; name the database file/);
+      }
+    }
+  });
+
   it('repair: a torn last record is listed as damaged, repaired by `remit repair`, and the run goes on', async () => {
     const db = join(cwd, 'repair.db');
     writeFileSync(join(cwd, 'marker'), '');

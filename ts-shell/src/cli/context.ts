@@ -290,6 +290,8 @@ export async function openSession(
   needs: { workflows: 'required' | 'optional'; database?: 'create' | 'existing'; check?: (module: WorkflowModule) => void },
 ): Promise<CliSession> {
   const options = globalOptions(command);
+  // An empty --db (an unset shell variable: --db "$DB") would name the working folder.
+  if (options.db.trim() === '') throw new UsageError(`--db ${shellWord(options.db)}: an empty path; name the database file (default ${DEFAULT_DB})`);
   const dbPath = resolve(options.db);
   checkNotFolder(dbPath);
   const modulePath = workflowModulePath(options, needs.workflows);
