@@ -271,6 +271,13 @@ describe('remit/core helpers and the offsets, seqs and bytes given beside their 
     ['chainValueBefore(recordEnd)', () => remitCore.chainValueBefore(b, 100)],
     ['chainValueBefore(recordEnd)', () => remitCore.chainValueBefore(b, -1)],
     ['chainValueBefore(recordEnd)', () => remitCore.chainValueBefore(b, 2)],
+    // Before, linkOf took anything and wrote it as some u32: linkOf('a', 'b') answered a number.
+    ['linkOf(prevChain)', () => remitCore.linkOf('a' as never, 'b' as never)],
+    ['linkOf(prevChain)', () => remitCore.linkOf(-1, 0)],
+    ['linkOf(prevChain)', () => remitCore.linkOf(null as never, 0)],
+    ['linkOf(recordCrc)', () => remitCore.linkOf(0, 2 ** 32)],
+    ['linkOf(recordCrc)', () => remitCore.linkOf(0, 1.5)],
+    ['linkOf(recordCrc)', () => remitCore.linkOf(0, undefined as never)],
   ];
   it.each(OUT_OF_RANGE)('%s out of range is ArgumentInvalidError naming it (case %#)', (argument, call) => {
     expect(outcome(call)).toMatchObject({ error: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', argument });
@@ -286,6 +293,7 @@ describe('remit/core helpers and the offsets, seqs and bytes given beside their 
     const framed = remitCore.frameRecord(0xffffffff, 255, b, 7, 0xffffffff);
     expect([framed[4], framed[5], framed[6], framed[7], framed[8], framed[9]]).toEqual([255, 255, 255, 255, 7, 255]);
     expect(remitCore.chainValueBefore(b, 0)).toBe(0);
+    expect(remitCore.linkOf(0xffffffff, 0)).toBe(remitCore.crc32c(new Uint8Array([255, 255, 255, 255, 0, 0, 0, 0])));
     const first = remitCore.decodeRecordAt(LOG, 0) as { end: number };
     expect(remitCore.chainValueBefore(LOG, LOG.length)).toBe(remitCore.chainOf(LOG.subarray(first.end)));
   });

@@ -40,7 +40,7 @@ export {
 } from './codec.js';
 export { isWellFormedRequest, EncodingError, AdmissionRequestError } from './encoding.js';
 export {
-  MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION, FORMAT_VERSION_1, FORMAT_VERSION_2, linkOf,
+  MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION, FORMAT_VERSION_1, FORMAT_VERSION_2,
 } from './framing.js';
 export { CoreUnavailableError, type CoreUnavailableReason } from '../errors.js';
 export { CoreTrapError } from './wasm-core.js';
@@ -170,7 +170,15 @@ export function chainValueBefore(log: Uint8Array, recordEnd: number): number {
   if (recordEnd !== 0) integerArgument('chainValueBefore', 'recordEnd', recordEnd, 4, bytes.length, ' (where a record of the log ends; 0 before the first)');
   return framing.chainValueBefore(bytes, recordEnd);
 }
-
+/**
+ * The format-2 link of a record (docs/log-format.md): both arguments are u32s. Before, anything
+ * else was written as some u32 (linkOf('a', 'b') answered a checksum of zeros, -1 was 4294967295).
+ */
+export function linkOf(prevChain: number, recordCrc: number): number {
+  integerArgument('linkOf', 'prevChain', prevChain, 0, U32_MAX, ' (the chain value of the record before, chainOf)');
+  integerArgument('linkOf', 'recordCrc', recordCrc, 0, U32_MAX, " (the record's record_crc)");
+  return framing.linkOf(prevChain, recordCrc);
+}
 
 /** `[start, end)` checked to lie within `bytes` (start <= end), for the CRC helpers. */
 function byteRange(operation: string, bytes: Uint8Array, start: unknown, end: unknown): [number, number] {
