@@ -280,4 +280,30 @@ describe('the reference RecoveryCore', () => {
     expect(canary.admit(afterClaim, { tag: 'RESUME', interruptId: t('i1') }).accepted).toBe(true);
     expect(canary.recoverEncoded(logOf(...happyPath))).toEqual(reference.recoverEncoded(logOf(...happyPath)));
   });
+  it('createReferenceCore refuses options it does not know, a canary it does not have and options that are not an object', () => {
+    // Before, { bogus: 1 } and a misspelt canary were ignored: a core without the bug a must-fail test meant to inject.
+    const refusal = (options: unknown) => {
+      try {
+        createReferenceCore(options as never);
+      } catch (error) {
+        const e = error as { name?: unknown; code?: unknown; field?: unknown; argument?: unknown };
+        return { name: e.name, code: e.code, field: e.field, argument: e.argument };
+      }
+      return undefined;
+    };
+    const option = (field: string) => ({ name: 'OptionInvalidError', code: 'REMIT_OPTION_INVALID', field, argument: undefined });
+    expect(refusal({ bogus: 1 })).toEqual(option('bogus'));
+    expect(refusal({ canary: 'accept-second-claim', canery: 'x' })).toEqual(option('canery'));
+    expect(refusal(Object.create({ bogus: 1 }))).toEqual(option('bogus'));
+    expect(refusal({ canary: 'accept-second-clam' })).toEqual(option('canary'));
+    expect(refusal({ canary: 1 })).toEqual(option('canary'));
+    const argument = { name: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', field: undefined, argument: 'createReferenceCore(options)' };
+    expect(refusal(null)).toEqual(argument);
+    expect(refusal('accept-second-claim')).toEqual(argument);
+    expect(refusal([])).toEqual(argument);
+    expect(refusal(undefined)).toBeUndefined();
+    expect(refusal({})).toBeUndefined();
+    expect(refusal({ canary: undefined })).toBeUndefined();
+    expect(refusal({ canary: 'summary-forgets-prev-kind' })).toBeUndefined();
+  });
 });

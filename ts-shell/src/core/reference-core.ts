@@ -9,7 +9,8 @@
  * - single pass over the log; names are compared as byte ranges, never decoded.
  */
 
-import { withByteArguments } from './byte-arguments.js';
+import { ArgumentInvalidError, OptionInvalidError } from '../errors.js';
+import { describe, withByteArguments } from './byte-arguments.js';
 import { ByteRangeMap } from './byte-range-map.js';
 import { ByteWriter, encodeAdmission, encodeFed, encodeRecovery, isWellFormedRequest, parseAdmissionRequest } from './encoding.js';
 import {
@@ -935,14 +936,45 @@ function canaryAllowed(): boolean {
   return env['VITEST'] !== undefined || env['REMIT_ALLOW_CANARY'] === '1';
 }
 
+// As ../known-keys.ts's unknownKey and notKnown (the core imports only itself and ../errors.ts).
+const REFERENCE_CORE_OPTIONS: readonly (keyof ReferenceCoreTestOptions & string)[] = ['canary'] satisfies (keyof ReferenceCoreTestOptions)[];
+/** Every ReferenceCanary: the compiler checks the object has each one and no other. */
+const REFERENCE_CANARIES = Object.keys({
+  'accept-second-claim': true, 'snapshot-on-delta': true, 'done-without-attempt': true, 'link-unchecked': true, 'summary-forgets-prev-kind': true,
+} satisfies Record<ReferenceCanary, true>) as readonly ReferenceCanary[];
+
+/**
+ * The canary of createReferenceCore's options, or null. Options that are not an object are
+ * ArgumentInvalidError; a key it does not know, own or inherited, or a canary it does not have is
+ * OptionInvalidError: before, `{ bogus: 1 }` or a misspelt canary made a core without the bug a
+ * must-fail test meant to inject, and the test passed for the wrong reason.
+ */
+function checkedCanary(options: ReferenceCoreTestOptions): ReferenceCanary | null {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new ArgumentInvalidError('createReferenceCore(options)', 'an object of createReferenceCore options ({ canary }) or nothing', describe(options));
+  }
+  for (const key in options) {
+    if (!(REFERENCE_CORE_OPTIONS as readonly string[]).includes(key)) {
+      throw new OptionInvalidError(key, (options as Record<string, unknown>)[key],
+        `is not an option of createReferenceCore (known: ${REFERENCE_CORE_OPTIONS.join(', ')}); a misspelt key would otherwise be ignored`);
+    }
+  }
+  const canary = options.canary;
+  if (canary === undefined) return null;
+  if (!REFERENCE_CANARIES.includes(canary)) {
+    throw new OptionInvalidError('canary', canary, `must be ${REFERENCE_CANARIES.map((c) => JSON.stringify(c)).join(', ')} or undefined`);
+  }
+  return canary;
+}
+
 /**
  * A reference core. The shell uses createCore('reference') from ./index.ts, which passes no
  * options; `canary` exists for the equivalence suite's must-fail tests.
  */
 export function createReferenceCore(options: ReferenceCoreTestOptions = {}): RecoveryCore {
-  const canary = options.canary ?? null;
+  const canary = checkedCanary(options);
   if (canary !== null && !canaryAllowed()) {
-    throw new Error(`reference core canary "${canary}" is for tests only (set REMIT_ALLOW_CANARY=1 outside vitest)`);
+    throw new OptionInvalidError('canary', canary, 'is for tests only (set REMIT_ALLOW_CANARY=1 outside vitest)');
   }
   const recoverWith = (log: Uint8Array): Recovery => new RecoveryFold(log, canary).run().report();
   return withByteArguments({
