@@ -119,3 +119,42 @@ describe('MemoryEffectSink options', () => {
     expect(refusal(false)).toEqual({ code: 'REMIT_ARGUMENT_INVALID', field: undefined });
   });
 });
+
+describe('arguments the sinks cannot use', () => {
+  // Before, receiptIdFor(5) and new FileEffectSink() were Node's own TypeError ERR_INVALID_ARG_TYPE
+  // (from the hash and from path.join), and MemoryEffectSink.apply('e', 5) counted the call first.
+  const refusal = async (call: () => unknown) => {
+    try {
+      await call();
+    } catch (error) {
+      const e = error as { name?: unknown; code?: unknown; argument?: unknown; received?: unknown };
+      return { name: e.name, code: e.code, argument: e.argument, received: e.received };
+    }
+    return undefined;
+  };
+  const refused = (argument: string, received: string) => ({ name: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', argument, received });
+
+  it('receiptIdFor refuses a key that is not a string', async () => {
+    expect(await refusal(() => receiptIdFor(5 as never))).toEqual(refused('receiptIdFor(key)', 'number'));
+    expect(await refusal(() => receiptIdFor(undefined as never))).toEqual(refused('receiptIdFor(key)', 'undefined'));
+    expect(await refusal(() => receiptIdFor(null as never))).toEqual(refused('receiptIdFor(key)', 'null'));
+    expect(receiptIdFor('')).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('FileEffectSink refuses a dir that is not a non-empty string', async () => {
+    expect(await refusal(() => new (FileEffectSink as unknown as new () => FileEffectSink)())).toEqual(refused('FileEffectSink(dir)', 'undefined'));
+    expect(await refusal(() => new FileEffectSink(5 as never))).toEqual(refused('FileEffectSink(dir)', 'number'));
+    expect(await refusal(() => new FileEffectSink(''))).toEqual(refused('FileEffectSink(dir)', 'an empty string'));
+  });
+
+  it('apply refuses an effect name or key that is not a string, counting and writing nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'remit-sink-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    for (const [label, sink] of [['MemoryEffectSink', new MemoryEffectSink()], ['FileEffectSink', new FileEffectSink(dir)]] as const) {
+      expect(await refusal(() => sink.apply('e', 5 as never, {}))).toEqual(refused(`${label}.apply(key)`, 'number'));
+      expect(await refusal(() => sink.apply(null as never, 'k', {}))).toEqual(refused(`${label}.apply(effect)`, 'null'));
+      expect(await sink.counts()).toEqual({ byEffect: {}, byKey: {} });
+    }
+    expect(readdirSync(join(dir, 'applied'))).toEqual([]);
+  });
+});

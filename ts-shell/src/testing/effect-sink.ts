@@ -42,8 +42,24 @@ export interface EffectCounts {
   byKey: Record<string, { effect: string; invocations: number; applied: number }>;
 }
 
+/**
+ * The receipt id a sink answers for `key`. A key that is not a string is ArgumentInvalidError
+ * (before, receiptIdFor(5) was Node's own TypeError ERR_INVALID_ARG_TYPE from the hash).
+ */
 export function receiptIdFor(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return createHash('sha256').update(stringArgument('receiptIdFor(key)', 'a string (an idempotency key)', key)).digest('hex').slice(0, 16);
+}
+
+/** `value` when it is a string, else ArgumentInvalidError naming `argument`; `nonEmpty`: "" refused too. */
+function stringArgument(argument: string, expected: string, value: unknown, nonEmpty = false): string {
+  if (typeof value === 'string' && (!nonEmpty || value !== '')) return value;
+  throw new ArgumentInvalidError(argument, expected, value === '' ? 'an empty string' : value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+}
+
+/** The effect name and key of an apply, checked before anything is counted or written. */
+function checkApply(sink: string, effect: unknown, key: unknown): void {
+  stringArgument(`${sink}.apply(effect)`, 'a string (the effect name)', effect);
+  stringArgument(`${sink}.apply(key)`, 'a string (the idempotency key)', key);
 }
 
 /** The options of MemoryEffectSink. */
@@ -79,6 +95,7 @@ export class MemoryEffectSink implements EffectSink {
   }
 
   async apply(effect: string, key: string, payload: unknown): Promise<EffectReceipt> {
+    checkApply('MemoryEffectSink', effect, key);
     const applied = !this.deduplicate || !this.appliedKeys.has(key);
     if (applied) this.appliedKeys.set(key, payload);
     this.invocations.push({ effect, key, applied });
@@ -101,7 +118,13 @@ export class FileEffectSink implements EffectSink {
   private readonly invocationsPath: string;
   private readonly appliedDir: string;
 
+  /**
+   * `dir`: the folder the sink keeps its files in, created when missing. One that is not a
+   * non-empty string is ArgumentInvalidError (before, `new FileEffectSink()` was Node's own
+   * TypeError ERR_INVALID_ARG_TYPE, and "" put the files in the working folder).
+   */
   constructor(readonly dir: string) {
+    stringArgument('FileEffectSink(dir)', 'a non-empty string (the folder the sink keeps its files in)', dir, true);
     this.invocationsPath = join(dir, 'invocations.jsonl');
     this.appliedDir = join(dir, 'applied');
     // Not mkdirSync({ recursive: true }): on some paths it retries forever (../files.ts).
@@ -109,6 +132,7 @@ export class FileEffectSink implements EffectSink {
   }
 
   async apply(effect: string, key: string, payload: unknown): Promise<EffectReceipt> {
+    checkApply('FileEffectSink', effect, key);
     const marker = join(this.appliedDir, receiptIdFor(key) + MARKER);
     // The marker appears whole or not at all: written under a name of this call's own, then linked
     // to its name, which fails if another call's is there. (Written in place, a SIGKILL between
