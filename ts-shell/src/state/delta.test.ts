@@ -352,3 +352,34 @@ describe('the walks over a value are safe at MAX_VALUE_DEPTH, from a deep caller
     }
   });
 });
+
+describe('applyDelta (public in remit/testing) on what is not a delta, or one that does not fit', () => {
+  // Before, each of these was a plain Error ("not a delta (got null)") that named neither the call nor the part.
+  const CASES: Array<[Json, unknown, string, string]> = [
+    [{}, null, 'applyDelta(delta)', 'null'],
+    [{}, 5, 'applyDelta(delta)', 'a number'],
+    [{}, [], 'applyDelta(delta)', 'an array'],
+    [{}, { q: 1 }, 'applyDelta(delta)', 'an object with neither r, a nor o'],
+    [{}, { o: 5 }, 'applyDelta(delta.o)', 'a number'],
+    [{}, { o: {}, d: ['a', 1] }, 'applyDelta(delta.d)', 'an array holding a non-string'],
+    [[], { a: 'x' }, 'applyDelta(delta.a)', 'a string'],
+    [5, { a: [1] }, 'applyDelta(before)', 'a number'],
+    ['s', { o: {} }, 'applyDelta(before)', 'a string'],
+    [{ items: { list: 1 } }, { o: { items: { o: { list: { a: [2] } } } } }, 'applyDelta(before.items.list)', 'a number'],
+    [{ items: {} }, { o: { items: { o: { x: undefined } } } }, 'applyDelta(delta.o.items.o.x)', 'undefined'],
+  ];
+  it.each(CASES)('applyDelta(%j, %j) is ArgumentInvalidError naming %s', (before, delta, argument, received) => {
+    let caught: unknown;
+    try {
+      applyDelta(before, delta as Delta);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ name: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', argument, received });
+  });
+
+  it('a delta that fits is applied as before', () => {
+    expect(applyDelta({ items: { list: [1] }, gone: 1 }, { o: { items: { o: { list: { a: [2] } } } }, d: ['gone'] })).toEqual({ items: { list: [1, 2] } });
+    expect(applyDelta(null, { r: { a: 1 } })).toEqual({ a: 1 });
+  });
+});

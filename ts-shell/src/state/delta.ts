@@ -12,6 +12,7 @@
  * as the growth), where LangGraph's per-step full snapshot grows quadratically in total.
  */
 
+import { ArgumentInvalidError } from '../errors.js';
 import { isPlainObject, jsonEqual, setOwnKey, type Json } from '../json.js';
 
 export type Delta =
@@ -66,32 +67,59 @@ function isPrefix(prefix: Json[], whole: Json[]): boolean {
 }
 
 /**
- * Apply `delta` to `before` without modifying it. Throws on a delta that does not fit. A key of
- * `delta.o` is set as an own key (setOwnKey: "__proto__" too), in place when `before` has it,
- * else after `before`'s keys, as the assignment of a fresh key would.
+ * Apply `delta` to `before` without modifying it. A key of `delta.o` is set as an own key
+ * (setOwnKey: "__proto__" too), in place when `before` has it, else after `before`'s keys, as the
+ * assignment of a fresh key would.
+ *
+ * Public in remit/testing. A delta that is not one, or that does not fit `before`, is refused with
+ * ArgumentInvalidError naming the part (`applyDelta(delta)`, `applyDelta(delta.o.items.a)`,
+ * `applyDelta(before.items)`), never applied as another change: { "o": 5 } patched nothing, and
+ * null or { "q": 1 } were TypeErrors (later a plain Error). A delta read from a log is JSON that
+ * computeDelta wrote; the library reads any refusal of one as damage (LogCorruptError
+ * UNREADABLE_STATE).
  */
 export function applyDelta(before: Json, delta: Delta): Json {
-  // A delta read from a log is JSON that computeDelta wrote; anything else (a record whose
-  // checksums were recomputed over other text) is refused here, never applied as another change:
-  // { "o": 5 } patched nothing, and null or { "q": 1 } were TypeErrors.
-  if (!isPlainObject(delta)) throw new Error(`not a delta (got ${delta === null ? 'null' : Array.isArray(delta) ? 'an array' : typeof delta})`);
+  return applyAt(before, delta, null);
+}
+
+/** The keys of `delta.o` from the top delta down to the one being applied (null: the top). */
+interface DeltaPath { key: string; parent: DeltaPath | null }
+
+function applyAt(before: Json, delta: Delta, path: DeltaPath | null): Json {
+  if (!isPlainObject(delta)) throw refused(path, 'delta', '', 'a delta ({ r }, { a } or { o, d? })', kindOf(delta));
   if ('r' in delta) return delta.r;
   if ('a' in delta) {
-    if (!Array.isArray(delta.a)) throw new Error('append delta whose items are not an array');
-    if (!Array.isArray(before)) throw new Error('append delta applied to a non-array');
+    if (!Array.isArray(delta.a)) throw refused(path, 'delta', '.a', 'an array (the items an append delta adds)', kindOf(delta.a));
+    if (!Array.isArray(before)) throw refused(path, 'before', '', 'an array (the delta appends to it)', kindOf(before));
     return [...before, ...delta.a];
   }
-  if (!('o' in delta) || !isPlainObject(delta.o)) throw new Error('not a delta: neither r, a nor an object patch o');
+  if (!('o' in delta)) throw refused(path, 'delta', '', 'a delta ({ r }, { a } or { o, d? })', 'an object with neither r, a nor o');
+  if (!isPlainObject(delta.o)) throw refused(path, 'delta', '.o', 'an object (the changed keys of an object delta)', kindOf(delta.o));
   if (delta.d !== undefined && !(Array.isArray(delta.d) && delta.d.every((key) => typeof key === 'string'))) {
-    throw new Error('object delta whose deleted keys d are not an array of strings');
+    throw refused(path, 'delta', '.d', 'an array of strings (the keys an object delta deletes)', Array.isArray(delta.d) ? 'an array holding a non-string' : kindOf(delta.d));
   }
-  if (!isPlainObject(before)) throw new Error('object delta applied to a non-object');
+  if (!isPlainObject(before)) throw refused(path, 'before', '', 'an object (the delta patches its keys)', kindOf(before));
   const out: { [key: string]: Json } = { ...before };
   for (const key of delta.d ?? []) delete out[key];
   for (const [key, inner] of Object.entries(delta.o)) {
-    setOwnKey(out, key, Object.prototype.hasOwnProperty.call(before, key) ? applyDelta(before[key]!, inner) : applyDelta(null, inner));
+    const at = { key, parent: path };
+    setOwnKey(out, key, Object.prototype.hasOwnProperty.call(before, key) ? applyAt(before[key]!, inner, at) : applyAt(null, inner, at));
   }
   return out;
+}
+
+/** ArgumentInvalidError naming the part of `applyDelta(before, delta)` at `path` that is refused. */
+function refused(path: DeltaPath | null, which: 'delta' | 'before', suffix: string, expected: string, received: string): ArgumentInvalidError {
+  const keys: string[] = [];
+  for (let at = path; at !== null; at = at.parent) keys.unshift(at.key);
+  const where = which === 'delta' ? keys.map((key) => `.o.${key}`).join('') : keys.map((key) => `.${key}`).join('');
+  return new ArgumentInvalidError(`applyDelta(${which}${where}${suffix})`, expected, received);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** The delta of an unchanged state: an empty object patch. */
