@@ -8,7 +8,8 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { concatBytes as concat } from '../core/codec.js';
-import { StoreError } from '../errors.js';
+import { ArgumentInvalidError, OptionInvalidError, StoreError } from '../errors.js';
+import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import type { AppendOutcome, Store } from '../store/store.js';
 import { testRecord } from './test-record.js';
 
@@ -64,7 +65,35 @@ function records(firstSeq: number, count: number, tag = 'r'): Uint8Array[] {
 }
 
 
+const CONTRACT_OPTIONS = allKeysOf<StoreContractOptions>()('openSecondHandle', 'writeStatusHint');
+
+/**
+ * The arguments checked when the suite is declared, before any test: a misspelt option
+ * (`{ openSecondhandle }`) was ignored, and the tests that need it passed without testing
+ * anything (the durability test returned at once; the concurrent writers shared one handle).
+ */
+function checkContractArguments(name: unknown, openStore: unknown, options: unknown): void {
+  if (typeof name !== 'string') throw new ArgumentInvalidError('describeStoreContract(name)', 'a string naming the store', describeArgument(name));
+  if (typeof openStore !== 'function') {
+    throw new ArgumentInvalidError('describeStoreContract(openStore)', 'a function () => Store opening a fresh, empty store', describeArgument(openStore));
+  }
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new ArgumentInvalidError('describeStoreContract(options)', 'an object of store contract options ({ openSecondHandle, writeStatusHint }) or nothing', describeArgument(options));
+  }
+  const unknown = unknownKey(options, CONTRACT_OPTIONS);
+  if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of describeStoreContract', CONTRACT_OPTIONS));
+  for (const key of CONTRACT_OPTIONS) {
+    const value = (options as Record<string, unknown>)[key];
+    if (value !== undefined && typeof value !== 'function') throw new OptionInvalidError(key, value, 'must be a function');
+  }
+}
+
+function describeArgument(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+}
+
 export function describeStoreContract(name: string, openStore: OpenStore, options: StoreContractOptions = {}): void {
+  checkContractArguments(name, openStore, options);
   describe(`store contract: ${name}`, () => {
     const opened: Store[] = [];
     const open = async () => {
