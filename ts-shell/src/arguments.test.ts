@@ -92,6 +92,30 @@ describePg('run ids on PostgreSQL', (url) => {
   });
 });
 
+describe('run ids whose effect keys would not fit the log', () => {
+  // "/" takes three bytes in a key: a 200-byte id of them and a 200-byte node name of them give
+  // keys of up to 1212 bytes, over the log's 1024-byte names.
+  const slashes = '/'.repeat(200);
+  const wide = workflow({ name: 'wide-keys', version: '1', state: z.object({ n: z.number() }) })
+    .effect(slashes, { run: () => ({}), next: END })
+    .build();
+
+  it('are refused naming the argument the id came from (start, fork), and nothing is written', async () => {
+    const store = new MemoryStore();
+    const remit = new Remit(store, core, [wide]);
+    await expect(remit.start(wide, { n: 0 }, { runId: slashes })).rejects.toMatchObject({
+      code: 'REMIT_RUN_ID_INVALID', field: 'options.runId of start', message: expect.stringMatching(/\(options\.runId of start\): its effect keys could reach 1212 bytes/),
+    });
+    await remit.start(wide, { n: 0 }, { runId: 'source' });
+    await expect(remit.fork('source', 0, { newRunId: slashes })).rejects.toMatchObject({
+      code: 'REMIT_RUN_ID_INVALID', field: 'options.newRunId of fork', message: expect.stringMatching(/\(options\.newRunId of fork\): its effect keys could reach 1212 bytes/),
+    });
+    expect((await store.listRuns()).map((r) => r.runId)).toEqual(['source']);
+    // A default fork id is made to fit.
+    await expect(remit.fork('source', 0)).resolves.toMatchObject({ sourceRunId: 'source', checkpointSeq: 0 });
+  });
+});
+
 describe('sequence numbers and interrupt ids', () => {
   async function parked() {
     const store = new MemoryStore();

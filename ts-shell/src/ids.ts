@@ -181,12 +181,12 @@ export function longestEffectKeyBytes(runId: string, nodeNames: Iterable<string>
 /**
  * Throws RunIdInvalidError when an effect key of run `runId` could exceed the log's 1024-byte names
  * (possible only when both the run id and a node name are long and full of "%" or "/", which the
- * key writes as three bytes each).
+ * key writes as three bytes each). `argument`: where the id came from, as for checkRunId.
  */
-export function checkEffectKeysFit(runId: string, effectNodeNames: Iterable<string>): void {
+export function checkEffectKeysFit(runId: string, effectNodeNames: Iterable<string>, argument?: string): void {
   const longest = longestEffectKeyBytes(runId, effectNodeNames);
   if (longest > MAX_KEY_BYTES) {
-    throw new RunIdInvalidError(runId, `its effect keys could reach ${longest} bytes, over the log's ${MAX_KEY_BYTES}-byte names ("%" and "/" take 3 bytes in a key)`);
+    throw new RunIdInvalidError(runId, `its effect keys could reach ${longest} bytes, over the log's ${MAX_KEY_BYTES}-byte names ("%" and "/" take 3 bytes in a key)`, argument);
   }
 }
 

@@ -341,6 +341,8 @@ function checkOptionsArgument(operation: string, value: unknown, known: readonly
 const START_OPTIONS = allKeysOf<StartOptions>()('runId');
 const CONTINUE_OPTIONS = allKeysOf<ContinueOptions>()('fromSeq', 'waitForEffectMs');
 const FORK_OPTIONS = allKeysOf<ForkOptions>()('newRunId', 'intent');
+/** Where a fork's new run id comes from, for RunIdInvalidError's field. */
+const NEW_RUN_ID_ARGUMENT = 'options.newRunId of fork';
 const RECOVER_ALL_OPTIONS = allKeysOf<RecoverAllOptions>()('waitForEffectMs');
 
 /** The fence settings a Remit is constructed with (createRemit passes instanceId and effectLeaseMs). */
@@ -675,7 +677,7 @@ export class Remit implements Engine {
     checkRunId(runId);
     checkSeqArgument('checkpointSeq', checkpointSeq, { runId });
     checkOptionsArgument('fork', options, FORK_OPTIONS, { runId });
-    if (options.newRunId !== undefined) checkRunId(options.newRunId, 'options.newRunId of fork');
+    if (options.newRunId !== undefined) checkRunId(options.newRunId, NEW_RUN_ID_ARGUMENT);
     // A fork copies a prefix up to any checkpoint and chains to it: it reads the whole log.
     const session = await this.openRun(runId, { wholeLog: true });
     const recovered = session.recover();
@@ -685,7 +687,8 @@ export class Remit implements Engine {
     checkRunId(newRunId);
     // The fork's keys name its own run id; its effect nodes are in the copied RUN_STARTED.
     const table = runStartedRecord(session.bytes, runId).nodes;
-    checkEffectKeysFit(newRunId, table.filter((n) => n.kind === NodeKind.EFFECT).map((n) => fromUtf8(n.name)));
+    const effectNodes = table.filter((n) => n.kind === NodeKind.EFFECT).map((n) => fromUtf8(n.name));
+    checkEffectKeysFit(newRunId, effectNodes, options.newRunId === undefined ? undefined : NEW_RUN_ID_ARGUMENT);
     const intent = durableValue('fork intent', options.intent ?? null, null, { runId, seq: checkpointSeq });
     const forked: LogRecord = {
       kind: RecordKind.FORKED,
@@ -1143,7 +1146,7 @@ function checkSeqArgument(argument: string, value: unknown, subject: ErrorSubjec
 export function checkStart(wf: Workflow, input: unknown, runId: string | undefined, argument = 'options.runId of start'): { runId: string; state: ReturnType<typeof durableValue> } {
   if (runId !== undefined) checkRunId(runId, argument);
   const id = runId ?? defaultRunId(wf.name);
-  checkEffectKeysFit(id, effectNodeNames(wf));
+  checkEffectKeysFit(id, effectNodeNames(wf), runId === undefined ? undefined : argument);
   // A refused input names the caller's run id, never a generated one: no run was started.
   return { runId: id, state: startState(wf, input, runId !== undefined ? { runId, seq: 0 } : { seq: 0 }) };
 }
