@@ -70,6 +70,40 @@ describe.each(targets)('a fork nobody continued, on the %s store', (_name, targe
     await restarted.close();
   });
 
+  it('stays waiting after a continue whose first node fails, and is driven by recoverAll after one whose later node throws', async () => {
+    calls.length = 0;
+    let failAt: 'first' | 'second' | null = null;
+    const chain = workflow({ name: 'chain', version: '1', state: z.object({ n: z.number() }) })
+      .pure('first', { run: (s) => (failAt === 'first' ? { n: 'not a number' as unknown as number } : { n: s.n + 1 }), next: 'second' })
+      .pure('second', { run: (s) => { if (failAt === 'second') throw new Error('transient'); return { n: s.n * 2 }; }, next: 'send' })
+      .effect('send', { run: (_s, { idempotencyKey }) => (calls.push(idempotencyKey), {}), next: END })
+      .build();
+    for (const groupPureSteps of [true, false]) {
+      const core = await createCore('reference');
+      const store = target().open();
+      const remit = new Remit(store, core, [chain], undefined, { groupPureSteps });
+      await remit.start(chain, { n: 1 }, { runId: 'c' });
+      const fork = await remit.fork('c', 0, { newRunId: 'c-again' });
+      // The first node returns an invalid state: nothing committed, the fork still waits.
+      failAt = 'first';
+      await expect(remit.continueRun(fork.runId)).rejects.toMatchObject({ code: 'REMIT_STATE_INVALID', node: 'first' });
+      expect(await remit.inspect(fork.runId)).toMatchObject({ headSeq: 1, undrivenFork: true });
+      expect(await remit.recoverAll()).toEqual([]);
+      // The second node throws: the first one's completion is appended first, so the fork has
+      // been continued, and the next recoverAll drives it on, its effect included.
+      failAt = 'second';
+      await expect(remit.continueRun(fork.runId)).rejects.toMatchObject({ code: 'REMIT_HANDLER_THREW', node: 'second' });
+      const continued = await remit.inspect(fork.runId);
+      expect(continued.records.map((r) => r.kind)).toEqual(['RUN_STARTED', 'FORKED', 'NODE_COMPLETED']);
+      expect(continued).not.toHaveProperty('undrivenFork');
+      failAt = null;
+      const outcomes = await remit.recoverAll();
+      expect(outcomes.map((o) => [o.runId, 'result' in o ? o.result.status : o.error])).toEqual([['c-again', 'completed']]);
+      expect(calls.splice(0)).toEqual(['c/send/3', 'c-again/send/4']);
+      await store.close();
+    }
+  });
+
   it('once continued and crashed, it is recovered by recoverAll like any run', async () => {
     calls.length = 0;
     const core = await createCore('reference');
