@@ -86,8 +86,8 @@ export interface Comparison {
  * The first way run `b` differs from run `a` (null: none), and the comparison that could not be
  * made (null: none). The initial state must be the same (the same input read by the same schema);
  * up to the first value from outside that differs (module comment), the node
- * path and the state after each node must be the same; with no such value, the status and the
- * final state too.
+ * path and the state after each node must be the same; with no such value, the status (a failed
+ * run's failing node too) and the final state too.
  */
 export function compareOutcomes(a: Outcome, b: Outcome, sides: Sides): Comparison {
   const initial = initialDifference(a, b, sides);
@@ -99,7 +99,10 @@ export function compareOutcomes(a: Outcome, b: Outcome, sides: Sides): Compariso
   // The state after every node before the first outside value that differs must be the same too:
   // a random value a later node overwrites still reaches an effect's arguments or a route.
   const early = firstDifferentCheckpoint(a, b, divergence === null ? Infinity : divergence.a.step);
-  if (early !== null && (divergence !== null || a.status !== b.status || jsonEqual(a.state as Json, b.state as Json))) {
+  // Two failed runs end alike only at the same node: on the same path, a failure at another node
+  // is a route that chose another node, which failed before completing (not in the path).
+  const sameEnd = a.status === b.status && a.failure?.node === b.failure?.node;
+  if (early !== null && (divergence !== null || !sameEnd || jsonEqual(a.state as Json, b.state as Json))) {
     return {
       difference: {
         message: `the state after node ${early.node} (step ${early.step}) is ${short(early.b)} in ${sides.b}, ${short(early.a)} in ${sides.a}: ` +
@@ -110,10 +113,13 @@ export function compareOutcomes(a: Outcome, b: Outcome, sides: Sides): Compariso
     };
   }
   if (divergence !== null) return { difference: null, unchecked: divergenceText(divergence, b.path.length, sides) };
-  if (a.status !== b.status) {
+  if (!sameEnd) {
     const failure = b.failure ?? a.failure;
+    const route = a.status === b.status ? a.path[a.path.length - 1] : undefined;
+    const why = route === undefined ? '' : `: the route out of ${route} chose differently (a route, or a pure node or an apply before it, is not deterministic)`;
+    const node = route ?? failure?.node;
     return {
-      difference: { message: `${sides.b} ended ${statusText(b)}, ${sides.a} ${statusText(a)}, on the same node path`, ...(failure ? { node: failure.node } : {}) },
+      difference: { message: `${sides.b} ended ${statusText(b)}, ${sides.a} ${statusText(a)}, on the same node path${why}`, ...(node === undefined ? {} : { node }) },
       unchecked: null,
     };
   }

@@ -609,6 +609,29 @@ describe('checkWorkflow: false reports found by review', () => {
     expect(found.length).toBeGreaterThanOrEqual(10);
   });
 
+  it('a route that chooses another node in one run, where both nodes fail: determinism naming the route, not a pass (the path of completed nodes is the same)', async () => {
+    let calls = 0;
+    const wf = workflow({ name: 'failover', version: '1', state: Flags })
+      .pure('prepare', { run: () => ({ n: 1 }), next: () => (++calls === 2 ? 'chargeB' : 'chargeA') })
+      .effect('chargeA', { run: () => fail('DECLINED', 'card declined'), next: END })
+      .effect('chargeB', { run: () => fail('DECLINED', 'card declined'), next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: {}, core: 'reference' });
+    expect(report.reference).toMatchObject({ status: 'failed', path: ['prepare'] });
+    expect(report.problems).toEqual([{
+      property: 'determinism', node: 'prepare',
+      message: 'two fault-free runs from the same input differ: the second fault-free run ended failed (DECLINED at chargeB: card declined), the first fault-free run failed (DECLINED at chargeA: card declined), ' +
+        'on the same node path: the route out of prepare chose differently (a route, or a pure node or an apply before it, is not deterministic)',
+    }]);
+    // The same failure at the same node, with another message from outside: no problem.
+    let declines = 0;
+    const same = workflow({ name: 'declines', version: '1', state: Flags })
+      .pure('prepare', { run: () => ({ n: 1 }), next: 'charge' })
+      .effect('charge', { run: () => fail('DECLINED', `declined (${++declines})`), next: END })
+      .build();
+    expect((await checkWorkflow(same, { input: {}, core: 'reference' })).problems).toEqual([]);
+  });
+
   it('Math.random in a pure node, overwritten by a later node: determinism at the checkpoint it reached', async () => {
     const wf = workflow({ name: 'overwritten', version: '1', state: Flags })
       .pure('price', { run: () => ({ amount: Math.floor(Math.random() * 1000) }), next: 'charge' })

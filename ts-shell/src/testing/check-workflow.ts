@@ -7,10 +7,10 @@
  * leases), and checks each recovered run against the fault-free one:
  *   - determinism: two fault-free runs from the same input take the same path and, when their
  *     effects returned the same results and their interrupts were resumed with the same values,
- *     end in the same state;
+ *     end in the same state (failed runs failing at the same node);
  *   - prefix continuation: the records durable at the crash are the first records after recovery;
  *   - recovered run: the same node path, and, when its effects returned the same results and its
- *     interrupts got the same resume values, the same status and final state (up to the first of
+ *     interrupts got the same resume values, the same status (the same failing node) and final state (up to the first of
  *     those that differs, the same path: check-outcome.ts);
  *   - effects: every effect's handler is called once, or twice only when the crash fell between
  *     its call and the record of its outcome (the documented bound), and only under keys the run
