@@ -8,6 +8,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from '../core/index.js';
+import { createReferenceCore } from '../core/reference-core.js';
 import { encodeRecordV2, concatBytes } from '../core/codec.js';
 import { chainValueBefore } from '../core/framing.js';
 import { RecordKind } from '../core/types.js';
@@ -204,6 +205,23 @@ describe('checkWorkflow fails the workflows the contract cannot hold on (canarie
       property: 'determinism',
       message: expect.stringMatching(/^two fault-free runs from the same input differ: the initial state \(the input as the state schema read it, before any node\) is \{"n":0,"at":\d+\} in the second fault-free run, \{"n":0,"at":\d+\} in the first fault-free run: from the same input, the state schema is not deterministic/),
     });
+  });
+});
+
+describe('checkWorkflow fails a core that breaks the contract (canary cores)', () => {
+  it('a core that admits a second claim of an open interrupt: consume-once, at each crash with the claim durable, naming the node and the fault (it was reported clean: the second resume was tried only after recovery had completed the run)', async () => {
+    const report = await checkWorkflow(refund, { input: { n: 0 }, resume: { approve: { ok: true } }, core: createReferenceCore({ canary: 'accept-second-claim' }) });
+    const consumeOnce = report.problems.filter((p) => p.property === 'consume-once');
+    expect(consumeOnce.length).toBeGreaterThan(0);
+    for (const p of consumeOnce) {
+      expect(p).toMatchObject({ node: 'approve', fault: expect.stringMatching(/^(resume\.after-claim|append\.after)@approve/) });
+      // This core writes the second claim, and the shell then refuses the log it made.
+      expect(p.message).toMatch(/^a second resume of approve@\d+, after its claim was durable, before recovery, was refused with InvariantViolation: .*, not AlreadyConsumedError$/);
+      const hooks = hooksFor(p.fault!, (point, info) => { throw new InjectedFault(point, info); }, { workflow: refund });
+      expect(hooks.fired).toBe(false);
+    }
+    // The sound core, at the same crashes: no problem.
+    expect((await checkWorkflow(refund, { input: { n: 0 }, resume: { approve: { ok: true } }, core: 'reference' })).problems).toEqual([]);
   });
 });
 

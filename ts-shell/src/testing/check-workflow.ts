@@ -16,7 +16,8 @@
  *     its call and the record of its outcome (the documented bound), and only under keys the run
  *     recorded an outcome for (a result, or the run's failure at that node);
  *   - consume-once: after a crash with a resume claim durable, a second resume of the same
- *     interrupt is refused, and the run goes on with the value claimed first;
+ *     interrupt is refused, both before recovery (the claim open, its node not completed) and
+ *     after it, and the run goes on with the value claimed first;
  *   - liveness: recovery reaches the end with no error but the injected crash (node code that
  *     throws is retried by continuing the run, as recoverAll would, `maxRetries` times), within
  *     `maxSteps` node steps and `maxResumes` resumes.
@@ -321,6 +322,8 @@ interface Drive {
   usage?: Error;
   /** Stopped by stallLimitMs. */
   stalled?: true;
+  /** After a crash with a claim durable: what a second resume answered before recovery (null: refused as consumed). */
+  earlyResume?: { node?: string; message: string } | null;
 }
 
 /** The records of the checked run, decoded once each (a drive reads them at every handler call). */
@@ -466,15 +469,29 @@ async function drive(settings: DriveSettings, crashAt: string | null): Promise<D
   const crashed = () => observer.crash !== null;
   const starting = untilEnd(settings, faulted, counter, () => faulted.start(settings.workflow, settings.input, { runId: RUN_ID }), crashed);
   let result = await untilStalled(starting, observer, settings.stallLimitMs).catch((e: unknown) => e);
+  let earlyResume: Drive['earlyResume'];
   if (crashed()) {
     // Whatever the crashed sequencer threw or returned, the replica takes over.
     const hooks: SequencerHooks = { at: (point, info) => observer.afterCrash(point, info) };
     const fence = { instanceId: ids.replica, now: () => Date.now() + CLOCK_AHEAD_MS };
     const restarted = new Remit(new MemoryStore({ backing }), settings.core, [settings.workflow], hooks, {}, fence);
     observer.noteProgress(`${observer.crash!.at.spec} (the crash; the replica took over)`);
+    // The claim is durable and its node not completed: another resumer, now, before recovery
+    // finishes the node, must be refused (a resume checked only after recovery completed the run
+    // meets a spent interrupt, and a sequencer that admits a second claim while one is open passed).
+    if (observer.crash!.claimDurable) {
+      const resumer = new Remit(new MemoryStore({ backing }), settings.core, [settings.workflow], hooks, {}, { instanceId: settings.ids.one(), now: fence.now });
+      earlyResume = await untilStalled(secondResume(observer.crash!.durable, resumer, 'before recovery'), observer, settings.stallLimitMs).catch((e: unknown) => ({
+        ...(observer.crash!.at.info.node === undefined ? {} : { node: observer.crash!.at.info.node }),
+        message: `a second resume, after the claim was durable, before recovery, did not settle: ${describe(e)}`,
+      }));
+    }
     result = await untilStalled(untilEnd(settings, restarted, counter, () => recover(settings, restarted), () => false), observer, settings.stallLimitMs).catch((e: unknown) => e);
   }
-  const base = { points: observer.points, calls: observer.calls, resumes: counter.resumes, retries: counter.retries, steps: observer.steps, crash: observer.crash, store };
+  const base = {
+    points: observer.points, calls: observer.calls, resumes: counter.resumes, retries: counter.retries, steps: observer.steps, crash: observer.crash, store,
+    ...(earlyResume === undefined ? {} : { earlyResume }),
+  };
   if (isRunResult(result)) return { ...base, outcome: outcomeOf(await log.read(), result), problems: [] };
   const node = result instanceof RemitError || result instanceof RunStopped ? result.node : undefined;
   const stopped: WorkflowProblem = { property: 'liveness', ...faultOf(observer.crash), ...(node === undefined ? {} : { node }), message: `the run did not reach its end: ${describe(result)}` };
@@ -632,7 +649,10 @@ async function crashScenario(settings: DriveSettings, reference: Drive, spec: st
 async function judgeScenario(settings: DriveSettings, reference: Drive, run: Drive, spec: string, compare: boolean): Promise<Scenario> {
   if (run.crash === null) return notReached(reference, run, spec, compare);
   const fault = run.crash.at.spec;
-  if (run.problems.length > 0) return { crashed: true, problems: run.problems.map((p) => ({ ...p, fault })), unchecked: null };
+  // A second claim admitted before recovery may leave a log recovery cannot go on from: that
+  // claim is named first, as the cause of the liveness problem after it.
+  const early: WorkflowProblem[] = run.earlyResume ? [{ property: 'consume-once', fault, ...run.earlyResume }] : [];
+  if (run.problems.length > 0) return { crashed: true, problems: [...early, ...run.problems.map((p) => ({ ...p, fault }))], unchecked: null };
   const problems: WorkflowProblem[] = [];
   const after = (await run.store.readRecords(RUN_ID)).map((r) => r.bytes);
   const prefix = prefixProblem(run.crash.durable, after);
@@ -642,7 +662,11 @@ async function judgeScenario(settings: DriveSettings, reference: Drive, run: Dri
   for (const effect of effectProblems(run.calls, run.crash.inFlight, after)) {
     problems.push({ property: 'effects', fault, ...(effect.node === undefined ? {} : { node: effect.node }), message: effect.message });
   }
-  if (run.crash.claimDurable) problems.push(...(await consumeOnceProblems(settings, run)).map((p) => ({ property: 'consume-once' as const, fault, ...p })));
+  if (run.crash.claimDurable) {
+    const remit = new Remit(run.store, settings.core, [settings.workflow], NO_HOOKS, {}, { instanceId: settings.ids.one() });
+    const late = await secondResume(run.crash.durable, remit, 'after recovery');
+    problems.push(...early, ...(late === null ? [] : [{ property: 'consume-once' as const, fault, ...late }]));
+  }
   return { crashed: true, problems, unchecked: comparison.unchecked };
 }
 
@@ -751,19 +775,22 @@ function recordedKeys(records: readonly LogRecord[]): Set<string> {
 
 type ResumeClaimed = Extract<LogRecord, { kind: typeof RecordKind.RESUME_CLAIMED }>;
 
-/** With a resume claim durable, a second resume of that interrupt is refused as consumed. */
-async function consumeOnceProblems(settings: DriveSettings, run: Drive): Promise<{ node: string; message: string }[]> {
-  const claim = decodeLog(concatBytes(run.crash!.durable)).records.filter((r): r is ResumeClaimed => r.kind === RecordKind.RESUME_CLAIMED).pop();
-  if (claim === undefined) return [];
+/**
+ * With a resume claim durable (the last claim of `durable`, the records at the crash), a second
+ * resume of that interrupt, with the value claimed, is refused as consumed (null), or the problem.
+ * `when`: before recovery (the claim open, its node not completed) or after it.
+ */
+async function secondResume(durable: readonly Uint8Array[], remit: Remit, when: string): Promise<{ node: string; message: string } | null> {
+  const claim = decodeLog(concatBytes(durable)).records.filter((r): r is ResumeClaimed => r.kind === RecordKind.RESUME_CLAIMED).pop();
+  if (claim === undefined) return null;
   const interruptId = fromUtf8(claim.interruptId);
-  const remit = new Remit(run.store, settings.core, [settings.workflow], NO_HOOKS, {}, { instanceId: settings.ids.one() });
   const again = await remit.resume(RUN_ID, interruptId, JSON.parse(fromUtf8(claim.value))).then(
     () => null,
     (error: unknown) => error,
   );
-  if (again instanceof AlreadyConsumedError) return [];
-  const message = `a second resume of ${interruptId}, after its claim was durable, was ${again === null ? 'accepted' : `refused with ${describe(again)}, not AlreadyConsumedError`}`;
-  return [{ node: nodeOfInterruptId(interruptId), message }];
+  if (again instanceof AlreadyConsumedError) return null;
+  const message = `a second resume of ${interruptId}, after its claim was durable, ${when}, was ${again === null ? 'accepted' : `refused with ${describe(again)}, not AlreadyConsumedError`}`;
+  return { node: nodeOfInterruptId(interruptId), message };
 }
 
 function referenceOf(run: Drive): WorkflowCheckReport['reference'] {
