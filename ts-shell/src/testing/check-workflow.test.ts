@@ -388,6 +388,14 @@ describe('checkWorkflow refuses options it cannot use, before running anything',
     expect(report.reference.state).toEqual({ n: 0, v: '1970-01-01T00:00:00.000Z' });
   });
 
+  it('an input its state schema takes but the log cannot hold (a Date, a BigInt): the error start would throw, before anything runs (docs/guide.md)', async () => {
+    const Dated = z.object({ at: z.date().optional(), big: z.bigint().optional() });
+    const dated = workflow({ name: 'dated', version: '1', state: Dated }).pure('p', { run: () => ({}), next: END }).build();
+    const check = (input: object) => checkWorkflow(dated, { input, core: 'reference' }).catch((e: unknown) => e);
+    expect(await check({ at: new Date(0) })).toMatchObject({ code: 'REMIT_VALUE_UNFAITHFUL', field: 'at' });
+    expect(await check({ big: 1n })).toBeInstanceOf(NotJsonError);
+  });
+
   it('a builder instead of a built workflow, and no options', async () => {
     await expect(checkWorkflow(base() as never, { input: { n: 0 } } as never)).rejects.toBeInstanceOf(ArgumentInvalidError);
     await expect(checkWorkflow(asking, undefined as never)).rejects.toBeInstanceOf(ArgumentInvalidError);
