@@ -737,6 +737,15 @@ describe('checkWorkflow reports code that never settles as a liveness problem (s
     expect(report.reference.status).toBe('completed');
   });
 
+  it('a handler that never settles in the second fault-free run only: the liveness problem says it is that run\'s', async () => {
+    let calls = 0;
+    const wf = workflow({ name: 'second-hangs', version: '1', state: State }).effect('charge', { run: () => (++calls === 2 ? new Promise(() => {}) : {}), next: END }).build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference', stallLimitMs: 50 });
+    expect(report.reference.status).toBe('completed');
+    // It read "the run did not reach its end", as the first run's would, with no fault to tell them apart.
+    expect(report.problems[0]).toEqual({ property: 'liveness', node: 'charge', message: expect.stringMatching(/^the second fault-free run did not reach its end: no progress for 50 ms \(stallLimitMs\)/) });
+  });
+
   it('defaults to 2000 ms: a handler that never settles is reported without the option', async () => {
     const hangs = workflow({ name: 'hangs-default', version: '1', state: State }).effect('call', { run: () => never(), next: END }).build();
     const began = Date.now();

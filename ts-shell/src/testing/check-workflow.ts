@@ -180,7 +180,8 @@ export async function checkWorkflow<W extends Workflow>(workflow: W, options: Ch
   if (first.problems.length > 0) return report;
   await sleep(2); // a pure node reading a millisecond clock reads another one in the second run
   const second = await drive(settings, null);
-  report.problems.push(...second.problems);
+  // Which fault-free run did not end: the first one's problem would read the same, without a fault.
+  report.problems.push(...second.problems.map((p) => ({ ...p, message: p.message.replace(/^the run /, 'the second fault-free run ') })));
   const comparison = compareOutcomes(first.outcome, second.outcome, { a: 'the first fault-free run', b: 'the second fault-free run' });
   if (comparison.difference !== null) report.problems.push(problem('determinism', undefined, comparison.difference, 'two fault-free runs from the same input differ: '));
   if (comparison.unchecked !== null) report.unchecked.push(`the two fault-free runs: ${comparison.unchecked}`);
