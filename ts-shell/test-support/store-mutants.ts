@@ -189,6 +189,33 @@ class ReadsFromStaleCache extends MemoryStore {
   }
 }
 
+/**
+ * A per-handle read cache that this handle's own writes refresh (a wrapper a service might put
+ * in front of its store): it reads its own writes, and never another handle's committed since.
+ */
+class ReadsMissOtherHandlesWrites extends MemoryStore {
+  private readonly cache = new Map<string, StoredRecord[]>();
+  override async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
+    if (!this.cache.has(runId)) this.cache.set(runId, await super.readRecords(runId, 0));
+    return this.cache.get(runId)!.filter((r) => r.seq >= fromSeq).map((r) => ({ ...r, bytes: r.bytes.slice() }));
+  }
+  override async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
+    return concatRecords(await this.readRecords(runId, fromSeq));
+  }
+  override async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
+    this.cache.delete(runId);
+    return super.append(runId, expectedSeq, records, summary, runStatus);
+  }
+  override async fork(...args: Parameters<MemoryStore['fork']>): ReturnType<MemoryStore['fork']> {
+    this.cache.clear();
+    return super.fork(...args);
+  }
+  override async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
+    this.cache.delete(runId);
+    return super.removeLastRecord(runId, seq, expected);
+  }
+}
+
 class ReadRecordsShareStoredBytes extends MemoryStore {
   override async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
     return (runOf(this, runId)?.records ?? []).slice(Math.max(0, fromSeq));
@@ -549,6 +576,7 @@ export const STORE_MUTANTS: readonly StoreMutant[] = [
   mutant('reads-miss-partial-last-page', ReadsMissPartialLastPage, 'reads return every record to the end: runs of more than 16 records lose a last partial page'),
   mutant('read-from-seq-off-by-one', ReadFromSeqOffByOne, 'reads from fromSeq are inclusive: they start one record later'),
   mutant('reads-from-stale-cache', ReadsFromStaleCache, 'reads see every committed record: a view answers from what it read before'),
+  mutant('reads-miss-other-handles-writes', ReadsMissOtherHandlesWrites, 'a read sees what every handle committed before it: a handle answers from a cache only its own writes refresh'),
   mutant('read-records-share-stored-bytes', ReadRecordsShareStoredBytes, 'returned bytes are copies: readRecords hands out the stored arrays'),
   mutant('read-log-reuses-buffer', ReadLogReusesBuffer, 'returned bytes are the caller\'s: readLog answers in a buffer the next read overwrites'),
   mutant('keeps-callers-record-bytes', KeepsCallersRecordBytes, 'appended bytes are copied: the store keeps the caller\'s arrays'),

@@ -334,11 +334,17 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       const store = await open();
       if (options.openSecondHandle === undefined) return;
       await store.append('run-a', 0, records(0, 2), undefined, 'running');
+      // Read by this handle before the other writes: a handle's reads see what another committed
+      // after them (a cache that only its own writes refresh passed this test without it).
+      expect(await store.readLog('run-a')).toEqual(concat(records(0, 2)));
+      expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0, 1]);
       const second = await options.openSecondHandle(store);
       opened.push(second);
       expect(await second.readLog('run-a')).toEqual(concat(records(0, 2)));
       expect(await second.append('run-a', 2, records(2, 1))).toEqual({ committed: true, nextSeq: 3 });
       expect(await store.readLog('run-a')).toEqual(concat(records(0, 3)));
+      expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0, 1, 2]);
+      expect((await store.readRecords('run-a', 2)).map((r) => r.bytes)).toEqual(records(2, 1));
       expect(await store.append('run-a', 3, records(3, 1), undefined, 'parked')).toEqual({ committed: true, nextSeq: 4 });
       await store.close();
       await second.close();
