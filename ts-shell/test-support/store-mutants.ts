@@ -216,6 +216,38 @@ class ReadsMissOtherHandlesWrites extends MemoryStore {
   }
 }
 
+/** The reads besides the log that a handle may answer from what it saw. */
+type CachedRead = 'listRuns' | 'listRunsToRecover' | 'readStatusHint' | 'readSummary' | 'readRun';
+
+/**
+ * A per-handle cache of one of those reads, refreshed by this handle's own writes only (the same
+ * wrapper for another read): its answer misses what another handle committed since.
+ */
+function cachesOtherRead(read: CachedRead): MutantClass {
+  return class extends MemoryStore {
+    private readonly answers = new Map<string, unknown>();
+    constructor(options?: MemoryStoreOptions) {
+      super(options);
+      const original = (this[read] as (...args: unknown[]) => Promise<unknown>).bind(this);
+      Object.defineProperty(this, read, {
+        value: async (...args: unknown[]) => {
+          const key = JSON.stringify(args);
+          if (!this.answers.has(key)) this.answers.set(key, await original(...args));
+          return structuredClone(this.answers.get(key));
+        },
+      });
+    }
+    override async append(...args: Parameters<MemoryStore['append']>): ReturnType<MemoryStore['append']> {
+      this.answers.clear();
+      return super.append(...args);
+    }
+    override async fork(...args: Parameters<MemoryStore['fork']>): ReturnType<MemoryStore['fork']> {
+      this.answers.clear();
+      return super.fork(...args);
+    }
+  };
+}
+
 class ReadRecordsShareStoredBytes extends MemoryStore {
   override async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
     return (runOf(this, runId)?.records ?? []).slice(Math.max(0, fromSeq));
@@ -577,6 +609,11 @@ export const STORE_MUTANTS: readonly StoreMutant[] = [
   mutant('read-from-seq-off-by-one', ReadFromSeqOffByOne, 'reads from fromSeq are inclusive: they start one record later'),
   mutant('reads-from-stale-cache', ReadsFromStaleCache, 'reads see every committed record: a view answers from what it read before'),
   mutant('reads-miss-other-handles-writes', ReadsMissOtherHandlesWrites, 'a read sees what every handle committed before it: a handle answers from a cache only its own writes refresh'),
+  mutant('listing-misses-other-handles-writes', cachesOtherRead('listRuns'), 'listRuns sees what every handle committed: a handle answers from a cache only its own writes refresh'),
+  mutant('candidates-miss-other-handles-writes', cachesOtherRead('listRunsToRecover'), 'listRunsToRecover sees every handle\'s hints: a handle answers from a cache only its own writes refresh'),
+  mutant('hint-misses-other-handles-writes', cachesOtherRead('readStatusHint'), 'readStatusHint sees every handle\'s hints: a handle answers from a cache only its own writes refresh'),
+  mutant('summary-misses-other-handles-writes', cachesOtherRead('readSummary'), 'readSummary sees every handle\'s summaries: a handle answers from a cache only its own writes refresh'),
+  mutant('read-run-misses-other-handles-writes', cachesOtherRead('readRun'), 'readRun sees what every handle committed: a handle answers from a cache only its own writes refresh'),
   mutant('read-records-share-stored-bytes', ReadRecordsShareStoredBytes, 'returned bytes are copies: readRecords hands out the stored arrays'),
   mutant('read-log-reuses-buffer', ReadLogReusesBuffer, 'returned bytes are the caller\'s: readLog answers in a buffer the next read overwrites'),
   mutant('keeps-callers-record-bytes', KeepsCallersRecordBytes, 'appended bytes are copied: the store keeps the caller\'s arrays'),

@@ -92,6 +92,17 @@ function describeArgument(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
+/** What a handle answers, besides the log, about run-a (undefined for a read the store does not have). */
+async function otherReads(store: Store) {
+  return {
+    listed: (await store.listRuns()).find((r) => r.runId === 'run-a'),
+    toRecover: await store.listRunsToRecover?.(),
+    hint: await store.readStatusHint?.('run-a'),
+    summary: (await store.readSummary?.('run-a')) ?? undefined,
+    run: await store.readRun?.('run-a'),
+  };
+}
+
 export function describeStoreContract(name: string, openStore: OpenStore, options: StoreContractOptions = {}): void {
   checkContractArguments(name, openStore, options);
   describe(`store contract: ${name}`, () => {
@@ -338,13 +349,30 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       // after them (a cache that only its own writes refresh passed this test without it).
       expect(await store.readLog('run-a')).toEqual(concat(records(0, 2)));
       expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0, 1]);
+      // The same for every other read a handle may answer from what it saw: the listing, the
+      // candidates for recovery, the status hint, the summary and readRun.
+      const before = await otherReads(store);
+      expect(before.listed?.nextSeq).toBe(2);
       const second = await options.openSecondHandle(store);
       opened.push(second);
       expect(await second.readLog('run-a')).toEqual(concat(records(0, 2)));
-      expect(await second.append('run-a', 2, records(2, 1))).toEqual({ committed: true, nextSeq: 3 });
+      const summary = { recordCount: 3, byteLength: 30, snapshotSeq: 2, summary: new Uint8Array([7, 7]) };
+      expect(await second.append('run-a', 2, records(2, 1), summary, 'parked')).toEqual({ committed: true, nextSeq: 3 });
       expect(await store.readLog('run-a')).toEqual(concat(records(0, 3)));
       expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0, 1, 2]);
       expect((await store.readRecords('run-a', 2)).map((r) => r.bytes)).toEqual(records(2, 1));
+      const after = await otherReads(store);
+      expect(after.listed?.nextSeq, 'listRuns after the other handle\'s append').toBe(3);
+      if (store.listRunsToRecover !== undefined) {
+        expect(before.toRecover, 'listRunsToRecover of a running run').toContain('run-a');
+        expect(after.toRecover, 'listRunsToRecover after the other handle parked the run').not.toContain('run-a');
+      }
+      if (store.readStatusHint !== undefined) expect(after.hint, 'readStatusHint').toEqual({ statusHint: 'parked', recordCount: 3 });
+      if (store.readSummary !== undefined) expect(after.summary?.summary, 'readSummary').toEqual(summary);
+      if (store.readRun !== undefined) {
+        expect(after.run?.found?.summary, 'readRun: the summary').toEqual(summary);
+        expect(after.run?.records.map((r) => r.seq), 'readRun: the records from the snapshot seq').toEqual([2]);
+      }
       expect(await store.append('run-a', 3, records(3, 1), undefined, 'parked')).toEqual({ committed: true, nextSeq: 4 });
       await store.close();
       await second.close();
