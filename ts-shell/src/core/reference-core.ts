@@ -10,6 +10,7 @@
  */
 
 import { ArgumentInvalidError, OptionInvalidError } from '../errors.js';
+import { notKnown, unknownKey } from '../known-keys.js';
 import { describe, withByteArguments } from './byte-arguments.js';
 import { ByteRangeMap } from './byte-range-map.js';
 import { ByteWriter, encodeAdmission, encodeFed, encodeRecovery, isWellFormedRequest, parseAdmissionRequest } from './encoding.js';
@@ -936,7 +937,6 @@ function canaryAllowed(): boolean {
   return env['VITEST'] !== undefined || env['REMIT_ALLOW_CANARY'] === '1';
 }
 
-// As ../known-keys.ts's unknownKey and notKnown (the core imports only itself and ../errors.ts).
 const REFERENCE_CORE_OPTIONS: readonly (keyof ReferenceCoreTestOptions & string)[] = ['canary'] satisfies (keyof ReferenceCoreTestOptions)[];
 /** Every ReferenceCanary: the compiler checks the object has each one and no other. */
 const REFERENCE_CANARIES = Object.keys({
@@ -953,12 +953,8 @@ function checkedCanary(options: ReferenceCoreTestOptions): ReferenceCanary | nul
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ArgumentInvalidError('createReferenceCore(options)', 'an object of createReferenceCore options ({ canary }) or nothing', describe(options));
   }
-  for (const key in options) {
-    if (!(REFERENCE_CORE_OPTIONS as readonly string[]).includes(key)) {
-      throw new OptionInvalidError(key, (options as Record<string, unknown>)[key],
-        `is not an option of createReferenceCore (known: ${REFERENCE_CORE_OPTIONS.join(', ')}); a misspelt key would otherwise be ignored`);
-    }
-  }
+  const unknown = unknownKey(options, REFERENCE_CORE_OPTIONS);
+  if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of createReferenceCore', REFERENCE_CORE_OPTIONS));
   const canary = options.canary;
   if (canary === undefined) return null;
   if (!REFERENCE_CANARIES.includes(canary)) {

@@ -9,6 +9,7 @@ import { withByteArguments } from './byte-arguments.js';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { ArgumentInvalidError, CoreUnavailableError, OptionInvalidError } from '../errors.js';
+import { notKnown, unknownKey } from '../known-keys.js';
 import {
   decodeAdmission, decodeFed, decodeRecovery, encodeAdmissionRequest, isWellFormedRequest, MALFORMED_REQUEST_BYTES,
 } from './encoding.js';
@@ -358,7 +359,6 @@ function checkedModuleUrl(moduleUrl: unknown): URL {
   }
 }
 
-// As ../known-keys.ts's unknownKey and notKnown (the core imports only itself and ../errors.ts).
 const LOAD_WASM_CORE_OPTIONS: readonly (keyof LoadWasmCoreOptions & string)[] = ['binding'] satisfies (keyof LoadWasmCoreOptions)[];
 const WASM_BINDINGS: readonly WasmBinding[] = ['canonical-abi', 'jco'];
 
@@ -367,12 +367,8 @@ function checkedOptions(options: LoadWasmCoreOptions): Required<LoadWasmCoreOpti
   if (options === null || typeof options !== 'object') {
     throw new OptionInvalidError('options', options, 'must be an object ({ binding?: "canonical-abi" | "jco" }) or undefined');
   }
-  for (const key in options) {
-    if (!(LOAD_WASM_CORE_OPTIONS as readonly string[]).includes(key)) {
-      throw new OptionInvalidError(key, (options as Record<string, unknown>)[key],
-        `is not an option of loadWasmCore (known: ${LOAD_WASM_CORE_OPTIONS.join(', ')}); a misspelt key would otherwise be ignored`);
-    }
-  }
+  const unknown = unknownKey(options, LOAD_WASM_CORE_OPTIONS);
+  if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of loadWasmCore', LOAD_WASM_CORE_OPTIONS));
   const binding = options.binding ?? 'canonical-abi';
   if (!WASM_BINDINGS.includes(binding)) {
     throw new OptionInvalidError('binding', binding, `must be ${WASM_BINDINGS.map((b) => JSON.stringify(b)).join(' or ')}`);
