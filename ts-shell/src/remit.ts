@@ -405,15 +405,15 @@ const ENCLOSING_OPERATIONS = new AsyncLocalStorage<ReadonlySet<Promise<unknown>>
 const TRACKED_OPERATIONS = ['start', 'resume', 'continueRun', 'fork', 'status', 'workflowOf', 'inspect', 'scrub', 'runs', 'recoverAll', 'repair'] as const;
 type TrackedOperation = (typeof TRACKED_OPERATIONS)[number];
 
-/**
- * The refusal of an operation called after close(): StoreError CLOSED, as a closed store gives,
- * naming the operation and the run when the call names one (its first argument, or start's
- * `runId` option). Nothing was read or written.
- */
-function closedError(store: string, operation: TrackedOperation, args: unknown[], runId?: string): StoreError {
-  const named = runId ?? (operation === 'start' ? (args[2] as { runId?: unknown } | undefined)?.runId : operation === 'runs' || operation === 'recoverAll' ? undefined : args[0]);
-  const why = runId === undefined ? 'it takes no new work; nothing was read or written' : 'recoverAll took up no other run; this one was not looked at';
-  return new StoreError(store, operation, 'CLOSED', typeof named === 'string' ? { runId: named } : {}, new Error(`close() was called on this Remit instance: ${why}`));
+/** The run a call of `operation` names: start's `runId` option, or the first argument of an operation on one run. */
+function runNamedBy(operation: TrackedOperation, args: unknown[]): unknown {
+  if (operation === 'start') return (args[2] as { runId?: unknown } | undefined)?.runId;
+  return operation === 'runs' || operation === 'recoverAll' ? undefined : args[0];
+}
+
+/** StoreError CLOSED, as a closed store gives, for `operation` once close() was called, naming the run when there is one. */
+function closedError(store: string, operation: TrackedOperation, runId: unknown, why: string): StoreError {
+  return new StoreError(store, operation, 'CLOSED', typeof runId === 'string' ? { runId } : {}, new Error(`close() was called on this Remit instance: ${why}`));
 }
 
 export class Remit implements Engine {
@@ -459,7 +459,9 @@ export class Remit implements Engine {
     // Once close() is called, a call from outside the instance's operations is refused before it
     // touches the store (a shutdown must not be held open by new work); a call made by running
     // work (recoverAll's continueRun, a handler's start) is part of what close() waits for.
-    if (this.closing && !this.runsInsideOperation(around)) return Promise.reject(closedError(this.store.description, name, args));
+    if (this.closing && !this.runsInsideOperation(around)) {
+      return Promise.reject(closedError(this.store.description, name, runNamedBy(name, args), 'it takes no new work; nothing was read or written'));
+    }
     const chain = new Set(around);
     const operation = this.enclosing.run(chain, start);
     chain.add(operation);
@@ -903,7 +905,8 @@ export class Remit implements Engine {
       if (this.closing) {
         // close() was called: the run being continued was finished, no other is taken up. Each
         // run not looked at is reported (the next process's recoverAll takes it up).
-        for (const left of candidates.slice(index)) out.push({ runId: left, error: closedError(this.store.description, 'recoverAll', [], left) });
+        const why = 'recoverAll took up no other run; this one was not looked at';
+        for (const left of candidates.slice(index)) out.push({ runId: left, error: closedError(this.store.description, 'recoverAll', left, why) });
         break;
       }
       let run: ExaminedRun;
