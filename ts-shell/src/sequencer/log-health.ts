@@ -26,8 +26,8 @@ import { Frame, FrameOutcome, readFrame } from '../core/framing.js';
 import { RecordKind, RunStatus, type NextAction, type Recovery, type RecoveredRun } from '../core/types.js';
 import { withArticle } from '../display.js';
 import { corruptAdvice, LogCorruptError, LogTornError, shellWord, StoreError, suggestCommand, tornAdvice } from '../errors.js';
-import { decodeJson, fromUtf8, isPlainObject } from '../json.js';
-import { advanceHead, kindName, type HeadState } from './log-view.js';
+import { fromUtf8, isPlainObject } from '../json.js';
+import { advanceHead, kindName, recordedValue, type HeadState } from './log-view.js';
 
 export interface RunDamage {
   kind: 'torn' | 'empty' | 'corrupt';
@@ -211,20 +211,15 @@ export function diagnoseValues(runId: string, rows: readonly StoredRow[], log: U
     }
     if (record.kind === RecordKind.RUN_STARTED || record.kind === RecordKind.NODE_COMPLETED) lastState = at;
     const value = record.kind === RecordKind.EFFECT_DONE ? record.result : record.kind === RecordKind.RESUME_CLAIMED ? record.value : null;
-    if (value !== null && !readsAsJson(value)) return unreadable(runId, at, 'UNREADABLE_VALUE');
+    try {
+      if (value !== null) recordedValue(value, runId, record.seq, offset); // as the sequencer reads it to apply it
+    } catch {
+      return unreadable(runId, at, 'UNREADABLE_VALUE');
+    }
     offset = step.end;
   }
   if (head !== null && lastState !== null && !isPlainObject(head.state)) return unreadable(runId, lastState, 'UNREADABLE_STATE');
   return null;
-}
-
-function readsAsJson(bytes: Uint8Array): boolean {
-  try {
-    decodeJson(bytes);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function unreadable(runId: string, at: { seq: number; offset: number; storedBytes: number }, code: 'UNREADABLE_STATE' | 'UNREADABLE_VALUE'): RunDamage {
