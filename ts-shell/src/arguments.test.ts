@@ -139,6 +139,13 @@ describe('sequence numbers and interrupt ids', () => {
     });
   }
 
+  it('fork at -0 is the fork at checkpoint 0 and reports seq 0, not -0', async () => {
+    const { remit } = await parked();
+    const fork = await remit.fork('r', -0);
+    expect(Object.is(fork.checkpointSeq, 0)).toBe(true);
+    expect(fork.forkSeq).toBe(1);
+  });
+
   it('a seq in range but past the head is refused as beyond the head, not as an argument error', async () => {
     const { remit } = await parked();
     await expect(remit.fork('r', 2 ** 32 - 1)).rejects.toMatchObject({ code: 'REMIT_BEYOND_HEAD', runId: 'r' });

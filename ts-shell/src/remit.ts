@@ -678,6 +678,8 @@ export class Remit implements Engine {
   async fork(runId: string, checkpointSeq: number, options: ForkOptions = {}): Promise<ForkResult> {
     checkRunId(runId);
     checkSeqArgument('checkpointSeq', checkpointSeq, { runId });
+    // -0 passes as seq 0; the result reports it as 0, the seq the FORKED record names.
+    checkpointSeq = Math.abs(checkpointSeq);
     checkOptionsArgument('fork', options, FORK_OPTIONS, { runId });
     if (options.newRunId !== undefined) checkRunId(options.newRunId, NEW_RUN_ID_ARGUMENT);
     // A fork copies a prefix up to any checkpoint and chains to it: it reads the whole log.
