@@ -89,6 +89,15 @@ describe('RemitError.toJSON', () => {
     }
   });
 
+  it('lists in docs/errors.md every extra field each class carries (a field a user cannot learn of is one they cannot rely on)', () => {
+    const documented = documentedExtraFields();
+    const subjectAndBase = new Set(['code', 'name', 'message', 'cause', 'runId', 'seq', 'node', 'field']);
+    for (const [klass, error] of Object.entries(samples)) {
+      const extra = Object.keys(error.toJSON()).filter((key) => !subjectAndBase.has(key));
+      for (const key of extra) expect(documented.get(klass), `${klass}.${key} (docs/errors.md)`).toContain(key);
+    }
+  });
+
   it('names the workflow, the route target and the core\'s reason (once left out of --json)', () => {
     expect(samples['DefinitionInvalidError']!.toJSON()).toMatchObject({ workflow: 'wf', runId: 'r', seq: 3, node: 'n', field: 'f' });
     expect(samples['RouteInvalidError']!.toJSON()).toMatchObject({ target: 'nowhere' });
