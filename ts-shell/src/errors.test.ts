@@ -8,6 +8,10 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as errors from './errors.js';
 import { RemitError } from './errors.js';
+import { z } from 'zod';
+import { createRemit, END, openMemoryStore, openSqliteStore, renderInspection, workflow } from './index.js';
+import { openPostgresStore } from './store/postgres.js';
+import { checkWorkflow, MemoryEffectSink } from './testing/index.js';
 
 const subject = { runId: 'r', seq: 3, node: 'n', field: 'f' };
 const issues = [{ path: 'a', message: 'bad', code: 'invalid_type' }];
@@ -118,5 +122,29 @@ describe('RemitError.toJSON', () => {
     }
     expect(new errors.RouteInvalidError(Promise.resolve('a'), subject).toJSON()['target']).toMatch(/^a Promise/);
     expect(new errors.OptionInvalidError('pool', 'x'.repeat(100), 'is bad').toJSON()['value']).toBe(JSON.stringify(`${'x'.repeat(80)}…`));
+  });
+});
+
+describe('an argument of the wrong shape gets the class docs/errors.md lists it under', () => {
+  /** The row of docs/errors.md's table for a class. */
+  const rowOf = (klass: string): string => {
+    const text = fs.readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    return text.split('\n').find((line) => line.includes(` | \`${klass}\` | `)) ?? '';
+  };
+  const wf = workflow({ name: 'shape', version: '1', state: z.object({}) }).pure('a', { run: () => ({}), next: END }).build();
+
+  it.each([
+    ['createRemit', async () => createRemit(null as never)],
+    ['recoverAll', async () => (await createRemit({ store: openMemoryStore(), workflows: [wf], core: 'reference' })).recoverAll(null as never)],
+    ['renderInspection', async () => renderInspection(null as never)],
+    ['checkWorkflow', async () => checkWorkflow(wf, null as never)],
+    ['MemoryEffectSink', async () => new MemoryEffectSink(null as never)],
+    ['openMemoryStore', async () => openMemoryStore(null as never)],
+    ['openSqliteStore', async () => openSqliteStore(':memory:', null as never)],
+    ['openPostgresStore', async () => openPostgresStore(null as never)],
+  ])('%s', async (name, call) => {
+    const error: unknown = await call().then(() => undefined, (thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(RemitError);
+    expect(rowOf((error as RemitError).name), `${name} in the row of ${(error as RemitError).name}`).toContain(`\`${name}\``);
   });
 });
