@@ -16,11 +16,13 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createCore } from '../core/index.js';
 import { displayText } from '../display.js';
 import { shellWord, suggestCommand } from '../errors.js';
 import { Remit } from '../remit.js';
 import { SqliteStore } from '../store/sqlite.js';
+import { END, workflow } from '../workflow/workflow.js';
 import { cliInProcess } from '../../test-support/cli-in-process.js';
 import { counter } from '../../test-support/counter-workflow.js';
 
@@ -289,6 +291,24 @@ describe('command lines', () => {
     const fork = await remit('--db', db, '--json', 'fork', 'src', '0', '--run-id', '');
     expect(fork.code).toBe(2);
     expect(fork.json()).toMatchObject({ error: { code: 'REMIT_RUN_ID_INVALID' } });
+  });
+
+  it('a refused fork --run-id names the flag typed, --run-id, as run --run-id does: for its own rule and for effect keys too long', async () => {
+    const db = join(cwd, 'fork-run-id.db');
+    const longNode = '%'.repeat(150);
+    const wide = workflow({ name: 'wide', version: '1', state: z.object({}) }).effect(longNode, { run: async () => null, next: END }).build();
+    const store = new SqliteStore(db);
+    await new Remit(store, await createCore('reference'), [wide]).start(wide, {}, { runId: 'src' });
+    await store.close();
+    for (const [newRunId, problem] of [[' ', /no visible character/], ['%'.repeat(200), /effect keys could reach \d+ bytes/]] as const) {
+      const fork = await remit('--db', db, '--json', 'fork', 'src', '0', '--run-id', newRunId);
+      expect(fork.code).toBe(2);
+      const error = fork.json().error as { code: string; field: string; message: string };
+      expect(error).toMatchObject({ code: 'REMIT_RUN_ID_INVALID', field: '--run-id' });
+      expect(error.message).toMatch(problem);
+      expect(error.message).not.toContain('options.newRunId');
+    }
+    expect((await remit('--db', db, '--json', 'runs')).json()).toHaveLength(1);
   });
 
   it('suggested commands quote the run id for the shell', async () => {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { shown } from '../../display.js';
-import { DefinitionMismatchError, suggestCommand, UnknownWorkflowError } from '../../errors.js';
+import { DefinitionMismatchError, RunIdInvalidError, suggestCommand, UnknownWorkflowError } from '../../errors.js';
+import { checkRunId } from '../../ids.js';
 import type { ForkResult } from '../../remit.js';
 import { openSession, parseSeq, print, reportFields, type CliSession } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
@@ -21,6 +22,29 @@ async function checkSourceWorkflow(session: CliSession, runId: string): Promise<
       error.message += '; --continue drives the fork under this definition, so no fork was created';
     }
     throw error;
+  }
+}
+
+/** The field the library's RunIdInvalidError names for fork's new run id, which the CLI takes as --run-id. */
+const LIBRARY_NEW_RUN_ID = 'options.newRunId of fork';
+
+/**
+ * A refused --run-id names the flag the operator typed, as `run --run-id` does, not the library's
+ * `options.newRunId of fork`: the id's own rule is checked before the store is opened; whether
+ * its effect keys fit is known only from the source's node table, read by fork, whose refusal is
+ * restated under the flag (same class, code and problem).
+ */
+async function forkNamingFlag<T>(newRunId: string | undefined, fork: () => Promise<T>): Promise<T> {
+  if (newRunId === undefined) return fork();
+  try {
+    return await fork();
+  } catch (error) {
+    if (!(error instanceof RunIdInvalidError) || error.field !== LIBRARY_NEW_RUN_ID) throw error;
+    const head = `(${LIBRARY_NEW_RUN_ID}): `;
+    const tail = ` [field ${LIBRARY_NEW_RUN_ID}]`;
+    const start = error.message.indexOf(head);
+    if (start < 0 || !error.message.endsWith(tail)) throw error;
+    throw new RunIdInvalidError(newRunId, error.message.slice(start + head.length, -tail.length), '--run-id');
   }
 }
 
@@ -51,10 +75,11 @@ export const forkCommand: CommandModule = {
       .option('--continue', 'drive the new run right away (refused, with nothing written, unless --workflow registers the definition the source run was started under)')
       .action(async (runId: string, seqText: string, opts: { intent: string; runId?: string; continue?: boolean }, command: Command) => {
         const seq = parseSeq(seqText, '<seq>');
+        if (opts.runId !== undefined) checkRunId(opts.runId, '--run-id');
         const session = await openSession(command, { workflows: opts.continue ? 'required' : 'optional' });
         try {
           if (opts.continue) await checkSourceWorkflow(session, runId);
-          const fork = await session.remit.fork(runId, seq, { intent: opts.intent, ...(opts.runId !== undefined ? { newRunId: opts.runId } : {}) });
+          const fork = await forkNamingFlag(opts.runId, () => session.remit.fork(runId, seq, { intent: opts.intent, ...(opts.runId !== undefined ? { newRunId: opts.runId } : {}) }));
           if (!opts.continue) {
             print(session.options, fork, () => shown`forked ${fork.sourceRunId} at seq ${fork.checkpointSeq} into ${fork.runId}\n  continue with: ${suggestCommand('continue', fork.runId)}`);
             return;
