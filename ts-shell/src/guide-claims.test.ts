@@ -4,6 +4,7 @@
  * ("Changing a workflow").
  */
 
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from './core/index.js';
@@ -76,5 +77,38 @@ describe('"Changing a workflow"', () => {
     const before = await new MemoryStore({ backing }).readRecords('t');
     expect(await new Remit(new MemoryStore({ backing }), core, [changed]).recoverAll()).toEqual([{ runId: 't', error: expect.any(DefinitionMismatchError) }]);
     expect(await new MemoryStore({ backing }).readRecords('t')).toEqual(before);
+  });
+});
+
+describe('"Defining a workflow": every key workflow() and the node methods take is in the guide', () => {
+  const guide = fs.readFileSync(new URL('../../docs/guide.md', import.meta.url), 'utf8');
+  /** The keys a refusal of a misspelt key lists as known: `(known: a, b, c)`. */
+  const knownKeys = (define: () => unknown): string[] => {
+    try {
+      define();
+    } catch (error) {
+      expect(error).toBeInstanceOf(DefinitionInvalidError);
+      return /\(known: ([^)]*)\)/.exec((error as Error).message)![1]!.split(', ');
+    }
+    throw new Error('the misspelt key was not refused');
+  };
+  const State = z.object({});
+  const base = () => workflow({ name: 'keys', version: '1', state: State });
+
+  it.each([
+    ['workflow()', () => workflow({ name: 'keys', version: '1', state: State, misspelt: 1 } as never)],
+    ['.pure()', () => base().pure('a', { run: () => ({}), next: END, misspelt: 1 } as never)],
+    ['.effect()', () => base().effect('a', { run: async () => null, next: END, misspelt: 1 } as never)],
+    ['.interrupt()', () => base().interrupt('a', { resume: z.object({}), apply: () => ({}), next: END, misspelt: 1 } as never)],
+  ])('%s', (_what, define) => {
+    const keys = knownKeys(define);
+    expect(keys.length).toBeGreaterThan(1);
+    for (const key of keys) expect(guide.includes(`\`${key}\``) || guide.includes(`${key}:`), `${key} in docs/guide.md`).toBe(true);
+  });
+
+  it('a description is for people: not part of the fingerprint, and one that is not a string is refused', () => {
+    const withDescription = (description: unknown) => workflow({ name: 'keys', version: '1', state: State, description: description as string }).pure('a', { run: () => ({}), next: END }).build();
+    expect(withDescription('one').fingerprintHex).toBe(withDescription('two').fingerprintHex);
+    expect(() => withDescription(5)).toThrow(expect.objectContaining({ code: 'REMIT_DEFINITION_INVALID', field: 'description' }));
   });
 });
