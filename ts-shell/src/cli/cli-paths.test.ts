@@ -81,6 +81,15 @@ describe('the CLI and the paths it is given', () => {
     expect(asValue.stderr).toMatch(/<value>: cannot read/);
   });
 
+  it('a bare @ (an unset variable in @"$FILE") is a usage error naming the empty path, not the working folder read as the file', async () => {
+    for (const [args, what] of [[['resume', 'r', 'managerApproval@5', '@'], '<value>'], [['run', '--input', '@ '], '--input']] as const) {
+      const result = await remit('--db', join(cwd, 'bare-at.db'), '--create', '--workflow', REFUND_MODULE, ...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`${what}: an empty path after @`);
+      expect(result.stderr).not.toContain(cwd);
+    }
+  });
+
   it('an empty --db (an unset variable in --db "$DB") is a usage error (exit 2), not the working folder opened as a database', async () => {
     for (const db of ['', '  ']) {
       for (const args of [['runs'], ['--workflow', REFUND_MODULE, 'run']]) {

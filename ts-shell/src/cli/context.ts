@@ -366,6 +366,8 @@ function openDatabase(dbPath: string, options: GlobalOptions, create: boolean): 
 export function parseJsonArgument(text: string, what: string): unknown {
   let source = text;
   if (text.startsWith('@')) {
+    // A bare @ (an unset variable in @"$FILE") names no file: resolve('') would be the working folder.
+    if (text.slice(1).trim() === '') throw new UsageError(`${what}: an empty path after @; name the file, e.g. @value.json`);
     const path = resolve(text.slice(1));
     if (!existsSync(path)) throw new UsageError(`${what}: no such file ${path}`);
     try {
