@@ -55,6 +55,13 @@ export abstract class RemitError extends Error {
   readonly seq: number | undefined;
   readonly node: string | undefined;
   readonly field: string | undefined;
+  /**
+   * Set only on an error `resume` throws after its own RESUME_CLAIMED committed (node code after
+   * the claim threw, a later value was refused, the store failed): the seq of that claim. The
+   * interrupt is consumed by this call's value, and continueRun takes the run on from there; an
+   * error without it was thrown before any claim of this call.
+   */
+  declare readonly claimSeq?: number;
 
   constructor(message: string, subject: ErrorSubject = {}, options?: { cause?: unknown }) {
     super(withSubject(message, subject), options);
@@ -96,6 +103,20 @@ export function restateRecorded<E extends RemitError>(error: E, recorded: string
   const NOTHING = '; nothing was written';
   const base = baseMessages.get(error) ?? error.message;
   const restated = `${base.endsWith(NOTHING) ? base.slice(0, -NOTHING.length) : base}; ${recorded}`;
+  baseMessages.set(error, restated);
+  error.message = withSubject(restated, error);
+  return error;
+}
+
+/**
+ * `error`, thrown by resume's drive after its own claim at `claimSeq` committed, restated so that
+ * its caller can tell its value was claimed: a retry would otherwise get AlreadyConsumedError
+ * naming that claim as if another resumer had made it. Internal: not exported by the package.
+ */
+export function afterOwnClaim<E extends RemitError>(error: E, interruptId: string, claimSeq: number): E {
+  Object.defineProperty(error, 'claimSeq', { value: claimSeq, enumerable: true });
+  // Appended, not replacing: what the failed later step wrote (often nothing) stays true of it.
+  const restated = `${baseMessages.get(error) ?? error.message}; this resume's value for ${interruptId} was claimed at seq ${claimSeq} and stands (the interrupt is consumed): continue the run`;
   baseMessages.set(error, restated);
   error.message = withSubject(restated, error);
   return error;

@@ -18,9 +18,9 @@ import {
   EMPTY_SUMMARY, NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveryCore,
 } from './core/types.js';
 import {
-  AlreadyConsumedError, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
+  afterOwnClaim, AlreadyConsumedError, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
   EffectInFlightError, ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotParkedError,
-  OptionInvalidError, RepairRefusedError, ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
+  OptionInvalidError, RemitError, RepairRefusedError, ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
   isInstanceOf, toValidationIssues, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
@@ -589,8 +589,14 @@ export class Remit implements Engine {
         if (session.needsReload) await session.reload();
       }
     }
+    const claimSeq = admission.seq;
     await this.hooks.at('resume.after-claim', { runId, seq: session.recover().recordCount, node: nodeName, kinds: ['RESUME_CLAIMED'] });
-    return this.driveAfterOwnAppend(session);
+    try {
+      return await this.driveAfterOwnAppend(session);
+    } catch (error) {
+      // The claim stands whatever the drive met after it: say so, or the winner cannot tell it won.
+      throw error instanceof RemitError ? afterOwnClaim(error, interruptId, claimSeq) : error;
+    }
   }
 
   /**
