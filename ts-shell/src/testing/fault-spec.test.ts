@@ -28,6 +28,9 @@ describe('parseFaultSpec', () => {
     ['append.after:EFFECT_INTNET', /record kinds: RUN_STARTED/],
     ['effect.after-handler:EFFECT_INTENT', /effect\.after-handler carries no record kinds/],
     ['resume.after-claim:NODE_COMPLETED', /carries only RESUME_CLAIMED/],
+    // A fork's record is written by the store's fork (fork.before-store, fork.after-store), never appended.
+    ['append.after:FORKED', /append\.after carries only .*, so :FORKED would never match$/],
+    ['append.before:FORKED@a', /append\.before carries only .*, so :FORKED would never match$/],
     ['append.after#0', /occurrence counts from 1/],
   ])('refuses %s, which could never fire, with FaultSpecInvalidError (its code, the spec as given); so does hooksFor given the string', (text, message) => {
     const error = thrown(() => parseFaultSpec(text));

@@ -16,9 +16,11 @@ import { FaultSpecInvalidError } from './errors.js';
  * kind at a point that carries none, could never fire, and a test would pass without its fault.
  */
 const ALL_KINDS: readonly string[] = Object.keys(RecordKind);
+/** A FORKED record is never appended: the store's fork writes it, at the fork points. */
+const APPENDED_KINDS: readonly string[] = ALL_KINDS.filter((kind) => kind !== 'FORKED');
 const KINDS_AT: Readonly<Record<FaultPoint, readonly string[]>> = {
-  'append.before': ALL_KINDS,
-  'append.after': ALL_KINDS,
+  'append.before': APPENDED_KINDS,
+  'append.after': APPENDED_KINDS,
   'pure.before-return': [],
   'effect.before-handler': [],
   'effect.after-handler': [],
