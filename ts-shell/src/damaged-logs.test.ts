@@ -97,7 +97,7 @@ for (const target of targets) {
       ['a checksum failure in the last record', flip, 'REMIT_LOG_CORRUPT'],
     ] as const) {
       it(`${label}: every view names run d and seq 6 and says what to do; none says running`, async () => {
-        const { store, remit } = await parkedThenDamaged(how);
+        const { store, remit, refund } = await parkedThenDamaged(how);
         const expected = { code, runId: 'd', seq: 6 };
         const statusError = await remit.status('d').catch((e) => e);
         expect(statusError).toMatchObject(expected);
@@ -107,8 +107,11 @@ for (const target of targets) {
         const inspection = await remit.inspect('d');
         expect(inspection.status).toBe('damaged');
         expect(inspection.damage).toMatchObject({ seq: 6, repairable: code === 'REMIT_LOG_TORN' });
+        // Record 0 is intact: the inspection names the run's workflow, as runs() does, whatever the damage after it.
+        expect(inspection).toMatchObject({ workflow: 'refund', version: refund.version, fingerprint: refund.fingerprintHex });
         const text = renderInspection(inspection);
         expect(text).toMatch(/status damaged/);
+        expect(text).toMatch(/^run d {2}workflow refund v/);
         expect(text).toMatch(/DAMAGED.*seq 6/);
         expect(text).toMatch(code === 'REMIT_LOG_TORN' ? /remit repair d/ : /backup/);
         const listed = (await remit.runs()).find((r) => r.runId === 'd');

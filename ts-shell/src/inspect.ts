@@ -97,7 +97,12 @@ export function inspectLog(runId: string, stored: StoredRecord[], core: Recovery
     });
   }
   if (!recovery.ok || damage !== null) {
-    const known = recovery.ok && recovery.recordCount > 0 ? { workflow: fromUtf8(recovery.workflow), version: fromUtf8(recovery.version), fingerprint: toHex(recovery.fingerprint) } : { workflow: null, version: null, fingerprint: null };
+    // What the run is, from the core when it recovered, else from record 0 when that one is intact
+    // (damage after it), as runs() names the workflow of a damaged run.
+    const first = decoded.records[0];
+    const known = recovery.ok && recovery.recordCount > 0 ? { workflow: fromUtf8(recovery.workflow), version: fromUtf8(recovery.version), fingerprint: toHex(recovery.fingerprint) }
+      : first?.kind === RecordKind.RUN_STARTED && (damage === null || damage.seq > 0) ? { workflow: fromUtf8(first.workflow), version: fromUtf8(first.version), fingerprint: toHex(first.fingerprint) }
+      : { workflow: null, version: null, fingerprint: null };
     const at = damage ?? { code: recovery.ok ? 'UNKNOWN' : LogErrorName[recovery.code] ?? String(recovery.code), seq: recovery.ok ? 0 : recovery.seq, offset: recovery.ok ? 0 : recovery.offset };
     const out: RunInspection = {
       runId, ...known, status: 'damaged', nextAction: 'NONE',
