@@ -117,3 +117,87 @@ export class ReplyLosingProxy {
     upstream.on('close', closeBoth).on('error', closeBoth);
   }
 }
+
+/**
+ * A TCP relay between the store and the server that cuts a connection part-way: after
+ * `armCut(marker, cut)`, the connection whose next client message contains `marker` passes on at
+ * most `cut.requestBytes` more bytes to the server (from that message on) and `cut.replyBytes` more
+ * to the client, then both sockets are reset. Depending on where the cut falls, the server never
+ * got the statement, ran it and lost its reply, or got only part of it.
+ */
+export class CuttingProxy {
+  private server: net.Server | undefined;
+  private armed: { marker: string; requestBytes: number; replyBytes: number } | undefined;
+  private readonly sockets = new Set<net.Socket>();
+  cuts = 0;
+
+  constructor(private readonly upstreamHost: string, private readonly upstreamPort: number) {}
+
+  async start(): Promise<number> {
+    this.server = net.createServer((client) => this.relay(client));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return (this.server!.address() as net.AddressInfo).port;
+  }
+
+  armCut(marker: string, cut: { requestBytes?: number; replyBytes: number }): void {
+    this.armed = { marker, requestBytes: cut.requestBytes ?? Infinity, replyBytes: cut.replyBytes };
+  }
+
+  /** Whether the armed cut is still waiting for its marker. */
+  get pending(): boolean {
+    return this.armed !== undefined;
+  }
+
+  disarm(): void {
+    this.armed = undefined;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private relay(client: net.Socket): void {
+    const upstream = net.connect(this.upstreamPort, this.upstreamHost);
+    this.sockets.add(client).add(upstream);
+    let budget: { requestBytes: number; replyBytes: number } | undefined;
+    let cutting = false;
+    const cut = () => {
+      if (cutting) return;
+      cutting = true;
+      this.cuts++;
+      // After the bytes let through are handed to the sockets.
+      setImmediate(() => {
+        client.resetAndDestroy();
+        upstream.resetAndDestroy();
+      });
+    };
+    // Forwards what the budget left in `direction` allows, and cuts when a chunk goes past it.
+    const pass = (chunk: Buffer, to: net.Socket, direction: 'requestBytes' | 'replyBytes') => {
+      if (budget === undefined) {
+        to.write(chunk);
+        return;
+      }
+      const allowed = Math.min(chunk.length, budget[direction]);
+      budget[direction] -= allowed;
+      if (allowed > 0) to.write(chunk.subarray(0, allowed));
+      if (allowed < chunk.length) cut();
+    };
+    client.on('data', (chunk: Buffer) => {
+      if (budget === undefined && this.armed !== undefined && chunk.includes(this.armed.marker)) {
+        budget = { requestBytes: this.armed.requestBytes, replyBytes: this.armed.replyBytes };
+        this.armed = undefined;
+      }
+      pass(chunk, upstream, 'requestBytes');
+    });
+    upstream.on('data', (chunk: Buffer) => pass(chunk, client, 'replyBytes'));
+    const closeBoth = () => {
+      client.destroy();
+      upstream.destroy();
+      this.sockets.delete(client);
+      this.sockets.delete(upstream);
+    };
+    client.on('close', closeBoth).on('error', closeBoth);
+    upstream.on('close', closeBoth).on('error', closeBoth);
+  }
+}

@@ -517,21 +517,36 @@ export class PostgresStore implements Store {
    * and the summary and hint go. As one statement (until this release) its delete read the
    * statement's snapshot: a record removed and appended again with other bytes while it waited for
    * the row was not deleted, yet next_seq moved down under it, and every later append was
-   * INCONSISTENT. Retried like a read: a second attempt after an unknown outcome finds next_seq
-   * moved and removes nothing, and the caller reads the run again.
+   * INCONSISTENT. A connection that breaks while it is under way (the reply of its COMMIT lost)
+   * leaves the removal unknown; it is resolved as an append is (resolveRemoval), not retried
+   * blindly: a second attempt would find next_seq moved by the first and report false, "nothing
+   * changed", for a record this call had removed.
    */
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
     this.checkRunId('removeLastRecord', runId);
     // Record 0 is never removed (store.ts, removeLastRecord).
     if (!Number.isInteger(seq) || seq < 1 || seq >= MAX_SEQ) return false;
-    return this.read('removeLastRecord', { runId, seq }, (c) =>
-      this.inTransaction(c, async () => {
-        const locked = await c.query<{ next_seq: number }>(this.sql.lockRunForRepair, [runId]);
-        if (locked.rows[0]?.next_seq !== seq + 1) return false;
-        const deleted = await c.query(this.sql.removeLast, [runId, seq, toBuffer(expected)]);
-        return deleted.rowCount === 1;
-      }, (removed) => removed),
-    );
+    const subject = { runId, seq };
+    const bytes = toBuffer(expected);
+    const deadline = Date.now() + this.retryBudgetMs;
+    for (let attempt = 1; ; attempt++) {
+      let failure: AttemptFailure;
+      try {
+        return await this.attempt((c) => this.removeOnce(c, runId, seq, bytes));
+      } catch (error) {
+        if (!(error instanceof AttemptFailure)) throw error;
+        failure = error;
+      }
+      if (failure.kind === 'connection_lost') {
+        const removed = await this.resolveRemoval(runId, seq, bytes, failure);
+        if (removed !== undefined) return removed;
+      } else if (!isRetryable(failure.kind)) {
+        throw this.failureError('removeLastRecord', subject, failure, 'nothing was removed');
+      }
+      if (!(await this.pauseBeforeRetry(attempt, deadline))) {
+        throw this.failureError('removeLastRecord', subject, failure, 'nothing was removed; retries exhausted');
+      }
+    }
   }
 
   async listRuns(): Promise<RunListing[]> {
@@ -742,6 +757,16 @@ export class PostgresStore implements Store {
     return true;
   }
 
+  /** One attempt of removeLastRecord: its transaction (the method's comment says why in this order). */
+  private removeOnce(c: PoolClient, runId: string, seq: number, expected: Buffer): Promise<boolean> {
+    return this.inTransaction(c, async () => {
+      const locked = await c.query<{ next_seq: number }>(this.sql.lockRunForRepair, [runId]);
+      if (locked.rows[0]?.next_seq !== seq + 1) return false;
+      const deleted = await c.query(this.sql.removeLast, [runId, seq, expected]);
+      return deleted.rowCount === 1;
+    }, (removed) => removed);
+  }
+
   /**
    * Runs `body` in a transaction; commits when `keep(result)`, else rolls back. If the rollback
    * itself fails the connection is broken, and that (not the SQL error) is what the caller must
@@ -855,6 +880,36 @@ export class PostgresStore implements Store {
     }
     this.faultCounters.resolvedNotCommitted++;
     return undefined;
+  }
+
+  /**
+   * After a connection broke mid-removal, once its backend is gone: undefined when the record is
+   * still the run's last, with its bytes (not removed: the caller tries again), true when it is
+   * gone and the run ends just before it (removed: by this call, or by a repair racing it, which
+   * the caller asked for either way), and OUTCOME_UNKNOWN otherwise (the run moved on: an append
+   * after the removal, or a second repair). No token tells, as for an append: a delete leaves none.
+   */
+  private async resolveRemoval(runId: string, seq: number, expected: Buffer, failure: AttemptFailure): Promise<boolean | undefined> {
+    this.faultCounters.ambiguousWrites++;
+    const subject = { runId, seq };
+    const deadline = Date.now() + this.resolveTimeoutMs;
+    await this.waitUntilBackendGone('removeLastRecord', subject, failure, deadline);
+    const rows = await this.resolveRead('removeLastRecord', subject, failure, deadline, (c) =>
+      c.query<{ next_seq: number; kept: boolean }>(this.sql.removalState, [runId, seq, expected]),
+    );
+    const row = rows.rows[0];
+    if (row?.kept && row.next_seq === seq + 1) {
+      this.faultCounters.resolvedNotCommitted++;
+      return undefined;
+    }
+    if (row !== undefined && !row.kept && row.next_seq === seq) {
+      this.faultCounters.resolvedCommitted++;
+      return true;
+    }
+    throw this.storeError('removeLastRecord', 'OUTCOME_UNKNOWN', subject, new Error(
+      `${failure.message} (the connection broke mid-removal, and the run has changed since: whether this call removed record ${seq} cannot be told; re-read the run)`,
+      { cause: failure.cause },
+    ));
   }
 
   /** A fork refused with TARGET_EXISTS after an earlier attempt broke: the target may be ours. */
@@ -1299,6 +1354,9 @@ ${summary ? summaryCte : ''}SELECT CASE WHEN f.n = 0 THEN 0
         RETURNING run_id),
       dropped AS (DELETE FROM ${s}.summaries x USING run WHERE x.run_id = run.run_id)
       SELECT seq FROM gone, run`,
+    // After a connection broke mid-removal (resolveRemoval): the run row, and whether record $2 still holds $3.
+    removalState: `SELECT x.next_seq, EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND bytes = $3::bytea) AS kept
+      FROM ${s}.runs x WHERE x.run_id = $1`,
     deleteSummary: `DELETE FROM ${s}.summaries WHERE run_id = $1`,
     readSummary: `SELECT x.record_count, x.byte_length::float8 AS byte_length, x.snapshot_seq, x.summary, r.bytes,
         (extract(epoch FROM r.committed_at) * 1000)::float8 AS committed_ms
