@@ -995,7 +995,9 @@ export class Remit implements Engine {
       && (await this.store.relistRun(runId));
     if (relisted) {
       const result = await this.repair(runId);
-      return { ...result, relisted: true, note: `its records were stored without a listing, and it was listed again (runs() and recoverAll see it); ${result.note}` };
+      // The listing was changed: the repair's own "nothing was changed" means nothing else was.
+      const rest = result.note.replace(/; nothing was changed$/, '; nothing else was changed');
+      return { ...result, relisted: true, note: `its records were stored without a listing, and it was listed again (runs() and recoverAll see it); ${rest}` };
     }
     const log = concatBytes(rows.map((r) => r.bytes));
     const recovery = this.core.recover(log);

@@ -51,6 +51,11 @@ describe('a SQLite run whose listing row was deleted by hand', () => {
     const repaired = await cli('--db', file, '--json', 'repair', 'orphan');
     expect(repaired.code).toBe(0);
     expect(repaired.json()).toMatchObject({ runId: 'orphan', relisted: true, removedSeq: null });
+    // The note says what changed (the listing) and does not also say that nothing was changed.
+    const note = (repaired.json() as { note: string }).note;
+    expect(note).toMatch(/^its records were stored without a listing, and it was listed again/);
+    expect(note).not.toMatch(/nothing was changed/);
+    expect(note).toMatch(/nothing else was changed$/);
     expect((await cli('--db', file, 'scrub', '--all')).code).toBe(0);
 
     const healed = new Remit(openSqliteStore(file), core, [wf]);
