@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from './core/index.js';
+import { checkWorkflow } from './testing/check-workflow.js';
 import { DefinitionInvalidError, DefinitionMismatchError, UnknownWorkflowError } from './errors.js';
 import { Remit } from './remit.js';
 import { MemoryBacking, MemoryStore } from './store/memory.js';
@@ -110,5 +111,25 @@ describe('"Defining a workflow": every key workflow() and the node methods take 
     const withDescription = (description: unknown) => workflow({ name: 'keys', version: '1', state: State, description: description as string }).pure('a', { run: () => ({}), next: END }).build();
     expect(withDescription('one').fingerprintHex).toBe(withDescription('two').fingerprintHex);
     expect(() => withDescription(5)).toThrow(expect.objectContaining({ code: 'REMIT_DEFINITION_INVALID', field: 'description' }));
+  });
+});
+
+describe('"Checking your own workflow": the ranges of checkWorkflow\'s limits are the ones the guide states', () => {
+  const guide = fs.readFileSync(new URL('../../docs/guide.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const wf = workflow({ name: 'limits', version: '1', state: z.object({}) }).pure('a', { run: () => ({}), next: END }).build();
+  const refusal = (option: string, value: number) =>
+    checkWorkflow(wf, { input: {}, core: 'reference', [option]: value }).then(() => undefined, (error: unknown) => error);
+
+  it.each([
+    ['maxScenarios', 1, Number.MAX_SAFE_INTEGER, 'from 1'],
+    ['maxResumes', 0, 1_000_000, '0 to 1 000 000'],
+    ['maxRetries', 0, 100, '0 to 100'],
+    ['maxSteps', 1, 10_000_000, '1 to 10 000 000'],
+    ['stallLimitMs', 1, 2_147_483_647, '1 to 2147483647'],
+  ])('%s', async (option, lowest, highest, stated) => {
+    expect(guide.includes(`\`${option}\` ${stated}`), `docs/guide.md states ${option}'s range as ${stated}`).toBe(true);
+    for (const value of [lowest - 1, highest + 1, lowest + 0.5]) {
+      expect(await refusal(option, value), `${option}: ${value}`).toMatchObject({ code: 'REMIT_OPTION_INVALID', field: option });
+    }
   });
 });
