@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import * as errors from './errors.js';
 import { RemitError } from './errors.js';
 import { z } from 'zod';
+import { exitCodeForResult } from './cli/output.js';
 import { createRemit, END, openMemoryStore, openSqliteStore, renderInspection, workflow } from './index.js';
 import { openPostgresStore } from './store/postgres.js';
 import { checkWorkflow, MemoryEffectSink } from './testing/index.js';
@@ -146,5 +147,14 @@ describe('an argument of the wrong shape gets the class docs/errors.md lists it 
     const error: unknown = await call().then(() => undefined, (thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(RemitError);
     expect(rowOf((error as RemitError).name), `${name} in the row of ${(error as RemitError).name}`).toContain(`\`${name}\``);
+  });
+});
+
+describe('the CLI exit code of a run\'s result is the one docs/errors.md gives for its status', () => {
+  const exitRow = (code: number) => fs.readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8').split('\n').find((line) => line.startsWith(`| ${code} | `)) ?? '';
+
+  it.each(['parked', 'completed', 'running', 'failed'] as const)('%s', (status) => {
+    const code = exitCodeForResult({ status } as never);
+    expect(exitRow(code), `exit ${code} for a ${status} run`).toMatch(new RegExp(status === 'failed' ? 'failed terminally' : status === 'running' ? '`running`' : status));
   });
 });
