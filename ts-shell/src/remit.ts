@@ -12,6 +12,7 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { isMainThread, threadId } from 'node:worker_threads';
 import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
 import {
@@ -65,7 +66,9 @@ export interface RemitOptions {
    * `remit-<uuid>`, new for every createRemit). A stable id per replica (a pod name, a host name)
    * lets a restarted replica take over its own unfinished attempts at once instead of waiting for
    * their leases. TWO LIVE PROCESSES MUST NEVER SHARE AN ID: each would take the other's running
-   * attempt for its own abandoned one and call the handler again. At most 200 UTF-8 bytes.
+   * attempt for its own abandoned one and call the handler again. At most 200 UTF-8 bytes. In a
+   * worker thread the owner written is `${instanceId}#thread-${threadId}` (Remit.instanceId), so
+   * threads of one process may be given one id.
    */
   instanceId?: string;
   /**
@@ -381,7 +384,17 @@ function fenceSettings(options: Partial<FenceOptions>): FenceSettings {
   if (options.canary !== undefined && !canaryAllowed()) {
     throw new OptionInvalidError('fence canary', options.canary, 'is for tests only (set REMIT_ALLOW_CANARY=1 outside vitest)');
   }
-  return { instanceId, effectLeaseMs, now: options.now ?? Date.now, ...(options.canary ? { canary: options.canary } : {}) };
+  return { instanceId: threadScoped(instanceId), effectLeaseMs, now: options.now ?? Date.now, ...(options.canary ? { canary: options.canary } : {}) };
+}
+
+/**
+ * The id a Remit writes as its attempts' owner: in a worker thread, the given id with the thread's.
+ * The registry of running effect calls (fence.ts) is module state, one per thread, so a sibling
+ * thread under the same id (a pod name) would take an attempt another thread is executing for an
+ * abandoned one of its own and call the handler again. A thread id is not reused within a process.
+ */
+function threadScoped(instanceId: string): string {
+  return isMainThread ? instanceId : `${instanceId}#thread-${threadId}`;
 }
 
 function checkWaitMs(value: unknown): number {
@@ -477,7 +490,7 @@ export class Remit implements Engine {
     return false;
   }
 
-  /** This instance's id: the owner written into the effect attempts it claims. */
+  /** This instance's id: the owner written into the effect attempts it claims (in a worker thread, with the thread's id). */
   get instanceId(): string {
     return this.fence.instanceId;
   }
