@@ -94,7 +94,7 @@ export interface PostgresStoreOptions {
    * at most MAX_TIMEOUT_MS; 0 when statementTimeoutMs is 0). 0 = none.
    */
   clientTimeoutMs?: number;
-  /** How long to wait for a new connection (default 5000 ms; 0 = no limit: pg's own meaning). */
+  /** How long to wait for a new connection, or for a free one of a full pool (default 5000 ms; 0 = no limit: pg's own meaning). */
   connectTimeoutMs?: number;
   /** Pool size: a whole number from 1 (default 10). */
   maxConnections?: number;
@@ -304,6 +304,9 @@ function listedWithoutRecords(tail: pg.QueryResult<TailRow>): boolean {
 }
 /** A token no append carries (the read after a refusal that is not this call's own). */
 const NO_TOKEN = '00000000-0000-0000-0000-000000000000';
+
+/** pg-pool's message when a call queued for a connection of a full pool waited connectionTimeoutMillis. */
+const POOL_QUEUE_TIMEOUT = 'timeout exceeded when trying to connect';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -997,7 +1000,7 @@ export class PostgresStore implements Store {
         connecting.then((late) => late.release(true), () => {});
         throw error;
       }
-      throw new AttemptFailure(classifyConnectFailure(error), error);
+      throw new AttemptFailure(classifyConnectFailure(error), this.explainPoolWait(error));
     }
     let backend: Backend;
     try {
@@ -1017,6 +1020,20 @@ export class PostgresStore implements Store {
       client.release(kind === 'fatal' || kind === 'conflict' || kind === 'timeout' || kind === 'transient' ? undefined : true);
       throw error instanceof AttemptFailure ? error : new AttemptFailure(kind, error, backend);
     }
+  }
+
+  /**
+   * pg-pool's error for a call that waited connectTimeoutMs in its queue behind a full pool says
+   * "timeout exceeded when trying to connect", which reads as an unreachable server; the server may
+   * be answering every other client. Kept as the cause, with what happened in the message.
+   */
+  private explainPoolWait(error: unknown): unknown {
+    if (!(error instanceof Error) || error.message !== POOL_QUEUE_TIMEOUT) return error;
+    const { max, connectionTimeoutMillis } = this.pool.options;
+    return new Error(
+      `no pooled connection became free within connectTimeoutMs (${connectionTimeoutMillis} ms): all ${max} (maxConnections) were in use by this store's calls or still connecting; the server may be answering (docs/postgres.md, "Pool sizing")`,
+      { cause: error },
+    );
   }
 
   /** The server process behind a pooled client, looked up once per connection. */

@@ -1,0 +1,67 @@
+/**
+ * The PostgreSQL store with every pooled connection in use (more calls at once than
+ * maxConnections, each held by a statement waiting on a lock): a call that finds no free
+ * connection within connectTimeoutMs is UNAVAILABLE naming its run, and its message says the
+ * pool was exhausted, not that the server could not be reached (pg-pool's own words, "timeout
+ * exceeded when trying to connect", sent operators looking for a network fault while the server
+ * answered every other client). Once the statements holding the pool finish, the same store serves
+ * every run again. Needs a server (REMIT_PG_URL).
+ */
+
+import fc from 'fast-check';
+import pg from 'pg';
+import { afterAll, expect, it } from 'vitest';
+import { StoreError } from '../errors.js';
+import { describePg, dropSchemas, freshSchemaName } from '../../test-support/postgres-test-env.js';
+import { testRecord } from '../testing/test-record.js';
+import { PostgresStore } from './postgres.js';
+
+describePg('postgres: a pool whose every connection is in use', (url) => {
+  const schemas = new Set<string>();
+  afterAll(() => dropSchemas(url, schemas));
+
+  /** An outside transaction holding run `runId`'s row, so that appends at seq > 0 on it wait. */
+  async function holdRunRow(schema: string, runId: string): Promise<() => Promise<void>> {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query('BEGIN');
+    await admin.query(`SELECT 1 FROM "${schema}".runs WHERE run_id = $1 FOR UPDATE`, [runId]);
+    return async () => {
+      await admin.query('COMMIT');
+      await admin.end();
+    };
+  }
+
+  it('a call that waits longer than connectTimeoutMs for a free connection is UNAVAILABLE saying the pool was exhausted; afterwards the store serves every run', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 4 }), async (maxConnections, waiting) => {
+        const schema = freshSchemaName();
+        schemas.add(schema);
+        const connectTimeoutMs = 300;
+        const store = await PostgresStore.open({ connectionString: url, schema, maxConnections, connectTimeoutMs, retryBudgetMs: 500, statementTimeoutMs: 0 });
+        try {
+          const others = Array.from({ length: waiting }, (_, i) => `other-${i}`);
+          for (const runId of ['held', ...others]) await store.append(runId, 0, [testRecord(0)]);
+          const release = await holdRunRow(schema, 'held');
+          // One append per pooled connection, each waiting on the held row.
+          const holders = Array.from({ length: maxConnections }, () => store.append('held', 1, [testRecord(1)]).catch((e: unknown) => e));
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          const refused = await Promise.all(others.map((runId) => store.readRecords(runId).catch((e: unknown) => e)));
+          for (const [i, error] of refused.entries()) {
+            expect(error).toBeInstanceOf(StoreError);
+            expect(error).toMatchObject({ storeCode: 'UNAVAILABLE', operation: 'readRecords', runId: others[i] });
+            expect((error as StoreError).message).toContain(`no pooled connection became free within connectTimeoutMs (${connectTimeoutMs} ms)`);
+            expect((error as StoreError).message).toContain(`all ${maxConnections} (maxConnections)`);
+          }
+          await release();
+          const outcomes = await Promise.all(holders);
+          expect(outcomes.filter((o) => (o as { committed?: boolean }).committed === true)).toHaveLength(1);
+          for (const runId of others) expect(await store.append(runId, 1, [testRecord(1)])).toEqual({ committed: true, nextSeq: 2 });
+        } finally {
+          await store.close();
+        }
+      }),
+      { numRuns: 6 },
+    );
+  });
+});
