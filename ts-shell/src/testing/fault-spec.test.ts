@@ -12,6 +12,7 @@ import { FAULT_POINTS } from '../faults.js';
 import { Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
 import { END, workflow } from '../workflow/workflow.js';
+import { fail } from '../errors.js';
 import { FaultSpecInvalidError, TestingErrorCode } from './errors.js';
 import { checkSpecNode, faultMatches, formatFaultSpec, hooksFor, parseFaultSpec } from './fault-spec.js';
 
@@ -95,6 +96,53 @@ describe('hooksFor with the workflow it is for', () => {
   ])('refuses %s, which could never fire in it', (text, message) => {
     expect(() => hooksFor(parseFaultSpec(text), never, { workflow: wf })).toThrow(message);
     expect(thrown(() => hooksFor(text, never, { workflow: wf }))).toMatchObject({ code: 'REMIT_TESTING_FAULT_SPEC_INVALID', spec: text });
+  });
+
+  it.each([
+    ['append.after:EFFECT_DONE@price', /EFFECT_DONE is appended only at effect nodes, and price is a pure node/],
+    ['append.before:EFFECT_ATTEMPT@approve', /EFFECT_ATTEMPT is appended only at effect nodes, and approve is an interrupt node/],
+    ['append.after:INTERRUPT_PARKED@charge', /INTERRUPT_PARKED is appended only at interrupt nodes, and charge is an effect node/],
+    ['append.before:RESUME_CLAIMED@price', /RESUME_CLAIMED is appended only at interrupt nodes/],
+    ['append.after:RUN_STARTED@price', /RUN_STARTED is appended at no node/],
+  ])('refuses %s, a record kind at a node it is never appended at', (text, message) => {
+    expect(() => hooksFor(text, never, { workflow: wf })).toThrow(message);
+    expect(thrown(() => checkSpecNode(parseFaultSpec(text), wf))).toMatchObject({ code: 'REMIT_TESTING_FAULT_SPEC_INVALID', spec: text });
+  });
+
+  it('accepts every record kind at every node the append points carry it at, as runs of every kind of step show them', async () => {
+    const core = await createCore('reference');
+    const kindOf = (node: string | undefined) => (node === undefined ? 'none' : wf.nodes.get(node)?.kind ?? loud.nodes.get(node)!.kind);
+    const seen = new Set<string>();
+    const record = { at(point: string, info: { kinds?: string[]; node?: string }) {
+      if (point === 'append.before' || point === 'append.after') for (const kind of info.kinds ?? []) seen.add(`${point}:${kind}@${info.node ?? ''}`);
+    } };
+    // Every step: a grouped or single pure step, an effect that completes, releases or fails, a park, a claim, a failure at each kind of node.
+    let calls = 0;
+    const loud = workflow({ name: 'loud', version: '1', state: z.object({ n: z.number() }) })
+      .pure('tick', { run: (s) => (s.n === 9 ? fail('P', 'pure') : { n: s.n + 1 }), next: 'call' })
+      .effect('call', { run: () => { calls += 1; if (calls === 1) throw new Error('flaky'); return {}; }, apply: (s) => (s.n === 8 ? fail('E', 'effect') : {}), next: 'wait' })
+      .interrupt('wait', { resume: z.object({ stop: z.boolean() }), apply: (_s, v) => (v.stop ? fail('I', 'interrupt') : {}), next: END })
+      .build();
+    for (const groupPureSteps of [true, false]) {
+      const remit = new Remit(new MemoryStore(), core, [wf, loud], record, { groupPureSteps });
+      const parked = await remit.start(wf, { n: 0 }, { runId: `shop-${groupPureSteps}` });
+      await remit.resume(parked.runId, parked.interrupt!.id, {});
+      calls = 0;
+      await expect(remit.start(loud, { n: 0 }, { runId: `loud-${groupPureSteps}` })).rejects.toThrow('flaky');
+      const waiting = await remit.continueRun(`loud-${groupPureSteps}`);
+      await remit.resume(waiting.runId, waiting.interrupt!.id, { stop: true });
+      await remit.start(loud, { n: 9 }, { runId: `fails-pure-${groupPureSteps}` });
+      calls = 1;
+      await remit.start(loud, { n: 7 }, { runId: `fails-effect-${groupPureSteps}` });
+    }
+    expect([...seen].some((s) => s.includes(':RUN_FAILED@call'))).toBe(true);
+    expect([...seen].some((s) => s.includes(':EFFECT_RELEASED@call'))).toBe(true);
+    for (const spec of seen) {
+      const node = spec.slice(spec.indexOf('@') + 1);
+      const text = node === '' ? spec.slice(0, -1) : spec;
+      const workflowOf = wf.nodes.has(node) || node === '' ? wf : loud;
+      expect(() => hooksFor(text, never, { workflow: workflowOf }), `${text} (a ${kindOf(node || undefined)} node) was reached`).not.toThrow();
+    }
   });
 
   it('accepts the specs that can fire, and `fired` says whether the fault happened', async () => {

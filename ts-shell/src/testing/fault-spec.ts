@@ -62,9 +62,28 @@ function specProblem(spec: FaultSpec): string | null {
         `so :${spec.kind} would never match${ALL_KINDS.includes(spec.kind) ? '' : ` (record kinds: ${ALL_KINDS.join(', ')})`}`;
     }
   }
+  if (spec.kind !== undefined && spec.node !== undefined && APPENDED_AT[spec.kind]?.length === 0 && (spec.point === 'append.before' || spec.point === 'append.after')) {
+    return `${spec.kind} is appended at no node, so :${spec.kind}@${spec.node} would never match`;
+  }
   if (!Number.isSafeInteger(spec.occurrence) || spec.occurrence < 1) return 'occurrence counts from 1';
   return null;
 }
+
+/**
+ * The kinds of node at which the append points carry a record kind (`info.node`: the step's node),
+ * for the kinds bound to one: a spec pairing such a kind with a node of another kind could never
+ * fire. RUN_STARTED is appended at no node. The others (NODE_COMPLETED, RUN_COMPLETED, RUN_FAILED)
+ * are appended at nodes of every kind.
+ */
+const APPENDED_AT: Readonly<Record<string, readonly NodeKindName[]>> = {
+  RUN_STARTED: [],
+  EFFECT_INTENT: ['effect'],
+  EFFECT_ATTEMPT: ['effect'],
+  EFFECT_DONE: ['effect'],
+  EFFECT_RELEASED: ['effect'],
+  INTERRUPT_PARKED: ['interrupt'],
+  RESUME_CLAIMED: ['interrupt'],
+};
 
 /**
  * The `point[:KIND][@node][#n]` text of a spec, which parseFaultSpec reads back as it is. A value
@@ -219,8 +238,13 @@ function checkNode(spec: FaultSpec, workflow: Workflow): void {
   if (node === undefined) {
     throw new FaultSpecInvalidError(text, `workflow ${workflow.name} has no node ${spec.node} (its nodes: ${workflow.nodeOrder.join(', ')}), so it would never fire`);
   }
+  const article = node.kind === 'pure' ? 'a' : 'an';
   if (expected !== undefined && node.kind !== expected) {
-    throw new FaultSpecInvalidError(text, `${spec.point} is reached only at ${expected} nodes, and ${spec.node} is ${node.kind === 'pure' ? 'a' : 'an'} ${node.kind} node, so it would never fire`);
+    throw new FaultSpecInvalidError(text, `${spec.point} is reached only at ${expected} nodes, and ${spec.node} is ${article} ${node.kind} node, so it would never fire`);
+  }
+  const appendedAt = spec.kind === undefined || expected !== undefined ? undefined : APPENDED_AT[spec.kind];
+  if (appendedAt !== undefined && appendedAt.length > 0 && !appendedAt.includes(node.kind)) {
+    throw new FaultSpecInvalidError(text, `${spec.kind} is appended only at ${appendedAt.join(' and ')} nodes, and ${spec.node} is ${article} ${node.kind} node, so it would never fire`);
   }
 }
 
