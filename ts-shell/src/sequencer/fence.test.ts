@@ -81,6 +81,22 @@ function setup(opts: { leaseMs?: number; handler?: () => Promise<string> } = {})
   return { wf, calls, backing, remit, crashAfterAttempt, store: () => new MemoryStore({ backing }) };
 }
 
+describe('the registry of running calls', () => {
+  // Two copies of the library in one process (two installed versions) share one registry: before,
+  // each copy had its own, and one took over an attempt the other was executing under the same id.
+  it('a second copy of the fence module sees the running calls of the first', async () => {
+    const specifier = new URL('./fence.ts?second-copy', import.meta.url).href;
+    const copy = (await import(/* @vite-ignore */ specifier)) as typeof import('./fence.js');
+    expect(copy.inFlightCalls).not.toBe(inFlightCalls);
+    const call = inFlightCalls.enter('pod-1', 'r', 'r/charge/2');
+    expect(call).not.toBeNull();
+    expect(copy.inFlightCalls.has('pod-1', 'r', 'r/charge/2')).toBe(true);
+    expect(copy.inFlightCalls.enter('pod-1', 'r', 'r/charge/2')).toBeNull();
+    call!.leave();
+    expect(copy.inFlightCalls.has('pod-1', 'r', 'r/charge/2')).toBe(false);
+  });
+});
+
 describe('the fence end to end (memory store, reference core)', () => {
   it('the same instance takes its own idle attempt over at once; the handler runs once, as attempt 2, with the same key', async () => {
     const t = setup();

@@ -72,7 +72,7 @@ export function encodeReleaseReason(cause: unknown): Uint8Array {
  * adding are one step.
  */
 class InFlightCalls {
-  private readonly calls = new Set<string>();
+  constructor(private readonly calls: Set<string>) {}
 
   private static id(instanceId: string, runId: string, key: string): string {
     return JSON.stringify([instanceId, runId, key]);
@@ -98,8 +98,20 @@ class InFlightCalls {
   }
 }
 
+/**
+ * The registry's entries, one set per thread, kept on globalThis: two copies of the library loaded
+ * in one process (two installed versions, a bundle beside the package) would otherwise each have
+ * their own, and one copy would take over an attempt the other is executing under the same id.
+ */
+const CALLS_KEY = Symbol.for('remit.fence.inFlightCalls');
+
+function sharedCalls(): Set<string> {
+  const holder = globalThis as { [CALLS_KEY]?: Set<string> };
+  return (holder[CALLS_KEY] ??= new Set<string>());
+}
+
 /** One registry per process: instances that share an id (one replica, several Remit objects) share it too. */
-export const inFlightCalls = new InFlightCalls();
+export const inFlightCalls = new InFlightCalls(sharedCalls());
 
 /** Whether a sequencer may claim the next attempt of an attempt that has no outcome yet, and why. */
 export type TakeoverDecision =
