@@ -61,6 +61,21 @@ describe('a file that is not a REMIT database', () => {
     journal.close();
   });
 
+  it('`run` adds its tables to an empty file, but refuses a file that is not SQLite at all (SQLITE_NOTADB, exit 8) without changing a byte, as docs/guide.md says', async () => {
+    const empty = join(cwd, 'run-empty.db');
+    writeFileSync(empty, '');
+    expect((await remit('--db', empty, '--workflow', REFUND_MODULE, 'run')).code).toBe(0);
+    const text = join(cwd, 'run-notes.txt');
+    writeFileSync(text, 'not a database\n'.repeat(200));
+    const before = digest(text);
+    const refused = await remit('--db', text, '--workflow', REFUND_MODULE, '--json', 'run');
+    expect(refused.code).toBe(8);
+    expect(refused.json()).toMatchObject({ error: { code: 'REMIT_STORE', storeCode: 'SQLITE_NOTADB' } });
+    expect(digest(text)).toBe(before);
+    const guide = readFileSync(new URL('../../../docs/guide.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(guide.includes('a file that is not SQLite at all is a store error (`SQLITE_NOTADB`, exit code 8)'), 'docs/guide.md, "The CLI"').toBe(true);
+  });
+
   it('another program\'s WAL database left with an un-checkpointed WAL (its writer killed) keeps its file and its WAL', async () => {
     const walFile = join(cwd, 'foreign-wal.db');
     const writer = `const D = require(${JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'))});
