@@ -107,6 +107,12 @@ describe('"Defining a workflow": every key workflow() and the node methods take 
     for (const key of keys) expect(guide.includes(`\`${key}\``) || guide.includes(`${key}:`), `${key} in docs/guide.md`).toBe(true);
   });
 
+  it('an interrupt\'s apply is required and an effect\'s is not, as "Concepts" says', () => {
+    expect(guide.replace(/\s+/g, ' ')).toMatch(/An interrupt's `apply` is required \(`DefinitionInvalidError`, field `apply`/);
+    expect(() => base().interrupt('ask', { resume: z.object({}), next: END } as never)).toThrow(expect.objectContaining({ code: 'REMIT_DEFINITION_INVALID', node: 'ask', field: 'apply' }));
+    expect(() => base().effect('call', { run: async () => null, next: END }).build()).not.toThrow();
+  });
+
   it('a description is for people: not part of the fingerprint, and one that is not a string is refused', () => {
     const withDescription = (description: unknown) => workflow({ name: 'keys', version: '1', state: State, description: description as string }).pure('a', { run: () => ({}), next: END }).build();
     expect(withDescription('one').fingerprintHex).toBe(withDescription('two').fingerprintHex);
