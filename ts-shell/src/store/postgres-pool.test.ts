@@ -5,7 +5,9 @@
  * pool was exhausted, not that the server could not be reached (pg-pool's own words, "timeout
  * exceeded when trying to connect", sent operators looking for a network fault while the server
  * answered every other client). Once the statements holding the pool finish, the same store serves
- * every run again. Needs a server (REMIT_PG_URL).
+ * every run again. A write whose connection broke meanwhile is resolved on a connection of its own,
+ * outside the pool: queued behind the calls holding the pool, it was OUTCOME_UNKNOWN though the
+ * server could be asked at any time. Needs a server (REMIT_PG_URL).
  */
 
 import fc from 'fast-check';
@@ -20,6 +22,26 @@ describePg('postgres: a pool whose every connection is in use', (url) => {
   const schemas = new Set<string>();
   afterAll(() => dropSchemas(url, schemas));
 
+  async function sql(text: string, params: unknown[] = []): Promise<pg.QueryResultRow[]> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query(text, params)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** The pids of `count` backends of the store waiting on a lock (polled until they are there). */
+  async function lockWaiters(applicationName: string, count: number): Promise<number[]> {
+    for (let i = 0; i < 200; i++) {
+      const rows = await sql(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [applicationName]);
+      if (rows.length >= count) return rows.map((r) => r['pid'] as number);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`${count} backends of ${applicationName} never came to wait on a lock`);
+  }
+
   /** An outside transaction holding run `runId`'s row, so that appends at seq > 0 on it wait. */
   async function holdRunRow(schema: string, runId: string): Promise<() => Promise<void>> {
     const admin = new pg.Client({ connectionString: url });
@@ -31,6 +53,41 @@ describePg('postgres: a pool whose every connection is in use', (url) => {
       await admin.end();
     };
   }
+
+  it('a write whose backend is terminated while every pooled connection is held is resolved, never OUTCOME_UNKNOWN', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 3 }), async (maxConnections, queued) => {
+        const schema = freshSchemaName();
+        schemas.add(schema);
+        const applicationName = `remit_pool_${schema}`;
+        const resolveTimeoutMs = 800;
+        const store = await PostgresStore.open({
+          connectionString: url, schema, maxConnections, applicationName, connectTimeoutMs: 300, retryBudgetMs: 3000, resolveTimeoutMs, statementTimeoutMs: 0,
+        });
+        try {
+          await store.append('held', 0, [testRecord(0)]);
+          const release = await holdRunRow(schema, 'held');
+          // Racing writers of seq 1: one per pooled connection, waiting on the held row, and more queued for the pool.
+          const writers = Array.from({ length: maxConnections + queued }, (_, i) => store.append('held', 1, [testRecord(1, `w${i}`)]).catch((e: unknown) => e));
+          const waiting = await lockWaiters(applicationName, maxConnections);
+          await sql('SELECT pg_terminate_backend($1)', [waiting[0]]);
+          // The row stays held past the resolution's time limit: the pool stays full all along.
+          await new Promise((resolve) => setTimeout(resolve, resolveTimeoutMs + 400));
+          await release();
+          const outcomes = await Promise.all(writers);
+          for (const outcome of outcomes) {
+            if (outcome instanceof StoreError) expect(outcome).toMatchObject({ storeCode: 'UNAVAILABLE', runId: 'held', seq: 1 });
+            else expect(outcome).toMatchObject({ committed: expect.any(Boolean) });
+          }
+          expect(store.faultCounters).toMatchObject({ ambiguousWrites: 1, resolvedNotCommitted: 1 });
+          expect((await store.readRecords('held')).map((r) => r.seq)).toEqual([0, 1]);
+        } finally {
+          await store.close();
+        }
+      }),
+      { numRuns: 5 },
+    );
+  });
 
   it('a call that waits longer than connectTimeoutMs for a free connection is UNAVAILABLE saying the pool was exhausted; afterwards the store serves every run', async () => {
     await fc.assert(

@@ -305,6 +305,15 @@ function listedWithoutRecords(tail: pg.QueryResult<TailRow>): boolean {
 /** A token no append carries (the read after a refusal that is not this call's own). */
 const NO_TOKEN = '00000000-0000-0000-0000-000000000000';
 
+/**
+ * Closes a client whose connection may be broken or silent at once: pg's graceful end waits for
+ * the server's goodbye, which a black-holed connection never sends (pg-pool does the same).
+ */
+function discard(client: pg.Client): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  client.end().catch(() => {});
+}
+
 /** pg-pool's message when a call queued for a connection of a full pool waited connectionTimeoutMillis. */
 const POOL_QUEUE_TIMEOUT = 'timeout exceeded when trying to connect';
 
@@ -952,7 +961,7 @@ export class PostgresStore implements Store {
     for (let round = 1; ; round++) {
       try {
         const sql = terminate ? this.sql.terminateBackend : this.sql.backendAlive;
-        const alive = await this.attempt((c) => c.query(sql, [backend.pid, backend.startedAt]));
+        const alive = await this.attemptAside((c) => c.query(sql, [backend.pid, backend.startedAt]));
         if (alive.rowCount === 0) return;
       } catch (error) {
         if (!(error instanceof AttemptFailure)) throw error;
@@ -970,11 +979,11 @@ export class PostgresStore implements Store {
     subject: ErrorSubject,
     failure: AttemptFailure,
     deadline: number,
-    step: (c: PoolClient) => Promise<pg.QueryResult<R>>,
+    step: (c: pg.ClientBase) => Promise<pg.QueryResult<R>>,
   ): Promise<pg.QueryResult<R>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.attempt(step);
+        return await this.attemptAside(step);
       } catch (error) {
         if (!(error instanceof AttemptFailure)) throw error;
         if (!isRetryable(error.kind) || Date.now() + backoffMs(attempt) > deadline) throw this.unknownOutcome(operation, subject, failure);
@@ -984,6 +993,32 @@ export class PostgresStore implements Store {
   }
 
   // ---------------------------------------------------------------- plumbing
+
+  /**
+   * Runs a step of resolving an interrupted write on a connection of its own, outside the pool,
+   * closed after it. Through the pool, it waited behind the calls queued there, which may hold
+   * every pooled connection for as long as a lock keeps them waiting, and the write was reported
+   * OUTCOME_UNKNOWN though the server could be asked at any time. Failures become AttemptFailure.
+   */
+  private async attemptAside<T>(step: (c: pg.ClientBase) => Promise<T>): Promise<T> {
+    if (this.closed) throw new AttemptFailure('closed', new Error('the store is closed'));
+    const client = new pg.Client(this.pool.options);
+    client.on('error', () => {});
+    try {
+      await Promise.race([client.connect(), this.closing]);
+    } catch (error) {
+      discard(client);
+      throw error instanceof AttemptFailure ? error : new AttemptFailure(classifyConnectFailure(error), error);
+    }
+    try {
+      const result = await step(client);
+      client.end().catch(() => {});
+      return result;
+    } catch (error) {
+      discard(client);
+      throw new AttemptFailure(classifyStatementFailure(error), error);
+    }
+  }
 
   /** Runs `step` on a pooled client. Failures become AttemptFailure; broken clients are discarded. */
   private async attempt<T>(step: (c: PoolClient) => Promise<T>): Promise<T> {
