@@ -83,6 +83,16 @@ describe('openSqliteStore: path', () => {
     expectRefused(refusal(() => openSqliteStore('')), 'path');
   });
 
+  it('a path that names a folder is a StoreError EISDIR naming it, with or without create, and the folder is left as it was', () => {
+    for (const create of [true, false]) {
+      const dir = freshDir();
+      const error = refusal(() => openSqliteStore(dir, { create }));
+      expect(error, `create: ${create}`).toMatchObject({ code: 'REMIT_STORE', storeCode: 'EISDIR', operation: 'open', store: `sqlite:${dir}` });
+      expect((error as Error).message).toMatch(/is a folder, not a database file/);
+      expect(readdirSync(dir)).toEqual([]);
+    }
+  });
+
   it('an ordinary path and ":memory:" open', async () => {
     const dir = freshDir();
     const store = openSqliteStore(join(dir, 'ok.db'));

@@ -27,7 +27,7 @@
  */
 
 import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { OptionInvalidError, RemitError, StoreError, StoreNotFoundError } from '../errors.js';
@@ -275,6 +275,21 @@ function checkRemitFile(description: string, path: string, busyTimeoutMs: number
 }
 
 /**
+ * A path that names a folder is refused as what it is (StoreError EISDIR), with or without create,
+ * before anything is opened: SQLite would say `unable to open database file` (SQLITE_CANTOPEN),
+ * which reads as a permission or path problem.
+ */
+function checkNotFolder(description: string, path: string): void {
+  let folder = false;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch {
+    // Not there, or not to be looked at: opening it (or create: false) says which.
+  }
+  if (folder) throw new StoreError(description, 'open', 'EISDIR', {}, new Error(`${path} is a folder, not a database file: name the file, e.g. ${join(path, 'remit.db')}`));
+}
+
+/**
  * A store that must not create fails on a missing file with StoreNotFoundError, and on a file it
  * may not see (a folder it cannot search) with the StoreError of the system's code, so that
  * "permission denied" does not read as "no such file".
@@ -356,6 +371,7 @@ export class SqliteStore implements Store {
     this.path = path === ':memory:' ? path : resolve(path);
     this.description = `sqlite:${this.path}`;
     this.nowMs = clock;
+    if (this.path !== ':memory:') checkNotFolder(this.description, this.path);
     if (!create && this.path !== ':memory:') {
       checkFileExists(this.description, this.path);
       this.wrap('open', {}, () => checkRemitFile(this.description, this.path, busyTimeoutMs));
