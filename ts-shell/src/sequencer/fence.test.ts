@@ -42,16 +42,18 @@ describe('the takeover rule', () => {
       expect(decodeLease(new TextEncoder().encode(bad)), bad).toBeNull();
     }
   });
-  it('the in-process registry admits one call per (instance, run, key) at a time', () => {
-    const a = inFlightCalls.enter('i', 'r', 'k');
+  it('the in-process registry admits one call per (instance, run, key, record 0) at a time', () => {
+    const a = inFlightCalls.enter('i', 'r', 'k', '1');
     expect(a).not.toBeNull();
-    expect(inFlightCalls.enter('i', 'r', 'k')).toBeNull();
-    expect(inFlightCalls.has('i', 'r', 'k')).toBe(true);
-    const other = inFlightCalls.enter('j', 'r', 'k');
+    expect(inFlightCalls.enter('i', 'r', 'k', '1')).toBeNull();
+    expect(inFlightCalls.has('i', 'r', 'k', '1')).toBe(true);
+    const other = inFlightCalls.enter('j', 'r', 'k', '1');
     expect(other).not.toBeNull();
+    // The same run id and key in another store (another record 0) is another run's call.
+    expect(inFlightCalls.has('i', 'r', 'k', '2')).toBe(false);
     a!.leave();
     other!.leave();
-    expect(inFlightCalls.has('i', 'r', 'k')).toBe(false);
+    expect(inFlightCalls.has('i', 'r', 'k', '1')).toBe(false);
     expect(() => a!.leave()).toThrow(/left twice/);
   });
 });
@@ -88,12 +90,12 @@ describe('the registry of running calls', () => {
     const specifier = new URL('./fence.ts?second-copy', import.meta.url).href;
     const copy = (await import(/* @vite-ignore */ specifier)) as typeof import('./fence.js');
     expect(copy.inFlightCalls).not.toBe(inFlightCalls);
-    const call = inFlightCalls.enter('pod-1', 'r', 'r/charge/2');
+    const call = inFlightCalls.enter('pod-1', 'r', 'r/charge/2', '7');
     expect(call).not.toBeNull();
-    expect(copy.inFlightCalls.has('pod-1', 'r', 'r/charge/2')).toBe(true);
-    expect(copy.inFlightCalls.enter('pod-1', 'r', 'r/charge/2')).toBeNull();
+    expect(copy.inFlightCalls.has('pod-1', 'r', 'r/charge/2', '7')).toBe(true);
+    expect(copy.inFlightCalls.enter('pod-1', 'r', 'r/charge/2', '7')).toBeNull();
     call!.leave();
-    expect(copy.inFlightCalls.has('pod-1', 'r', 'r/charge/2')).toBe(false);
+    expect(copy.inFlightCalls.has('pod-1', 'r', 'r/charge/2', '7')).toBe(false);
   });
 });
 

@@ -64,7 +64,8 @@ export function encodeReleaseReason(cause: unknown): Uint8Array {
 }
 
 /**
- * Effect calls this process is making, keyed by (instance id, run id, idempotency key). An entry is
+ * Effect calls this process is making, keyed by (instance id, run id, idempotency key, the run's
+ * record 0: `id` below). An entry is
  * added BEFORE the attempt's conditional append and removed when the call ends however it ends, so
  * a sequencer of this instance that finds the instance's own attempt without an outcome knows
  * whether that attempt is being executed right now (entry present) or was abandoned (a crash, a
@@ -74,13 +75,19 @@ export function encodeReleaseReason(cause: unknown): Uint8Array {
 class InFlightCalls {
   constructor(private readonly calls: Set<string>) {}
 
-  private static id(instanceId: string, runId: string, key: string): string {
-    return JSON.stringify([instanceId, runId, key]);
+  /**
+   * `run` tells apart runs of one id kept in different stores (a tenant's database each, one
+   * instance id for the process): it is a digest of the run's record 0, which a store never
+   * rewrites, so every handle on the same data gives the same one. Two stores whose runs share an
+   * id and record 0 share entries: a call then waits for the other, never calls twice.
+   */
+  private static id(instanceId: string, runId: string, key: string, run: string): string {
+    return JSON.stringify([instanceId, runId, key, run]);
   }
 
   /** Register a call; null when one is registered already (another call of this instance has it). */
-  enter(instanceId: string, runId: string, key: string): { leave(): void } | null {
-    const id = InFlightCalls.id(instanceId, runId, key);
+  enter(instanceId: string, runId: string, key: string, run: string): { leave(): void } | null {
+    const id = InFlightCalls.id(instanceId, runId, key, run);
     if (this.calls.has(id)) return null;
     this.calls.add(id);
     let left = false;
@@ -93,8 +100,8 @@ class InFlightCalls {
     };
   }
 
-  has(instanceId: string, runId: string, key: string): boolean {
-    return this.calls.has(InFlightCalls.id(instanceId, runId, key));
+  has(instanceId: string, runId: string, key: string, run: string): boolean {
+    return this.calls.has(InFlightCalls.id(instanceId, runId, key, run));
   }
 }
 

@@ -8,6 +8,7 @@
  * attempt. The common path claims attempt 1 in the same append as the intent.
  */
 
+import { decodeRecordAt } from '../core/codec.js';
 import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
 import {
   EffectInFlightError, HandlerThrewError, RemitError, restateRecorded, RouteInvalidError, StateInvalidError,
@@ -173,7 +174,7 @@ export class Step {
       return this.after(action.attemptSeq).callHandler(name, key, action.attempt);
     }
     const lease = decodeLease(record.lease);
-    const runningHere = lease !== null && inFlightCalls.has(lease.owner, this.runId, key);
+    const runningHere = lease !== null && inFlightCalls.has(lease.owner, this.runId, key, this.runDigest());
     const decision = decideTakeover(lease, fence, runningHere);
     if (!decision.takeover) {
       throw new EffectInFlightError(
@@ -193,7 +194,7 @@ export class Step {
     const def = this.node(name);
     assert(def.kind === 'effect', () => `${name} is not an effect`);
     const fence = this.session.fence;
-    const call = inFlightCalls.enter(fence.instanceId, this.runId, key);
+    const call = inFlightCalls.enter(fence.instanceId, this.runId, key, this.runDigest());
     if (call === null) {
       // Another call of this instance is claiming or executing this effect right now. On the
       // effect's first step (`before` holds the intent) that call is claiming attempt 1 at the seq
@@ -219,6 +220,17 @@ export class Step {
     } finally {
       call.leave();
     }
+  }
+
+  /**
+   * Record 0's chain value (its checksum), for the registry of running calls: a run of the same id
+   * in another store (another tenant's database) is another run, whose calls this one must not
+   * wait for, and every handle on this run's data reads the same record 0.
+   */
+  private runDigest(): string {
+    const first = decodeRecordAt(this.session.bytes, 0);
+    assert(first.outcome === 'record', () => `run ${this.runId}: record 0 is not readable where an effect is stepped`);
+    return String(first.chain);
   }
 
   /** The step that follows the record at `seq` (the session's log already holds it). */
