@@ -103,6 +103,22 @@ describe('RemitError.toJSON', () => {
     }
   });
 
+  it('gives the cause (what node code or the store threw) as JSON: its name, message and code, as docs/errors.md says', () => {
+    const reset = Object.assign(new TypeError('socket hang up'), { code: 'ECONNRESET' });
+    expect(new errors.HandlerThrewError(subject, reset).toJSON()['cause']).toEqual({ name: 'TypeError', message: 'socket hang up', code: 'ECONNRESET' });
+    expect(new errors.StoreError('sqlite', 'append', 'SQLITE_BUSY', subject, new Error('busy')).toJSON()['cause']).toEqual({ name: 'Error', message: 'busy' });
+    expect(new errors.HandlerThrewError(subject, { message: 'plain object' }).toJSON()['cause']).toBe('plain object');
+    expect(new errors.HandlerThrewError(subject, 42).toJSON()['cause']).toBe('42');
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    for (const hostile of [revoked.proxy, Object.defineProperty(new Error('x'), 'name', { get() { throw new Error('no'); } })]) {
+      expect(typeof JSON.stringify(new errors.HandlerThrewError(subject, hostile))).toBe('string');
+    }
+    expect(new errors.RunNotFoundError('r').toJSON()).not.toHaveProperty('cause');
+    const text = fs.readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    expect(text).toContain('`cause` as `{ name, message, code }`');
+  });
+
   it('names the workflow, the route target and the core\'s reason (once left out of --json)', () => {
     expect(samples['DefinitionInvalidError']!.toJSON()).toMatchObject({ workflow: 'wf', runId: 'r', seq: 3, node: 'n', field: 'f' });
     expect(samples['RouteInvalidError']!.toJSON()).toMatchObject({ target: 'nowhere' });

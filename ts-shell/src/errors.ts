@@ -84,12 +84,31 @@ export abstract class RemitError extends Error {
     for (const [key, value] of Object.entries(this)) {
       if (value !== undefined && !(key in out)) out[key] = value;
     }
+    // `cause` (what node code or the store threw) is not enumerable, as Error makes it: given as JSON.
+    if (this.cause !== undefined) out['cause'] = causeJson(this.cause);
     return { ...out, ...this.details() };
   }
 
   /** Fields of a subclass as toJSON gives them, where the value itself may not be JSON. */
   protected details(): Record<string, unknown> {
     return {};
+  }
+}
+
+/**
+ * What an error's cause was, as JSON whatever it is: an Error's name and message, and its `code`
+ * when it has a string or number one (a client's `ECONNRESET`, a driver's SQLSTATE); anything else
+ * as its text.
+ */
+function causeJson(cause: unknown): Record<string, unknown> | string {
+  if (!isInstanceOf(cause, Error)) return describeThrown(cause);
+  try {
+    const out: Record<string, unknown> = { name: String(cause.name), message: describeThrown(cause) };
+    const code: unknown = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' || (typeof code === 'number' && Number.isFinite(code))) out['code'] = code;
+    return out;
+  } catch {
+    return describeThrown(cause);
   }
 }
 

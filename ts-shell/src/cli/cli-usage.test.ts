@@ -129,7 +129,8 @@ describe('what the CLI says', () => {
       expect(out.stderr, args.join(' ')).toBe(`remit: REMIT_STORE: ${message}\n`);
     }
     const json = await remit('--db', folder, '--json', 'runs');
-    expect(json.json()).toEqual({ error: { code: 'REMIT_STORE', name: 'StoreError', message, store: `sqlite:${folder}`, operation: 'open', storeCode: 'EISDIR' }, exitCode: 8 });
+    const cause = { name: 'Error', message: `it is a folder, not a database file: name the file, e.g. --db ${join(folder, 'remit.db')}` };
+    expect(json.json()).toEqual({ error: { code: 'REMIT_STORE', name: 'StoreError', message, store: `sqlite:${folder}`, operation: 'open', storeCode: 'EISDIR', cause }, exitCode: 8 });
   });
 
   it('run --name naming no workflow of the module: REMIT_UNKNOWN_WORKFLOW, exit 6 (docs/errors.md)', async () => {
