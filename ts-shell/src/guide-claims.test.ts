@@ -113,6 +113,19 @@ describe('"Defining a workflow": every key workflow() and the node methods take 
     expect(() => base().effect('call', { run: async () => null, next: END }).build()).not.toThrow();
   });
 
+  it('node code gets the context "Concepts" names: run(state, { runId, node }) for a pure node, run(state, { idempotencyKey, attempt, runId, node }) for an effect', async () => {
+    const flat = guide.replace(/\s+/g, ' ');
+    expect(flat.includes('`run(state, { runId, node })`'), 'the pure context in docs/guide.md').toBe(true);
+    expect(flat.includes('`run(state, { idempotencyKey, attempt, runId, node })`'), 'the effect context in docs/guide.md').toBe(true);
+    const seen: Record<string, string[]> = {};
+    const wf = base()
+      .pure('p', { run: async (_s, ctx) => { seen['pure'] = Object.keys(ctx).sort(); return {}; }, next: 'e' })
+      .effect('e', { run: async (_s, ctx) => { seen['effect'] = Object.keys(ctx).sort(); return ctx.attempt; }, next: END })
+      .build();
+    expect(await new Remit(new MemoryStore(), core, [wf]).start(wf, {}, { runId: 'ctx' })).toMatchObject({ status: 'completed' });
+    expect(seen).toEqual({ pure: ['node', 'runId'], effect: ['attempt', 'idempotencyKey', 'node', 'runId'] });
+  });
+
   it('a description is for people: not part of the fingerprint, and one that is not a string is refused', () => {
     const withDescription = (description: unknown) => workflow({ name: 'keys', version: '1', state: State, description: description as string }).pure('a', { run: () => ({}), next: END }).build();
     expect(withDescription('one').fingerprintHex).toBe(withDescription('two').fingerprintHex);
