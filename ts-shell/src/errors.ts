@@ -141,6 +141,21 @@ export function afterOwnClaim<E extends RemitError>(error: E, interruptId: strin
   return error;
 }
 
+/**
+ * `error` naming the run of `subject` (its run id and seq) when it names none: for a refusal made
+ * where the run is not known (a schema found asynchronous while it validated a value of the run),
+ * so that it names the run as the other errors of the call do. Its node and field are kept.
+ * Internal: not exported by the package.
+ */
+export function namingRun<E extends RemitError>(error: E, subject: ErrorSubject): E {
+  if (error.runId !== undefined || subject.runId === undefined) return error;
+  const named = error as { runId: string | undefined; seq: number | undefined };
+  named.runId = subject.runId;
+  if (error.seq === undefined) named.seq = subject.seq;
+  error.message = withSubject(baseMessages.get(error) ?? error.message, error);
+  return error;
+}
+
 function withSubject(message: string, subject: ErrorSubject): string {
   const parts: string[] = [];
   if (subject.runId !== undefined) parts.push(`run ${subject.runId}`);

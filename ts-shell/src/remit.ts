@@ -576,7 +576,7 @@ export class Remit implements Engine {
     const request: AdmissionRequest = { tag: 'RESUME', interruptId: utf8(interruptId) };
     let admission = session.admit(request);
     if (!admission.accepted) throw this.refusal(admission, runId, session, { interruptId, node: nodeName });
-    const parsed = validate(def.spec.resume, value);
+    const parsed = validate(def.spec.resume, value, { runId });
     if (!parsed.success) {
       throw new ResumeValueInvalidError(interruptId, { runId, node: nodeName }, toValidationIssues(parsed.error.issues));
     }
@@ -1183,7 +1183,7 @@ export function checkStart(wf: Workflow, input: unknown, runId: string | undefin
  * with it before it creates a database.
  */
 export function startState(wf: Workflow, input: unknown, subject: ErrorSubject = { seq: 0 }): ReturnType<typeof durableValue> {
-  const parsed = validate(wf.stateSchema, input);
+  const parsed = validate(wf.stateSchema, input, subject);
   if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
   return durableValue('input', parsed.data, wf.stateSchema, subject, input);
 }

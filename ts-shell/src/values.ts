@@ -17,7 +17,7 @@
  * (effect results, fork intents) get rules 1 and 3 only.
  */
 
-import { NotJsonError, RemitError, ValueUnfaithfulError, describeThrown, isInstanceOf, toValidationIssues, type ErrorSubject } from './errors.js';
+import { NotJsonError, RemitError, ValueUnfaithfulError, describeThrown, isInstanceOf, namingRun, toValidationIssues, type ErrorSubject } from './errors.js';
 import { encodeJsonText, setOwnKey, utf8, utf8Length, type Json } from './json.js';
 import { MAX_PAYLOAD_LEN } from './core/framing.js';
 import { encodeRecordV2, RecordEncodeError } from './core/codec.js';
@@ -45,7 +45,7 @@ const JITLESS = { jitless: true } as const;
 const parsesSoFar = new WeakMap<ReadBackSchema, number>();
 
 /** `schema.safeParse(value)`, jitless for the schema's first JITLESS_PARSES validations (above). */
-export function validate(schema: ReadBackSchema, value: unknown): SafeParseOutcome {
+export function validate(schema: ReadBackSchema, value: unknown, subject: ErrorSubject = {}): SafeParseOutcome {
   const count = parsesSoFar.get(schema) ?? 0;
   try {
     if (count >= JITLESS_PARSES) return schema.safeParse(value);
@@ -61,7 +61,7 @@ export function validate(schema: ReadBackSchema, value: unknown): SafeParseOutco
       return { success: false, error: { issues: [{ path, message }] } };
     }
     // REMIT's own refusals (a guarded schema that is asynchronous: DefinitionInvalidError) as they are.
-    if (isInstanceOf(error, RemitError)) throw error;
+    if (isInstanceOf(error, RemitError)) throw namingRun(error, subject);
     // Anything else thrown while validating (a getter or a Proxy trap of the value, a refinement
     // of the schema) means the value could not be validated: refused like an invalid one, so the
     // caller gets its typed error naming the run and the value, and nothing is written.
@@ -105,7 +105,7 @@ export function durableText(what: string, output: unknown, schema: ReadBackSchem
   // Schemas must be deterministic, as node code must be. This skips the second validation on
   // the common path (a step that changed a few fields of a plain state).
   if (input !== undefined && isExactly(input, encoded.value)) return encoded;
-  const again = validate(schema, encoded.value);
+  const again = validate(schema, encoded.value, subject);
   if (!again.success) {
     const issue = toValidationIssues(again.error.issues)[0]!;
     throw new ValueUnfaithfulError(

@@ -401,7 +401,7 @@ export class Step {
   ): Completion {
     const subject = { runId: this.runId, seq, node: name };
     const merged = mergeUpdate(head.state, update, subject);
-    const parsed = validate(this.wf.stateSchema, merged);
+    const parsed = validate(this.wf.stateSchema, merged, subject);
     if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
     const snapshot = durableText('state', parsed.data, this.wf.stateSchema, subject, merged);
     const next = resolveRoute(route, snapshot.value, this.wf, subject);

@@ -189,9 +189,18 @@ describe('what build() refuses, and what a built workflow refuses when it valida
     const wf = one(asyncState, 'async-state').build();
     const error = await new Remit(store, core, [wf]).start(wf, { n: 1 }, { runId: 'r' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DefinitionInvalidError);
-    expect(error).toMatchObject({ code: 'REMIT_DEFINITION_INVALID', workflow: 'async-state', field: 'state' });
-    expect((error as Error).message).toMatch(/asynchronous/);
+    // It names the run of the call, as the call's other errors do (the schema is found asynchronous only when it validates).
+    expect(error).toMatchObject({ code: 'REMIT_DEFINITION_INVALID', workflow: 'async-state', field: 'state', runId: 'r', seq: 0 });
+    expect((error as Error).message).toMatch(/asynchronous.*\[run r, seq 0, field state\]$/);
     expect(await store.listRuns()).toEqual([]);
+
+    // A state schema asynchronous only for some values: found at the step that produced one, naming the run and that step's seq.
+    const later = workflow({ name: 'async-later', version: '1', state: z.object({ n: z.number(), x: z.string().refine(async () => true).optional() }) })
+      .pure('a', { run: () => ({ x: 'now' }), next: END })
+      .build();
+    const atStep = await new Remit(store, core, [later]).start(later, { n: 1 }, { runId: 'l' }).catch((e: unknown) => e);
+    expect(atStep).toBeInstanceOf(DefinitionInvalidError);
+    expect(atStep).toMatchObject({ workflow: 'async-later', field: 'state', runId: 'l', seq: 1 });
 
     // A resume schema with an async transform: refused before the claim; the run stays parked on the same interrupt.
     const asking = workflow({ name: 'async-resume', version: '1', state: z.object({ ok: z.boolean().optional() }) })
@@ -203,7 +212,7 @@ describe('what build() refuses, and what a built workflow refuses when it valida
     const before = await store.readLog('p');
     const refused = await remit.resume('p', parked.interrupt!.id, { ok: true }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(DefinitionInvalidError);
-    expect(refused).toMatchObject({ workflow: 'async-resume', node: 'ask', field: 'resume' });
+    expect(refused).toMatchObject({ workflow: 'async-resume', node: 'ask', field: 'resume', runId: 'p' });
     expect(await store.readLog('p')).toEqual(before);
     expect((await remit.status('p')).interrupt?.id).toBe(parked.interrupt!.id);
   });
