@@ -1002,7 +1002,9 @@ export class PostgresStore implements Store {
    */
   private async attemptAside<T>(step: (c: pg.ClientBase) => Promise<T>): Promise<T> {
     if (this.closed) throw new AttemptFailure('closed', new Error('the store is closed'));
-    const client = new pg.Client(this.pool.options);
+    // The pool's own Client class and settings (a `pool.Client` given in the options included).
+    const Client = (this.pool as unknown as { Client: typeof pg.Client }).Client;
+    const client = new Client(this.pool.options);
     client.on('error', () => {});
     try {
       await Promise.race([client.connect(), this.closing]);
