@@ -174,3 +174,22 @@ describe('the CLI exit code of a run\'s result is the one docs/errors.md gives f
     expect(exitRow(code), `exit ${code} for a ${status} run`).toMatch(new RegExp(status === 'failed' ? 'failed terminally' : status === 'running' ? '`running`' : status));
   });
 });
+
+describe('every option OptionInvalidError is thrown for is named in docs/errors.md', () => {
+  /** The non-test TypeScript files of the library, under src/. */
+  function sources(dir: URL): string[] {
+    return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      if (entry.isDirectory()) return sources(new URL(`${entry.name}/`, dir));
+      return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [fs.readFileSync(new URL(entry.name, dir), 'utf8')] : [];
+    });
+  }
+
+  it('each literal option name of a `new OptionInvalidError(...)` in the library is in the row of REMIT_OPTION_INVALID', () => {
+    const row = fs.readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8').split('\n').find((line) => line.startsWith('| `REMIT_OPTION_INVALID` |'))!;
+    const options = new Set(sources(new URL('./', import.meta.url)).flatMap((text) => [...text.matchAll(/new OptionInvalidError\('([^']+)'/g)].map((m) => m[1]!)));
+    expect(options.size).toBeGreaterThan(20);
+    // Options named by where they sit (pool.max) are listed in docs/errors.md as written; 'options' is the argument itself.
+    const missing = [...options].filter((option) => !row.includes(`\`${option}\``) && !row.includes(`field \`${option}\``));
+    expect(missing).toEqual([]);
+  });
+});
