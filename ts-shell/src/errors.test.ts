@@ -193,3 +193,14 @@ describe('every option OptionInvalidError is thrown for is named in docs/errors.
     expect(missing).toEqual([]);
   });
 });
+
+describe('every storeCode docs/postgres.md lists is named in docs/errors.md\'s REMIT_STORE row', () => {
+  it('so a reader of errors.md learns each code the PostgreSQL store gives, and where it is explained', () => {
+    const postgres = fs.readFileSync(new URL('../../docs/postgres.md', import.meta.url), 'utf8');
+    const section = postgres.slice(postgres.indexOf('## Errors'), postgres.indexOf('\n## ', postgres.indexOf('## Errors') + 1));
+    const codes = [...section.matchAll(/^\| `([A-Z_]+)`/gm), ...section.matchAll(/, `([A-Z_]+)` \(/g)].map((m) => m[1]!);
+    expect(codes.length).toBeGreaterThan(8);
+    const row = fs.readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8').split('\n').find((line) => line.startsWith('| `REMIT_STORE` |'))!;
+    expect(codes.filter((code) => !row.includes(`\`${code}\``))).toEqual([]);
+  });
+});
