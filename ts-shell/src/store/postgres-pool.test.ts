@@ -95,14 +95,15 @@ describePg('postgres: a pool whose every connection is in use', (url) => {
         const schema = freshSchemaName();
         schemas.add(schema);
         const connectTimeoutMs = 300;
-        const store = await PostgresStore.open({ connectionString: url, schema, maxConnections, connectTimeoutMs, retryBudgetMs: 500, statementTimeoutMs: 0 });
+        const applicationName = `remit_pool_${schema}`;
+        const store = await PostgresStore.open({ connectionString: url, schema, maxConnections, applicationName, connectTimeoutMs, retryBudgetMs: 500, statementTimeoutMs: 0 });
         try {
           const others = Array.from({ length: waiting }, (_, i) => `other-${i}`);
           for (const runId of ['held', ...others]) await store.append(runId, 0, [testRecord(0)]);
           const release = await holdRunRow(schema, 'held');
           // One append per pooled connection, each waiting on the held row.
           const holders = Array.from({ length: maxConnections }, () => store.append('held', 1, [testRecord(1)]).catch((e: unknown) => e));
-          await new Promise((resolve) => setTimeout(resolve, 100));
+          await lockWaiters(applicationName, maxConnections);
           const refused = await Promise.all(others.map((runId) => store.readRecords(runId).catch((e: unknown) => e)));
           for (const [i, error] of refused.entries()) {
             expect(error).toBeInstanceOf(StoreError);
