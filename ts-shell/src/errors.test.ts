@@ -175,7 +175,7 @@ describe('the CLI exit code of a run\'s result is the one docs/errors.md gives f
   });
 });
 
-describe('every option OptionInvalidError is thrown for is named in docs/errors.md', () => {
+describe('every option and store code the library refuses with is named in docs/errors.md', () => {
   /** The non-test TypeScript files of the library, under src/. */
   function sources(dir: URL): string[] {
     return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -183,6 +183,18 @@ describe('every option OptionInvalidError is thrown for is named in docs/errors.
       return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [fs.readFileSync(new URL(entry.name, dir), 'utf8')] : [];
     });
   }
+
+  it('each store code the library gives a StoreError (new StoreError(..., code), storeCode: code, and SQLite codes it names) is in the row of REMIT_STORE', () => {
+    const row = fs.readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8').split('\n').find((line) => line.startsWith('| `REMIT_STORE` |'))!;
+    const codes = new Set(sources(new URL('./', import.meta.url)).flatMap((text) => [
+      ...text.matchAll(/StoreError\(\s*[^,()]+(?:\([^)]*\))?,\s*[^,]+,\s*'([A-Z][A-Z_0-9]+)'/g),
+      ...text.matchAll(/storeCode: '([A-Z][A-Z_0-9]+)'/g),
+      ...text.matchAll(/storeLied\([^,]+,\s*'([A-Z_]+)'/g),
+      ...text.matchAll(/'(SQLITE_[A-Z_]+)'/g),
+    ].map((m) => m[1]!)));
+    expect(codes.size).toBeGreaterThan(10);
+    expect([...codes].filter((code) => !row.includes(`\`${code}\``))).toEqual([]);
+  });
 
   it('each literal option name of a `new OptionInvalidError(...)` in the library is in the row of REMIT_OPTION_INVALID', () => {
     const row = fs.readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8').split('\n').find((line) => line.startsWith('| `REMIT_OPTION_INVALID` |'))!;
