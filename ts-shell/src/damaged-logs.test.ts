@@ -7,7 +7,7 @@
  * writing the stored rows directly, as a disk or an operator would).
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -126,6 +126,19 @@ for (const target of targets) {
         await store.close();
       });
     }
+
+    it('repair on a store without removeLastRecord refuses (RepairRefusedError naming it, as docs/errors.md says) and changes nothing', async () => {
+      const { store, remit, refund } = await parkedThenDamaged(tear);
+      const before = await store.readRecords('d');
+      const withoutRemoval = Object.assign(Object.create(store) as Store, { removeLastRecord: undefined });
+      const refused = await new Remit(withoutRemoval, core, [refund]).repair('d').catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'REMIT_REPAIR_REFUSED', runId: 'd', seq: 6, why: expect.stringMatching(/no removeLastRecord/) });
+      expect(await store.readRecords('d')).toEqual(before);
+      const row = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8').split('\n').find((line) => line.startsWith('| `REMIT_REPAIR_REFUSED` |'))!;
+      expect(row).toContain('without `removeLastRecord`');
+      expect((await remit.repair('d')).removedSeq).toBe(6);
+      await store.close();
+    });
 
     it('repair removes a torn INTERRUPT_PARKED (same as a crash before it); the run parks again and completes', async () => {
       const { sink, store, remit } = await parkedThenDamaged(tear);
