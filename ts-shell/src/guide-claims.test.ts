@@ -152,3 +152,19 @@ describe('"Checking your own workflow": the ranges of checkWorkflow\'s limits ar
     }
   });
 });
+
+describe('"Recovery at start-up": a stored status hint that is not a status', () => {
+  it('is reported as unknown with the value beside it, and as a disagreement (unlike NULL), which repair corrects', async () => {
+    const flat = fs.readFileSync(new URL('../../docs/guide.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(flat.includes('Unlike a NULL hint it is a disagreement'), 'docs/guide.md says so').toBe(true);
+    const wf = workflow({ name: 'hinted', version: '1', state: z.object({}) }).interrupt('ask', { resume: z.any(), apply: () => ({}), next: END }).build();
+    const backing = new MemoryBacking();
+    const remit = new Remit(new MemoryStore({ backing }), core, [wf]);
+    await remit.start(wf, {}, { runId: 'h' });
+    (backing.runs.get('h') as unknown as { status: unknown }).status = 'bogus';
+    expect(await remit.scrub('h')).toMatchObject({ logStatus: 'parked', statusHint: null, statusHintInvalid: 'bogus', statusHintAgrees: false });
+    expect((await remit.runs())[0]).toMatchObject({ statusHint: null, statusHintInvalid: 'bogus', statusHintAgrees: false });
+    expect(await remit.repair('h')).toMatchObject({ statusHintCorrected: 'parked' });
+    expect(await remit.scrub('h')).toMatchObject({ statusHint: 'parked', statusHintAgrees: true });
+  });
+});
