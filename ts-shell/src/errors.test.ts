@@ -216,3 +216,15 @@ describe('every storeCode docs/postgres.md lists is named in docs/errors.md\'s R
     expect(codes.filter((code) => !row.includes(`\`${code}\``))).toEqual([]);
   });
 });
+
+describe('what is not a RemitError (docs/errors.md)', () => {
+  it('an error a custom store throws that is not a StoreError reaches the caller as it is, as the page says', async () => {
+    const text = fs.readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(text.includes('so do errors thrown by a store of your own'), 'docs/errors.md says so').toBe(true);
+    const wf = workflow({ name: 'custom-store', version: '1', state: z.object({}) }).pure('a', { run: () => ({}), next: END }).build();
+    const onFire = new TypeError('disk on fire');
+    const store = Object.assign(Object.create(openMemoryStore()) as object, { append: async () => { throw onFire; } });
+    const remit = await createRemit({ store: store as never, workflows: [wf], core: 'reference' });
+    await expect(remit.start(wf, {}, { runId: 'x' })).rejects.toBe(onFire);
+  });
+});
