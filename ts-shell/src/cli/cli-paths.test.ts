@@ -81,6 +81,15 @@ describe('the CLI and the paths it is given', () => {
     expect(asValue.stderr).toMatch(/<value>: cannot read/);
   });
 
+  it('an empty --workflow (an unset variable in --workflow "$MODULE") is a usage error naming the empty path, not the working folder as "not a file"', async () => {
+    for (const [value, args] of [['', ['run']], ['  ', ['runs']], ['', ['continue', 'r']]] as const) {
+      const result = await remit('--db', join(cwd, 'empty-workflow.db'), '--create', '--workflow', value, ...args);
+      expect(result.code, `${JSON.stringify(value)} ${args.join(' ')}`).toBe(2);
+      expect(result.stderr).toMatch(/--workflow '\s*': an empty path; name your workflow module/);
+      expect(result.stderr).not.toContain(cwd);
+    }
+  });
+
   it('a bare @ (an unset variable in @"$FILE") is a usage error naming the empty path, not the working folder read as the file', async () => {
     for (const [args, what] of [[['resume', 'r', 'managerApproval@5', '@'], '<value>'], [['run', '--input', '@ '], '--input']] as const) {
       const result = await remit('--db', join(cwd, 'bare-at.db'), '--create', '--workflow', REFUND_MODULE, ...args);

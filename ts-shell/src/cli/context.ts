@@ -121,6 +121,8 @@ function checkModuleFile(modulePath: string): string {
   if (modulePath === MODULE_PLACEHOLDER) {
     throw new UsageError(`--workflow ${MODULE_PLACEHOLDER}: a placeholder in a suggested command: replace it with the path of your workflow module (docs/guide.md, "The CLI")`);
   }
+  // An empty --workflow (an unset variable in --workflow "$MODULE") names no module: resolve('') would be the working folder.
+  if (modulePath.trim() === '') throw new UsageError(`--workflow ${shellWord(modulePath)}: an empty path; name your workflow module (a JavaScript file)`);
   const path = resolve(modulePath);
   let isFile: boolean;
   try {
