@@ -168,3 +168,16 @@ describe('"Recovery at start-up": a stored status hint that is not a status', ()
     expect(await remit.scrub('h')).toMatchObject({ statusHint: 'parked', statusHintAgrees: true });
   });
 });
+
+describe('"Checking your own workflow": every option checkWorkflow knows is in the guide, with its default', () => {
+  it('names each key a misspelt option\'s refusal lists as known', async () => {
+    const flat = fs.readFileSync(new URL('../../docs/guide.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    const wf = workflow({ name: 'opts', version: '1', state: z.object({}) }).pure('a', { run: () => ({}), next: END }).build();
+    const refused = await checkWorkflow(wf, { input: {}, misspelt: 1 } as never).then(() => undefined, (error: unknown) => error as Error);
+    const known = /\(known: ([^)]*)\)/.exec(refused!.message)![1]!.split(', ');
+    expect(known).toContain('stallLimitMs');
+    const sentence = flat.slice(flat.indexOf('Its options: `input`'), flat.indexOf('The report (`WorkflowCheckReport`)'));
+    for (const key of known) expect(sentence.includes(`\`${key}\``), `${key} in the guide's list of checkWorkflow's options`).toBe(true);
+    expect(sentence).toContain("`core` (default `'wasm'`");
+  });
+});
