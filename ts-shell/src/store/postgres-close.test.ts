@@ -58,6 +58,25 @@ describePg('postgres: close() with calls under way', (url) => {
     await closed;
   });
 
+  it('a second close() made while the first runs resolves only when the pool has ended, as the first does', async () => {
+    const schema = freshSchema();
+    const store = await PostgresStore.open({ connectionString: url, schema, maxConnections: 1, statementTimeoutMs: 0 });
+    await store.append('r', 0, [testRecord(0)]);
+    const lock = await lockRunRow(schema, 'r');
+    const blocked = store.append('r', 1, [testRecord(1)]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The pool ends only when the blocked append gives its connection back.
+    const ended: string[] = [];
+    const first = store.close().then(() => ended.push('first'));
+    const second = store.close().then(() => ended.push('second'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(ended).toEqual([]);
+    await lock.release();
+    expect(await blocked).toMatchObject({ committed: true });
+    await Promise.all([first, second]);
+    expect(ended).toEqual(['first', 'second']);
+  });
+
   it('close() while an interrupted write is being resolved: OUTCOME_UNKNOWN naming the run, and the write did commit', async () => {
     const schema = freshSchema();
     let lock: { release(): Promise<void> } | undefined;

@@ -332,6 +332,8 @@ export class PostgresStore implements Store {
   /** The option that asks for TLS (tlsOption), named by SSL_NOT_SUPPORTED. */
   private readonly tlsField: string | undefined;
   private closed = false;
+  /** close()'s one ending of the pool, which every close() call awaits. */
+  private poolEnded: Promise<void> | undefined;
   /**
    * Rejects (kind 'closed') when close() is called: a call waiting for a pooled connection then
    * fails at once with CLOSED. pg's pool.end() neither serves nor rejects the calls queued for a
@@ -594,8 +596,17 @@ export class PostgresStore implements Store {
     return result.rowCount ?? 0;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Every call, the first and any made while it runs, resolves once the pool has ended: a second
+   * close() that returned at once would let its caller exit or drop the server while the first
+   * one's connections were still open.
+   */
+  close(): Promise<void> {
+    this.poolEnded ??= this.endPool();
+    return this.poolEnded;
+  }
+
+  private async endPool(): Promise<void> {
     this.closed = true;
     this.signalClosing();
     await this.pool.end();
