@@ -49,6 +49,21 @@ export const sampleInput = { i: 0 };
 `,
 );
 
+const ZOD = import.meta.resolve('zod');
+/** Parks at `ask`, then node code whose promise never settles: `resume` and `continue` stall. */
+const HANGS_AFTER_RESUME = moduleFile(
+  'hangs-after-resume.mjs',
+  `import { z } from '${ZOD}';
+import { counter } from '${COUNTER}';
+import { END, workflow } from '${WORKFLOW}';
+export default workflow({ name: 'asks', version: '1', state: counter.stateSchema })
+  .interrupt('ask', { resume: z.number(), apply: (s, v) => ({ i: v }), next: 'hang' })
+  .pure('hang', { run: () => new Promise(() => {}), next: END })
+  .build();
+export const sampleInput = { i: 0 };
+`,
+);
+
 /** The CLI in a child process; `status` is null when it had to be killed (it hung). */
 function remitProcess(...args: string[]) {
   return remitProcessWith({}, ...args);
@@ -138,6 +153,30 @@ describe('a promise that never settles, with nothing left to run', () => {
     const db = join(cwd, 'never-sends.db');
     const out = remitProcess('--db', db, '--workflow', NEVER_SENDS, '--json', 'run', '--run-id', 's1');
     expect(out.status).toBe(1);
-    expect(out.json()).toMatchObject({ error: { name: 'StalledError', message: expect.stringMatching(/^the command never finished: it waits for a promise that never settles/) }, exitCode: 1 });
+    expect(out.json()).toMatchObject({ error: { name: 'StalledError', code: 'CLI_STALLED', runId: 's1', message: expect.stringMatching(/^the command never finished: it waits for a promise that never settles/) }, exitCode: 1 });
+  });
+
+  it('a run started without --run-id that stalls names the run the library generated, its head and node (text and --json)', () => {
+    const db = join(cwd, 'never-sends-unnamed.db');
+    const json = remitProcess('--db', db, '--workflow', NEVER_SENDS, '--json', 'run');
+    expect(json.status).toBe(1);
+    const error = json.json().error;
+    expect(error).toMatchObject({ name: 'StalledError', code: 'CLI_STALLED', runId: expect.stringMatching(/^stuck-[0-9a-f-]{36}$/), headSeq: expect.any(Number), node: 'send' });
+    expect(error.message).toContain(`; run ${error.runId}, head seq ${error.headSeq}, at node send: see it with \`remit --db=${db} inspect ${error.runId}\``);
+    const text = remitProcess('--db', db, '--workflow', NEVER_SENDS, 'run');
+    expect(text.status).toBe(1);
+    expect(text.stderr).toMatch(/^remit: CLI_STALLED: the command never finished: .*; run stuck-[0-9a-f-]{36}, head seq \d+, at node send: see it with `remit .* inspect stuck-[0-9a-f-]{36}`, drive it on with `remit .* continue stuck-/);
+  });
+
+  // The node is the one the durable log is at: the resumed interrupt, since the steps after it are written together.
+  it('resume and continue that stall name their run and node', () => {
+    const db = join(cwd, 'hangs-after-resume.db');
+    expect(remitProcess('--db', db, '--workflow', HANGS_AFTER_RESUME, 'run', '--run-id', 'a1').status).toBe(0);
+    const resumed = remitProcess('--db', db, '--workflow', HANGS_AFTER_RESUME, '--json', 'resume', 'a1', 'ask@1', '7');
+    expect(resumed.status, resumed.stdout).toBe(1);
+    expect(resumed.json().error).toMatchObject({ code: 'CLI_STALLED', runId: 'a1', node: 'ask' });
+    const continued = remitProcess('--db', db, '--workflow', HANGS_AFTER_RESUME, 'continue', 'a1');
+    expect(continued.status).toBe(1);
+    expect(continued.stderr).toMatch(/^remit: CLI_STALLED: .*; run a1, head seq \d+, at node ask: /);
   });
 });

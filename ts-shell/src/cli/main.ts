@@ -13,6 +13,7 @@ import { EffectInFlightError, ImplicitForkError, RemitError, setSuggestedCommand
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { DEFAULT_DB, globalOptions, reportFields, suggestedCommandOptions, UsageError, workflowModuleStep } from './context.js';
 import { registerCommands } from './registry.js';
+import { stalledError, StalledError } from './stalled.js';
 
 /** The package's version, from its package.json (two folders up from src/cli and dist/cli). */
 function packageVersion(): string {
@@ -196,26 +197,27 @@ function refuseScanned(program: Command, scan: CommandLineScan): void {
  * Node's exit code 13 for an unsettled top-level await. It is reported instead: a workflow module
  * whose top-level await (or createWorkflows() promise) never settles as the usage error of a module
  * that does not load (exit code 2); anything else, such as node code returning a promise that never
- * settles, as an unexpected error (exit code 1).
+ * settles, as an unexpected error (exit code 1) naming the run the command drove (stalled.ts).
  */
 function whenStalled(): { stalled: Promise<never>; stop(): void } {
-  let onDrained = () => {};
+  let drains = 0;
+  let fail: (error: unknown) => void = () => {};
   const stalled = new Promise<never>((_resolve, reject) => {
-    onDrained = () => reject(stallError());
+    fail = reject;
   });
-  process.once('beforeExit', onDrained);
+  // The first drain reads the stalled run's head; a second one means that read never settles either.
+  const onDrained = () => void stallError(drains++ === 0).then(fail, fail);
+  process.on('beforeExit', onDrained);
   return { stalled, stop: () => process.off('beforeExit', onDrained) };
 }
 
-function stallError(): Error {
+async function stallError(readHead: boolean): Promise<Error> {
   const step = workflowModuleStep();
   if (step !== undefined) {
     const what = step.endsWith('createWorkflows()') ? 'the promise it returned never settles' : 'its top-level await waits for a promise that never settles';
     return new UsageError(`${step} never finished: ${what}, and nothing is left to run (a workflow module must finish loading)`);
   }
-  const error = new Error('the command never finished: it waits for a promise that never settles, and nothing is left to run (node code, a hook or a store returning a promise that never settles?)');
-  error.name = 'StalledError';
-  return error;
+  return stalledError(readHead);
 }
 
 /** Print a failed command's error: JSON on stdout with --json, else a line (and its advice) on stderr. */
@@ -223,13 +225,13 @@ function reportError(error: unknown, json: boolean): number {
   const code = error instanceof UsageError ? ExitCode.USAGE : exitCodeFor(error);
   if (json) {
     const body =
-      error instanceof RemitError ? error.toJSON()
+      error instanceof RemitError || error instanceof StalledError ? error.toJSON()
       : error instanceof UsageError ? usageErrorJson(error.message)
       : { name: (error as Error)?.name, message: String((error as Error)?.message ?? error) };
     const fields = error !== null && typeof error === 'object' ? reportFields.get(error) : undefined;
     process.stdout.write(JSON.stringify({ error: body, ...fields, exitCode: code }, null, 2) + '\n');
   } else {
-    const name = error instanceof RemitError ? `${error.code}` : error instanceof UsageError ? 'usage' : (error as Error)?.name ?? 'error';
+    const name = error instanceof RemitError || error instanceof StalledError ? `${error.code}` : error instanceof UsageError ? 'usage' : (error as Error)?.name ?? 'error';
     // A message names runs, nodes and interrupts and carries handlers' messages: escaped (display.ts).
     process.stderr.write(`remit: ${name}: ${displayText(String((error as Error)?.message ?? error))}\n`);
     const advice = adviceFor(error);

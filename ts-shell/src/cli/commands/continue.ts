@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { openSession, parseMilliseconds, parseSeq, print } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
 import type { CommandModule } from '../registry.js';
+import { drivingRun } from '../stalled.js';
 
 export const continueCommand: CommandModule = {
   name: 'continue',
@@ -17,6 +18,7 @@ export const continueCommand: CommandModule = {
         const waitForEffectMs = opts.wait === undefined ? undefined : parseMilliseconds(opts.wait, '--wait');
         const session = await openSession(command, { workflows: 'required' });
         try {
+          drivingRun(session.remit, runId);
           const result = await session.remit.continueRun(runId, {
             ...(fromSeq === undefined ? {} : { fromSeq }),
             ...(waitForEffectMs === undefined ? {} : { waitForEffectMs }),

@@ -6,6 +6,7 @@ import type { ForkResult } from '../../remit.js';
 import { openSession, parseSeq, print, reportFields, type CliSession } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
 import type { CommandModule } from '../registry.js';
+import { drivingRun } from '../stalled.js';
 
 /**
  * `fork --continue` drives the fork under the loaded workflows: refuse before anything is written
@@ -85,6 +86,7 @@ export const forkCommand: CommandModule = {
             return;
           }
           let result;
+          drivingRun(session.remit, fork.runId);
           try {
             result = await session.remit.continueRun(fork.runId);
           } catch (error) {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { openSession, parseJsonArgument, print } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
 import type { CommandModule } from '../registry.js';
+import { drivingRun } from '../stalled.js';
 
 export const resumeCommand: CommandModule = {
   name: 'resume',
@@ -16,6 +17,7 @@ export const resumeCommand: CommandModule = {
         const value = parseJsonArgument(valueText, '<value>');
         const session = await openSession(command, { workflows: 'required' });
         try {
+          drivingRun(session.remit, runId);
           const result = await session.remit.resume(runId, interruptId, value);
           print(session.options, result, () => describeResult(result));
           process.exitCode = exitCodeForResult(result);

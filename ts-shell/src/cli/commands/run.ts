@@ -5,6 +5,7 @@ import type { Workflow } from '../../workflow/workflow.js';
 import { openSession, parseJsonArgument, print, UsageError, type WorkflowModule } from '../context.js';
 import { describeResult, exitCodeForResult } from '../output.js';
 import type { CommandModule } from '../registry.js';
+import { drivingRun } from '../stalled.js';
 
 /** The workflow `--name` picks (default: the module's first) and the input (default: its sampleInput). */
 function chooseStart(module: WorkflowModule, name: string | undefined, input: unknown): { wf: Workflow; input: unknown } {
@@ -31,16 +32,18 @@ export const runCommand: CommandModule = {
       .option('-r, --run-id <id>', 'run id (default: <workflow>-<uuid>)')
       .action(async (opts: { input?: string; name?: string; runId?: string }, command: Command) => {
         const explicitInput = opts.input === undefined ? undefined : parseJsonArgument(opts.input, '--input');
-        let start: { wf: Workflow; input: unknown } | undefined;
+        let start: { wf: Workflow; input: unknown; runId: string } | undefined;
         // Everything start() would refuse before writing is checked before the database is created.
         const check = (module: WorkflowModule) => {
-          start = chooseStart(module, opts.name, opts.input === undefined ? module.sampleInput : explicitInput);
-          checkStart(start.wf, start.input, opts.runId, '--run-id');
+          const chosen = chooseStart(module, opts.name, opts.input === undefined ? module.sampleInput : explicitInput);
+          // The id is generated here, not by start(), so that a stall can name the run (stalled.ts).
+          start = { ...chosen, runId: checkStart(chosen.wf, chosen.input, opts.runId, '--run-id').runId };
         };
         const session = await openSession(command, { workflows: 'required', database: 'create', check });
         try {
-          const { wf, input } = start!;
-          const result = await session.remit.start(wf, input, opts.runId === undefined ? {} : { runId: opts.runId });
+          const { wf, input, runId } = start!;
+          drivingRun(session.remit, runId);
+          const result = await session.remit.start(wf, input, { runId });
           print(session.options, result, () => describeResult(result));
           process.exitCode = exitCodeForResult(result);
         } finally {
