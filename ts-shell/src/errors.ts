@@ -324,8 +324,9 @@ export class UnknownInterruptError extends RemitError {
 
 export class NotParkedError extends RemitError {
   readonly code = ErrorCode.NOT_PARKED;
-  constructor(readonly interruptId: string, readonly status: string, subject: ErrorSubject) {
-    super(`cannot resume ${interruptId}: the run is ${status}, not parked`, subject);
+  /** `advice`: what would make the run parked, when REMIT knows (a fork nobody has continued). */
+  constructor(readonly interruptId: string, readonly status: string, subject: ErrorSubject, advice?: string) {
+    super(`cannot resume ${interruptId}: the run is ${status}, not parked${advice === undefined ? '' : `; ${advice}`}`, subject);
   }
 }
 
@@ -505,6 +506,14 @@ export function suggestCommand(command: string, ...positionals: string[]): strin
   const options = [...suggestedOptions.always, ...(COMMANDS_WITH_WORKFLOWS.has(command) ? suggestedOptions.workflows : [])];
   const end = positionals.some((p) => p.startsWith('-')) ? ['--'] : [];
   return ['remit', ...options, command, ...end, ...positionals.map(shellWord)].join(' ');
+}
+
+/**
+ * What to do with a fork nobody has continued: it is driven only on request, so it is running
+ * but never parks, and a resume or a wait for it would wait for ever.
+ */
+export function undrivenForkAdvice(runId: string): string {
+  return `it is a fork that nobody has continued yet (its last record is FORKED): drive it with \`${suggestCommand('continue', runId)}\` (Remit.continueRun), then resume it once it parks`;
 }
 
 /** What an operator can do about a record that fails its integrity check. */

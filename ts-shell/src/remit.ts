@@ -16,13 +16,13 @@ import { isMainThread, threadId } from 'node:worker_threads';
 import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
 import {
-  EMPTY_SUMMARY, NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveryCore,
+  EMPTY_SUMMARY, NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveredRun, type RecoveryCore,
 } from './core/types.js';
 import {
   afterOwnClaim, AlreadyConsumedError, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
   EffectInFlightError, ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotParkedError,
   OptionInvalidError, RemitError, RepairRefusedError, ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
-  isInstanceOf, toValidationIssues, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
+  isInstanceOf, toValidationIssues, undrivenForkAdvice, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
@@ -1123,8 +1123,11 @@ export class Remit implements Engine {
     switch (admission.reason) {
       case RefusalReason.ALREADY_CONSUMED:
         return new AlreadyConsumedError(id, subject);
-      case RefusalReason.NOT_PARKED:
-        return new NotParkedError(id, STATUS_NAMES[session.recover().status], subject);
+      case RefusalReason.NOT_PARKED: {
+        const recovered = session.recover();
+        const advice = endsInOwnFork(recovered) ? undrivenForkAdvice(runId) : undefined;
+        return new NotParkedError(id, STATUS_NAMES[recovered.status], subject, advice);
+      }
       case RefusalReason.UNKNOWN_INTERRUPT: {
         const action = session.recover().action;
         const current = action.tag === 'AWAIT_RESUME' ? fromUtf8(action.interruptId) : '?';
@@ -1216,6 +1219,14 @@ function safePrototype(value: object): object | null | undefined {
  */
 function isUndrivenFork(log: Uint8Array, lastRecordBytes: number, runId: string): boolean {
   return recordAt(log, log.length - lastRecordBytes, runId).kind === RecordKind.FORKED;
+}
+
+/**
+ * isUndrivenFork from the recovery alone (no record read): the run's last record is the FORKED
+ * record that made it, the newest link of its lineage.
+ */
+function endsInOwnFork(recovered: RecoveredRun): boolean {
+  return recovered.lineage.some((link) => link.forkSeq === recovered.recordCount - 1 && bytesEqual(link.runId, recovered.runId));
 }
 
 /** The workflow named by a log's first record when it is intact (a run damaged later), else '?'. */

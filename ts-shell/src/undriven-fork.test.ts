@@ -104,6 +104,27 @@ describe.each(targets)('a fork nobody continued, on the %s store', (_name, targe
     }
   });
 
+  it('a resume of it is refused as not parked, saying it is a fork nobody continued and how to drive it', async () => {
+    const asks = workflow({ name: 'asks', version: '1', state: z.object({ n: z.number() }) })
+      .interrupt('ask', { resume: z.number(), apply: (_s, v) => ({ n: v }), next: END })
+      .build();
+    const remit = new Remit(target().open(), await createCore('reference'), [asks]);
+    const parked = await remit.start(asks, { n: 0 }, { runId: 'q' });
+    await remit.fork('q', 0, { newRunId: 'q-fork' });
+    // Status says running, as the log does (no flag on RunResult): runs() and inspect() mark the fork.
+    expect(await remit.status('q-fork')).toMatchObject({ status: 'running', headSeq: 1 });
+    const refused = remit.resume('q-fork', parked.interrupt!.id, 1);
+    await expect(refused).rejects.toMatchObject({ code: 'REMIT_NOT_PARKED', status: 'running', runId: 'q-fork' });
+    await expect(refused).rejects.toThrow(
+      /^cannot resume ask@1: the run is running, not parked; it is a fork that nobody has continued yet \(its last record is FORKED\): drive it with `remit continue q-fork` \(Remit\.continueRun\), then resume it once it parks \[/,
+    );
+    // Once continued it parks, and the resume goes through; later refusals carry no fork advice.
+    const continued = await remit.continueRun('q-fork');
+    expect(continued.status).toBe('parked');
+    expect((await remit.resume('q-fork', continued.interrupt!.id, 2)).status).toBe('completed');
+    await expect(remit.resume('q-fork', continued.interrupt!.id, 3)).rejects.not.toThrow(/nobody has continued/);
+  });
+
   it('once continued and crashed, it is recovered by recoverAll like any run', async () => {
     calls.length = 0;
     const core = await createCore('reference');
