@@ -167,16 +167,25 @@ class RecoveryFold {
       if (!parsePayload(log, kind, this.frame.payloadStart, this.frame.payloadEnd, this.f)) {
         return this.fail(LogErrorCode.MALFORMED_PAYLOAD);
       }
-      const code = this.apply(kind, this.recordCount, offset + this.shift, this.frame.version);
+      const code = this.apply(kind, this.recordCount, this.absolute(offset), this.frame.version);
       if (code !== NO_ERROR) return this.fail(code);
       this.previousKind = kind;
       this.previousChain = this.frame.chain;
       this.v2Seen ||= this.frame.version === FORMAT_VERSION_2;
       offset = this.frame.recordEnd;
       this.recordCount++;
-      this.durableLen = offset + this.shift;
+      this.durableLen = this.absolute(offset);
     }
     return this;
+  }
+
+  /**
+   * The absolute log offset of `offset` in `log`. Offsets are u32s: past 0xFFFFFFFF (a log over
+   * 4 GiB - 1, fed in pieces) they stay at 0xFFFFFFFF, as the Rust core's do (saturating), never
+   * wrapped around to a small number (docs/core-api.md, "Incremental recovery").
+   */
+  private absolute(offset: number): number {
+    return Math.min(offset + this.shift, NONE32);
   }
 
   private fail(code: LogErrorCode): this {
