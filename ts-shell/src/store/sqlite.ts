@@ -345,6 +345,8 @@ export class SqliteStore implements Store {
   private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint) => ForkOutcome;
   private readonly removeLast: (runId: string, seq: number, expected: Uint8Array) => boolean;
   private readonly correctStatuses: (corrections: readonly RunStatusCorrection[]) => number;
+  /** The device and inode of the database file when the store opened it (none for ":memory:"). */
+  private readonly fileIdentity: string | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     // Every check below comes before the file system is touched (resolve() only computes).
@@ -394,6 +396,9 @@ export class SqliteStore implements Store {
         migrate(this.db);
       }).immediate();
     });
+    // The file this connection writes to, as opened: every write checks the path still names it
+    // (checkSameFile).
+    this.fileIdentity = this.path === ':memory:' ? undefined : this.wrap('open', {}, () => fileIdentityOf(this.path));
     const statements = this.wrap('open', {}, () => prepareStatements(this.db));
     this.statements = statements;
     const appendTx = this.db.transaction((runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): AppendOutcome => {
@@ -534,17 +539,17 @@ export class SqliteStore implements Store {
     checkRunStatus(this.description, 'append', runId, runStatus);
     const subject = { runId, seq: expectedSeq };
     if (summary !== undefined || runStatus !== undefined) {
-      return this.wrap('append', subject, () => this.appendBatch(runId, expectedSeq, records, summary, runStatus));
+      return this.write('append', subject, () => this.appendBatch(runId, expectedSeq, records, summary, runStatus));
     }
     if (records.length === 1 && expectedSeq > 0) {
       // The common step: one statement, no explicit transaction (see the header comment).
-      const inserted = this.wrap('append', subject, () =>
+      const inserted = this.write('append', subject, () =>
         this.statements.insertAfterLast.run(runId, expectedSeq, records[0]!, this.nowMs(), runId, expectedSeq - 1).changes,
       );
       if (inserted === 1) return { committed: true, nextSeq: expectedSeq + 1 };
       return this.wrap('append', subject, () => this.refusal(runId, expectedSeq));
     }
-    return this.wrap('append', subject, () => this.appendBatch(runId, expectedSeq, records));
+    return this.write('append', subject, () => this.appendBatch(runId, expectedSeq, records));
   }
 
   async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
@@ -552,17 +557,17 @@ export class SqliteStore implements Store {
     checkStoredRunId(this.description, 'fork', targetRunId);
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
     checkRunStatus(this.description, 'fork', targetRunId, runStatus);
-    return this.wrap('fork', { runId: sourceRunId, seq: prefixRecords }, () => this.forkRun(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus));
+    return this.write('fork', { runId: sourceRunId, seq: prefixRecords }, () => this.forkRun(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus));
   }
 
   async deleteSummary(runId: string): Promise<void> {
     checkStoredRunId(this.description, 'deleteSummary', runId);
-    this.wrap('deleteSummary', { runId }, () => this.statements.deleteSummary.run(runId));
+    this.write('deleteSummary', { runId }, () => this.statements.deleteSummary.run(runId));
   }
 
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
     checkStoredRunId(this.description, 'removeLastRecord', runId);
-    return this.wrap('removeLastRecord', { runId, seq }, () => this.removeLast(runId, seq, expected));
+    return this.write('removeLastRecord', { runId, seq }, () => this.removeLast(runId, seq, expected));
   }
 
   async listRuns(): Promise<RunListing[]> {
@@ -583,7 +588,7 @@ export class SqliteStore implements Store {
 
   async relistRun(runId: string): Promise<boolean> {
     checkStoredRunId(this.description, 'relistRun', runId);
-    return this.wrap('relistRun', { runId }, () => this.statements.relistRun.run(runId, runId).changes === 1);
+    return this.write('relistRun', { runId }, () => this.statements.relistRun.run(runId, runId).changes === 1);
   }
 
   async listRunsToRecover(): Promise<string[]> {
@@ -599,11 +604,41 @@ export class SqliteStore implements Store {
   async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {
     checkCorrections(this.description, corrections);
     if (corrections.length === 0) return 0;
-    return this.wrap('correctRunStatuses', {}, () => this.correctStatuses(corrections));
+    return this.write('correctRunStatuses', {}, () => this.correctStatuses(corrections));
   }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * A write step: first checks that the path still names the file this connection opened. A file
+   * deleted, moved away or replaced (a restore copied over it by rename, a cleanup that removed
+   * it) while the store is open leaves this connection writing to a file no one else sees, and
+   * gone once it closes: each such commit would be reported committed and then lost. Refused
+   * instead, with nothing written: StoreError FILE_REPLACED naming the operation and the run.
+   */
+  private write<T>(operation: string, subject: { runId?: string; seq?: number }, step: () => T): T {
+    return this.wrap(operation, subject, () => {
+      this.checkSameFile(operation, subject);
+      return step();
+    });
+  }
+
+  private checkSameFile(operation: string, subject: { runId?: string; seq?: number }): void {
+    if (this.fileIdentity === undefined || !this.db.open) return;
+    let now: string | undefined;
+    try {
+      now = fileIdentityOf(this.path);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+    }
+    if (now === this.fileIdentity) return;
+    const what = now === undefined ? 'was deleted or moved away' : 'was replaced by another file';
+    throw new StoreError(this.description, operation, 'FILE_REPLACED', subject, new Error(
+      `the database file ${this.path} ${what} since this store opened it; its writes would go to the file it opened, which the path no longer names, ` +
+        'and be lost when it closes, so nothing was written: close this store (the Remit instance) and open the path again',
+    ));
   }
 
   /** Run a synchronous database step; any driver error becomes a StoreError with its SQLite code. */
@@ -632,6 +667,12 @@ function storageClassOf(value: unknown): NotBytes {
   }
   if (typeof value === 'number' || typeof value === 'bigint') return { found: 'a number (INTEGER or REAL)', cause, remedy };
   return { found: value === null || value === undefined ? 'NULL' : typeof value, cause, remedy };
+}
+
+/** Which file `path` names: its device and inode (a file replaced by rename or deleted and made again has another). */
+function fileIdentityOf(path: string): string {
+  const stats = statSync(path, { bigint: true });
+  return `${stats.dev}:${stats.ino}`;
 }
 
 /** The run's next seq from its largest stored seq (null: no records). */
