@@ -49,7 +49,7 @@ describe.each<CoreKind>(['reference', 'wasm'])('the %s core and arguments that a
 import fc from 'fast-check';
 import * as remitCore from './index.js';
 import { encodeLog } from './codec.js';
-import { RecordKind, type LogRecord } from './types.js';
+import { RecordKind, RefusalReason, type LogRecord } from './types.js';
 import { bytesArgument, MAX_CORE_ARGUMENT_BYTES } from './byte-arguments.js';
 
 const t = (s: string) => new TextEncoder().encode(s);
@@ -82,6 +82,26 @@ function forged(): Uint8Array {
   return x;
 }
 
+/** A resizable ArrayBuffer of `length` bytes that can grow to `max` (ES2024; typed here by hand). */
+function resizable(length: number, max: number): ArrayBuffer & { resize(n: number): void } {
+  return new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & { resize(n: number): void })(length, { maxByteLength: max });
+}
+/**
+ * A view of `b` at `offset` in a resizable buffer, then the buffer resized to `size`: out of bounds
+ * when `size` no longer holds it (its length and byteOffset then read 0), else the same bytes.
+ * `tracking`: a length-tracking view (no length given), whose bytes are the buffer's from `offset`.
+ */
+function resizedView(b: Uint8Array, offset: number, wanted: number, tracking: boolean): { view: Uint8Array; bytes: Uint8Array | null } {
+  const max = offset + b.length + 64;
+  const size = Math.min(wanted, max);
+  const buffer = resizable(offset + b.length, max);
+  const view = tracking ? new Uint8Array(buffer, offset) : new Uint8Array(buffer, offset, b.length);
+  view.set(b);
+  buffer.resize(size);
+  const inBounds = tracking ? size >= offset : size >= offset + b.length;
+  return { view, bytes: inBounds ? new Uint8Array(buffer).slice(offset, tracking ? size : offset + b.length) : null };
+}
+
 type Input = { what: string; make: () => unknown; bytes: () => Uint8Array | null };
 const base = fc.uint8Array({ maxLength: 64 });
 const prefixOfLog = fc.nat({ max: LOG.length }).map((n) => LOG.slice(0, n));
@@ -99,6 +119,10 @@ const inputs: fc.Arbitrary<Input> = fc.oneof(
   someBytes.map((b) => ({ what: 'Buffer', make: () => Buffer.from(b), bytes: () => b })),
   fc.tuple(someBytes, fc.nat({ max: 2 ** 20 })).map(([b, claimed]) => ({ what: 'lying subclass', make: () => new Lying(b, claimed), bytes: () => b })),
   fc.nat({ max: 64 }).map((n) => ({ what: 'detached', make: () => detached(n), bytes: () => null })),
+  fc.tuple(someBytes, fc.nat({ max: 8 }), fc.nat({ max: 140 }), fc.boolean()).map(([b, offset, size, tracking]) => ({
+    what: `${tracking ? 'length-tracking ' : ''}view of ${b.length} bytes at ${offset} in a resizable buffer resized to ${size} (at most ${offset + b.length + 64})`,
+    make: () => resizedView(b, offset, size, tracking).view, bytes: () => resizedView(b, offset, size, tracking).bytes,
+  })),
   fc.constant({ what: 'Object.create(Uint8Array.prototype)', make: () => Object.create(Uint8Array.prototype) as unknown, bytes: () => null }),
   fc.constant({ what: 'forged toStringTag', make: forged, bytes: () => null }),
   fc.constant({ what: 'Proxy of a Uint8Array', make: () => new Proxy(new Uint8Array(4), {}), bytes: () => null }),
@@ -150,6 +174,22 @@ describe('both cores on inputs that pass `instanceof Uint8Array` but are not pla
       expect(() => core.feed(EMPTY_SUMMARY, detached(0))).toThrow(/feed\(chunk\)/);
       expect(() => core.admitFrom(detached(8), request)).toThrow(/admitFrom\(summary\)/);
       expect(() => core.recover(Object.create(Uint8Array.prototype))).toThrow(/recover\(log\) must be a Uint8Array; got an object that only looks like/);
+      expect(core.recover(LOG)).toEqual(ref.recover(LOG));
+    }
+  });
+
+  it('refuses a view left out of bounds by shrinking its resizable buffer, as a detached one; it read as no bytes (an empty log)', () => {
+    const log = resizedView(LOG, 3, LOG.length + 3, false);
+    const buffer = log.view.buffer as ArrayBuffer & { resize(n: number): void };
+    const tracking = new Uint8Array(buffer, 8);
+    buffer.resize(2); // under both views' offsets: they read length 0, byteOffset 0
+    for (const core of [wasm, ref]) {
+      expect(() => core.recover(log.view)).toThrow(/recover\(log\) must be a Uint8Array; got a Uint8Array over a detached or out-of-bounds buffer/);
+      expect(() => core.recover(tracking)).toThrow(ArgumentInvalidError);
+      expect(() => core.feed(EMPTY_SUMMARY, log.view)).toThrow(/feed\(chunk\)/);
+      expect(() => core.admitFrom(tracking, request)).toThrow(/admitFrom\(summary\)/);
+      expect(core.admit(LOG, { tag: 'RESUME', interruptId: log.view })).toMatchObject({ accepted: false, reason: RefusalReason.BAD_REQUEST });
+      expect(core.recover(new Uint8Array(buffer, 0, 0))).toEqual(ref.recover(new Uint8Array(0))); // in bounds, empty: bytes like any other
       expect(core.recover(LOG)).toEqual(ref.recover(LOG));
     }
   });

@@ -38,6 +38,12 @@ const tagOf = intrinsicGetter(Symbol.toStringTag);
 const bufferOf = intrinsicGetter('buffer') as (this: Uint8Array) => ArrayBufferLike;
 const byteOffsetOf = intrinsicGetter('byteOffset') as (this: Uint8Array) => number;
 const lengthOf = intrinsicGetter('length') as (this: Uint8Array) => number;
+/**
+ * %TypedArray%.prototype.keys: it validates its receiver first (ValidateTypedArray), throwing a
+ * TypeError for a view over a detached buffer or out of the bounds of a shrunk resizable one,
+ * which the getters above do not: they read such a view as 0 bytes at offset 0.
+ */
+const keysOf = (typedArrayPrototype as { keys: (this: Uint8Array) => unknown }).keys;
 
 /** `word` after "a", or "an" before a vowel sound (as display.ts's withArticle; the core imports only itself and errors.ts). */
 function withArticle(word: string): string {
@@ -75,12 +81,12 @@ export function bytesArgument(operation: string, argument: string, value: unknow
   const offset = byteOffsetOf.call(view);
   let fresh: Uint8Array;
   try {
-    // Throws on a detached buffer (TypeError) and on a view now out of bounds of a shrunk resizable one (RangeError).
+    // Throws on a detached view and on one out of bounds of a shrunk resizable buffer (TypeError):
+    // both read as 0 bytes at offset 0 above, so `new Uint8Array(buffer, 0, 0)` alone took an
+    // out-of-bounds view for an empty log. The constructor throws on a detached buffer too.
+    keysOf.call(view);
     fresh = new Uint8Array(buffer, offset, length);
   } catch {
-    throw new ArgumentInvalidError(name, 'a Uint8Array', 'a Uint8Array over a detached or out-of-bounds buffer');
-  }
-  if (length === 0 && isDetached(buffer)) {
     throw new ArgumentInvalidError(name, 'a Uint8Array', 'a Uint8Array over a detached or out-of-bounds buffer');
   }
   if (length > budget) {
@@ -104,25 +110,6 @@ export function integerArgument(operation: string, argument: string, value: unkn
 
 function isShared(buffer: ArrayBufferLike): boolean {
   return typeof SharedArrayBuffer === 'function' && buffer instanceof SharedArrayBuffer;
-}
-
-const detachedGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached')?.get as ((this: ArrayBuffer) => boolean) | undefined;
-
-function isDetached(buffer: ArrayBufferLike): boolean {
-  if (isShared(buffer)) return false;
-  if (detachedGetter !== undefined) {
-    try {
-      return detachedGetter.call(buffer as ArrayBuffer);
-    } catch {
-      return false;
-    }
-  }
-  try {
-    new Uint8Array(buffer, 0, 0);
-    return false;
-  } catch {
-    return true;
-  }
 }
 
 /**
