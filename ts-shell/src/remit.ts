@@ -22,7 +22,7 @@ import {
   afterOwnClaim, AlreadyConsumedError, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
   EffectInFlightError, ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotParkedError,
   OptionInvalidError, RemitError, RepairRefusedError, ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
-  isInstanceOf, toValidationIssues, undrivenForkAdvice, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
+  isInstanceOf, namingRun, toValidationIssues, undrivenForkAdvice, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
@@ -1065,7 +1065,10 @@ export class Remit implements Engine {
     }
     let statusHintCorrected: RunStatusHint | null = null;
     if (hintWrong) {
-      const written = await this.store.correctRunStatuses!([{ runId, recordCount, runStatus: logStatus }]);
+      // The store call names no run (it takes many); its failure (a full disk) names this one.
+      const written = await this.store.correctRunStatuses!([{ runId, recordCount, runStatus: logStatus }]).catch((error: unknown) => {
+        throw error instanceof RemitError ? namingRun(error, { runId }) : error;
+      });
       if (written !== 1) throw new RepairRefusedError(runId, headSeq, 'the run changed while its status hint was being corrected (another process wrote to it); read it again');
       statusHintCorrected = logStatus;
       const listed = logStatus === 'running' ? ' (recoverAll lists and continues the run again)' : '';
