@@ -393,6 +393,45 @@ describe('the encoders of remit/core and what is not an object', () => {
   });
 });
 
+describe('the encoders and a byte field that is not plain bytes', () => {
+  const oob = () => resizedView(t('abcd'), 4, 2, false).view;
+  const bad: Array<[string, () => unknown, RegExp]> = [
+    ['detached', () => detached(4), /detached or out-of-bounds/],
+    ['detached, empty', () => detached(0), /detached or out-of-bounds/],
+    ['out of bounds of a shrunk resizable buffer', oob, /detached or out-of-bounds/],
+    ['Object.create(Uint8Array.prototype)', () => Object.create(Uint8Array.prototype) as unknown, /not a Uint8Array/],
+    ['forged toStringTag', forged, /not a Uint8Array/],
+  ];
+  it.each(bad)('%s: RecordEncodeError or AdmissionRequestError naming the field (it was a bare TypeError, or read as no bytes)', (_, make, problem) => {
+    const first = decodedFirst();
+    for (const field of ['runId', 'state'] as const) {
+      for (const encode of [(r: LogRecord) => remitCore.encodeRecord(r), (r: LogRecord) => remitCore.encodeRecordV2(r, 0), (r: LogRecord) => remitCore.encodeLog([r])]) {
+        const thrown = outcome(() => encode({ ...first, [field]: make() } as LogRecord));
+        expect(thrown).toMatchObject({ error: 'RecordEncodeError' });
+        expect(() => encode({ ...first, [field]: make() } as LogRecord)).toThrow(new RegExp(`field ${field}: .*${problem.source}`));
+      }
+    }
+    expect(() => remitCore.encodeAdmissionRequest({ tag: 'RESUME', interruptId: make() as Uint8Array }))
+      .toThrow(new RegExp(`interruptId: .*${problem.source}`));
+    expect(outcome(() => remitCore.encodeAdmissionRequest({ tag: 'RESUME', interruptId: make() as Uint8Array }))).toMatchObject({ error: 'AdmissionRequestError' });
+  });
+
+  it('a subclass whose length lies is encoded as the bytes it has, as the cores read it (its claimed length was written, padded with zeros)', () => {
+    fc.assert(fc.property(fc.uint8Array({ minLength: 1, maxLength: 16 }), fc.nat({ max: 64 }), (b, claimed) => {
+      const first = decodedFirst() as Extract<LogRecord, { kind: 1 }>;
+      const record = remitCore.encodeRecord({ ...first, state: new Lying(b, claimed) });
+      expect(record).toEqual(remitCore.encodeRecord({ ...first, state: b }));
+      expect(remitCore.encodeAdmissionRequest({ tag: 'RESUME', interruptId: new Lying(b, claimed) }))
+        .toEqual(remitCore.encodeAdmissionRequest({ tag: 'RESUME', interruptId: b }));
+      // Views of part of a buffer, Buffers and shared bytes are bytes like any other.
+      const shared = new Uint8Array(new SharedArrayBuffer(b.length + 2), 1, b.length);
+      shared.set(b);
+      expect(remitCore.encodeRecord({ ...first, state: shared })).toEqual(record);
+      expect(remitCore.encodeRecord({ ...first, state: Buffer.from(b) })).toEqual(record);
+    }));
+  });
+});
+
 function decodedFirst(): LogRecord {
   return remitCore.decodeLog(LOG).records[0]!;
 }

@@ -39,11 +39,34 @@ const bufferOf = intrinsicGetter('buffer') as (this: Uint8Array) => ArrayBufferL
 const byteOffsetOf = intrinsicGetter('byteOffset') as (this: Uint8Array) => number;
 const lengthOf = intrinsicGetter('length') as (this: Uint8Array) => number;
 /**
- * %TypedArray%.prototype.keys: it validates its receiver first (ValidateTypedArray), throwing a
+ * %TypedArray%.prototype.at: it validates its receiver first (ValidateTypedArray), throwing a
  * TypeError for a view over a detached buffer or out of the bounds of a shrunk resizable one,
- * which the getters above do not: they read such a view as 0 bytes at offset 0.
+ * which the getters above do not: they read such a view as 0 bytes at offset 0. It allocates nothing.
  */
-const keysOf = (typedArrayPrototype as { keys: (this: Uint8Array) => unknown }).keys;
+const validatedAt = (typedArrayPrototype as { at: (this: Uint8Array, index: number) => unknown }).at;
+
+const NOT_A_UINT8ARRAY = 'not a Uint8Array';
+const DETACHED = 'a Uint8Array over a detached or out-of-bounds buffer';
+
+/**
+ * A fresh view over the bytes `value` really has (its buffer, offset and length read by the
+ * intrinsic getters: a subclass cannot lie about them), or what is wrong with it: not a genuine
+ * Uint8Array, or one over a detached or out-of-bounds buffer. Never a copy: shared bytes stay shared.
+ * For the encoders' byte fields (codec.ts, encoding.ts) and, through bytesArgument, the cores.
+ */
+export function genuineBytes(value: unknown): Uint8Array | typeof NOT_A_UINT8ARRAY | typeof DETACHED {
+  if (tagOf.call(value) !== 'Uint8Array') return NOT_A_UINT8ARRAY;
+  const view = value as Uint8Array;
+  try {
+    // Throws on a detached view and on one out of bounds of a shrunk resizable buffer (TypeError):
+    // both read as 0 bytes at offset 0 below, so `new Uint8Array(buffer, 0, 0)` alone took an
+    // out-of-bounds view for an empty log. The constructor throws on a detached buffer too.
+    validatedAt.call(view, 0);
+    return new Uint8Array(bufferOf.call(view), byteOffsetOf.call(view), lengthOf.call(view));
+  } catch {
+    return DETACHED;
+  }
+}
 
 /** `word` after "a", or "an" before a vowel sound (as display.ts's withArticle; the core imports only itself and errors.ts). */
 function withArticle(word: string): string {
@@ -74,21 +97,11 @@ export function describe(value: unknown): string {
  */
 export function bytesArgument(operation: string, argument: string, value: unknown, budget = MAX_CORE_ARGUMENT_BYTES): Uint8Array {
   const name = `${operation}(${argument})`;
-  if (tagOf.call(value) !== 'Uint8Array') throw new ArgumentInvalidError(name, 'a Uint8Array', describe(value));
-  const view = value as Uint8Array;
-  const buffer = bufferOf.call(view);
-  const length = lengthOf.call(view);
-  const offset = byteOffsetOf.call(view);
-  let fresh: Uint8Array;
-  try {
-    // Throws on a detached view and on one out of bounds of a shrunk resizable buffer (TypeError):
-    // both read as 0 bytes at offset 0 above, so `new Uint8Array(buffer, 0, 0)` alone took an
-    // out-of-bounds view for an empty log. The constructor throws on a detached buffer too.
-    keysOf.call(view);
-    fresh = new Uint8Array(buffer, offset, length);
-  } catch {
-    throw new ArgumentInvalidError(name, 'a Uint8Array', 'a Uint8Array over a detached or out-of-bounds buffer');
-  }
+  const fresh = genuineBytes(value);
+  if (fresh === NOT_A_UINT8ARRAY) throw new ArgumentInvalidError(name, 'a Uint8Array', describe(value));
+  if (fresh === DETACHED) throw new ArgumentInvalidError(name, 'a Uint8Array', DETACHED);
+  const length = fresh.length;
+  const buffer = fresh.buffer;
   if (length > budget) {
     throw new ArgumentInvalidError(name, `a Uint8Array of at most ${MAX_CORE_ARGUMENT_BYTES} bytes (all the call's byte arguments together)`,
       `${length} bytes${budget < MAX_CORE_ARGUMENT_BYTES ? ` with ${MAX_CORE_ARGUMENT_BYTES - budget} in the arguments before it` : ''}`);

@@ -7,6 +7,7 @@
  * never by throwing.
  */
 
+import { genuineBytes } from './byte-arguments.js';
 import { crc32c } from './crc32c.js';
 import {
   chainValueBefore, Frame, FrameOutcome, HEADER_LEN, MAX_PAYLOAD_LEN, FORMAT_VERSION_1, FORMAT_VERSION_2, NO_CHAIN,
@@ -106,13 +107,17 @@ class PayloadWriter {
     return this;
   }
   bytes(field: string, value: Uint8Array): this {
-    if (this.out === null && !(value instanceof Uint8Array)) this.fail(field, 'not a Uint8Array');
-    this.u32(field, value.length);
+    // The bytes it really has, read as the cores read their arguments (byte-arguments.ts): a
+    // detached or out-of-bounds view was a bare TypeError, or no bytes when empty; a subclass whose
+    // length lies wrote its claimed length, padded with zeros.
+    const bytes = genuineBytes(value);
+    if (typeof bytes === 'string') this.fail(field, bytes);
+    this.u32(field, bytes.length);
     if (this.out === null) {
-      this.length += value.length;
+      this.length += bytes.length;
     } else {
-      this.out.set(value, this.pos);
-      this.pos += value.length;
+      this.out.set(bytes, this.pos);
+      this.pos += bytes.length;
     }
     return this;
   }

@@ -4,6 +4,7 @@
  * these bytes; the Wasm adapter decodes them with this module.
  */
 
+import { genuineBytes } from './byte-arguments.js';
 import { MAX_NAME_LEN, readU32 } from './framing.js';
 import {
   ActionTag, AdmissionRequestTag, RunStatus,
@@ -225,8 +226,12 @@ function isU32(n: unknown): n is number {
 export function encodeAdmissionRequest(req: AdmissionRequest): Uint8Array {
   switch (req.tag) {
     case 'RESUME':
-      if (!(req.interruptId instanceof Uint8Array)) throw new AdmissionRequestError('interruptId', 'not a Uint8Array');
-      return new ByteWriter(5 + req.interruptId.length).u8(AdmissionRequestTag.RESUME).bytes(req.interruptId).finish();
+    {
+      // As the encoders' fields (codec.ts): the bytes it really has; a detached view was a bare TypeError.
+      const id = genuineBytes(req.interruptId);
+      if (typeof id === 'string') throw new AdmissionRequestError('interruptId', id);
+      return new ByteWriter(5 + id.length).u8(AdmissionRequestTag.RESUME).bytes(id).finish();
+    }
     case 'FORK_AT':
     case 'CONTINUE_FROM':
       if (!isU32(req.seq)) throw new AdmissionRequestError('seq', `not a u32: ${String(req.seq)}`);
