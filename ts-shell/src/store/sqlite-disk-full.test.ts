@@ -3,11 +3,12 @@
  * StoreError SQLITE_FULL naming the operation and the run (and the seq for an append), stores
  * nothing of it, calls no effect handler for an attempt it did not claim; once space is freed the
  * same instance carries on and `scrub` finds every log sound. `repair` correcting a status hint
- * failed with an error naming no run. Needs root (it mounts a tmpfs): skipped otherwise, saying so.
+ * failed with an error naming no run, and a failed open left its connection (and its file
+ * descriptors) open until garbage collection. Needs root (it mounts a tmpfs): skipped otherwise, saying so.
  */
 
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -33,7 +34,8 @@ beforeAll(() => {
   mounted = true;
 });
 afterAll(() => {
-  if (mounted) execFileSync('umount', [mountPoint]);
+  // Lazily: a descriptor still open (a failing case) must not leave the mount behind.
+  if (mounted) execFileSync('umount', ['-l', mountPoint]);
   rmSync(mountPoint, { recursive: true, force: true });
 });
 
@@ -150,5 +152,42 @@ describe('a SQLite store on a full disk', () => {
         }
       },
     ), { numRuns: 30 });
+  });
+
+  it(`a failed open (an existing file, a new one) closes what it opened: no file descriptor is left behind${skipReason}`, async () => {
+    if (notRoot) return;
+    const existing = join(mountPoint, 'existing.db');
+    const wf = makeWorkflow([], new Set());
+    const remit = new Remit(openSqliteStore(existing), core, [wf]);
+    const parked = await remit.start(wf, { n: 0, target: 2 }, { runId: 'kept' });
+    if (parked.status !== 'parked') throw new Error('setup: not parked');
+    await remit.close();
+    const openFds = () => readdirSync('/proc/self/fd').length;
+    await fc.assert(fc.asyncProperty(fc.constantFrom('existing.db', 'new.db'), fc.integer({ min: 1, max: 8 }), async (name, tries) => {
+      const free = fill(0);
+      try {
+        const before = openFds();
+        for (let i = 0; i < tries; i++) {
+          const error = (() => {
+            try {
+              openSqliteStore(join(mountPoint, name)).close();
+              return undefined;
+            } catch (e) {
+              return e;
+            }
+          })();
+          expect(error).toBeInstanceOf(StoreError);
+          expect(error).toMatchObject({ operation: 'open' });
+        }
+        expect(openFds()).toBe(before);
+      } finally {
+        free();
+        for (const suffix of ['', '-wal', '-shm']) rmSync(join(mountPoint, `new.db${suffix}`), { force: true });
+      }
+    }), { numRuns: 10 });
+    // Space freed: the file opens and its run goes on.
+    const again = new Remit(openSqliteStore(existing), core, [wf]);
+    expect(await again.resume('kept', parked.interrupt.id, true)).toMatchObject({ status: 'completed' });
+    await again.close();
   });
 });

@@ -382,23 +382,19 @@ export class SqliteStore implements Store {
       if (this.path !== ':memory:' && create) ensureDirectory(dirname(this.path));
       return new (loadBetterSqlite3())(this.path, { timeout: busyTimeoutMs, fileMustExist: !create });
     });
-    this.wrap('open', {}, () => {
-      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      enableWal(this.db, busyTimeoutMs);
-      this.db.pragma(`synchronous = ${synchronous}`);
-      // A file already at this layout needs neither the schema's statements nor the write lock
-      // they take (about a millisecond of a fresh process's open). The version is written in the
-      // transaction that creates or migrates the tables; a file that has the version but not the
-      // tables (another program's) takes the full path, which creates them.
-      if (this.db.pragma('user_version', { simple: true }) === SQLITE_SCHEMA_VERSION && hasTables(this.db)) return;
-      this.db.transaction(() => {
-        this.db.exec(SCHEMA);
-        migrate(this.db);
-      }).immediate();
-    });
-    // The file this connection writes to, as opened: every write checks the path still names it
-    // (checkSameFile).
-    this.fileIdentity = this.path === ':memory:' ? undefined : this.wrap('open', {}, () => fileIdentityOf(this.path));
+    // A failed open (a full disk: SQLITE_FULL, SQLITE_IOERR_SHMSIZE; a lock held past the busy
+    // timeout) closes the connection it made: left open, each one kept its file descriptors (the
+    // file's and the -shm's) until garbage collection, so a service retrying its open piled them up.
+    try {
+      this.fileIdentity = this.openConnection(busyTimeoutMs, synchronous);
+    } catch (error) {
+      try {
+        this.db.close();
+      } catch {
+        // The open's own error is the one to report.
+      }
+      throw error;
+    }
     const statements = this.wrap('open', {}, () => prepareStatements(this.db));
     this.statements = statements;
     const appendTx = this.db.transaction((runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): AppendOutcome => {
@@ -472,6 +468,28 @@ export class SqliteStore implements Store {
       }
       return written;
     }).immediate;
+  }
+
+  /**
+   * Set the connection up (busy timeout, WAL, synchronous, the layout) and return the identity of
+   * the file it opened: every write checks the path still names it (checkSameFile).
+   */
+  private openConnection(busyTimeoutMs: number, synchronous: string): string | undefined {
+    this.wrap('open', {}, () => {
+      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      enableWal(this.db, busyTimeoutMs);
+      this.db.pragma(`synchronous = ${synchronous}`);
+      // A file already at this layout needs neither the schema's statements nor the write lock
+      // they take (about a millisecond of a fresh process's open). The version is written in the
+      // transaction that creates or migrates the tables; a file that has the version but not the
+      // tables (another program's) takes the full path, which creates them.
+      if (this.db.pragma('user_version', { simple: true }) === SQLITE_SCHEMA_VERSION && hasTables(this.db)) return;
+      this.db.transaction(() => {
+        this.db.exec(SCHEMA);
+        migrate(this.db);
+      }).immediate();
+    });
+    return this.path === ':memory:' ? undefined : this.wrap('open', {}, () => fileIdentityOf(this.path));
   }
 
   /**
