@@ -194,6 +194,39 @@ describe('both cores on inputs that pass `instanceof Uint8Array` but are not pla
     }
   });
 
+  it('reads a typed request before the log or summary: a getter of the request that detaches or shrinks them meets the same refusal', () => {
+    // The log was checked first, then the request's getters ran: a getter that detached the log's
+    // buffer made the Wasm core's copy fail (CoreTrapError, as if the core were broken) and the
+    // reference read no bytes (NO_RUN, or NO_RUN from an empty summary): the cores differed.
+    const summary = ref.feed(EMPTY_SUMMARY, LOG);
+    if (!summary.ok) throw new Error('no summary');
+    for (const call of ['admit', 'admitFrom'] as const) {
+      for (const how of ['detach', 'shrink'] as const) {
+        const answers = [wasm, ref].map((core) => {
+          const bytes = call === 'admit' ? LOG : summary.summary;
+          const { view } = resizedView(bytes, 0, bytes.length, false);
+          const request = {
+            get tag() {
+              if (how === 'detach') structuredClone(view.buffer, { transfer: [view.buffer as ArrayBuffer] });
+              else (view.buffer as ArrayBuffer & { resize(n: number): void }).resize(0);
+              return 'RESUME' as const;
+            },
+            interruptId: t('x'),
+          };
+          return outcome(() => core[call](view, request));
+        });
+        expect(answers[0], `${call}, ${how}`).toEqual({ error: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', argument: `${call}(${call === 'admit' ? 'log' : 'summary'})` });
+        expect(answers[1], `${call}, ${how}`).toEqual(answers[0]);
+      }
+    }
+    // A getter may call the core itself (reentrancy): each call answers as alone.
+    for (const core of [wasm, ref]) {
+      const request = { get tag() { core.recover(LOG); core.feed(EMPTY_SUMMARY, LOG); return 'RESUME' as const; }, interruptId: t('x') };
+      expect(core.admit(LOG, request)).toEqual(ref.admit(LOG, { tag: 'RESUME', interruptId: t('x') }));
+      expect(core.admitFrom(summary.summary, request)).toEqual(ref.admit(LOG, { tag: 'RESUME', interruptId: t('x') }));
+    }
+  });
+
   it(`refuses more than MAX_CORE_ARGUMENT_BYTES (${MAX_CORE_ARGUMENT_BYTES}) in one call the same way from both, before either runs`, () => {
     // Zero-filled and never read: the pages are not touched.
     const huge = new Uint8Array(2 ** 32 - 1);

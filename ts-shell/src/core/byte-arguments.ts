@@ -159,11 +159,20 @@ export function withByteArguments(core: RecoveryCore): RecoveryCore {
   return {
     name: core.name,
     recover: (log) => core.recover(one('recover', 'log', log)),
-    admit: (log, request) => core.admit(one('admit', 'log', log), requestArgument(request)),
+    // The request first: reading it runs the caller's getters, which could detach or shrink the
+    // log's buffer after its check (the Wasm core's copy then failed as a CoreTrapError while the
+    // reference read no bytes). After the bytes are checked no code of the caller runs.
+    admit: (log, request) => {
+      const checked = requestArgument(request);
+      return core.admit(one('admit', 'log', log), checked);
+    },
     recoverEncoded: (log) => core.recoverEncoded(one('recoverEncoded', 'log', log)),
     admitEncoded: (log, request) => core.admitEncoded(...two('admitEncoded', 'log', log, 'request', request)),
     feed: (summary, chunk) => core.feed(...two('feed', 'summary', summary, 'chunk', chunk)),
-    admitFrom: (summary, request) => core.admitFrom(one('admitFrom', 'summary', summary), requestArgument(request)),
+    admitFrom: (summary, request) => {
+      const checked = requestArgument(request);
+      return core.admitFrom(one('admitFrom', 'summary', summary), checked);
+    },
     feedEncoded: (summary, chunk) => core.feedEncoded(...two('feedEncoded', 'summary', summary, 'chunk', chunk)),
     admitFromEncoded: (summary, request) => core.admitFromEncoded(...two('admitFromEncoded', 'summary', summary, 'request', request)),
   };
