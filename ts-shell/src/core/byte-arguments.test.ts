@@ -336,6 +336,16 @@ describe('remit/core helpers and the offsets, seqs and bytes given beside their 
     ['decodeRecordAt(offset)', () => remitCore.decodeRecordAt(LOG, LOG.length + 1)],
     ['decodeRecordAt(expectedSeq)', () => remitCore.decodeRecordAt(LOG, 0, -2)],
     ['decodeRecordAt(expectedSeq)', () => remitCore.decodeRecordAt(LOG, 0, 0.5)],
+    // Before, a context that was not a ChainContext switched the link check off without a word
+    // (prevChain -1, the internal "no chain", or a context that is not an object) or read its
+    // prevChain as another number (2^32 + c as c, a string as the number it spells).
+    ['decodeRecordAt(context)', () => remitCore.decodeRecordAt(LOG, 0, 0, 5 as never)],
+    ['decodeRecordAt(context)', () => remitCore.decodeRecordAt(LOG, 0, 0, 'x' as never)],
+    ['decodeRecordAt(context.prevChain)', () => remitCore.decodeRecordAt(LOG, 0, 0, { prevChain: -1, v2Seen: true })],
+    ['decodeRecordAt(context.prevChain)', () => remitCore.decodeRecordAt(LOG, 0, 0, { prevChain: 2 ** 32, v2Seen: true })],
+    ['decodeRecordAt(context.prevChain)', () => remitCore.decodeRecordAt(LOG, 0, 0, { prevChain: '1' as never, v2Seen: true })],
+    ['decodeRecordAt(context.prevChain)', () => remitCore.decodeRecordAt(LOG, 0, 0, { v2Seen: true } as never)],
+    ['decodeRecordAt(context.v2Seen)', () => remitCore.decodeRecordAt(LOG, 0, 0, { prevChain: 0, v2Seen: 'no' as never })],
     ['frameRecord(seq)', () => remitCore.frameRecord(-1, 1, b)],
     ['frameRecord(seq)', () => remitCore.frameRecord(2 ** 32, 1, b)],
     ['frameRecord(kind)', () => remitCore.frameRecord(0, 300, b)],
@@ -363,6 +373,8 @@ describe('remit/core helpers and the offsets, seqs and bytes given beside their 
     expect((remitCore.crc32cUpdate(0xffffffff, b, 0, 9) ^ 0xffffffff) >>> 0).toBe(0xe3069283);
     expect(remitCore.decodeRecordAt(LOG, LOG.length)).toEqual({ outcome: 'end', offset: LOG.length });
     expect(remitCore.decodeRecordAt(LOG, 0, 0)).toMatchObject({ outcome: 'record' });
+    expect(remitCore.decodeRecordAt(LOG, 0, 0, { prevChain: 0, v2Seen: false })).toMatchObject({ outcome: 'record' });
+    expect(remitCore.decodeRecordAt(LOG, 0, 0, { prevChain: 0xffffffff, v2Seen: false })).toMatchObject({ outcome: 'record' });
     const framed = remitCore.frameRecord(0xffffffff, 255, b, 7, 0xffffffff);
     expect([framed[4], framed[5], framed[6], framed[7], framed[8], framed[9]]).toEqual([255, 255, 255, 255, 7, 255]);
     expect(remitCore.chainValueBefore(b, 0)).toBe(0);

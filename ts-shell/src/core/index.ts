@@ -79,7 +79,23 @@ export function decodeRecordAt(log: Uint8Array, offset: number, expectedSeq = -1
   const bytes = bytesOf('decodeRecordAt', 'log', log);
   integerArgument('decodeRecordAt', 'offset', offset, 0, bytes.length, ' (a byte offset in the log)');
   integerArgument('decodeRecordAt', 'expectedSeq', expectedSeq, -1, U32_MAX, ' (the seq expected at the offset; -1: any)');
-  return codec.decodeRecordAt(bytes, offset, expectedSeq, context);
+  return codec.decodeRecordAt(bytes, offset, expectedSeq, chainContextOf(context));
+}
+/**
+ * decodeRecordAt's context, read once: undefined (no link or format-order check), or a u32
+ * prevChain and a boolean v2Seen. Anything else is ArgumentInvalidError: a prevChain of -1 (the
+ * codec's "no chain") or a context that is not an object switched the link check off silently,
+ * and a prevChain of 2^32 + c was read as c.
+ */
+function chainContextOf(context: unknown): ChainContext | undefined {
+  if (context === undefined) return undefined;
+  if (context === null || typeof context !== 'object') {
+    throw new ArgumentInvalidError('decodeRecordAt(context)', 'a ChainContext ({ prevChain, v2Seen }) or nothing', describe(context));
+  }
+  const { prevChain, v2Seen } = context as Partial<ChainContext>;
+  integerArgument('decodeRecordAt', 'context.prevChain', prevChain, 0, U32_MAX, ' (the chain value of the record before, chainOf)');
+  if (typeof v2Seen !== 'boolean') throw new ArgumentInvalidError('decodeRecordAt(context.v2Seen)', 'a boolean', describe(v2Seen));
+  return { prevChain: prevChain as number, v2Seen };
 }
 export function decodeLog(log: Uint8Array): DecodedLog {
   return codec.decodeLog(bytesOf('decodeLog', 'log', log));
