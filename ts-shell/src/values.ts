@@ -19,7 +19,7 @@
 
 import { NotJsonError, RemitError, ValueUnfaithfulError, describeThrown, isInstanceOf, namingRun, toValidationIssues, type ErrorSubject } from './errors.js';
 import { encodeJsonText, setOwnKey, utf8, utf8Length, type Json } from './json.js';
-import { MAX_PAYLOAD_LEN } from './core/framing.js';
+import { MAX_LOG_BYTES, MAX_PAYLOAD_LEN } from './core/framing.js';
 import { encodeRecordV2, RecordEncodeError } from './core/codec.js';
 import type { LogRecord } from './core/types.js';
 import { kindName } from './sequencer/log-view.js';
@@ -199,6 +199,17 @@ export function encodeRecordWithinLimits(record: LogRecord, chain: number, subje
     if (!(error instanceof RecordEncodeError) || error.field !== 'payload') throw error;
     throw tooLarge(`${kindName(record.kind)} record`, error.problem, { ...subject, seq: record.seq });
   }
+}
+
+/**
+ * Whether `added` more bytes after a log of `logBytes` stay within MAX_LOG_BYTES; if not,
+ * ValueUnfaithfulError TOO_LARGE naming the first record's kind and seq, before anything is
+ * written. Past it the cores' offsets saturate and no longer say where a record is.
+ */
+export function checkLogRoom(logBytes: number, added: number, first: LogRecord, subject: ErrorSubject): void {
+  if (added <= MAX_LOG_BYTES - logBytes) return;
+  const why = `the run's log holds ${logBytes} bytes and this step's records ${added} more, over the ${MAX_LOG_BYTES} bytes a log's offsets address`;
+  throw tooLarge(`${kindName(first.kind)} record`, why, { ...subject, seq: first.seq });
 }
 
 /** TOO_LARGE for a value whose JSON text JSON.stringify could not build (isStringTooLong). */

@@ -18,6 +18,8 @@ export const FRAME_OVERHEAD = HEADER_LEN + TRAILER_LEN;
 /** Header and trailer bytes of a format-2 record. */
 export const FRAME_OVERHEAD_V2 = HEADER_LEN + TRAILER_LEN_V2;
 export const MAX_PAYLOAD_LEN = 0x3fff_ffff;
+/** The most bytes a run's log may hold: offsets are u32s (docs/core-api.md; past it both cores saturate them). */
+export const MAX_LOG_BYTES = 0xffff_ffff;
 export const FORMAT_VERSION_1 = 1;
 export const FORMAT_VERSION_2 = 2;
 /** The format the shell writes (format-1 records are still read). */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LogBuffer } from './log-buffer.js';
+import { MAX_LOG_BYTES } from '../core/framing.js';
+import { LogBuffer, grownCapacity } from './log-buffer.js';
 
 describe('LogBuffer', () => {
   it('holds exactly the bytes pushed after its initial length, whatever the room and the pieces', () => {
@@ -30,6 +31,17 @@ describe('LogBuffer', () => {
     expect(log.bytes.buffer).not.toBe(buffer.buffer);
     expect(log.bytes[1023]).toBe(7);
     expect(log.bytes[1024]).toBe(1);
+  });
+
+  it('grows by doubling, but never past the most a log may hold, so a log over 2 GiB still takes its next record', () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: MAX_LOG_BYTES }), fc.integer({ min: 1, max: 1 << 20 }), (capacity, added) => {
+      const needed = Math.min(capacity + added, MAX_LOG_BYTES);
+      const grown = grownCapacity(capacity, needed);
+      expect(grown).toBeGreaterThanOrEqual(needed);
+      expect(grown).toBeLessThanOrEqual(MAX_LOG_BYTES);
+      if (2 * capacity <= MAX_LOG_BYTES) expect(grown).toBe(Math.max(needed, 2 * capacity, 4096));
+    }));
+    expect(grownCapacity(2.5 * 2 ** 30, 2.5 * 2 ** 30 + 100)).toBe(MAX_LOG_BYTES);
   });
 
   it('refuses a length outside its buffer', () => {

@@ -1,6 +1,6 @@
 /** The growable byte buffer a run session keeps its log in. */
 
-import { chainValueBefore } from '../core/framing.js';
+import { chainValueBefore, MAX_LOG_BYTES } from '../core/framing.js';
 
 /** A run's log bytes: one buffer that grows by doubling, so appending is not a copy of the whole log. */
 export class LogBuffer {
@@ -42,7 +42,7 @@ export class LogBuffer {
     for (const p of parts) added += p.length;
     const needed = this.length + added;
     if (needed > this.buffer.length) {
-      const grown = new Uint8Array(Math.max(needed, this.buffer.length * 2, 4096));
+      const grown = new Uint8Array(grownCapacity(this.buffer.length, needed));
       grown.set(this.buffer.subarray(0, this.length));
       this.buffer = grown;
     }
@@ -51,4 +51,13 @@ export class LogBuffer {
       this.length += p.length;
     }
   }
+}
+
+/**
+ * The capacity a buffer of `capacity` bytes grows to when `needed` bytes must fit: doubling, but
+ * never past the most a log may hold (the session refuses records past it), which is also about
+ * what a typed array can be: doubled, a log of 2.5 GiB could not take its next record.
+ */
+export function grownCapacity(capacity: number, needed: number): number {
+  return Math.min(Math.max(needed, capacity * 2, 4096), Math.max(needed, MAX_LOG_BYTES));
 }

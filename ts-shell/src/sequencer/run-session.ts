@@ -6,7 +6,8 @@
  */
 
 import { chainOf, concatBytes } from '../core/codec.js';
-import { encodeRecordWithinLimits } from '../values.js';
+import { checkLogRoom, encodeRecordWithinLimits } from '../values.js';
+import { MAX_LOG_BYTES } from '../core/framing.js';
 import {
   EMPTY_SUMMARY, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type NextAction, type RecoveredRun,
   type Recovery,
@@ -217,7 +218,7 @@ export class RunSession {
     if (tailStart < runStarted.bytes.length) return false;
     // Zero-filled (a large allocation is mapped lazily), with room for the run's next appends.
     const byteLength = tailStart + total;
-    const buffer = new Uint8Array(byteLength + Math.min(byteLength, APPEND_ROOM_BYTES));
+    const buffer = new Uint8Array(Math.min(byteLength + Math.min(byteLength, APPEND_ROOM_BYTES), MAX_LOG_BYTES));
     buffer.set(runStarted.bytes, 0);
     let at = tailStart;
     for (const row of rows) {
@@ -413,6 +414,7 @@ export class RunSession {
       bytes += record.length;
       encoded[i] = record;
     }
+    checkLogRoom(this.log.byteLength, bytes, records[0]!, { runId: this.runId, ...(node === undefined ? {} : { node }) });
     this.log.push(encoded);
     this.staged.push({ seq: expectedSeq, node, encoded, status: statusAfterRecords(records) });
     this.stagedBytes += bytes;
