@@ -234,3 +234,51 @@ describe('runs across the descriptor format change', async () => {
     }
   });
 });
+
+describe('every change between two definitions is named, and nothing else', () => {
+  /** The changes a deploy may combine, each with the one difference that names it. */
+  const CHANGES = {
+    version: 'version changed from 1 to 2',
+    addNode: 'node extra added',
+    removeNode: 'node b removed',
+    reorder: 'node order changed',
+    route: 'node a route changed from ask to END',
+    addField: 'state schema: field extra added',
+    strict: 'state schema (the values it accepts): what it does with fields it does not name changed (strict, stripping, passthrough or catchall)',
+    refine: 'state schema changed (a constraint, a check or a type that is not a field\'s)',
+    resumeAddField: 'resume schema of ask: field by added',
+    resumeStrict: 'resume schema of ask (the values it accepts): what it does with fields it does not name changed (strict, stripping, passthrough or catchall)',
+  } as const;
+  type Change = keyof typeof CHANGES;
+
+  function definition(changes: ReadonlySet<Change>): Workflow {
+    const has = (c: Change) => changes.has(c);
+    const fields = { id: z.string(), n: z.number().optional(), ...(has('addField') ? { extra: z.string().optional() } : {}) };
+    const object = has('strict') ? z.strictObject(fields) : z.object(fields);
+    const state = has('refine') ? object.refine((s) => s.id !== '') : object;
+    const resumeFields = { ok: z.boolean(), ...(has('resumeAddField') ? { by: z.string() } : {}) };
+    const resume = has('resumeStrict') ? z.strictObject(resumeFields) : z.object(resumeFields);
+    const adders: Record<string, (b: any) => any> = {
+      a: (b) => b.pure('a', { run: () => ({}), next: has('route') ? END : 'ask' }),
+      b: (b) => b.pure('b', { run: () => ({}), next: () => END }),
+      ask: (b) => b.interrupt('ask', { resume, apply: () => ({}), next: () => END }),
+    };
+    const order = ['a', ...(has('removeNode') ? [] : ['b']), 'ask'];
+    if (has('reorder')) order.reverse();
+    let builder: any = workflow({ name: 'deploy', version: has('version') ? '2' : '1', state: state as z.ZodObject });
+    for (const name of order) builder = adders[name]!(builder);
+    if (has('addNode')) builder = builder.pure('extra', { run: () => ({}), next: () => END });
+    return builder.startAt('a').build();
+  }
+
+  it('property: the differences from the first definition to the changed one are exactly the changes made', () => {
+    const changes = fc.uniqueArray(fc.constantFrom(...(Object.keys(CHANGES) as Change[])), { maxLength: 10 });
+    fc.assert(
+      fc.property(changes, (made) => {
+        const differences = diffDescriptors(definition(new Set()).descriptor, definition(new Set(made)).descriptor);
+        expect([...differences].sort()).toEqual(made.map((c) => CHANGES[c]).sort());
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

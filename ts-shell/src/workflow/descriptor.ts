@@ -266,8 +266,10 @@ function diffNodes(recorded: NodeDescriptor[], current: NodeDescriptor[]): strin
       out.push(...diffSchemaPair(`resume schema of ${name}`, old.resume ?? null, old.resumeInput, now.resume ?? null, now.resumeInput));
     }
   }
-  const sameNames = recorded.length === current.length && recorded.every((n) => after.has(n.name));
-  if (out.length === 0 && sameNames && recorded.some((n, i) => n.name !== current[i]!.name)) out.push('node order changed');
+  // The order of the nodes both keep, whatever else changed (an added or removed node alone moves none).
+  const keptBefore = recorded.filter((n) => after.has(n.name));
+  const keptAfter = current.filter((n) => before.has(n.name));
+  if (keptBefore.some((n, i) => n.name !== keptAfter[i]!.name)) out.push('node order changed');
   return out;
 }
 
@@ -278,13 +280,16 @@ function routeText(next: NodeDescriptor['next']): string {
 
 /**
  * The differences of a schema recorded as what it returns and (format 2) what it accepts: those of
- * the output first; when it is the same, those of the input (a run recorded in format 1 has no
- * input schema: the input is not compared).
+ * the output, then those of the input that the output's do not already say (a strict object made
+ * of a stripping one shows only in the input, also when a field changed too). A run recorded in
+ * format 1 has no input schema: the input is not compared.
  */
 function diffSchemaPair(what: string, recordedOutput: Json, recordedInput: Json | undefined, currentOutput: Json, currentInput: Json | undefined): string[] {
   const output = diffSchema(what, recordedOutput, currentOutput);
-  if (output.length > 0 || recordedInput === undefined || currentInput === undefined) return output;
-  return diffSchema(`${what} (the values it accepts)`, recordedInput, currentInput);
+  if (recordedInput === undefined || currentInput === undefined) return output;
+  const inputWhat = `${what} (the values it accepts)`;
+  const said = new Set(output.map((d) => d.slice(what.length)));
+  return [...output, ...diffSchema(inputWhat, recordedInput, currentInput).filter((d) => !said.has(d.slice(inputWhat.length)))];
 }
 
 /** Names changed top-level properties of an object schema; otherwise says the schema changed. */
@@ -312,7 +317,19 @@ function diffSchema(what: string, recordedSchema: Json, currentSchema: Json): st
   if (isPlainObject(recorded) && isPlainObject(current) && canonicalJson(recorded['additionalProperties'] ?? null) !== canonicalJson(current['additionalProperties'] ?? null)) {
     out.push(`${what}: what it does with fields it does not name changed (strict, stripping, passthrough or catchall)`);
   }
-  return out.length > 0 ? out : [`${what} changed (a constraint, a check or a type that is not a field's)`];
+  // Anything else of the object (a refinement of the whole, a constraint), beside its fields.
+  if (out.length === 0 || canonicalJson(besidesFields(recorded)) !== canonicalJson(besidesFields(current))) {
+    out.push(`${what} changed (a constraint, a check or a type that is not a field's)`);
+  }
+  return out;
+}
+
+/** An object schema without what diffSchema names field by field. */
+function besidesFields(schema: Json): Json {
+  if (!isPlainObject(schema)) return schema;
+  const out: Record<string, Json> = Object.create(null);
+  for (const [key, value] of Object.entries(schema)) if (key !== 'properties' && key !== 'required' && key !== 'additionalProperties') out[key] = value;
+  return out;
 }
 
 function requiredFields(schema: Json): Set<string> {
