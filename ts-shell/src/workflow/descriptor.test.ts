@@ -172,6 +172,8 @@ describe('a changed schema is named field by field', () => {
       'state schema (the values it accepts): what it does with fields it does not name changed (strict, stripping, passthrough or catchall)',
     ]);
     expect(diff(o({ a: z.string() }), o({ a: z.string() }).refine(() => true))).toEqual(['state schema changed (a constraint, a check or a type that is not a field\'s)']);
+    // A transform of the whole is one change, said once (not again for the values it accepts).
+    expect(diff(o({ a: z.string() }), o({ a: z.string() }).transform((s) => s) as unknown as z.ZodObject)).toEqual(['state schema changed']);
   });
 });
 

@@ -288,9 +288,13 @@ function diffSchemaPair(what: string, recordedOutput: Json, recordedInput: Json 
   const output = diffSchema(what, recordedOutput, currentOutput);
   if (recordedInput === undefined || currentInput === undefined) return output;
   const inputWhat = `${what} (the values it accepts)`;
-  const said = new Set(output.map((d) => d.slice(what.length)));
-  return [...output, ...diffSchema(inputWhat, recordedInput, currentInput).filter((d) => !said.has(d.slice(inputWhat.length)))];
+  // "changed" (not an object) and "changed (a constraint, ...)" say the same of the whole schema.
+  const sentence = (d: string, subject: string) => d.slice(subject.length).replace(GENERIC_CHANGE, ' changed');
+  const said = new Set(output.map((d) => sentence(d, what)));
+  return [...output, ...diffSchema(inputWhat, recordedInput, currentInput).filter((d) => !said.has(sentence(d, inputWhat)))];
 }
+
+const GENERIC_CHANGE = " changed (a constraint, a check or a type that is not a field's)";
 
 /** Names changed top-level properties of an object schema; otherwise says the schema changed. */
 function diffSchema(what: string, recordedSchema: Json, currentSchema: Json): string[] {
@@ -319,7 +323,7 @@ function diffSchema(what: string, recordedSchema: Json, currentSchema: Json): st
   }
   // Anything else of the object (a refinement of the whole, a constraint), beside its fields.
   if (out.length === 0 || canonicalJson(besidesFields(recorded)) !== canonicalJson(besidesFields(current))) {
-    out.push(`${what} changed (a constraint, a check or a type that is not a field's)`);
+    out.push(`${what}${GENERIC_CHANGE}`);
   }
   return out;
 }
