@@ -4,7 +4,7 @@
 #   1. run the README quickstart (examples/quickstart/quickstart.mjs) with plain `node`, once on the
 #      Wasm core and once on the reference core, and the installed `remit` bin on its database;
 #   2. type-check a strict TypeScript consumer (scripts/consumer/) with skipLibCheck false and no
-#      @types packages;
+#      @types packages, also in a project whose own zod is a zod 4 other than the one remit pins;
 #   3. check the published types with @arethetypeswrong/cli (ESM-only profile);
 #   4. report installed size and package count (SQLite only, and with pg) and the cold import
 #      time of 'remit' under plain node (median of 9 fresh processes).
@@ -69,6 +69,23 @@ log "type-checking a strict TypeScript consumer (skipLibCheck false, no @types)"
 cp scripts/consumer/consumer.ts scripts/consumer/tsconfig.json "$app/"
 "$root/node_modules/.bin/tsc" -p "$app/tsconfig.json"
 log "  tsc: no errors"
+
+log "a service with its own zod 4 of another release than the one remit pins"
+# remit keeps its pinned zod (the fingerprints depend on what zod writes) in its own node_modules;
+# the service's schemas come from the service's zod. The quickstart must run and the strict
+# consumer must type-check (the state and resume types inferred, not lost to a class mismatch).
+other_zod=4.1.12
+zod_app="$work/app-other-zod"
+install_app "$zod_app" "zod@$other_zod"
+have_zod="$(node -p "require('$zod_app/node_modules/zod/package.json').version")"
+pinned_zod="$(node -p "require('$zod_app/node_modules/remit/node_modules/zod/package.json').version")"
+[ "$have_zod" = "$other_zod" ] && [ "$pinned_zod" != "$other_zod" ] ||
+  { echo "expected the service's zod $other_zod beside remit's own, got $have_zod and $pinned_zod" >&2; exit 1; }
+cp examples/quickstart/quickstart.mjs scripts/consumer/consumer.ts scripts/consumer/tsconfig.json "$zod_app/"
+out="$(cd "$zod_app" && node quickstart.mjs)"
+case "$out" in completed*) ;; *) echo "quickstart with zod $other_zod printed: $out" >&2; exit 1 ;; esac
+"$root/node_modules/.bin/tsc" -p "$zod_app/tsconfig.json"
+log "  zod $other_zod beside remit's $pinned_zod: quickstart completed, tsc: no errors"
 
 log "checking the published types (@arethetypeswrong/cli, esm-only profile)"
 "$root/node_modules/.bin/attw" "$remit_tgz" --profile esm-only --format ascii

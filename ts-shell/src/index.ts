@@ -9,7 +9,7 @@
 // Defining workflows.
 export { workflow, END, MAX_NODE_NAME_BYTES } from './workflow/workflow.js';
 export type {
-  WorkflowBuilder, Workflow, WorkflowOptions, StateOf, InputOf, ResumesOf, NodeContext, EffectContext, PureNodeSpec, EffectNodeSpec,
+  WorkflowBuilder, Workflow, WorkflowOptions, ZodSchemaLike, StateOf, InputOf, ResumesOf, NodeContext, EffectContext, PureNodeSpec, EffectNodeSpec,
   InterruptNodeSpec, Route, StateUpdate, NodeKindName, End,
 } from './workflow/workflow.js';
 export { fail, TerminalFailure } from './errors.js';

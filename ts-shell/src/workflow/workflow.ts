@@ -80,7 +80,19 @@ export interface EffectNodeSpec<S, R> {
   leaseMs?: number;
 }
 
-export interface InterruptNodeSpec<S, V extends z.ZodType> {
+/**
+ * A zod 4 schema as REMIT's types take it: what zod 4 declares of every schema for inference, its
+ * output and input types (`_zod.output`, `_zod.input`, read by `z.output` and `z.input`). Not
+ * `z.ZodType`, the class of the zod copy the package pins (its fingerprints depend on what zod
+ * writes): a schema made by the application's own zod 4 of another release is not assignable to
+ * that class (their methods differ), and the state type would be lost. At run time
+ * `isZodSchema` checks it structurally the same way.
+ */
+export interface ZodSchemaLike<O = unknown, I = unknown> {
+  readonly _zod: { readonly output: O; readonly input: I };
+}
+
+export interface InterruptNodeSpec<S, V extends ZodSchemaLike> {
   /** The schema of the resume value; checked before the interrupt is claimed. */
   resume: V;
   /** Folds the validated resume value into the state; pure. */
@@ -93,7 +105,7 @@ export type NodeDefinition<S> =
   | { kind: 'effect'; name: string; spec: EffectNodeSpec<S, unknown> }
   | { kind: 'interrupt'; name: string; spec: InterruptNodeSpec<S, z.ZodType> };
 
-export interface WorkflowOptions<Schema extends z.ZodType> {
+export interface WorkflowOptions<Schema extends ZodSchemaLike> {
   name: string;
   version: string;
   /** The state schema; the state type is inferred from it. Its output must be a JSON object. */
@@ -189,7 +201,7 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     return this.add({ kind: 'effect', name, spec: spec as EffectNodeSpec<S, unknown> });
   }
 
-  interrupt<N extends string, V extends z.ZodType>(name: N, spec: InterruptNodeSpec<S, V>): WorkflowBuilder<S, Input, Resumes & { [K in N]: z.input<V> }> {
+  interrupt<N extends string, V extends ZodSchemaLike>(name: N, spec: InterruptNodeSpec<S, V>): WorkflowBuilder<S, Input, Resumes & { [K in N]: z.input<V> }> {
     this.add({ kind: 'interrupt', name, spec: spec as unknown as InterruptNodeSpec<S, z.ZodType> });
     // The same builder, its type now knowing this node's resume value.
     return this as unknown as WorkflowBuilder<S, Input, Resumes & { [K in N]: z.input<V> }>;
@@ -321,7 +333,7 @@ function checkName(workflowName: string, name: string, what: 'node name' | 'work
 }
 
 /** Start a workflow definition; the state type is inferred from `options.state`. */
-export function workflow<Schema extends z.ZodType>(options: WorkflowOptions<Schema>): WorkflowBuilder<z.output<Schema>, z.input<Schema>> {
+export function workflow<Schema extends ZodSchemaLike>(options: WorkflowOptions<Schema>): WorkflowBuilder<z.output<Schema>, z.input<Schema>> {
   return new WorkflowBuilder(options as unknown as WorkflowOptions<z.ZodType<z.output<Schema>, z.input<Schema>>>);
 }
 
