@@ -86,6 +86,20 @@ out="$(cd "$zod_app" && node quickstart.mjs)"
 case "$out" in completed*) ;; *) echo "quickstart with zod $other_zod printed: $out" >&2; exit 1 ;; esac
 "$root/node_modules/.bin/tsc" -p "$zod_app/tsconfig.json"
 log "  zod $other_zod beside remit's $pinned_zod: quickstart completed, tsc: no errors"
+# What README says of upgrading zod: remit's pinned copy writes the fingerprinted JSON Schema, so a
+# plain schema fingerprints the same under either zod, but a string format's pattern comes from
+# the zod that built the schema.
+(cd "$zod_app" && node --input-type=module -e '
+  import { createRequire } from "node:module";
+  import * as theirs from "zod";
+  import { END, workflow } from "remit";
+  const ours = await import(createRequire(import.meta.resolve("remit")).resolve("zod"));
+  const fp = (z, email) => workflow({ name: "w", version: "1", state: z.object({ n: z.number().int().optional(), s: z.string(), ...(email ? { e: z.email() } : {}) }) })
+    .pure("a", { run: () => ({}), next: END }).build().fingerprintHex;
+  if (fp(theirs.z, false) !== fp(ours.z, false)) throw new Error("a plain schema fingerprints differently under two zod releases");
+  if (fp(theirs.z, true) === fp(ours.z, true)) throw new Error("z.email() fingerprints the same under two zod releases: README says otherwise");
+')
+log "  a plain schema has one fingerprint under both; z.email() one per zod release (README)"
 
 log "checking the published types (@arethetypeswrong/cli, esm-only profile)"
 "$root/node_modules/.bin/attw" "$remit_tgz" --profile esm-only --format ascii
