@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import * as remit from './index.js';
 
 const ERRORS_DOC = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+const CORE_API_DOC = readFileSync(new URL('../../docs/core-api.md', import.meta.url), 'utf8');
 
 /** The class names docs/errors.md writes in backticks: `SomethingError`, `InvariantViolation`, `TerminalFailure`. */
 function documentedClasses(): string[] {
@@ -42,5 +43,17 @@ describe('the error classes of docs/errors.md', () => {
     const { assert } = await import('./assert.js');
     expect(() => assert(false, 'x')).toThrow(remit.InvariantViolation);
     expect(() => assert(false, 'x')).toThrow(/^REMIT bug/);
+  });
+});
+
+describe('the error classes remit/core exports', () => {
+  it('are each named in docs/core-api.md or docs/errors.md, where a user of the entry looks up what it throws', async () => {
+    const core = (await import('./core/index.js')) as unknown as Record<string, unknown>;
+    const classes = Object.entries(core)
+      .filter(([, value]) => typeof value === 'function' && (value as { prototype: unknown }).prototype instanceof Error)
+      .map(([name]) => name);
+    expect(classes).toEqual(expect.arrayContaining(['CoreTrapError', 'EncodingError']));
+    const named = (name: string) => CORE_API_DOC.includes(`\`${name}\``) || ERRORS_DOC.includes(`\`${name}\``) || ERRORS_DOC.includes(` ${name} `);
+    expect(classes.filter((name) => !named(name))).toEqual([]);
   });
 });
