@@ -93,14 +93,47 @@ describe('the fingerprint counts what a schema accepts, not how it is written', 
     expect(Object.keys(normalized.properties)).toEqual(['__proto__', 'a']);
   });
 
-  it('records format 2, and keeps the format-1 fingerprint of the same definition', () => {
-    const wf = flowOf(z.object({ n: z.number().describe('a count'), s: z.string() }));
+  it('records format 3, and keeps the format-1 and format-2 fingerprints of the same definition', () => {
+    const state = () => z.object({ n: z.number().describe('a count'), s: z.string().describe('a name').nullable() });
+    const wf = flowOf(state());
     expect(wf.descriptor.format).toBe(DESCRIPTOR_FORMAT);
-    expect(DESCRIPTOR_FORMAT).toBe(2);
-    const former = describeWorkflow({ ...wf, stateSchema: z.object({ n: z.number().describe('a count'), s: z.string() }) }, 1);
-    expect(former.format).toBe(1);
-    expect(wf.formerFingerprints).toEqual([Buffer.from(fingerprintOf(former)).toString('hex')]);
+    expect(DESCRIPTOR_FORMAT).toBe(3);
+    const former = ([1, 2] as const).map((format) => describeWorkflow({ ...wf, stateSchema: state() }, format));
+    expect(former.map((d) => d.format)).toEqual([1, 2]);
+    expect(wf.formerFingerprints).toEqual(former.map((d) => Buffer.from(fingerprintOf(d)).toString('hex')));
     expect(wf.formerFingerprints).not.toContain(wf.fingerprintHex);
+  });
+
+  /** Schemas whose JSON Schema zod writes in another form when a member carries a description. */
+  const NESTED: readonly ((note: string | null) => z.ZodType)[] = [
+    (note) => (note === null ? z.string() : z.string().describe(note)).nullable(),
+    (note) => z.union([note === null ? z.number() : z.number().meta({ title: note }), z.boolean()]),
+    (note) => z.intersection(note === null ? z.object({ p: z.string() }) : z.object({ p: z.string().describe(note) }).describe(note), z.object({ q: z.number() })),
+    (note) => z.array((note === null ? z.string() : z.string().describe(note)).nullable()),
+    (note) => {
+      // A recursive schema: zod writes it in $defs, under an id numbered in the order it meets it.
+      const tree: z.ZodType = z.lazy(() => z.object({ label: note === null ? z.string() : z.string().describe(note), kids: z.array(tree) }));
+      return tree;
+    },
+    (note) => {
+      const list: z.ZodType = z.lazy(() => z.object({ head: note === null ? z.number() : z.number().describe(note), tail: list.nullable() }));
+      return list;
+    },
+  ];
+
+  it('property: descriptions inside a nullable, a union, an intersection or a recursive schema, and the order of such fields, keep the fingerprint', () => {
+    const fields = fc.uniqueArray(fc.record({ name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), kind: fc.nat({ max: NESTED.length - 1 }), note: fc.string({ minLength: 1, maxLength: 8 }) }),
+      { minLength: 1, maxLength: 5, selector: (f) => f.name });
+    const objectOfNested = (specs: readonly { name: string; kind: number; note: string }[], described: boolean) =>
+      z.object(Object.fromEntries(specs.map((f) => [f.name, NESTED[f.kind]!(described ? f.note : null)])));
+    fc.assert(
+      fc.property(fields.chain((specs) => fc.tuple(fc.constant(specs), permuted(specs))), ([specs, reordered]) => {
+        const plain = flowOf(objectOfNested(specs, false), objectOfNested(specs, false));
+        const written = flowOf(objectOfNested(reordered, true), objectOfNested(reordered, true));
+        expect(written.fingerprintHex).toBe(plain.fingerprintHex);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 
@@ -177,9 +210,9 @@ describe('a changed schema is named field by field', () => {
   });
 });
 
-/** `wf` as the first releases built it: the format-1 descriptor and fingerprint. */
-function asFormatOne(wf: Workflow, state: z.ZodObject): Workflow {
-  const descriptor = describeWorkflow({ ...wf, stateSchema: state }, 1);
+/** `wf` as earlier releases built it: the descriptor and fingerprint of `format` (1 or 2). */
+function asFormatOne(wf: Workflow, state: z.ZodObject, format: 1 | 2 = 1): Workflow {
+  const descriptor = describeWorkflow({ ...wf, stateSchema: state }, format);
   const fingerprint = fingerprintOf(descriptor);
   return { ...wf, descriptor, fingerprint, fingerprintHex: Buffer.from(fingerprint).toString('hex'), formerFingerprints: [] };
 }
@@ -211,7 +244,15 @@ describe('runs across the descriptor format change', async () => {
     expect(done.status).toBe('completed');
   });
 
-  it('a run started under format 2 resumes after its fields were reordered and described', async () => {
+  it('a run started under format 2 resumes under the same definition, built by this release', async () => {
+    const state = () => z.object({ a: z.string().describe('first').nullable(), b: z.number() });
+    const current = flowOf(state());
+    const { store, interruptId } = await parkedUnder(asFormatOne(current, state(), 2));
+    const done = await new Remit(store, core, [current]).resume('r', interruptId, { ok: true });
+    expect(done.status).toBe('completed');
+  });
+
+  it('a run started under format 3 resumes after its fields were reordered and described', async () => {
     const { store, interruptId } = await parkedUnder(flowOf(State()));
     const rewritten = flowOf(z.object({ b: z.number().describe('second'), a: z.string() }).describe('the state'));
     const done = await new Remit(store, core, [rewritten]).resume('r', interruptId, { ok: true });
@@ -229,7 +270,7 @@ describe('runs across the descriptor format change', async () => {
 
   it('a real change is still refused, and named, whatever the format the run was started under', async () => {
     const changed = flowOf(z.object({ a: z.string(), b: z.string() }));
-    for (const wf of [flowOf(State()), asFormatOne(flowOf(State()), State())]) {
+    for (const wf of [flowOf(State()), asFormatOne(flowOf(State()), State()), asFormatOne(flowOf(State()), State(), 2)]) {
       const { store, interruptId } = await parkedUnder(wf);
       const refused = await new Remit(store, core, [changed]).resume('r', interruptId, { ok: true }).then(() => null, (e: unknown) => e);
       expect(refused).toMatchObject({ code: 'REMIT_DEFINITION_MISMATCH', differences: ['state schema: field b changed'] });

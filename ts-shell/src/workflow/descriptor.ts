@@ -7,7 +7,7 @@
  * (a function route is "dynamic"), the state schema and each interrupt's resume schema as JSON
  * Schema (zod 4's `z.toJSONSchema`).
  *
- * Format 2 (current) records each schema twice, as what it returns (`io: 'output'`) and as what it
+ * Format 2 records each schema twice, as what it returns (`io: 'output'`) and as what it
  * accepts (`io: 'input'`: a strict object and a stripping one differ only there, and so do a
  * preprocess or a prefault), each annotated (`x-remit-zod`, zodNotes) with what JSON Schema
  * cannot say: a type it writes as "any" (a date, a custom schema, a transform or pipe), coercion,
@@ -17,10 +17,15 @@
  * `.describe()` does not refuse every run started before. Not seen, in any format: the body of a
  * function (a transform's, a refinement's, a custom schema's): keep a version bump for those.
  *
+ * Format 3 (current) is format 2 with the annotations removed before zod finishes its JSON Schema,
+ * and the definitions zod generates for recursive schemas numbered independently of field order
+ * (formatThreeSchema): in format 2, a `.describe()` on a member of a nullable, a union or an
+ * intersection, or the order of fields holding recursive schemas, changed the fingerprint.
+ *
  * Format 1 (the first releases) recorded the output JSON Schema as zod wrote it, unannotated, so
  * its fingerprint changed with the order of `required` and with descriptions, and missed what
- * only the input or the annotations show; a workflow keeps that fingerprint too
- * (`formerFingerprints`), so runs started under format 1 continue under the same definition
+ * only the input or the annotations show. A workflow keeps its format-1 and format-2 fingerprints
+ * too (`formerFingerprints`), so runs started under either continue under the same definition
  * after an upgrade.
  */
 
@@ -29,8 +34,8 @@ import { z } from 'zod';
 import { canonicalJson, isPlainObject, utf8, type Json } from '../json.js';
 import type { NodeDefinition } from './workflow.js';
 
-/** The descriptor format new runs record (see the header comment for what changed in 2). */
-export const DESCRIPTOR_FORMAT = 2;
+/** The descriptor format new runs record (see the header comment for what changed in 2 and 3). */
+export const DESCRIPTOR_FORMAT = 3;
 
 export interface NodeDescriptor {
   name: string;
@@ -63,8 +68,8 @@ interface DescribableWorkflow {
 }
 
 /** The workflow's descriptor in `format` (the current one unless a former fingerprint is computed). */
-export function describeWorkflow(wf: DescribableWorkflow, format: 1 | 2 = DESCRIPTOR_FORMAT): WorkflowDescriptor {
-  const describe = (schema: z.ZodType) => (format === 1 ? { output: formatOneSchema(schema) } : formatTwoSchema(schema));
+export function describeWorkflow(wf: DescribableWorkflow, format: 1 | 2 | 3 = DESCRIPTOR_FORMAT): WorkflowDescriptor {
+  const describe = (schema: z.ZodType) => (format === 1 ? { output: formatOneSchema(schema) } : format === 2 ? formatTwoSchema(schema) : formatThreeSchema(schema));
   const state = describe(wf.stateSchema);
   return {
     format,
@@ -101,6 +106,83 @@ function formatTwoSchema(schema: z.ZodType): SchemaPair {
     output: normalizeSchema(jsonSchemaOf(schema, { io: 'output', override: zodNotes })),
     input: normalizeSchema(jsonSchemaOf(schema, { io: 'input', override: zodNotes })),
   };
+}
+
+/**
+ * Format 3's schema: format 2's, with the annotations removed before zod finishes its JSON Schema
+ * (zod writes a union of bare types as a `type` list, and folds an intersection of objects into one
+ * object, only when no member carries a description or title: in format 2, `.describe()` on a
+ * member of a nullable, a union or an intersection changed the fingerprint), and the definitions
+ * zod generates for recursive schemas (`__schema0`, ...) numbered in an order that does not depend
+ * on the order of the fields (canonicalDefinitionIds).
+ */
+function formatThreeSchema(schema: z.ZodType): SchemaPair {
+  const override = (ctx: OverrideContext) => {
+    for (const key of ANNOTATION_KEYWORDS) delete ctx.jsonSchema[key];
+    zodNotes(ctx);
+  };
+  return {
+    output: canonicalDefinitionIds(normalizeSchema(jsonSchemaOf(schema, { io: 'output', override }))),
+    input: canonicalDefinitionIds(normalizeSchema(jsonSchemaOf(schema, { io: 'input', override }))),
+  };
+}
+
+/** The ids zod generates for definitions it extracts (a recursive schema); ids given with `.meta({ id })` are kept. */
+const GENERATED_ID = /^__schema\d+$/;
+const DEFS_REF_PREFIX = '#/$defs/';
+
+/**
+ * `schema` with its generated `$defs` ids renamed `__schema0`, `__schema1`, ... in the order a walk
+ * meets their first `$ref`, the walk visiting object keys sorted (a field's name, not its place)
+ * and each definition's body when its first reference is met. zod numbers them in the order it
+ * meets the schemas, which follows the order of the fields.
+ */
+function canonicalDefinitionIds(schema: Json): Json {
+  if (!isPlainObject(schema) || !isPlainObject(schema['$defs'])) return schema;
+  const defs = schema['$defs'];
+  const renamed = new Map<string, string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (!isPlainObject(value)) return;
+    for (const key of Object.keys(value).sort()) {
+      const v = value[key];
+      if (key === '$ref' && typeof v === 'string' && v.startsWith(DEFS_REF_PREFIX)) {
+        const id = v.slice(DEFS_REF_PREFIX.length);
+        if (GENERATED_ID.test(id) && !renamed.has(id) && Object.hasOwn(defs, id)) {
+          renamed.set(id, `__schema${renamed.size}`);
+          visit(defs[id]);
+        }
+      } else if (!(value === schema && key === '$defs')) {
+        visit(v);
+      }
+    }
+  };
+  visit(schema);
+  // Definitions no reference reaches (zod writes none) are numbered after the others, by their ids.
+  for (const id of Object.keys(defs).sort()) if (GENERATED_ID.test(id) && !renamed.has(id)) renamed.set(id, `__schema${renamed.size}`);
+  if ([...renamed].every(([from, to]) => from === to)) return schema;
+  const rewrite = (value: Json): Json => {
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (!isPlainObject(value)) return value;
+    const out: Record<string, Json> = Object.create(null);
+    for (const [key, v] of Object.entries(value)) {
+      if (key === '$ref' && typeof v === 'string' && v.startsWith(DEFS_REF_PREFIX)) {
+        const id = v.slice(DEFS_REF_PREFIX.length);
+        out[key] = DEFS_REF_PREFIX + (renamed.get(id) ?? id);
+      } else if (value === schema && key === '$defs' && isPlainObject(v)) {
+        const map: Record<string, Json> = Object.create(null);
+        for (const [id, body] of Object.entries(v)) map[renamed.get(id) ?? id] = rewrite(body);
+        out[key] = map;
+      } else {
+        out[key] = rewrite(v);
+      }
+    }
+    return out;
+  };
+  return rewrite(schema);
 }
 
 function jsonSchemaOf(schema: z.ZodType, options: { io: 'input' | 'output'; override?: (ctx: OverrideContext) => void }): Json {

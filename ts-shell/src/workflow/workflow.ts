@@ -143,7 +143,7 @@ export interface Workflow<S = any, Input = any, Resumes extends object = Record<
   readonly fingerprint: Uint8Array;
   readonly fingerprintHex: string;
   /**
-   * The hex fingerprints of this same definition under earlier descriptor formats (format 1):
+   * The hex fingerprints of this same definition under earlier descriptor formats (formats 1 and 2):
    * a run whose RUN_STARTED records one of them was started by an earlier release under this
    * definition, and continues.
    */
@@ -246,7 +246,7 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     const stateSchema = this.options.state;
     let former: readonly string[] | undefined;
     const formerFingerprints = (): readonly string[] =>
-      (former ??= Object.freeze([Buffer.from(fingerprintOf(describeWorkflow({ name: wf, version, start, stateSchema, nodes, nodeOrder }, 1))).toString('hex')]));
+      (former ??= Object.freeze(([1, 2] as const).map((format) => Buffer.from(fingerprintOf(describeWorkflow({ name: wf, version, start, stateSchema, nodes, nodeOrder }, format))).toString('hex'))));
     const guardedNodes = new Map<string, NodeDefinition<S>>();
     for (const def of this.definitions) {
       guardedNodes.set(def.name, def.kind === 'interrupt'
