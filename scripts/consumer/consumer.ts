@@ -47,6 +47,17 @@ export async function coreAndPostgres(options: PostgresStoreOptions): Promise<Re
   return createCore('reference');
 }
 
+/** A switch over RunResult's status handles the guide's four statuses, and the compiler knows there is no other. */
+export function describe(run: RunResult): string {
+  switch (run.status) {
+    case 'parked': return `parked at ${run.interrupt.id}`;
+    case 'failed': return `failed: ${run.failure.code}`;
+    case 'completed': return 'completed';
+    case 'running': return 'running elsewhere';
+    default: { const none: never = run; return none; }
+  }
+}
+
 /** Start-up: recover what a crash interrupted, repair a torn tail when that is safe, report the rest. */
 export async function startUp(remit: Remit): Promise<Array<RepairResult | RunDamage>> {
   const out: Array<RepairResult | RunDamage> = [];

@@ -36,12 +36,13 @@ export interface RunResultBase<S = unknown> {
 /**
  * Where a run stands, as recovered from its durable log. Narrowed by `status`: a parked run has
  * its `interrupt` (`if (run.status === 'parked') run.interrupt.id`), a failed one its `failure`,
- * and no other status has either.
+ * and no other status has either. Never `empty`: a run without records is RunNotFoundError, so
+ * a switch over `status` handles the four statuses of docs/guide.md ("Running") and no more.
  */
 export type RunResult<S = unknown> =
   | (RunResultBase<S> & { status: 'parked'; interrupt: ParkedInterrupt; failure?: undefined })
   | (RunResultBase<S> & { status: 'failed'; failure: RunFailureView; interrupt?: undefined })
-  | (RunResultBase<S> & { status: Exclude<RunStatusName, 'parked' | 'failed'>; interrupt?: undefined; failure?: undefined });
+  | (RunResultBase<S> & { status: Exclude<RunStatusName, 'parked' | 'failed' | 'empty'>; interrupt?: undefined; failure?: undefined });
 
 /** How the sequencer batches its appends (RemitOptions). */
 export interface SequencingOptions {

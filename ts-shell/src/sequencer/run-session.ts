@@ -16,7 +16,7 @@ import { ConflictError, DefinitionMismatchError, LogCorruptError, StoreError, Un
 import { NO_HOOKS, type FaultInfo, type SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
-import { diffDescriptors, type WorkflowDescriptor } from '../workflow/descriptor.js';
+import { DESCRIPTOR_FORMAT, describeWorkflow, diffDescriptors, type WorkflowDescriptor } from '../workflow/descriptor.js';
 import { END, type Workflow } from '../workflow/workflow.js';
 import { LogBuffer } from './log-buffer.js';
 import { damageError, diagnoseRows, namingRecordSeq, type RunDamage } from './log-health.js';
@@ -369,7 +369,10 @@ export class RunSession {
       } catch {
         recorded = null;
       }
-      const differences = recorded ? diffDescriptors(recorded, wf.descriptor) : ['the recorded definition is unreadable'];
+      // A run recorded in an earlier descriptor format is compared with this definition described in
+      // format 2, which says each schema as that run's record does (format 1's differences are read from it too).
+      const current = recorded && typeof recorded.format === 'number' && recorded.format < DESCRIPTOR_FORMAT ? describeWorkflow(wf, 2) : wf.descriptor;
+      const differences = recorded ? diffDescriptors(recorded, current) : ['the recorded definition is unreadable'];
       throw new DefinitionMismatchError(this.runId, name, differences);
     }
     this.checkedWorkflow = wf;
@@ -574,7 +577,9 @@ export class RunSession {
     if (failure) {
       return { ...base, status: 'failed', failure: { node: fromUtf8(failure.node), code: fromUtf8(failure.code), message: fromUtf8(failure.message) } };
     }
-    return { ...base, status: status as Exclude<typeof status, 'parked' | 'failed'> };
+    // Never empty: recover() threw RunNotFoundError for a log without records.
+    assert(status !== 'empty', () => `run ${this.runId} has no records`);
+    return { ...base, status: status as Exclude<typeof status, 'parked' | 'failed' | 'empty'> };
   }
 
   /**
