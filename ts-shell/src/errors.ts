@@ -370,12 +370,17 @@ export class EffectInFlightError extends RemitError {
     readonly owner: string,
     /** When the lease runs out by the owner's clock (epoch ms). */
     readonly leaseExpiresAtMs: number,
-    /** How long to wait before trying again (at least 1). */
+    /**
+     * How long to wait before trying again (at least 1): the lease's remaining time, or, when
+     * `runningHere`, a short poll interval (that call ends when its handler returns, lease or not).
+     */
     readonly retryAfterMs: number,
+    /** A call of this process (a Remit instance here, under the owner's id) is running the attempt. */
+    readonly runningHere = false,
   ) {
     super(
       `attempt ${attempt} of effect ${key} is in flight (owner ${owner || '?'}, lease until ${new Date(leaseExpiresAtMs).toISOString()}); ` +
-        `no handler was called and nothing was written; retry after ${retryAfterMs} ms`,
+        `no handler was called and nothing was written; retry after ${retryAfterMs} ms (${runningHere ? 'a call in this process is running it: a poll interval, not the lease\'s remaining time' : 'when its lease runs out'})`,
       { runId, seq: attemptSeq, node },
     );
   }

@@ -13,10 +13,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCore } from '../core/index.js';
+import { EffectInFlightError } from '../errors.js';
 import type { SequencerHooks } from '../faults.js';
 import { Remit } from '../remit.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { cliInProcess } from '../../test-support/cli-in-process.js';
+import { inFlightAdvice } from './main.js';
 import { mail } from '../../test-support/mail-workflow.js';
 
 const COUNTER_MODULE = fileURLToPath(new URL('../../test-support/counter-workflow.ts', import.meta.url));
@@ -118,6 +120,17 @@ describe("commander's own refusals", () => {
 });
 
 describe('an effect attempt in flight', () => {
+  it('the --wait printed is the lease\'s remaining time: retryAfterMs, or, when a call in this process runs the attempt, the lease (retryAfterMs is a poll interval then)', () => {
+    const leaseUntil = Date.now() + 40_000;
+    const elsewhere = inFlightAdvice(new EffectInFlightError('m1', 2, 'send', 'm1/send/1', 1, 'replica-a', leaseUntil, 39_500));
+    expect(elsewhere).toMatch(/^ {2}wait for it: `remit .*continue --wait 39500 m1` waits up to 39500 ms, until its lease runs out; or, if its owner replica-a crashed/);
+    const here = inFlightAdvice(new EffectInFlightError('m1', 2, 'send', 'm1/send/1', 1, 'replica-a', leaseUntil, 50, true));
+    const waitMs = Number(/--wait (\d+)/.exec(here)![1]);
+    expect(waitMs).toBeGreaterThan(35_000);
+    expect(waitMs).toBeLessThanOrEqual(40_000);
+    expect(here).toMatch(/^ {2}a call in this process was running it \(retryAfterMs 50 is a poll interval, not the lease's remaining time\); wait for it: `remit .*continue --wait \d+ m1` waits up to \d+ ms, until its lease runs out/);
+  });
+
   it('the error says how to wait for it (--wait) and how to take it over (--instance-id), and both commands work as printed', async () => {
     const db = join(cwd, 'in-flight.db');
     // replica-a claims attempt 1 and stops (a crash) before its handler runs.

@@ -74,11 +74,20 @@ const MAX_WAIT_MS = 86_400_000;
 export function inFlightAdvice(error: EffectInFlightError): string {
   const runId = error.runId ?? '<runId>';
   const continueWith = (option: string) => `${suggestCommand('continue')} ${option} ${runId.startsWith('-') ? '-- ' : ''}${shellWord(runId)}`;
-  // The wait printed is the one the error knows: until the lease runs out (within --wait's range).
-  const waitMs = Math.min(Math.max(1, Math.ceil(Number(error.retryAfterMs) || 1)), MAX_WAIT_MS);
-  const wait = `wait for it: \`${continueWith(`--wait ${waitMs}`)}\` waits up to ${waitMs} ms, until its lease runs out`;
+  const waitMs = leaseWaitMs(error);
+  const poll = error.runningHere ? `a call in this process was running it (retryAfterMs ${error.retryAfterMs} is a poll interval, not the lease's remaining time); ` : '';
+  const wait = `${poll}wait for it: \`${continueWith(`--wait ${waitMs}`)}\` waits up to ${waitMs} ms, until its lease runs out`;
   if (error.owner === '') return `  ${wait}`;
   return `  ${wait}; or, if its owner ${error.owner} crashed, reuse that instance id: \`${continueWith(`--instance-id=${shellWord(error.owner)}`)}\` takes its attempts over at once (never while a process with that id may still be running)`;
+}
+
+/**
+ * The lease's remaining time (within --wait's range): retryAfterMs, except when a call in this
+ * process runs the attempt, where retryAfterMs is a poll interval and the lease says how long.
+ */
+function leaseWaitMs(error: EffectInFlightError): number {
+  const remaining = error.runningHere ? error.leaseExpiresAtMs - Date.now() : Number(error.retryAfterMs);
+  return Math.min(Math.max(1, Math.ceil(remaining || 1)), MAX_WAIT_MS);
 }
 
 /**

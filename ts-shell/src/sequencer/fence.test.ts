@@ -19,7 +19,7 @@ import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { logFacts } from '../../test-support/contract-checks.js';
 import { pauseAt } from '../../test-support/pause-at.js';
 import { END, workflow } from '../workflow/workflow.js';
-import { decideTakeover, decodeLease, encodeLease, inFlightCalls, type FenceSettings } from './fence.js';
+import { decideTakeover, decodeLease, encodeLease, inFlightCalls, OWN_CALL_RETRY_MS, type FenceSettings } from './fence.js';
 
 const core = await createCore('reference');
 
@@ -31,10 +31,15 @@ describe('the takeover rule', () => {
     expect(decideTakeover(null, me, false)).toEqual({ takeover: true, reason: 'lease-unreadable' });
   });
   it('leaves alone a live lease of another instance, and any attempt a call of this process is running', () => {
-    expect(decideTakeover({ owner: 'other', leaseUntilMs: 5_001 }, me, false)).toEqual({ takeover: false, owner: 'other', leaseExpiresAtMs: 5_001, retryAfterMs: 1 });
+    expect(decideTakeover({ owner: 'other', leaseUntilMs: 5_001 }, me, false)).toEqual({ takeover: false, owner: 'other', leaseExpiresAtMs: 5_001, retryAfterMs: 1, runningHere: false });
     expect(decideTakeover({ owner: 'other', leaseUntilMs: 9_000 }, me, false)).toMatchObject({ takeover: false, retryAfterMs: 4_000 });
     expect(decideTakeover({ owner: 'me', leaseUntilMs: 99_000 }, me, true)).toMatchObject({ takeover: false, owner: 'me' });
     expect(decideTakeover({ owner: 'other', leaseUntilMs: 0 }, me, true)).toMatchObject({ takeover: false, owner: 'other' });
+  });
+  it('retryAfterMs is the lease\'s remaining time, except for a call of this process: then a poll interval, whatever the lease says', () => {
+    expect(decideTakeover({ owner: 'other', leaseUntilMs: 9_000 }, me, false)).toEqual({ takeover: false, owner: 'other', leaseExpiresAtMs: 9_000, retryAfterMs: 4_000, runningHere: false });
+    expect(decideTakeover({ owner: 'other', leaseUntilMs: 99_000 }, me, true)).toEqual({ takeover: false, owner: 'other', leaseExpiresAtMs: 99_000, retryAfterMs: OWN_CALL_RETRY_MS, runningHere: true });
+    expect(OWN_CALL_RETRY_MS).toBe(50);
   });
   it('leases round-trip; anything else is unreadable', () => {
     expect(decodeLease(encodeLease({ owner: 'a', leaseUntilMs: 12 }))).toEqual({ owner: 'a', leaseUntilMs: 12 });
@@ -155,6 +160,30 @@ describe('the fence end to end (memory store, reference core)', () => {
     expect(t.calls).toEqual(['r/send/1#2']);
     const waiting = await Promise.all(Array.from({ length: 4 }, (_, i) => t.remit({ instanceId: `w${i}` }).continueRun('r', { waitForEffectMs: 1_000 })));
     expect(waiting.map((r) => r.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+  });
+
+  it('another instance: retryAfterMs is the lease\'s remaining time and the message says so', async () => {
+    const t = setup();
+    await t.crashAfterAttempt('replica-a', 'r', 30_000);
+    const error = await t.remit({ instanceId: 'replica-b', now: () => Date.now() }).continueRun('r').catch((e) => e);
+    expect(error).toMatchObject({ code: 'REMIT_EFFECT_IN_FLIGHT', runningHere: false });
+    expect(Math.abs(error.retryAfterMs - (error.leaseExpiresAtMs - Date.now()))).toBeLessThan(1_000);
+    expect(error.message).toMatch(new RegExp(`; retry after ${error.retryAfterMs} ms \\(when its lease runs out\\) \\[`));
+  });
+
+  it('another Remit instance of this process running the attempt: retryAfterMs is a poll interval, not the lease, and the message says so', async () => {
+    let release!: () => void;
+    const gate = new Promise<string>((resolve) => (release = () => resolve('ok')));
+    const t = setup({ handler: () => gate });
+    const first = t.remit({ instanceId: 'replica-a', effectLeaseMs: 60_000 }).start(t.wf, { n: 0 }, { runId: 'r' });
+    while (t.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    const error = await t.remit({ instanceId: 'replica-b' }).continueRun('r').catch((e) => e);
+    expect(error).toMatchObject({ code: 'REMIT_EFFECT_IN_FLIGHT', owner: 'replica-a', retryAfterMs: 50, runningHere: true });
+    expect(error.leaseExpiresAtMs - Date.now()).toBeGreaterThan(50_000);
+    expect(error.message).toMatch(/; retry after 50 ms \(a call in this process is running it: a poll interval, not the lease's remaining time\) \[/);
+    expect(error.toJSON()).toMatchObject({ retryAfterMs: 50, runningHere: true });
+    release();
+    expect((await first).status).toBe('completed');
   });
 
   it('a call of this process running the attempt is never overtaken by another call of the same instance, even after its lease', async () => {

@@ -123,10 +123,14 @@ export const inFlightCalls = new InFlightCalls(sharedCalls());
 /** Whether a sequencer may claim the next attempt of an attempt that has no outcome yet, and why. */
 export type TakeoverDecision =
   | { takeover: true; reason: 'lease-expired' | 'own-idle' | 'lease-unreadable' }
-  | { takeover: false; owner: string; leaseExpiresAtMs: number; retryAfterMs: number };
+  | { takeover: false; owner: string; leaseExpiresAtMs: number; retryAfterMs: number; runningHere: boolean };
 
-/** How long to wait before looking again at an attempt whose owner runs in this very process. */
-const OWN_CALL_RETRY_MS = 50;
+/**
+ * How long to wait before looking again at an attempt a call of this very process is running: a
+ * poll interval, not the lease's remaining time, since that call ends whenever its handler returns
+ * (and keeps the attempt past its lease if the handler is slow).
+ */
+export const OWN_CALL_RETRY_MS = 50;
 
 /**
  * The takeover rule (docs/guide.md, "Concurrent sequencers"). Attempt a of an effect has no outcome;
@@ -142,10 +146,11 @@ const OWN_CALL_RETRY_MS = 50;
 export function decideTakeover(lease: Lease | null, settings: FenceSettings, runningHere: boolean): TakeoverDecision {
   const now = settings.now();
   if (runningHere) {
-    return { takeover: false, owner: lease?.owner ?? '', leaseExpiresAtMs: lease?.leaseUntilMs ?? now, retryAfterMs: OWN_CALL_RETRY_MS };
+    return { takeover: false, owner: lease?.owner ?? '', leaseExpiresAtMs: lease?.leaseUntilMs ?? now, retryAfterMs: OWN_CALL_RETRY_MS, runningHere: true };
   }
   if (lease === null) return { takeover: true, reason: 'lease-unreadable' };
   if (lease.owner === settings.instanceId) return { takeover: true, reason: 'own-idle' };
   if (now >= lease.leaseUntilMs) return { takeover: true, reason: 'lease-expired' };
-  return { takeover: false, owner: lease.owner, leaseExpiresAtMs: lease.leaseUntilMs, retryAfterMs: Math.max(1, Math.ceil(lease.leaseUntilMs - now)) };
+  const retryAfterMs = Math.max(1, Math.ceil(lease.leaseUntilMs - now));
+  return { takeover: false, owner: lease.owner, leaseExpiresAtMs: lease.leaseUntilMs, retryAfterMs, runningHere: false };
 }

@@ -17,7 +17,7 @@ import {
 import { assert, unreachable } from '../assert.js';
 import { effectKey, interruptId } from '../ids.js';
 import { withArticle } from '../display.js';
-import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls } from './fence.js';
+import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls, OWN_CALL_RETRY_MS } from './fence.js';
 import { fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
 import { durableText, durableValue, validate } from '../values.js';
@@ -178,7 +178,7 @@ export class Step {
     const decision = decideTakeover(lease, fence, runningHere);
     if (!decision.takeover) {
       throw new EffectInFlightError(
-        this.runId, action.attemptSeq, name, key, action.attempt, decision.owner, decision.leaseExpiresAtMs, decision.retryAfterMs,
+        this.runId, action.attemptSeq, name, key, action.attempt, decision.owner, decision.leaseExpiresAtMs, decision.retryAfterMs, decision.runningHere,
       );
     }
     await this.claimAndCall(name, key, action.attempt + 1, []);
@@ -203,9 +203,9 @@ export class Step {
       const now = fence.now();
       if (before.length > 0) {
         const leaseUntilMs = now + (def.spec.leaseMs ?? fence.effectLeaseMs);
-        throw new EffectInFlightError(this.runId, this.nextSeq + before.length, name, key, attempt, fence.instanceId, leaseUntilMs, 50);
+        throw new EffectInFlightError(this.runId, this.nextSeq + before.length, name, key, attempt, fence.instanceId, leaseUntilMs, OWN_CALL_RETRY_MS, true);
       }
-      throw new EffectInFlightError(this.runId, this.nextSeq - 1, name, key, attempt - 1, fence.instanceId, now, 50);
+      throw new EffectInFlightError(this.runId, this.nextSeq - 1, name, key, attempt - 1, fence.instanceId, now, OWN_CALL_RETRY_MS, true);
     }
     try {
       const attemptSeq = this.nextSeq + before.length;
