@@ -252,6 +252,17 @@ describe('runs across the descriptor format change', async () => {
     expect(done.status).toBe('completed');
   });
 
+  it('a run started under format 2 is told only of the real change, not of what format 3 writes differently', async () => {
+    const state = () => z.object({ a: z.string().describe('first').nullable(), b: z.number() });
+    const { store, interruptId } = await parkedUnder(asFormatOne(flowOf(state()), state(), 2));
+    const bumped = workflow({ name: 'shape', version: '2', state: state() })
+      .interrupt('ask', { resume: z.object({ ok: z.boolean() }), apply: () => ({}), next: 'done' })
+      .pure('done', { run: () => ({}), next: END })
+      .build();
+    const refused = await new Remit(store, core, [bumped]).resume('r', interruptId, { ok: true }).then(() => null, (e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'REMIT_DEFINITION_MISMATCH', differences: ['version changed from 1 to 2'] });
+  });
+
   it('a run started under format 3 resumes after its fields were reordered and described', async () => {
     const { store, interruptId } = await parkedUnder(flowOf(State()));
     const rewritten = flowOf(z.object({ b: z.number().describe('second'), a: z.string() }).describe('the state'));
