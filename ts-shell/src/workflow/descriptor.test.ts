@@ -121,6 +121,19 @@ describe('the fingerprint counts what a schema accepts, not how it is written', 
     },
   ];
 
+  it('numbers recursive schemas inside a schema given an id (.meta({ id })) independently of field order', () => {
+    const tree = (label: string) => {
+      const node: z.ZodType = z.lazy(() => z.object({ [label]: z.number(), kids: z.array(node) }));
+      return node;
+    };
+    const holder = (tFirst: boolean) => {
+      const t = tree('x');
+      const u = tree('y');
+      return z.object(tFirst ? { t, u } : { u, t }).meta({ id: 'Holder' });
+    };
+    expect(flowOf(z.object({ h: holder(false) })).fingerprintHex).toBe(flowOf(z.object({ h: holder(true) })).fingerprintHex);
+  });
+
   it('property: descriptions inside a nullable, a union, an intersection or a recursive schema, and the order of such fields, keep the fingerprint', () => {
     const fields = fc.uniqueArray(fc.record({ name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), kind: fc.nat({ max: NESTED.length - 1 }), note: fc.string({ minLength: 1, maxLength: 8 }) }),
       { minLength: 1, maxLength: 5, selector: (f) => f.name });

@@ -134,13 +134,15 @@ const DEFS_REF_PREFIX = '#/$defs/';
 /**
  * `schema` with its generated `$defs` ids renamed `__schema0`, `__schema1`, ... in the order a walk
  * meets their first `$ref`, the walk visiting object keys sorted (a field's name, not its place)
- * and each definition's body when its first reference is met. zod numbers them in the order it
+ * and each definition's body (one with an id given by `.meta({ id })` too) when its first
+ * reference is met. zod numbers them in the order it
  * meets the schemas, which follows the order of the fields.
  */
 function canonicalDefinitionIds(schema: Json): Json {
   if (!isPlainObject(schema) || !isPlainObject(schema['$defs'])) return schema;
   const defs = schema['$defs'];
   const renamed = new Map<string, string>();
+  const visited = new Set<string>();
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) {
       for (const item of value) visit(item);
@@ -151,8 +153,9 @@ function canonicalDefinitionIds(schema: Json): Json {
       const v = value[key];
       if (key === '$ref' && typeof v === 'string' && v.startsWith(DEFS_REF_PREFIX)) {
         const id = v.slice(DEFS_REF_PREFIX.length);
-        if (GENERATED_ID.test(id) && !renamed.has(id) && Object.hasOwn(defs, id)) {
-          renamed.set(id, `__schema${renamed.size}`);
+        if (!visited.has(id) && Object.hasOwn(defs, id)) {
+          visited.add(id);
+          if (GENERATED_ID.test(id)) renamed.set(id, `__schema${renamed.size}`);
           visit(defs[id]);
         }
       } else if (!(value === schema && key === '$defs')) {
