@@ -60,18 +60,14 @@ export async function dropSchemas(url: string, schemas: Iterable<string>): Promi
 }
 
 /**
- * A TCP relay between the store and the server that can lose a reply: after `armLoseReply(marker)`,
- * the next client message containing `marker` is delivered to the server, the server's answer is
- * swallowed, and both sockets are cut. The server has by then executed (and committed) the
- * statement; the client only sees a broken connection. That is the ambiguous commit.
+ * A TCP relay on a free loopback port to the server at `upstreamHost:upstreamPort`: what each
+ * connection does is the subclass's `relay`. `stop()` cuts every connection and closes the port.
  */
-export class ReplyLosingProxy {
+abstract class TcpRelay {
   private server: net.Server | undefined;
-  private marker: string | undefined;
-  readonly sockets = new Set<net.Socket>();
-  lostReplies = 0;
+  protected readonly sockets = new Set<net.Socket>();
 
-  constructor(private readonly upstreamHost: string, private readonly upstreamPort: number) {}
+  constructor(protected readonly upstreamHost: string, protected readonly upstreamPort: number) {}
 
   async start(): Promise<number> {
     this.server = net.createServer((client) => this.relay(client));
@@ -79,16 +75,31 @@ export class ReplyLosingProxy {
     return (this.server!.address() as net.AddressInfo).port;
   }
 
-  armLoseReply(marker: string): void {
-    this.marker = marker;
-  }
-
   async stop(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  private relay(client: net.Socket): void {
+  protected abstract relay(client: net.Socket): void;
+}
+
+/**
+ * A TCP relay between the store and the server that can lose a reply: after `armLoseReply(marker)`,
+ * the next client message containing `marker` is delivered to the server, the server's answer is
+ * swallowed, and both sockets are cut. The server has by then executed (and committed) the
+ * statement; the client only sees a broken connection. That is the ambiguous commit.
+ */
+export class ReplyLosingProxy extends TcpRelay {
+  private marker: string | undefined;
+  lostReplies = 0;
+
+
+  armLoseReply(marker: string): void {
+    this.marker = marker;
+  }
+
+
+  protected relay(client: net.Socket): void {
     const upstream = net.connect(this.upstreamPort, this.upstreamHost);
     this.sockets.add(client).add(upstream);
     let losing = false;
@@ -125,19 +136,10 @@ export class ReplyLosingProxy {
  * to the client, then both sockets are reset. Depending on where the cut falls, the server never
  * got the statement, ran it and lost its reply, or got only part of it.
  */
-export class CuttingProxy {
-  private server: net.Server | undefined;
+export class CuttingProxy extends TcpRelay {
   private armed: { marker: string; requestBytes: number; replyBytes: number } | undefined;
-  private readonly sockets = new Set<net.Socket>();
   cuts = 0;
 
-  constructor(private readonly upstreamHost: string, private readonly upstreamPort: number) {}
-
-  async start(): Promise<number> {
-    this.server = net.createServer((client) => this.relay(client));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return (this.server!.address() as net.AddressInfo).port;
-  }
 
   armCut(marker: string, cut: { requestBytes?: number; replyBytes: number }): void {
     this.armed = { marker, requestBytes: cut.requestBytes ?? Infinity, replyBytes: cut.replyBytes };
@@ -152,12 +154,8 @@ export class CuttingProxy {
     this.armed = undefined;
   }
 
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
 
-  private relay(client: net.Socket): void {
+  protected relay(client: net.Socket): void {
     const upstream = net.connect(this.upstreamPort, this.upstreamHost);
     this.sockets.add(client).add(upstream);
     let budget: { requestBytes: number; replyBytes: number } | undefined;

@@ -14,12 +14,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createCore } from '../core/index.js';
 import { StoreError } from '../errors.js';
 import { Remit } from '../remit.js';
-import { END, workflow } from '../workflow/workflow.js';
 import { openSqliteStore } from './sqlite.js';
+import { chargeAfterApproval } from '../../test-support/charge-workflow.js';
 
 const notRoot = typeof process.getuid === 'function' && process.getuid() !== 0;
 const skipReason = notRoot ? ' (SKIPPED: needs root to mount a small tmpfs)' : '';
@@ -55,21 +54,7 @@ function fill(leaveBytes: number): () => void {
   return () => rmSync(filler, { force: true });
 }
 
-function makeWorkflow(calls: string[], failOnce: Set<string>) {
-  return workflow({ name: 'full', version: '1', state: z.object({ n: z.number(), target: z.number(), ok: z.boolean().optional(), id: z.string().optional() }) })
-    .pure('step', { run: (s) => ({ n: s.n + 1 }), next: (s) => (s.n >= s.target ? 'ask' : 'step') })
-    .interrupt('ask', { resume: z.boolean(), apply: (_s, ok) => ({ ok }), next: 'charge' })
-    .effect('charge', {
-      run: async (_s, { idempotencyKey }) => {
-        calls.push(idempotencyKey);
-        if (failOnce.delete(idempotencyKey)) throw new Error('outside system down');
-        return { id: `c-${idempotencyKey}` };
-      },
-      apply: (_s, r: { id: string }) => ({ id: r.id }),
-      next: END,
-    })
-    .build();
-}
+const makeWorkflow = (calls: string[], failOnce: Set<string>) => chargeAfterApproval('full', calls, failOnce);
 
 type Operation = 'start (a group of pure steps)' | 'resume' | 'continue into an effect attempt' | 'fork' | 'repair a torn record' | 'repair a status hint';
 

@@ -14,33 +14,17 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createCore } from '../core/index.js';
 import { StoreError } from '../errors.js';
 import { Remit } from '../remit.js';
-import { END, workflow } from '../workflow/workflow.js';
 import { openSqliteStore } from './sqlite.js';
+import { chargeAfterApproval } from '../../test-support/charge-workflow.js';
 
 const core = await createCore('reference');
 const root = mkdtempSync(join(tmpdir(), 'remit-replaced-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** Handler calls by key; a key listed in `failOnce` throws at its first call (its attempt is released). */
-function makeWorkflow(calls: string[], failOnce: Set<string>) {
-  return workflow({ name: 'replaced', version: '1', state: z.object({ n: z.number(), ok: z.boolean().optional(), id: z.string().optional() }) })
-    .pure('step', { run: (s) => ({ n: s.n + 1 }), next: (s) => (s.n >= 5 ? 'ask' : 'step') })
-    .interrupt('ask', { resume: z.boolean(), apply: (_s, ok) => ({ ok }), next: 'charge' })
-    .effect('charge', {
-      run: async (_s, { idempotencyKey }) => {
-        calls.push(idempotencyKey);
-        if (failOnce.delete(idempotencyKey)) throw new Error('outside system down');
-        return { id: `c-${idempotencyKey}` };
-      },
-      apply: (_s, r: { id: string }) => ({ id: r.id }),
-      next: END,
-    })
-    .build();
-}
+const makeWorkflow = (calls: string[], failOnce: Set<string>) => chargeAfterApproval('replaced', calls, failOnce);
 
 type Kind = 'deleted' | 'moved away' | 'restored from a copy';
 type Operation = 'start' | 'resume' | 'continue into an effect attempt' | 'fork';
