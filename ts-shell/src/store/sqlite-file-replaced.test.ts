@@ -8,7 +8,7 @@
  * restored file, the runs continue from where they were.
  */
 
-import { copyFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -94,52 +94,5 @@ describe('a SQLite file deleted or replaced while a store has it open', () => {
         await again.close();
       },
     ), { numRuns: 24 });
-  });
-
-  it('a write after the -wal file was deleted or replaced is refused (FILE_REPLACED), and what was committed is copied into the database file first', async () => {
-    let case_ = 0;
-    await fc.assert(fc.asyncProperty(
-      fc.constantFrom('deleted', 'replaced by an empty file'),
-      fc.constantFrom<Operation>('start', 'resume', 'continue into an effect attempt', 'fork'),
-      async (kind, operation) => {
-        const dir = join(root, `w${case_++}`);
-        const file = join(dir, 'remit.db');
-        const calls: string[] = [];
-        const wf = makeWorkflow(calls, new Set(['retry/charge/9']));
-        const remit = new Remit(openSqliteStore(file), core, [wf]);
-        const parked = await remit.start(wf, { n: 0 }, { runId: 'parked' });
-        const retry = await remit.start(wf, { n: 0 }, { runId: 'retry' });
-        if (parked.status !== 'parked' || retry.status !== 'parked') throw new Error('setup: not parked');
-        await expect(remit.resume('retry', retry.interrupt.id, true)).rejects.toThrow(/outside system down/);
-
-        rmSync(`${file}-wal`);
-        if (kind === 'replaced by an empty file') writeFileSync(`${file}-wal`, '');
-        const write: Record<Operation, () => Promise<unknown>> = {
-          start: () => remit.start(wf, { n: 0 }, { runId: 'fresh' }),
-          resume: () => remit.resume('parked', parked.interrupt.id, true),
-          'continue into an effect attempt': () => remit.continueRun('retry'),
-          fork: () => remit.fork('parked', 1, { newRunId: 'forked' }),
-        };
-        const error = await write[operation]().then(() => undefined, (e: unknown) => e);
-        expect(error, `${operation} after the -wal was ${kind}`).toBeInstanceOf(StoreError);
-        expect(error).toMatchObject({ storeCode: 'FILE_REPLACED' });
-        expect((error as StoreError).message).toMatch(/copied into the database file/);
-        expect(calls).toEqual(['retry/charge/9']);
-
-        // The database file alone (what a crash of this process would leave) holds every commit.
-        copyFileSync(file, join(dir, 'alone.db'));
-        const alone = new Database(join(dir, 'alone.db'), { readonly: true });
-        const counts = alone.prepare('SELECT run_id, count(*) AS n FROM remit_records GROUP BY run_id ORDER BY run_id').all();
-        alone.close();
-        expect(counts).toEqual([{ run_id: 'parked', n: parked.headSeq + 1 }, { run_id: 'retry', n: 12 }]);
-        await remit.close();
-
-        const again = new Remit(openSqliteStore(file), core, [wf]);
-        for (const run of await again.runs()) expect((await again.scrub(run.runId)).damage).toBeNull();
-        expect(await again.resume('parked', parked.interrupt.id, true)).toMatchObject({ status: 'completed' });
-        expect(await again.continueRun('retry')).toMatchObject({ status: 'completed' });
-        await again.close();
-      },
-    ), { numRuns: 16 });
   });
 });

@@ -345,11 +345,8 @@ export class SqliteStore implements Store {
   private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint) => ForkOutcome;
   private readonly removeLast: (runId: string, seq: number, expected: Uint8Array) => boolean;
   private readonly correctStatuses: (corrections: readonly RunStatusCorrection[]) => number;
-  /**
-   * The device and inode of the database file and of its WAL (`-wal`) when the store opened them
-   * (none for ":memory:"; no WAL when SQLite had none then).
-   */
-  private readonly fileIdentity: { db: string; wal: string | undefined } | undefined;
+  /** The device and inode of the database file when the store opened it (none for ":memory:"). */
+  private readonly fileIdentity: string | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     // Every check below comes before the file system is touched (resolve() only computes).
@@ -475,9 +472,9 @@ export class SqliteStore implements Store {
 
   /**
    * Set the connection up (busy timeout, WAL, synchronous, the layout) and return the identity of
-   * the files it opened: every write checks the paths still name them (checkSameFile).
+   * the file it opened: every write checks the path still names it (checkSameFile).
    */
-  private openConnection(busyTimeoutMs: number, synchronous: string): { db: string; wal: string | undefined } | undefined {
+  private openConnection(busyTimeoutMs: number, synchronous: string): string | undefined {
     this.wrap('open', {}, () => {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       enableWal(this.db, busyTimeoutMs);
@@ -492,10 +489,7 @@ export class SqliteStore implements Store {
         migrate(this.db);
       }).immediate();
     });
-    if (this.path === ':memory:') return undefined;
-    // The connection holds its WAL open from here on, and SQLite removes a WAL only when its last
-    // connection closes: while the store is open, the -wal path names this file.
-    return this.wrap('open', {}, () => ({ db: fileIdentityOf(this.path), wal: identityIfThere(`${this.path}-wal`) }));
+    return this.path === ':memory:' ? undefined : this.wrap('open', {}, () => fileIdentityOf(this.path));
   }
 
   /**
@@ -640,10 +634,7 @@ export class SqliteStore implements Store {
    * deleted, moved away or replaced (a restore copied over it by rename, a cleanup that removed
    * it) while the store is open leaves this connection writing to a file no one else sees, and
    * gone once it closes: each such commit would be reported committed and then lost. Refused
-   * instead, with nothing written: StoreError FILE_REPLACED naming the operation and the run. So
-   * is a write after the -wal file was deleted or replaced: the commits since the last checkpoint
-   * were only in the WAL this connection holds (lost if the process is killed, and another
-   * process's open fails or loses them); they are copied into the database file first.
+   * instead, with nothing written: StoreError FILE_REPLACED naming the operation and the run.
    */
   private write<T>(operation: string, subject: { runId?: string; seq?: number }, step: () => T): T {
     return this.wrap(operation, subject, () => {
@@ -654,32 +645,17 @@ export class SqliteStore implements Store {
 
   private checkSameFile(operation: string, subject: { runId?: string; seq?: number }): void {
     if (this.fileIdentity === undefined || !this.db.open) return;
-    const db = identityIfThere(this.path);
-    if (db !== this.fileIdentity.db) {
-      const what = db === undefined ? 'was deleted or moved away' : 'was replaced by another file';
-      throw new StoreError(this.description, operation, 'FILE_REPLACED', subject, new Error(
-        `the database file ${this.path} ${what} since this store opened it; its writes would go to the file it opened, which the path no longer names, ` +
-          'and be lost when it closes, so nothing was written: close this store (the Remit instance) and open the path again',
-      ));
-    }
-    if (this.fileIdentity.wal === undefined) return;
-    const wal = identityIfThere(`${this.path}-wal`);
-    if (wal === this.fileIdentity.wal) return;
-    // The commits since the last checkpoint are only in the WAL this connection holds, which no
-    // other process can open any more and which a crash of this one would lose: copied into the
-    // database file now, while they can be.
-    let copied: string;
+    let now: string | undefined;
     try {
-      this.db.pragma('wal_checkpoint(FULL)');
-      copied = 'the commits it held were copied into the database file';
+      now = fileIdentityOf(this.path);
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      copied = `the commits it held could not be copied into the database file (${typeof code === 'string' ? code : String(error)}): do not stop this process before it closes the store`;
+      if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
     }
-    const what = wal === undefined ? 'was deleted' : 'was replaced by another file';
+    if (now === this.fileIdentity) return;
+    const what = now === undefined ? 'was deleted or moved away' : 'was replaced by another file';
     throw new StoreError(this.description, operation, 'FILE_REPLACED', subject, new Error(
-      `the WAL file ${this.path}-wal ${what} while this store had the database open; ${copied}; nothing was written: ` +
-        'close this store (the Remit instance) and open the path again',
+      `the database file ${this.path} ${what} since this store opened it; its writes would go to the file it opened, which the path no longer names, ` +
+        'and be lost when it closes, so nothing was written: close this store (the Remit instance) and open the path again',
     ));
   }
 
@@ -715,16 +691,6 @@ function storageClassOf(value: unknown): NotBytes {
 function fileIdentityOf(path: string): string {
   const stats = statSync(path, { bigint: true });
   return `${stats.dev}:${stats.ino}`;
-}
-
-/** fileIdentityOf, or undefined when nothing is at `path`. */
-function identityIfThere(path: string): string | undefined {
-  try {
-    return fileIdentityOf(path);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
-    throw error;
-  }
 }
 
 /** The run's next seq from its largest stored seq (null: no records). */
