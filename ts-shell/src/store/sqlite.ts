@@ -347,6 +347,8 @@ export class SqliteStore implements Store {
   private readonly correctStatuses: (corrections: readonly RunStatusCorrection[]) => number;
   /** The device and inode of the database file when the store opened it (none for ":memory:"). */
   private readonly fileIdentity: string | undefined;
+  /** Set by close(): every later call is StoreError CLOSED, as the memory and PostgreSQL stores give. */
+  private closed = false;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     // Every check below comes before the file system is touched (resolve() only computes).
@@ -626,6 +628,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.db.open) this.db.close();
   }
 
@@ -661,6 +664,9 @@ export class SqliteStore implements Store {
 
   /** Run a synchronous database step; any driver error becomes a StoreError with its SQLite code. */
   private wrap<T>(operation: string, subject: { runId?: string; seq?: number }, step: () => T): T {
+    // better-sqlite3 says only "The database connection is not open" (a TypeError without a code,
+    // which read as SQLITE_ERROR): a closed store is CLOSED, naming the operation and the run.
+    if (this.closed) throw new StoreError(this.description, operation, 'CLOSED', subject, new Error('the store was closed'));
     try {
       return step();
     } catch (error) {

@@ -1,0 +1,144 @@
+/**
+ * One Node process, the public API used as a new user writes it: concurrent calls on one run and
+ * on many, two instances on one SQLite file, close() while runs are in flight, calls after it, and
+ * the errors each gets (class, code, and the run, seq and node they name). Real stores: memory and
+ * SQLite in a temporary folder.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  AlreadyConsumedError, ConflictError, createRemit, EffectInFlightError, END, NotParkedError, openMemoryStore, openSqliteStore, RunExistsError,
+  StoreError, workflow,
+} from './index.js';
+import { testRecord } from './testing/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'remit-one-process-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const rejection = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a rejection'); }, (error: unknown) => error);
+
+/** An effect whose handler takes `ms`, counting its calls. */
+function slowCharge(ms: number) {
+  const calls: string[] = [];
+  const wf = workflow({ name: 'charge', version: '1', state: z.object({ n: z.number(), receipt: z.string().optional() }) })
+    .effect('charge', {
+      run: async (_s, { idempotencyKey }) => {
+        calls.push(idempotencyKey);
+        await sleep(ms);
+        return { receipt: `r-${idempotencyKey}` };
+      },
+      apply: (_s, result) => ({ receipt: result.receipt }),
+      next: END,
+    })
+    .build();
+  return { wf, calls };
+}
+
+const approval = workflow({ name: 'approval', version: '1', state: z.object({ n: z.number(), ok: z.boolean().optional() }) })
+  .pure('count', { run: async (s) => { await sleep(50); return { n: s.n + 1 }; }, next: 'ask' })
+  .interrupt('ask', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => ({ ok: v.ok }), next: END })
+  .build();
+
+describe('a closed SQLite store', () => {
+  it('refuses every call with StoreError CLOSED naming the operation, the run and the seq, as the memory store does', async () => {
+    for (const store of [openSqliteStore(join(dir, 'closed.db')), openMemoryStore()]) {
+      await store.close();
+      // better-sqlite3's own refusal ("The database connection is not open") read as SQLITE_ERROR.
+      await expect(store.append('r', 1, [testRecord(1)])).rejects.toMatchObject({ code: 'REMIT_STORE', storeCode: 'CLOSED', operation: 'append', runId: 'r', seq: 1 });
+      await expect(store.readRecords('r')).rejects.toMatchObject({ storeCode: 'CLOSED', operation: 'readRecords', runId: 'r' });
+      await expect(store.listRuns()).rejects.toMatchObject({ storeCode: 'CLOSED', operation: 'listRuns' });
+      await store.close(); // twice is fine
+    }
+  });
+});
+
+describe('concurrent calls in one instance', () => {
+  it('of five resumes of one interrupt at once exactly one wins; the others are AlreadyConsumedError naming the winner\'s claim', async () => {
+    const remit = await createRemit({ store: openSqliteStore(join(dir, 'resumes.db')), workflows: [approval], core: 'reference' });
+    const parked = await remit.start(approval, { n: 0 }, { runId: 'p' });
+    if (parked.status !== 'parked') throw new Error('expected a park');
+    const outcomes = await Promise.allSettled([1, 2, 3, 4, 5].map(() => remit.resume('p', parked.interrupt.id, { ok: true })));
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const o of outcomes) {
+      if (o.status === 'rejected') expect(o.reason).toMatchObject({ constructor: AlreadyConsumedError, runId: 'p', seq: 3, node: 'ask', interruptId: 'ask@2' });
+    }
+    await remit.close();
+  });
+
+  it('of four starts under one run id one starts the run; the others are RunExistsError naming it at seq 0', async () => {
+    const remit = await createRemit({ store: openMemoryStore(), workflows: [approval], core: 'reference' });
+    const outcomes = await Promise.allSettled([1, 2, 3, 4].map((n) => remit.start(approval, { n }, { runId: 'same' })));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ constructor: RunExistsError, runId: 'same', seq: 0 });
+    expect((await remit.runs()).map((r) => r.runId)).toEqual(['same']);
+    await remit.close();
+  });
+
+  it('a resume or continue racing a start still running its first node is refused, typed, and the start parks as if alone', async () => {
+    const remit = await createRemit({ store: openMemoryStore(), workflows: [approval], core: 'reference' });
+    const starting = remit.start(approval, { n: 0 }, { runId: 'early' });
+    await sleep(10);
+    expect(await rejection(remit.resume('early', 'ask@2', { ok: true }))).toMatchObject({ constructor: NotParkedError, runId: 'early', status: 'running' });
+    // The continue runs the (deterministic) pure node too; the start's append commits first.
+    expect(await rejection(remit.continueRun('early'))).toMatchObject({ constructor: ConflictError, runId: 'early', seq: 1 });
+    await expect(starting).resolves.toMatchObject({ status: 'parked', state: { n: 1 }, interrupt: { id: 'ask@2' } });
+    await remit.close();
+  });
+
+  it('a continue of a run whose handler this instance is running is EffectInFlightError (runningHere) naming run, seq and node; with waitForEffectMs it returns the run, the handler called once', async () => {
+    const { wf, calls } = slowCharge(150);
+    const remit = await createRemit({ store: openSqliteStore(join(dir, 'inflight.db')), workflows: [wf], core: 'reference' });
+    const starting = remit.start(wf, { n: 1 }, { runId: 'busy' });
+    await sleep(40);
+    expect(await rejection(remit.continueRun('busy'))).toMatchObject({
+      constructor: EffectInFlightError, runId: 'busy', seq: 2, node: 'charge', key: 'busy/charge/1', runningHere: true, retryAfterMs: 50,
+    });
+    await expect(remit.continueRun('busy', { waitForEffectMs: 2000 })).resolves.toMatchObject({ status: 'completed' });
+    await expect(starting).resolves.toMatchObject({ status: 'completed' });
+    expect(calls).toEqual(['busy/charge/1']);
+    await remit.close();
+  });
+
+  it('twenty runs started and continued at once on one SQLite file by two instances all complete, each handler once', async () => {
+    const { wf, calls } = slowCharge(5);
+    const db = join(dir, 'many.db');
+    const a = await createRemit({ store: openSqliteStore(db), workflows: [wf], core: 'reference' });
+    const b = await createRemit({ store: openSqliteStore(db), workflows: [wf], core: 'reference' });
+    const ids = Array.from({ length: 20 }, (_, i) => `m${i}`);
+    const started = await Promise.allSettled(ids.map((id, i) => (i % 2 === 0 ? a : b).start(wf, { n: i }, { runId: id })));
+    expect(started.every((o) => o.status === 'fulfilled' && o.value.status === 'completed')).toBe(true);
+    const continued = await Promise.all(ids.map((id, i) => (i % 2 === 0 ? b : a).continueRun(id)));
+    expect(continued.every((r) => r.status === 'completed')).toBe(true);
+    expect([...calls].sort()).toEqual(ids.map((id) => `${id}/charge/1`).sort());
+    await Promise.all([a.close(), b.close()]);
+  });
+});
+
+describe('close() with runs in flight', () => {
+  it('lets a run in flight finish, refuses a later call naming its run, and a new instance on the file sees every run', async () => {
+    const { wf, calls } = slowCharge(100);
+    const db = join(dir, 'closing.db');
+    const remit = await createRemit({ store: openSqliteStore(db), workflows: [wf], core: 'reference' });
+    const starting = remit.start(wf, { n: 1 }, { runId: 'c1' });
+    await sleep(20);
+    const waiting = remit.continueRun('c1', { waitForEffectMs: 5000 });
+    await sleep(20);
+    const closing = remit.close();
+    // The waiting continue stops at close(), having called nothing; the start finishes its effect.
+    expect(await rejection(waiting)).toMatchObject({ constructor: EffectInFlightError, runId: 'c1', runningHere: true });
+    await expect(starting).resolves.toMatchObject({ status: 'completed' });
+    await closing;
+    expect(await rejection(remit.start(wf, { n: 2 }, { runId: 'c2' }))).toMatchObject({ constructor: StoreError, storeCode: 'CLOSED', operation: 'start', runId: 'c2' });
+    expect(await rejection(remit.resume('c1', 'x@1', {}))).toMatchObject({ storeCode: 'CLOSED', operation: 'resume', runId: 'c1' });
+    const next = await createRemit({ store: openSqliteStore(db), workflows: [wf], core: 'reference' });
+    expect((await next.runs()).map((r) => [r.runId, r.status])).toEqual([['c1', 'completed']]);
+    expect(calls).toEqual(['c1/charge/1']);
+    await next.close();
+  });
+});
