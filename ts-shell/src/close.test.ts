@@ -26,10 +26,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('close()', () => {
   it('waits for a run whose effect handler is running; the handler is called once across a restart', async () => {
     let calls = 0;
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => { entered = r; });
     const charge = workflow({ name: 'charge', version: '1', state: z.object({ ok: z.boolean().optional() }) })
       .effect('charge', {
         run: async () => {
           calls++;
+          entered();
           await new Promise((r) => setTimeout(r, 100));
           return { ok: true };
         },
@@ -41,7 +44,7 @@ describe('close()', () => {
     const core = await createCore('reference');
     const first = new Remit(new SqliteStore(db), core, [charge]);
     const running = first.start(charge, {}, { runId: 'r' });
-    await new Promise((r) => setTimeout(r, 20));
+    await inHandler; // close() comes while the handler runs, not before it began
     const closing = first.close();
     await expect(running).resolves.toMatchObject({ status: 'completed', state: { ok: true } });
     await closing;
@@ -106,10 +109,16 @@ describe('close()', () => {
     const remit = new Remit(new SqliteStore(db), core, [charge], undefined, {}, { instanceId: 'closing' });
     const continuing = remit.continueRun('w', { waitForEffectMs: 60_000 }).catch((e: unknown) => e);
     const recovering = remit.recoverAll({ waitForEffectMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 100));
+    // Both calls are in their wait (asleep between two reads of the run), recoverAll's too: a
+    // close() that came before recoverAll took the run up would report it CLOSED (not looked at),
+    // not EffectInFlightError. A fixed sleep did not make sure of that on a loaded machine.
+    const sleeping = (remit as unknown as { sleeping: Set<unknown> }).sleeping;
+    expect(sleeping).toBeInstanceOf(Set);
+    while (sleeping.size < 2) await new Promise((r) => setTimeout(r, 5));
     const began = Date.now();
     await remit.close();
-    expect(Date.now() - began).toBeLessThan(2_000);
+    // Not the wait's 60 s, nor attempt 1's 30 s lease (the wait would end there and take it over).
+    expect(Date.now() - began).toBeLessThan(15_000);
     expect(await continuing).toBeInstanceOf(EffectInFlightError);
     expect(await continuing).toMatchObject({ runId: 'w', node: 'charge', owner: 'dead', attempt: 1 });
     const [outcome] = await recovering;
