@@ -20,14 +20,15 @@ const module = new URL('../../test-support/fence-thread.worker.ts', import.meta.
 
 type Outcome = { name: string; status?: string; code?: string; owner?: string };
 
-function thread(data: Record<string, unknown>): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(boot, { workerData: { module, ...data } });
-    let outcome: Outcome | undefined;
-    worker.once('message', (m: Outcome) => (outcome = m));
+function thread(data: Record<string, unknown>): { worker: Worker; outcome: Promise<Outcome> } {
+  const worker = new Worker(boot, { workerData: { module, ...data } });
+  const outcome = new Promise<Outcome>((resolve, reject) => {
+    let posted: Outcome | undefined;
+    worker.once('message', (m: Outcome) => (posted = m));
     worker.once('error', reject);
-    worker.once('exit', () => (outcome ? resolve(outcome) : reject(new Error(`thread ${String(data['name'])} posted nothing`))));
+    worker.once('exit', () => (posted ? resolve(posted) : reject(new Error(`thread ${String(data['name'])} posted nothing`))));
   });
+  return { worker, outcome };
 }
 
 const calls = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { name: string; attempt: number });
@@ -36,8 +37,10 @@ describe('worker threads sharing one instance id on one SQLite file', () => {
   it('a thread continuing the run while another thread runs its handler calls nothing: EffectInFlightError', async () => {
     const db = join(root, 'threads.db');
     const callsFile = join(root, 'calls.jsonl');
-    const common = { db, calls: callsFile, instanceId: 'pod-1', handlerMs: 3_000 };
-    const starting = thread({ ...common, op: 'start', name: 'A' });
+    const common = { db, calls: callsFile, instanceId: 'pod-1' };
+    // A's handler returns only once B has its outcome (a 3 s handler was over before B's thread
+    // had even loaded on a slow machine: B then found the run completed).
+    const starting = thread({ ...common, op: 'start', name: 'A', holdHandler: true });
     // B starts once A's handler is running (its call is in the file).
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
@@ -46,8 +49,13 @@ describe('worker threads sharing one instance id on one SQLite file', () => {
       } catch { /* not written yet */ }
       await new Promise((r) => setTimeout(r, 20));
     }
-    const continuing = await thread({ ...common, op: 'continue', name: 'B', handlerMs: 0 });
-    const started = await starting;
+    let continuing: Outcome;
+    try {
+      continuing = await thread({ ...common, op: 'continue', name: 'B', holdHandler: false }).outcome;
+    } finally {
+      starting.worker.postMessage('release');
+    }
+    const started = await starting.outcome;
     expect(calls(callsFile).map((c) => `${c.name}#${c.attempt}`)).toEqual(['A#1']);
     expect(started).toEqual({ name: 'A', status: 'completed' });
     expect(continuing).toMatchObject({ name: 'B', code: 'REMIT_EFFECT_IN_FLIGHT' });
