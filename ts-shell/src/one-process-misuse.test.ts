@@ -57,6 +57,25 @@ describe('a closed SQLite store', () => {
   });
 });
 
+describe('two instances given one store object', () => {
+  it('the close() of one does not cut off the other\'s effect: its EFFECT_DONE is recorded, the handler called once; the last close() closes the store', async () => {
+    const { wf, calls } = slowCharge(150);
+    const store = openSqliteStore(join(dir, 'shared.db'));
+    const a = await createRemit({ store, workflows: [wf], core: 'reference' });
+    const b = await createRemit({ store, workflows: [wf], core: 'reference' });
+    const running = b.start(wf, { n: 1 }, { runId: 'shared' });
+    await sleep(40);
+    await a.close();
+    // Before the fix a.close() closed the store under b: the handler ran, its EFFECT_DONE could
+    // not be written, and every other instance was refused the run until the lease expired.
+    await expect(running).resolves.toMatchObject({ status: 'completed', state: { receipt: 'r-shared/charge/1' } });
+    await expect(b.status('shared')).resolves.toMatchObject({ status: 'completed' });
+    await b.close();
+    await expect(store.readRecords('shared')).rejects.toMatchObject({ storeCode: 'CLOSED' });
+    expect(calls).toEqual(['shared/charge/1']);
+  });
+});
+
 describe('concurrent calls in one instance', () => {
   it('of five resumes of one interrupt at once exactly one wins; the others are AlreadyConsumedError naming the winner\'s claim', async () => {
     const remit = await createRemit({ store: openSqliteStore(join(dir, 'resumes.db')), workflows: [approval], core: 'reference' });

@@ -429,6 +429,14 @@ function closedError(store: string, operation: TrackedOperation, runId: unknown,
   return new StoreError(store, operation, 'CLOSED', typeof runId === 'string' ? { runId } : {}, new Error(`close() was called on this Remit instance: ${why}`));
 }
 
+/**
+ * The instances not yet closed of each store object. A service may give one store to several
+ * instances (two createRemit calls with one openSqliteStore): the close() of one must not close
+ * the store under the others' running work (an effect whose handler returned would lose its
+ * EFFECT_DONE, and its run wait for the lease), so the last of them to close closes the store.
+ */
+const STORE_USERS = new WeakMap<Store, Set<Remit>>();
+
 export class Remit implements Engine {
   private readonly workflows = new Map<string, Workflow>();
   readonly sequencing: SequencingOptions;
@@ -449,6 +457,8 @@ export class Remit implements Engine {
     }
     this.fence = fenceSettings(fence);
     for (const wf of workflows) this.register(wf);
+    if (!STORE_USERS.has(store)) STORE_USERS.set(store, new Set());
+    STORE_USERS.get(store)!.add(this);
     // Every operation is counted while it runs, so that close() can wait for it (an effect whose
     // handler returned must get its EFFECT_DONE appended, not a closed store).
     for (const name of TRACKED_OPERATIONS) {
@@ -1086,7 +1096,8 @@ export class Remit implements Engine {
 
   /**
    * Wait for every operation of this instance still running (a start, resume, continue... and the
-   * handlers they are calling), then close the store. From the call on, the instance takes no new
+   * handlers they are calling), then close the store, unless another instance not yet closed was
+   * given the same store object (the last one closes it). From the call on, the instance takes no new
    * work: a call from outside its running operations fails with StoreError CLOSED before it
    * touches the store (a call their handlers make is waited for), and recoverAll takes up no other
    * run (each one left is in its outcomes with that error). A waitForEffectMs
@@ -1101,7 +1112,10 @@ export class Remit implements Engine {
     const caller = this.enclosing.getStore();
     const others = () => [...this.inFlight].filter((operation) => !caller?.has(operation));
     for (let left = others(); left.length > 0; left = others()) await Promise.allSettled(left);
-    await this.store.close();
+    // Another open instance given this store object keeps it open: its close() closes it.
+    const users = STORE_USERS.get(this.store);
+    users?.delete(this);
+    if (users === undefined || users.size === 0) await this.store.close();
   }
 
   private resolveWorkflow(workflow: Workflow | string, subject: ErrorSubject): Workflow {
