@@ -29,6 +29,25 @@ describePg('postgres: close() with calls under way', (url) => {
     return { release: async () => { await admin.query('COMMIT'); await admin.end(); } };
   }
 
+  /**
+   * Waits until a backend of `schema` waits on a lock: the store's append is then certainly
+   * holding its pooled connection (a fixed sleep did not make sure of that on a loaded machine,
+   * and a close() that came before the append had its connection failed the append with CLOSED).
+   */
+  async function untilAppendWaits(schema: string): Promise<void> {
+    for (;;) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%'`, [schema]);
+        if (rows.length > 0) return;
+      } finally {
+        await client.end();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   it('after close(), every call fails with CLOSED naming its operation and run', async () => {
     const store = await PostgresStore.open({ connectionString: url, schema: freshSchema(), maxConnections: 2 });
     await store.append('r', 0, [testRecord(0)]);
@@ -44,13 +63,14 @@ describePg('postgres: close() with calls under way', (url) => {
     await store.append('r', 0, [testRecord(0)]);
     const lock = await lockRunRow(schema, 'r');
     const blocked = store.append('r', 1, [testRecord(1)]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await untilAppendWaits(schema);
     const waiting = [store.readRecords('r').catch((e: unknown) => e), store.listRuns().catch((e: unknown) => e)];
     await new Promise((resolve) => setTimeout(resolve, 100));
     const closed = store.close();
     const started = Date.now();
+    // Without close() they would wait as long as the lock is held: until after this check.
     const errors = await Promise.all(waiting);
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(errors[0]).toMatchObject({ storeCode: 'CLOSED', operation: 'readRecords', runId: 'r' });
     expect(errors[1]).toMatchObject({ storeCode: 'CLOSED', operation: 'listRuns' });
     await lock.release();
@@ -64,7 +84,7 @@ describePg('postgres: close() with calls under way', (url) => {
     await store.append('r', 0, [testRecord(0)]);
     const lock = await lockRunRow(schema, 'r');
     const blocked = store.append('r', 1, [testRecord(1)]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await untilAppendWaits(schema);
     // The pool ends only when the blocked append gives its connection back.
     const ended: string[] = [];
     const first = store.close().then(() => ended.push('first'));
@@ -96,7 +116,7 @@ describePg('postgres: close() with calls under way', (url) => {
     await closing;
     const reader = await PostgresStore.open({ connectionString: url, schema, maxConnections: 1 });
     // The old backend was never asked to stop: its append committed once the lock was released.
-    await expect.poll(async () => (await reader.readRecords('r')).length, { timeout: 5000 }).toBe(2);
+    await expect.poll(async () => (await reader.readRecords('r')).length, { timeout: 30_000 }).toBe(2);
     await reader.close();
   });
 });
