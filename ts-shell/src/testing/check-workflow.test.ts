@@ -684,6 +684,9 @@ describe('checkWorkflow: false reports found by review', () => {
 describe('checkWorkflow reports code that never settles as a liveness problem (stallLimitMs), instead of waiting for the test runner', () => {
   const never = () => new Promise<never>(() => {});
   const limit = { stallLimitMs: 100 };
+  // The tests that need the run to progress up to a given point before it hangs: a slow moment of
+  // a loaded machine (100 ms between two fault points) would be reported as an earlier stall.
+  const patient = { stallLimitMs: 1_000 };
 
   it('a pure node: the fault-free run is one liveness problem, naming the stall and the last point reached; no scenario is run', async () => {
     const hangs = workflow({ name: 'hangs-pure', version: '1', state: State })
@@ -704,7 +707,7 @@ describe('checkWorkflow reports code that never settles as a liveness problem (s
       .pure('first', { run: (s) => ({ n: s.n + 1 }), next: 'call' })
       .effect('call', { run: () => never(), next: END })
       .build();
-    const report = await checkWorkflow(hangs, { input: { n: 0 }, core: 'reference', ...limit });
+    const report = await checkWorkflow(hangs, { input: { n: 0 }, core: 'reference', ...patient });
     expect(report.problems).toEqual([expect.objectContaining({ property: 'liveness', node: 'call', message: expect.stringContaining('since fault point effect.before-handler@call') })]);
   });
 
@@ -722,7 +725,7 @@ describe('checkWorkflow reports code that never settles as a liveness problem (s
       .pure('p', { run: async (s) => (++calls >= 3 ? never() : { n: s.n + 1 }), next: 'q' })
       .pure('q', { run: (s) => ({ n: s.n + 1 }), next: END })
       .build();
-    const report = await checkWorkflow(later, { input: { n: 0 }, core: 'reference', ...limit });
+    const report = await checkWorkflow(later, { input: { n: 0 }, core: 'reference', ...patient });
     expect(report.reference.status).toBe('completed'); // the two fault-free runs call p twice
     expect(report.problems).toEqual([expect.objectContaining({ property: 'liveness', fault: expect.any(String), message: expect.stringContaining('stallLimitMs') })]);
     const stalledAt = report.problems[0]!.fault!;
@@ -731,12 +734,15 @@ describe('checkWorkflow reports code that never settles as a liveness problem (s
   });
 
   it('is a limit on idleness, not on the run: a run slower in total than the limit, progressing, passes', async () => {
+    // Three handlers of 200 ms each: 600 ms in all, over the 500 ms limit, and each 300 ms under it
+    // (40 ms handlers under a 90 ms limit left 50 ms for a slow moment of a loaded machine).
+    const handler = (r: number) => async () => { await new Promise((resolve) => setTimeout(resolve, 200)); return { r }; };
     const slow = workflow({ name: 'slow-but-moving', version: '1', state: State })
-      .effect('a', { run: async () => { await new Promise((r) => setTimeout(r, 40)); return { r: 1 }; }, apply: (_s, r) => r, next: 'b' })
-      .effect('b', { run: async () => { await new Promise((r) => setTimeout(r, 40)); return { r: 2 }; }, apply: (_s, r) => r, next: 'c' })
-      .effect('c', { run: async () => { await new Promise((r) => setTimeout(r, 40)); return { r: 3 }; }, apply: (_s, r) => r, next: END })
+      .effect('a', { run: handler(1), apply: (_s, r) => r, next: 'b' })
+      .effect('b', { run: handler(2), apply: (_s, r) => r, next: 'c' })
+      .effect('c', { run: handler(3), apply: (_s, r) => r, next: END })
       .build();
-    const report = await checkWorkflow(slow, { input: { n: 0 }, core: 'reference', stallLimitMs: 90, maxScenarios: 2 });
+    const report = await checkWorkflow(slow, { input: { n: 0 }, core: 'reference', stallLimitMs: 500, maxScenarios: 2 });
     expect(report.problems).toEqual([]);
     expect(report.reference.status).toBe('completed');
   });
@@ -744,10 +750,10 @@ describe('checkWorkflow reports code that never settles as a liveness problem (s
   it('a handler that never settles in the second fault-free run only: the liveness problem says it is that run\'s', async () => {
     let calls = 0;
     const wf = workflow({ name: 'second-hangs', version: '1', state: State }).effect('charge', { run: () => (++calls === 2 ? new Promise(() => {}) : {}), next: END }).build();
-    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference', stallLimitMs: 50 });
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference', ...patient });
     expect(report.reference.status).toBe('completed');
     // It read "the run did not reach its end", as the first run's would, with no fault to tell them apart.
-    expect(report.problems[0]).toEqual({ property: 'liveness', node: 'charge', message: expect.stringMatching(/^the second fault-free run did not reach its end: no progress for 50 ms \(stallLimitMs\)/) });
+    expect(report.problems[0]).toEqual({ property: 'liveness', node: 'charge', message: expect.stringMatching(/^the second fault-free run did not reach its end: no progress for 1000 ms \(stallLimitMs\)/) });
   });
 
   it('defaults to 2000 ms: a handler that never settles is reported without the option', async () => {
