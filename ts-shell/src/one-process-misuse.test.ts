@@ -8,6 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -18,6 +20,12 @@ import { testRecord } from './testing/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-one-process-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A full garbage collection (the flag set at run time; vm's context then has gc). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const rejection = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a rejection'); }, (error: unknown) => error);
@@ -73,6 +81,20 @@ describe('two instances given one store object', () => {
     await b.close();
     await expect(store.readRecords('shared')).rejects.toMatchObject({ storeCode: 'CLOSED' });
     expect(calls).toEqual(['shared/charge/1']);
+  });
+});
+
+describe('instances dropped without close() on a shared store', () => {
+  it('do not keep it open: once collected, the close() of the one left closes it', async () => {
+    const { wf } = slowCharge(0);
+    const store = openSqliteStore(join(dir, 'dropped.db'));
+    // One instance per request, never closed, as a service sharing one store would make them.
+    for (let i = 0; i < 20; i++) await (await createRemit({ store, workflows: [wf], core: 'reference' })).start(wf, { n: i });
+    await sleep(0);
+    collectGarbage();
+    const last = await createRemit({ store, workflows: [wf], core: 'reference' });
+    await last.close();
+    await expect(store.listRuns()).rejects.toMatchObject({ storeCode: 'CLOSED' });
   });
 });
 

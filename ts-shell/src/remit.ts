@@ -434,8 +434,17 @@ function closedError(store: string, operation: TrackedOperation, runId: unknown,
  * instances (two createRemit calls with one openSqliteStore): the close() of one must not close
  * the store under the others' running work (an effect whose handler returned would lose its
  * EFFECT_DONE, and its run wait for the lease), so the last of them to close closes the store.
+ * Held weakly: an instance dropped without close() (one per request on a shared store) has no
+ * work left to protect (a running operation keeps its instance reachable), and must not be kept.
  */
-const STORE_USERS = new WeakMap<Store, Set<Remit>>();
+const STORE_USERS = new WeakMap<Store, Set<WeakRef<Remit>>>();
+
+/** Whether an instance given `store`, other than the ones closed, is still reachable. */
+function storeStillUsed(store: Store): boolean {
+  const users = STORE_USERS.get(store);
+  for (const user of users ?? []) if (user.deref() === undefined) users!.delete(user);
+  return users !== undefined && users.size > 0;
+}
 
 export class Remit implements Engine {
   private readonly workflows = new Map<string, Workflow>();
@@ -458,7 +467,7 @@ export class Remit implements Engine {
     this.fence = fenceSettings(fence);
     for (const wf of workflows) this.register(wf);
     if (!STORE_USERS.has(store)) STORE_USERS.set(store, new Set());
-    STORE_USERS.get(store)!.add(this);
+    STORE_USERS.get(store)!.add(this.storeUse);
     // Every operation is counted while it runs, so that close() can wait for it (an effect whose
     // handler returned must get its EFFECT_DONE appended, not a closed store).
     for (const name of TRACKED_OPERATIONS) {
@@ -466,6 +475,9 @@ export class Remit implements Engine {
       Object.defineProperty(this, name, { value: (...args: unknown[]) => this.track(name, args, () => operation.apply(this, args)), writable: true, configurable: true });
     }
   }
+
+  /** This instance among the users of its store object (STORE_USERS). */
+  private readonly storeUse = new WeakRef(this);
 
   /** Set by close(): a waitForEffectMs wait stops then (driveWaiting). */
   private closing = false;
@@ -1113,9 +1125,8 @@ export class Remit implements Engine {
     const others = () => [...this.inFlight].filter((operation) => !caller?.has(operation));
     for (let left = others(); left.length > 0; left = others()) await Promise.allSettled(left);
     // Another open instance given this store object keeps it open: its close() closes it.
-    const users = STORE_USERS.get(this.store);
-    users?.delete(this);
-    if (users === undefined || users.size === 0) await this.store.close();
+    STORE_USERS.get(this.store)?.delete(this.storeUse);
+    if (!storeStillUsed(this.store)) await this.store.close();
   }
 
   private resolveWorkflow(workflow: Workflow | string, subject: ErrorSubject): Workflow {
