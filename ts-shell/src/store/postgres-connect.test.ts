@@ -76,7 +76,7 @@ describePg('postgres: connecting', (url) => {
   it('sslmode against a server without TLS fails at once with SSL_NOT_SUPPORTED naming connectionString, not UNAVAILABLE after the retry budget', async () => {
     const started = Date.now();
     const error = await PostgresStore.open({ connectionString: `${url}?sslmode=verify-full`, schema: freshSchemaName(), retryBudgetMs: 15_000 }).catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeLessThan(10_000); // under the 15 s retry budget: not retried
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'REMIT_STORE', storeCode: 'SSL_NOT_SUPPORTED', operation: 'open', field: 'connectionString' });
     expect((error as Error).message).toMatch(/does not support SSL connections.*not retried/);
@@ -85,7 +85,7 @@ describePg('postgres: connecting', (url) => {
   it('pool.ssl against a server without TLS is SSL_NOT_SUPPORTED naming pool.ssl', async () => {
     const started = Date.now();
     const error = await PostgresStore.open({ connectionString: url, pool: { ssl: { rejectUnauthorized: false } }, schema: freshSchemaName(), retryBudgetMs: 15_000 }).catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeLessThan(10_000); // under the 15 s retry budget: not retried
     expect(error).toMatchObject({ storeCode: 'SSL_NOT_SUPPORTED', field: 'pool.ssl' });
   });
 

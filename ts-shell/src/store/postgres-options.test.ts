@@ -126,7 +126,7 @@ describe('openPostgresStore: an option value the store cannot use is refused bef
     const error = await openWith({ [option]: value });
     expect(error).toMatchObject({ code: 'REMIT_OPTION_INVALID', option });
     expect((error as Error).message).toContain(`(got ${typeof value === 'string' ? JSON.stringify(value) : String(value)})`);
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(recorder.connections).toBe(connectionsBefore);
   }, 10_000); // without the check, retryBudgetMs 'x' retried forever
 
