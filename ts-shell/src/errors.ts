@@ -193,8 +193,16 @@ export class DefinitionMismatchError extends RemitError {
 export class UnknownWorkflowError extends RemitError {
   readonly code = ErrorCode.UNKNOWN_WORKFLOW;
   constructor(readonly workflow: string, readonly known: string[], subject: ErrorSubject = {}) {
-    super(`no workflow named ${JSON.stringify(workflow)} is registered (known: ${known.join(', ') || 'none'})`, subject);
+    super(`no workflow named ${quoteName(workflow)} is registered (known: ${known.join(', ') || 'none'})`, subject);
   }
+}
+
+/**
+ * A name asked for, quoted for a message: cut short past 200 characters, longer than any name
+ * build() accepts (a name taken from a request may be megabytes); the error's field keeps it whole.
+ */
+function quoteName(name: string): string {
+  return name.length > 200 ? `${JSON.stringify(name.slice(0, 80))}… (${name.length} characters)` : JSON.stringify(name);
 }
 
 // ------------------------------------------------------------------ runs

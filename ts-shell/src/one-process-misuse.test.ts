@@ -13,8 +13,8 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  AlreadyConsumedError, ConflictError, createRemit, EffectInFlightError, END, NotParkedError, openMemoryStore, openSqliteStore, RunExistsError,
-  StoreError, workflow,
+  AlreadyConsumedError, ArgumentInvalidError, ConflictError, createRemit, EffectInFlightError, END, NotParkedError, openMemoryStore, openSqliteStore, RunExistsError,
+  StoreError, UnknownWorkflowError, workflow,
 } from './index.js';
 import { testRecord } from './testing/index.js';
 
@@ -181,5 +181,28 @@ describe('close() with runs in flight', () => {
     expect((await next.runs()).map((r) => [r.runId, r.status])).toEqual([['c1', 'completed']]);
     expect(calls).toEqual(['c1/charge/1']);
     await next.close();
+  });
+});
+
+describe('names and ids of any size from a caller', () => {
+  it('an interrupt id whose node part is longer than any node name is ArgumentInvalidError, cut short; the interrupt stays parked', async () => {
+    const remit = await createRemit({ store: openMemoryStore(), workflows: [approval], core: 'reference' });
+    await remit.start(approval, { n: 0 }, { runId: 'long' });
+    const error = await rejection(remit.resume('long', `${'x'.repeat(1_000_000)}@2`, { ok: true }));
+    // It was UnknownInterruptError with the id twice in its message: 2 MB of text.
+    expect(error).toMatchObject({ constructor: ArgumentInvalidError, runId: 'long', argument: 'interruptId' });
+    expect((error as Error).message.length).toBeLessThan(400);
+    await expect(remit.resume('long', 'ask@2', { ok: true })).resolves.toMatchObject({ status: 'completed' });
+    await remit.close();
+  });
+
+  it('an unknown workflow name of a megabyte is named cut short in UnknownWorkflowError\'s message, whole in its field', async () => {
+    const remit = await createRemit({ store: openMemoryStore(), workflows: [approval], core: 'reference' });
+    const name = 'w'.repeat(1_000_000);
+    const error = await rejection(remit.start(name as never, { n: 0 } as never, { runId: 'u' }));
+    expect(error).toMatchObject({ constructor: UnknownWorkflowError, workflow: name, runId: 'u' });
+    expect((error as Error).message.length).toBeLessThan(400);
+    expect((error as Error).message).toContain('(1000000 characters)');
+    await remit.close();
   });
 });

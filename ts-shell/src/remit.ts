@@ -42,7 +42,7 @@ import { durableValue, encodeRecordWithinLimits, validate } from './values.js';
 import { assert } from './assert.js';
 import { allKeysOf, notKnown, unknownKey } from './known-keys.js';
 import { canonicalDescriptor, diffDescriptors } from './workflow/descriptor.js';
-import { isBuiltWorkflow, isLeaseMs, MAX_LEASE_MS, WorkflowBuilder, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
+import { isBuiltWorkflow, isLeaseMs, MAX_LEASE_MS, MAX_NODE_NAME_BYTES, WorkflowBuilder, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
 
 export { MAX_RUN_ID_BYTES } from './ids.js';
 
@@ -584,7 +584,11 @@ export class Remit implements Engine {
   async resume(runId: string, interruptId: string, value: unknown): Promise<RunResult> {
     checkRunId(runId);
     const parsedId = parseInterruptId(interruptId);
-    if (parsedId === null) throw new ArgumentInvalidError('interruptId', INTERRUPT_ID_EXPECTED, describeArgument(interruptId), { runId });
+    // No node name is over MAX_NODE_NAME_BYTES (build() refuses one; UTF-8 takes at least a byte
+    // per UTF-16 unit): such an id is malformed, refused with the id cut short, not echoed whole.
+    if (parsedId === null || parsedId.node.length > MAX_NODE_NAME_BYTES || utf8(parsedId.node).length > MAX_NODE_NAME_BYTES) {
+      throw new ArgumentInvalidError('interruptId', INTERRUPT_ID_EXPECTED, describeArgument(interruptId), { runId });
+    }
     const session = await this.openRun(runId);
     const wf = session.workflowFor(session.recover());
     const nodeName = parsedId.node;
