@@ -206,3 +206,17 @@ describe('names and ids of any size from a caller', () => {
     await remit.close();
   });
 });
+
+describe('a call after close() naming a run id the call would refuse', () => {
+  it('is StoreError CLOSED without that id: no NUL, lone surrogate or megabyte of it in the error', async () => {
+    const remit = await createRemit({ store: openMemoryStore(), core: 'reference' });
+    await remit.close();
+    for (const id of ['bad\u0000id', 'lone\ud800', 'x'.repeat(100_000), '']) {
+      const error = await rejection(remit.status(id));
+      expect(error).toMatchObject({ constructor: StoreError, storeCode: 'CLOSED', operation: 'status' });
+      expect((error as StoreError).runId).toBeUndefined();
+      expect((error as Error).message.length).toBeLessThan(400);
+    }
+    expect(await rejection(remit.status('order-7'))).toMatchObject({ storeCode: 'CLOSED', runId: 'order-7' });
+  });
+});

@@ -36,7 +36,7 @@ import { DEFAULT_EFFECT_LEASE_MS, type FenceSettings } from './sequencer/fence.j
 import type { RunListing, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint } from './store/store.js';
 import {
   checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, INTERRUPT_ID_EXPECTED, isSeq,
-  parseInterruptId, SEQ_EXPECTED,
+  MAX_RUN_ID_BYTES, parseInterruptId, runIdProblem, SEQ_EXPECTED,
 } from './ids.js';
 import { durableValue, encodeRecordWithinLimits, validate } from './values.js';
 import { assert } from './assert.js';
@@ -424,9 +424,14 @@ function runNamedBy(operation: TrackedOperation, args: unknown[]): unknown {
   return operation === 'runs' || operation === 'recoverAll' ? undefined : args[0];
 }
 
-/** StoreError CLOSED, as a closed store gives, for `operation` once close() was called, naming the run when there is one. */
+/**
+ * StoreError CLOSED, as a closed store gives, for `operation` once close() was called, naming the
+ * run when there is one. An id the call would have refused (RunIdInvalidError) is not named: CLOSED
+ * comes first, and a NUL, a lone surrogate or megabytes of it would reach the message and the logs.
+ */
 function closedError(store: string, operation: TrackedOperation, runId: unknown, why: string): StoreError {
-  return new StoreError(store, operation, 'CLOSED', typeof runId === 'string' ? { runId } : {}, new Error(`close() was called on this Remit instance: ${why}`));
+  const named = typeof runId === 'string' && runId.length > 0 && runId.length <= MAX_RUN_ID_BYTES && runIdProblem(runId) === null;
+  return new StoreError(store, operation, 'CLOSED', named ? { runId } : {}, new Error(`close() was called on this Remit instance: ${why}`));
 }
 
 /**
