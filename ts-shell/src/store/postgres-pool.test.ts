@@ -60,7 +60,9 @@ describePg('postgres: a pool whose every connection is in use', (url) => {
         const schema = freshSchemaName();
         schemas.add(schema);
         const applicationName = `remit_pool_${schema}`;
-        const resolveTimeoutMs = 800;
+        // Time for the resolution (the terminated backend gone, a connection of its own, one read)
+        // on a loaded machine: with 800 ms it could run out and report OUTCOME_UNKNOWN.
+        const resolveTimeoutMs = 2000;
         const store = await PostgresStore.open({
           connectionString: url, schema, maxConnections, applicationName, connectTimeoutMs: 300, retryBudgetMs: 3000, resolveTimeoutMs, statementTimeoutMs: 0,
         });
