@@ -34,7 +34,8 @@ describePg('postgres: a pool whose every connection is in use', (url) => {
 
   /** The pids of `count` backends of the store waiting on a lock (polled until they are there). */
   async function lockWaiters(applicationName: string, count: number): Promise<number[]> {
-    for (let i = 0; i < 200; i++) {
+    // Up to a minute (it returns as soon as they wait): 200 polls of 25 ms were 5 s and more.
+    for (const started = Date.now(); Date.now() - started < 60_000;) {
       const rows = await sql(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [applicationName]);
       if (rows.length >= count) return rows.map((r) => r['pid'] as number);
       await new Promise((resolve) => setTimeout(resolve, 25));
