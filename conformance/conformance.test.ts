@@ -48,7 +48,7 @@ describe('conformance harness on real adapters', () => {
     // Separate processes: resumers in one process of one instance are also kept apart by the
     // instance's own in-process registry of effect calls, which the canary does not switch off.
     // The claim-guard canary shows its violation only when both resumers read the parked run
-    // before either claim commits. Its store holds each claim 200 ms (faulting-store.ts) so that
+    // before either claim commits. Its store holds each claim 1 s (faulting-store.ts) so that
     // they do; the cell still gets up to three tries, because the harness's release of the two
     // processes is not a barrier inside them. The ignored-keys canary is a SIGKILL cell with no race.
     let claim: SystemReport | undefined;

@@ -45,9 +45,11 @@ export const INJECTED_STORE_CODE = 'INJECTED_EIO';
  * Canary only: how long a RESUME_CLAIMED append is held before it reaches the store. Resumers the
  * harness releases together then all read the parked run before any claim commits, so the race
  * the missing guard loses happens every time instead of when the processes' wake-ups line up
- * (about one try in ten on a loaded two-core machine without it).
+ * (about one try in ten on a loaded two-core machine without it). A second: a resumer whose process
+ * the loaded machine of a full test run wakes a few hundred milliseconds after the other's still
+ * reads the run before that claim commits (the canary test's tries are for rarer delays still).
  */
-const CANARY_CLAIM_HOLD_MS = 200;
+const CANARY_CLAIM_HOLD_MS = 1000;
 
 export class FaultingStore implements Store {
   // The inner store's optional reads and index pass through as they are (faults are injected at
