@@ -6,6 +6,7 @@
  */
 
 import { withByteArguments } from './byte-arguments.js';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { ArgumentInvalidError, CoreUnavailableError, OptionInvalidError } from '../errors.js';
@@ -158,10 +159,8 @@ export interface CoreModuleExports {
 
 /** The part of the WebAssembly JS API used here (the project's TypeScript libs do not declare it). */
 interface WebAssemblyApi {
-  compile(bytes: Uint8Array): Promise<object>;
-  instantiate(module: object, imports: object): Promise<{ exports: Record<string, unknown> }>;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-  Module: { imports(module: object): Array<{ module: string; name: string }> };
+  Module: { new (bytes: Uint8Array): object; imports(module: object): Array<{ module: string; name: string }> };
   RuntimeError: new (...args: never[]) => Error;
 }
 const webAssembly = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
@@ -179,22 +178,29 @@ function coreModuleExports(instance: { exports: Record<string, unknown> }): Core
   return exports as unknown as CoreModuleExports;
 }
 
-/** The first instance of the core module, and a way to make fresh ones of the compiled module. */
-async function instantiateCoreModule(moduleUrl: URL): Promise<{ exports: CoreModuleExports; renew: () => CoreModuleExports }> {
+/**
+ * The first instance of the core module, and a way to make fresh ones of the compiled module.
+ * Read, compiled and instantiated synchronously: the module is 75 KB and V8 compiles its functions
+ * lazily, so the compile takes about 0.5 ms on the main thread. The asynchronous forms
+ * (`readFile`, `WebAssembly.compile`, `WebAssembly.instantiate`) wait for the thread pool and for
+ * V8's background threads, which in a fresh process on two cores are still busy with the code just
+ * imported: loading the core then took 10 ms in most fresh processes instead of 2 ms
+ * (bench/resume-phases.ts, the "core" phase), a third of a cold resume.
+ */
+function instantiateCoreModule(moduleUrl: URL): { exports: CoreModuleExports; renew: () => CoreModuleExports } {
   const coreUrl = new URL('./remit_core.core.wasm', moduleUrl);
-  const { readFile } = await import('node:fs/promises');
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(coreUrl);
+    bytes = readFileSync(coreUrl);
   } catch (e) {
     throw new CoreUnavailableError('wasm', 'WASM_NOT_BUILT', `${coreUrl.pathname} is missing: ${FIX}`, e);
   }
   try {
-    const module = await webAssembly.compile(bytes);
+    const module = new webAssembly.Module(bytes);
     // The recovery core is pure: a module that imports anything is not the one this binding knows.
     const imports = webAssembly.Module.imports(module);
     if (imports.length > 0) throw new Error(`it imports ${imports.map((i) => `${i.module}.${i.name}`).join(', ')}`);
-    const exports = coreModuleExports(await webAssembly.instantiate(module, {}));
+    const exports = coreModuleExports(new webAssembly.Instance(module, {}));
     // A fresh instance shares the module's compiled code: about 0.03-0.1 ms, no compilation.
     return { exports, renew: () => coreModuleExports(new webAssembly.Instance(module, {})) };
   } catch (e) {
@@ -378,7 +384,7 @@ function checkedOptions(options: LoadWasmCoreOptions): Required<LoadWasmCoreOpti
 
 async function loadWasmCoreAt(moduleUrl: URL, options: Required<LoadWasmCoreOptions>): Promise<RecoveryCore> {
   if (options.binding === 'canonical-abi') {
-    const { exports, renew } = await instantiateCoreModule(moduleUrl);
+    const { exports, renew } = instantiateCoreModule(moduleUrl);
     return wasmCoreFromExports(canonicalAbiExports(exports, renew));
   }
   return wasmCoreFromExports(await importExports(moduleUrl));
