@@ -21,6 +21,9 @@
  *   - liveness: recovery reaches the end with no error but the injected crash (node code that
  *     throws is retried by continuing the run, as recoverAll would, `maxRetries` times), within
  *     `maxSteps` node steps and `maxResumes` resumes.
+ *   - lost updates: node code (a pure node, a handler, an apply, a route) that changed the state it
+ *     was given, a copy, without returning the change, in any run: the change is lost in every run
+ *     alike, so no comparison shows it (lost-updates.ts watches a copy of the workflow's code).
  * Comparisons it cannot make (effects that answered differently, resume values that differ) are
  * listed in `unchecked`. The handlers are called once per scenario: give checkWorkflow a workflow
  * built with test doubles that answer a repeated key as the first time, as an idempotent API does
@@ -55,6 +58,7 @@ import { durableValue, validate } from '../values.js';
 import { isBuiltWorkflow, type InputOf, type ResumesOf, type StateOf, type Workflow } from '../workflow/workflow.js';
 import { compareOutcomes, NOT_ENDED, nodeOfInterruptId, outcomeOf, type Difference, type Outcome } from './check-outcome.js';
 import { TestingErrorCode } from './errors.js';
+import { LostUpdates, watchedWorkflow } from './lost-updates.js';
 import { formatFaultSpec, InjectedFault } from './fault-spec.js';
 
 /**
@@ -105,7 +109,7 @@ export interface CheckWorkflowOptions<W extends Workflow> {
   stallLimitMs?: number;
 }
 
-export type CheckedProperty = 'determinism' | 'prefix' | 'recovered-run' | 'effects' | 'consume-once' | 'liveness';
+export type CheckedProperty = 'determinism' | 'prefix' | 'recovered-run' | 'effects' | 'consume-once' | 'liveness' | 'lost-update';
 
 export interface WorkflowProblem {
   property: CheckedProperty;
@@ -173,9 +177,18 @@ class InstanceIds {
 /** Check `workflow` against the resume contract from `options.input` (see the module comment). */
 export async function checkWorkflow<W extends Workflow>(workflow: W, options: CheckWorkflowOptions<W>): Promise<WorkflowCheckReport> {
   const settings = await settingsOf(workflow, options);
+  const report = await checkRuns(settings);
+  // Met in any run, fault-free or recovered: each node's code reported once, after the rest (a
+  // lost update may be what kept a run from its end).
+  report.problems.push(...settings.lostUpdates.all().map((lost) => ({ property: 'lost-update' as const, ...lost })));
+  return report;
+}
+
+/** The fault-free runs and the crash scenarios (the module comment). */
+async function checkRuns(settings: DriveSettings): Promise<WorkflowCheckReport> {
   const first = await drive(settings, null);
   if (first.usage !== undefined) throw first.usage;
-  const report: WorkflowCheckReport = { workflow: workflow.name, reference: referenceOf(first), faults: [], problems: [...first.problems], unchecked: [] };
+  const report: WorkflowCheckReport = { workflow: settings.workflow.name, reference: referenceOf(first), faults: [], problems: [...first.problems], unchecked: [] };
   // A run that does not end without faults has nothing to recover to: no scenario is run.
   if (first.problems.length > 0) return report;
   await sleep(2); // a pure node reading a millisecond clock reads another one in the second run
@@ -228,6 +241,8 @@ interface DriveSettings {
   stepsWhy: string;
   stallLimitMs: number;
   ids: InstanceIds;
+  /** What the watched copy of the workflow's node code found (lost-updates.ts). */
+  lostUpdates: LostUpdates;
 }
 
 /** The options checked and completed, before anything runs: a usage error is thrown, not reported. */
@@ -255,7 +270,8 @@ async function settingsOf<W extends Workflow>(workflow: W, options: CheckWorkflo
   // functions or a value that is neither a name nor an object, CoreUnavailableError for an
   // unknown name; then the core itself (a name loaded, an object as it is).
   const { core } = await createRemit({ store: new MemoryStore(), core: options.core as CoreKind | RecoveryCore });
-  return { workflow, core, input: options.input, resume, ...limits, stepsWhy: 'maxSteps', ids: new InstanceIds() };
+  const lostUpdates = new LostUpdates();
+  return { workflow: watchedWorkflow(workflow, lostUpdates), core, input: options.input, resume, ...limits, stepsWhy: 'maxSteps', ids: new InstanceIds(), lostUpdates };
 }
 
 /**
