@@ -58,3 +58,49 @@ describe('node code that changes the state it was given instead of returning the
     expect(report.reference.state).toEqual({ orderId: 'o-1', receipts: ['r-0'], queue: ['b', 'a'], shipped: 1 });
   });
 });
+
+describe('a handler that refuses a key it has seen (a unique-key insert)', () => {
+  const Row = z.object({ n: z.number(), rowId: z.string().optional() });
+  /** A table with a unique key: insert throws on a key it holds, as a database does. */
+  const table = () => {
+    const rows = new Map<string, number>();
+    return {
+      insert(id: string, n: number): string {
+        if (rows.has(id)) throw new Error(`duplicate key value violates unique constraint "rows_pkey" (${id})`);
+        rows.set(id, n);
+        return id;
+      },
+      upsert(id: string, n: number): string {
+        if (!rows.has(id)) rows.set(id, n);
+        return id;
+      },
+    };
+  };
+
+  it('its liveness problem says the key was answered before and what the handler must do (it named only the error)', async () => {
+    const db = table();
+    const wf = workflow({ name: 'save-row', version: '1', state: Row })
+      .effect('save', { run: (s, { idempotencyKey }) => ({ rowId: db.insert(idempotencyKey, s.n) }), apply: (_s, r) => ({ rowId: r.rowId }), next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: { n: 1 }, core: 'reference' });
+    const liveness = report.problems.filter((p) => p.property === 'liveness');
+    expect(liveness.length).toBeGreaterThan(1);
+    for (const p of liveness) {
+      expect(p.node).toBe('save');
+      expect(p.message).toMatch(/the handler of save threw for key checked-run\/save\/1, which it had returned for before.*must answer as it did the first time; treat the outside system's "already done" or "duplicate" answer for the key as success/);
+    }
+  });
+
+  it('a handler that always throws gets no such hint (it never answered); the same table used idempotently gets no problem', async () => {
+    const broken = workflow({ name: 'always-down', version: '1', state: Row })
+      .effect('save', { run: () => { throw new Error('ECONNREFUSED'); }, next: END })
+      .build();
+    const down = await checkWorkflow(broken, { input: { n: 1 }, core: 'reference' });
+    expect(down.problems).toEqual([{ property: 'liveness', node: 'save', message: expect.not.stringMatching(/returned for before/) }]);
+    const db = table();
+    const wf = workflow({ name: 'upsert-row', version: '1', state: Row })
+      .effect('save', { run: (s, { idempotencyKey }) => ({ rowId: db.upsert(idempotencyKey, s.n) }), apply: (_s, r) => ({ rowId: r.rowId }), next: END })
+      .build();
+    expect((await checkWorkflow(wf, { input: { n: 1 }, core: 'reference' })).problems).toEqual([]);
+  });
+});

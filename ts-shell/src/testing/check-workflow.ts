@@ -243,6 +243,8 @@ interface DriveSettings {
   ids: InstanceIds;
   /** What the watched copy of the workflow's node code found (lost-updates.ts). */
   lostUpdates: LostUpdates;
+  /** The idempotency keys a handler returned for, in any run of the check (its runs share keys). */
+  answeredKeys: Set<string>;
 }
 
 /** The options checked and completed, before anything runs: a usage error is thrown, not reported. */
@@ -271,7 +273,7 @@ async function settingsOf<W extends Workflow>(workflow: W, options: CheckWorkflo
   // unknown name; then the core itself (a name loaded, an object as it is).
   const { core } = await createRemit({ store: new MemoryStore(), core: options.core as CoreKind | RecoveryCore });
   const lostUpdates = new LostUpdates();
-  return { workflow: watchedWorkflow(workflow, lostUpdates), core, input: options.input, resume, ...limits, stepsWhy: 'maxSteps', ids: new InstanceIds(), lostUpdates };
+  return { workflow: watchedWorkflow(workflow, lostUpdates), core, input: options.input, resume, ...limits, stepsWhy: 'maxSteps', ids: new InstanceIds(), lostUpdates, answeredKeys: new Set() };
 }
 
 /**
@@ -368,6 +370,9 @@ class RunStopped extends Error {
   }
 }
 
+/** Node code at `node` still threw after maxRetries retries. */
+class RetriesSpent extends RunStopped {}
+
 /**
  * The hooks of one drive: they note every point reached and every handler call, count node steps
  * (stopping the run past maxSteps: a loop that never reaches END runs in microtasks, and no timer
@@ -376,6 +381,8 @@ class RunStopped extends Error {
 class Observer implements SequencerHooks {
   readonly points: PointReached[] = [];
   readonly calls: string[] = [];
+  /** The key of each effect node's last handler call. */
+  readonly lastKey = new Map<string, string>();
   crash: Crash | null = null;
   steps = 0;
   /** The last progress: when a fault point was reached, and which (for a stalled run's report). */
@@ -390,6 +397,7 @@ class Observer implements SequencerHooks {
     // best-effort EFFECT_RELEASED does) and go on, but it must do nothing more.
     if (this.crash !== null) throw new InjectedFault(point, info);
     this.countStep(point, info);
+    this.noteAnswer(point, info);
     const reached: PointReached = { point, info, spec: this.specFor(point, info) };
     this.noteProgress(reached.spec, point, info);
     this.points.push(reached);
@@ -403,6 +411,7 @@ class Observer implements SequencerHooks {
   /** The hooks of the replica that recovers: no more crashes. */
   async afterCrash(point: FaultPoint, info: FaultInfo): Promise<void> {
     this.countStep(point, info);
+    this.noteAnswer(point, info);
     this.noteProgress(`${point}${info.node === undefined ? '' : `@${info.node}`} (in the recovered run)`, point, info);
     await this.noteCall(point, info);
   }
@@ -438,6 +447,13 @@ class Observer implements SequencerHooks {
       if (r.kind === RecordKind.EFFECT_INTENT && fromUtf8(r.node) === info.node) key = fromUtf8(r.key);
     }
     this.calls.push(key ?? `${info.node ?? '?'}@?`);
+    if (key !== undefined && info.node !== undefined) this.lastKey.set(info.node, key);
+  }
+
+  /** effect.after-handler: the handler of the node's last call returned (noted before a crash there too). */
+  private noteAnswer(point: FaultPoint, info: FaultInfo): void {
+    const key = point === 'effect.after-handler' && info.node !== undefined ? this.lastKey.get(info.node) : undefined;
+    if (key !== undefined) this.settings.answeredKeys.add(key);
   }
 
   /**
@@ -511,11 +527,26 @@ async function drive(settings: DriveSettings, crashAt: string | null): Promise<D
   };
   if (isRunResult(result)) return { ...base, outcome: outcomeOf(await log.read(), result), problems: [] };
   const node = result instanceof RemitError || result instanceof RunStopped ? result.node : undefined;
-  const stopped: WorkflowProblem = { property: 'liveness', ...faultOf(observer.crash), ...(node === undefined ? {} : { node }), message: `the run did not reach its end: ${describe(result)}` };
+  const why = result instanceof RetriesSpent && node !== undefined ? repeatedKeyHint(settings, observer, node) : '';
+  const stopped: WorkflowProblem = { property: 'liveness', ...faultOf(observer.crash), ...(node === undefined ? {} : { node }), message: `the run did not reach its end: ${describe(result)}${why}` };
   return {
     ...base, outcome: NOT_ENDED, problems: [stopped],
     ...(isUsageError(result) ? { usage: result } : {}), ...(result instanceof RunStopped && result.stalled ? { stalled: true as const } : {}),
   };
+}
+
+/**
+ * Why an effect's handler kept throwing, when its key is one it returned for before: a handler
+ * that refuses a key it has seen (a unique-key insert, a "duplicate request" error) fails every
+ * call after a crash inside its first one, in production as here (where every run of the check
+ * has the run id checked-run, so its keys repeat from run to run).
+ */
+function repeatedKeyHint(settings: DriveSettings, observer: Observer, node: string): string {
+  const key = observer.lastKey.get(node);
+  if (key === undefined || !settings.answeredKeys.has(key)) return '';
+  return ` (the handler of ${node} threw for key ${key}, which it had returned for before, in an earlier run or attempt of this check: ` +
+    'a handler is called again with the same key after a crash inside its call, and must answer as it did the first time; ' +
+    'treat the outside system\'s "already done" or "duplicate" answer for the key as success and return the first result)';
 }
 
 /**
@@ -566,7 +597,7 @@ async function untilEnd(settings: DriveSettings, remit: Remit, counter: Counter,
     } catch (error) {
       if (crashed() || !(error instanceof HandlerThrewError)) throw error;
       if (retries++ >= settings.maxRetries) {
-        throw new RunStopped(`node code still threw after ${settings.maxRetries} retries (maxRetries, counted per sequencer): ${describe(error)}`, error.node);
+        throw new RetriesSpent(`node code still threw after ${settings.maxRetries} retries (maxRetries, counted per sequencer): ${describe(error)}`, error.node);
       }
       counter.retries += 1;
       next = () => remit.continueRun(RUN_ID);
