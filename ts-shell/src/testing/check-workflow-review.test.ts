@@ -104,3 +104,16 @@ describe('a handler that refuses a key it has seen (a unique-key insert)', () =>
     expect((await checkWorkflow(wf, { input: { n: 1 }, core: 'reference' })).problems).toEqual([]);
   });
 });
+
+describe('options a user gets wrong', () => {
+  it('resume as a Map by node name: OptionInvalidError before anything runs, saying to give an object (it ran, and threw MissingResumeValueError at the first interrupt, saying resume had no value for it)', async () => {
+    const wf = workflow({ name: 'approve-map', version: '1', state: z.object({ ok: z.boolean() }) })
+      .interrupt('approve', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => ({ ok: v.ok }), next: END })
+      .build();
+    const resume = new Map([['approve', { ok: true }]]) as unknown as { approve: { ok: boolean } };
+    await expect(checkWorkflow(wf, { input: { ok: false }, resume, core: 'reference' })).rejects.toMatchObject({
+      name: 'OptionInvalidError',
+      message: expect.stringMatching(/option resume must be an object of resume values by interrupt node name.*not a Map \(Object\.fromEntries\(map\) makes one\)/),
+    });
+  });
+});

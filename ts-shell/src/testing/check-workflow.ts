@@ -283,9 +283,11 @@ async function settingsOf<W extends Workflow>(workflow: W, options: CheckWorkflo
 function checkedResume(workflow: Workflow, resume: unknown): Record<string, ResumeValue> {
   if (resume === undefined) return {};
   const interrupts = workflow.nodeOrder.filter((name) => workflow.nodes.get(name)!.kind === 'interrupt');
-  if (resume === null || typeof resume !== 'object' || Array.isArray(resume)) {
+  // A Map by node name has no own keys: it passed, and the run then met "no value" at its first interrupt.
+  if (resume === null || typeof resume !== 'object' || Array.isArray(resume) || resume instanceof Map) {
     const example = `{ ${JSON.stringify(interrupts[0] ?? 'node')}: <value or (state, interruptId) => value> }`;
-    const hint = typeof resume === 'function' ? ', not one function for every node' : Array.isArray(resume) ? ', not an array' : '';
+    const hint = typeof resume === 'function' ? ', not one function for every node' : Array.isArray(resume) ? ', not an array' :
+      resume instanceof Map ? ', not a Map (Object.fromEntries(map) makes one)' : '';
     throw new OptionInvalidError('resume', resume, `must be an object of resume values by interrupt node name, each a value or a function (state, interruptId) => value: resume: ${example}${hint}`);
   }
   for (const [node, value] of Object.entries(resume)) {
