@@ -117,3 +117,35 @@ describe('options a user gets wrong', () => {
     });
   });
 });
+
+describe('a handler that ignores its idempotency key', () => {
+  it('against a fake that does not deduplicate: report.unchecked names the effect whose handler never read its key, first (nothing said so: its calls stay within the bound the check counts)', async () => {
+    const charges: number[] = [];
+    const payments = { charge: (amount: number) => { charges.push(amount); return { ok: true }; } };
+    const receipts = { send: (key: string) => ({ receipt: `m-${key}` }) };
+    const wf = workflow({ name: 'pay-no-key', version: '1', state: z.object({ amount: z.number(), receipt: z.string().optional() }) })
+      .effect('charge', { run: (s) => payments.charge(s.amount), next: 'mail' })
+      .effect('mail', { run: (_s, ctx) => receipts.send(ctx.idempotencyKey), apply: (_s, r) => ({ receipt: r.receipt }), next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: { amount: 1250 }, core: 'reference' });
+    expect(report.problems).toEqual([]);
+    expect(report.unchecked[0]).toBe(
+      'effect charge: its handler never read its idempotencyKey, so whether the outside system applies a repeated call once was not checked ' +
+        '(the check counts handler calls; after a crash inside a call the handler is called again): if it changes an outside system, pass it the key',
+    );
+    expect(report.unchecked.filter((u) => u.includes('never read'))).toHaveLength(1);
+    // The fake applied the crashed calls again: more charges than runs of the check.
+    expect(charges.length).toBeGreaterThan(report.faults.length + 2);
+  });
+
+  it('a handler that reads the key by destructuring, or passes the whole context on: no such note', async () => {
+    const seen = new Set<string>();
+    const client = { send: (ctx: { idempotencyKey: string }) => (seen.add(ctx.idempotencyKey), { ok: true }) };
+    const wf = workflow({ name: 'pay-key', version: '1', state: z.object({ n: z.number() }) })
+      .effect('a', { run: (_s, { idempotencyKey }) => ({ id: idempotencyKey }), next: 'b' })
+      .effect('b', { run: (_s, ctx) => client.send(ctx), next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
+    expect(report).toMatchObject({ problems: [], unchecked: [] });
+  });
+});

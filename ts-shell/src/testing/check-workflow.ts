@@ -181,6 +181,13 @@ export async function checkWorkflow<W extends Workflow>(workflow: W, options: Ch
   // Met in any run, fault-free or recovered: each node's code reported once, after the rest (a
   // lost update may be what kept a run from its end).
   report.problems.push(...settings.lostUpdates.all().map((lost) => ({ property: 'lost-update' as const, ...lost })));
+  // First: it concerns every scenario's effect check, not one comparison.
+  for (const node of settings.lostUpdates.keyNeverRead().reverse()) {
+    report.unchecked.unshift(
+      `effect ${node}: its handler never read its idempotencyKey, so whether the outside system applies a repeated call once was not checked ` +
+        '(the check counts handler calls; after a crash inside a call the handler is called again): if it changes an outside system, pass it the key',
+    );
+  }
   return report;
 }
 

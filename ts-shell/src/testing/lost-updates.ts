@@ -7,13 +7,15 @@
  * whose node code is watched: after each call, a field of the given state that differs from what
  * it was, and that the returned update does not set, is reported once per node and kind of code.
  * Only functions are wrapped; the descriptor and fingerprint are the workflow's own, so the
- * sequencer sees the same definition.
+ * sequencer sees the same definition. The watch also notes the effect nodes whose handler never
+ * read its idempotency key: such a handler cannot pass it on, and the check, which counts handler
+ * calls, cannot see whether the outside system applied a repeated call twice.
  */
 
 import { cloneJson } from '../sequencer/log-view.js';
 import { isThenable } from '../errors.js';
 import { jsonEqual, type Json } from '../json.js';
-import type { NodeDefinition, Route, Workflow } from '../workflow/workflow.js';
+import type { EffectContext, NodeDefinition, Route, Workflow } from '../workflow/workflow.js';
 
 /** Which node code changed the state it was given. */
 type CodeKind = 'run' | 'handler' | 'apply' | 'route';
@@ -26,6 +28,13 @@ export interface LostUpdate {
 /** The lost updates met while a check ran, one per node and kind of code (the first one met). */
 export class LostUpdates {
   private readonly found = new Map<string, LostUpdate>();
+  /** Effect nodes whose handler was called, and whether any call read its idempotency key. */
+  readonly keyRead = new Map<string, boolean>();
+
+  /** The effect nodes whose handler was called and never read its idempotency key, in the order first called. */
+  keyNeverRead(): string[] {
+    return [...this.keyRead].filter(([, read]) => !read).map(([node]) => node);
+  }
 
   note(node: string, code: CodeKind, fields: readonly string[]): void {
     const id = `${code}\u0000${node}`;
@@ -65,7 +74,20 @@ function watchedNode(def: NodeDefinition<unknown>, found: LostUpdates): NodeDefi
   if (def.kind === 'interrupt') return { ...def, spec: { ...def.spec, apply: watched(def.spec.apply, def.spec, node, 'apply', found, true), next } };
   const apply = def.spec.apply === undefined ? {} : { apply: watched(def.spec.apply, def.spec, node, 'apply', found, true) };
   // A handler's return value is its result, not an update: whatever it changed is lost.
-  return { ...def, spec: { ...def.spec, run: watched(def.spec.run, def.spec, node, 'handler', found, false), ...apply, next } };
+  const handler = watched(def.spec.run, def.spec, node, 'handler', found, false);
+  const run = (state: Readonly<unknown>, ctx: EffectContext) => handler(state, keyWatched(ctx, node, found));
+  return { ...def, spec: { ...def.spec, run, ...apply, next } };
+}
+
+/** The handler's context, noting whether the handler reads its idempotency key (destructured, spread or passed on and read). */
+function keyWatched(ctx: EffectContext, node: string, found: LostUpdates): EffectContext {
+  if (!found.keyRead.has(node)) found.keyRead.set(node, false);
+  return new Proxy(ctx, {
+    get(target, key, receiver) {
+      if (key === 'idempotencyKey') found.keyRead.set(node, true);
+      return Reflect.get(target, key, receiver);
+    },
+  });
 }
 
 function watchedRoute(route: Route<unknown>, node: string, found: LostUpdates): Route<unknown> {
