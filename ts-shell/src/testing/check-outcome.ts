@@ -27,6 +27,8 @@ export interface RunInput {
   id: string;
   /** The effect's result or the resume value, as recorded (JSON text). */
   value: string;
+  /** A resume value as the check gave it, before its schema read it (JSON text), when known. */
+  given?: string;
 }
 
 /** What a run came to, as compared between runs. */
@@ -154,6 +156,12 @@ function firstDivergence(a: readonly RunInput[], b: readonly RunInput[]): Diverg
 
 function divergenceText({ a, b }: Divergence, pathLength: number, sides: Sides): string {
   const rest = a.step + 1 < pathLength ? `the rest of the run (its node path after step ${a.step}, ${a.node}; its status; its final state) was` : "the run's status and final state were";
+  if (a.kind === 'resume' && a.given !== undefined && a.given === b.given) {
+    // The same value given: what differs is what the resume schema made of it. The value claimed is
+    // recorded, so recovery reads it back; but the runs' outcomes cannot be compared past it.
+    return `interrupt ${a.node} was given the same value in both runs (${short(a.given)}), recorded as ${short(b.value)} in ${sides.b}, ${short(a.value)} in ${sides.a}: ` +
+      `its resume schema is not deterministic (a default or a transform reading a clock or Math.random), so ${rest} not compared`;
+  }
   if (a.kind === 'resume') {
     return `interrupt ${a.node} was resumed with another value (${short(b.value)} for ${b.id} in ${sides.b}, ${short(a.value)} for ${a.id} in ${sides.a}: ` +
       `a resume function of the interrupt id or of the state), so ${rest} not compared`;

@@ -149,3 +149,28 @@ describe('a handler that ignores its idempotency key', () => {
     expect(report).toMatchObject({ problems: [], unchecked: [] });
   });
 });
+
+describe('a resume schema whose default reads a clock', () => {
+  const wf = workflow({ name: 'approval-time', version: '1', state: z.object({ approvedAt: z.string().optional() }) })
+    .interrupt('approve', { resume: z.object({ by: z.string(), at: z.string().default(() => new Date(Date.now()).toISOString()) }), apply: (_s, v) => ({ approvedAt: v.at }), next: 'done' })
+    .pure('done', { run: () => ({}), next: END })
+    .build();
+
+  it('the same value given in every run: unchecked says the resume schema made them differ (it blamed "a resume function of the interrupt id or of the state", though none was given)', async () => {
+    let report = await checkWorkflow(wf, { input: {}, resume: { approve: { by: 'kim' } }, core: 'reference' });
+    // Two runs a millisecond apart: tried until the clock moved between them (a fast machine may read one millisecond twice).
+    for (let i = 0; i < 20 && report.unchecked.length === 0; i++) report = await checkWorkflow(wf, { input: {}, resume: { approve: { by: 'kim' } }, core: 'reference' });
+    expect(report.problems).toEqual([]);
+    expect(report.unchecked.length).toBeGreaterThan(0);
+    for (const line of report.unchecked) {
+      expect(line).toMatch(/interrupt approve was given the same value in both runs \(\{"by":"kim"\}\), recorded as .*: its resume schema is not deterministic \(a default or a transform reading a clock or Math\.random\)/);
+    }
+  });
+
+  it('a resume value its schema takes apart from a cycle it strips: no crash of the check', async () => {
+    const given: { by: string; self?: unknown } = { by: 'kim' };
+    given.self = given;
+    const report = await checkWorkflow(wf, { input: {}, resume: { approve: given as { by: string } }, core: 'reference' });
+    expect(report.problems).toEqual([]);
+  });
+});

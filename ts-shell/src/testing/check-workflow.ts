@@ -493,6 +493,17 @@ interface Counter {
   resumes: number;
   retries: number;
   resumed: Set<string>;
+  /** The value given to each interrupt (by id), as JSON text: what its resume schema read. */
+  given: Map<string, string>;
+}
+
+/** The outcome's resume values with the value the check gave each (a schema's default may make the same one differ). */
+function withGivenValues(outcome: Outcome, counter: Counter): Outcome {
+  for (const input of outcome.inputs) {
+    const given = input.kind === 'resume' ? counter.given.get(input.id) : undefined;
+    if (given !== undefined) input.given = given;
+  }
+  return outcome;
 }
 
 /**
@@ -505,7 +516,7 @@ async function drive(settings: DriveSettings, crashAt: string | null): Promise<D
   const store = new MemoryStore({ backing });
   const log = new LogReader(store);
   const observer = new Observer(log, crashAt, settings);
-  const counter: Counter = { resumes: 0, retries: 0, resumed: new Set() };
+  const counter: Counter = { resumes: 0, retries: 0, resumed: new Set(), given: new Map() };
   const ids = settings.ids.forRun();
   const faulted = new Remit(store, settings.core, [settings.workflow], observer, {}, { instanceId: ids.first });
   const crashed = () => observer.crash !== null;
@@ -534,7 +545,7 @@ async function drive(settings: DriveSettings, crashAt: string | null): Promise<D
     points: observer.points, calls: observer.calls, resumes: counter.resumes, retries: counter.retries, steps: observer.steps, crash: observer.crash, store,
     ...(earlyResume === undefined ? {} : { earlyResume }),
   };
-  if (isRunResult(result)) return { ...base, outcome: outcomeOf(await log.read(), result), problems: [] };
+  if (isRunResult(result)) return { ...base, outcome: withGivenValues(outcomeOf(await log.read(), result), counter), problems: [] };
   const node = result instanceof RemitError || result instanceof RunStopped ? result.node : undefined;
   const why = result instanceof RetriesSpent && node !== undefined ? repeatedKeyHint(settings, observer, node) : '';
   const stopped: WorkflowProblem = { property: 'liveness', ...faultOf(observer.crash), ...(node === undefined ? {} : { node }), message: `the run did not reach its end: ${describe(result)}${why}` };
@@ -622,6 +633,8 @@ async function untilEnd(settings: DriveSettings, remit: Remit, counter: Counter,
       counter.resumed.add(interrupt.id);
     }
     const value = await resumeValue(settings, result);
+    const text = jsonText(value);
+    if (text !== undefined) counter.given.set(interrupt.id, text);
     next = () => remit.resume(RUN_ID, interrupt.id, value);
   }
 }
@@ -866,6 +879,15 @@ function faultOf(crash: Crash | null): { fault?: string } {
 
 function isRunResult(value: unknown): value is RunResult {
   return typeof value === 'object' && value !== null && 'status' in value && 'runId' in value && !(value instanceof Error);
+}
+
+/** JSON text of a value given (undefined when it has none: a cycle or a BigInt its schema strips). */
+function jsonText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value) as string | undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function describe(value: unknown): string {
