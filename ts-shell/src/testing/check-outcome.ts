@@ -202,6 +202,8 @@ function pathDifference(a: Outcome, b: Outcome, limit: number, sides: Sides): Di
     }
   }
   if (step < 0) return null;
+  const failedThere = failedWhereCompleted(a, b, step, sides);
+  if (failedThere !== null) return failedThere;
   const statuses = a.status === b.status ? '' : ` (${sides.b} ${statusText(b)}, ${sides.a} ${statusText(a)})`;
   const message = `${sides.b} took ${pathText(b.path, step)}, ${sides.a} ${pathText(a.path, step)}, from step ${step}${statuses}`;
   if (step === 0) return { message };
@@ -211,6 +213,46 @@ function pathDifference(a: Outcome, b: Outcome, limit: number, sides: Sides): Di
     message: `${message}: the route out of ${after} chose differently${ended} (a route, or a pure node or an apply before it, is not deterministic)`,
     node: after,
   };
+}
+
+/**
+ * One run failed at the very node the other completed at `step`: no route chose differently (the
+ * message blamed the route before it); that node's own code ended otherwise. For an effect whose
+ * handler failed under the key it answered in the other run, the handler (or its test double)
+ * refuses a key it has seen, where an idempotent API replays its first answer.
+ */
+function failedWhereCompleted(a: Outcome, b: Outcome, step: number, sides: Sides): Difference | null {
+  const bFailed = b.path.length === step && b.failure !== undefined && b.failure.node === a.path[step];
+  const aFailed = a.path.length === step && a.failure !== undefined && a.failure.node === b.path[step];
+  if (!bFailed && !aFailed) return null;
+  const [failed, other, failedSide, otherSide] = bFailed ? [b, a, sides.b, sides.a] : [a, b, sides.a, sides.b];
+  const node = failed.failure!.node;
+  const why = failureCause(answerAt(failed, step, node), answerAt(other, step, node), lastIntentKey(failed.records, node), failedSide, otherSide, node);
+  const { code, message } = failed.failure!;
+  return { message: `${failedSide} failed at ${node} (${code}: ${short(message)}), which ${otherSide} completed, at step ${step}: ${why}`, node };
+}
+
+function answerAt(outcome: Outcome, step: number, node: string): RunInput | undefined {
+  return outcome.inputs.find((input) => input.kind === 'effect' && input.step === step && input.node === node);
+}
+
+/** Why a node failed in one run and completed in the other: its handler, its apply, or its code. */
+function failureCause(failedAnswer: RunInput | undefined, otherAnswer: RunInput | undefined, failedKey: string | undefined, failedSide: string, otherSide: string, node: string): string {
+  if (otherAnswer === undefined) return `the code of ${node} is not deterministic (it fails in one run only)`;
+  if (failedAnswer !== undefined) {
+    return failedAnswer.value === otherAnswer.value ? `its apply failed on the same result, ${short(otherAnswer.value)}: the apply is not deterministic` :
+      `its apply failed on the result ${short(failedAnswer.value)}, where ${otherSide} got ${short(otherAnswer.value)}: the effect answered otherwise`;
+  }
+  if (failedKey !== otherAnswer.id) return `its handler failed under key ${failedKey ?? '?'} in ${failedSide}, and returned ${short(otherAnswer.value)} under key ${otherAnswer.id} in ${otherSide}`;
+  return `its handler failed for key ${otherAnswer.id}, for which it returned ${short(otherAnswer.value)} in ${otherSide}: a handler must answer a key it has seen as it did the first time ` +
+    '(after a crash inside its call it is called again with the same key; treat the outside system\'s "already done" or "duplicate" answer for the key as success and return the first result)';
+}
+
+/** The key of the last EFFECT_INTENT of `node` in a run's records. */
+function lastIntentKey(records: readonly LogRecord[], node: string): string | undefined {
+  let key: string | undefined;
+  for (const r of records) if (r.kind === RecordKind.EFFECT_INTENT && fromUtf8(r.node) === node) key = fromUtf8(r.key);
+  return key;
 }
 
 /** A node path for a message: whole when short, else around `step`. */

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { END, workflow } from '../workflow/workflow.js';
+import { fail } from '../errors.js';
 import { checkWorkflow } from './check-workflow.js';
 
 const Order = z.object({ orderId: z.string(), receipts: z.array(z.string()), queue: z.array(z.string()), shipped: z.number(), note: z.string().optional() });
@@ -172,5 +173,47 @@ describe('a resume schema whose default reads a clock', () => {
     given.self = given;
     const report = await checkWorkflow(wf, { input: {}, resume: { approve: given as { by: string } }, core: 'reference' });
     expect(report.problems).toEqual([]);
+  });
+});
+
+describe('a run that fails at the node the other run completed', () => {
+  const Post = z.object({ id: z.string().optional(), n: z.number() });
+
+  it('a handler that calls fail() for a key it has seen (an API\'s 409): determinism naming that effect and the fix (it blamed the route out of the node before it)', async () => {
+    const seen = new Set<string>();
+    const api = { post: (key: string) => (seen.has(key) ? { status: 409 } : (seen.add(key), { status: 201, id: `p-${key}` })) };
+    const wf = workflow({ name: 'post-409', version: '1', state: Post })
+      .pure('prepare', { run: (s) => ({ n: s.n + 1 }), next: 'post' })
+      .effect('post', {
+        run: (_s, { idempotencyKey }) => {
+          const answer = api.post(idempotencyKey);
+          if (answer.status === 409) fail('DUPLICATE', 'already posted');
+          return { id: answer.id! };
+        },
+        apply: (_s, r) => ({ id: r.id }),
+        next: END,
+      })
+      .build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference' });
+    expect(report.problems).toEqual([{
+      property: 'determinism',
+      node: 'post',
+      message: 'two fault-free runs from the same input differ: the second fault-free run failed at post (DUPLICATE: already posted), which the first fault-free run completed, at step 1: ' +
+        'its handler failed for key checked-run/post/2, for which it returned {"id":"p-checked-run/post/2"} in the first fault-free run: a handler must answer a key it has seen as it did the first time ' +
+        '(after a crash inside its call it is called again with the same key; treat the outside system\'s "already done" or "duplicate" answer for the key as success and return the first result)',
+    }]);
+  });
+
+  it('an apply that fails in one run only, on the same result: the apply is named as not deterministic', async () => {
+    let calls = 0;
+    const wf = workflow({ name: 'apply-once', version: '1', state: Post })
+      .effect('post', { run: () => ({ id: 'p-1' }), apply: (_s, r) => { if (++calls === 2) fail('FLIP', 'second call'); return { id: r.id }; }, next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference', maxScenarios: 1 });
+    expect(report.problems[0]).toEqual({
+      property: 'determinism',
+      node: 'post',
+      message: 'two fault-free runs from the same input differ: the second fault-free run failed at post (FLIP: second call), which the first fault-free run completed, at step 0: its apply failed on the same result, {"id":"p-1"}: the apply is not deterministic',
+    });
   });
 });
