@@ -217,3 +217,34 @@ describe('a run that fails at the node the other run completed', () => {
     });
   });
 });
+
+describe('a route that samples (one answer in n), asked again after the runs', () => {
+  const Ship = z.object({ items: z.number(), audited: z.boolean().optional() });
+
+  it('a route that audits one call in seven, which the few runs of the check never reach: determinism naming the route (it passed)', async () => {
+    // A counter stands for Math.random() < 1 / 7: the runs ask it at most six times.
+    let calls = 0;
+    const wf = workflow({ name: 'audit-sample', version: '1', state: Ship })
+      .pure('pack', { run: (s) => ({ items: s.items + 1 }), next: () => (++calls % 7 === 0 ? 'audit' : 'ship') })
+      .pure('audit', { run: () => ({ audited: true }), next: 'ship' })
+      .pure('ship', { run: () => ({}), next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: { items: 0 }, core: 'reference', maxScenarios: 1 });
+    expect(report.reference.path).toEqual(['pack', 'ship']);
+    expect(report.problems).toEqual([{
+      property: 'determinism',
+      node: 'pack',
+      message: 'the route out of pack answered "ship" for a state, and "audit" when asked again about the same state after the runs: ' +
+        'a route must be a function of the state alone (not of Math.random, a clock, a counter or a variable outside the state); its answer is recorded, but a crash before the record asks it again',
+    }]);
+  });
+
+  it('routes that read the state alone, a static route and END: no problem', async () => {
+    const wf = workflow({ name: 'audit-rule', version: '1', state: Ship })
+      .pure('pack', { run: (s) => ({ items: s.items + 1 }), next: (s) => (s.items % 7 === 0 ? 'audit' : 'ship') })
+      .pure('audit', { run: () => ({ audited: true }), next: 'ship' })
+      .pure('ship', { run: () => ({}), next: (s) => (s.items > 100 ? 'pack' : END) })
+      .build();
+    for (const items of [0, 6]) expect((await checkWorkflow(wf, { input: { items }, core: 'reference' })).problems).toEqual([]);
+  });
+});

@@ -24,6 +24,8 @@
  *   - lost updates: node code (a pure node, a handler, an apply, a route) that changed the state it
  *     was given, a copy, without returning the change, in any run: the change is lost in every run
  *     alike, so no comparison shows it (lost-updates.ts watches a copy of the workflow's code).
+ *   And each route is asked again, after the runs, about the first state it was asked about: a
+ *   route that answers otherwise is a determinism problem the runs may not have met (a sample).
  * Comparisons it cannot make (effects that answered differently, resume values that differ) are
  * listed in `unchecked`. The handlers are called once per scenario: give checkWorkflow a workflow
  * built with test doubles that answer a repeated key as the first time, as an idempotent API does
@@ -58,7 +60,7 @@ import { durableValue, validate } from '../values.js';
 import { isBuiltWorkflow, type InputOf, type ResumesOf, type StateOf, type Workflow } from '../workflow/workflow.js';
 import { compareOutcomes, NOT_ENDED, nodeOfInterruptId, outcomeOf, type Difference, type Outcome } from './check-outcome.js';
 import { TestingErrorCode } from './errors.js';
-import { LostUpdates, watchedWorkflow } from './lost-updates.js';
+import { LostUpdates, reaskRoutes, watchedWorkflow } from './lost-updates.js';
 import { formatFaultSpec, InjectedFault } from './fault-spec.js';
 
 /**
@@ -181,6 +183,10 @@ export async function checkWorkflow<W extends Workflow>(workflow: W, options: Ch
   // Met in any run, fault-free or recovered: each node's code reported once, after the rest (a
   // lost update may be what kept a run from its end).
   report.problems.push(...settings.lostUpdates.all().map((lost) => ({ property: 'lost-update' as const, ...lost })));
+  // Asked after the runs (lost-updates.ts): only when the runs themselves found no difference, which it would repeat.
+  if (!report.problems.some((p) => p.property === 'determinism' || p.property === 'recovered-run')) {
+    report.problems.push(...reaskRoutes(settings.lostUpdates).map((unstable) => ({ property: 'determinism' as const, ...unstable })));
+  }
   // First: it concerns every scenario's effect check, not one comparison.
   for (const node of settings.lostUpdates.keyNeverRead().reverse()) {
     report.unchecked.unshift(

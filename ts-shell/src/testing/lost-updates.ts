@@ -9,7 +9,11 @@
  * Only functions are wrapped; the descriptor and fingerprint are the workflow's own, so the
  * sequencer sees the same definition. The watch also notes the effect nodes whose handler never
  * read its idempotency key: such a handler cannot pass it on, and the check, which counts handler
- * calls, cannot see whether the outside system applied a repeated call twice.
+ * calls, cannot see whether the outside system applied a repeated call twice. And it keeps the
+ * first state each route was asked about, and its answer, to ask again once the runs are over
+ * (reaskRoutes): a route must be a function of the state, and one that samples (Math.random() <
+ * 0.1 ? 'audit' : 'ship') rarely answers otherwise in the few runs of a check. Asked afterwards,
+ * not during the runs, so that what the runs do (a route that counts its calls) is not changed.
  */
 
 import { cloneJson } from '../sequencer/log-view.js';
@@ -30,6 +34,8 @@ export class LostUpdates {
   private readonly found = new Map<string, LostUpdate>();
   /** Effect nodes whose handler was called, and whether any call read its idempotency key. */
   readonly keyRead = new Map<string, boolean>();
+  /** The first state each route was asked about (a copy), and its answer. */
+  readonly routeSamples = new Map<string, { route: (state: never) => string; state: Record<string, Json>; chosen: string }>();
 
   /** The effect nodes whose handler was called and never read its idempotency key, in the order first called. */
   keyNeverRead(): string[] {
@@ -96,8 +102,39 @@ function watchedRoute(route: Route<unknown>, node: string, found: LostUpdates): 
     const before = copyOf(state);
     const chosen = route(state);
     check(before, state, undefined, node, 'route', found);
+    if (before !== undefined && typeof chosen === 'string' && !found.routeSamples.has(node)) found.routeSamples.set(node, { route, state: before, chosen });
     return chosen;
   };
+}
+
+/** How often each route is asked again after the runs, on copies of the state of its sample. */
+const ROUTE_REASKS = 16;
+
+/** The routes that answered otherwise, asked again about the state of their sample: node and message. */
+export function reaskRoutes(found: LostUpdates): LostUpdate[] {
+  const unstable: LostUpdate[] = [];
+  for (const [node, { route, state, chosen }] of found.routeSamples) {
+    const again = otherAnswer(route, state, chosen);
+    if (again === undefined) continue;
+    unstable.push({
+      node,
+      message: `the route out of ${node} answered ${JSON.stringify(chosen)} for a state, and ${again} when asked again about the same state after the runs: ` +
+        'a route must be a function of the state alone (not of Math.random, a clock, a counter or a variable outside the state); its answer is recorded, but a crash before the record asks it again',
+    });
+  }
+  return unstable;
+}
+
+function otherAnswer(route: (state: never) => string, state: Record<string, Json>, chosen: string): string | undefined {
+  for (let i = 0; i < ROUTE_REASKS; i++) {
+    try {
+      const again = route(cloneJson(state) as never);
+      if (again !== chosen) return JSON.stringify(again) ?? String(again);
+    } catch (error) {
+      return `a throw (${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+  return undefined;
 }
 
 /**
