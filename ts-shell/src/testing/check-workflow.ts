@@ -23,7 +23,7 @@
  *     `maxSteps` node steps and `maxResumes` resumes.
  *   - lost updates: node code (a pure node, a handler, an apply, a route) that changed the state it
  *     was given, a copy, without returning the change, in any run: the change is lost in every run
- *     alike, so no comparison shows it (lost-updates.ts watches a copy of the workflow's code).
+ *     alike, so no comparison shows it (watched-workflow.ts watches a copy of the workflow's code).
  *   And each route is asked again, after the runs, about the first state it was asked about: a
  *   route that answers otherwise is a determinism problem the runs may not have met (a sample).
  * Comparisons it cannot make (effects that answered differently, resume values that differ) are
@@ -60,7 +60,7 @@ import { durableValue, validate } from '../values.js';
 import { isBuiltWorkflow, type InputOf, type ResumesOf, type StateOf, type Workflow } from '../workflow/workflow.js';
 import { compareOutcomes, NOT_ENDED, nodeOfInterruptId, outcomeOf, type Difference, type Outcome } from './check-outcome.js';
 import { TestingErrorCode } from './errors.js';
-import { LostUpdates, reaskRoutes, watchedWorkflow } from './lost-updates.js';
+import { LostUpdates, reaskRoutes, watchedWorkflow } from './watched-workflow.js';
 import { formatFaultSpec, InjectedFault } from './fault-spec.js';
 
 /**
@@ -183,7 +183,7 @@ export async function checkWorkflow<W extends Workflow>(workflow: W, options: Ch
   // Met in any run, fault-free or recovered: each node's code reported once, after the rest (a
   // lost update may be what kept a run from its end).
   report.problems.push(...settings.lostUpdates.all().map((lost) => ({ property: 'lost-update' as const, ...lost })));
-  // Asked after the runs (lost-updates.ts): only when the runs themselves found no difference, which it would repeat.
+  // Asked after the runs (watched-workflow.ts): only when the runs themselves found no difference, which it would repeat.
   if (!report.problems.some((p) => p.property === 'determinism' || p.property === 'recovered-run')) {
     report.problems.push(...reaskRoutes(settings.lostUpdates).map((unstable) => ({ property: 'determinism' as const, ...unstable })));
   }
@@ -254,7 +254,7 @@ interface DriveSettings {
   stepsWhy: string;
   stallLimitMs: number;
   ids: InstanceIds;
-  /** What the watched copy of the workflow's node code found (lost-updates.ts). */
+  /** What the watched copy of the workflow's node code found (watched-workflow.ts). */
   lostUpdates: LostUpdates;
   /** The idempotency keys a handler returned for, in any run of the check (its runs share keys). */
   answeredKeys: Set<string>;

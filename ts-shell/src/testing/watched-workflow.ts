@@ -1,5 +1,6 @@
 /**
- * Lost updates: node code that changes the state it was given instead of returning the change.
+ * The copy of a workflow checkWorkflow runs, its node code watched. Lost updates: node code that
+ * changes the state it was given instead of returning the change.
  * REMIT gives node code a copy of the state (a pure node's run, an effect's handler and apply, an
  * interrupt's apply, a route), so such a change is dropped in every run alike: the runs agree and
  * the contract's checks all hold, yet the run goes on without it (`apply: (s, r) => {
