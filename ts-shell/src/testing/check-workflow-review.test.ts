@@ -248,3 +248,21 @@ describe('a route that samples (one answer in n), asked again after the runs', (
     for (const items of [0, 6]) expect((await checkWorkflow(wf, { input: { items }, core: 'reference' })).problems).toEqual([]);
   });
 });
+
+describe('the watch of node code never changes what node code does', () => {
+  it('a pure node that leaves a getter that throws on its state and returns an update whose keys cannot be listed: the run goes as without the watch', async () => {
+    const hostile = new Proxy({ n: 1 }, { getOwnPropertyDescriptor: () => { throw new Error('no descriptors'); } });
+    const wf = workflow({ name: 'hostile', version: '1', state: z.object({ n: z.number() }) })
+      .pure('a', { run: (s) => { Object.defineProperty(s, 'n', { get: () => { throw new Error('read me not'); } }); return { n: 2 }; }, next: 'b' })
+      .pure('b', { run: () => hostile, next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: { n: 0 }, core: 'reference', maxScenarios: 2 });
+    const plain = workflow({ name: 'plain', version: '1', state: z.object({ n: z.number() }) })
+      .pure('a', { run: () => ({ n: 2 }), next: 'b' })
+      .pure('b', { run: () => hostile, next: END })
+      .build();
+    const without = await checkWorkflow(plain, { input: { n: 0 }, core: 'reference', maxScenarios: 2 });
+    expect(report.reference).toEqual(without.reference);
+    expect(report.problems.map((p) => p.property)).toEqual(without.problems.map((p) => p.property));
+  });
+});

@@ -166,8 +166,15 @@ function copyOf(state: unknown): Record<string, Json> | undefined {
 
 function check(before: Record<string, Json> | undefined, after: unknown, update: unknown, node: string, code: CodeKind, found: LostUpdates): void {
   if (before === undefined || after === null || typeof after !== 'object') return;
-  const returned = update !== null && typeof update === 'object' && !Array.isArray(update) && !isThenable(update) ? update : {};
-  const lost = changedFields(before, after as Record<string, unknown>).filter((field) => !Object.hasOwn(returned, field));
+  let lost: string[];
+  try {
+    const returned = update !== null && typeof update === 'object' && !Array.isArray(update) && !isThenable(update) ? update : {};
+    lost = changedFields(before, after as Record<string, unknown>).filter((field) => !Object.hasOwn(returned, field));
+  } catch {
+    // A getter that throws, a revoked Proxy: the watch must never make node code fail (the
+    // sequencer would record that as the node's failure); such a value is the library's to refuse.
+    return;
+  }
   if (lost.length > 0) found.note(node, code, lost);
 }
 
