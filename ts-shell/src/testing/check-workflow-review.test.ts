@@ -266,3 +266,15 @@ describe('the watch of node code never changes what node code does', () => {
     expect(report.problems.map((p) => p.property)).toEqual(without.problems.map((p) => p.property));
   });
 });
+
+describe('the watch of a handler\'s context', () => {
+  it('a handler that clones its context (structuredClone, as a logger or a worker\'s postMessage does) works as without the check: no problem (a Proxy was refused)', async () => {
+    const logged: unknown[] = [];
+    const wf = workflow({ name: 'clone-ctx', version: '1', state: z.object({ id: z.string().optional() }) })
+      .effect('call', { run: (_s, ctx) => { const copy = structuredClone(ctx); logged.push(copy); return { id: copy.idempotencyKey }; }, apply: (_s, r) => ({ id: r.id }), next: END })
+      .build();
+    const report = await checkWorkflow(wf, { input: {}, core: 'reference' });
+    expect(report).toMatchObject({ problems: [], unchecked: [], reference: { status: 'completed', state: { id: 'checked-run/call/1' } } });
+    expect(logged[0]).toEqual({ runId: 'checked-run', node: 'call', idempotencyKey: 'checked-run/call/1', attempt: 1 });
+  });
+});

@@ -86,15 +86,17 @@ function watchedNode(def: NodeDefinition<unknown>, found: LostUpdates): NodeDefi
   return { ...def, spec: { ...def.spec, run, ...apply, next } };
 }
 
-/** The handler's context, noting whether the handler reads its idempotency key (destructured, spread or passed on and read). */
+/**
+ * The handler's context, noting whether the handler reads its idempotency key (destructured,
+ * spread or passed on and read): a copy whose key is a getter, not a Proxy, which
+ * structuredClone (a logger, a worker's postMessage) would refuse.
+ */
 function keyWatched(ctx: EffectContext, node: string, found: LostUpdates): EffectContext {
   if (!found.keyRead.has(node)) found.keyRead.set(node, false);
-  return new Proxy(ctx, {
-    get(target, key, receiver) {
-      if (key === 'idempotencyKey') found.keyRead.set(node, true);
-      return Reflect.get(target, key, receiver);
-    },
-  });
+  const descriptors = Object.getOwnPropertyDescriptors(ctx);
+  const key = ctx.idempotencyKey;
+  const read = () => (found.keyRead.set(node, true), key);
+  return Object.create(Object.getPrototypeOf(ctx), { ...descriptors, idempotencyKey: { get: read, enumerable: true, configurable: true } }) as EffectContext;
 }
 
 function watchedRoute(route: Route<unknown>, node: string, found: LostUpdates): Route<unknown> {
