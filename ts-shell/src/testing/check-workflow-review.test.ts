@@ -278,3 +278,42 @@ describe('the watch of a handler\'s context', () => {
     expect(logged[0]).toEqual({ runId: 'checked-run', node: 'call', idempotencyKey: 'checked-run/call/1', attempt: 1 });
   });
 });
+
+describe('a workflow factory: each sequencer (a process) gets the workflow built anew', () => {
+  const Cart = z.object({ sku: z.string(), qty: z.number(), total: z.number().optional() });
+  /** A price service double shared by every process, as the real service is. */
+  const prices = { get: (sku: string) => (sku === 'book' ? 1200 : 500) };
+  /** The bug: the price is kept in a cache of the process, not in the state, and read by a later node. */
+  const createCart = () => {
+    const cache = new Map<string, number>();
+    return workflow({ name: 'cart', version: '1', state: Cart })
+      .effect('price', { run: (s) => { cache.set(s.sku, prices.get(s.sku)); return { ok: true }; }, next: 'total' })
+      .pure('total', { run: (s) => ({ total: (cache.get(s.sku) ?? 0) * s.qty }), next: END })
+      .build();
+  };
+
+  it('a state derived from a cache the recovering process does not have: recovered-run naming the node that read it (a workflow object shares the crashed run\'s cache, and passed)', async () => {
+    const shared = await checkWorkflow(createCart(), { input: { sku: 'book', qty: 2 }, core: 'reference' });
+    expect(shared.problems).toEqual([]);
+    const report = await checkWorkflow(createCart, { input: { sku: 'book', qty: 2 }, core: 'reference' });
+    expect(report.reference.state).toEqual({ sku: 'book', qty: 2, total: 2400 });
+    const recovered = report.problems.filter((p) => p.property === 'recovered-run');
+    expect(recovered.length).toBeGreaterThan(0);
+    for (const p of recovered) {
+      expect(p.node).toBe('total');
+      expect(p.message).toMatch(/"total":0.*"total":2400/);
+    }
+  });
+
+  it('the price kept in the state: no problem from the factory either; a factory that builds another definition, or no workflow, is refused', async () => {
+    const createGood = () => workflow({ name: 'cart', version: '1', state: Cart.extend({ price: z.number().optional() }) })
+      .effect('price', { run: (s) => ({ price: prices.get(s.sku) }), apply: (_s, r) => ({ price: r.price }), next: 'total' })
+      .pure('total', { run: (s) => ({ total: (s.price ?? 0) * s.qty }), next: END })
+      .build();
+    expect((await checkWorkflow(createGood, { input: { sku: 'book', qty: 2 }, core: 'reference' })).problems).toEqual([]);
+    let version = 0;
+    const drifting = () => workflow({ name: 'drift', version: String(++version), state: Cart }).pure('a', { run: () => ({}), next: END }).build();
+    await expect(checkWorkflow(drifting, { input: { sku: 'x', qty: 1 }, core: 'reference' })).rejects.toMatchObject({ name: 'ArgumentInvalidError', message: expect.stringMatching(/a function that builds the same definition at every call/) });
+    await expect(checkWorkflow((() => ({})) as never, { input: {}, core: 'reference' } as never)).rejects.toMatchObject({ name: 'ArgumentInvalidError', message: expect.stringMatching(/a function that returned an object that is not a built workflow/) });
+  });
+});

@@ -38,6 +38,11 @@
  * `unchecked`, not called nondeterminism. A double that throws as a function of `attempt` (the
  * effect context's) fails in every run alike, so its retry path is crashed at too.
  *
+ * `workflow` may be a function that builds it (a factory `() => createWorkflow(deps)`): it is then
+ * built anew for each sequencer, as each process builds its own, so that what its closures keep
+ * (a cache a node fills and a later node reads, instead of the state) is gone in the replica that
+ * recovers a crash, as in production; a workflow object shares it with the crashed sequencer.
+ *
  * Each check, and each run of it, uses instance ids of its own (the in-process registry of effect
  * calls is keyed by instance id, run id and key: sequencer/fence.ts), so checks may run at once;
  * every run uses the one run id `checked-run`, which effect keys hold, so that the runs of a check
@@ -177,7 +182,7 @@ class InstanceIds {
 }
 
 /** Check `workflow` against the resume contract from `options.input` (see the module comment). */
-export async function checkWorkflow<W extends Workflow>(workflow: W, options: CheckWorkflowOptions<W>): Promise<WorkflowCheckReport> {
+export async function checkWorkflow<W extends Workflow>(workflow: W | (() => W), options: CheckWorkflowOptions<W>): Promise<WorkflowCheckReport> {
   const settings = await settingsOf(workflow, options);
   const report = await checkRuns(settings);
   // Met in any run, fault-free or recovered: each node's code reported once, after the rest (a
@@ -242,7 +247,10 @@ async function checkRuns(settings: DriveSettings): Promise<WorkflowCheckReport> 
 }
 
 interface DriveSettings {
+  /** The workflow (watched: watched-workflow.ts); with a factory, the first one it built. */
   workflow: Workflow;
+  /** The workflow a new sequencer runs, as a new process would have it: a factory's next one, else `workflow`. */
+  fresh: () => Workflow;
   core: RecoveryCore;
   input: unknown;
   resume: Record<string, ResumeValue>;
@@ -261,11 +269,9 @@ interface DriveSettings {
 }
 
 /** The options checked and completed, before anything runs: a usage error is thrown, not reported. */
-async function settingsOf<W extends Workflow>(workflow: W, options: CheckWorkflowOptions<W>): Promise<DriveSettings> {
-  if (!isBuiltWorkflow(workflow)) {
-    const got = workflow === null ? 'null' : Array.isArray(workflow) ? 'an array' : typeof workflow === 'object' ? 'an object that is not a built workflow' : typeof workflow;
-    throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build())', got);
-  }
+async function settingsOf<W extends Workflow>(given: W | (() => W), options: CheckWorkflowOptions<W>): Promise<DriveSettings> {
+  const workflow = typeof given === 'function' ? builtBy(given) : given;
+  if (!isBuiltWorkflow(workflow)) throw new ArgumentInvalidError('workflow', WORKFLOW_ARGUMENT, describeWorkflowArgument(workflow));
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ArgumentInvalidError('options', 'an object of checkWorkflow options ({ input, resume, ... })', Array.isArray(options) ? 'an array' : String(options));
   }
@@ -286,7 +292,36 @@ async function settingsOf<W extends Workflow>(workflow: W, options: CheckWorkflo
   // unknown name; then the core itself (a name loaded, an object as it is).
   const { core } = await createRemit({ store: new MemoryStore(), core: options.core as CoreKind | RecoveryCore });
   const lostUpdates = new LostUpdates();
-  return { workflow: watchedWorkflow(workflow, lostUpdates), core, input: options.input, resume, ...limits, stepsWhy: 'maxSteps', ids: new InstanceIds(), lostUpdates, answeredKeys: new Set() };
+  const watched = watchedWorkflow(workflow, lostUpdates);
+  const fresh = typeof given === 'function' ? () => watchedWorkflow(sameDefinition(builtBy(given), workflow), lostUpdates) : () => watched;
+  return { workflow: watched, fresh, core, input: options.input, resume, ...limits, stepsWhy: 'maxSteps', ids: new InstanceIds(), lostUpdates, answeredKeys: new Set() };
+}
+
+const WORKFLOW_ARGUMENT = 'a built workflow (workflow(...)....build()), or a function () => workflow that builds one';
+
+function describeWorkflowArgument(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object that is not a built workflow' : typeof value;
+}
+
+/**
+ * What a workflow factory built. A factory is called once per sequencer (a fresh process): what
+ * its closures hold (a cache, a client's memory) is new to the replica that recovers a crash, as
+ * in production, where a cache warmed by the crashed process is gone.
+ */
+function builtBy(factory: () => unknown): Workflow {
+  const built = factory();
+  if (!isBuiltWorkflow(built)) throw new ArgumentInvalidError('workflow', WORKFLOW_ARGUMENT, `a function that returned ${describeWorkflowArgument(built)}`);
+  return built;
+}
+
+/** A factory's later workflow, refused unless it is the definition of its first (the runs would not compare). */
+function sameDefinition(built: Workflow, first: Workflow): Workflow {
+  if (built.fingerprintHex !== first.fingerprintHex) {
+    throw new ArgumentInvalidError('workflow', 'a function that builds the same definition at every call', `one whose definition changed between calls (${first.name} ${first.version}: its fingerprint differs)`);
+  }
+  return built;
 }
 
 /**
@@ -524,28 +559,30 @@ async function drive(settings: DriveSettings, crashAt: string | null): Promise<D
   const observer = new Observer(log, crashAt, settings);
   const counter: Counter = { resumes: 0, retries: 0, resumed: new Set(), given: new Map() };
   const ids = settings.ids.forRun();
-  const faulted = new Remit(store, settings.core, [settings.workflow], observer, {}, { instanceId: ids.first });
+  const wf = settings.fresh();
+  const faulted = new Remit(store, settings.core, [wf], observer, {}, { instanceId: ids.first });
   const crashed = () => observer.crash !== null;
-  const starting = untilEnd(settings, faulted, counter, () => faulted.start(settings.workflow, settings.input, { runId: RUN_ID }), crashed);
+  const starting = untilEnd(settings, faulted, counter, () => faulted.start(wf, settings.input, { runId: RUN_ID }), crashed);
   let result = await untilStalled(starting, observer, settings.stallLimitMs).catch((e: unknown) => e);
   let earlyResume: Drive['earlyResume'];
   if (crashed()) {
     // Whatever the crashed sequencer threw or returned, the replica takes over.
     const hooks: SequencerHooks = { at: (point, info) => observer.afterCrash(point, info) };
     const fence = { instanceId: ids.replica, now: () => Date.now() + CLOCK_AHEAD_MS };
-    const restarted = new Remit(new MemoryStore({ backing }), settings.core, [settings.workflow], hooks, {}, fence);
+    const replicaWf = settings.fresh(); // the replica is another process: a factory builds it anew
+    const restarted = new Remit(new MemoryStore({ backing }), settings.core, [replicaWf], hooks, {}, fence);
     observer.noteProgress(`${observer.crash!.at.spec} (the crash; the replica took over)`);
     // The claim is durable and its node not completed: another resumer, now, before recovery
     // finishes the node, must be refused (a resume checked only after recovery completed the run
     // meets a spent interrupt, and a sequencer that admits a second claim while one is open passed).
     if (observer.crash!.claimDurable) {
-      const resumer = new Remit(new MemoryStore({ backing }), settings.core, [settings.workflow], hooks, {}, { instanceId: settings.ids.one(), now: fence.now });
+      const resumer = new Remit(new MemoryStore({ backing }), settings.core, [settings.fresh()], hooks, {}, { instanceId: settings.ids.one(), now: fence.now });
       earlyResume = await untilStalled(secondResume(observer.crash!.durable, resumer, 'before recovery'), observer, settings.stallLimitMs).catch((e: unknown) => ({
         ...(observer.crash!.at.info.node === undefined ? {} : { node: observer.crash!.at.info.node }),
         message: `a second resume, after the claim was durable, before recovery, did not settle: ${describe(e)}`,
       }));
     }
-    result = await untilStalled(untilEnd(settings, restarted, counter, () => recover(settings, restarted), () => false), observer, settings.stallLimitMs).catch((e: unknown) => e);
+    result = await untilStalled(untilEnd(settings, restarted, counter, () => recover(settings, restarted, replicaWf), () => false), observer, settings.stallLimitMs).catch((e: unknown) => e);
   }
   const base = {
     points: observer.points, calls: observer.calls, resumes: counter.resumes, retries: counter.retries, steps: observer.steps, crash: observer.crash, store,
@@ -603,9 +640,9 @@ function untilStalled<T>(running: Promise<T>, observer: Observer, limitMs: numbe
 }
 
 /** After a crash: start again when nothing was durable, else continue. */
-async function recover(settings: DriveSettings, remit: Remit): Promise<RunResult> {
+async function recover(settings: DriveSettings, remit: Remit, wf: Workflow): Promise<RunResult> {
   const listed = (await remit.store.listRuns()).some((r) => r.runId === RUN_ID);
-  return listed ? remit.continueRun(RUN_ID) : remit.start(settings.workflow, settings.input, { runId: RUN_ID });
+  return listed ? remit.continueRun(RUN_ID) : remit.start(wf, settings.input, { runId: RUN_ID });
 }
 
 /**
@@ -739,7 +776,7 @@ async function judgeScenario(settings: DriveSettings, reference: Drive, run: Dri
     problems.push({ property: 'effects', fault, ...(effect.node === undefined ? {} : { node: effect.node }), message: effect.message });
   }
   if (run.crash.claimDurable) {
-    const remit = new Remit(run.store, settings.core, [settings.workflow], NO_HOOKS, {}, { instanceId: settings.ids.one() });
+    const remit = new Remit(run.store, settings.core, [settings.fresh()], NO_HOOKS, {}, { instanceId: settings.ids.one() });
     const late = await secondResume(run.crash.durable, remit, 'after recovery');
     problems.push(...early, ...(late === null ? [] : [{ property: 'consume-once' as const, fault, ...late }]));
   }
