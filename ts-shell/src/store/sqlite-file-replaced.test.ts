@@ -19,7 +19,6 @@ import { StoreError } from '../errors.js';
 import { Remit } from '../remit.js';
 import { openSqliteStore } from './sqlite.js';
 import { chargeAfterApproval } from '../../test-support/charge-workflow.js';
-import { testRecord } from '../testing/test-record.js';
 
 const core = await createCore('reference');
 const root = mkdtempSync(join(tmpdir(), 'remit-replaced-'));
@@ -95,27 +94,5 @@ describe('a SQLite file deleted or replaced while a store has it open', () => {
         await again.close();
       },
     ), { numRuns: 24 });
-  });
-});
-
-describe('the file check of a batch append (a claim, a group of steps) comes after the seq check', () => {
-  it('a racer that lost its seq gets its refusal and the records in the way (nothing to write, nothing checked); one that would write is FILE_REPLACED with nothing written', async () => {
-    const dir = join(root, 'batch');
-    const file = join(dir, 'remit.db');
-    const store = openSqliteStore(file);
-    await store.append('r', 0, [testRecord(0)], undefined, 'running');
-    await store.append('r', 1, [testRecord(1)], undefined, 'running');
-    renameSync(file, `${file}.old`);
-    // The seq check refuses first, as to any loser of a race: its read of the file the store
-    // opened (the run's records after seq 0) is what a racer needs, and writes nothing.
-    const lost = await store.append('r', 1, [testRecord(1)], undefined, 'running');
-    expect(lost).toMatchObject({ committed: false, nextSeq: 2 });
-    expect(lost.committed ? [] : lost.tail?.map((r) => r.seq)).toEqual([1]);
-    // An append that would commit, with a status hint or as a group: refused, nothing written.
-    for (const attempt of [() => store.append('r', 2, [testRecord(2)], undefined, 'parked'), () => store.append('r', 2, [testRecord(2), testRecord(3)])]) {
-      await expect(attempt()).rejects.toMatchObject({ code: 'REMIT_STORE', storeCode: 'FILE_REPLACED', operation: 'append', runId: 'r', seq: 2 });
-    }
-    expect((await store.readRecords('r')).map((r) => r.seq)).toEqual([0, 1]);
-    await store.close();
   });
 });
