@@ -451,6 +451,22 @@ function storeStillUsed(store: Store): boolean {
   return users !== undefined && users.size > 0;
 }
 
+/**
+ * The stores a close() left open because an instance not closed still counted as a user. Such an
+ * instance may be one dropped and not yet collected (one per request): once the last user is
+ * collected, nothing is left to close the store, which close() was asked to close (a PostgreSQL
+ * pool would keep the process alive, a SQLite file stay open), so the collection closes it.
+ */
+const CLOSE_ASKED = new WeakSet<Store>();
+
+/** Called once an instance never closed is collected: closes its store if a close() left it open for it alone. */
+const STORE_RELEASE = new FinalizationRegistry<Store>((store) => {
+  if (!CLOSE_ASKED.has(store) || storeStillUsed(store)) return;
+  CLOSE_ASKED.delete(store);
+  // No caller waits for this close: a failure has nobody to go to (close() would have thrown it).
+  store.close().catch(() => {});
+});
+
 export class Remit implements Engine {
   private readonly workflows = new Map<string, Workflow>();
   readonly sequencing: SequencingOptions;
@@ -473,6 +489,7 @@ export class Remit implements Engine {
     for (const wf of workflows) this.register(wf);
     if (!STORE_USERS.has(store)) STORE_USERS.set(store, new Set());
     STORE_USERS.get(store)!.add(this.storeUse);
+    STORE_RELEASE.register(this, store, this.storeUse);
     // Every operation is counted while it runs, so that close() can wait for it (an effect whose
     // handler returned must get its EFFECT_DONE appended, not a closed store).
     for (const name of TRACKED_OPERATIONS) {
@@ -1133,9 +1150,16 @@ export class Remit implements Engine {
     const caller = this.enclosing.getStore();
     const others = () => [...this.inFlight].filter((operation) => !caller?.has(operation));
     for (let left = others(); left.length > 0; left = others()) await Promise.allSettled(left);
-    // Another open instance given this store object keeps it open: its close() closes it.
+    // Another open instance given this store object keeps it open: its close() closes it, or,
+    // dropped without close(), its collection does (CLOSE_ASKED).
     STORE_USERS.get(this.store)?.delete(this.storeUse);
-    if (!storeStillUsed(this.store)) await this.store.close();
+    STORE_RELEASE.unregister(this.storeUse);
+    if (storeStillUsed(this.store)) {
+      CLOSE_ASKED.add(this.store);
+      return;
+    }
+    CLOSE_ASKED.delete(this.store);
+    await this.store.close();
   }
 
   private resolveWorkflow(workflow: Workflow | string, subject: ErrorSubject): Workflow {
