@@ -317,3 +317,24 @@ describe('a workflow factory: each sequencer (a process) gets the workflow built
     await expect(checkWorkflow((() => ({})) as never, { input: {}, core: 'reference' } as never)).rejects.toMatchObject({ name: 'ArgumentInvalidError', message: expect.stringMatching(/a function that returned an object that is not a built workflow/) });
   });
 });
+
+describe('a workflow factory that is an async function', () => {
+  it('is refused, saying to build the workflow synchronously; a rejection of its Promise is not left unhandled (it was: "a function that returned an object that is not a built workflow", and an unhandled rejection)', async () => {
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      const loading = async () => { await Promise.resolve(); throw new Error('the price service did not answer'); };
+      await expect(checkWorkflow(loading as never, { input: {}, core: 'reference' } as never)).rejects.toMatchObject({
+        name: 'ArgumentInvalidError',
+        message: expect.stringMatching(/a function that returned a Promise \(an async function\): build the workflow synchronously/),
+      });
+      // An unhandled rejection is reported after the microtasks of the turn it happened in.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+  });
+});

@@ -312,8 +312,20 @@ function describeWorkflowArgument(value: unknown): string {
  */
 function builtBy(factory: () => unknown): Workflow {
   const built = factory();
+  if (isThenable(built)) throw asyncFactoryRefused(built);
   if (!isBuiltWorkflow(built)) throw new ArgumentInvalidError('workflow', WORKFLOW_ARGUMENT, `a function that returned ${describeWorkflowArgument(built)}`);
   return built;
+}
+
+/**
+ * An async factory (`async () => createWorkflow(await loadDeps())`): the check calls the factory
+ * for each sequencer in the midst of a run, where it cannot wait. Its Promise is left handled, or
+ * its rejection (the dependencies failing to load) would be unhandled and end the test process.
+ */
+function asyncFactoryRefused(built: PromiseLike<unknown>): ArgumentInvalidError {
+  Promise.resolve(built).catch(() => {});
+  return new ArgumentInvalidError('workflow', WORKFLOW_ARGUMENT,
+    'a function that returned a Promise (an async function): build the workflow synchronously, awaiting what it needs first (const deps = await loadDeps(); checkWorkflow(() => createWorkflow(deps), ...))');
 }
 
 /** A factory's later workflow, refused unless it is the definition of its first (the runs would not compare). */
