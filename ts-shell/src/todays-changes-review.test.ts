@@ -1,6 +1,7 @@
 /**
  * Review of the day's changes as a user meets them: close() with one store object shared by
- * several instances (remit.ts, STORE_USERS), in the cases the first tests did not reach.
+ * several instances (remit.ts, STORE_USERS), in the cases the first tests did not reach; and a
+ * route that changes the state it is given, which the guide's lost-update row says is lost.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRemit, END, openSqliteStore, workflow, type Remit, type Store } from './index.js';
+import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type Remit, type Store } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-todays-review-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,5 +74,23 @@ describe('a store left open by close() for an instance dropped without close()',
     await expect(open.start(counter, { n: 1 }, { runId: 'still-open' })).resolves.toMatchObject({ status: 'completed' });
     await open.close();
     expect(await isClosed(store)).toBe(true);
+  });
+});
+
+describe('a route that changes the state it is given', () => {
+  it('changes nothing recorded, whatever the state\'s size (its change was recorded when the step wrote a delta, a large state, and lost with a snapshot, a small one)', async () => {
+    const wf = workflow({ name: 'route-writes', version: '1', state: z.object({ n: z.number(), notes: z.string() }) })
+      .pure('add', { run: (s) => ({ n: s.n + 1 }), next: (s) => { (s as { n: number }).n = 99; return 'done'; } })
+      .pure('done', { run: () => ({}), next: END })
+      .build();
+    for (const notes of ['', 'x'.repeat(5000)]) {
+      const store = openMemoryStore();
+      const remit = await createRemit({ store, workflows: [wf], core: 'reference' });
+      await expect(remit.start(wf, { n: 1, notes }, { runId: 'r' })).resolves.toMatchObject({ status: 'completed', state: { n: 2 } });
+      const reader = await createRemit({ store, workflows: [wf], core: 'reference' });
+      await expect(reader.status('r')).resolves.toMatchObject({ status: 'completed', state: { n: 2 } });
+      await remit.close();
+      await reader.close();
+    }
   });
 });

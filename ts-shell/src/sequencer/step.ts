@@ -404,14 +404,17 @@ export class Step {
     const parsed = validate(this.wf.stateSchema, merged, subject);
     if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
     const snapshot = durableText('state', parsed.data, this.wf.stateSchema, subject, merged);
-    const next = resolveRoute(route, snapshot.value, this.wf, subject);
     // The delta is made of JSON read back (snapshot.value), so it is JSON as it stands; its copy
-    // for the head cache equals what parsing its bytes gives, and shares nothing with the value
-    // the route function saw.
+    // for the head cache equals what parsing its bytes gives. All of it is taken before the route
+    // runs: the route is given snapshot.value itself (no copy per step), and a route that changes
+    // it must change nothing recorded, as the snapshot text already taken (its change was recorded
+    // when the step wrote a delta, and lost when it wrote a snapshot: by the state's size).
     const delta = computeDelta(head.state, snapshot.value) ?? EMPTY_DELTA;
     const deltaBytes = jsonBytes(delta);
     // The snapshot's bytes are encoded only when the policy writes them (most steps write a delta).
     const asSnapshot = chooseSnapshot(utf8Length(snapshot.text), deltaBytes.length, head.deltaBytesSinceSnapshot);
+    const decodedDelta = asSnapshot ? undefined : cloneJson(delta as Json);
+    const next = resolveRoute(route, snapshot.value, this.wf, subject);
     const records: LogRecord[] = [{
       kind: RecordKind.NODE_COMPLETED,
       seq,
@@ -421,7 +424,7 @@ export class Step {
       state: asSnapshot ? utf8(snapshot.text) : deltaBytes,
     }];
     if (next === END) records.push({ kind: RecordKind.RUN_COMPLETED, seq: seq + 1 });
-    return asSnapshot ? { records, next } : { records, next, decodedDelta: cloneJson(delta as Json) };
+    return decodedDelta === undefined ? { records, next } : { records, next, decodedDelta };
   }
 
   /**
