@@ -6,6 +6,10 @@ import { reference } from './reference-core.js';
 import { RecordKind, RefusalReason, type LogRecord } from './types.js';
 import { ArgumentInvalidError, CoreUnavailableError, OptionInvalidError } from '../errors.js';
 import { readFile } from 'node:fs/promises';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   canonicalAbiExports, CoreTrapError, loadWasmCore, RENEW_INSTANCE_ABOVE_BYTES, RENEW_INSTANCE_AFTER_IDLE_MS, wasmCoreFromExports, wasmCoreModuleUrl, type CoreModuleExports,
 } from './wasm-core.js';
@@ -29,6 +33,29 @@ describe('createCore', () => {
 });
 
 describe('loadWasmCore', () => {
+  it('compiles the core module once per process and URL: a later load instantiates it; a module that failed is not kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'remit-core-once-'));
+    try {
+      const moduleUrl = pathToFileURL(join(dir, 'remit_core.js')).href;
+      const wasmFile = join(dir, 'remit_core.core.wasm');
+      copyFileSync(new URL('./remit_core.core.wasm', wasmCoreModuleUrl()), wasmFile);
+      const first = await loadWasmCore(moduleUrl);
+      // The file replaced by bytes that do not compile: the second load does not read it again.
+      writeFileSync(wasmFile, new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9]));
+      const second = await loadWasmCore(moduleUrl);
+      expect(second).not.toBe(first);
+      expect(second.recover(log)).toEqual(first.recover(log));
+      // Another URL holding those bytes fails, and is tried again (not kept) at its next load.
+      const otherUrl = pathToFileURL(join(dir, 'other', 'remit_core.js')).href;
+      mkdirSync(join(dir, 'other'));
+      writeFileSync(join(dir, 'other', 'remit_core.core.wasm'), new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9]));
+      await expect(loadWasmCore(otherUrl)).rejects.toMatchObject({ reason: 'WASM_LOAD_FAILED' });
+      copyFileSync(new URL('./remit_core.core.wasm', wasmCoreModuleUrl()), join(dir, 'other', 'remit_core.core.wasm'));
+      expect((await loadWasmCore(otherUrl)).recover(log)).toEqual(first.recover(log));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   it('says "run npm run setup" with a typed error when the build is missing', async () => {
     const missing = new URL('./no-such-dir/remit_core.js', import.meta.url);
     const err = await loadWasmCore(missing.href).catch((e: unknown) => e);

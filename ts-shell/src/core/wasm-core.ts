@@ -180,15 +180,34 @@ function coreModuleExports(instance: { exports: Record<string, unknown> }): Core
 
 /**
  * The first instance of the core module, and a way to make fresh ones of the compiled module.
- * Read, compiled and instantiated synchronously: the module is 75 KB and V8 compiles its functions
- * lazily, so the compile takes about 0.5 ms on the main thread. The asynchronous forms
- * (`readFile`, `WebAssembly.compile`, `WebAssembly.instantiate`) wait for the thread pool and for
- * V8's background threads, which in a fresh process on two cores are still busy with the code just
- * imported: loading the core then took 10 ms in most fresh processes instead of 2 ms
- * (bench/resume-phases.ts, the "core" phase), a third of a cold resume.
+ * A fresh instance shares the module's compiled code: about 0.03-0.1 ms, no compilation.
  */
 function instantiateCoreModule(moduleUrl: URL): { exports: CoreModuleExports; renew: () => CoreModuleExports } {
   const coreUrl = new URL('./remit_core.core.wasm', moduleUrl);
+  const module = compiledCoreModule(coreUrl);
+  try {
+    return { exports: coreModuleExports(new webAssembly.Instance(module, {})), renew: () => coreModuleExports(new webAssembly.Instance(module, {})) };
+  } catch (e) {
+    throw new CoreUnavailableError('wasm', 'WASM_LOAD_FAILED', loadFailure(coreUrl, e), e);
+  }
+}
+
+/** The core modules compiled in this process, by file URL: a process compiles each once. */
+const COMPILED_CORE_MODULES = new Map<string, object>();
+
+/**
+ * The core module at `coreUrl`, compiled once per process (each later createRemit or loadWasmCore
+ * instantiates it: a service that makes an instance per request does not compile it per request).
+ * Read and compiled synchronously: the module is 75 KB and V8 compiles its functions lazily, so
+ * the compile takes about 0.5 ms on the main thread. The asynchronous forms (`readFile`,
+ * `WebAssembly.compile`) wait for the thread pool and for V8's background threads, which in a
+ * fresh process on two cores are still busy with the code just imported: loading the core then
+ * took 10 ms in most fresh processes instead of 2 ms (bench/resume-phases.ts, the "core" phase),
+ * a third of a cold resume. Only a module that compiled and imports nothing is kept.
+ */
+function compiledCoreModule(coreUrl: URL): object {
+  const cached = COMPILED_CORE_MODULES.get(coreUrl.href);
+  if (cached !== undefined) return cached;
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(coreUrl);
@@ -200,13 +219,15 @@ function instantiateCoreModule(moduleUrl: URL): { exports: CoreModuleExports; re
     // The recovery core is pure: a module that imports anything is not the one this binding knows.
     const imports = webAssembly.Module.imports(module);
     if (imports.length > 0) throw new Error(`it imports ${imports.map((i) => `${i.module}.${i.name}`).join(', ')}`);
-    const exports = coreModuleExports(new webAssembly.Instance(module, {}));
-    // A fresh instance shares the module's compiled code: about 0.03-0.1 ms, no compilation.
-    return { exports, renew: () => coreModuleExports(new webAssembly.Instance(module, {})) };
+    COMPILED_CORE_MODULES.set(coreUrl.href, module);
+    return module;
   } catch (e) {
-    throw new CoreUnavailableError('wasm', 'WASM_LOAD_FAILED',
-      `the Wasm core module ${coreUrl.pathname} cannot be called directly (${String((e as Error)?.message ?? e)}): ${FIX}`, e);
+    throw new CoreUnavailableError('wasm', 'WASM_LOAD_FAILED', loadFailure(coreUrl, e), e);
   }
+}
+
+function loadFailure(coreUrl: URL, e: unknown): string {
+  return `the Wasm core module ${coreUrl.pathname} cannot be called directly (${String((e as Error)?.message ?? e)}): ${FIX}`;
 }
 
 /**
