@@ -248,11 +248,13 @@ function failureCause(failedAnswer: RunInput | undefined, otherAnswer: RunInput 
     '(after a crash inside its call it is called again with the same key; treat the outside system\'s "already done" or "duplicate" answer for the key as success and return the first result)';
 }
 
-/** The key of the last EFFECT_INTENT of `node` in a run's records. */
-function lastIntentKey(records: readonly LogRecord[], node: string): string | undefined {
-  let key: string | undefined;
-  for (const r of records) if (r.kind === RecordKind.EFFECT_INTENT && fromUtf8(r.node) === node) key = fromUtf8(r.key);
-  return key;
+/** The key of the last EFFECT_INTENT of `node` in a run's records (searched from the end: the check asks at every handler call). */
+export function lastIntentKey(records: readonly LogRecord[], node: string): string | undefined {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]!;
+    if (r.kind === RecordKind.EFFECT_INTENT && fromUtf8(r.node) === node) return fromUtf8(r.key);
+  }
+  return undefined;
 }
 
 /** A node path for a message: whole when short, else around `step`. */

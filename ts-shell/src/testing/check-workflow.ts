@@ -63,7 +63,7 @@ import type { RunResult } from '../sequencer/run-result.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { durableValue, validate } from '../values.js';
 import { isBuiltWorkflow, type InputOf, type ResumesOf, type StateOf, type Workflow } from '../workflow/workflow.js';
-import { compareOutcomes, NOT_ENDED, nodeOfInterruptId, outcomeOf, type Difference, type Outcome } from './check-outcome.js';
+import { compareOutcomes, lastIntentKey, NOT_ENDED, nodeOfInterruptId, outcomeOf, type Difference, type Outcome } from './check-outcome.js';
 import { TestingErrorCode } from './errors.js';
 import { LostUpdates, reaskRoutes, watchedWorkflow } from './watched-workflow.js';
 import { formatFaultSpec, InjectedFault } from './fault-spec.js';
@@ -502,12 +502,7 @@ class Observer implements SequencerHooks {
   /** A handler about to be called: the key is the last EFFECT_INTENT of its node in the store. */
   private async noteCall(point: FaultPoint, info: FaultInfo): Promise<void> {
     if (point !== 'effect.before-handler') return;
-    const records = await this.log.read();
-    let key: string | undefined;
-    for (let i = records.length - 1; i >= 0 && key === undefined; i--) {
-      const r = records[i]!;
-      if (r.kind === RecordKind.EFFECT_INTENT && fromUtf8(r.node) === info.node) key = fromUtf8(r.key);
-    }
+    const key = info.node === undefined ? undefined : lastIntentKey(await this.log.read(), info.node);
     this.calls.push(key ?? `${info.node ?? '?'}@?`);
     if (key !== undefined && info.node !== undefined) this.lastKey.set(info.node, key);
   }
