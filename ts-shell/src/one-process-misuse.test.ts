@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   AlreadyConsumedError, ArgumentInvalidError, ConflictError, createRemit, EffectInFlightError, END, NotParkedError, openMemoryStore, openSqliteStore, RunExistsError,
-  StoreError, UnknownWorkflowError, workflow,
+  StoreError, UnknownWorkflowError, workflow, type Remit, type Store,
 } from './index.js';
 import { testRecord } from './testing/index.js';
 
@@ -51,6 +51,27 @@ const approval = workflow({ name: 'approval', version: '1', state: z.object({ n:
   .pure('count', { run: async (s) => { await sleep(50); return { n: s.n + 1 }; }, next: 'ask' })
   .interrupt('ask', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => ({ ok: v.ok }), next: END })
   .build();
+
+const counter = workflow({ name: 'count', version: '1', state: z.object({ n: z.number() }) })
+  .pure('add', { run: (s) => ({ n: s.n + 1 }), next: END })
+  .build();
+
+const nextTask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function isClosed(store: Store): Promise<boolean> {
+  return store.listRuns().then(() => false, (error: unknown) => (error as { storeCode?: unknown }).storeCode === 'CLOSED');
+}
+
+/** Collects garbage until `store` is closed, each time in a later task (finalizers run in one): at most `rounds` times. */
+async function closedAfterCollection(store: Store, rounds: number): Promise<boolean> {
+  for (let i = 0; i < rounds; i++) {
+    await nextTask();
+    collectGarbage();
+    await nextTask();
+    if (await isClosed(store)) return true;
+  }
+  return false;
+}
 
 describe('a closed SQLite store', () => {
   it('refuses every call with StoreError CLOSED naming the operation, the run and the seq, as the memory store does', async () => {
@@ -95,6 +116,38 @@ describe('instances dropped without close() on a shared store', () => {
     const last = await createRemit({ store, workflows: [wf], core: 'reference' });
     await last.close();
     await expect(store.listRuns()).rejects.toMatchObject({ storeCode: 'CLOSED' });
+  });
+
+  it('a store a close() left open for one of them is closed once that instance is collected (it stayed open for good: nothing was left to close it)', async () => {
+    const store = openSqliteStore(join(dir, 'dropped-after-close.db'));
+    const kept = await createRemit({ store, workflows: [counter], core: 'reference' });
+    let dropped: Remit | undefined = await createRemit({ store, workflows: [counter], core: 'reference' });
+    await dropped.start(counter, { n: 1 }, { runId: 'r' });
+    await kept.close();
+    // Still reachable, never closed: it counts, so the store stays open for it (docs/guide.md, "Closing").
+    expect(await isClosed(store)).toBe(false);
+    await expect(dropped.status('r')).resolves.toMatchObject({ status: 'completed' });
+    dropped = undefined;
+    expect(await closedAfterCollection(store, 200)).toBe(true);
+  });
+
+  it('that collection does not close the store while another instance given it is still open', async () => {
+    const store = openSqliteStore(join(dir, 'dropped-other-open.db'));
+    const first = await createRemit({ store, workflows: [counter], core: 'reference' });
+    const open = await createRemit({ store, workflows: [counter], core: 'reference' });
+    let dropped: Remit | undefined = await createRemit({ store, workflows: [counter], core: 'reference' });
+    const collected = new WeakRef(dropped);
+    dropped = undefined;
+    await first.close();
+    for (let i = 0; i < 200 && collected.deref() !== undefined; i++) {
+      await nextTask();
+      collectGarbage();
+    }
+    expect(collected.deref()).toBeUndefined();
+    await nextTask();
+    await expect(open.start(counter, { n: 1 }, { runId: 'still-open' })).resolves.toMatchObject({ status: 'completed' });
+    await open.close();
+    expect(await isClosed(store)).toBe(true);
   });
 });
 
