@@ -5,7 +5,7 @@
  * hands it to a Step (./step.ts). See ./sequencer.ts for what must hold.
  */
 
-import { chainOf, concatBytes } from '../core/codec.js';
+import { chainOf, concatBytes, decodeRecordAt } from '../core/codec.js';
 import { checkLogRoom, encodeRecordWithinLimits } from '../values.js';
 import { MAX_LOG_BYTES } from '../core/framing.js';
 import {
@@ -190,9 +190,9 @@ export class RunSession {
   /**
    * Read the run from its stored recovery summary (docs/guide.md, "Fresh-process resume"): record
    * 0, and the records from the summary's snapshot seq on, fed to the core from the summary. Every
-   * record read is checked (framing, CRC, the chain from the summary's chain value); the records
-   * before are not. Resolves false (nothing kept) whenever that read cannot give the very answer
-   * of the whole log: no summary, a summary the core refuses, records that do not line up with
+   * record read is checked (record 0's frame, and its fingerprint against the summary's; framing,
+   * CRC and the chain from the summary's chain value after it); the records in between are not.
+   * Resolves false (nothing kept) whenever that read cannot give the very answer of the whole log: no summary, a summary the core refuses, records that do not line up with
    * it, a tail that does not recover cleanly, or a head that needs a record before the snapshot.
    * The caller then reads the whole log, so a bad summary costs time, never data.
    */
@@ -204,6 +204,10 @@ export class RunSession {
     const { summary, runStarted } = found;
     const coreSummary = openSummary(summary);
     if (coreSummary === null) return false;
+    // Record 0 is not fed to the core (the summary covers it), so its frame is checked here as a
+    // whole-log recovery checks it: a damaged one is diagnosed from the whole log.
+    const first = runStarted.seq === 0 ? decodeRecordAt(runStarted.bytes, 0, 0, { prevChain: 0, v2Seen: false }) : null;
+    if (first?.outcome !== 'record' || first.end !== runStarted.bytes.length || first.record.kind !== RecordKind.RUN_STARTED) return false;
     if (summary.snapshotSeq <= 0 || summary.snapshotSeq >= summary.recordCount) return false;
     const rows = read?.records ?? (await store.readRecords(this.runId, summary.snapshotSeq));
     if (rows.length < summary.recordCount - summary.snapshotSeq) return false;
@@ -231,6 +235,7 @@ export class RunSession {
     const sound =
       recovery !== null &&
       recovery.ok &&
+      bytesEqual(recovery.fingerprint, first.record.fingerprint) &&
       recovery.durableLen === bytes.length &&
       recovery.recordCount === summary.snapshotSeq + rows.length &&
       recovery.snapshotOffset >= tailStart &&

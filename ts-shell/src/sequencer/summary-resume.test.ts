@@ -169,6 +169,39 @@ describe.each(['reference', 'wasm'] as const)('fresh-process reads from the stor
   });
 });
 
+describe.each(['reference', 'wasm'] as const)('record 0 under a stored summary (%s core)', (coreKind) => {
+  it('a damaged record 0 is found by a fresh process, which reads the whole log (docs/guide.md, "Fresh-process resume": checked)', async () => {
+    const wf = mixedLoop(200, true);
+    const backing = new MemoryBacking();
+    const core = await createCore(coreKind);
+    const parked = await new Remit(new MemoryStore({ backing }), core, [wf]).start(wf, { i: 0, pad: '' }, { runId: 'z' });
+    const run = backing.runs.get('z')!;
+    expect(run.summary).toBeDefined();
+    const fresh = () => new Remit(new MemoryStore({ backing }), core, [wf]);
+    expect(await fresh().status('z')).toEqual(parked);
+    // One byte of record 0's payload flipped: its checksum fails.
+    const zero = run.records[0]!.bytes;
+    zero[zero.length >> 1]! ^= 0xff;
+    for (const call of [() => fresh().status('z'), () => fresh().continueRun('z'), () => fresh().resume('z', parked.interrupt!.id, true), () => fresh().workflowOf('z')]) {
+      await expect(call()).rejects.toMatchObject({ code: 'REMIT_LOG_CORRUPT', seq: 0 });
+    }
+    expect(run.records.length).toBe(parked.headSeq + 1);
+  });
+
+  it("a sound record 0 of another definition is not taken on the summary's word", async () => {
+    const wf = mixedLoop(200, true);
+    const other = workflow({ name: 'mixed', version: '2', state: State }).pure('p', { run: (s) => s, next: END }).build();
+    const backing = new MemoryBacking();
+    const core = await createCore(coreKind);
+    const parked = await new Remit(new MemoryStore({ backing }), core, [wf]).start(wf, { i: 0, pad: '' }, { runId: 'z' });
+    await new Remit(new MemoryStore({ backing }), core, [other]).start(other, { i: 0, pad: '' }, { runId: 'z2' });
+    // Record 0 replaced by another run's (its frame sound, linked as a first record is).
+    backing.runs.get('z')!.records[0] = { ...backing.runs.get('z2')!.records[0]! };
+    await expect(new Remit(new MemoryStore({ backing }), core, [wf]).status('z')).rejects.toMatchObject({ code: 'REMIT_LOG_CORRUPT' });
+    expect(parked.status).toBe('parked');
+  });
+});
+
 describePg('fresh-process reads from the stored summary (postgres store)', (url) => {
   const schemas = new Set<string>();
   afterAll(() => dropSchemas(url, schemas));
