@@ -192,8 +192,9 @@ export class RunSession {
    * 0, and the records from the summary's snapshot seq on, fed to the core from the summary. Every
    * record read is checked (record 0's frame, and its fingerprint against the summary's; framing,
    * CRC and the chain from the summary's chain value after it); the records in between are not.
-   * Resolves false (nothing kept) whenever that read cannot give the very answer of the whole log: no summary, a summary the core refuses, records that do not line up with
-   * it, a tail that does not recover cleanly, or a head that needs a record before the snapshot.
+   * Resolves false (nothing kept) whenever that read cannot give the very answer of the whole log:
+   * no summary, a summary the core refuses, records that do not line up with it, a tail that does
+   * not recover cleanly, or a head that needs a record before the snapshot.
    * The caller then reads the whole log, so a bad summary costs time, never data.
    */
   private async reloadFromSummary(read?: RunRead): Promise<boolean> {
