@@ -27,7 +27,7 @@ import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import pg from 'pg';
 import { claimFromHeld, claimOnce, readEveryRacer } from './workloads/claim.js';
-import { createRemit, type Remit, type Store } from 'remit';
+import { createRemit, type Remit } from 'remit';
 import { openPostgresStore, type PostgresStore } from 'remit/postgres';
 import type { SuiteContext, SuiteOutput } from './lib/context.js';
 import { compareTasks, warmUpNote, type TimedTask } from './lib/measure.js';

@@ -9,6 +9,7 @@ import { count, displayText, preview, shown } from './display.js';
 import { ArgumentInvalidError, suggestCommand } from './errors.js';
 import { parseInterruptId } from './ids.js';
 import { fromUtf8, toHex } from './json.js';
+import { recoverInPieces } from './sequencer/feed-pieces.js';
 import { diagnoseRows, type RunDamage } from './sequencer/log-health.js';
 import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
 import { concatRecords } from './store/common.js';
@@ -85,7 +86,7 @@ export function inspectLog(runId: string, stored: StoredRecord[], core: Recovery
     bytes: log.length,
     stateBytes: records.reduce((n, r) => n + (r.stateBytes ?? 0), 0),
   };
-  const recovery = core.recover(log);
+  const recovery = recoverInPieces(core, log);
   const damage = diagnoseRows(runId, stored, recovery);
   // A run the store lists without records (NO_RECORDS) has no record to show, damaged or not.
   if (damage !== null && stored.length > 0) {

@@ -16,7 +16,7 @@ import { isMainThread, threadId } from 'node:worker_threads';
 import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
 import {
-  EMPTY_SUMMARY, NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveredRun, type RecoveryCore,
+  NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveredRun, type RecoveryCore,
 } from './core/types.js';
 import {
   afterOwnClaim, AlreadyConsumedError, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
@@ -31,6 +31,7 @@ import { concatBytes, decodeRecordAt } from './core/codec.js';
 import { damageError, diagnoseRows, diagnoseValues, missingRecordsDamage, unreadableRunDamage, type RunDamage } from './sequencer/log-health.js';
 import { recordAt, runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
+import { EMPTY_SUMMARY_AT, feedInPieces, recoverInPieces } from './sequencer/feed-pieces.js';
 import { openSummary } from './sequencer/stored-summary.js';
 import { DEFAULT_EFFECT_LEASE_MS, type FenceSettings } from './sequencer/fence.js';
 import type { RunListing, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint } from './store/store.js';
@@ -870,7 +871,7 @@ export class Remit implements Engine {
       // count: a run that moved in between is read again (a run driven all along is not judged).
       if (hint !== null && hint.recordCount !== rows.length && read < SCRUB_READS) continue;
       const log = concatBytes(rows.map((r) => r.bytes));
-      const recovery = this.core.recover(log);
+      const recovery = recoverInPieces(this.core, log);
       const damage = diagnoseRows(runId, rows, recovery) ?? diagnoseValues(runId, rows, log);
       const logStatus = damage === null && recovery.ok ? hintOfStatus(STATUS_NAMES[recovery.status]) : null;
       const unlisted = hint === null && rows.length > 0 && this.store.relistRun !== undefined;
@@ -888,14 +889,14 @@ export class Remit implements Engine {
     const stored = found.summary;
     const core = openSummary(stored);
     if (core === null || stored.byteLength > log.length) return { summaryRecords: stored.recordCount, summaryAgrees: false };
-    const fed = this.core.feed(EMPTY_SUMMARY, log.subarray(0, stored.byteLength));
+    const fed = feedInPieces(this.core, EMPTY_SUMMARY_AT, log, stored.byteLength);
     const summaryAgrees =
-      fed.ok &&
+      fed !== null &&
       fed.recovery.ok &&
       fed.recovery.durableLen === stored.byteLength &&
       fed.recovery.recordCount === stored.recordCount &&
       fed.recovery.snapshotSeq === stored.snapshotSeq &&
-      bytesEqual(fed.summary, core);
+      bytesEqual(fed.at.summary, core);
     return { summaryRecords: stored.recordCount, summaryAgrees };
   }
 
@@ -927,7 +928,7 @@ export class Remit implements Engine {
     // damage (a hand edit, a partial restore) makes one; it is shown, never skipped or "empty".
     if (rows.length === 0) return { workflow: '?', status: 'damaged', headSeq: -1, damage: missingRecordsDamage(runId) };
     const log = concatBytes(rows.map((r) => r.bytes));
-    const recovery = this.core.recover(log);
+    const recovery = recoverInPieces(this.core, log);
     const damage = diagnoseRows(runId, rows, recovery);
     if (damage !== null) {
       const workflow = recovery.ok ? fromUtf8(recovery.workflow) : workflowOfFirstRecord(log);
@@ -1061,7 +1062,7 @@ export class Remit implements Engine {
       return { ...result, relisted: true, note: `its records were stored without a listing, and it was listed again (runs() and recoverAll see it); ${rest}` };
     }
     const log = concatBytes(rows.map((r) => r.bytes));
-    const recovery = this.core.recover(log);
+    const recovery = recoverInPieces(this.core, log);
     const damage = diagnoseRows(runId, rows, recovery) ?? diagnoseValues(runId, rows, log);
     if (damage === null) {
       assert(recovery.ok, () => `run ${runId}: the core refused a log that diagnosis found sound`);

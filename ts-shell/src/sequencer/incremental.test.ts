@@ -93,6 +93,44 @@ describe.each(['reference', 'wasm'] as const)('incremental recovery in the seque
     expect(counts.largestFeed).toBeLessThanOrEqual(1024 * 1024 + 64 * 1024);
   });
 
+  it('the views that judge a whole log (runs, inspect, scrub, repair) feed it in pieces too, to the answer recover gives', async () => {
+    const wf = bigPureLoop(120, 30_000);
+    const store = new MemoryStore();
+    const run = await new Remit(store, await createCore(kind), [wf]).start(wf, { i: 0, pad: '' }, { runId: 'big' });
+    expect(await logBytes(store, 'big')).toBeGreaterThan(3 * 1024 * 1024);
+    const { core, counts } = counting(await createCore(kind));
+    const remit = new Remit(store, core, [wf]);
+    expect((await remit.runs()).map((r) => [r.runId, r.status, r.headSeq])).toEqual([['big', 'completed', run.headSeq]]);
+    const inspection = await remit.inspect('big');
+    expect(inspection).toMatchObject({ status: 'completed', headSeq: run.headSeq });
+    expect(inspection.damage).toBeUndefined();
+    expect(await remit.scrub('big')).toMatchObject({ damage: null, summaryAgrees: true, logStatus: 'completed' });
+    expect(await remit.repair('big')).toMatchObject({ removedSeq: null, summaryRemoved: false, statusHintCorrected: null });
+    // No call handed the core the whole log: the Wasm core's memory holds a piece and the summary.
+    expect(counts.recoverBytes).toBe(0);
+    expect(counts.admitLogCalls).toBe(0);
+    expect(counts.largestFeed).toBeLessThanOrEqual(1024 * 1024 + 64 * 1024);
+  });
+
+  it('a record damaged past the first piece is named by every whole-log view as a whole-log recover names it', async () => {
+    const wf = bigPureLoop(120, 30_000);
+    const store = new MemoryStore();
+    await new Remit(store, await createCore(kind), [wf]).start(wf, { i: 0, pad: '' }, { runId: 'big' });
+    const damagedSeq = 80; // about 2.4 MB in: in the third piece
+    const stored = store.backing.runs.get('big')!.records[damagedSeq]!;
+    stored.bytes = stored.bytes.slice();
+    stored.bytes[stored.bytes.length - 100]! ^= 0x40;
+    const records = await store.readRecords('big');
+    const plain = await createCore(kind);
+    const whole = plain.recover(new Uint8Array(Buffer.concat(records.map((r) => r.bytes))));
+    expect(whole).toMatchObject({ ok: false, seq: damagedSeq });
+    const remit = new Remit(store, plain, [wf]);
+    const scrub = await remit.scrub('big');
+    expect(scrub.damage).toMatchObject({ kind: 'corrupt', seq: damagedSeq });
+    expect((await remit.inspect('big')).damage).toEqual(scrub.damage);
+    expect((await remit.runs())[0]).toMatchObject({ status: 'damaged', damage: scrub.damage });
+  });
+
   it('resume is admitted from the summary, not by another pass over the log; a second resume is still refused', async () => {
     const wf = parkLoop();
     const store = new MemoryStore();

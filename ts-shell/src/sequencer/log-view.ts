@@ -6,7 +6,7 @@
 
 import { decodeRecordAt, LogErrorName } from '../core/codec.js';
 import {
-  RecordKind, RunStatus, StateForm, type LogRecord, type RecoveredRun, type Recovery, type RecoveryCore,
+  RecordKind, RunStatus, StateForm, type LogRecord, type RecoveredRun, type Recovery,
 } from '../core/types.js';
 import { LogCorruptError, LogTornError, RunNotFoundError } from '../errors.js';
 import { decodeJson, fromUtf8, isPlainObject, setOwnKey, type Json } from '../json.js';
@@ -68,15 +68,10 @@ export const STATUS_NAMES = {
 export type RunStatusName = (typeof STATUS_NAMES)[keyof typeof STATUS_NAMES];
 
 /**
- * Recover `log` and turn a damaged log into a typed error naming run, seq and offset. A torn tail
- * is an error here too: stores keep whole records, so an incomplete one is damage, and appending
- * after it would be refused forever.
+ * Turn a recovery of a damaged log into a typed error naming run, seq and offset. A torn tail is an
+ * error here too: stores keep whole records, so an incomplete one is damage, and appending after
+ * it would be refused forever.
  */
-export function recoverOrThrow(core: RecoveryCore, runId: string, log: Uint8Array, allowEmpty = false): RecoveredRun {
-  return checkRecovery(core.recover(log), runId, allowEmpty);
-}
-
-/** The checks of recoverOrThrow on a recovery already computed (the session caches recoveries). */
 export function checkRecovery(recovery: Recovery, runId: string, allowEmpty = false): RecoveredRun {
   if (!recovery.ok) {
     throw new LogCorruptError(runId, recovery.seq, recovery.offset, LogErrorName[recovery.code] ?? `code ${recovery.code}`);

@@ -25,15 +25,10 @@ import {
 } from './log-view.js';
 import type { FenceSettings } from './fence.js';
 import type { RecoverySummary, RunRead, RunStatusHint, StoredRecord } from '../store/store.js';
+import { feedInPieces } from './feed-pieces.js';
 import { openSummary, sealSummary } from './stored-summary.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
 import { GROUPABLE_ACTIONS, Step } from './step.js';
-
-/**
- * The most log bytes handed to the core in one call: a longer log (a reload) is fed in pieces, so
- * the Wasm core's linear memory grows to about this plus the summary, not to the log's size.
- */
-const FEED_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * A durable recovery summary goes with an append once this many records were appended since the
@@ -287,22 +282,14 @@ export class RunSession {
    * refuses the summary (only a stored one can be refused).
    */
   private feedCore(byteLength: number): Recovery | null {
-    // Pieces of at most FEED_CHUNK_BYTES (more when one record is longer: a piece that ends inside
-    // a record leaves it torn and the summary where it was, so the next piece starts there again).
-    // By the split property the last piece's answer is the recovery of the whole log.
-    let pieceBytes = FEED_CHUNK_BYTES;
-    for (;;) {
-      const end = Math.min(byteLength, this.summaryEnd + pieceBytes);
-      const fed = this.engine.core.feed(this.summary, this.log.bytes.subarray(this.summaryEnd, end));
-      if (!fed.ok) return null;
-      if (!fed.recovery.ok) return fed.recovery;
-      const advanced = fed.recovery.durableLen > this.summaryEnd;
-      this.summary = fed.summary;
-      this.summaryEnd = fed.recovery.durableLen;
-      this.summaryRecords = fed.recovery.recordCount;
-      if (end === byteLength) return fed.recovery;
-      pieceBytes = advanced ? FEED_CHUNK_BYTES : pieceBytes * 2;
-    }
+    // In pieces (./feed-pieces.ts): a reload hands the core at most about 1 MiB at a time.
+    const from = { summary: this.summary, byteLength: this.summaryEnd, recordCount: this.summaryRecords };
+    const fed = feedInPieces(this.engine.core, from, this.log.bytes, byteLength);
+    if (fed === null) return null;
+    this.summary = fed.at.summary;
+    this.summaryEnd = fed.at.byteLength;
+    this.summaryRecords = fed.at.recordCount;
+    return fed.recovery;
   }
 
   /**

@@ -1,0 +1,59 @@
+/**
+ * Feeding a log to the core in pieces, so that the Wasm core's linear memory holds one piece and
+ * the summary, never the whole log: a run session's reload and every view that judges a whole log
+ * (runs, recoverAll, inspect, scrub, repair) go through here. By the split property
+ * (docs/core-api.md, "Incremental recovery"; checked by the equivalence suite) the last piece's
+ * answer is the recovery of the whole log, and the last summary the whole log's.
+ */
+
+import { EMPTY_SUMMARY, type Recovery, type RecoveryCore } from '../core/types.js';
+
+/**
+ * The most log bytes handed to the core in one call (more only when one record is longer): the
+ * Wasm core's linear memory grows to about this plus the summary, not to the log's size.
+ */
+export const FEED_CHUNK_BYTES = 1024 * 1024;
+
+/** A core summary and the log prefix it covers. */
+export interface SummaryAt {
+  summary: Uint8Array;
+  /** Bytes of the log the summary covers (its records are durable and checked). */
+  byteLength: number;
+  recordCount: number;
+}
+
+/** The summary of no bytes. */
+export const EMPTY_SUMMARY_AT: SummaryAt = { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0 };
+
+/**
+ * Feed `log[from.byteLength..end)` to the core from `from` in pieces of at most `chunkBytes`.
+ * A piece that ends inside a record leaves it torn and the summary where it was, so the next piece
+ * starts there again, twice as long until the record fits. Returns the last answer and the summary
+ * reached (durable records only: a torn tail is fed again next time; on a recovery error, the
+ * summary before the piece that failed). Null when the core refuses the summary it is given (only
+ * a stored one can be refused; the core's own never are).
+ */
+export function feedInPieces(
+  core: RecoveryCore, from: SummaryAt, log: Uint8Array, end: number, chunkBytes = FEED_CHUNK_BYTES,
+): { recovery: Recovery; at: SummaryAt } | null {
+  let at = from;
+  let pieceBytes = chunkBytes;
+  for (;;) {
+    const pieceEnd = Math.min(end, at.byteLength + pieceBytes);
+    const fed = core.feed(at.summary, log.subarray(at.byteLength, pieceEnd));
+    if (!fed.ok) return null;
+    if (!fed.recovery.ok) return { recovery: fed.recovery, at };
+    const advanced = fed.recovery.durableLen > at.byteLength;
+    at = { summary: fed.summary, byteLength: fed.recovery.durableLen, recordCount: fed.recovery.recordCount };
+    if (pieceEnd === end) return { recovery: fed.recovery, at };
+    pieceBytes = advanced ? chunkBytes : pieceBytes * 2;
+  }
+}
+
+/** The recovery of the whole `log`, as `core.recover(log)` answers it, fed in pieces. */
+export function recoverInPieces(core: RecoveryCore, log: Uint8Array, chunkBytes = FEED_CHUNK_BYTES): Recovery {
+  const fed = feedInPieces(core, EMPTY_SUMMARY_AT, log, log.length, chunkBytes);
+  // The empty summary is the core's own: never refused.
+  if (fed === null) throw new Error('the core refused the empty summary');
+  return fed.recovery;
+}
