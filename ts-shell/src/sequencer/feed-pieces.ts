@@ -50,8 +50,12 @@ export function feedInPieces(
   }
 }
 
-/** The recovery of the whole `log`, as `core.recover(log)` answers it, fed in pieces. */
+/**
+ * The recovery of the whole `log`, as `core.recover(log)` answers it, fed in pieces. A log of one
+ * piece or less is recovered in one call: no summary to encode, the same bound on memory.
+ */
 export function recoverInPieces(core: RecoveryCore, log: Uint8Array, chunkBytes = FEED_CHUNK_BYTES): Recovery {
+  if (log.length <= chunkBytes) return core.recover(log);
   const fed = feedInPieces(core, EMPTY_SUMMARY_AT, log, log.length, chunkBytes);
   // The empty summary is the core's own: never refused.
   if (fed === null) throw new Error('the core refused the empty summary');
