@@ -185,8 +185,9 @@ export class RunSession {
   /**
    * Read the run from its stored recovery summary (docs/guide.md, "Fresh-process resume"): record
    * 0, and the records from the summary's snapshot seq on, fed to the core from the summary. Every
-   * record read is checked (record 0's frame, and its fingerprint against the summary's; framing,
-   * CRC and the chain from the summary's chain value after it); the records in between are not.
+   * record read is checked (record 0's frame, and its run, workflow, version and fingerprint against
+   * the summary's; framing, CRC and the chain from the summary's chain value after it); the records
+   * in between are not.
    * Resolves false (nothing kept) whenever that read cannot give the very answer of the whole log:
    * no summary, a summary the core refuses, records that do not line up with it, a tail that does
    * not recover cleanly, or a head that needs a record before the snapshot.
@@ -231,6 +232,10 @@ export class RunSession {
     const sound =
       recovery !== null &&
       recovery.ok &&
+      // Record 0 is the run's: the summary names the same run, workflow, version and definition.
+      bytesEqual(recovery.runId, first.record.runId) &&
+      bytesEqual(recovery.workflow, first.record.workflow) &&
+      bytesEqual(recovery.version, first.record.version) &&
       bytesEqual(recovery.fingerprint, first.record.fingerprint) &&
       recovery.durableLen === bytes.length &&
       recovery.recordCount === summary.snapshotSeq + rows.length &&

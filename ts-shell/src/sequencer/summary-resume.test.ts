@@ -200,6 +200,19 @@ describe.each(['reference', 'wasm'] as const)('record 0 under a stored summary (
     await expect(new Remit(new MemoryStore({ backing }), core, [wf]).status('z')).rejects.toMatchObject({ code: 'REMIT_LOG_CORRUPT' });
     expect(parked.status).toBe('parked');
   });
+
+  it("a sound record 0 of another run of the same definition is not taken on the summary's word", async () => {
+    const wf = mixedLoop(200, true);
+    const backing = new MemoryBacking();
+    const core = await createCore(coreKind);
+    const remit = new Remit(new MemoryStore({ backing }), core, [wf]);
+    const parked = await remit.start(wf, { i: 0, pad: '' }, { runId: 'z' });
+    await remit.start(wf, { i: 0, pad: '' }, { runId: 'y' });
+    // Record 0 replaced by run y's: same workflow, version and fingerprint, another run id.
+    backing.runs.get('z')!.records[0] = { ...backing.runs.get('y')!.records[0]! };
+    await expect(new Remit(new MemoryStore({ backing }), core, [wf]).status('z')).rejects.toMatchObject({ code: 'REMIT_LOG_CORRUPT' });
+    expect(parked.status).toBe('parked');
+  });
 });
 
 describePg('fresh-process reads from the stored summary (postgres store)', (url) => {
