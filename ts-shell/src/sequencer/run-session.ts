@@ -217,8 +217,10 @@ export class RunSession {
     }
     const tailStart = summary.byteLength - covered;
     if (tailStart < runStarted.bytes.length) return false;
-    // Zero-filled (a large allocation is mapped lazily), with room for the run's next appends.
+    // Zero-filled (a large allocation is mapped lazily), with room for the run's next appends. A
+    // byte length past a log's limit is no run's: a buffer capped there could not hold the records.
     const byteLength = tailStart + total;
+    if (byteLength > MAX_LOG_BYTES) return false;
     const buffer = new Uint8Array(Math.min(byteLength + Math.min(byteLength, APPEND_ROOM_BYTES), MAX_LOG_BYTES));
     buffer.set(runStarted.bytes, 0);
     let at = tailStart;
