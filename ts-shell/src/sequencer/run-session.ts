@@ -221,7 +221,10 @@ export class RunSession {
     // byte length past a log's limit is no run's: a buffer capped there could not hold the records.
     const byteLength = tailStart + total;
     if (byteLength > MAX_LOG_BYTES) return false;
-    const buffer = new Uint8Array(Math.min(byteLength + Math.min(byteLength, APPEND_ROOM_BYTES), MAX_LOG_BYTES));
+    const buffer = zeroFilled(Math.min(byteLength + Math.min(byteLength, APPEND_ROOM_BYTES), MAX_LOG_BYTES));
+    // A host that cannot reserve the length the summary claims reads the whole log instead: a
+    // summary claiming gigabytes it does not cover (a hand edit) must not block the run.
+    if (buffer === null) return false;
     buffer.set(runStarted.bytes, 0);
     let at = tailStart;
     for (const row of rows) {
@@ -631,6 +634,16 @@ export class RunSession {
       if (this.hasStaged && !this.stale) await this.flushQuietly();
       throw error;
     }
+  }
+}
+
+/** A zero-filled buffer of `length` bytes, or null when the host cannot allocate it (RangeError). */
+function zeroFilled(length: number): Uint8Array | null {
+  try {
+    return new Uint8Array(length);
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
   }
 }
 
