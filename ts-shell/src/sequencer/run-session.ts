@@ -7,7 +7,7 @@
 
 import { chainOf, concatBytes, decodeRecordAt } from '../core/codec.js';
 import { checkLogRoom, encodeRecordWithinLimits } from '../values.js';
-import { MAX_LOG_BYTES } from '../core/framing.js';
+import { Frame, FrameOutcome, MAX_LOG_BYTES, readFrame } from '../core/framing.js';
 import {
   EMPTY_SUMMARY, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type NextAction, type RecoveredRun,
   type Recovery,
@@ -186,8 +186,9 @@ export class RunSession {
    * Read the run from its stored recovery summary (docs/guide.md, "Fresh-process resume"): record
    * 0, and the records from the summary's snapshot seq on, fed to the core from the summary. Every
    * record read is checked (record 0's frame, and its run, workflow, version and fingerprint against
-   * the summary's; framing, CRC and the chain from the summary's chain value after it); the records
-   * in between are not.
+   * the summary's; the frames of the records from the snapshot to the summary's end: header, CRC
+   * and seq, not their links; framing, CRC and the chain from the summary's chain value after it);
+   * the records in between are not.
    * Resolves false (nothing kept) whenever that read cannot give the very answer of the whole log:
    * no summary, a summary the core refuses, records that do not line up with it, a tail that does
    * not recover cleanly, or a head that needs a record before the snapshot.
@@ -210,9 +211,17 @@ export class RunSession {
     if (rows.length < summary.recordCount - summary.snapshotSeq) return false;
     let covered = 0;
     let total = 0;
+    const frame = new Frame();
     for (let i = 0; i < rows.length; i++) {
       if (rows[i]!.seq !== summary.snapshotSeq + i) return false;
-      if (i < summary.recordCount - summary.snapshotSeq) covered += rows[i]!.bytes.length;
+      if (i < summary.recordCount - summary.snapshotSeq) {
+        // The records the summary covers are not fed to the core, but the head state and the
+        // action's records are read from them: their frames (header, CRC, seq) are checked here,
+        // so that a damaged one is diagnosed from the whole log, as every other view names it.
+        const bytes = rows[i]!.bytes;
+        if (readFrame(bytes, 0, summary.snapshotSeq + i, frame) !== FrameOutcome.RECORD || frame.recordEnd !== bytes.length) return false;
+        covered += bytes.length;
+      }
       total += rows[i]!.bytes.length;
     }
     const tailStart = summary.byteLength - covered;
