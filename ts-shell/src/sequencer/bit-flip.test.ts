@@ -43,6 +43,7 @@ import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { END, workflow, type Workflow } from '../workflow/workflow.js';
 import type { RunResult } from './run-result.js';
+import { copyBacking } from '../../test-support/memory-backing.js';
 
 const State = z.object({ i: z.number().int(), pad: z.string(), sum: z.number().int() });
 
@@ -95,16 +96,6 @@ async function write(core: RecoveryCore, shape: Shape): Promise<Written> {
     if (!(error instanceof Error && error.message === 'crash')) throw error;
   }
   return { wf, backing };
-}
-
-function copyBacking(from: MemoryBacking): MemoryBacking {
-  const to = new MemoryBacking();
-  for (const [id, run] of from.runs) {
-    const copy = { ...run, records: run.records.map((r) => ({ ...r, bytes: r.bytes.slice() })) };
-    if (run.summary !== undefined) copy.summary = { ...run.summary, summary: run.summary.summary.slice() };
-    to.runs.set(id, copy);
-  }
-  return to;
 }
 
 type Op = 'status' | 'continueRun' | 'resume';

@@ -31,6 +31,7 @@ import { PostgresStore } from '../store/postgres.js';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/store.js';
 import { describePg, dropSchemas, freshSchemaName } from '../../test-support/postgres-test-env.js';
+import { copyBacking } from '../../test-support/memory-backing.js';
 import { END, workflow } from '../workflow/workflow.js';
 
 const core = await createCore('reference');
@@ -225,11 +226,7 @@ const memoryTarget: Target = {
   name: 'memory',
   open: async () => new MemoryStore(),
   async copy(store) {
-    const copy = new MemoryStore();
-    for (const [runId, run] of (store as MemoryStore).backing.runs) {
-      copy.backing.runs.set(runId, { ...run, records: run.records.map((r) => ({ ...r, bytes: r.bytes.slice() })) });
-    }
-    return copy;
+    return new MemoryStore({ backing: copyBacking((store as MemoryStore).backing) });
   },
   async overwrite(store, runId, seq, bytes) {
     (store as MemoryStore).backing.runs.get(runId)!.records[seq]!.bytes = bytes.slice();

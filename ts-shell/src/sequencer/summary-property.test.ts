@@ -21,6 +21,7 @@ import { END, workflow, type Workflow } from '../workflow/workflow.js';
 import { NO_HOOKS, type SequencerHooks } from '../faults.js';
 import { openSummary, sealSummary } from './stored-summary.js';
 import type { RunResult } from './run-result.js';
+import { copyBacking } from '../../test-support/memory-backing.js';
 
 const State = z.object({ i: z.number().int(), pad: z.string() });
 
@@ -91,13 +92,12 @@ async function write(core: RecoveryCore, shape: Shape, runId: string): Promise<W
   return { wf, backing, runId, stored };
 }
 
-function copyBacking(from: MemoryBacking, summary: RecoverySummary | undefined): MemoryBacking {
-  const to = new MemoryBacking();
-  for (const [id, run] of from.runs) {
-    const copy = { ...run, records: run.records.map((r) => ({ ...r, bytes: r.bytes.slice() })) };
-    delete copy.summary;
-    if (summary !== undefined) copy.summary = { ...summary, summary: summary.summary.slice() };
-    to.runs.set(id, copy);
+/** A copy of `from` whose runs hold `summary` (none when undefined) in place of their own. */
+function copyWithSummary(from: MemoryBacking, summary: RecoverySummary | undefined): MemoryBacking {
+  const to = copyBacking(from);
+  for (const run of to.runs.values()) {
+    delete run.summary;
+    if (summary !== undefined) run.summary = { ...summary, summary: summary.summary.slice() };
   }
   return to;
 }
@@ -339,7 +339,7 @@ function countingStore(backing: MemoryBacking, read: { records: number }): Store
  * whole-log answer parks on (and one with an id that is not the parked one), then status again.
  */
 async function opsFor(core: RecoveryCore, wf: Workflow, runId: string, backing: MemoryBacking, bogusSeq: number): Promise<Op[]> {
-  const probe = copyBacking(backing, undefined);
+  const probe = copyWithSummary(backing, undefined);
   const ops: Op[] = [{ call: 'status' }, { call: 'continueRun' }];
   const continued = await perform(new Remit(wholeLogStore(probe), core, [wf], NO_HOOKS, {}, READER), runId, { call: 'continueRun' });
   ops.push({ call: 'resume', id: `approve@${bogusSeq}`, value: true });
@@ -361,11 +361,11 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
         const before = own.backing.runs.get('r')!.records.map((r) => r.bytes.slice());
         const ops = await opsFor(core, own.wf, 'r', own.backing, bogusSeq);
 
-        const wholeBacking = copyBacking(own.backing, undefined);
+        const wholeBacking = copyWithSummary(own.backing, undefined);
         const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
 
         const placed = place(placedSpec, own, other);
-        const summaryBacking = copyBacking(own.backing, placed.summary);
+        const summaryBacking = copyWithSummary(own.backing, placed.summary);
         const read = { records: 0 };
         const first = await perform(new Remit(countingStore(summaryBacking, read), core, [own.wf], NO_HOOKS, {}, READER), 'r', { call: 'status' });
         if (placed.summary !== undefined) firstStatus[read.records < before.length ? 'fromSummary' : 'wholeLog'] += 1;
@@ -396,11 +396,11 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
     const first = own.stored[0]!;
     expect(first.recordCount).toBeLessThan(own.backing.runs.get('r')!.records.length);
     const ops: Op[] = [{ call: 'status' }, { call: 'continueRun' }, { call: 'resume', id: 'approve@0', value: true }];
-    const wholeBacking = copyBacking(own.backing, undefined);
+    const wholeBacking = copyWithSummary(own.backing, undefined);
     const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
     expect(expected.outcomes[0]).toMatchObject({ ok: { status: 'completed' } });
     for (const byteLength of [0xffffffff, 0xffffffff - 16]) {
-      const summaryBacking = copyBacking(own.backing, sealSummary(first.recordCount, byteLength, first.snapshotSeq, openSummary(first)!));
+      const summaryBacking = copyWithSummary(own.backing, sealSummary(first.recordCount, byteLength, first.snapshotSeq, openSummary(first)!));
       expect(await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: summaryBacking }))).toEqual(expected);
     }
   });
