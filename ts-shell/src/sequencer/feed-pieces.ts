@@ -6,6 +6,7 @@
  * answer is the recovery of the whole log, and the last summary the whole log's.
  */
 
+import { assert } from '../assert.js';
 import { EMPTY_SUMMARY, type Recovery, type RecoveryCore } from '../core/types.js';
 
 /**
@@ -57,7 +58,6 @@ export function feedInPieces(
 export function recoverInPieces(core: RecoveryCore, log: Uint8Array, chunkBytes = FEED_CHUNK_BYTES): Recovery {
   if (log.length <= chunkBytes) return core.recover(log);
   const fed = feedInPieces(core, EMPTY_SUMMARY_AT, log, log.length, chunkBytes);
-  // The empty summary is the core's own: never refused.
-  if (fed === null) throw new Error('the core refused the empty summary');
+  assert(fed !== null, 'the core refused the empty summary (the core\'s own summaries are never refused)');
   return fed.recovery;
 }

@@ -406,9 +406,8 @@ export class Step {
     const snapshot = durableText('state', parsed.data, this.wf.stateSchema, subject, merged);
     // The delta is made of JSON read back (snapshot.value), so it is JSON as it stands; its copy
     // for the head cache equals what parsing its bytes gives. All of it is taken before the route
-    // runs: the route is given snapshot.value itself (no copy per step), and a route that changes
-    // it must change nothing recorded, as the snapshot text already taken (its change was recorded
-    // when the step wrote a delta, and lost when it wrote a snapshot: by the state's size).
+    // runs: the route is given snapshot.value itself (no copy per step), so a change the route
+    // makes to it is never recorded, whether the step writes a delta or a snapshot.
     const delta = computeDelta(head.state, snapshot.value) ?? EMPTY_DELTA;
     const deltaBytes = jsonBytes(delta);
     // The snapshot's bytes are encoded only when the policy writes them (most steps write a delta).
