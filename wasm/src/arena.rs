@@ -18,13 +18,18 @@ extern "C" {
 pub struct Arena {
     /// Next free byte; 0 until the first allocation.
     next: Cell<usize>,
+    /// An allocation since the last reset found no room (linear memory could not grow that far,
+    /// or the block would pass the 32-bit address space). The core never recovers from that (the
+    /// allocation error aborts, a trap), so the host reads this after a trap to tell a call that
+    /// ran out of memory from a bug (`out-of-memory`, exports.rs).
+    exhausted: Cell<bool>,
 }
 
 // Wasm modules built here are single-threaded: no shared memory, no threads.
 unsafe impl Sync for Arena {}
 
 #[global_allocator]
-pub static ARENA: Arena = Arena { next: Cell::new(0) };
+pub static ARENA: Arena = Arena { next: Cell::new(0), exhausted: Cell::new(false) };
 
 fn heap_base() -> usize {
     // Taking the address of the linker-provided symbol reads nothing.
@@ -72,6 +77,18 @@ impl Arena {
     /// Frees everything allocated since the last reset.
     pub fn reset(&self) {
         self.next.set(heap_base());
+        self.exhausted.set(false);
+    }
+
+    /// Whether an allocation since the last reset found no room.
+    pub fn exhausted(&self) -> bool {
+        self.exhausted.get()
+    }
+
+    /// The answer to an allocation that found no room: null, remembered.
+    fn no_room(&self) -> *mut u8 {
+        self.exhausted.set(true);
+        core::ptr::null_mut()
     }
 }
 
@@ -80,14 +97,14 @@ unsafe impl GlobalAlloc for Arena {
         let align = layout.align();
         let start = match self.start().checked_add(align - 1) {
             Some(v) => v & !(align - 1),
-            None => return core::ptr::null_mut(),
+            None => return self.no_room(),
         };
         let end = match start.checked_add(layout.size()) {
             Some(end) => end,
-            None => return core::ptr::null_mut(),
+            None => return self.no_room(),
         };
         if !ensure_memory(end) {
-            return core::ptr::null_mut();
+            return self.no_room();
         }
         self.next.set(end);
         start as *mut u8
@@ -106,10 +123,10 @@ unsafe impl GlobalAlloc for Arena {
             // The last block grows (or shrinks) in place: Vec growth costs no copies.
             let end = match (ptr as usize).checked_add(new_size) {
                 Some(end) => end,
-                None => return core::ptr::null_mut(),
+                None => return self.no_room(),
             };
             if !ensure_memory(end) {
-                return core::ptr::null_mut();
+                return self.no_room();
             }
             self.next.set(end);
             return ptr;

@@ -11,6 +11,7 @@
 //! | `admit-from`        | (i32, i32, i32, i32) -> i32 | as `admit`: summary, request            |
 //! | `cabi_post_admit-from` | (i32) -> ()            | reset                                     |
 //! | `format-version`    | () -> i32                 | the log format version                    |
+//! | `out-of-memory`     | () -> i32                 | 1 when an allocation since the last reset found no room (not in the WIT: read by the host after a trap) |
 //! | `cabi_realloc`      | (i32, i32, i32, i32) -> i32 | the host allocates argument lists here  |
 //! | `memory`            | (exported by wasm-ld)     |                                           |
 
@@ -124,6 +125,15 @@ pub extern "C" fn cabi_post_admit_from(_result: *mut u8) {
 #[export_name = "format-version"]
 pub extern "C" fn format_version() -> u32 {
     remit_verus_core::LOG_FORMAT_VERSION
+}
+
+/// 1 when an allocation since the last reset (the last `cabi_post_*`) found no room, else 0. A
+/// core-module export only (the world does not lift it): after a trap, the shell's binding asks it
+/// whether the call ran out of linear memory, which fails that call and not the core, or hit a bug
+/// (ts-shell/src/core/wasm-core.ts). Reads one flag; allocates nothing.
+#[export_name = "out-of-memory"]
+pub extern "C" fn out_of_memory() -> u32 {
+    u32::from(ARENA.exhausted())
 }
 
 /// The canonical ABI's allocator entry: `old_size == 0` allocates, otherwise reallocates.

@@ -43,7 +43,7 @@ export {
   MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION, FORMAT_VERSION_1, FORMAT_VERSION_2,
 } from './framing.js';
 export { CoreUnavailableError, type CoreUnavailableReason } from '../errors.js';
-export { CoreTrapError } from './wasm-core.js';
+export { CoreOutOfMemoryError, CoreTrapError } from './wasm-core.js';
 export { reference, createReferenceCore, type ReferenceCanary, type ReferenceCoreTestOptions } from './reference-core.js';
 export {
   loadWasmCore, wasmCoreFromExports, wasmCoreModuleUrl, RENEW_INSTANCE_ABOVE_BYTES, RENEW_INSTANCE_AFTER_IDLE_MS,

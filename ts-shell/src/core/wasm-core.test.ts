@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  canonicalAbiExports, CoreTrapError, loadWasmCore, RENEW_INSTANCE_ABOVE_BYTES, RENEW_INSTANCE_AFTER_IDLE_MS, wasmCoreFromExports, wasmCoreModuleUrl, type CoreModuleExports,
+  canonicalAbiExports, CoreOutOfMemoryError, CoreTrapError, loadWasmCore, RENEW_INSTANCE_ABOVE_BYTES, RENEW_INSTANCE_AFTER_IDLE_MS, wasmCoreFromExports, wasmCoreModuleUrl, type CoreModuleExports,
 } from './wasm-core.js';
 
 const t = (s: string) => new TextEncoder().encode(s);
@@ -92,7 +92,7 @@ describe('loadWasmCore', () => {
 
 describe('the canonical-ABI binding: only a trap disables the instance', () => {
   /** A fake core module over a small memory: recover returns an empty list; `behaviour` says what goes wrong. */
-  function fakeModule(behaviour: { reallocAt?: number; recoverThrows?: Error }): CoreModuleExports {
+  function fakeModule(behaviour: { reallocAt?: number; recoverThrows?: Error; outOfMemory?: boolean; resets?: number[] }): CoreModuleExports {
     const memory = { buffer: new ArrayBuffer(64) };
     const ret = 32;
     const call = () => {
@@ -101,21 +101,70 @@ describe('the canonical-ABI binding: only a trap disables the instance', () => {
       new DataView(memory.buffer).setUint32(ret + 4, 0, true);
       return ret;
     };
+    const reset = () => { behaviour.resets?.push(1); };
     return {
-      memory, cabi_realloc: () => behaviour.reallocAt ?? 0, recover: call, admit: call, feed: call, 'admit-from': call,
-      cabi_post_recover: () => {}, cabi_post_admit: () => {}, cabi_post_feed: () => {}, 'cabi_post_admit-from': () => {},
+      memory, cabi_realloc: () => behaviour.reallocAt ?? 8, recover: call, admit: call, feed: call, 'admit-from': call,
+      cabi_post_recover: reset, cabi_post_admit: reset, cabi_post_feed: reset, 'cabi_post_admit-from': reset,
+      'out-of-memory': () => (behaviour.outOfMemory === true ? 1 : 0),
     };
   }
+  const WasmRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: new (m: string) => Error } }).WebAssembly.RuntimeError;
   it('an argument that does not fit in linear memory is a RangeError, and the next call works', () => {
     const behaviour: { reallocAt?: number } = { reallocAt: 60 };
     const exports = canonicalAbiExports(fakeModule(behaviour));
     expect(() => exports.recover(new Uint8Array(16))).toThrow(RangeError);
     expect(() => exports.feed(new Uint8Array(2), new Uint8Array(16))).toThrow(/does not fit/);
-    behaviour.reallocAt = 0;
+    behaviour.reallocAt = 8;
     expect(exports.recover(new Uint8Array(16))).toEqual(new Uint8Array(0));
   });
+  it('an argument list that finds no room (cabi_realloc answers 0) is CoreOutOfMemoryError before the guest runs: the arena is reset, the instance kept', () => {
+    const behaviour: { reallocAt?: number; resets: number[] } = { reallocAt: 0, resets: [] };
+    const module = fakeModule(behaviour);
+    module.feed = () => { throw new Error('the guest was entered'); };
+    const exports = canonicalAbiExports(module);
+    const error = (() => { try { exports.feed(new Uint8Array(2), new Uint8Array(16)); } catch (e) { return e; } })();
+    expect(error).toBeInstanceOf(CoreOutOfMemoryError);
+    expect(error).toMatchObject({ operation: 'feed', argumentBytes: 18, memoryBytes: 64, coreUsable: true });
+    expect(behaviour.resets).toHaveLength(1);
+    // Address 0 was never written: the argument did not go over the module's stack and data.
+    expect(new Uint8Array(module.memory.buffer).every((b) => b === 0)).toBe(true);
+    behaviour.reallocAt = 8;
+    expect(exports.recover(new Uint8Array(16))).toEqual(new Uint8Array(0));
+    // An empty list needs no room: 0 is not taken for a failure there.
+    behaviour.reallocAt = 0;
+    expect(exports.recover(new Uint8Array(0))).toEqual(new Uint8Array(0));
+  });
+  it('a trap for want of memory is CoreOutOfMemoryError and the binding goes on with a fresh instance; without one it is disabled', () => {
+    const trap = new WasmRuntimeError('unreachable');
+    const made: CoreModuleExports[] = [];
+    const exhausted = fakeModule({ recoverThrows: trap, outOfMemory: true });
+    const exports = canonicalAbiExports(exhausted, () => { const fresh = fakeModule({}); made.push(fresh); return fresh; });
+    expect(() => exports.recover(new Uint8Array(4))).toThrow(CoreOutOfMemoryError);
+    expect(made).toHaveLength(1);
+    exhausted.admit = () => { throw new Error('the trapped instance was entered again'); };
+    expect(exports.admit(new Uint8Array(4), new Uint8Array(1))).toEqual(new Uint8Array(0));
+    for (const renew of [undefined, () => { throw new RangeError('WebAssembly.Instance(): Out of memory'); }]) {
+      const alone = canonicalAbiExports(fakeModule({ recoverThrows: trap, outOfMemory: true }), renew);
+      const error = (() => { try { alone.recover(new Uint8Array(4)); } catch (e) { return e; } })();
+      expect(error).toMatchObject({ name: 'CoreOutOfMemoryError', operation: 'recover', coreUsable: false, cause: trap });
+      expect(() => alone.recover(new Uint8Array(4))).toThrow(/trapped earlier/);
+    }
+  });
+  it('a trap whose arena found room is a bug: disabled, whatever the memory', () => {
+    const made: CoreModuleExports[] = [];
+    const module = fakeModule({ recoverThrows: new WasmRuntimeError('unreachable') });
+    const exports = canonicalAbiExports(module, () => { const fresh = fakeModule({}); made.push(fresh); return fresh; });
+    expect(() => exports.recover(new Uint8Array(4))).toThrow(WasmRuntimeError);
+    expect(() => exports.recover(new Uint8Array(4))).toThrow(/trapped earlier/);
+    expect(made).toHaveLength(0);
+    // A module built before the export: a trap is a trap.
+    const older = fakeModule({ recoverThrows: new WasmRuntimeError('unreachable'), outOfMemory: true });
+    delete older['out-of-memory'];
+    const olderExports = canonicalAbiExports(older, () => fakeModule({}));
+    expect(() => olderExports.recover(new Uint8Array(4))).toThrow(WasmRuntimeError);
+    expect(() => olderExports.recover(new Uint8Array(4))).toThrow(/trapped earlier/);
+  });
   it('a RuntimeError or any error while the guest runs disables it for good', () => {
-    const WasmRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: new (m: string) => Error } }).WebAssembly.RuntimeError;
     for (const error of [new WasmRuntimeError('unreachable'), new Error('thrown by the guest')]) {
       const behaviour: { recoverThrows?: Error } = { recoverThrows: error };
       const exports = canonicalAbiExports(fakeModule(behaviour));
@@ -180,7 +229,6 @@ describe('the canonical-ABI binding: only a trap disables the instance', () => {
     }
   });
   it('a trap in cabi_realloc disables it too', () => {
-    const WasmRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: new (m: string) => Error } }).WebAssembly.RuntimeError;
     const module = fakeModule({});
     const exports = canonicalAbiExports({ ...module, cabi_realloc: () => { throw new WasmRuntimeError('unreachable'); } });
     expect(() => exports.recover(new Uint8Array(4))).toThrow(WasmRuntimeError);
@@ -229,6 +277,15 @@ describe('the adapter only converts', () => {
     expect(() => trapping.recoverEncoded(log)).toThrow(CoreTrapError);
     expect(() => trapping.feed(new Uint8Array(0), log)).toThrow(/feed/);
     expect(() => trapping.admit(log, { tag: 'CONTINUE_FROM', seq: 1 })).toThrow(/admit/);
+  });
+  it('passes CoreOutOfMemoryError through as it is: running out of memory is not a trap of the core', () => {
+    const outOfMemory = new CoreOutOfMemoryError('feed', 10, 64, true);
+    const exhausted = wasmCoreFromExports({
+      recover: () => { throw outOfMemory; }, admit: () => { throw outOfMemory; }, feed: () => { throw outOfMemory; }, admitFrom: () => { throw outOfMemory; },
+    });
+    expect(() => exhausted.feed(new Uint8Array(0), log)).toThrow(outOfMemory);
+    expect(() => exhausted.recover(log)).toThrow(outOfMemory);
+    expect(() => exhausted.admitFrom(new Uint8Array(0), { tag: 'RESUME', interruptId: t('x') })).toThrow(outOfMemory);
   });
 });
 

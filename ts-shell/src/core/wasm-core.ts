@@ -41,10 +41,42 @@ export function wasmCoreModuleUrl(): string {
 /** The Wasm core trapped or threw: a bug in the core (it must be total), never bad input. */
 export class CoreTrapError extends Error {
   override readonly name = 'CoreTrapError';
-  constructor(readonly operation: 'recover' | 'admit' | 'feed' | 'admitFrom', readonly logLen: number, options?: { cause?: unknown }) {
+  constructor(readonly operation: CoreOperation, readonly logLen: number, options?: { cause?: unknown }) {
     super(`the Wasm core failed in ${operation} on a ${logLen}-byte log: ${String((options?.cause as Error)?.message ?? options?.cause)}`, options);
   }
 }
+
+/**
+ * The Wasm core ran out of linear memory in one call: an allocation found no room (a WebAssembly
+ * memory holds at most 4 GiB, and a host may refuse to grow it sooner). Not a bug and not bad
+ * input: the call is not answered (nothing was decided, so nothing was written), and the
+ * canonical-ABI binding goes on with a fresh instance of the compiled module (`coreUsable`), since
+ * the core keeps nothing between calls. Only when no fresh instance can be made is the binding
+ * disabled, as after a trap. The reference core (core: "reference") has no such limit.
+ */
+export class CoreOutOfMemoryError extends Error {
+  override readonly name = 'CoreOutOfMemoryError';
+  constructor(
+    readonly operation: CoreOperation,
+    /** The bytes of the call's arguments (log, or summary and chunk or request). */
+    readonly argumentBytes: number,
+    /** How large linear memory had grown when the allocation failed. */
+    readonly memoryBytes: number,
+    /** Whether later calls are answered (false only when no fresh instance could be made). */
+    readonly coreUsable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `the Wasm core ran out of linear memory in ${operation} (${argumentBytes} bytes of arguments; its memory had reached ${memoryBytes} bytes; ` +
+        `a WebAssembly memory holds at most 4 GiB, and the host may allow less): the call was not answered and nothing was written; ` +
+        (coreUsable ? 'later calls are answered by a fresh instance' : 'no fresh instance could be made, so the core is disabled') +
+        '. The reference core (createRemit({ core: "reference" })) has no such limit.',
+      options,
+    );
+  }
+}
+
+type CoreOperation = 'recover' | 'admit' | 'feed' | 'admitFrom';
 
 function isModuleNotFound(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
@@ -82,6 +114,7 @@ export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
     try {
       return exports.recover(log);
     } catch (e) {
+      if (e instanceof CoreOutOfMemoryError) throw e;
       throw new CoreTrapError('recover', log.length, { cause: e });
     }
   };
@@ -89,6 +122,7 @@ export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
     try {
       return exports.admit(log, request);
     } catch (e) {
+      if (e instanceof CoreOutOfMemoryError) throw e;
       throw new CoreTrapError('admit', log.length, { cause: e });
     }
   };
@@ -96,6 +130,7 @@ export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
     try {
       return exports.feed(summary, chunk);
     } catch (e) {
+      if (e instanceof CoreOutOfMemoryError) throw e;
       throw new CoreTrapError('feed', chunk.length, { cause: e });
     }
   };
@@ -103,6 +138,7 @@ export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
     try {
       return exports.admitFrom(summary, request);
     } catch (e) {
+      if (e instanceof CoreOutOfMemoryError) throw e;
       throw new CoreTrapError('admitFrom', summary.length, { cause: e });
     }
   };
@@ -155,6 +191,8 @@ export interface CoreModuleExports {
   cabi_post_admit(ret: number): void;
   cabi_post_feed(ret: number): void;
   'cabi_post_admit-from'(ret: number): void;
+  /** 1 when an allocation since the last post-return found no room (a module built before it: absent). */
+  'out-of-memory'?(): number;
 }
 
 /** The part of the WebAssembly JS API used here (the project's TypeScript libs do not declare it). */
@@ -263,10 +301,21 @@ const LARGE_CALL_BYTES = RENEW_INSTANCE_ABOVE_BYTES / 4;
  * post-return. An error on the JavaScript side before the guest is entered (copying an argument
  * into linear memory that does not fit there) is thrown as it is and leaves the instance usable:
  * the guest's state is untouched but for an allocation it never uses (the adapter still reports it
- * as CoreTrapError, its cause the RangeError). With `renew`, linear memory left above
- * RENEW_INSTANCE_ABOVE_BYTES by a call is given back RENEW_INSTANCE_AFTER_IDLE_MS after the last
- * large call, by continuing with a fresh instance from `renew` (a trap is not forgotten by it: the
- * binding stays disabled). Exported for the tests (not by remit/core).
+ * as CoreTrapError, its cause the RangeError).
+ *
+ * Running out of linear memory is not a bug: an allocation that finds no room makes the core abort
+ * (a trap), and its arena remembers why (the core module's `out-of-memory` export). Such a call
+ * throws CoreOutOfMemoryError and, with `renew`, the binding goes on with a fresh instance (the
+ * trapped one is left: a trap mid-call leaves its stack pointer where the call had moved it).
+ * Without `renew` it is disabled as after any trap. An argument list that finds no room
+ * (`cabi_realloc` answers 0) is the same error before the guest runs: the arena is reset and the
+ * instance kept. Before this, a 0 from `cabi_realloc` was taken as an address, and the argument
+ * was written over the module's stack and static data.
+ *
+ * With `renew`, linear memory left above RENEW_INSTANCE_ABOVE_BYTES by a call is given back
+ * RENEW_INSTANCE_AFTER_IDLE_MS after the last large call, by continuing with a fresh instance from
+ * `renew` (a trap is not forgotten by it: the binding stays disabled). Exported for the tests (not
+ * by remit/core).
  */
 export function canonicalAbiExports(first: CoreModuleExports, renew?: () => CoreModuleExports): WasmCoreExports {
   let core = first;
@@ -278,8 +327,16 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
     return memory;
   };
   const isTrap = (e: unknown) => e instanceof webAssembly.RuntimeError;
+  /** Whether the trapped call's arena found no room (a module without the export: never). */
+  const ranOutOfMemory = (): boolean => {
+    try {
+      return core['out-of-memory']?.() === 1;
+    } catch {
+      return false;
+    }
+  };
   /** Copy `bytes` (a genuine Uint8Array: withByteArguments made it) into linear memory. */
-  const copyIn = (bytes: Uint8Array): number => {
+  const copyIn = (operation: CoreOperation, argumentBytes: number, bytes: Uint8Array): number => {
     const length = bytes.length;
     let ptr: number;
     try {
@@ -288,12 +345,35 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
       if (isTrap(e)) trapped = e;
       throw e;
     }
+    if (ptr === 0 && length > 0) {
+      // No room: free this call's earlier argument too (a reset is all a post-return does).
+      const memoryBytes = core.memory.buffer.byteLength;
+      core.cabi_post_recover(0);
+      throw new CoreOutOfMemoryError(operation, argumentBytes, memoryBytes, true);
+    }
     const m = bytesOfMemory();
     if (ptr + length > m.length) {
       throw new RangeError(`a ${length}-byte argument does not fit in the Wasm core's linear memory (allocated at ${ptr} of ${m.length} bytes)`);
     }
     m.set(bytes, ptr);
     return ptr;
+  };
+  /** The error for a call that trapped out of memory; goes on with a fresh instance when it can. */
+  const outOfMemory = (operation: CoreOperation, argumentBytes: number, trap: unknown): CoreOutOfMemoryError => {
+    const memoryBytes = core.memory.buffer.byteLength;
+    let fresh: CoreModuleExports | null = null;
+    try {
+      fresh = renew?.() ?? null;
+    } catch {
+      // No fresh instance either (the host is out of memory): disabled below.
+    }
+    if (fresh === null) {
+      trapped = trap;
+      return new CoreOutOfMemoryError(operation, argumentBytes, memoryBytes, false, { cause: trap });
+    }
+    core = fresh;
+    memory = new Uint8Array(core.memory.buffer);
+    return new CoreOutOfMemoryError(operation, argumentBytes, memoryBytes, true, { cause: trap });
   };
   const u32At = (m: Uint8Array, at: number) => (m[at]! | (m[at + 1]! << 8) | (m[at + 2]! << 16) | (m[at + 3]! << 24)) >>> 0;
   const copyOutAndFree = (ret: number, postReturn: (ret: number) => void): Uint8Array => {
@@ -329,11 +409,12 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
     (renewal as { unref?: () => void }).unref?.();
   };
   /** Enter the guest: any error from here on is the guest's, a trap. */
-  const run = (argumentBytes: number, call: () => number, post: (ret: number) => void): Uint8Array => {
+  const run = (operation: CoreOperation, argumentBytes: number, call: () => number, post: (ret: number) => void): Uint8Array => {
     let out: Uint8Array;
     try {
       out = copyOutAndFree(call(), post);
     } catch (e) {
+      if (isTrap(e) && ranOutOfMemory()) throw outOfMemory(operation, argumentBytes, e);
       trapped = e;
       throw e;
     }
@@ -342,23 +423,25 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
   };
   /** An export of two list arguments: copy both in, call, copy the result out, post-return. */
   const two = (
-    a: Uint8Array, b: Uint8Array, call: (aPtr: number, aLen: number, bPtr: number, bLen: number) => number, post: (ret: number) => void,
+    operation: CoreOperation, a: Uint8Array, b: Uint8Array,
+    call: (aPtr: number, aLen: number, bPtr: number, bLen: number) => number, post: (ret: number) => void,
   ): Uint8Array => {
     refuseIfTrapped();
-    const aPtr = copyIn(a);
-    const bPtr = copyIn(b);
-    return run(a.length + b.length, () => call(aPtr, a.length, bPtr, b.length), post);
+    const argumentBytes = a.length + b.length;
+    const aPtr = copyIn(operation, argumentBytes, a);
+    const bPtr = copyIn(operation, argumentBytes, b);
+    return run(operation, argumentBytes, () => call(aPtr, a.length, bPtr, b.length), post);
   };
   return {
     recover: (log) => {
       refuseIfTrapped();
-      const logPtr = copyIn(log);
-      return run(log.length, () => core.recover(logPtr, log.length), (ret) => core.cabi_post_recover(ret));
+      const logPtr = copyIn('recover', log.length, log);
+      return run('recover', log.length, () => core.recover(logPtr, log.length), (ret) => core.cabi_post_recover(ret));
     },
-    // Read `core` at each call: the renewal may have replaced the instance since.
-    admit: (log, request) => two(log, request, (...a) => core.admit(...a), (ret) => core.cabi_post_admit(ret)),
-    feed: (summary, chunk) => two(summary, chunk, (...a) => core.feed(...a), (ret) => core.cabi_post_feed(ret)),
-    admitFrom: (summary, request) => two(summary, request, (...a) => core['admit-from'](...a), (ret) => core['cabi_post_admit-from'](ret)),
+    // Read `core` at each call: a renewal may have replaced the instance since.
+    admit: (log, request) => two('admit', log, request, (...a) => core.admit(...a), (ret) => core.cabi_post_admit(ret)),
+    feed: (summary, chunk) => two('feed', summary, chunk, (...a) => core.feed(...a), (ret) => core.cabi_post_feed(ret)),
+    admitFrom: (summary, request) => two('admitFrom', summary, request, (...a) => core['admit-from'](...a), (ret) => core['cabi_post_admit-from'](ret)),
   };
 }
 

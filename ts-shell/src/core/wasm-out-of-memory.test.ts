@@ -1,0 +1,148 @@
+/**
+ * Running out of the Wasm core's linear memory fails the call, not the core: CoreOutOfMemoryError,
+ * nothing written, and every later call answered (by a fresh instance) as the reference core
+ * answers it. Real processes on the real core module, whose memory V8 caps with
+ * `--wasm-max-mem-pages` (64 KiB pages), so that a few megabytes stand for the 4 GiB of a
+ * WebAssembly memory; on the built library (scripts/setup.sh builds dist/ before the tests).
+ *
+ * Both ways a call can find no room are covered: an argument list that does not fit
+ * (`cabi_realloc` answers 0, before the guest runs) and an allocation inside the core (a trap,
+ * which the core's arena says was for want of memory).
+ */
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'remit-wasm-oom-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const dist = (file: string) => JSON.stringify(pathToFileURL(fileURLToPath(new URL(`../../dist/${file}`, import.meta.url))).href);
+
+/** Run `source` (an ES module printing one JSON line) under a cap of `pages` 64 KiB pages per Wasm memory. */
+function runCapped(name: string, source: string, pages: number, args: string[] = []): unknown {
+  const file = join(dir, `${name}.mjs`);
+  writeFileSync(file, source);
+  const out = spawnSync(process.execPath, [`--wasm-max-mem-pages=${pages}`, file, ...args], {
+    encoding: 'utf8', timeout: 60_000, env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  expect(out.status, out.stderr).toBe(0);
+  return JSON.parse(out.stdout.trim().split('\n').pop()!);
+}
+
+const CORE_CHILD = `
+import { loadWasmCore, reference, EMPTY_SUMMARY, encodeLog, RecordKind, CoreOutOfMemoryError } from ${dist('core/index.js')};
+const t = (s) => new TextEncoder().encode(s);
+const runStarted = (fingerprint) => ({
+  kind: RecordKind.RUN_STARTED, seq: 0, runId: t('r'), workflow: t('w'), version: t('1'), fingerprint, definition: t(''),
+  nodes: [{ name: t('i'), kind: 3 }], startNode: t('i'), state: t('{}'),
+});
+const logWith = (fingerprintBytes) => encodeLog([
+  runStarted(new Uint8Array(fingerprintBytes).fill(65)),
+  { kind: RecordKind.INTERRUPT_PARKED, seq: 1, node: t('i'), interruptId: t('x') },
+]);
+const small = logWith(3);
+const request = { tag: 'RESUME', interruptId: t('x') };
+const smallSummary = reference.feed(EMPTY_SUMMARY, small).summary;
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+/** Every operation on the small log answers as the reference core does. */
+const answersLikeReference = (core) =>
+  same(core.recover(small), reference.recover(small)) && same(core.admit(small, request), reference.admit(small, request)) &&
+  same(core.feed(EMPTY_SUMMARY, small), reference.feed(EMPTY_SUMMARY, small)) &&
+  same(core.admitFrom(smallSummary, request), reference.admitFrom(smallSummary, request));
+const core = await loadWasmCore();
+const results = [];
+for (const bytes of process.argv.slice(2).map(Number)) {
+  const log = logWith(bytes);
+  const calls = {
+    recover: () => core.recover(log),
+    admit: () => core.admit(log, request),
+    feed: () => core.feed(EMPTY_SUMMARY, log),
+    admitFrom: () => core.admitFrom(reference.feed(EMPTY_SUMMARY, log).summary, request),
+  };
+  for (const [operation, call] of Object.entries(calls)) {
+    let outcome;
+    try {
+      call();
+      outcome = { answered: true };
+    } catch (error) {
+      outcome = error instanceof CoreOutOfMemoryError
+        ? { outOfMemory: true, operation: error.operation, coreUsable: error.coreUsable, inGuest: error.cause !== undefined, message: error.message }
+        : { other: String(error?.stack ?? error) };
+    }
+    results.push({ bytes, operation, ...outcome, afterwards: answersLikeReference(core) });
+  }
+}
+process.stdout.write(JSON.stringify(results) + '\\n');
+`;
+
+describe('the Wasm core out of linear memory', () => {
+  it('fails the call with CoreOutOfMemoryError, in the guest or before it, and answers every later call as the reference core', () => {
+    // 40 pages: 2.5 MiB, of which the module's stack and data take about 1 MiB. 300 KB fits every
+    // call; 900 KB fits the copy of the log but not the core's work on it; 3 MB not even the copy.
+    const results = runCapped('core', CORE_CHILD, 40, ['300000', '900000', '3000000']) as Array<Record<string, unknown>>;
+    expect(results).toHaveLength(12);
+    for (const r of results) {
+      expect(r.afterwards, JSON.stringify(r)).toBe(true);
+      expect(r.other, JSON.stringify(r)).toBeUndefined();
+      if (r.bytes === 300000) expect(r.answered).toBe(true);
+      if (r.bytes === 3000000) expect(r).toMatchObject({ outOfMemory: true, coreUsable: true, inGuest: false });
+    }
+    // recover and feed of the 900 KB log ran out inside the core (a trap the arena explains).
+    // (admit and admitFrom build no summary and read their arguments in place: they may answer.)
+    const inGuest = results.filter((r) => r.bytes === 900000 && r.outOfMemory === true && r.coreUsable === true && r.inGuest === true);
+    expect(inGuest.map((r) => r.operation)).toEqual(expect.arrayContaining(['recover', 'feed']));
+    expect(String(results.find((r) => r.outOfMemory)!.message)).toMatch(/ran out of linear memory in \w+ \(\d+ bytes of arguments; .*nothing was written; later calls are answered by a fresh instance/);
+  }, 60_000);
+
+  it('a fork too large for the core is refused with nothing written; the same instance goes on serving its runs', () => {
+    const source = `
+import { createRemit, openMemoryStore, END, workflow } from ${dist('index.js')};
+import { CoreOutOfMemoryError } from ${dist('core/index.js')};
+import { z } from ${JSON.stringify(import.meta.resolve('zod'))};
+const State = z.object({ i: z.number().int(), blob: z.string() });
+const wf = workflow({ name: 'big', version: '1', state: State })
+  .pure('grow', { run: (s) => ({ i: s.i + 1, blob: String(s.i % 10).repeat(200_000) }), next: (s) => (s.i < 30 ? 'grow' : 'approve') })
+  .interrupt('approve', { resume: z.boolean(), apply: (s) => s, next: END })
+  .build();
+const store = openMemoryStore();
+const out = {};
+const remit = await createRemit({ store, workflows: [wf], groupPureSteps: false });
+const big = await remit.start(wf, { i: 0, blob: '' }, { runId: 'big' });
+const other = await remit.start(wf, { i: 29, blob: '' }, { runId: 'other' });
+out.parked = [big.status, other.status];
+out.logBytes = (await store.readLog('big')).length;
+try {
+  await remit.fork('big', big.interrupt.parkedSeq - 1, { newRunId: 'copy' });
+  out.fork = 'made';
+} catch (error) {
+  out.fork = error instanceof CoreOutOfMemoryError ? { outOfMemory: error.operation, coreUsable: error.coreUsable } : String(error?.stack ?? error);
+}
+out.runsAfter = (await remit.runs()).map((r) => r.runId).sort();
+out.statusAfter = (await remit.status('big')).status;
+out.resumed = (await remit.resume('other', other.interrupt.id, true)).status;
+// The reference core has no such limit: the same fork is made.
+const byReference = await createRemit({ store, workflows: [wf], core: 'reference' });
+out.referenceFork = (await byReference.fork('big', big.interrupt.parkedSeq - 1, { newRunId: 'copy' })).runId;
+await remit.close();
+process.stdout.write(JSON.stringify(out) + '\\n');
+`;
+    // 80 pages: 5 MiB. The run's 6 MB log is fed to the core in 1 MiB pieces (every view, the
+    // status, the resume); only fork hands the core the whole log (docs/core-api.md).
+    const pages = 80;
+    const out = runCapped('fork', source, pages) as { logBytes: number };
+    expect(out.logBytes).toBeGreaterThan(pages * 65536);
+    expect(out).toEqual({
+      logBytes: out.logBytes,
+      parked: ['parked', 'parked'],
+      fork: { outOfMemory: 'admit', coreUsable: true },
+      runsAfter: ['big', 'other'],
+      statusAfter: 'parked',
+      resumed: 'completed',
+      referenceFork: 'copy',
+    });
+  }, 60_000);
+});
