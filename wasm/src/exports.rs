@@ -137,11 +137,13 @@ pub extern "C" fn out_of_memory() -> u32 {
 }
 
 /// The canonical ABI's allocator entry: `old_size == 0` allocates, otherwise reallocates.
-/// Returns 0 when memory cannot grow (the host then traps).
+/// Traps when memory cannot grow (the arena's `out-of-memory` flag says why) or the host asks for
+/// an impossible alignment: a 0 returned here would be taken as an address by a host that does
+/// not check it (jco's generated lowering writes the argument there, over the stack and data).
 #[no_mangle]
 pub unsafe extern "C" fn cabi_realloc(old_ptr: *mut u8, old_size: usize, align: usize, new_size: usize) -> *mut u8 {
     let Ok(layout) = Layout::from_size_align(old_size, align.max(1)) else {
-        return core::ptr::null_mut();
+        core::arch::wasm32::unreachable()
     };
     if new_size == 0 {
         // A zero-length list needs an aligned, non-null address and no bytes.
@@ -149,11 +151,15 @@ pub unsafe extern "C" fn cabi_realloc(old_ptr: *mut u8, old_size: usize, align: 
     }
     // SAFETY: GlobalAlloc contracts: non-zero sizes, a valid alignment, and `old_ptr` from a
     // previous cabi_realloc with `old_size` when non-null.
-    unsafe {
+    let block = unsafe {
         if old_ptr.is_null() || old_size == 0 {
             ARENA.alloc(Layout::from_size_align_unchecked(new_size, layout.align()))
         } else {
             ARENA.realloc(old_ptr, layout, new_size)
         }
+    };
+    if block.is_null() {
+        core::arch::wasm32::unreachable()
     }
+    block
 }

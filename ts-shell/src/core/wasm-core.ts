@@ -304,13 +304,13 @@ const LARGE_CALL_BYTES = RENEW_INSTANCE_ABOVE_BYTES / 4;
  * as CoreTrapError, its cause the RangeError).
  *
  * Running out of linear memory is not a bug: an allocation that finds no room makes the core abort
- * (a trap), and its arena remembers why (the core module's `out-of-memory` export). Such a call
- * throws CoreOutOfMemoryError and, with `renew`, the binding goes on with a fresh instance (the
- * trapped one is left: a trap mid-call leaves its stack pointer where the call had moved it).
- * Without `renew` it is disabled as after any trap. An argument list that finds no room
- * (`cabi_realloc` answers 0) is the same error before the guest runs: the arena is reset and the
- * instance kept. Before this, a 0 from `cabi_realloc` was taken as an address, and the argument
- * was written over the module's stack and static data.
+ * (a trap, in `cabi_realloc` or in the export), and its arena remembers why (the core module's
+ * `out-of-memory` export). Such a call throws CoreOutOfMemoryError and, with `renew`, the binding
+ * goes on with a fresh instance (the trapped one is left: a trap mid-call leaves its stack pointer
+ * where the call had moved it). Without `renew` it is disabled as after any trap. A module that
+ * answers 0 from `cabi_realloc` instead (built before it trapped) gets the same error before the
+ * guest runs: the arena is reset and the instance kept; a 0 is never taken as an address (the
+ * argument would be written over the module's stack and data).
  *
  * With `renew`, linear memory left above RENEW_INSTANCE_ABOVE_BYTES by a call is given back
  * RENEW_INSTANCE_AFTER_IDLE_MS after the last large call, by continuing with a fresh instance from
@@ -342,11 +342,13 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
     try {
       ptr = core.cabi_realloc(0, 0, 1, length) >>> 0;
     } catch (e) {
+      if (isTrap(e) && ranOutOfMemory()) throw outOfMemory(operation, argumentBytes, e);
       if (isTrap(e)) trapped = e;
       throw e;
     }
     if (ptr === 0 && length > 0) {
-      // No room: free this call's earlier argument too (a reset is all a post-return does).
+      // No room, from a module that answers 0 instead of trapping: free this call's earlier
+      // argument too (a reset is all a post-return does).
       const memoryBytes = core.memory.buffer.byteLength;
       core.cabi_post_recover(0);
       throw new CoreOutOfMemoryError(operation, argumentBytes, memoryBytes, true);

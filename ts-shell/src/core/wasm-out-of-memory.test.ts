@@ -5,9 +5,9 @@
  * `--wasm-max-mem-pages` (64 KiB pages), so that a few megabytes stand for the 4 GiB of a
  * WebAssembly memory; on the built library (scripts/setup.sh builds dist/ before the tests).
  *
- * Both ways a call can find no room are covered: an argument list that does not fit
- * (`cabi_realloc` answers 0, before the guest runs) and an allocation inside the core (a trap,
- * which the core's arena says was for want of memory).
+ * Both places a call can find no room are covered: the copy of an argument list (`cabi_realloc`
+ * traps) and an allocation inside the core's work on it; both are traps the core's arena says were
+ * for want of memory.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -70,7 +70,7 @@ for (const bytes of process.argv.slice(2).map(Number)) {
       outcome = { answered: true };
     } catch (error) {
       outcome = error instanceof CoreOutOfMemoryError
-        ? { outOfMemory: true, operation: error.operation, coreUsable: error.coreUsable, inGuest: error.cause !== undefined, message: error.message }
+        ? { outOfMemory: true, operation: error.operation, coreUsable: error.coreUsable, trapped: error.cause !== undefined, message: error.message }
         : { other: String(error?.stack ?? error) };
     }
     results.push({ bytes, operation, ...outcome, afterwards: answersLikeReference(core) });
@@ -89,13 +89,43 @@ describe('the Wasm core out of linear memory', () => {
       expect(r.afterwards, JSON.stringify(r)).toBe(true);
       expect(r.other, JSON.stringify(r)).toBeUndefined();
       if (r.bytes === 300000) expect(r.answered).toBe(true);
-      if (r.bytes === 3000000) expect(r).toMatchObject({ outOfMemory: true, coreUsable: true, inGuest: false });
+      // Not even the copy of the argument fits: cabi_realloc traps, as the core does inside.
+      if (r.bytes === 3000000) expect(r).toMatchObject({ outOfMemory: true, coreUsable: true, trapped: true });
     }
-    // recover and feed of the 900 KB log ran out inside the core (a trap the arena explains).
-    // (admit and admitFrom build no summary and read their arguments in place: they may answer.)
-    const inGuest = results.filter((r) => r.bytes === 900000 && r.outOfMemory === true && r.coreUsable === true && r.inGuest === true);
-    expect(inGuest.map((r) => r.operation)).toEqual(expect.arrayContaining(['recover', 'feed']));
+    // recover and feed of the 900 KB log ran out inside the core's work (the copy fits: 300 KB
+    // more is answered). admit and admitFrom build no summary and read their arguments in place:
+    // they may answer.
+    const inside = results.filter((r) => r.bytes === 900000 && r.outOfMemory === true && r.coreUsable === true && r.trapped === true);
+    expect(inside.map((r) => r.operation)).toEqual(expect.arrayContaining(['recover', 'feed']));
     expect(String(results.find((r) => r.outOfMemory)!.message)).toMatch(/ran out of linear memory in \w+ \(\d+ bytes of arguments; .*nothing was written; later calls are answered by a fresh instance/);
+  }, 60_000);
+
+  it('an argument list that finds no room is never written at address 0: either binding refuses the call', () => {
+    // The log fits in the room the cap leaves; the request after it does not. A 0 from
+    // cabi_realloc taken as an address put the request over the module's stack and data (jco's
+    // lowering writes where it is told), and the core then ran on what it found there.
+    const source = `
+import { loadWasmCore, reference, encodeLog, RecordKind, encodeAdmissionRequest, CoreOutOfMemoryError, CoreTrapError } from ${dist('core/index.js')};
+const t = (s) => new TextEncoder().encode(s);
+const log = encodeLog([{
+  kind: RecordKind.RUN_STARTED, seq: 0, runId: t('r'), workflow: t('w'), version: t('1'), fingerprint: new Uint8Array(1_000_000).fill(65),
+  definition: t(''), nodes: [{ name: t('i'), kind: 3 }], startNode: t('i'), state: t('{}'),
+}]);
+const request = new Uint8Array(1_000_000).fill(2);
+const out = {};
+for (const binding of ['canonical-abi', 'jco']) {
+  const core = await loadWasmCore(undefined, { binding });
+  try {
+    out[binding] = { answered: core.admitEncoded(log, request) };
+  } catch (error) {
+    out[binding] = error instanceof CoreOutOfMemoryError ? 'CoreOutOfMemoryError' : error instanceof CoreTrapError ? 'CoreTrapError' : String(error);
+  }
+}
+out.canonicalAfter = JSON.stringify((await loadWasmCore()).recover(t(''))) === JSON.stringify(reference.recover(t('')));
+process.stdout.write(JSON.stringify(out) + '\\n');
+`;
+    // 40 pages: 2.5 MiB, about 1.5 MiB of it free for arguments.
+    expect(runCapped('two-lists', source, 40)).toEqual({ 'canonical-abi': 'CoreOutOfMemoryError', jco: 'CoreTrapError', canonicalAfter: true });
   }, 60_000);
 
   it('a fork too large for the core is refused with nothing written; the same instance goes on serving its runs', () => {
