@@ -100,6 +100,79 @@ describe('the Wasm core out of linear memory', () => {
     expect(String(results.find((r) => r.outOfMemory)!.message)).toMatch(/ran out of linear memory in \w+ \(\d+ bytes of arguments; .*nothing was written; later calls are answered by a fresh instance/);
   }, 60_000);
 
+  it('any sequence of calls, of any size: each answers exactly as the reference core or fails with CoreOutOfMemoryError alone (property)', () => {
+    // Logs whose size comes from a value the core keeps in its summary (a failure message: about
+    // four times its size) or only reads (a state: about its size), with a torn tail or a flipped
+    // byte sometimes, so answers include refusals; every operation; sizes from empty to past the cap.
+    const source = `
+import fc from ${JSON.stringify(import.meta.resolve('fast-check'))};
+import { loadWasmCore, reference, EMPTY_SUMMARY, encodeLog, RecordKind, CoreOutOfMemoryError } from ${dist('core/index.js')};
+const t = (s) => new TextEncoder().encode(s);
+const runStarted = { kind: RecordKind.RUN_STARTED, seq: 0, runId: t('r'), workflow: t('w'), version: t('1'), fingerprint: t('f'), definition: t(''),
+  nodes: [{ name: t('a'), kind: 1 }, { name: t('i'), kind: 3 }], startNode: t('a'), state: t('{}') };
+const logOf = ({ field, bytes, tail, flip }) => {
+  const big = new Uint8Array(bytes).fill(66);
+  const second = field === 'message'
+    ? { kind: RecordKind.RUN_FAILED, seq: 1, node: t('a'), code: t('c'), message: big }
+    : { kind: RecordKind.NODE_COMPLETED, seq: 1, node: t('a'), next: t('i'), stateForm: 0, state: big };
+  const records = [runStarted, second];
+  if (field === 'state') records.push({ kind: RecordKind.INTERRUPT_PARKED, seq: 2, node: t('i'), interruptId: t('x') });
+  const log = encodeLog(records);
+  const out = new Uint8Array(log.length + tail);
+  out.set(log);
+  if (flip !== null) out[flip % out.length] ^= 1;
+  return out;
+};
+const call = fc.record({
+  operation: fc.constantFrom('recover', 'admit', 'feed', 'admitFrom'),
+  field: fc.constantFrom('message', 'state'),
+  bytes: fc.oneof(fc.integer({ min: 0, max: 4096 }), fc.integer({ min: 100_000, max: 3_000_000 })),
+  tail: fc.integer({ min: 0, max: 3 }),
+  flip: fc.option(fc.nat(), { nil: null, freq: 4 }),
+  request: fc.constantFrom({ tag: 'RESUME', interruptId: t('x') }, { tag: 'FORK_AT', seq: 1 }, { tag: 'CONTINUE_FROM', seq: 2 }),
+});
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const ask = (core, c, log) => {
+  switch (c.operation) {
+    case 'recover': return core.recover(log);
+    case 'admit': return core.admit(log, c.request);
+    case 'feed': return core.feed(EMPTY_SUMMARY, log);
+    default: return core.admitFrom(reference.feed(EMPTY_SUMMARY, log).summary, c.request);
+  }
+};
+const tally = { answered: 0, outOfMemory: 0 };
+let failure = null;
+try {
+  // A core of its own for each sequence, so that a shrunk counterexample is the calls that broke it.
+  await fc.assert(fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 8 }), async (calls) => {
+    const core = await loadWasmCore();
+    for (const c of calls) {
+      const log = logOf(c);
+      let answer;
+      try {
+        answer = ask(core, c, log);
+      } catch (error) {
+        if (!(error instanceof CoreOutOfMemoryError) || !error.coreUsable || error.operation !== c.operation) throw error;
+        tally.outOfMemory++;
+        continue;
+      }
+      if (!same(answer, ask(reference, c, log))) throw new Error('the Wasm core answered unlike the reference');
+      tally.answered++;
+    }
+  }), { numRuns: 60, seed: Number(process.argv[2]) });
+} catch (error) {
+  failure = String(error?.message ?? error).slice(0, 2000);
+}
+process.stdout.write(JSON.stringify({ failure, ...tally }) + '\\n');
+`;
+    const seed = Date.now() % 1_000_000;
+    const out = runCapped('property', source, 40, [String(seed)]) as { failure: string | null; answered: number; outOfMemory: number };
+    expect(out.failure, `seed ${seed}`).toBeNull();
+    // Both outcomes were met, so the property was not answered by one branch alone.
+    expect(out.answered).toBeGreaterThan(20);
+    expect(out.outOfMemory).toBeGreaterThan(5);
+  }, 120_000);
+
   it('an argument list that finds no room is never written at address 0: either binding refuses the call', () => {
     // The log fits in the room the cap leaves; the request after it does not. A 0 from
     // cabi_realloc taken as an address put the request over the module's stack and data (jco's
