@@ -52,5 +52,7 @@ export {
 export type { ErrorSubject, ValidationIssue, CoreUnavailableReason, UnfaithfulReason } from './errors.js';
 // Not a RemitError: a broken invariant of REMIT's own code ("REMIT bug"), to be reported (docs/errors.md).
 export { InvariantViolation } from './assert.js';
+// Not a RemitError either: one call needed more linear memory than the Wasm core has (docs/errors.md).
+export { CoreOutOfMemoryError } from './core/wasm-core.js';
 
 export type { Json } from './json.js';

@@ -15,6 +15,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { isMainThread, threadId } from 'node:worker_threads';
 import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
+import { reference } from './core/reference-core.js';
+import { CoreOutOfMemoryError } from './core/wasm-core.js';
 import {
   NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveredRun, type RecoveryCore,
 } from './core/types.js';
@@ -910,7 +912,11 @@ export class Remit implements Engine {
     const out: RunSummary[] = [];
     for (const listing of listings) {
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
-      const examined = await this.examine(listing.runId).catch((error: unknown): ExaminedRun => {
+      const examined = await this.examine(listing.runId).catch(async (error: unknown): Promise<ExaminedRun> => {
+        // A run the Wasm core has no memory for (a failure message or fork intent near the payload
+        // limit, which its summary keeps) is listed from the reference core, which answers as the
+        // Wasm core would (the equivalence suite): a listing that threw would hide every other run.
+        if (error instanceof CoreOutOfMemoryError) return this.examine(listing.runId, reference);
         // One run whose rows the store cannot read is listed as damaged; the others still are.
         const damage = unreadableRunDamage(error);
         if (damage === null) throw error;
@@ -922,13 +928,13 @@ export class Remit implements Engine {
   }
 
   /** One run's whole log read and recovered: what `runs` and `recoverAll` say about it. */
-  private async examine(runId: string): Promise<ExaminedRun> {
+  private async examine(runId: string, core: RecoveryCore = this.core): Promise<ExaminedRun> {
     const rows = await this.store.readRecords(runId);
     // Listed but without a record: a store writes a run's listing with its first record, so only
     // damage (a hand edit, a partial restore) makes one; it is shown, never skipped or "empty".
     if (rows.length === 0) return { workflow: '?', status: 'damaged', headSeq: -1, damage: missingRecordsDamage(runId) };
     const log = concatBytes(rows.map((r) => r.bytes));
-    const recovery = recoverInPieces(this.core, log);
+    const recovery = recoverInPieces(core, log);
     const damage = diagnoseRows(runId, rows, recovery);
     if (damage !== null) {
       const workflow = recovery.ok ? fromUtf8(recovery.workflow) : workflowOfFirstRecord(log);

@@ -85,9 +85,14 @@ impl Arena {
         self.exhausted.get()
     }
 
+    /// Remembers that an allocation found no room (also one refused before it reached the arena).
+    pub fn mark_exhausted(&self) {
+        self.exhausted.set(true);
+    }
+
     /// The answer to an allocation that found no room: null, remembered.
     fn no_room(&self) -> *mut u8 {
-        self.exhausted.set(true);
+        self.mark_exhausted();
         core::ptr::null_mut()
     }
 }

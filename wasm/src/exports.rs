@@ -33,9 +33,39 @@ unsafe impl Sync for ReturnArea {}
 static RETURN_AREA: ReturnArea = ReturnArea(UnsafeCell::new([0; 2]));
 
 #[panic_handler]
-fn on_panic(_: &core::panic::PanicInfo<'_>) -> ! {
-    // The core is total, so this is reached only by a bug or by running out of memory.
+fn on_panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    // The core is total, so this is reached only by a bug or by running out of memory. A vector
+    // asked for more than a Layout may hold (2 GiB here) panics with "capacity overflow" before
+    // the allocator is asked: that is running out of memory too, and is remembered as such.
+    if message_starts_with(info, b"capacity overflow") {
+        ARENA.mark_exhausted();
+    }
     core::arch::wasm32::unreachable()
+}
+
+/// Whether the panic's message begins with `prefix`, read without allocating.
+fn message_starts_with(info: &core::panic::PanicInfo<'_>, prefix: &[u8]) -> bool {
+    struct Prefix<'a> {
+        expected: &'a [u8],
+        seen: usize,
+        differs: bool,
+    }
+    impl core::fmt::Write for Prefix<'_> {
+        fn write_str(&mut self, text: &str) -> core::fmt::Result {
+            for byte in text.bytes() {
+                match self.expected.get(self.seen) {
+                    Some(want) if *want != byte => self.differs = true,
+                    Some(_) => {}
+                    None => return Ok(()),
+                }
+                self.seen += 1;
+            }
+            Ok(())
+        }
+    }
+    let mut matcher = Prefix { expected: prefix, seen: 0, differs: false };
+    let _ = core::fmt::write(&mut matcher, format_args!("{}", info.message()));
+    !matcher.differs && matcher.seen >= prefix.len()
 }
 
 /// The argument list the host wrote at (`ptr`, `len`).
@@ -149,13 +179,18 @@ pub unsafe extern "C" fn cabi_realloc(old_ptr: *mut u8, old_size: usize, align: 
         // A zero-length list needs an aligned, non-null address and no bytes.
         return layout.align() as *mut u8;
     }
-    // SAFETY: GlobalAlloc contracts: non-zero sizes, a valid alignment, and `old_ptr` from a
-    // previous cabi_realloc with `old_size` when non-null.
+    // A list longer than a Layout may be (isize::MAX: 2 GiB - 1 here) cannot be had either.
+    let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else {
+        ARENA.mark_exhausted();
+        core::arch::wasm32::unreachable()
+    };
+    // SAFETY: GlobalAlloc contracts: non-zero sizes, valid layouts, and `old_ptr` from a previous
+    // cabi_realloc with `old_size` when non-null.
     let block = unsafe {
         if old_ptr.is_null() || old_size == 0 {
-            ARENA.alloc(Layout::from_size_align_unchecked(new_size, layout.align()))
+            ARENA.alloc(new_layout)
         } else {
-            ARENA.realloc(old_ptr, layout, new_size)
+            ARENA.realloc(old_ptr, layout, new_layout.size())
         }
     };
     if block.is_null() {

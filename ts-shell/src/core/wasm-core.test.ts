@@ -150,6 +150,21 @@ describe('the canonical-ABI binding: only a trap disables the instance', () => {
       expect(() => alone.recover(new Uint8Array(4))).toThrow(/trapped earlier/);
     }
   });
+  it('an answer the host has no memory to copy out is CoreOutOfMemoryError: the arena is reset and the instance kept', () => {
+    const behaviour: { resets: number[] } = { resets: [] };
+    const exports = canonicalAbiExports(fakeModule(behaviour), () => { throw new Error('no fresh instance is needed'); });
+    const slice = vi.spyOn(Uint8Array.prototype, 'slice').mockImplementationOnce(() => { throw new RangeError('Array buffer allocation failed'); });
+    try {
+      const error = (() => { try { exports.feed(new Uint8Array(2), new Uint8Array(4)); } catch (e) { return e; } })();
+      expect(error).toMatchObject({ name: 'CoreOutOfMemoryError', operation: 'feed', argumentBytes: 6, coreUsable: true });
+      expect((error as Error).cause).toBeInstanceOf(RangeError);
+    } finally {
+      slice.mockRestore();
+    }
+    expect(behaviour.resets).toHaveLength(1);
+    expect(exports.recover(new Uint8Array(4))).toEqual(new Uint8Array(0));
+    expect(behaviour.resets).toHaveLength(2);
+  });
   it('a trap whose arena found room is a bug: disabled, whatever the memory', () => {
     const made: CoreModuleExports[] = [];
     const module = fakeModule({ recoverThrows: new WasmRuntimeError('unreachable') });

@@ -49,10 +49,11 @@ export class CoreTrapError extends Error {
 /**
  * The Wasm core ran out of linear memory in one call: an allocation found no room (a WebAssembly
  * memory holds at most 4 GiB, and a host may refuse to grow it sooner). Not a bug and not bad
- * input: the call is not answered (nothing was decided, so nothing was written), and the
- * canonical-ABI binding goes on with a fresh instance of the compiled module (`coreUsable`), since
- * the core keeps nothing between calls. Only when no fresh instance can be made is the binding
- * disabled, as after a trap. The reference core (core: "reference") has no such limit.
+ * input: the call is not answered, and the canonical-ABI binding goes on with a fresh instance of
+ * the compiled module (`coreUsable`), since the core keeps nothing between calls. Only when no
+ * fresh instance can be made is the binding disabled, as after a trap. The core writes nothing, but
+ * the operation that called it may have appended before (a step's record is appended, then fed to
+ * the core): what was appended stays. The reference core (core: "reference") has no such limit.
  */
 export class CoreOutOfMemoryError extends Error {
   override readonly name = 'CoreOutOfMemoryError';
@@ -68,7 +69,7 @@ export class CoreOutOfMemoryError extends Error {
   ) {
     super(
       `the Wasm core ran out of linear memory in ${operation} (${argumentBytes} bytes of arguments; its memory had reached ${memoryBytes} bytes; ` +
-        `a WebAssembly memory holds at most 4 GiB, and the host may allow less): the call was not answered and nothing was written; ` +
+        `a WebAssembly memory holds at most 4 GiB, and the host may allow less): this call was not answered; ` +
         (coreUsable ? 'later calls are answered by a fresh instance' : 'no fresh instance could be made, so the core is disabled') +
         '. The reference core (createRemit({ core: "reference" })) has no such limit.',
       options,
@@ -236,7 +237,7 @@ const COMPILED_CORE_MODULES = new Map<string, object>();
 /**
  * The core module at `coreUrl`, compiled once per process (each later createRemit or loadWasmCore
  * instantiates it: a service that makes an instance per request does not compile it per request).
- * Read and compiled synchronously: the module is 75 KB and V8 compiles its functions lazily, so
+ * Read and compiled synchronously: the module is about 79 KB and V8 compiles its functions lazily, so
  * the compile takes about 0.5 ms on the main thread. The asynchronous forms (`readFile`,
  * `WebAssembly.compile`) wait for the thread pool and for V8's background threads, which in a
  * fresh process on two cores are still busy with the code just imported: loading the core then
@@ -378,12 +379,10 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
     return new CoreOutOfMemoryError(operation, argumentBytes, memoryBytes, true, { cause: trap });
   };
   const u32At = (m: Uint8Array, at: number) => (m[at]! | (m[at + 1]! << 8) | (m[at + 2]! << 16) | (m[at + 3]! << 24)) >>> 0;
-  const copyOutAndFree = (ret: number, postReturn: (ret: number) => void): Uint8Array => {
+  const copyOut = (ret: number): Uint8Array => {
     const m = bytesOfMemory();
     const ptr = u32At(m, ret);
-    const out = m.slice(ptr, ptr + u32At(m, ret + 4));
-    postReturn(ret);
-    return out;
+    return m.slice(ptr, ptr + u32At(m, ret + 4));
   };
   const refuseIfTrapped = () => {
     if (trapped !== null) throw new Error('the Wasm core instance trapped earlier and cannot be called again', { cause: trapped });
@@ -412,16 +411,36 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
   };
   /** Enter the guest: any error from here on is the guest's, a trap. */
   const run = (operation: CoreOperation, argumentBytes: number, call: () => number, post: (ret: number) => void): Uint8Array => {
+    let ret: number;
     let out: Uint8Array;
     try {
-      out = copyOutAndFree(call(), post);
+      ret = call();
     } catch (e) {
       if (isTrap(e) && ranOutOfMemory()) throw outOfMemory(operation, argumentBytes, e);
       trapped = e;
       throw e;
     }
+    try {
+      out = copyOut(ret);
+    } catch (e) {
+      // The answer is there but the host has no memory to copy it out (a RangeError from the
+      // allocation): the guest did nothing wrong, so it is reset and kept.
+      const memoryBytes = core.memory.buffer.byteLength;
+      postReturn(post, ret);
+      throw new CoreOutOfMemoryError(operation, argumentBytes, memoryBytes, trapped === null, { cause: e });
+    }
+    postReturn(post, ret);
     renewWhenIdle(argumentBytes > LARGE_CALL_BYTES);
     return out;
+  };
+  /** The post-return (the arena's reset): any error there is the guest's, a trap. */
+  const postReturn = (post: (ret: number) => void, ret: number): void => {
+    try {
+      post(ret);
+    } catch (e) {
+      trapped = e;
+      throw e;
+    }
   };
   /** An export of two list arguments: copy both in, call, copy the result out, post-return. */
   const two = (
