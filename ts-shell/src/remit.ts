@@ -905,7 +905,8 @@ export class Remit implements Engine {
   /**
    * Every run with its status; a damaged run is `damaged`, with `damage` saying where and what to
    * do. On a store whose listing reports status hints, each run's hint and whether it agrees with
-   * the log just read (`statusHintAgrees`), as scrub does: no more reads than the logs.
+   * the log just read (`statusHintAgrees`), as scrub does: no more reads than the logs. A run the
+   * Wasm core has no memory for (CoreOutOfMemoryError) is read with the reference core.
    */
   async runs(): Promise<RunSummary[]> {
     const listings = await this.store.listRuns();
