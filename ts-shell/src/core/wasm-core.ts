@@ -102,6 +102,16 @@ async function importExports(moduleUrl: URL): Promise<WasmCoreExports> {
 
 const EXPORTED_FUNCTIONS = ['recover', 'admit', 'feed', 'admitFrom'] as const satisfies readonly (keyof WasmCoreExports)[];
 
+/** One call of an export: CoreOutOfMemoryError as it is, any other error a CoreTrapError. */
+function guestCall(operation: CoreOperation, logLen: number, call: () => Uint8Array): Uint8Array {
+  try {
+    return call();
+  } catch (e) {
+    if (e instanceof CoreOutOfMemoryError) throw e;
+    throw new CoreTrapError(operation, logLen, { cause: e });
+  }
+}
+
 /** Wrap component exports (or any pair of functions with the same contract) as a RecoveryCore. */
 export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
   // Checked now: exports without these functions made every call a CoreTrapError ("the Wasm core
@@ -111,38 +121,11 @@ export function wasmCoreFromExports(exports: WasmCoreExports): RecoveryCore {
     throw new ArgumentInvalidError('wasmCoreFromExports(exports)', `the component's exports: an object with the functions ${EXPORTED_FUNCTIONS.join(', ')}`,
       exports === null ? 'null' : typeof exports !== 'object' ? typeof exports : `an object without ${lacking.join(', ')}`);
   }
-  const recoverEncoded = (log: Uint8Array): Uint8Array => {
-    try {
-      return exports.recover(log);
-    } catch (e) {
-      if (e instanceof CoreOutOfMemoryError) throw e;
-      throw new CoreTrapError('recover', log.length, { cause: e });
-    }
-  };
-  const admitEncoded = (log: Uint8Array, request: Uint8Array): Uint8Array => {
-    try {
-      return exports.admit(log, request);
-    } catch (e) {
-      if (e instanceof CoreOutOfMemoryError) throw e;
-      throw new CoreTrapError('admit', log.length, { cause: e });
-    }
-  };
-  const feedEncoded = (summary: Uint8Array, chunk: Uint8Array): Uint8Array => {
-    try {
-      return exports.feed(summary, chunk);
-    } catch (e) {
-      if (e instanceof CoreOutOfMemoryError) throw e;
-      throw new CoreTrapError('feed', chunk.length, { cause: e });
-    }
-  };
-  const admitFromEncoded = (summary: Uint8Array, request: Uint8Array): Uint8Array => {
-    try {
-      return exports.admitFrom(summary, request);
-    } catch (e) {
-      if (e instanceof CoreOutOfMemoryError) throw e;
-      throw new CoreTrapError('admitFrom', summary.length, { cause: e });
-    }
-  };
+  const recoverEncoded = (log: Uint8Array): Uint8Array => guestCall('recover', log.length, () => exports.recover(log));
+  const admitEncoded = (log: Uint8Array, request: Uint8Array): Uint8Array => guestCall('admit', log.length, () => exports.admit(log, request));
+  const feedEncoded = (summary: Uint8Array, chunk: Uint8Array): Uint8Array => guestCall('feed', chunk.length, () => exports.feed(summary, chunk));
+  const admitFromEncoded = (summary: Uint8Array, request: Uint8Array): Uint8Array =>
+    guestCall('admitFrom', summary.length, () => exports.admitFrom(summary, request));
   return withByteArguments({
     name: 'wasm',
     recoverEncoded,
@@ -364,19 +347,20 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
   /** The error for a call that trapped out of memory; goes on with a fresh instance when it can. */
   const outOfMemory = (operation: CoreOperation, argumentBytes: number, trap: unknown): CoreOutOfMemoryError => {
     const memoryBytes = core.memory.buffer.byteLength;
-    let fresh: CoreModuleExports | null = null;
+    // No fresh instance either (the host is out of memory too): disabled, as after any trap.
+    if (!continueWithFreshInstance()) trapped = trap;
+    return new CoreOutOfMemoryError(operation, argumentBytes, memoryBytes, trapped === null, { cause: trap });
+  };
+  /** Replace the instance with a fresh one of the same module; false when none can be made. */
+  const continueWithFreshInstance = (): boolean => {
+    if (renew === undefined) return false;
     try {
-      fresh = renew?.() ?? null;
+      core = renew();
     } catch {
-      // No fresh instance either (the host is out of memory): disabled below.
+      return false;
     }
-    if (fresh === null) {
-      trapped = trap;
-      return new CoreOutOfMemoryError(operation, argumentBytes, memoryBytes, false, { cause: trap });
-    }
-    core = fresh;
     memory = new Uint8Array(core.memory.buffer);
-    return new CoreOutOfMemoryError(operation, argumentBytes, memoryBytes, true, { cause: trap });
+    return true;
   };
   const u32At = (m: Uint8Array, at: number) => (m[at]! | (m[at + 1]! << 8) | (m[at + 2]! << 16) | (m[at + 3]! << 24)) >>> 0;
   const copyOut = (ret: number): Uint8Array => {
@@ -392,13 +376,8 @@ export function canonicalAbiExports(first: CoreModuleExports, renew?: () => Core
   let renewal: ReturnType<typeof setTimeout> | undefined;
   const renewNow = () => {
     renewal = undefined;
-    if (trapped !== null || renew === undefined) return;
-    try {
-      core = renew();
-    } catch {
-      return; // no fresh instance (out of memory?): the old one still answers; its memory stays
-    }
-    memory = new Uint8Array(core.memory.buffer);
+    // Without a fresh instance (out of memory?) the old one still answers; its memory stays.
+    if (trapped === null) continueWithFreshInstance();
   };
   const renewWhenIdle = (large: boolean) => {
     if (renew === undefined || core.memory.buffer.byteLength <= RENEW_INSTANCE_ABOVE_BYTES) return;
