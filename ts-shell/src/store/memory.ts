@@ -59,16 +59,16 @@ export class MemoryStore implements Store {
   }
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
-    this.assertOpen('readRecords', runId);
     checkStoredRunId(this.description, 'readRecords', runId);
+    this.assertOpen('readRecords', runId);
     const run = this.backing.runs.get(runId);
     if (!run) return [];
     return copyRecords(run.records.slice(Math.max(0, fromSeq)));
   }
 
   async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {
-    this.assertOpen('readSummary', runId);
     checkStoredRunId(this.description, 'readSummary', runId);
+    this.assertOpen('readSummary', runId);
     const run = this.backing.runs.get(runId);
     if (run?.summary === undefined || run.records.length === 0) return null;
     const first = run.records[0]!;
@@ -81,10 +81,10 @@ export class MemoryStore implements Store {
   }
 
   async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
-    this.assertOpen('append', runId, expectedSeq);
     checkStoredRunId(this.description, 'append', runId);
     checkBatchSeqs(this.description, runId, expectedSeq, records);
     checkRunStatus(this.description, 'append', runId, runStatus);
+    this.assertOpen('append', runId, expectedSeq);
     const run = this.backing.runs.get(runId);
     const nextSeq = run ? run.records.length : 0;
     if (nextSeq !== expectedSeq) return { committed: false, nextSeq, tail: copyRecords(run?.records.slice(expectedSeq) ?? []) };
@@ -101,11 +101,11 @@ export class MemoryStore implements Store {
   }
 
   async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
-    this.assertOpen('fork', sourceRunId);
     checkStoredRunId(this.description, 'fork', sourceRunId);
     checkStoredRunId(this.description, 'fork', targetRunId);
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
     checkRunStatus(this.description, 'fork', targetRunId, runStatus);
+    this.assertOpen('fork', sourceRunId);
     // A listing left without records (NO_RECORDS) is replaced, as by a first append.
     if ((this.backing.runs.get(targetRunId)?.records.length ?? 0) > 0) return { committed: false, reason: 'TARGET_EXISTS' };
     const source = this.backing.runs.get(sourceRunId);
@@ -118,15 +118,15 @@ export class MemoryStore implements Store {
   }
 
   async deleteSummary(runId: string): Promise<void> {
-    this.assertOpen('deleteSummary', runId);
     checkStoredRunId(this.description, 'deleteSummary', runId);
+    this.assertOpen('deleteSummary', runId);
     const run = this.backing.runs.get(runId);
     if (run !== undefined) delete run.summary;
   }
 
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
-    this.assertOpen('removeLastRecord', runId, seq);
     checkStoredRunId(this.description, 'removeLastRecord', runId);
+    this.assertOpen('removeLastRecord', runId, seq);
     const run = this.backing.runs.get(runId);
     const last = run?.records[run.records.length - 1];
     if (run === undefined || last === undefined || seq === 0 || last.seq !== seq || !bytesEqual(last.bytes, expected)) return false;
@@ -152,15 +152,15 @@ export class MemoryStore implements Store {
   }
 
   async readStatusHint(runId: string): Promise<StoredStatusHint | null> {
-    this.assertOpen('readStatusHint', runId);
     checkStoredRunId(this.description, 'readStatusHint', runId);
+    this.assertOpen('readStatusHint', runId);
     const run = this.backing.runs.get(runId);
     return run === undefined ? null : { ...statusHintOf(run.status), recordCount: run.records.length };
   }
 
   async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {
-    this.assertOpen('correctRunStatuses');
     checkCorrections(this.description, corrections);
+    this.assertOpen('correctRunStatuses');
     let written = 0;
     for (const { runId, recordCount, runStatus } of corrections) {
       const run = this.backing.runs.get(runId);
@@ -175,7 +175,11 @@ export class MemoryStore implements Store {
     this.closed = true;
   }
 
-  /** A closed store refuses every call, naming the run and, for a write, its seq (as the SQLite and PostgreSQL stores do). */
+  /**
+   * A closed store refuses every call, naming the run and, for a write, its seq (as the SQLite and
+   * PostgreSQL stores do). Called after the argument checks, as those stores check: a wrong
+   * argument is refused as such, open or closed (closed-stores.test.ts).
+   */
   private assertOpen(operation: string, runId?: string, seq?: number): void {
     if (this.closed) throw new StoreError(this.description, operation, 'CLOSED', { ...(runId === undefined ? {} : { runId }), ...(seq === undefined ? {} : { seq }) });
   }
