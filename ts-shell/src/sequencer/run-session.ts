@@ -246,8 +246,13 @@ export class RunSession {
     const sound =
       recovery !== null &&
       recovery.ok &&
-      // Record 0 is the run's: the summary names the same run, workflow, version and definition.
-      bytesEqual(recovery.runId, first.record.runId) &&
+      // The summary is this run's: it names the id the store keeps the run under (a whole-log
+      // read requires the same), and record 0 names the same workflow, version and definition,
+      // and the same run unless the run is a fork. A fork's record 0 names the run its history
+      // started as, which neither the summary nor the fork's own lineage need name (a fork of a
+      // fork taken before the source's FORKED): a whole-log read (scrub) checks its link.
+      bytesEqual(recovery.runId, this.nameBytes(this.runId)) &&
+      (recovery.lineage.length > 0 || bytesEqual(recovery.runId, first.record.runId)) &&
       bytesEqual(recovery.workflow, first.record.workflow) &&
       bytesEqual(recovery.version, first.record.version) &&
       bytesEqual(recovery.fingerprint, first.record.fingerprint) &&

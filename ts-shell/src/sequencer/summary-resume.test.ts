@@ -13,6 +13,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from '../core/index.js';
+import { NotACheckpointError } from '../errors.js';
 import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { PostgresStore } from '../store/postgres.js';
@@ -59,6 +60,17 @@ function counted(store: Store, withSummaries: boolean): { store: Store; read: { 
     };
   }
   return { store: view, read };
+}
+
+/** Fork `runId` at the first checkpoint at or after `seq` (a record that is no checkpoint is refused). */
+async function forkAtOrAfter(remit: Remit, runId: string, seq: number, newRunId: string) {
+  for (let at = Math.max(1, seq); ; at++) {
+    try {
+      return await remit.fork(runId, at, { newRunId });
+    } catch (error) {
+      if (!(error instanceof NotACheckpointError)) throw error;
+    }
+  }
 }
 
 type StoreKind = 'memory' | 'sqlite';
@@ -110,6 +122,48 @@ describe.each(['reference', 'wasm'] as const)('fresh-process reads from the stor
         expect(scrub.summaryAgrees).not.toBe(false);
       }),
       { numRuns: 12 },
+    );
+  });
+
+  /**
+   * A fork's summary names the fork while its record 0 names the source: the session compared the
+   * two, so every fresh read of a fork fell back to the whole log (the answers were right, the
+   * summaries written for it were never used; found by an adversarial review).
+   */
+  it.each(['memory', 'sqlite'] as const)('a fork, and a fork of a fork, read from their own summaries too (%s store)', async (storeKind) => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 100, max: 160 }), fc.double({ min: 0, max: 0.3, noNaN: true }), fc.boolean(), async (steps, at, twice) => {
+        const wf = mixedLoop(steps, true);
+        const open = storeOf(storeKind);
+        const writer = open();
+        const remit = new Remit(writer, await createCore(coreKind), [wf]);
+        await remit.start(wf, { i: 0, pad: '' }, { runId: 'r' });
+        let runId = 'r';
+        let forkSeq = 0;
+        for (const target of twice ? ['f1', 'f2'] : ['f1']) {
+          forkSeq = (await forkAtOrAfter(remit, runId, Math.floor(at * (await remit.status(runId)).headSeq), target)).forkSeq;
+          runId = target;
+          expect((await remit.continueRun(runId)).status).toBe('parked');
+        }
+        const parked = await remit.status(runId);
+        await writer.close();
+
+        const whole = counted(open(), false);
+        const tail = counted(open(), true);
+        const fromWhole = await new Remit(whole.store, await createCore(coreKind), [wf]).status(runId);
+        const fromTail = await new Remit(tail.store, await createCore(coreKind), [wf]).status(runId);
+        expect(fromTail).toEqual(fromWhole);
+        expect(fromTail).toEqual(parked);
+        const records = (await open().readRecords(runId)).length;
+        expect(whole.read.records).toBe(records);
+        if (records - forkSeq >= 4 * SUMMARY_EVERY_RECORDS) expect(tail.read.records).toBeLessThan(records / 2);
+
+        const resumed = await new Remit(counted(open(), true).store, await createCore(coreKind), [wf]).resume(runId, parked.interrupt!.id, true);
+        expect(resumed.status).toBe('completed');
+        expect(await new Remit(counted(open(), false).store, await createCore(coreKind), [wf]).status(runId)).toEqual(resumed);
+        expect((await new Remit(open(), await createCore(coreKind), [wf]).scrub(runId)).summaryAgrees).toBe(true);
+      }),
+      { numRuns: 8 },
     );
   });
 
@@ -212,6 +266,24 @@ describe.each(['reference', 'wasm'] as const)('record 0 under a stored summary (
     backing.runs.get('z')!.records[0] = { ...backing.runs.get('y')!.records[0]! };
     await expect(new Remit(new MemoryStore({ backing }), core, [wf]).status('z')).rejects.toMatchObject({ code: 'REMIT_LOG_CORRUPT' });
     expect(parked.status).toBe('parked');
+  });
+
+  it("a fork's record 0 replaced by another run's of the same definition: a fresh process answers from the fork's summary, scrub finds the damage", async () => {
+    const wf = mixedLoop(200, true);
+    const backing = new MemoryBacking();
+    const core = await createCore(coreKind);
+    const remit = new Remit(new MemoryStore({ backing }), core, [wf]);
+    await remit.start(wf, { i: 0, pad: '' }, { runId: 'z' });
+    await remit.start(wf, { i: 0, pad: '' }, { runId: 'y' });
+    await remit.fork('z', 1, { newRunId: 'f' });
+    const parked = await remit.continueRun('f');
+    expect(backing.runs.get('f')!.summary).toBeDefined();
+    backing.runs.get('f')!.records[0] = { ...backing.runs.get('y')!.records[0]! };
+    // Not checked by a fresh process (docs/guide.md, "Fresh-process resume"): the records it reads
+    // are sound and the summary is the fork's, so it answers as before the edit.
+    expect(await new Remit(new MemoryStore({ backing }), core, [wf]).status('f')).toEqual(parked);
+    const scrub = await new Remit(new MemoryStore({ backing }), core, [wf]).scrub('f');
+    expect(scrub.damage).toMatchObject({ kind: 'corrupt', seq: 1 });
   });
 });
 
