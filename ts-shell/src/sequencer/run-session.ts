@@ -503,7 +503,9 @@ export class RunSession {
    */
   private catchUp(firstSeq: number, tail: readonly StoredRecord[]): boolean {
     const durableLength = this.log.byteLength - this.stagedBytes;
-    if (this.recordCount < 0 || this.summaryEnd > durableLength || tail.length === 0) return false;
+    // A refused first record (start() under a taken id): the records in the way are another run's
+    // whole log, which this session has no use for; never fed to the core.
+    if (firstSeq === 0 || this.recordCount < 0 || this.summaryEnd > durableLength || tail.length === 0) return false;
     if (tail.some((record, i) => record.seq !== firstSeq + i)) return false;
     const log = new LogBuffer(this.log.bytes.subarray(0, durableLength));
     log.push(tail.map((record) => record.bytes));

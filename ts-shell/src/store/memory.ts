@@ -87,7 +87,11 @@ export class MemoryStore implements Store {
     this.assertOpen('append', runId, expectedSeq);
     const run = this.backing.runs.get(runId);
     const nextSeq = run ? run.records.length : 0;
-    if (nextSeq !== expectedSeq) return { committed: false, nextSeq, tail: copyRecords(run?.records.slice(expectedSeq) ?? []) };
+    if (nextSeq !== expectedSeq) {
+      // A refused first record: the run exists, and its records would be the whole log (store.ts, AppendOutcome).
+      if (expectedSeq === 0) return { committed: false, nextSeq };
+      return { committed: false, nextSeq, tail: copyRecords(run?.records.slice(expectedSeq) ?? []) };
+    }
     if (records.length === 0) return { committed: true, nextSeq };
     const now = this.nowMs();
     // A first record replaces a listing left without records (NO_RECORDS), summary and hint with it.

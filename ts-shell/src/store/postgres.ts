@@ -1128,6 +1128,7 @@ export class PostgresStore implements Store {
     if (nextSeq === expectedSeq || result.rows[0]?.mine) {
       throw this.storeError('append', 'INCONSISTENT', { runId, seq: expectedSeq }, new Error('a conflicting append was refused but the run is still at the expected seq'));
     }
+    if (expectedSeq === 0) return { committed: false, nextSeq };
     const tail: StoredRecord[] = [];
     for (const row of result.rows) {
       if (row.seq !== null) tail.push({ seq: row.seq, bytes: this.recordBytes('append', runId, row.seq, row.bytes), committedAtMs: row.committed_ms! });
@@ -1404,10 +1405,13 @@ ${summary ? summaryCte : ''}SELECT CASE WHEN f.n = 0 THEN 0
     nextSeq: `SELECT next_seq FROM ${s}.runs WHERE run_id = $1`,
     // After an append ($3 its token): the run row, whether record $2 is this call's, and unless it
     // is, the records from $2 on (the records in the way). No row at all: the run does not exist.
+    // At $2 = 0 only the run's first record is read: whether it has any (listedWithoutRecords);
+    // a refused first record reports no tail (store.ts, AppendOutcome), which would be the whole log.
     tailAfterAppend: `SELECT x.next_seq, m.mine, r.seq, r.bytes, (extract(epoch FROM r.committed_at) * 1000)::float8 AS committed_ms
       FROM ${s}.runs x
       CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM ${s}.records WHERE run_id = $1 AND seq = $2 AND append_token = $3::uuid) AS mine) m
       LEFT JOIN ${s}.records r ON r.run_id = x.run_id AND r.seq >= $2 AND NOT m.mine
+        AND ($2 > 0 OR r.seq = (SELECT min(seq) FROM ${s}.records WHERE run_id = $1))
       WHERE x.run_id = $1 ORDER BY r.seq`,
     // Inside removeLastRecord's transaction, under its FOR NO KEY UPDATE lock on the run row (lockRunForRepair): the
     // record at $2 only while it holds $3 (as BLOB bytes), and with it next_seq, the summary and the hint.

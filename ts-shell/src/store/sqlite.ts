@@ -433,7 +433,11 @@ export class SqliteStore implements Store {
     this.statements = statements;
     const appendTx = this.db.transaction((runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): AppendOutcome => {
       const nextSeq = nextSeqOf(statements.lastSeq.get(runId));
-      if (nextSeq !== expectedSeq) return { committed: false, nextSeq, tail: nextSeq > expectedSeq ? this.recordsFrom(runId, expectedSeq, 'append') : [] };
+      if (nextSeq !== expectedSeq) {
+        // A refused first record: the run exists, and its records would be the whole log (store.ts, AppendOutcome).
+        if (expectedSeq === 0) return { committed: false, nextSeq };
+        return { committed: false, nextSeq, tail: nextSeq > expectedSeq ? this.recordsFrom(runId, expectedSeq, 'append') : [] };
+      }
       if (records.length === 0) return { committed: true, nextSeq };
       const now = this.nowMs();
       this.insertRows(runId, expectedSeq, records, now);

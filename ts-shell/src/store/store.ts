@@ -22,6 +22,9 @@ export type AppendOutcome =
        * nextSeq - 1, empty when expectedSeq >= nextSeq), read in one snapshot with `nextSeq` after
        * the refusal. Lets a writer that lost a race learn what won without reading the run again.
        * Optional: a store that does not report it leaves it out, and the caller reads the run.
+       * The built-in stores leave it out for a refused first record (expectedSeq 0): its one
+       * writer, `start()`, needs only to know that the run exists, and the records in the way
+       * would be the whole run's log, read and handed back for nothing.
        */
       tail?: StoredRecord[];
     };
