@@ -27,7 +27,7 @@ import { RecordKind, RunStatus, type NextAction, type Recovery, type RecoveredRu
 import { withArticle } from '../display.js';
 import { corruptAdvice, LogCorruptError, LogTornError, shellWord, StoreError, suggestCommand, tornAdvice } from '../errors.js';
 import { fromUtf8, isPlainObject } from '../json.js';
-import { advanceHead, kindName, recordedValue, type HeadState } from './log-view.js';
+import { foldHead, kindName, recordedValue, type HeadState } from './log-view.js';
 
 export interface RunDamage {
   kind: 'torn' | 'empty' | 'corrupt';
@@ -205,7 +205,7 @@ export function diagnoseValues(runId: string, rows: readonly StoredRow[], log: U
     const record = step.record;
     const at = { seq: record.seq, offset, storedBytes: row.bytes.length };
     try {
-      head = advanceHead(head, record);
+      head = foldHead(head, record);
     } catch {
       return unreadable(runId, at, 'UNREADABLE_STATE');
     }

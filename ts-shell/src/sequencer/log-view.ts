@@ -10,7 +10,7 @@ import {
 } from '../core/types.js';
 import { LogCorruptError, LogTornError, RunNotFoundError } from '../errors.js';
 import { decodeJson, fromUtf8, isPlainObject, setOwnKey, type Json } from '../json.js';
-import { applyDelta, type Delta } from '../state/delta.js';
+import { applyDelta, applyDeltaInPlace, type Delta } from '../state/delta.js';
 import type { RunStatusHint } from '../store/store.js';
 
 export const KIND_NAMES: Record<number, string> = {
@@ -110,7 +110,7 @@ export function headState(log: Uint8Array, recovered: RecoveredRun, runId: strin
       throw new LogCorruptError(runId, step.outcome === 'corrupt' ? step.error.seq : -1, offset, 'UNREADABLE_STATE');
     }
     try {
-      head = advanceHead(head, step.record);
+      head = foldHead(head, step.record);
     } catch {
       // The record passed every check of the log format, but its state is not JSON or not a delta
       // that fits (only a hand edit that recomputed the checksums, or a bug, writes one): damage,
@@ -134,11 +134,25 @@ export function headState(log: Uint8Array, recovered: RecoveredRun, runId: strin
  * the bytes again.
  */
 export function advanceHead(head: HeadState | null, record: LogRecord, decodedDelta?: Json): HeadState | null {
+  return nextHead(head, record, decodedDelta, false);
+}
+
+/**
+ * advanceHead for a fold that owns its state and hands none of it out until it ends (headState,
+ * diagnoseValues): a delta patches the state in place (applyDeltaInPlace), so the deltas since a
+ * snapshot cost their own size, not their count times the state's. Same value, key order included.
+ */
+export function foldHead(head: HeadState | null, record: LogRecord): HeadState | null {
+  return nextHead(head, record, undefined, true);
+}
+
+function nextHead(head: HeadState | null, record: LogRecord, decodedDelta: Json | undefined, inPlace: boolean): HeadState | null {
   if (record.kind === RecordKind.RUN_STARTED) return { state: decodeJson(record.state), deltaBytesSinceSnapshot: 0 };
   if (record.kind !== RecordKind.NODE_COMPLETED) return head;
   if (record.stateForm === StateForm.SNAPSHOT) return { state: decodeJson(record.state), deltaBytesSinceSnapshot: 0 };
+  const delta = (decodedDelta ?? decodeJson(record.state)) as Delta;
   return {
-    state: applyDelta(head?.state ?? null, (decodedDelta ?? decodeJson(record.state)) as Delta),
+    state: inPlace ? applyDeltaInPlace(head?.state ?? null, delta) : applyDelta(head?.state ?? null, delta),
     deltaBytesSinceSnapshot: (head?.deltaBytesSinceSnapshot ?? 0) + record.state.length,
   };
 }

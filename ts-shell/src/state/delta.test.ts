@@ -7,7 +7,7 @@ import { jsonEqual, type Json } from '../json.js';
 import { cloneJson } from '../sequencer/log-view.js';
 import { durableText, MAX_VALUE_DEPTH } from '../values.js';
 import { logFacts } from '../../test-support/contract-checks.js';
-import { applyDelta, chooseSnapshot, computeDelta, type Delta } from './delta.js';
+import { applyDelta, applyDeltaInPlace, chooseSnapshot, computeDelta, type Delta } from './delta.js';
 
 const json = fc.jsonValue({ maxDepth: 4 }) as fc.Arbitrary<Json>;
 
@@ -381,5 +381,91 @@ describe('applyDelta (public in remit/testing) on what is not a delta, or one th
   it('a delta that fits is applied as before', () => {
     expect(applyDelta({ items: { list: [1] }, gone: 1 }, { o: { items: { o: { list: { a: [2] } } } }, d: ['gone'] })).toEqual({ items: { list: [1, 2] } });
     expect(applyDelta(null, { r: { a: 1 } })).toEqual({ a: 1 });
+  });
+});
+
+/** Deltas over a few keys, so that deletes and patches meet on one key, with junk among them. */
+const FEW_KEYS = ['a', 'b', '__proto__', 'length'] as const;
+const someDelta: fc.Arbitrary<unknown> = fc.letrec<{ delta: unknown }>((tie) => ({
+  delta: fc.oneof(
+    { depthSize: 'small' },
+    fc.record({ r: json }),
+    fc.record({ a: fc.array(json, { maxLength: 3 }) }),
+    fc.record(
+      { o: fc.dictionary(fc.constantFrom(...FEW_KEYS), tie('delta'), { maxKeys: 3 }), d: fc.array(fc.constantFrom(...FEW_KEYS), { maxLength: 3 }) },
+      { requiredKeys: ['o'] },
+    ),
+    fc.jsonValue({ maxDepth: 2 }),
+  ),
+})).delta;
+/** Values over the same keys ("__proto__" an own key, as JSON.parse makes it). */
+const someValue: fc.Arbitrary<Json> = fc.letrec<{ value: string }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.jsonValue({ maxDepth: 1 }).map((v) => JSON.stringify(v)),
+    fc.array(tie('value'), { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
+    fc.uniqueArray(fc.tuple(fc.constantFrom(...FEW_KEYS), tie('value')), { selector: ([key]) => key, maxLength: 4 }).map((entries) => objectText(entries)),
+  ),
+})).value.map((text) => JSON.parse(text) as Json);
+
+/** What folding `deltas` over `start` gives: each state's text (key order included) and own keys, or the refusal's message. */
+function foldOutcome(start: Json, deltas: readonly unknown[], apply: (before: Json, delta: Delta) => Json): string[] {
+  const seen: string[] = [];
+  let state = start;
+  for (const delta of deltas) {
+    try {
+      state = apply(state, delta as Delta);
+    } catch (error) {
+      seen.push(`refused: ${(error as Error).message}`);
+      return seen;
+    }
+    seen.push(`${JSON.stringify(state)} ${sortedText(state)}`);
+  }
+  return seen;
+}
+
+describe('applyDeltaInPlace: what a fold that owns its state uses (headState)', () => {
+  it('gives what applyDelta gives, key order and "__proto__" keys included, or the same refusal, over any sequence of deltas (property)', () => {
+    const chains = fc.oneof(
+      fc.tuple(someValue, fc.array(someDelta, { maxLength: 6 })),
+      // Deltas computeDelta writes for a sequence of edits, read back from their JSON as a log gives them.
+      tricky.chain((first) => fc.array(orderKeepingEdit(first), { minLength: 1, maxLength: 5 }).map((states) => {
+        const deltas: unknown[] = [];
+        let before = first;
+        for (const after of states) {
+          const delta = computeDelta(before, after);
+          if (delta !== null) deltas.push(JSON.parse(JSON.stringify(delta)));
+          before = after;
+        }
+        return [first, deltas] as [Json, unknown[]];
+      })),
+    );
+    fc.assert(
+      fc.property(chains, ([start, deltas]) => {
+        const text = JSON.stringify(start);
+        const immutable = foldOutcome(start, deltas, applyDelta);
+        expect(JSON.stringify(start)).toBe(text);
+        // In place on a copy of its own (JSON.parse: "__proto__" stays an own key), deltas copied too.
+        const inPlace = foldOutcome(JSON.parse(text) as Json, JSON.parse(JSON.stringify(deltas)) as unknown[], applyDeltaInPlace);
+        expect(inPlace).toEqual(immutable);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('a key both deleted and patched is patched from its value before the delta, and set last', () => {
+    const before = JSON.parse('{"a":{"x":[1]},"b":2}') as Json;
+    const delta = JSON.parse('{"o":{"a":{"o":{"y":{"r":3}}}},"d":["a"]}') as Delta;
+    const expected = '{"b":2,"a":{"x":[1],"y":3}}';
+    expect(JSON.stringify(applyDelta(before, delta))).toBe(expected);
+    expect(JSON.stringify(applyDeltaInPlace(JSON.parse(JSON.stringify(before)) as Json, delta))).toBe(expected);
+  });
+
+  it('appends in place, to a list of any length (no spread of the items as arguments)', () => {
+    const long = Array.from({ length: 200_000 }, (_, i) => i);
+    const owned = { list: [0] } as Json;
+    const after = applyDeltaInPlace(owned, { o: { list: { a: long } } } as unknown as Delta) as { list: number[] };
+    expect(after).toBe(owned);
+    expect(after.list).toHaveLength(200_001);
   });
 });

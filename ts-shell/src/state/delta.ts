@@ -79,19 +79,34 @@ function isPrefix(prefix: Json[], whole: Json[]): boolean {
  * UNREADABLE_STATE).
  */
 export function applyDelta(before: Json, delta: Delta): Json {
-  return applyAt(before, delta, null);
+  return applyAt(before, delta, null, false);
+}
+
+/**
+ * applyDelta that patches `owned` in place (its objects and arrays are changed and reused) and
+ * gives the same value, key order included, or the same refusal (`owned` then half patched). Only
+ * for a value that nothing else holds: a fold rebuilding a state from its snapshot's fresh decode.
+ * Why: applyDelta copies every object and array on the delta's path, so the deltas since a
+ * snapshot, each appending to a list that grows with the run, cost their count times the list's
+ * length; in place they cost their own size (a resume of a run whose state keeps a growing list
+ * rebuilt its head state in time quadratic in the run).
+ */
+export function applyDeltaInPlace(owned: Json, delta: Delta): Json {
+  return applyAt(owned, delta, null, true);
 }
 
 /** The keys of `delta.o` from the top delta down to the one being applied (null: the top). */
 interface DeltaPath { key: string; parent: DeltaPath | null }
 
-function applyAt(before: Json, delta: Delta, path: DeltaPath | null): Json {
+function applyAt(before: Json, delta: Delta, path: DeltaPath | null, inPlace: boolean): Json {
   if (!isPlainObject(delta)) throw refused(path, 'delta', '', 'a delta ({ r }, { a } or { o, d? })', kindOf(delta));
   if ('r' in delta) return delta.r;
   if ('a' in delta) {
     if (!Array.isArray(delta.a)) throw refused(path, 'delta', '.a', 'an array (the items an append delta adds)', kindOf(delta.a));
     if (!Array.isArray(before)) throw refused(path, 'before', '', 'an array (the delta appends to it)', kindOf(before));
-    return [...before, ...delta.a];
+    if (!inPlace) return [...before, ...delta.a];
+    for (const item of delta.a) before.push(item); // no push(...a): a long append would overflow the stack
+    return before;
   }
   if (!('o' in delta)) throw refused(path, 'delta', '', 'a delta ({ r }, { a } or { o, d? })', 'an object with neither r, a nor o');
   if (!isPlainObject(delta.o)) throw refused(path, 'delta', '.o', 'an object (the changed keys of an object delta)', kindOf(delta.o));
@@ -99,13 +114,27 @@ function applyAt(before: Json, delta: Delta, path: DeltaPath | null): Json {
     throw refused(path, 'delta', '.d', 'an array of strings (the keys an object delta deletes)', Array.isArray(delta.d) ? 'an array holding a non-string' : kindOf(delta.d));
   }
   if (!isPlainObject(before)) throw refused(path, 'before', '', 'an object (the delta patches its keys)', kindOf(before));
-  const out: { [key: string]: Json } = { ...before };
-  for (const key of delta.d ?? []) delete out[key];
+  const out: { [key: string]: Json } = inPlace ? before : { ...before };
+  // A key both deleted and patched is patched from its value before the delta (then set after the
+  // others, being deleted first): in place, that value is kept aside before the delete.
+  const deleted = inPlace && delta.d !== undefined && delta.d.length > 0 ? new Map<string, Json>() : NOTHING_DELETED;
+  for (const key of delta.d ?? []) {
+    if (inPlace && Object.prototype.hasOwnProperty.call(out, key)) deleted.set(key, out[key]!);
+    delete out[key];
+  }
   for (const [key, inner] of Object.entries(delta.o)) {
     const at = { key, parent: path };
-    setOwnKey(out, key, Object.prototype.hasOwnProperty.call(before, key) ? applyAt(before[key]!, inner, at) : applyAt(null, inner, at));
+    setOwnKey(out, key, applyAt(valueBefore(before, key, inPlace, deleted), inner, at, inPlace));
   }
   return out;
+}
+
+const NOTHING_DELETED: Map<string, Json> = new Map();
+
+/** The value `key` had before the delta (null when it had none); `deleted` holds what an in-place delete took away. */
+function valueBefore(before: { [key: string]: Json }, key: string, inPlace: boolean, deleted: ReadonlyMap<string, Json>): Json {
+  if (inPlace && deleted.has(key)) return deleted.get(key)!;
+  return Object.prototype.hasOwnProperty.call(before, key) ? before[key]! : null;
 }
 
 /** ArgumentInvalidError naming the part of `applyDelta(before, delta)` at `path` that is refused. */
