@@ -270,6 +270,23 @@ const CORE_METHODS = ['recover', 'admit', 'recoverEncoded', 'admitEncoded', 'fee
  * maxGroupedPureSteps, a valid instanceId and effectLeaseMs, and no option REMIT does not know.
  * (An unknown core name is CoreUnavailableError, UNKNOWN_CORE, from createCore.)
  */
+/**
+ * createRemit's check of its `workflows` option, on its own: the CLI runs it before it creates a
+ * database, so that a module createRemit would refuse leaves none behind.
+ */
+export function checkWorkflowsOption(workflows: unknown): asserts workflows is Workflow[] {
+  if (!Array.isArray(workflows)) throw new OptionInvalidError('workflows', workflows, 'must be an array of built workflows (workflow(...)....build())');
+  // An index loop, not forEach: forEach skips the holes of a sparse array, which the
+  // constructor's for...of would then register as undefined.
+  for (let index = 0; index < workflows.length; index++) {
+    const entry: unknown = workflows[index];
+    if (isBuiltWorkflow(entry)) continue;
+    const hint = entry instanceof WorkflowBuilder ? ' (a builder: call .build())' : '';
+    throw new OptionInvalidError('workflows', entry, `entry ${index} is not a built workflow${hint}`);
+  }
+  checkOneDefinitionPerName(workflows as Workflow[]);
+}
+
 function checkRemitOptions(options: unknown): asserts options is RemitOptions {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ArgumentInvalidError('options', 'an object of createRemit options ({ store, workflows, ... })', describeArgument(options));
@@ -289,19 +306,7 @@ function checkRemitOptions(options: unknown): asserts options is RemitOptions {
     const what = [...missing, ...notFunctions].map((m) => `${m}()`);
     throw new OptionInvalidError('store', store, `is not a Store: it lacks ${what.length > 0 ? what.join(', ') : 'a description'}`);
   }
-  const workflows = o['workflows'];
-  if (workflows !== undefined) {
-    if (!Array.isArray(workflows)) throw new OptionInvalidError('workflows', workflows, 'must be an array of built workflows (workflow(...)....build())');
-    // An index loop, not forEach: forEach skips the holes of a sparse array, which the
-    // constructor's for...of would then register as undefined.
-    for (let index = 0; index < workflows.length; index++) {
-      const entry: unknown = workflows[index];
-      if (isBuiltWorkflow(entry)) continue;
-      const hint = entry instanceof WorkflowBuilder ? ' (a builder: call .build())' : '';
-      throw new OptionInvalidError('workflows', entry, `entry ${index} is not a built workflow${hint}`);
-    }
-    checkOneDefinitionPerName(workflows as Workflow[]);
-  }
+  if (o['workflows'] !== undefined) checkWorkflowsOption(o['workflows']);
   const core = o['core'];
   if (core !== undefined && typeof core !== 'string') {
     if (core === null || typeof core !== 'object') throw new OptionInvalidError('core', core, 'must be "wasm", "reference" or a RecoveryCore');

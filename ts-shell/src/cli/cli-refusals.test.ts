@@ -250,6 +250,26 @@ describe('a workflow module that does not load', () => {
     }
   });
 
+  it('a module createRemit refuses (two definitions of one name) creates no database either', async () => {
+    const workflowModule = new URL('../workflow/workflow.ts', import.meta.url).href;
+    const module = join(cwd, 'same-name.ts');
+    writeFileSync(module, `import { z } from 'zod';
+import { END, workflow } from ${JSON.stringify(workflowModule)};
+const state = z.object({ n: z.number() });
+export const workflows = [
+  workflow({ name: 'same', version: '1', state }).pure('a', { run: () => ({}), next: END }).build(),
+  workflow({ name: 'same', version: '1', state }).pure('b', { run: () => ({}), next: END }).build(),
+];
+export const sampleInput = { n: 1 };
+`);
+    const folder = join(cwd, `same-name-${Math.random().toString(16).slice(2)}`);
+    const db = join(folder, 'remit.db');
+    const run = await remit('--db', db, '--workflow', module, 'run');
+    expect(run.code, run.stderr).toBe(6);
+    expect(run.stderr).toMatch(/REMIT_DEFINITION_INVALID/);
+    expect(existsSync(db)).toBe(false);
+  });
+
   it('a TypeScript module, under the built CLI on plain node, is refused with what to do instead', () => {
     // The built bin as a service runs it (scripts/setup.sh builds dist before the tests).
     const builtMain = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));

@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import type { CoreKind } from '../core/index.js';
 import { RemitError, shellWord, StoreError, StoreNotFoundError, type SuggestedCommandOptions } from '../errors.js';
 import { checkInstanceId } from '../ids.js';
-import { createRemit, type Remit } from '../remit.js';
+import { checkWorkflowsOption, createRemit, type Remit } from '../remit.js';
 import { createSqliteFolder, SqliteStore } from '../store/sqlite.js';
 import type { Workflow } from '../workflow/workflow.js';
 
@@ -315,6 +315,8 @@ export async function openSession(
   let module: WorkflowModule;
   try {
     module = modulePath === undefined ? { workflows: [], path: '' } : await loadWorkflowModule(modulePath, dirname(dbPath));
+    // What createRemit would refuse (two definitions of one name) is refused before a database is made.
+    checkWorkflowsOption(module.workflows);
     needs.check?.(module);
   } catch (error) {
     await existing?.close();
