@@ -8,7 +8,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -178,5 +178,27 @@ describe('a promise that never settles, with nothing left to run', () => {
     const continued = remitProcess('--db', db, '--workflow', HANGS_AFTER_RESUME, 'continue', 'a1');
     expect(continued.status).toBe(1);
     expect(continued.stderr).toMatch(/^remit: CLI_STALLED: .*; run a1, head seq \d+, at node ask: /);
+  });
+});
+
+describe('output that cannot be written (stdout on a full disk: /dev/full)', () => {
+  it('is one CLI_OUTPUT line on stderr and exit code 1, no stack trace, and what the command wrote stands', () => {
+    const db = join(cwd, 'full-output.db');
+    const full = openSync('/dev/full', 'w');
+    try {
+      const run = spawnSync(process.execPath, ['--conditions=remit-source', '--import', import.meta.resolve('tsx'), MAIN, '--db', db, '--workflow', TIMER, 'run', '--run-id', 'f1'], {
+        cwd, encoding: 'utf8', env: { ...process.env, NODE_NO_WARNINGS: '1' }, timeout: 30_000, stdio: ['ignore', full, 'pipe'],
+      });
+      expect(run.signal, 'the CLI hung').toBeNull();
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(/^remit: CLI_OUTPUT: could not write the command's output to standard output \(ENOSPC: .*\); what the command did stands, only its output is lost: see where the runs stand with `remit .*runs` before repeating a command that writes\n$/);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      closeSync(full);
+    }
+    // The run it started was recorded and finished: only the report of it was lost.
+    const seen = remitProcess('--db', db, '--json', 'inspect', 'f1');
+    expect(seen.status, seen.stderr).toBe(0);
+    expect(seen.json()).toMatchObject({ runId: 'f1', status: 'completed' });
   });
 });

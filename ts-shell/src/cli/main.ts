@@ -170,13 +170,22 @@ function usageErrorJson(message: string): { name: string; code: string; message:
 
 /**
  * A reader that stops reading (`remit inspect big | head`) closes the pipe: the rest of the output
- * has nowhere to go, which is not an error of the command.
+ * has nowhere to go, which is not an error of the command. Any other failure to write the output (a
+ * full disk behind `> file`, a closed descriptor) is said in one line on stderr, CLI_OUTPUT, exit
+ * code 1, never as a stack trace: the command's work was done or not as it would have been, and
+ * only its report is lost (a resume that committed stays committed), so the line says so.
  */
 function exitQuietlyOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') process.exit(Number(process.exitCode ?? 0));
-      throw error;
+      if (stream === process.stdout) {
+        const line = `remit: CLI_OUTPUT: could not write the command's output to standard output (${error.code ?? error.name}: ${error.message}); `
+          + `what the command did stands, only its output is lost: see where the runs stand with \`${suggestCommand('runs')}\` before repeating a command that writes\n`;
+        process.stderr.write(line, () => process.exit(ExitCode.UNEXPECTED));
+        return;
+      }
+      process.exit(ExitCode.UNEXPECTED); // stderr itself cannot be written: nothing left to say it with
     });
   }
 }
