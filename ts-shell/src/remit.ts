@@ -1108,6 +1108,19 @@ export class Remit implements Engine {
    * store a new one), so that no fresh process trusts it. Anything else: nothing to do. A store
    * that lacks what a correction needs is refused before anything is written.
    */
+  /**
+   * Why a stored hint's record count (`counted`) is not the `read` records of the log: another
+   * process appended meanwhile (records past `read` are there now: repair again), or the store's
+   * listing contradicts its records, which only a hand edit makes (a record deleted, a PostgreSQL
+   * run row's next_seq changed): "repair it again" would then be said for ever.
+   */
+  private async hintCountNote(runId: string, counted: number, read: number): Promise<string> {
+    const since = counted > read ? (await this.store.readRecords(runId, read)).length : 0;
+    if (since > 0) return `its status hint was not compared: the store counts ${counted} records where ${read} were read (another process wrote to the run meanwhile: repair it again)`;
+    return `its status hint was not compared: the store counts ${counted} records where ${read} are stored (read twice): its listing contradicts its records, which only a hand edit makes `
+      + `(a record deleted, a count changed); restore the run from a backup (on PostgreSQL, docs/postgres.md, INCONSISTENT, says how to set the run row's count from its records)`;
+  }
+
   private async repairSoundLog(runId: string, log: Uint8Array, recordCount: number, logStatus: RunStatusHint): Promise<RepairResult> {
     const headSeq = recordCount - 1;
     const notes: string[] = [];
@@ -1115,9 +1128,7 @@ export class Remit implements Engine {
     const hintWrong = hint !== null && hintAgreement(hint, recordCount, logStatus).statusHintAgrees === false;
     const summaryWrong = (await this.summaryAgreement(runId, log)).summaryAgrees === false;
     const stored = hint === null ? 'unknown' : describeStoredHint(hint);
-    if (hint !== null && hint.recordCount !== recordCount) {
-      notes.push(`its status hint was not compared: the store counts ${hint.recordCount} records where ${recordCount} were read (another process wrote to the run meanwhile: repair it again)`);
-    }
+    if (hint !== null && hint.recordCount !== recordCount) notes.push(await this.hintCountNote(runId, hint.recordCount, recordCount));
     if (hintWrong && this.store.correctRunStatuses === undefined) {
       throw new RepairRefusedError(runId, headSeq, `the stored status hint ${stored} disagrees with the log (${logStatus}), and the store ${this.store.description} cannot correct it (it has no correctRunStatuses)`);
     }

@@ -1133,6 +1133,17 @@ export class PostgresStore implements Store {
     for (const row of result.rows) {
       if (row.seq !== null) tail.push({ seq: row.seq, bytes: this.recordBytes('append', runId, row.seq, row.bytes), committedAtMs: row.committed_ms! });
     }
+    // One snapshot holds the run row and its records: a run row ahead of them was edited by hand
+    // (a record deleted, next_seq changed). Taken for a lost race, it would refuse every append of
+    // the run for ever, each a ConflictError naming records that do not exist.
+    const ahead = nextSeq > expectedSeq && (tail.length !== nextSeq - expectedSeq || tail.some((record, i) => record.seq !== expectedSeq + i));
+    if (ahead) {
+      throw this.storeError('append', 'INCONSISTENT', { runId, seq: expectedSeq }, new Error(
+        `the run row counts ${nextSeq} records (next_seq) but its records from seq ${expectedSeq} on are ${tail.length === 0 ? 'none' : `seqs ${tail.map((r) => r.seq).join(', ')}`}: `
+          + `the tables were edited by hand (a record deleted?); restore the run from a backup, or, if the records are the run's whole log, `
+          + `UPDATE ${this.schema}.runs SET next_seq = (SELECT coalesce(max(seq) + 1, 0) FROM ${this.schema}.records WHERE run_id = runs.run_id) WHERE run_id = '<runId>'`,
+      ));
+    }
     return { committed: false, nextSeq, tail };
   }
 
