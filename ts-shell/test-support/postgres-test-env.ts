@@ -43,6 +43,17 @@ export function describePg(name: string, body: (url: string) => void): void {
   }
 }
 
+/** Runs `text` on a connection of its own (a hand edit, an admin's statement), then closes it. */
+export async function runSql(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
 /** A schema name no other test uses. */
 export function freshSchemaName(prefix = 'remit_t'): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
-import { describePg, freshSchemaName } from '../../test-support/postgres-test-env.js';
+import { describePg, freshSchemaName, runSql } from '../../test-support/postgres-test-env.js';
 import { PostgresStore, type PostgresStoreOptions } from './postgres.js';
 import { testRecord } from '../testing/store-contract.js';
 
@@ -58,12 +58,12 @@ describePg('postgres store across a server restart', () => {
     // A prepared transaction keeps its row lock across the restart, so the append is certainly
     // still waiting (uncommitted) when the server goes down, and its retry waits again after.
     const gid = `remit_${store.schema}`;
-    await sql(url, `BEGIN; SELECT 1 FROM "${store.schema}".runs WHERE run_id = 'run' FOR UPDATE; PREPARE TRANSACTION '${gid}'`);
+    await runSql(url, `BEGIN; SELECT 1 FROM "${store.schema}".runs WHERE run_id = 'run' FOR UPDATE; PREPARE TRANSACTION '${gid}'`);
     const pending = store.append('run', 1, [testRecord(1, 'b'), testRecord(2, 'c')]);
     const first = await waitForLockWaiter(url, store.schema);
     await pgsh('restart'); // fast shutdown terminates the waiting append's backend
     await waitForLockWaiter(url, store.schema, first); // the retry, after the ambiguity was resolved
-    await sql(url, `ROLLBACK PREPARED '${gid}'`);
+    await runSql(url, `ROLLBACK PREPARED '${gid}'`);
     expect(await pending).toEqual({ committed: true, nextSeq: 3 });
     expect(store.faultCounters).toMatchObject({ ambiguousWrites: 1, resolvedNotCommitted: 1 });
     expect((await store.readRecords('run')).map((r) => payloadOf(r.bytes))).toEqual(['a', 'b', 'c']);
@@ -118,15 +118,6 @@ describePg('postgres store across a server restart', () => {
   });
 });
 
-async function sql(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Waits for a backend of `schema` waiting on a lock (other than pid `not`) and returns its pid. */
 async function waitForLockWaiter(url: string, schema: string, not = 0): Promise<number> {

@@ -8,10 +8,9 @@
  * written by any of it. Needs a server (REMIT_PG_URL).
  */
 
-import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { z } from 'zod';
-import { describePg, dropSchemas, freshSchemaName } from '../../test-support/postgres-test-env.js';
+import { describePg, dropSchemas, freshSchemaName, runSql } from '../../test-support/postgres-test-env.js';
 import { createCore } from '../core/index.js';
 import { StoreError } from '../errors.js';
 import { Remit } from '../remit.js';
@@ -27,15 +26,7 @@ describePg('postgres: a run row ahead of its records', (url) => {
   const schemas = new Set<string>();
   afterAll(() => dropSchemas(url, schemas));
 
-  async function sql(text: string): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  }
+  const sql = (text: string) => runSql(url, text);
 
   it.each([
     ['the last record deleted by hand', (s: string) => `DELETE FROM ${s}.records WHERE run_id = 'r' AND seq = 2`],
