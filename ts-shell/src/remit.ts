@@ -264,13 +264,6 @@ const OPTIONAL_STORE_METHODS = ['readSummary', 'readRun', 'listRunsToRecover', '
 const CORE_METHODS = ['recover', 'admit', 'recoverEncoded', 'admitEncoded', 'feed', 'admitFrom', 'feedEncoded', 'admitFromEncoded'] as const;
 
 /**
- * Throws OptionInvalidError (field: the option) unless REMIT can use every option, before a core
- * is loaded or the store is touched: a store and a core object with their interfaces' functions,
- * built workflows, hooks with `at`, a boolean groupPureSteps, a positive whole
- * maxGroupedPureSteps, a valid instanceId and effectLeaseMs, and no option REMIT does not know.
- * (An unknown core name is CoreUnavailableError, UNKNOWN_CORE, from createCore.)
- */
-/**
  * createRemit's check of its `workflows` option, on its own: the CLI runs it before it creates a
  * database, so that a module createRemit would refuse leaves none behind.
  */
@@ -287,6 +280,13 @@ export function checkWorkflowsOption(workflows: unknown): asserts workflows is W
   checkOneDefinitionPerName(workflows as Workflow[]);
 }
 
+/**
+ * Throws OptionInvalidError (field: the option) unless REMIT can use every option, before a core
+ * is loaded or the store is touched: a store and a core object with their interfaces' functions,
+ * built workflows, hooks with `at`, a boolean groupPureSteps, a positive whole
+ * maxGroupedPureSteps, a valid instanceId and effectLeaseMs, and no option REMIT does not know.
+ * (An unknown core name is CoreUnavailableError, UNKNOWN_CORE, from createCore.)
+ */
 function checkRemitOptions(options: unknown): asserts options is RemitOptions {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ArgumentInvalidError('options', 'an object of createRemit options ({ store, workflows, ... })', describeArgument(options));
@@ -1100,15 +1100,6 @@ export class Remit implements Engine {
   }
 
   /**
-   * A sound log of `recordCount` records (`logStatus` its status). A stored status hint that
-   * disagrees with it (scrub's `statusHintAgrees: false`) is corrected through the store's
-   * conditional `correctRunStatuses` (written only while the run holds those records; refused,
-   * changing nothing, when it moved). A stored recovery summary that disagrees with it
-   * (`summaryAgrees: false`) is then deleted (always safe: it is derived, and the next appends
-   * store a new one), so that no fresh process trusts it. Anything else: nothing to do. A store
-   * that lacks what a correction needs is refused before anything is written.
-   */
-  /**
    * Why a stored hint's record count (`counted`) is not the `read` records of the log: another
    * process appended meanwhile (records past `read` are there now: repair again), or the store's
    * listing contradicts its records, which only a hand edit makes (a record deleted, a PostgreSQL
@@ -1121,6 +1112,15 @@ export class Remit implements Engine {
       + `(a record deleted, a count changed); restore the run from a backup (on PostgreSQL, docs/postgres.md, INCONSISTENT, says how to set the run row's count from its records)`;
   }
 
+  /**
+   * A sound log of `recordCount` records (`logStatus` its status). A stored status hint that
+   * disagrees with it (scrub's `statusHintAgrees: false`) is corrected through the store's
+   * conditional `correctRunStatuses` (written only while the run holds those records; refused,
+   * changing nothing, when it moved). A stored recovery summary that disagrees with it
+   * (`summaryAgrees: false`) is then deleted (always safe: it is derived, and the next appends
+   * store a new one), so that no fresh process trusts it. Anything else: nothing to do. A store
+   * that lacks what a correction needs is refused before anything is written.
+   */
   private async repairSoundLog(runId: string, log: Uint8Array, recordCount: number, logStatus: RunStatusHint): Promise<RepairResult> {
     const headSeq = recordCount - 1;
     const notes: string[] = [];
