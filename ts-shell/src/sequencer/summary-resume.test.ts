@@ -128,7 +128,7 @@ describe.each(['reference', 'wasm'] as const)('fresh-process reads from the stor
   /**
    * A fork's summary names the fork while its record 0 names the source: the session compared the
    * two, so every fresh read of a fork fell back to the whole log (the answers were right, the
-   * summaries written for it were never used; found by an adversarial review).
+   * summaries written for it were never used).
    */
   it.each(['memory', 'sqlite'] as const)('a fork, and a fork of a fork, read from their own summaries too (%s store)', async (storeKind) => {
     await fc.assert(

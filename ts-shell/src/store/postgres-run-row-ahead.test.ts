@@ -2,7 +2,7 @@
  * A PostgreSQL run row whose next_seq is ahead of the run's records (the last record deleted by
  * hand, or next_seq raised): before, every append of the run was refused as a lost race for ever
  * (ConflictError naming records that do not exist) and `repair` said "another process wrote to the
- * run meanwhile: repair it again" at every call (found by a review). Now the append is
+ * run meanwhile: repair it again" at every call. Now the append is
  * StoreError INCONSISTENT naming the run, both counts and the fix, `repair` says the listing
  * contradicts the records, and the fix docs/postgres.md gives brings the run back. Nothing is
  * written by any of it. Needs a server (REMIT_PG_URL).
