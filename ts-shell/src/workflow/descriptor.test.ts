@@ -93,13 +93,13 @@ describe('the fingerprint counts what a schema accepts, not how it is written', 
     expect(Object.keys(normalized.properties)).toEqual(['__proto__', 'a']);
   });
 
-  it('records format 3, and keeps the format-1 and format-2 fingerprints of the same definition', () => {
-    const state = () => z.object({ n: z.number().describe('a count'), s: z.string().describe('a name').nullable() });
+  it('records format 4, and keeps the format-1, format-2 and format-3 fingerprints of the same definition', () => {
+    const state = () => z.object({ n: z.number().describe('a count').default(1), s: z.string().describe('a name').nullable() });
     const wf = flowOf(state());
     expect(wf.descriptor.format).toBe(DESCRIPTOR_FORMAT);
-    expect(DESCRIPTOR_FORMAT).toBe(3);
-    const former = ([1, 2] as const).map((format) => describeWorkflow({ ...wf, stateSchema: state() }, format));
-    expect(former.map((d) => d.format)).toEqual([1, 2]);
+    expect(DESCRIPTOR_FORMAT).toBe(4);
+    const former = ([1, 2, 3] as const).map((format) => describeWorkflow({ ...wf, stateSchema: state() }, format));
+    expect(former.map((d) => d.format)).toEqual([1, 2, 3]);
     expect(wf.formerFingerprints).toEqual(former.map((d) => Buffer.from(fingerprintOf(d)).toString('hex')));
     expect(wf.formerFingerprints).not.toContain(wf.fingerprintHex);
   });
@@ -164,7 +164,7 @@ const DIFFERENT: [string, z.ZodType, z.ZodType][] = [
   ['coerced number', o({ a: z.coerce.number() }), o({ a: z.number() })],
   ['coerced boolean', o({ a: z.coerce.boolean() }), o({ a: z.boolean() })],
   ['stringbool vs boolean', o({ a: z.stringbool() }), o({ a: z.boolean() })],
-  ['prefault values', o({ a: z.number().prefault(0) }), o({ a: z.number().prefault(1) })],
+  ['prefault vs default', o({ a: z.number().prefault(0) }), o({ a: z.number().default(0) })],
   ['preprocess added', o({ a: z.preprocess((v) => Number(v), z.number()) }), o({ a: z.number() })],
   ['codec added', o({ a: z.codec(z.string(), z.number(), { decode: Number, encode: String }) }), o({ a: z.number() })],
   ['trim added', o({ a: z.string().trim() }), o({ a: z.string() })],
@@ -178,8 +178,8 @@ const DIFFERENT: [string, z.ZodType, z.ZodType][] = [
   ['date vs any', o({ a: z.date() }), o({ a: z.any() })],
   ['custom vs any', o({ a: z.custom<string>((v) => typeof v === 'string') }), o({ a: z.any() })],
   ['optional vs nullable', o({ a: z.string().optional() }), o({ a: z.string().nullable() })],
-  ['default values', o({ a: z.number().default(0) }), o({ a: z.number().default(1) })],
-  ['catch values', o({ a: z.number().catch(0) }), o({ a: z.number().catch(1) })],
+  ['default added', o({ a: z.number().default(0) }), o({ a: z.number() })],
+  ['catch vs default', o({ a: z.number().catch(0) }), o({ a: z.number().default(0) })],
   ['union order (the first match wins)', o({ a: z.union([z.string(), z.number()]) }), o({ a: z.union([z.number(), z.string()]) })],
   ['record vs partial record', o({ a: z.record(z.enum(['x', 'y']), z.number()) }), o({ a: z.partialRecord(z.enum(['x', 'y']), z.number()) })],
   ['catchall types', o({ a: z.string() }).catchall(z.number()), o({ a: z.string() }).catchall(z.string())],
@@ -347,5 +347,98 @@ describe('every change between two definitions is named, and nothing else', () =
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('a default\'s value is not described (format 4): the fingerprint is the same at every build', () => {
+  /** Schemas whose defaults zod computes each time it writes their JSON Schema. */
+  const calledDefaults = () => {
+    let calls = 0;
+    return o({
+      id: z.string().default(() => `id-${++calls}`),
+      at: z.string().default(() => new Date(Date.now() + ++calls).toISOString()),
+      tags: z.array(z.string()).prefault(() => [`t${++calls}`]),
+      level: z.number().catch(() => ++calls),
+    });
+  };
+
+  it('function defaults, prefaults and catches, in the state and in a resume schema: one fingerprint for every build', () => {
+    const state = calledDefaults();
+    const resume = o({ ok: z.boolean(), note: z.string().default(() => String(Math.random())) });
+    const builds = Array.from({ length: 4 }, () => flowOf(state, resume).fingerprintHex);
+    expect(new Set(builds).size).toBe(1);
+    // Schemas made anew (another process's build) too.
+    expect(flowOf(calledDefaults(), resume).fingerprintHex).toBe(builds[0]);
+  });
+
+  it('a run parked under one build is resumed by another instance with its own build (a restarted service)', async () => {
+    const core = await createCore('reference');
+    const store = new MemoryStore();
+    const resume = o({ ok: z.boolean(), note: z.string().default(() => String(Math.random())) });
+    const parked = await new Remit(store, core, [flowOf(calledDefaults(), resume)]).start('shape', {}, { runId: 'r' });
+    expect(parked.status).toBe('parked');
+    const done = await new Remit(store, core, [flowOf(calledDefaults(), resume)]).resume('r', parked.interrupt!.id, { ok: true });
+    expect(done.status).toBe('completed');
+  });
+
+  it('a constant default changed keeps the fingerprint (a value, like a transform\'s body, is not described); one added or removed changes it', () => {
+    expect(flowOf(o({ a: z.number().default(0) })).fingerprintHex).toBe(flowOf(o({ a: z.number().default(1) })).fingerprintHex);
+    expect(flowOf(o({ a: z.number().catch(0) })).fingerprintHex).toBe(flowOf(o({ a: z.number().catch(() => 1) })).fingerprintHex);
+    expect(flowOf(o({ a: z.number().default(0) })).fingerprintHex).not.toBe(flowOf(o({ a: z.number() })).fingerprintHex);
+    const described = flowOf(o({ a: z.number().default(7) })).descriptor;
+    expect(JSON.stringify(described)).not.toContain('7');
+    expect(JSON.stringify(described)).toContain('"defaulted":"default"');
+  });
+
+  it('a default that throws when zod calls it: build() refuses the workflow, naming the schema (it cannot be described)', () => {
+    const config: { region?: string; missing?: string } = {};
+    const throwing = o({ region: z.string().default(() => config.region!.toUpperCase()) });
+    expect(() => flowOf(throwing)).toThrow(expect.objectContaining({ code: 'REMIT_DEFINITION_INVALID', field: 'state', message: expect.stringContaining('the state schema cannot be described') }));
+    expect(() => flowOf(o({}), o({ ok: z.boolean(), when: z.string().prefault(() => config.region!) }))).toThrow(
+      expect.objectContaining({ code: 'REMIT_DEFINITION_INVALID', node: 'ask', field: 'resume' }),
+    );
+    config.region = 'eu';
+    expect(flowOf(throwing).descriptor.format).toBe(DESCRIPTOR_FORMAT);
+    // A default of undefined, which zod cannot write either: the message says so.
+    expect(() => flowOf(o({ region: z.string().optional().default((() => config.missing) as () => string) }))).toThrow(/a default or prefault whose value is undefined/);
+  });
+
+  it('a default on one use of a shared schema marks that use alone (the notes of the schema it wraps are not changed)', () => {
+    const Name = z.string().trim();
+    const shared = flowOf(o({ first: Name, nick: Name.default('anon') }));
+    const separate = flowOf(o({ first: z.string().trim(), nick: z.string().trim().default('anon') }));
+    expect(shared.fingerprintHex).toBe(separate.fingerprintHex);
+    expect(JSON.stringify((shared.descriptor.state as { properties: { first: unknown } }).properties.first)).not.toContain('defaulted');
+    // A default on the items of one array, not on the other field's: different definitions.
+    const N = z.string().trim();
+    expect(flowOf(o({ list: z.array(N), nick: N.default('a') })).fingerprintHex).not.toBe(flowOf(o({ list: z.array(N.default('b')), nick: N.default('a') })).fingerprintHex);
+  });
+
+  it('.meta() is not described: two schemas given one id (zod cannot write them) are told apart, and meta keys do not count', () => {
+    const money = (note: z.ZodType) => o({ price: o({ cents: z.number().int() }).meta({ id: 'Money' }), fee: o({ cents: z.number().int() }).meta({ id: 'Money' }), note });
+    const a = flowOf(money(z.string()));
+    const b = flowOf(money(z.number()));
+    expect(a.fingerprintHex).not.toBe(b.fingerprintHex);
+    expect(JSON.stringify(a.descriptor)).not.toContain('unrepresentable');
+    expect(flowOf(o({ n: z.number().meta({ id: 'N', owner: 'billing' }) })).fingerprintHex).toBe(flowOf(o({ n: z.number() })).fingerprintHex);
+  });
+
+  it('a run recorded under format 3 resumes under the same definition, and a change in it is named as format 3 says it', async () => {
+    const core = await createCore('reference');
+    const State = () => o({ a: z.string().default('x'), b: z.number() });
+    const current = flowOf(State());
+    const asFormatThree = (wf: Workflow): Workflow => {
+      const descriptor = describeWorkflow({ ...wf, stateSchema: State() }, 3);
+      const fingerprint = fingerprintOf(descriptor);
+      return { ...wf, descriptor, fingerprint, fingerprintHex: Buffer.from(fingerprint).toString('hex'), formerFingerprints: [] };
+    };
+    const store = new MemoryStore();
+    const parked = await new Remit(store, core, [asFormatThree(current)]).start('shape', { b: 1 }, { runId: 'r' });
+    expect((await new Remit(store, core, [current]).resume('r', parked.interrupt!.id, { ok: true })).status).toBe('completed');
+    const changed = flowOf(o({ a: z.string().default('x'), b: z.string() }));
+    const other = await new Remit(store, core, [asFormatThree(current)]).start('shape', { b: 1 }, { runId: 'r2' });
+    await expect(new Remit(store, core, [changed]).resume('r2', other.interrupt!.id, { ok: true })).rejects.toMatchObject({
+      code: 'REMIT_DEFINITION_MISMATCH', differences: ['state schema: field b changed'],
+    });
   });
 });

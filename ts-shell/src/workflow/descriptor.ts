@@ -17,25 +17,38 @@
  * `.describe()` does not refuse every run started before. Not seen, in any format: the body of a
  * function (a transform's, a refinement's, a custom schema's): keep a version bump for those.
  *
- * Format 3 (current) is format 2 with the annotations removed before zod finishes its JSON Schema,
+ * Format 3 is format 2 with the annotations removed before zod finishes its JSON Schema,
  * and the definitions zod generates for recursive schemas numbered independently of field order
  * (formatThreeSchema): in format 2, a `.describe()` on a member of a nullable, a union or an
  * intersection, or the order of fields holding recursive schemas, changed the fingerprint.
  *
+ * Format 4 (current) is format 3 without what is not the schema's own: a default's value (zod
+ * calls a function default, `.default(() => randomUUID())`, each time it writes its JSON Schema, so
+ * format 3 gave such a definition a new fingerprint at every build and refused every run after a
+ * restart), written as a note that the schema has one (`x-remit-zod.defaulted`); and the metadata
+ * of zod's global registry (`.meta()`, `.describe()`: two schemas given one `.meta({ id })` made
+ * zod throw, and format 3 then described the whole schema by that error's text). A schema zod
+ * cannot write at all (a default function that throws) is refused by `build()` instead of being
+ * described by its error (describeWorkflow's `onError`).
+ *
  * Format 1 (the first releases) recorded the output JSON Schema as zod wrote it, unannotated, so
  * its fingerprint changed with the order of `required` and with descriptions, and missed what
- * only the input or the annotations show. A workflow keeps its format-1 and format-2 fingerprints
- * too (`formerFingerprints`), so runs started under either continue under the same definition
- * after an upgrade.
+ * only the input or the annotations show. A workflow keeps its format-1, format-2 and format-3
+ * fingerprints too (`formerFingerprints`), so runs started under any of them continue under the
+ * same definition after an upgrade.
  */
 
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { DefinitionInvalidError, type ErrorSubject } from '../errors.js';
 import { canonicalJson, isPlainObject, utf8, type Json } from '../json.js';
 import type { NodeDefinition } from './workflow.js';
 
-/** The descriptor format new runs record (see the header comment for what changed in 2 and 3). */
-export const DESCRIPTOR_FORMAT = 3;
+/** The descriptor format new runs record (see the header comment for what changed in 2, 3 and 4). */
+export const DESCRIPTOR_FORMAT = 4;
+
+/** A descriptor format a run may have recorded: the current one, or one an earlier release wrote. */
+export type DescriptorFormat = 1 | 2 | 3 | 4;
 
 export interface NodeDescriptor {
   name: string;
@@ -67,10 +80,31 @@ interface DescribableWorkflow {
   nodeOrder: readonly string[];
 }
 
-/** The workflow's descriptor in `format` (the current one unless a former fingerprint is computed). */
-export function describeWorkflow(wf: DescribableWorkflow, format: 1 | 2 | 3 = DESCRIPTOR_FORMAT): WorkflowDescriptor {
-  const describe = (schema: z.ZodType) => (format === 1 ? { output: formatOneSchema(schema) } : format === 2 ? formatTwoSchema(schema) : formatThreeSchema(schema));
-  const state = describe(wf.stateSchema);
+/**
+ * The workflow's descriptor in `format` (the current one unless a former fingerprint is computed).
+ * A schema zod cannot write as JSON Schema (it threw: a default function that throws) is refused
+ * in the current format (DefinitionInvalidError naming the schema, from `build()`); a former
+ * format describes it by zod's error, as the release that wrote it did, so that a run recorded
+ * that way is still recognised.
+ */
+export function describeWorkflow(wf: DescribableWorkflow, format: DescriptorFormat = DESCRIPTOR_FORMAT): WorkflowDescriptor {
+  const describe = (schema: z.ZodType, subject: ErrorSubject): SchemaPair => {
+    if (format === 1) return { output: formatOneSchema(schema) };
+    if (format === 2) return formatTwoSchema(schema);
+    if (format === 3) return formatThreeSchema(schema);
+    try {
+      return formatFourSchema(schema);
+    } catch (error) {
+      const which = subject.node === undefined ? 'the state schema' : `the resume schema of ${subject.node}`;
+      const text = errorText(error);
+      // zod writes a default's value as JSON: a default of undefined (`() => process.env.X`) fails there.
+      const cause = /"undefined" is not valid JSON/.test(text)
+        ? 'a default or prefault whose value is undefined (a function returning undefined) is the usual cause: zod cannot write it; leave the default out (an optional field is undefined when absent) or give a JSON value'
+        : 'a default, prefault or catch function that throws when called at build() is the usual cause: make it callable then';
+      throw new DefinitionInvalidError(wf.name, `${which} cannot be described for the definition's fingerprint: zod threw while writing its JSON Schema (${text}); ${cause}`, subject);
+    }
+  };
+  const state = describe(wf.stateSchema, { field: 'state' });
   return {
     format,
     name: wf.name,
@@ -84,12 +118,12 @@ export function describeWorkflow(wf: DescribableWorkflow, format: 1 | 2 | 3 = DE
 
 type SchemaPair = { output: Json; input?: Json };
 
-function nodeDescriptor(def: NodeDefinition<any>, describe: (schema: z.ZodType) => SchemaPair): NodeDescriptor {
+function nodeDescriptor(def: NodeDefinition<any>, describe: (schema: z.ZodType, subject: ErrorSubject) => SchemaPair): NodeDescriptor {
   const next = def.spec.next;
   const route = typeof next === 'function' ? { dynamic: true as const } : next === '__end__' ? null : next;
   const out: NodeDescriptor = { name: def.name, kind: def.kind, next: route };
   if (def.kind === 'interrupt') {
-    const resume = describe(def.spec.resume);
+    const resume = describe(def.spec.resume, { node: def.name, field: 'resume' });
     out.resume = resume.output;
     if (resume.input !== undefined) out.resumeInput = resume.input;
   }
@@ -125,6 +159,47 @@ function formatThreeSchema(schema: z.ZodType): SchemaPair {
     output: canonicalDefinitionIds(normalizeSchema(jsonSchemaOf(schema, { io: 'output', override }))),
     input: canonicalDefinitionIds(normalizeSchema(jsonSchemaOf(schema, { io: 'input', override }))),
   };
+}
+
+/** An empty metadata registry: format 4 describes a schema without what `.meta()` and `.describe()` add. */
+const NO_METADATA = z.registry<z.GlobalMeta>();
+
+/**
+ * Format 4's schema: format 3's, described without zod's global registry (metadata: ids, titles,
+ * descriptions) and with each default's value left out (defaultNote). zod's error, when it cannot
+ * write the schema, is thrown, not described.
+ */
+function formatFourSchema(schema: z.ZodType): SchemaPair {
+  const override = (ctx: OverrideContext) => {
+    for (const key of ANNOTATION_KEYWORDS) delete ctx.jsonSchema[key];
+    zodNotes(ctx);
+    defaultNote(ctx);
+  };
+  const describe = (io: 'input' | 'output') =>
+    canonicalDefinitionIds(normalizeSchema(jsonSchemaOf(schema, { io, override, metadata: NO_METADATA }, 'throw')));
+  return { output: describe('output'), input: describe('input') };
+}
+
+/** The zod types that give a value when there is none (or, for catch, when it is invalid). */
+const DEFAULTING_TYPES = new Set(['default', 'prefault', 'catch']);
+
+/**
+ * A default's value (`default`, and the input side's `_prefault`) replaced by a note that there is
+ * one (`x-remit-zod.defaulted`: default, prefault or catch). zod computes a function default when it
+ * writes the JSON Schema, and its definition does not say whether it holds a function or a value,
+ * so no default's value can be part of a fingerprint that must be the same at every build: like a
+ * transform's body, changing it calls for a version bump.
+ */
+function defaultNote(ctx: OverrideContext): void {
+  const type = (ctx.zodSchema as { _zod?: { def?: { type?: unknown } } })._zod?.def?.type;
+  if (typeof type !== 'string' || !DEFAULTING_TYPES.has(type)) return;
+  delete ctx.jsonSchema['default'];
+  delete ctx.jsonSchema['_prefault'];
+  // A copy: zod gives the wrapper a shallow copy of the wrapped schema's JSON, so the notes object
+  // may be the wrapped schema's own, which its other uses (a shared `const Name`) would then carry.
+  const notes: Record<string, Json> = { ...((ctx.jsonSchema[ZOD_NOTES_KEY] ?? {}) as Record<string, Json>) };
+  notes['defaulted'] = type;
+  ctx.jsonSchema[ZOD_NOTES_KEY] = notes;
 }
 
 /** The ids zod generates for definitions it extracts (a recursive schema); ids given with `.meta({ id })` are kept. */
@@ -188,13 +263,30 @@ function canonicalDefinitionIds(schema: Json): Json {
   return rewrite(schema);
 }
 
-function jsonSchemaOf(schema: z.ZodType, options: { io: 'input' | 'output'; override?: (ctx: OverrideContext) => void }): Json {
+/**
+ * The JSON Schema zod writes for `schema`. When zod throws, formats 1 to 3 described the schema by
+ * its error (`onError: 'describe'`, kept for their fingerprints); format 4 throws it.
+ */
+function jsonSchemaOf(
+  schema: z.ZodType,
+  options: { io: 'input' | 'output'; override?: (ctx: OverrideContext) => void; metadata?: z.core.$ZodRegistry<z.GlobalMeta> },
+  onError: 'describe' | 'throw' = 'describe',
+): Json {
   try {
     const json = z.toJSONSchema(schema, { unrepresentable: 'any', ...options }) as Record<string, Json>;
     delete json['$schema'];
     return json;
   } catch (error) {
-    return { unrepresentable: error instanceof Error ? error.message : String(error) };
+    if (onError === 'throw') throw error;
+    return { unrepresentable: errorText(error) };
+  }
+}
+
+function errorText(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'a value that cannot be shown';
   }
 }
 

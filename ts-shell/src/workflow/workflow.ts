@@ -143,7 +143,7 @@ export interface Workflow<S = any, Input = any, Resumes extends object = Record<
   readonly fingerprint: Uint8Array;
   readonly fingerprintHex: string;
   /**
-   * The hex fingerprints of this same definition under earlier descriptor formats (formats 1 and 2):
+   * The hex fingerprints of this same definition under earlier descriptor formats (formats 1 to 3):
    * a run whose RUN_STARTED records one of them was started by an earlier release under this
    * definition, and continues.
    */
@@ -246,11 +246,11 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     const stateSchema = this.options.state;
     let former: readonly string[] | undefined;
     const formerFingerprints = (): readonly string[] =>
-      (former ??= Object.freeze(([1, 2] as const).map((format) => Buffer.from(fingerprintOf(describeWorkflow({ name: wf, version, start, stateSchema, nodes, nodeOrder }, format))).toString('hex'))));
+      (former ??= Object.freeze(([1, 2, 3] as const).map((format) => Buffer.from(fingerprintOf(describeWorkflow({ name: wf, version, start, stateSchema, nodes, nodeOrder }, format))).toString('hex'))));
     const guardedNodes = new Map<string, NodeDefinition<S>>();
     for (const def of this.definitions) {
       guardedNodes.set(def.name, def.kind === 'interrupt'
-        ? { ...def, spec: { ...def.spec, resume: guardedSchema(def.spec.resume, wf, { node: def.name, field: 'resume' }) } }
+        ? Object.freeze({ ...def, spec: Object.freeze({ ...def.spec, resume: guardedSchema(def.spec.resume, wf, { node: def.name, field: 'resume' }) }) })
         : def);
     }
     return Object.freeze({
@@ -259,10 +259,13 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
       description: this.options.description,
       stateSchema: guardedSchema(this.options.state, wf, { field: 'state' }),
       start,
-      nodes: guardedNodes,
-      nodeOrder,
-      descriptor,
-      fingerprint,
+      nodes: readOnlyMap(guardedNodes),
+      nodeOrder: Object.freeze(nodeOrder),
+      descriptor: deepFreeze(descriptor),
+      // A copy at each read: bytes changed through it would no longer be the descriptor's hash.
+      get fingerprint() {
+        return fingerprint.slice();
+      },
       fingerprintHex: Buffer.from(fingerprint).toString('hex'),
       get formerFingerprints() {
         return formerFingerprints();
@@ -270,8 +273,9 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     });
   }
 
-  private add(def: NodeDefinition<S>): this {
+  private add(given: NodeDefinition<S>): this {
     const wf = this.options.name;
+    let def = given;
     checkName(wf, def.name, 'node name');
     if (def.name === END) throw new DefinitionInvalidError(wf, `${END} is reserved for the end of the workflow`, { node: def.name });
     if (this.names.has(def.name)) {
@@ -285,11 +289,23 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     if (unknown !== undefined) {
       throw new DefinitionInvalidError(wf, `${unknown} ${notKnown(`a field of ${def.kind === 'pure' ? 'a' : 'an'} ${def.kind} node's spec`, known)}`, { node: def.name, field: unknown });
     }
+    // A copy of the spec's fields, read once (through its prototype too: a class instance's methods
+    // count) and checked below, then frozen: the caller's object (a template shared by several
+    // builders, say) changed after this would otherwise change a built workflow behind its fingerprint.
+    def = { ...def, spec: specFields(def.spec, known) } as NodeDefinition<S>;
     if (def.kind !== 'interrupt' && typeof def.spec.run !== 'function') {
       throw new DefinitionInvalidError(wf, `node ${def.name} needs a run function`, { node: def.name, field: 'run' });
     }
     if (def.kind === 'interrupt' && !isZodSchema(def.spec.resume)) {
       throw new DefinitionInvalidError(wf, `interrupt ${def.name} needs a zod resume schema (zod 4), got ${describeNonSchema(def.spec.resume)}`, { node: def.name, field: 'resume' });
+    }
+    if (def.kind === 'interrupt') {
+      const none = typeAcceptingNoJson(def.spec.resume);
+      if (none !== null) {
+        throw new DefinitionInvalidError(wf,
+          `the resume schema of interrupt ${def.name} accepts no JSON value (it holds a z.${none}() that every value must pass), so a run parked there could never be resumed; ` +
+            'for an interrupt that takes no value use z.null() and resume it with null', { node: def.name, field: 'resume' });
+      }
     }
     if (def.kind === 'interrupt' && typeof def.spec.apply !== 'function') {
       throw new DefinitionInvalidError(wf, `interrupt ${def.name} needs an apply function`, { node: def.name, field: 'apply' });
@@ -304,10 +320,101 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
         node: def.name, field: 'leaseMs',
       });
     }
-    this.definitions.push(def);
+    this.definitions.push(Object.freeze({ ...def, spec: Object.freeze(def.spec) }) as NodeDefinition<S>);
     this.names.add(def.name);
     return this;
   }
+}
+
+/** The fields of `spec` a node kind has (`known`), each read once, own or inherited; the others were refused. */
+function specFields<T extends object>(spec: T, known: readonly string[]): T {
+  const fields: Record<string, unknown> = {};
+  for (const key of known) if (key in spec) fields[key] = (spec as Record<string, unknown>)[key];
+  return fields as T;
+}
+
+/** Schema types whose values a resume can never give: resume values are JSON, and `undefined` is not. */
+const NO_JSON_TYPES = new Set(['void', 'undefined', 'never']);
+/** Wrappers that accept no more JSON values than the schema they wrap (a lazy's, a pipe's input; a default only adds undefined). */
+const NARROWING_WRAPPERS = new Set(['optional', 'readonly', 'nonoptional', 'default', 'prefault', 'lazy', 'pipe']);
+/** Wrappers that let an object's field be absent: such a field never stops the object being given. */
+const ABSENT_ALLOWED = new Set(['optional', 'default', 'prefault', 'catch']);
+
+interface SchemaDef {
+  type?: unknown;
+  innerType?: unknown;
+  getter?: unknown;
+  in?: unknown;
+  options?: unknown;
+  values?: unknown;
+  shape?: unknown;
+  left?: unknown;
+  right?: unknown;
+  items?: unknown;
+}
+
+function defOf(schema: unknown): SchemaDef | undefined {
+  return (schema as { _zod?: { def?: SchemaDef } } | null | undefined)?._zod?.def;
+}
+
+/**
+ * The zod type (`void`, `undefined` or `never`) that makes `schema` accept no JSON value, or null
+ * when it may accept one. Conservative: it looks through wrappers, lazies, pipes, unions (all
+ * options), literals of undefined, and objects, intersections and tuples a part of which can
+ * never be given; a schema it cannot see into (a refinement, a custom schema) may accept one.
+ */
+function typeAcceptingNoJson(schema: unknown, depth = 0): string | null {
+  const def = defOf(schema);
+  if (def === undefined || typeof def.type !== 'string' || depth > 32) return null;
+  if (NO_JSON_TYPES.has(def.type)) return def.type;
+  if (NARROWING_WRAPPERS.has(def.type)) {
+    let inner: unknown = def.type === 'pipe' ? def.in : def.innerType;
+    if (def.type === 'lazy') {
+      try {
+        inner = typeof def.getter === 'function' ? (def.getter as () => unknown)() : undefined;
+      } catch {
+        return null;
+      }
+    }
+    return typeAcceptingNoJson(inner, depth + 1);
+  }
+  if (def.type === 'literal') return Array.isArray(def.values) && def.values.every((v) => v === undefined) ? 'undefined' : null;
+  if (def.type === 'union' && Array.isArray(def.options) && def.options.length > 0) {
+    const found = def.options.map((option) => typeAcceptingNoJson(option, depth + 1));
+    return found.every((type) => type !== null) ? found[0]! : null;
+  }
+  const parts: unknown[] =
+    def.type === 'object' && def.shape !== null && typeof def.shape === 'object'
+      ? Object.values(def.shape as object).filter((field) => !ABSENT_ALLOWED.has(String(defOf(field)?.type)))
+      : def.type === 'intersection' ? [def.left, def.right]
+      : def.type === 'tuple' && Array.isArray(def.items) ? def.items
+      : [];
+  for (const part of parts) {
+    const type = typeAcceptingNoJson(part, depth + 1);
+    if (type !== null) return type;
+  }
+  return null;
+}
+
+/**
+ * `map` that cannot be changed through its own methods (`set`, `delete` and `clear` throw): a
+ * built workflow's node table, which its fingerprint describes. Still a Map (isBuiltWorkflow).
+ */
+function readOnlyMap<K, V>(map: Map<K, V>): ReadonlyMap<K, V> {
+  const refuse = (): never => {
+    throw new TypeError("a built workflow's nodes cannot be changed: define the workflow again with workflow()");
+  };
+  for (const method of ['set', 'delete', 'clear']) Object.defineProperty(map, method, { value: refuse });
+  return Object.freeze(map);
+}
+
+/** `value` with every object and array in it frozen. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** The longest lease accepted (a day): longer ones are a unit mistake more often than a choice. */
