@@ -125,7 +125,7 @@ export function compareOutcomes(a: Outcome, b: Outcome, sides: Sides): Compariso
       unchecked: null,
     };
   }
-  if (jsonEqual(a.state as Json, b.state as Json)) return { difference: null, unchecked: null };
+  if (jsonEqual(a.state as Json, b.state as Json)) return { difference: null, unchecked: failureUnchecked(a, b, sides) };
   const checkpoint = firstDifferentCheckpoint(a, b);
   const last = checkpoint !== null && checkpoint.step === a.path.length - 1;
   const where = checkpoint === null ? '' : `; the checkpoints first differ at step ${checkpoint.step}, after node ${checkpoint.node}${last ? '' : ` (${short(checkpoint.b)} against ${short(checkpoint.a)})`}`;
@@ -137,6 +137,18 @@ export function compareOutcomes(a: Outcome, b: Outcome, sides: Sides): Compariso
     },
     unchecked: null,
   };
+}
+
+/**
+ * Two runs that failed at the same node with another code or message: not a difference (a
+ * handler's failure is an outside answer, which may rightly differ), but said, since a pure node
+ * or an apply whose failure changes from run to run changes what a crash before RUN_FAILED leaves.
+ */
+function failureUnchecked(a: Outcome, b: Outcome, sides: Sides): string | null {
+  if (a.failure === undefined || b.failure === undefined) return null;
+  if (a.failure.code === b.failure.code && a.failure.message === b.failure.message) return null;
+  return `the failures at ${a.failure.node} were not compared: ${sides.b} failed with ${a.failure.code === b.failure.code ? 'the same code and another message' : `${b.failure.code}, ${sides.a} with ${a.failure.code}`} ` +
+    '(an effect handler\'s failure may differ, as outside answers may; a pure node\'s or an apply\'s should not)';
 }
 
 interface Divergence {

@@ -631,10 +631,14 @@ describe('checkWorkflow: false reports found by review', () => {
       const report = await checkWorkflow(wf, { input: {}, core: 'reference' });
       if (report.problems.length > 0) found.push(k);
       expect(report.problems.every((p) => p.property === 'determinism' || p.property === 'recovered-run')).toBe(true);
+      // The bug this pins: such a k (17, 21 and 24, when the check grouped pure steps) was listed
+      // as unchecked only ("the fault-free run retried"), though both runs retried once.
+      if (report.problems.length === 0) expect(report.unchecked.filter((u) => /retried/.test(u)), `k = ${k}`).toEqual([]);
     }
-    // 17, 21 and 24 were listed as unchecked only ("the fault-free run retried"), though both retried once.
-    expect(found).toEqual(expect.arrayContaining([17, 21, 24]));
-    expect(found.length).toBeGreaterThanOrEqual(10);
+    // One k may be missed for another reason, which no check can see: the call whose answer differs
+    // is made in a crashed sequencer and never recorded, and the recovered run asks again (which k
+    // that is depends on where the crashes fall: 19 with group commit, 17 without).
+    expect(found.length).toBeGreaterThanOrEqual(12);
   });
 
   it('a route that chooses another node in one run, where both nodes fail: determinism naming the route, not a pass (the path of completed nodes is the same)', async () => {

@@ -158,6 +158,14 @@ const MAX_TIMER_MS = 2_147_483_647;
  * fault-free one: a crash scenario is stopped at twice the reference's steps and this many more.
  */
 const SCENARIO_STEP_MARGIN = 128;
+/**
+ * Every sequencer of a check appends each step on its own (group commit off), so that a crash can
+ * fall between any two steps: with group commit, consecutive pure steps share one append, and a
+ * node that hands a later one something outside the state (a cache in the workflow's closure)
+ * would pass, though in a service a group may end between them (at maxGroupedPureSteps, 4 MiB, or
+ * with group commit off). The crash states a grouped run reaches are among these.
+ */
+const UNGROUPED = { groupPureSteps: false };
 /** How many of the last steps a step-limit problem names. */
 const TAIL_STEPS = 6;
 const CHECK_OPTIONS = allKeysOf<CheckWorkflowOptions<Workflow>>()('input', 'resume', 'core', 'maxScenarios', 'maxResumes', 'maxRetries', 'maxSteps', 'stallLimitMs');
@@ -425,7 +433,7 @@ class LogReader {
 
 /** A drive stopped by checkWorkflow's own bounds (maxSteps, maxResumes), or a run left to another sequencer. */
 class RunStopped extends Error {
-  /** `stalled`: stopped by stallLimitMs (what it ran goes on unawaited). */
+  /** `stalled`: stopped by stallLimitMs (what it ran goes on unawaited, to its next fault point). */
   constructor(message: string, readonly node?: string, readonly stalled = false) {
     super(message);
     this.name = 'RunStopped';
@@ -446,6 +454,12 @@ class Observer implements SequencerHooks {
   /** The key of each effect node's last handler call. */
   readonly lastKey = new Map<string, string>();
   crash: Crash | null = null;
+  /**
+   * Set when the drive was given up after stallLimitMs: what it was running is not awaited (a
+   * handler call in flight finishes on its own), but the run stops at its next fault point, as a
+   * crashed one does, so that it calls no handler after the check moved on or returned.
+   */
+  abandoned = false;
   steps = 0;
   /** The last progress: when a fault point was reached, and which (for a stalled run's report). */
   progress: { at: number; point: string | null; node?: string } = { at: Date.now(), point: null };
@@ -457,7 +471,7 @@ class Observer implements SequencerHooks {
   async at(point: FaultPoint, info: FaultInfo): Promise<void> {
     // A crashed process reaches no further point: the sequencer may catch a throw (the
     // best-effort EFFECT_RELEASED does) and go on, but it must do nothing more.
-    if (this.crash !== null) throw new InjectedFault(point, info);
+    if (this.crash !== null || this.abandoned) throw new InjectedFault(point, info);
     this.countStep(point, info);
     this.noteAnswer(point, info);
     const reached: PointReached = { point, info, spec: this.specFor(point, info) };
@@ -470,8 +484,9 @@ class Observer implements SequencerHooks {
     await this.noteCall(point, info);
   }
 
-  /** The hooks of the replica that recovers: no more crashes. */
+  /** The hooks of the replica that recovers: no more crashes (but for a run abandoned after a stall). */
   async afterCrash(point: FaultPoint, info: FaultInfo): Promise<void> {
+    if (this.abandoned) throw new InjectedFault(point, info);
     this.countStep(point, info);
     this.noteAnswer(point, info);
     this.noteProgress(`${point}${info.node === undefined ? '' : `@${info.node}`} (in the recovered run)`, point, info);
@@ -567,7 +582,7 @@ async function drive(settings: DriveSettings, crashAt: string | null): Promise<D
   const counter: Counter = { resumes: 0, retries: 0, resumed: new Set(), given: new Map() };
   const ids = settings.ids.forRun();
   const wf = settings.fresh();
-  const faulted = new Remit(store, settings.core, [wf], observer, {}, { instanceId: ids.first });
+  const faulted = new Remit(store, settings.core, [wf], observer, UNGROUPED, { instanceId: ids.first });
   const crashed = () => observer.crash !== null;
   const starting = untilEnd(settings, faulted, counter, () => faulted.start(wf, settings.input, { runId: RUN_ID }), crashed);
   let result = await untilStalled(starting, observer, settings.stallLimitMs).catch((e: unknown) => e);
@@ -577,14 +592,22 @@ async function drive(settings: DriveSettings, crashAt: string | null): Promise<D
     const hooks: SequencerHooks = { at: (point, info) => observer.afterCrash(point, info) };
     const fence = { instanceId: ids.replica, now: () => Date.now() + CLOCK_AHEAD_MS };
     const replicaWf = settings.fresh(); // the replica is another process: a factory builds it anew
-    const restarted = new Remit(new MemoryStore({ backing }), settings.core, [replicaWf], hooks, {}, fence);
+    const restarted = new Remit(new MemoryStore({ backing }), settings.core, [replicaWf], hooks, UNGROUPED, fence);
     observer.noteProgress(`${observer.crash!.at.spec} (the crash; the replica took over)`);
     // The claim is durable and its node not completed: another resumer, now, before recovery
     // finishes the node, must be refused (a resume checked only after recovery completed the run
     // meets a spent interrupt, and a sequencer that admits a second claim while one is open passed).
     if (observer.crash!.claimDurable) {
-      const resumer = new Remit(new MemoryStore({ backing }), settings.core, [settings.fresh()], hooks, {}, { instanceId: settings.ids.one(), now: fence.now });
-      earlyResume = await untilStalled(secondResume(observer.crash!.durable, resumer, 'before recovery'), observer, settings.stallLimitMs).catch((e: unknown) => ({
+      // Hooks of its own: given up after a stall, it stops at its next point, and the replica goes on.
+      let resumerAbandoned = false;
+      const resumerHooks: SequencerHooks = {
+        at: (point, info) => (resumerAbandoned ? Promise.reject(new InjectedFault(point, info)) : observer.afterCrash(point, info)),
+      };
+      const resumer = new Remit(new MemoryStore({ backing }), settings.core, [settings.fresh()], resumerHooks, UNGROUPED, { instanceId: settings.ids.one(), now: fence.now });
+      const abandonResumer = () => {
+        resumerAbandoned = true;
+      };
+      earlyResume = await untilStalled(secondResume(observer.crash!.durable, resumer, 'before recovery'), observer, settings.stallLimitMs, abandonResumer).catch((e: unknown) => ({
         ...(observer.crash!.at.info.node === undefined ? {} : { node: observer.crash!.at.info.node }),
         message: `a second resume, after the claim was durable, before recovery, did not settle: ${describe(e)}`,
       }));
@@ -596,7 +619,9 @@ async function drive(settings: DriveSettings, crashAt: string | null): Promise<D
     ...(earlyResume === undefined ? {} : { earlyResume }),
   };
   if (isRunResult(result)) return { ...base, outcome: withGivenValues(outcomeOf(await log.read(), result), counter), problems: [] };
-  const node = result instanceof RemitError || result instanceof RunStopped ? result.node : undefined;
+  const node = result instanceof RemitError || result instanceof RunStopped || result instanceof MissingResumeValueError || result instanceof ResumeFunctionThrewError
+    ? result.node
+    : undefined;
   const why = result instanceof RetriesSpent && node !== undefined ? repeatedKeyHint(settings, observer, node) : '';
   const stopped: WorkflowProblem = { property: 'liveness', ...faultOf(observer.crash), ...(node === undefined ? {} : { node }), message: `the run did not reach its end: ${describe(result)}${why}` };
   return {
@@ -622,9 +647,10 @@ function repeatedKeyHint(settings: DriveSettings, observer: Observer, node: stri
 /**
  * `running`, or RunStopped once the run went `limitMs` without progress (a fault point reached):
  * node code, a handler or a resume function that never settles would otherwise hold the check
- * until the test runner's timeout, saying nothing of where. What it was running goes on unawaited.
+ * until the test runner's timeout, saying nothing of where. What it was running goes on unawaited
+ * until its next fault point, where the abandoned observer stops it (Observer.abandoned).
  */
-function untilStalled<T>(running: Promise<T>, observer: Observer, limitMs: number): Promise<T> {
+function untilStalled<T>(running: Promise<T>, observer: Observer, limitMs: number, abandon = () => { observer.abandoned = true; }): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stalled = new Promise<never>((_resolve, reject) => {
     const check = () => {
@@ -633,6 +659,7 @@ function untilStalled<T>(running: Promise<T>, observer: Observer, limitMs: numbe
         timer = setTimeout(check, limitMs - idle);
         return;
       }
+      abandon();
       const { point, node } = observer.progress;
       const since = point === null ? 'since the run began' : `since fault point ${point}`;
       reject(new RunStopped(
@@ -783,7 +810,7 @@ async function judgeScenario(settings: DriveSettings, reference: Drive, run: Dri
     problems.push({ property: 'effects', fault, ...(effect.node === undefined ? {} : { node: effect.node }), message: effect.message });
   }
   if (run.crash.claimDurable) {
-    const remit = new Remit(run.store, settings.core, [settings.fresh()], NO_HOOKS, {}, { instanceId: settings.ids.one() });
+    const remit = new Remit(run.store, settings.core, [settings.fresh()], NO_HOOKS, UNGROUPED, { instanceId: settings.ids.one() });
     const late = await secondResume(run.crash.durable, remit, 'after recovery');
     problems.push(...early, ...(late === null ? [] : [{ property: 'consume-once' as const, fault, ...late }]));
   }

@@ -157,4 +157,19 @@ describe('arguments the sinks cannot use', () => {
     }
     expect(readdirSync(join(dir, 'applied'))).toEqual([]);
   });
+
+  it('FileEffectSink.apply refuses a payload JSON cannot write (a BigInt, a cycle), writing nothing; the key applies afterwards', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'remit-sink-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const sink = new FileEffectSink(dir);
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    for (const payload of [{ amount: 10n }, cyclic]) {
+      const refused = await refusal(() => sink.apply('e', 'k', payload));
+      expect(refused).toMatchObject({ name: 'ArgumentInvalidError', code: 'REMIT_ARGUMENT_INVALID', argument: 'FileEffectSink.apply(payload)' });
+    }
+    expect(readdirSync(join(dir, 'applied'))).toEqual([]);
+    expect(await sink.counts()).toEqual({ byEffect: {}, byKey: {} });
+    expect((await sink.apply('e', 'k', { amount: 10 })).applied).toBe(true);
+  });
 });

@@ -111,6 +111,19 @@ export class MemoryEffectSink implements EffectSink {
   }
 }
 
+/**
+ * The marker's line for a call: its payload must be JSON text (the file keeps it), so one that is
+ * not (a BigInt, a cycle) is ArgumentInvalidError naming the argument, before anything is written.
+ */
+function payloadLine(effect: string, key: string, payload: unknown): string {
+  try {
+    return JSON.stringify({ effect, key, payload }) + '\n';
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new ArgumentInvalidError('FileEffectSink.apply(payload)', 'a value JSON.stringify can write (the sink keeps it in a file)', `a value it cannot: ${why}`);
+  }
+}
+
 const MARKER = '.json';
 const SCRATCH = '.partial';
 
@@ -138,8 +151,9 @@ export class FileEffectSink implements EffectSink {
     // to its name, which fails if another call's is there. (Written in place, a SIGKILL between
     // the open and the write left an empty marker: counts() could not read it, and the retry
     // under the same key found it and reported "not applied" for an effect never recorded.)
+    const line = payloadLine(effect, key, payload);
     const scratch = join(this.appliedDir, `${receiptIdFor(key)}.${process.pid}.${randomBytes(6).toString('hex')}${SCRATCH}`);
-    writeFileSync(scratch, JSON.stringify({ effect, key, payload }) + '\n', { flag: 'wx' });
+    writeFileSync(scratch, line, { flag: 'wx' });
     let applied = true;
     try {
       linkSync(scratch, marker);
