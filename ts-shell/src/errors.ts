@@ -536,7 +536,8 @@ export function corruptAdvice(runId: string): string {
 
 /** What an operator can do about an incomplete or empty last record. */
 export function tornAdvice(runId: string): string {
-  return `\`${suggestCommand('repair', runId)}\` (Remit.repair) removes it when losing it is the same as a crash before it was written, and refuses otherwise`;
+  return `\`${suggestCommand('repair', runId)}\` (Remit.repair) removes it when losing it is the same as a crash before it was written, and refuses otherwise ` +
+    '(on a store that can remove a record, removeLastRecord: the memory, SQLite and PostgreSQL stores can)';
 }
 
 /**

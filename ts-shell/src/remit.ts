@@ -29,6 +29,7 @@ import {
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8 } from './json.js';
+import { checkWholeRead } from './store/whole-read.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
 import { damageError, diagnoseRows, diagnoseValues, missingRecordsDamage, unreadableRunDamage, type RunDamage } from './sequencer/log-health.js';
 import { recordAt, runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
@@ -883,17 +884,20 @@ export class Remit implements Engine {
       const logStatus = damage === null && recovery.ok ? hintOfStatus(STATUS_NAMES[recovery.status]) : null;
       const unlisted = hint === null && rows.length > 0 && this.store.relistRun !== undefined;
       return {
-        runId, records: rows.length, logBytes: log.length, damage, ...(await this.summaryAgreement(runId, log)),
+        runId, records: rows.length, logBytes: log.length, damage, ...(await this.summaryAgreement(runId, log, rows.length)),
         logStatus, ...hintAgreement(hint, rows.length, logStatus), ...(unlisted ? { unlisted: true as const } : {}),
       };
     }
   }
 
   /** The run's stored recovery summary (if the store keeps one) recomputed from `log`, the run's whole log, and compared. */
-  private async summaryAgreement(runId: string, log: Uint8Array): Promise<Pick<ScrubReport, 'summaryRecords' | 'summaryAgrees'>> {
+  private async summaryAgreement(runId: string, log: Uint8Array, recordCount: number): Promise<Pick<ScrubReport, 'summaryRecords' | 'summaryAgrees'>> {
     const found = (await this.store.readSummary?.(runId)) ?? null;
     if (found === null) return { summaryRecords: null, summaryAgrees: null };
     const stored = found.summary;
+    // Covering more records than were read: a wrong summary, unless the store cut its read short
+    // (StoreError READS_CUT_SHORT), where repair would delete a sound summary for a wrong read.
+    if (stored.recordCount > recordCount) await checkWholeRead(this.store, runId, recordCount);
     const core = openSummary(stored);
     if (core === null || stored.byteLength > log.length) return { summaryRecords: stored.recordCount, summaryAgrees: false };
     const fed = feedInPieces(this.core, EMPTY_SUMMARY_AT, log, stored.byteLength);
@@ -1107,6 +1111,8 @@ export class Remit implements Engine {
    */
   private async hintCountNote(runId: string, counted: number, read: number): Promise<string> {
     const since = counted > read ? (await this.store.readRecords(runId, read)).length : 0;
+    // Records past a whole read: another process wrote meanwhile, or the store cut its read short.
+    if (since > 0) await checkWholeRead(this.store, runId, read);
     if (since > 0) return `its status hint was not compared: the store counts ${counted} records where ${read} were read (another process wrote to the run meanwhile: repair it again)`;
     return `its status hint was not compared: the store counts ${counted} records where ${read} are stored (read twice): its listing contradicts its records, which only a hand edit makes `
       + `(a record deleted, a count changed); restore the run from a backup (on PostgreSQL, docs/postgres.md, INCONSISTENT, says how to set the run row's count from its records)`;
@@ -1126,7 +1132,7 @@ export class Remit implements Engine {
     const notes: string[] = [];
     const hint = (await this.store.readStatusHint?.(runId)) ?? null;
     const hintWrong = hint !== null && hintAgreement(hint, recordCount, logStatus).statusHintAgrees === false;
-    const summaryWrong = (await this.summaryAgreement(runId, log)).summaryAgrees === false;
+    const summaryWrong = (await this.summaryAgreement(runId, log, recordCount)).summaryAgrees === false;
     const stored = hint === null ? 'unknown' : describeStoredHint(hint);
     if (hint !== null && hint.recordCount !== recordCount) notes.push(await this.hintCountNote(runId, hint.recordCount, recordCount));
     if (hintWrong && this.store.correctRunStatuses === undefined) {

@@ -11,7 +11,7 @@
  */
 
 import { StoreError } from '../src/errors.js';
-import { concatRecords } from '../src/store/common.js';
+import { bytesEqual, concatRecords } from '../src/store/common.js';
 import { MemoryBacking, MemoryStore, type MemoryStoreOptions } from '../src/store/memory.js';
 import type {
   AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunStatusCorrection, RunStatusHint, StoredRecord,
@@ -27,6 +27,32 @@ function runOf(store: MemoryStore, runId: string) {
 }
 
 // --- appends that report a commit they did not make as promised ---
+
+/**
+ * Remembers the next seq of each run it wrote to and, when an append is at that seq, writes
+ * without a condition (an upsert at the seq: "this handle wrote the last records"), over what
+ * another handle committed meanwhile.
+ */
+class TrustsItsOwnLastSeq extends MemoryStore {
+  private readonly lastSeq = new Map<string, number>();
+  override async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
+    const run = runOf(this, runId);
+    if (run !== undefined && expectedSeq > 0 && this.lastSeq.get(runId) === expectedSeq) run.records.length = Math.min(run.records.length, expectedSeq);
+    const outcome = await super.append(runId, expectedSeq, records, summary, runStatus);
+    if (outcome.committed) this.lastSeq.set(runId, outcome.nextSeq);
+    return outcome;
+  }
+}
+
+/** Writes the records of a batch before one over 1 MiB (its item limit), then fails: not all or nothing. */
+class CommitsBatchUpToLargeRecord extends MemoryStore {
+  override async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
+    const large = records.findIndex((r) => r.length > 1 << 20);
+    if (large < 0) return super.append(runId, expectedSeq, records, summary, runStatus);
+    if (large > 0) await super.append(runId, expectedSeq, records.slice(0, large), undefined, runStatus);
+    throw new StoreError(this.description, 'append', 'ITEM_TOO_LARGE', { runId, seq: expectedSeq + large }, new Error('a record is over the item limit of 1 MiB'));
+  }
+}
 
 class DropsLastRecordOfBatch extends MemoryStore {
   override async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
@@ -49,6 +75,23 @@ class DropsRecordsPastOneHundredInABatch extends MemoryStore {
     const outcome = await super.append(runId, expectedSeq, records, summary, runStatus);
     if (outcome.committed && records.length > 100) runOf(this, runId)!.records.length = expectedSeq + 100;
     return outcome;
+  }
+}
+
+/** Reads return one page: the records up to 1 MiB (a common response size limit), the rest left out. */
+class ReadsOnePageOfOneMiB extends MemoryStore {
+  override async readRecords(runId: string, fromSeq?: number): Promise<StoredRecord[]> {
+    const page: StoredRecord[] = [];
+    let bytes = 0;
+    for (const record of await super.readRecords(runId, fromSeq)) {
+      if (page.length > 0 && bytes + record.bytes.length > 1 << 20) break;
+      page.push(record);
+      bytes += record.bytes.length;
+    }
+    return page;
+  }
+  override async readLog(runId: string, fromSeq?: number): Promise<Uint8Array> {
+    return concatRecords(await this.readRecords(runId, fromSeq));
   }
 }
 
@@ -332,6 +375,23 @@ class ListsAtMostOneHundredRuns extends MemoryStore {
   }
 }
 
+/** One page of 1,000, a common page size of list APIs, for the listing and the runs to recover. */
+class ListsOnePageOfOneThousand extends MemoryStore {
+  override async listRuns(): Promise<RunListing[]> {
+    return (await super.listRuns()).slice(0, 1_000);
+  }
+  override async listRunsToRecover(): Promise<string[]> {
+    return (await super.listRunsToRecover()).slice(0, 1_000);
+  }
+}
+
+/** Leaves out of the listing the runs whose hint is completed (a listing that is really a "recent activity" index). */
+class ListingOmitsCompleted extends MemoryStore {
+  override async listRuns(): Promise<RunListing[]> {
+    return (await super.listRuns()).filter((listing) => runOf(this, listing.runId)?.status !== 'completed');
+  }
+}
+
 /** Lists each run with the next seq it had after the first batch this view wrote (a cache never updated). */
 class ListingNextSeqFromCreation extends MemoryStore {
   private readonly created = new Map<string, number>();
@@ -537,6 +597,21 @@ class RemovesWithoutComparingBytes extends MemoryStore {
   }
 }
 
+/** Checks the last record's bytes, waits a round trip, then removes whatever record is last by then. */
+class RemovalCheckThenDelete extends MemoryStore {
+  override async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
+    const last = runOf(this, runId)?.records.at(-1);
+    if (seq === 0 || last === undefined || last.seq !== seq || !bytesEqual(last.bytes, expected)) return false;
+    await tick();
+    const run = runOf(this, runId);
+    if (run === undefined || run.records.length <= 1) return false;
+    run.records.pop();
+    delete run.summary;
+    delete run.status;
+    return true;
+  }
+}
+
 class RemovesRecordZero extends MemoryStore {
   override async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
     const run = runOf(this, runId);
@@ -622,6 +697,12 @@ export const STORE_MUTANTS: readonly StoreMutant[] = [
   mutant('normalises-run-ids', NormalisesRunIds, 'a run id is kept exactly: ids are normalised and lower-cased'),
   mutant('close-loses-unflushed-writes', CloseLosesUnflushedWrites, 'a committed append is durable: close() drops what was appended since the last flush'),
   mutant('lists-at-most-100-runs', ListsAtMostOneHundredRuns, 'listRuns lists every run: only the first page of 100'),
+  mutant('lists-one-page-of-1000', ListsOnePageOfOneThousand, 'listRuns and listRunsToRecover list every run: only a first page of 1,000'),
+  mutant('listing-omits-completed', ListingOmitsCompleted, 'listRuns lists every run whatever its hint: completed runs are left out'),
+  mutant('trusts-its-own-last-seq', TrustsItsOwnLastSeq, 'an append is conditional in the store: a handle writes unconditionally at the seq it last left a run at'),
+  mutant('commits-batch-up-to-large-record', CommitsBatchUpToLargeRecord, 'a batch commits whole or not at all: the records before one over 1 MiB are written, then it fails'),
+  mutant('reads-one-page-of-1-mib', ReadsOnePageOfOneMiB, 'reads return every record: one page of 1 MiB'),
+  mutant('removal-check-then-delete', RemovalCheckThenDelete, 'removeLastRecord is conditional in the store: it checks, waits, then removes whatever is last'),
   mutant('listing-next-seq-from-creation', ListingNextSeqFromCreation, 'a listing\'s nextSeq is the run\'s: it stays at the run\'s first batch'),
   mutant('listing-hint-wrong', ListingHintWrong, 'a listing\'s status hint is the stored one: every hint is listed as completed'),
   mutant('hint-written-on-refusal', HintWrittenOnRefusal, 'a hint changes only with a committed append: a refused one writes it'),

@@ -26,6 +26,7 @@ import {
 import type { FenceSettings } from './fence.js';
 import type { RecoverySummary, RunRead, RunStatusHint, StoredRecord } from '../store/store.js';
 import { feedInPieces } from './feed-pieces.js';
+import { checkWholeRead } from '../store/whole-read.js';
 import { openSummary, sealSummary } from './stored-summary.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
 import { GROUPABLE_ACTIONS, Step } from './step.js';
@@ -171,8 +172,13 @@ export class RunSession {
   async reload(): Promise<void> {
     // A store that reads the summary and the records after it in one read (readRun): one round trip.
     const read = this.wholeLog ? undefined : await this.engine.store.readRun?.(this.runId);
-    if (!this.wholeLog && (await this.reloadFromSummary(read))) return;
+    const fromSummary = this.wholeLog ? { kept: false as const } : await this.reloadFromSummary(read);
+    if (fromSummary.kept) return;
     const rows = read?.found === null ? read.records : await this.engine.store.readRecords(this.runId);
+    // A summary covering more records than the whole read returned: a bad summary (read past it,
+    // as any other), or a store that cut its read short, which would be taken for a run that
+    // moved (a ConflictError at every append): said as what it is.
+    if (fromSummary.summaryRecords !== undefined && fromSummary.summaryRecords > rows.length) await checkWholeRead(this.engine.store, this.runId, rows.length);
     const bytes = rows.length === 1 ? rows[0]!.bytes : concatBytes(rows.map((r) => r.bytes));
     this.startFrom(new LogBuffer(bytes), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0 });
     this.recordCount = rows.length === 0 ? 0 : -1;
@@ -189,16 +195,23 @@ export class RunSession {
    * the summary's; the frames of the records from the snapshot to the summary's end: header, CRC
    * and seq, not their links; framing, CRC and the chain from the summary's chain value after it);
    * the records in between are not.
-   * Resolves false (nothing kept) whenever that read cannot give the very answer of the whole log:
+   * Resolves `kept: false` (nothing kept) whenever that read cannot give the very answer of the whole log:
    * no summary, a summary the core refuses, records that do not line up with it, a tail that does
    * not recover cleanly, or a head that needs a record before the snapshot.
    * The caller then reads the whole log, so a bad summary costs time, never data.
    */
-  private async reloadFromSummary(read?: RunRead): Promise<boolean> {
+  private async reloadFromSummary(read?: RunRead): Promise<{ kept: boolean; summaryRecords?: number }> {
     const store = this.engine.store;
-    if (store.readSummary === undefined) return false;
+    if (store.readSummary === undefined) return { kept: false };
     const found = read === undefined ? await store.readSummary(this.runId) : read.found;
-    if (found === null) return false;
+    if (found === null) return { kept: false };
+    const kept = await this.keepFromSummary(found, read);
+    return { kept, summaryRecords: found.summary.recordCount };
+  }
+
+  /** reloadFromSummary's read of the records from `found`'s snapshot on: true when it gave the whole log's answer, and was kept. */
+  private async keepFromSummary(found: NonNullable<RunRead['found']>, read?: RunRead): Promise<boolean> {
+    const store = this.engine.store;
     const { summary, runStarted } = found;
     const coreSummary = openSummary(summary);
     if (coreSummary === null) return false;
@@ -387,8 +400,9 @@ export class RunSession {
         recorded = null;
       }
       // A run recorded in an earlier descriptor format is compared with this definition described in
-      // format 2, which says each schema as that run's record does (format 1's differences are read from it too).
-      const current = recorded && typeof recorded.format === 'number' && recorded.format < DESCRIPTOR_FORMAT ? describeWorkflow(wf, 2) : wf.descriptor;
+      // that format (format 1's differences are read from format 2, which says each schema as that
+      // run's record does): a format-3 run told only that defaults now go undescribed would learn nothing.
+      const current = recorded && typeof recorded.format === 'number' && recorded.format < DESCRIPTOR_FORMAT ? describeWorkflow(wf, recorded.format === 3 ? 3 : 2) : wf.descriptor;
       const differences = recorded ? diffDescriptors(recorded, current) : ['the recorded definition is unreadable'];
       throw new DefinitionMismatchError(this.runId, name, differences);
     }

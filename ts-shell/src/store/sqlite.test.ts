@@ -36,7 +36,10 @@ describeStoreContract('sqlite', () => new SqliteStore(freshPath()), {
   writeStatusHint,
 });
 
-describeStoreContract('sqlite synchronous=NORMAL', () => new SqliteStore(freshPath(), { synchronous: 'NORMAL' }), { writeStatusHint });
+describeStoreContract('sqlite synchronous=NORMAL', () => new SqliteStore(freshPath(), { synchronous: 'NORMAL' }), {
+  openSecondHandle: (store) => new SqliteStore((store as SqliteStore).path, { synchronous: 'NORMAL' }),
+  writeStatusHint,
+});
 
 describe('sqlite specifics', () => {
   describe('switching a file to WAL at open (enableWal)', () => {

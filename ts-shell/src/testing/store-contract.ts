@@ -67,6 +67,14 @@ function records(firstSeq: number, count: number, tag = 'r'): Uint8Array[] {
 
 const CONTRACT_OPTIONS = allKeysOf<StoreContractOptions>()('openSecondHandle', 'writeStatusHint');
 
+// Why a test of a capability the store does not have is skipped (reported as skipped, not passed).
+const NO_SECOND_HANDLE = 'no openSecondHandle option: what one handle commits and another reads is not tested';
+const NO_REMOVE = 'the store has no removeLastRecord (repair cannot remove a torn record)';
+const NO_READ_RUN = 'the store has no readRun';
+const NO_SUMMARIES = 'the store keeps no recovery summaries (readSummary, deleteSummary)';
+const NO_HINTS = 'the store keeps no status hints (listRunsToRecover, correctRunStatuses, readStatusHint)';
+const NO_HINT_EDIT = 'the store keeps no status hints, or no writeStatusHint option (a hand edit of a hint)';
+
 /**
  * The arguments checked when the suite is declared, before any test: a misspelt option
  * (`{ openSecondhandle }`) was ignored, and the tests that need it passed without testing
@@ -211,9 +219,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect((await store.readRecords('run-a', 1))[0]!.bytes).toEqual(records(1, 1, 'first')[0]);
     });
 
-    it('readRun (if the store has it) is readSummary with the records from its snapshot seq, or the whole log', async () => {
+    it('readRun (if the store has it) is readSummary with the records from its snapshot seq, or the whole log', async (ctx) => {
       const store = await open();
-      if (store.readRun === undefined) return;
+      if (store.readRun === undefined) return ctx.skip(NO_READ_RUN);
       expect(await store.readRun('nope')).toEqual({ found: null, records: [] });
       await store.append('run-a', 0, records(0, 3));
       const whole = await store.readRun('run-a');
@@ -341,9 +349,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expectRefused(await store.append('run-a', 169, records(169, 1, 'late')), 171, 169, singles.slice(-2));
     });
 
-    it('what one handle commits another reads, and it is still there after both are closed (if a second handle can be opened)', async () => {
+    it('what one handle commits another reads, and it is still there after both are closed (if a second handle can be opened)', async (ctx) => {
+      if (options.openSecondHandle === undefined) return ctx.skip(NO_SECOND_HANDLE);
       const store = await open();
-      if (options.openSecondHandle === undefined) return;
       await store.append('run-a', 0, records(0, 2), undefined, 'running');
       // Read by this handle before the other writes: a handle's reads see what another committed
       // after them (a cache that only its own writes refresh passed this test without it).
@@ -450,9 +458,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual(records(0, 3));
     });
 
-    it('readSummary (if the store has it) returns the last summary an append committed, with record 0', async () => {
+    it('readSummary (if the store has it) returns the last summary an append committed, with record 0', async (ctx) => {
       const store = await open();
-      if (store.readSummary === undefined) return;
+      if (store.readSummary === undefined) return ctx.skip(NO_SUMMARIES);
       expect(await store.readSummary('run-a')).toBeNull();
       await store.append('run-a', 0, records(0, 3));
       expect(await store.readSummary('run-a')).toBeNull();
@@ -481,9 +489,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.readSummary('run-a')).toBeNull();
     });
 
-    it('deleteSummary (if the store has it) forgets the summary and nothing else; later appends store new ones', async () => {
+    it('deleteSummary (if the store has it) forgets the summary and nothing else; later appends store new ones', async (ctx) => {
       const store = await open();
-      if (store.readSummary === undefined || store.deleteSummary === undefined) return;
+      if (store.readSummary === undefined || store.deleteSummary === undefined) return ctx.skip(NO_SUMMARIES);
       await store.deleteSummary('run-a'); // no such run: nothing to do
       const summary = { recordCount: 3, byteLength: 30, snapshotSeq: 1, summary: new Uint8Array([1, 2, 3]) };
       await store.append('run-a', 0, records(0, 3), summary);
@@ -499,9 +507,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect((await store.readSummary('run-a'))?.summary).toEqual(next);
     });
 
-    it('removeLastRecord (if the store has it) removes only the last record holding the expected bytes', async () => {
+    it('removeLastRecord (if the store has it) removes only the last record holding the expected bytes', async (ctx) => {
       const store = await open();
-      if (store.removeLastRecord === undefined) return;
+      if (store.removeLastRecord === undefined) return ctx.skip(NO_REMOVE);
       await store.append('run-a', 0, records(0, 3));
       const [, middle, last] = records(0, 3);
       expect(await store.removeLastRecord('run-a', 1, middle!)).toBe(false);
@@ -515,9 +523,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.removeLastRecord('run-a', 2, last!)).toBe(false);
     });
 
-    it('removeLastRecord (if the store has it) never removes record 0: the run stays as it was and can go on', async () => {
+    it('removeLastRecord (if the store has it) never removes record 0: the run stays as it was and can go on', async (ctx) => {
       const store = await open();
-      if (store.removeLastRecord === undefined) return;
+      if (store.removeLastRecord === undefined) return ctx.skip(NO_REMOVE);
       await store.append('run-a', 0, records(0, 1));
       expect(await store.removeLastRecord('run-a', 0, records(0, 1)[0]!)).toBe(false);
       expect((await store.readRecords('run-a')).map((r) => r.seq)).toEqual([0]);
@@ -536,15 +544,87 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual(records(0, 3));
     });
 
+    it('a handle refuses an append at a seq another handle filled since it last wrote (the condition is checked in the store, not in a cache of the handle)', async (ctx) => {
+      if (options.openSecondHandle === undefined) return ctx.skip(NO_SECOND_HANDLE);
+      const store = await open();
+      expect(await store.append('run-a', 0, records(0, 2))).toEqual({ committed: true, nextSeq: 2 });
+      const second = await options.openSecondHandle(store);
+      opened.push(second);
+      expect(await second.append('run-a', 2, records(2, 1, 'second'))).toEqual({ committed: true, nextSeq: 3 });
+      // The first handle's last write left the run at 2: a store that trusted that would overwrite seq 2.
+      expectRefused(await store.append('run-a', 2, records(2, 1, 'first')), 3, 2, records(2, 1, 'second'));
+      expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual([...records(0, 2), ...records(2, 1, 'second')]);
+      expect((await second.readRecords('run-a')).map((r) => r.bytes)).toEqual([...records(0, 2), ...records(2, 1, 'second')]);
+    });
+
+    it('lists past 1,000 runs (a page size of many list APIs), and lists to recover past 1,000 candidates', async () => {
+      const store = await open();
+      const ids = Array.from({ length: 1_030 }, (_, i) => `page-${String(i).padStart(4, '0')}`);
+      for (const id of ids) expect((await store.append(id, 0, records(0, 1, id), undefined, 'running')).committed).toBe(true);
+      const listed = await store.listRuns();
+      expect(listed.map((r) => r.runId).sort()).toEqual(ids);
+      if (store.listRunsToRecover !== undefined) expect((await store.listRunsToRecover()).sort()).toEqual(ids);
+    });
+
+    it('lists every run whatever its status hint: running, parked, completed, failed or none', async () => {
+      const store = await open();
+      const hints = ['running', 'parked', 'completed', 'failed', undefined] as const;
+      for (const hint of hints) await store.append(`hint-${hint ?? 'none'}`, 0, records(0, 1), undefined, hint);
+      expect((await store.listRuns()).map((r) => r.runId).sort()).toEqual(hints.map((hint) => `hint-${hint ?? 'none'}`).sort());
+    });
+
+    it('reads a log of several MiB to its end, from any seq (no page limit on reads)', async () => {
+      const store = await open();
+      const big = Array.from({ length: 6 }, (_, i) => testRecord(i, new Uint8Array(700_000).fill(i + 1)));
+      for (const [i, record] of big.entries()) expect(await store.append('run-a', i, [record])).toEqual({ committed: true, nextSeq: i + 1 });
+      const stored = await store.readRecords('run-a');
+      expect(stored.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+      for (const [i, record] of stored.entries()) expectSameBytes(record.bytes, big[i]!, `readRecords: record ${i}`);
+      expect((await store.readRecords('run-a', 2)).map((r) => r.seq)).toEqual([2, 3, 4, 5]);
+      expectSameBytes(await store.readLog('run-a'), concat(big), 'readLog');
+      expect((await store.listRuns()).find((r) => r.runId === 'run-a')?.nextSeq).toBe(6);
+      if (store.readRun !== undefined) expect((await store.readRun('run-a')).records.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+    });
+
+    it('a batch holding a 2 MiB record commits whole or not at all, with its status hint', async () => {
+      const store = await open();
+      await store.append('run-a', 0, records(0, 1), undefined, 'running');
+      const batch = [testRecord(1, 'small'), testRecord(2, new Uint8Array(2 << 20).fill(7)), testRecord(3, 'after')];
+      const outcome = await store.append('run-a', 1, batch, undefined, 'parked').catch((error: unknown) => error);
+      const stored = await store.readRecords('run-a');
+      if (outcome instanceof Error) {
+        // A store with an item limit may refuse it (a StoreError), but must then have written none of it.
+        expect(outcome).toBeInstanceOf(StoreError);
+        expect(stored.map((r) => r.seq)).toEqual([0]);
+        expect(await store.readStatusHint?.('run-a')).toEqual(store.readStatusHint === undefined ? undefined : { statusHint: 'running', recordCount: 1 });
+      } else {
+        expect(outcome).toEqual({ committed: true, nextSeq: 4 });
+        expect(stored.map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+        expectSameBytes(stored[2]!.bytes, batch[1]!, 'the 2 MiB record');
+      }
+    });
+
+    it('of concurrent removals of one last record exactly one removes it (the removal is conditional in the store)', async (ctx) => {
+      const store = await open();
+      if (store.removeLastRecord === undefined) return ctx.skip(NO_REMOVE);
+      const second = options.openSecondHandle ? await options.openSecondHandle(store) : store;
+      if (second !== store) opened.push(second);
+      await store.append('run-a', 0, records(0, 3));
+      const last = records(0, 3)[2]!;
+      const removed = await Promise.all([store.removeLastRecord('run-a', 2, last), second.removeLastRecord!('run-a', 2, last), store.removeLastRecord('run-a', 2, last)]);
+      expect(removed.filter(Boolean)).toHaveLength(1);
+      expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual(records(0, 2));
+    });
+
     describe('status hints (if the store has listRunsToRecover)', () => {
       const hinted = async () => {
         const store = await open();
         return store.listRunsToRecover === undefined || store.correctRunStatuses === undefined ? undefined : store;
       };
 
-      it('lists the runs whose last hint is running or that have none, in listRuns order', async () => {
+      it('lists the runs whose last hint is running or that have none, in listRuns order', async (ctx) => {
         const store = await hinted();
-        if (store === undefined) return;
+        if (store === undefined) return ctx.skip(NO_HINTS);
         expect(await store.listRunsToRecover!()).toEqual([]);
         await store.append('run-c', 0, records(0, 1), undefined, 'running');
         await store.append('run-p', 0, records(0, 1), undefined, 'running');
@@ -557,9 +637,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         expect(await store.listRunsToRecover!()).toEqual(order.filter((id) => id === 'run-c' || id === 'run-u'));
       });
 
-      it('a hint changes only with a committed append that carries one', async () => {
+      it('a hint changes only with a committed append that carries one', async (ctx) => {
         const store = await hinted();
-        if (store === undefined) return;
+        if (store === undefined) return ctx.skip(NO_HINTS);
         await store.append('run-a', 0, records(0, 1), undefined, 'running');
         await store.append('run-a', 1, records(1, 1), undefined, 'parked');
         await store.append('run-a', 2, records(2, 1)); // a step: the hint stays
@@ -572,9 +652,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         expect(await store.listRunsToRecover!()).toEqual(['run-a']);
       });
 
-      it('a fork writes the new run\'s hint (none: unknown); the source keeps its own', async () => {
+      it('a fork writes the new run\'s hint (none: unknown); the source keeps its own', async (ctx) => {
         const store = await hinted();
-        if (store === undefined) return;
+        if (store === undefined) return ctx.skip(NO_HINTS);
         await store.append('src', 0, records(0, 3), undefined, 'running');
         await store.append('src', 3, records(3, 1), undefined, 'completed');
         expect(await store.fork('src', 2, 'fork-r', testRecord(2, 'f'), 'running')).toEqual({ committed: true });
@@ -584,9 +664,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         expect((await store.listRunsToRecover!()).sort()).toEqual(['fork-r', 'fork-u']);
       });
 
-      it('removeLastRecord makes the hint unknown (the run may be open again)', async () => {
+      it('removeLastRecord makes the hint unknown (the run may be open again)', async (ctx) => {
         const store = await hinted();
-        if (store === undefined || store.removeLastRecord === undefined) return;
+        if (store === undefined || store.removeLastRecord === undefined) return ctx.skip(store === undefined ? NO_HINTS : NO_REMOVE);
         const batch = records(0, 3);
         await store.append('run-a', 0, batch, undefined, 'completed');
         expect(await store.listRunsToRecover!()).toEqual([]);
@@ -596,9 +676,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         expect(await store.listRunsToRecover!()).toEqual(['run-a']);
       });
 
-      it('correctRunStatuses writes each hint only while its run holds the given record count', async () => {
+      it('correctRunStatuses writes each hint only while its run holds the given record count', async (ctx) => {
         const store = await hinted();
-        if (store === undefined) return;
+        if (store === undefined) return ctx.skip(NO_HINTS);
         await store.append('run-a', 0, records(0, 2));
         await store.append('run-b', 0, records(0, 1));
         const stale = [
@@ -617,9 +697,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         expect(await store.listRunsToRecover!()).toEqual(['run-a']);
       });
 
-      it('readStatusHint (if the store has it) reads the hint with the run\'s record count; null for a run it does not hold', async () => {
+      it('readStatusHint (if the store has it) reads the hint with the run\'s record count; null for a run it does not hold', async (ctx) => {
         const store = await hinted();
-        if (store?.readStatusHint === undefined) return;
+        if (store?.readStatusHint === undefined) return ctx.skip(NO_HINTS);
         expect(await store.readStatusHint('missing')).toBeNull();
         await store.append('run-a', 0, records(0, 2));
         expect(await store.readStatusHint('run-a')).toEqual({ statusHint: null, recordCount: 2 });
@@ -631,9 +711,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         if (listed?.statusHint !== undefined) expect(listed).toMatchObject({ nextSeq: 4, statusHint: 'parked' });
       });
 
-      it('a stored hint that is not one of the four counts as unknown: listed to recover, never reported as a status, corrected like any hint', async () => {
+      it('a stored hint that is not one of the four counts as unknown: listed to recover, never reported as a status, corrected like any hint', async (ctx) => {
         const store = await hinted();
-        if (store === undefined || options.writeStatusHint === undefined) return;
+        if (store === undefined || options.writeStatusHint === undefined) return ctx.skip(NO_HINT_EDIT);
         await store.append('run-a', 0, records(0, 2), undefined, 'running');
         await store.append('run-b', 0, records(0, 1), undefined, 'completed');
         await store.append('run-c', 0, records(0, 1), undefined, 'completed');
@@ -656,9 +736,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         expect((await store.readRecords('run-a')).map((r) => r.bytes)).toEqual(records(0, 2));
       });
 
-      it('a terminal hint written over a running run hides it from listRunsToRecover (the index is trusted); it is read back as stored, and a correction lists the run again', async () => {
+      it('a terminal hint written over a running run hides it from listRunsToRecover (the index is trusted); it is read back as stored, and a correction lists the run again', async (ctx) => {
         const store = await hinted();
-        if (store === undefined || options.writeStatusHint === undefined) return;
+        if (store === undefined || options.writeStatusHint === undefined) return ctx.skip(NO_HINT_EDIT);
         await store.append('run-a', 0, records(0, 3), undefined, 'running');
         await options.writeStatusHint(store, 'run-a', 'completed');
         expect(await store.listRunsToRecover!()).toEqual([]);
@@ -669,9 +749,9 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
         expect(await store.listRunsToRecover!()).toEqual(['run-a']);
       });
 
-      it('refuses a hint that is not one of the four, naming the field, writing nothing', async () => {
+      it('refuses a hint that is not one of the four, naming the field, writing nothing', async (ctx) => {
         const store = await hinted();
-        if (store === undefined) return;
+        if (store === undefined) return ctx.skip(NO_HINTS);
         const bogus = 'done' as unknown as 'completed';
         const error = await store.append('run-a', 0, records(0, 1), undefined, bogus).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(StoreError);

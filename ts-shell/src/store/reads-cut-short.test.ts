@@ -1,0 +1,89 @@
+/**
+ * A custom store whose whole reads are cut short (a page limit: the first records, the rest left
+ * out) is named as such, StoreError READS_CUT_SHORT naming the run and the first seq left out,
+ * wherever REMIT meets the contradiction it leaves: a stored summary covering more records than a
+ * whole read returned, a status hint counting more. Before, a fresh process read such a parked
+ * run as running (a ConflictError at every append, "another sequencer appended first"), and
+ * repair deleted its sound summary. Nothing is written and no handler is called.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from '../core/index.js';
+import { Remit } from '../remit.js';
+import { END, workflow } from '../workflow/workflow.js';
+import { MemoryBacking, MemoryStore } from './memory.js';
+import type { RunRead, StoredRecord } from './store.js';
+import { concatRecords } from './common.js';
+
+const PAGE = 40;
+
+/** The memory store with one page of PAGE records per read of records, readRun's too. */
+class PagedReads extends MemoryStore {
+  override async readRecords(runId: string, fromSeq?: number): Promise<StoredRecord[]> {
+    return (await super.readRecords(runId, fromSeq)).slice(0, PAGE);
+  }
+  override async readRun(runId: string): Promise<RunRead> {
+    const read = await super.readRun(runId);
+    return { ...read, records: read.records.slice(0, PAGE) };
+  }
+  override async readLog(runId: string, fromSeq?: number): Promise<Uint8Array> {
+    return concatRecords(await this.readRecords(runId, fromSeq));
+  }
+}
+
+const calls: string[] = [];
+function longRun() {
+  // A large field written by the first node, small deltas after it: the run's snapshot stays at
+  // seq 1, so a summary read needs every record from there, more than a page.
+  let builder = workflow({ name: 'long', version: '1', state: z.object({ pad: z.string(), n: z.number(), by: z.string().optional() }) }) as ReturnType<typeof workflow<z.ZodObject<{ pad: z.ZodString; n: z.ZodNumber; by: z.ZodOptional<z.ZodString> }>>>;
+  for (let i = 0; i < 70; i++) builder = builder.pure(`p${i}`, { run: (s) => ({ n: s.n + 1, ...(i === 0 ? { pad: 'x'.repeat(20_000) } : {}) }), next: i + 1 < 70 ? `p${i + 1}` : 'send' });
+  return builder
+    .effect('send', { run: (_s, { idempotencyKey }) => { calls.push(idempotencyKey); return 1; }, next: 'approve' })
+    .interrupt('approve', { resume: z.string(), apply: (_s, by) => ({ by }), next: END })
+    .build();
+}
+
+describe('a store whose whole reads are cut short', async () => {
+  const core = await createCore('reference');
+  const wf = longRun();
+
+  async function parkedRun() {
+    const backing = new MemoryBacking();
+    // Written through a sound view of the same data, as another process with a sound store would.
+    const parked = await new Remit(new MemoryStore({ backing }), core, [wf], undefined, { groupPureSteps: false }).start(wf, { pad: '', n: 0 }, { runId: 'r' });
+    expect(parked.status).toBe('parked');
+    const stored = backing.runs.get('r')!;
+    expect(stored.records.length).toBeGreaterThan(PAGE + 20);
+    expect(stored.summary!.recordCount).toBeGreaterThan(PAGE);
+    expect(stored.summary!.snapshotSeq).toBe(1);
+    return { backing, interruptId: parked.status === 'parked' ? parked.interrupt.id : '', records: stored.records.length, summary: stored.summary };
+  }
+
+  it('status, resume and continueRun from a fresh process: READS_CUT_SHORT naming the run and seq, nothing written, no handler called', async () => {
+    const { backing, interruptId, records } = await parkedRun();
+    calls.length = 0;
+    const fresh = new Remit(new PagedReads({ backing }), core, [wf]);
+    const cutShort = { code: 'REMIT_STORE', storeCode: 'READS_CUT_SHORT', runId: 'r', seq: PAGE };
+    await expect(fresh.status('r')).rejects.toMatchObject(cutShort);
+    await expect(fresh.resume('r', interruptId, 'kim')).rejects.toMatchObject(cutShort);
+    await expect(fresh.continueRun('r')).rejects.toMatchObject(cutShort);
+    expect(backing.runs.get('r')!.records.length).toBe(records);
+    expect(calls).toEqual([]);
+  });
+
+  it('scrub and repair say so too; repair deletes no summary', async () => {
+    const { backing, summary } = await parkedRun();
+    const fresh = new Remit(new PagedReads({ backing }), core, [wf]);
+    await expect(fresh.scrub('r')).rejects.toMatchObject({ storeCode: 'READS_CUT_SHORT', runId: 'r' });
+    await expect(fresh.repair('r')).rejects.toMatchObject({ storeCode: 'READS_CUT_SHORT', runId: 'r' });
+    expect(backing.runs.get('r')!.summary).toEqual(summary);
+  });
+
+  it('the same run through a sound store: answered and resumed (the check costs a sound read nothing)', async () => {
+    const { backing, interruptId } = await parkedRun();
+    const fresh = new Remit(new MemoryStore({ backing }), core, [wf]);
+    expect((await fresh.status('r')).status).toBe('parked');
+    expect((await fresh.resume('r', interruptId, 'kim')).status).toBe('completed');
+  });
+});

@@ -1,0 +1,28 @@
+/**
+ * Whether a store's read of a whole run was cut short: a page or size limit of a custom store,
+ * which returns the first records and leaves the rest out. The sequencer and repair meet it as a
+ * contradiction (a stored summary covering more records than were read, a status hint counting
+ * more): without this check they took it for a bad summary (deleted by repair) or for another
+ * process writing (a ConflictError at every append). Used only where such a contradiction was
+ * seen, so a sound read pays nothing.
+ */
+
+import { StoreError } from '../errors.js';
+import type { Store } from './store.js';
+
+/**
+ * Throws StoreError `READS_CUT_SHORT` (naming the run and the first seq left out) when the store
+ * holds records past a whole read of `read` records that a second whole read does not return
+ * either; returns when it does not (the run really has that many, or another process was writing
+ * to it between the reads, which a second whole read shows).
+ */
+export async function checkWholeRead(store: Store, runId: string, read: number): Promise<void> {
+  const past = await store.readRecords(runId, read);
+  if (past.length === 0) return;
+  const again = await store.readRecords(runId);
+  if (again.length > read) return; // it grew: another process wrote meanwhile
+  throw new StoreError(store.description, 'readRecords', 'READS_CUT_SHORT', { runId, seq: read }, new Error(
+    `a read of the whole run returned ${read} records (twice), and a read from seq ${read} returned ${past.length} more: ` +
+      'the store leaves records out of a whole read (a page or size limit?); nothing was changed; fix the store (its contract suite, remit/testing/store-contract, tests this)',
+  ));
+}
