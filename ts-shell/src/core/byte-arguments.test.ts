@@ -438,6 +438,109 @@ describe('the encoders of remit/core and what is not an object', () => {
   });
 });
 
+/** outcome() with the refusal's expected and received texts too. */
+function refusalOf(call: () => unknown): unknown {
+  try {
+    return { value: call() };
+  } catch (e) {
+    const fields = e as { code?: unknown; argument?: unknown; expected?: unknown; received?: unknown };
+    return { error: (e as Error)?.constructor?.name, code: fields.code, argument: fields.argument, expected: fields.expected, received: fields.received };
+  }
+}
+
+describe('chainOf and chainValueBefore on fewer than 4 bytes', () => {
+  it('refuse them, naming the argument (chainOf read before the first byte and answered a made-up value)', () => {
+    for (const short of [new Uint8Array(0), Uint8Array.of(1), Uint8Array.of(1, 2, 3)]) {
+      expect(refusalOf(() => remitCore.chainOf(short))).toMatchObject({ error: 'ArgumentInvalidError', argument: 'chainOf(record)', received: `${short.length} bytes` });
+      if (short.length > 0) {
+        expect(refusalOf(() => remitCore.chainValueBefore(short, short.length))).toMatchObject({
+          error: 'ArgumentInvalidError', argument: 'chainValueBefore(recordEnd)', expected: expect.stringContaining('hold no whole record'),
+        });
+      }
+      expect(remitCore.chainValueBefore(short, 0)).toBe(0);
+    }
+    expect(remitCore.chainOf(Uint8Array.of(9, 1, 2, 3, 4))).toBe(0x04030201);
+  });
+});
+
+describe('the error classes a user of remit/core catches', () => {
+  it('are exported by remit/core, the same classes as remit\'s', async () => {
+    const shell = await import('../index.js');
+    for (const name of ['ArgumentInvalidError', 'OptionInvalidError', 'RemitError', 'CoreUnavailableError'] as const) {
+      expect((remitCore as Record<string, unknown>)[name], name).toBe((shell as Record<string, unknown>)[name]);
+    }
+    expect(outcome(() => remitCore.recover('x' as never))).toMatchObject({ error: 'ArgumentInvalidError' });
+    let thrown: unknown;
+    try {
+      remitCore.recover('x' as never);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(remitCore.ArgumentInvalidError);
+    expect(thrown).toBeInstanceOf(remitCore.RemitError);
+  });
+});
+
+describe('the answers\' encoders (encodeRecovery, encodeAdmission, encodeFed) and a field they cannot write', () => {
+  const b = (text: string) => new TextEncoder().encode(text);
+  /** A recovery with every part present: effects, lineage, a failure, an action with six fields. */
+  const full = (): Record<string, unknown> => ({
+    ok: true, status: 4, recordCount: 9, durableLen: 900, tornLen: 3, runId: b('r'), workflow: b('w'), version: b('1'), fingerprint: b('fp'),
+    checkpointSeq: 7, checkpointOffset: 700, snapshotSeq: 5, snapshotOffset: 500,
+    action: { tag: 'AWAIT_ATTEMPT', node: b('n'), key: b('k'), intentSeq: 6, attempt: 2, attemptSeq: 8, attemptOffset: 800 },
+    effects: [{ node: b('n'), status: 1, doneCount: 0, attempts: 2 }], interruptsParked: 1, interruptsClaimed: 1,
+    lineage: [{ sourceRunId: b('s'), sourceSeq: 3, runId: b('r'), forkSeq: 3, intent: b('{}') }],
+    failure: { node: b('n'), code: b('C'), message: b('m') },
+  });
+  /** Every number and byte field of `value`, by its path, with a way to put another value there. */
+  function leaves(value: unknown, path: string, out: Array<{ path: string; isBytes: boolean; set: (root: unknown, v: unknown) => unknown }>, at: (root: unknown) => Record<string, unknown>) {
+    if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return;
+    for (const [key, inner] of Object.entries(value)) {
+      const here = Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`;
+      if (typeof inner === 'number' || inner instanceof Uint8Array) {
+        out.push({ path: here, isBytes: inner instanceof Uint8Array, set: (root, v) => { at(root)[key] = v; return root; } });
+      } else {
+        leaves(inner, here, out, (root) => at(root)[key] as Record<string, unknown>);
+      }
+    }
+    return out;
+  }
+
+  it('every number out of its range and every byte field that is not genuine bytes is refused, naming the field; the rest encodes as before', () => {
+    const cases: Array<[string, () => Record<string, unknown>, (v: never) => Uint8Array, string]> = [
+      ['encodeRecovery', full, (v) => remitCore.encodeRecovery(v), 'recovery'],
+      ['encodeRecovery', () => ({ ok: false, code: 3, seq: 4, offset: 40, kind: 2 }), (v) => remitCore.encodeRecovery(v), 'recovery'],
+      ['encodeAdmission', () => ({ accepted: false, reason: 5, detail: 0, seq: 4, offset: 40 }), (v) => remitCore.encodeAdmission(v), 'admission'],
+      ['encodeFed', () => ({ ok: true, recovery: full(), summary: b('summary') }), (v) => remitCore.encodeFed(v), 'fed'],
+    ];
+    let checked = 0;
+    for (const [operation, make, encode, root] of cases) {
+      const encoded = encode(make() as never);
+      const decoded = operation === 'encodeRecovery' ? remitCore.decodeRecovery(encoded) : operation === 'encodeAdmission' ? remitCore.decodeAdmission(encoded) : remitCore.decodeFed(encoded);
+      expect(decoded).toEqual(make());
+      for (const leaf of leaves(make(), root, [], (r) => r as Record<string, unknown>)!) {
+        const bads: unknown[] = leaf.isBytes ? ['abc', [1, 2], detached(2), null] : [-1, 2 ** 32, 1.5, Number.NaN, '1', null];
+        for (const bad of bads) {
+          expect(outcome(() => encode(leaf.set(make(), bad) as never)), `${operation} ${leaf.path} = ${typeof bad}`).toMatchObject({
+            error: 'ArgumentInvalidError', argument: `${operation}(${leaf.path})`,
+          });
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(150);
+    // Ranges narrower than a u8: a status, an effect status, an error code, a refusal reason.
+    expect(outcome(() => remitCore.encodeRecovery({ ...full(), status: 5 } as never))).toMatchObject({ argument: 'encodeRecovery(recovery.status)' });
+    expect(outcome(() => remitCore.encodeRecovery({ ok: false, code: 13, seq: 0, offset: 0, kind: 0 } as never))).toMatchObject({ argument: 'encodeRecovery(recovery.code)' });
+    expect(outcome(() => remitCore.encodeAdmission({ accepted: true, reason: 3, detail: 0, seq: 0, offset: 0 } as never))).toMatchObject({ argument: 'encodeAdmission(admission.reason)' });
+    expect(outcome(() => remitCore.encodeRecovery({ ...full(), action: { tag: 'JUMP' } } as never))).toMatchObject({ argument: 'encodeRecovery(recovery.action.tag)' });
+    expect(outcome(() => remitCore.encodeRecovery({ ...full(), effects: undefined } as never))).toMatchObject({ argument: 'encodeRecovery(recovery.effects)' });
+    // A failed run's failure may be left out: three empty fields, as before.
+    const { failure: _left, ...withoutFailure } = full();
+    expect(remitCore.decodeRecovery(remitCore.encodeRecovery(withoutFailure as never))).toMatchObject({ failure: { node: new Uint8Array(0), code: new Uint8Array(0), message: new Uint8Array(0) } });
+  });
+});
+
 describe('the encoders and a byte field that is not plain bytes', () => {
   const oob = () => resizedView(t('abcd'), 4, 2, false).view;
   const bad: Array<[string, () => unknown, RegExp]> = [

@@ -31,6 +31,12 @@ describe('encodeRecord', () => {
     expect(() => encodeRecord({ ...completed, seq: -1 } as LogRecord)).toThrow(/seq/);
     expect(() => encodeRecord({ kind: 99, seq: 0 } as unknown as LogRecord)).toThrow(/kind/);
   });
+  it('refuses a node table that is not an array of objects, naming it (it was a bare TypeError)', () => {
+    const cases: Array<[unknown, string]> = [[null, 'nodes'], ['ab', 'nodes'], [{}, 'nodes'], [[null], 'nodes[0]'], [[{ name: t('a'), kind: 1 }, 7], 'nodes[1]']];
+    for (const [nodes, field] of cases) {
+      expect(() => encodeRecord({ ...started, nodes } as unknown as LogRecord)).toThrow(expect.objectContaining({ name: 'RecordEncodeError', field }));
+    }
+  });
 });
 
 describe('decodeLog', () => {

@@ -129,9 +129,14 @@ class PayloadWriter {
 function writePayload(r: LogRecord, w: PayloadWriter): void {
   switch (r.kind) {
     case RecordKind.RUN_STARTED:
-      w.bytes('runId', r.runId).bytes('workflow', r.workflow).bytes('version', r.version)
-        .bytes('fingerprint', r.fingerprint).bytes('definition', r.definition).u32('nodes.length', r.nodes.length);
-      r.nodes.forEach((n: NodeEntry, i) => w.bytes(`nodes[${i}].name`, n.name).u8(`nodes[${i}].kind`, n.kind));
+      w.bytes('runId', r.runId).bytes('workflow', r.workflow).bytes('version', r.version).bytes('fingerprint', r.fingerprint).bytes('definition', r.definition);
+      // The node table is read as an array of objects: null, a string or [null] were bare TypeErrors.
+      if (!Array.isArray(r.nodes)) w.fail('nodes', `not an array of { name, kind }: ${r.nodes === null ? 'null' : typeof r.nodes}`);
+      w.u32('nodes.length', r.nodes.length);
+      r.nodes.forEach((n: NodeEntry, i) => {
+        if (n === null || typeof n !== 'object') w.fail(`nodes[${i}]`, `not a { name, kind }: ${n === null ? 'null' : typeof n}`);
+        w.bytes(`nodes[${i}].name`, n.name).u8(`nodes[${i}].kind`, n.kind);
+      });
       w.bytes('startNode', r.startNode).bytes('state', r.state);
       return;
     case RecordKind.NODE_COMPLETED:

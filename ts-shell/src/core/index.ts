@@ -7,6 +7,7 @@
 import { ArgumentInvalidError, CoreUnavailableError } from '../errors.js';
 import { reference } from './reference-core.js';
 import { loadWasmCore } from './wasm-core.js';
+import { checkedAdmission, checkedFed, checkedRecovery } from './answer-fields.js';
 import { bytesArgument, describe, integerArgument } from './byte-arguments.js';
 import * as codec from './codec.js';
 import type { ChainContext, DecodeStep, DecodedLog } from './codec.js';
@@ -42,7 +43,9 @@ export { isWellFormedRequest, EncodingError, AdmissionRequestError } from './enc
 export {
   MAX_NAME_LEN, MAX_NODE_COUNT, MAX_PAYLOAD_LEN, FORMAT_VERSION, FORMAT_VERSION_1, FORMAT_VERSION_2,
 } from './framing.js';
-export { CoreUnavailableError, type CoreUnavailableReason } from '../errors.js';
+// The errors remit/core's functions throw beside the ones above, so that a user of the core alone
+// can catch them by class (the same classes remit exports).
+export { ArgumentInvalidError, CoreUnavailableError, OptionInvalidError, RemitError, type CoreUnavailableReason } from '../errors.js';
 export { CoreOutOfMemoryError, CoreTrapError } from './wasm-core.js';
 export { reference, createReferenceCore, type ReferenceCanary, type ReferenceCoreTestOptions } from './reference-core.js';
 export {
@@ -109,7 +112,10 @@ export function frameRecord(seq: number, kind: number, payload: Uint8Array, vers
   return codec.frameRecord(seq, kind, bytes, version, prevChain);
 }
 export function chainOf(record: Uint8Array): number {
-  return codec.chainOf(bytesOf('chainOf', 'record', record));
+  const bytes = bytesOf('chainOf', 'record', record);
+  // A chain value is a record's last 4 bytes: fewer than 4 were read from before the first byte.
+  if (bytes.length < 4) throw new ArgumentInvalidError('chainOf(record)', 'a framed record (at least its 4-byte chain value)', `${bytes.length} bytes`);
+  return codec.chainOf(bytes);
 }
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   if (!Array.isArray(parts)) bytesOf('concatBytes', 'parts', parts); // throws: names what it got
@@ -135,14 +141,16 @@ export function encodeLogV2(records: readonly LogRecord[], prevChain = 0): Uint8
 export function encodeAdmissionRequest(request: AdmissionRequest): Uint8Array {
   return encoding.encodeAdmissionRequest(objectOf('encodeAdmissionRequest', 'request', request, 'an AdmissionRequest ({ tag, ... })'));
 }
+// The answers' encoders check every field (answer-fields.ts): a field out of its range or not
+// genuine bytes is ArgumentInvalidError naming it, never written masked or as other bytes.
 export function encodeRecovery(recovery: Recovery): Uint8Array {
-  return encoding.encodeRecovery(objectOf('encodeRecovery', 'recovery', recovery, 'a Recovery (as recover returns it)'));
+  return encoding.encodeRecovery(checkedRecovery('encodeRecovery', 'recovery', recovery));
 }
 export function encodeAdmission(admission: Admission): Uint8Array {
-  return encoding.encodeAdmission(objectOf('encodeAdmission', 'admission', admission, 'an Admission (as admit returns it)'));
+  return encoding.encodeAdmission(checkedAdmission('encodeAdmission', admission));
 }
 export function encodeFed(fed: Fed): Uint8Array {
-  return encoding.encodeFed(objectOf('encodeFed', 'fed', fed, 'a Fed (as feed returns it)'));
+  return encoding.encodeFed(checkedFed('encodeFed', fed));
 }
 
 const A_RECORD = 'a LogRecord ({ kind, seq, ... })';
@@ -183,6 +191,11 @@ export function crc32cUpdate(value: number, bytes: Uint8Array, start: number, en
 export function chainValueBefore(log: Uint8Array, recordEnd: number): number {
   const bytes = bytesOf('chainValueBefore', 'log', log);
   // The four bytes before recordEnd are the previous record's trailer: an end of 1 to 3 has none.
+  if (recordEnd !== 0 && bytes.length < 4) {
+    // No record of the log can end anywhere: "an integer from 4 to 3" said nothing.
+    const got = typeof recordEnd === 'number' ? String(recordEnd) : describe(recordEnd);
+    throw new ArgumentInvalidError('chainValueBefore(recordEnd)', `0 (the log's ${bytes.length} bytes hold no whole record)`, got);
+  }
   if (recordEnd !== 0) integerArgument('chainValueBefore', 'recordEnd', recordEnd, 4, bytes.length, ' (where a record of the log ends; 0 before the first)');
   return framing.chainValueBefore(bytes, recordEnd);
 }

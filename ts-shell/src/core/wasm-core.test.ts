@@ -66,7 +66,12 @@ describe('loadWasmCore', () => {
   it('refuses a module URL that is not one with ArgumentInvalidError, after the options', async () => {
     const uncalled = await loadWasmCore(wasmCoreModuleUrl as never).catch((e: unknown) => e);
     expect(uncalled).toBeInstanceOf(ArgumentInvalidError);
-    expect((uncalled as Error).message).toMatch(/^loadWasmCore\(moduleUrl\) must be a URL .*; got a function \(wasmCoreModuleUrl: call it\)$/);
+    expect((uncalled as Error).message).toMatch(/^loadWasmCore\(moduleUrl\) must be a file: URL .*; got a function \(wasmCoreModuleUrl: call it\)$/);
+    // Not a file: URL: the core's .wasm is read from the module's folder on disk (a data: URL was
+    // Node's bare "Invalid URL", an http: one "missing: install @remit/core-wasm").
+    for (const url of ['data:application/wasm;base64,AGFzbQEAAAA=', 'http://127.0.0.1:1/x.wasm', new URL('https://example.com/remit_core.js')]) {
+      await expect(loadWasmCore(url)).rejects.toMatchObject({ name: 'ArgumentInvalidError', argument: 'loadWasmCore(moduleUrl)', received: expect.stringMatching(/^a (data|http|https): URL/) });
+    }
     await expect(loadWasmCore('./wasm/pkg/remit_core.js')).rejects.toThrow(/got "\.\/wasm\/pkg\/remit_core\.js", which is not a URL \(for a path: pathToFileURL\(path\)\)/);
     await expect(loadWasmCore(null as never)).rejects.toThrow(/got null$/);
     await expect(loadWasmCore('not a url', { bindng: 'jco' } as never)).rejects.toBeInstanceOf(OptionInvalidError);

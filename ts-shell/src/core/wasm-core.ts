@@ -456,17 +456,26 @@ export async function loadWasmCore(moduleUrl: string | URL = wasmCoreModuleUrl()
 
 /** The binding module's URL, or ArgumentInvalidError (passing `wasmCoreModuleUrl` uncalled, a bare path). */
 function checkedModuleUrl(moduleUrl: unknown): URL {
-  const expected = 'a URL (a string such as wasmCoreModuleUrl() returns, or a URL object)';
-  if (moduleUrl instanceof URL) return moduleUrl;
-  if (typeof moduleUrl !== 'string') {
+  const expected = 'a file: URL (a string such as wasmCoreModuleUrl() returns, or a URL object)';
+  let url: URL;
+  if (moduleUrl instanceof URL) {
+    url = moduleUrl;
+  } else if (typeof moduleUrl !== 'string') {
     const received = typeof moduleUrl === 'function' ? `a function${moduleUrl.name ? ` (${moduleUrl.name}: call it)` : ''}` : moduleUrl === null ? 'null' : `a ${typeof moduleUrl}`;
     throw new ArgumentInvalidError('loadWasmCore(moduleUrl)', expected, received);
+  } else {
+    try {
+      url = new URL(moduleUrl);
+    } catch {
+      throw new ArgumentInvalidError('loadWasmCore(moduleUrl)', expected, `${JSON.stringify(moduleUrl.slice(0, 200))}, which is not a URL (for a path: pathToFileURL(path))`);
+    }
   }
-  try {
-    return new URL(moduleUrl);
-  } catch {
-    throw new ArgumentInvalidError('loadWasmCore(moduleUrl)', expected, `${JSON.stringify(moduleUrl.slice(0, 200))}, which is not a URL (for a path: pathToFileURL(path))`);
+  // The core's .wasm is read from the binding module's folder on disk: a data:, http: or other
+  // URL has none (it was Node's bare "Invalid URL", or "missing: install @remit/core-wasm").
+  if (url.protocol !== 'file:') {
+    throw new ArgumentInvalidError('loadWasmCore(moduleUrl)', expected, `a ${url.protocol} URL (the core is read from the binding module's folder on disk)`);
   }
+  return url;
 }
 
 const LOAD_WASM_CORE_OPTIONS: readonly (keyof LoadWasmCoreOptions & string)[] = ['binding'] satisfies (keyof LoadWasmCoreOptions)[];
