@@ -29,6 +29,11 @@ mkdir -p "$work/tarballs"
 npm pack --workspace wasm --workspace ts-shell --pack-destination "$work/tarballs" --silent >/dev/null
 remit_tgz="$(ls "$work"/tarballs/remit-[0-9]*.tgz)"
 wasm_tgz="$(ls "$work"/tarballs/remit-core-wasm-*.tgz)"
+# Both packages declare Apache-2.0: each ships the licence's text.
+for tgz in "$remit_tgz" "$wasm_tgz"; do
+  listing="$(tar -tzf "$tgz")" # read whole: grep -q would stop tar early (SIGPIPE, a failure under pipefail)
+  grep -qx 'package/LICENSE' <<<"$listing" || { echo "$(basename "$tgz") has no LICENSE" >&2; exit 1; }
+done
 
 install_app() { # $1: folder, rest: extra packages
   local dir="$1"; shift
