@@ -10,11 +10,11 @@ import {
   framedJunkArb, grammarLogArb, modelLogArb, mutatedLogArb, rawBytesArb, type LogCase,
 } from './arbitraries.js';
 import { loadCoresUnderTest, NO_WASM_HELP } from './cores.js';
-import { runEquivalence } from './property.js';
+import { runEquivalence, scaledRuns, scaleFromEnv } from './property.js';
 
 const cores = await loadCoresUnderTest();
-const scale = Number(process.env['REMIT_EQ_SCALE'] ?? '1');
-const runs = (n: number) => Math.max(1, Math.round(n * scale));
+const scale = scaleFromEnv();
+const runs = (n: number) => scaledRuns(n, scale);
 
 describe('the Wasm core', () => {
   it('is built (REMIT_ALLOW_NO_WASM=1 skips the Wasm comparisons, loudly)', () => {

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { CANARIES, UsageError, parseFuzzArgs, replayCommand, withReplay } from './fuzz.js';
-import { defaultSeed, seedFromEnv } from './property.js';
+import { defaultSeed, scaledRuns, scaleFromEnv, seedFromEnv } from './property.js';
 
 const defaults = { seed: () => 4242, workers: () => 2 };
 const parse = (line: string) => parseFuzzArgs(line.split(' ').filter(Boolean), defaults);
@@ -112,5 +112,19 @@ describe('REMIT_EQ_SEED', () => {
     for (const bad of ['abc', '', '1e3', '2147483648', '12.5', '0x10']) {
       expect(() => defaultSeed({ REMIT_EQ_SEED: bad })).toThrow(`REMIT_EQ_SEED wants an integer from -2147483648 to 2147483647, got ${JSON.stringify(bad)}`);
     }
+  });
+});
+
+describe('REMIT_EQ_SCALE', () => {
+  it('is read as a positive multiplier of the run counts, and refused by name otherwise (NaN or 0 ran no case, and passed)', () => {
+    expect(scaleFromEnv({})).toBe(1);
+    expect(scaleFromEnv({ REMIT_EQ_SCALE: '10' })).toBe(10);
+    expect(scaleFromEnv({ REMIT_EQ_SCALE: '0.5' })).toBe(0.5);
+    expect(scaleFromEnv({ REMIT_EQ_SCALE: '1e2' })).toBe(100);
+    for (const bad of ['abc', '', '0', '-2', 'Infinity', '1e999', '0x10', '10x', 'NaN']) {
+      expect(() => scaleFromEnv({ REMIT_EQ_SCALE: bad }), bad).toThrow(`REMIT_EQ_SCALE wants a positive number (the multiplier of the run counts, e.g. 10), got ${JSON.stringify(bad)}`);
+    }
+    expect(scaledRuns(400, 0.001)).toBe(1);
+    expect(scaledRuns(400, 2.5)).toBe(1000);
   });
 });

@@ -60,6 +60,26 @@ export function seedFromEnv(env: NodeJS.ProcessEnv = process.env): number | unde
   return seed;
 }
 
+/**
+ * REMIT_EQ_SCALE, the multiplier of the property tests' run counts (default 1): a positive finite
+ * number; any other text is refused by name (`Number('abc')` is NaN, and fast-check runs no case
+ * at all for a NaN or 0 count, so a typo passed every test without testing anything).
+ */
+export function scaleFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const fromEnv = env['REMIT_EQ_SCALE'];
+  if (fromEnv === undefined) return 1;
+  const scale = /^\s*[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(fromEnv) ? Number(fromEnv) : NaN;
+  if (!Number.isFinite(scale) || scale <= 0) {
+    throw new RangeError(`REMIT_EQ_SCALE wants a positive number (the multiplier of the run counts, e.g. 10), got ${JSON.stringify(fromEnv)}`);
+  }
+  return scale;
+}
+
+/** A run count `n` times the scale: at least one run. */
+export function scaledRuns(n: number, scale: number): number {
+  return Math.max(1, Math.round(n * scale));
+}
+
 /** Run the property; on failure, write the shrunk divergence to the corpus (unless told not to). */
 export function runEquivalence(
   a: RecoveryCore,

@@ -12,11 +12,11 @@ import { anyLogArb, modelLogArb } from './arbitraries.js';
 import { CoreComparison } from './compare.js';
 import { loadCoresUnderTest } from './cores.js';
 import { enumerateHistories } from './enumerate.js';
-import { runEquivalence, seedFromEnv } from './property.js';
+import { runEquivalence, scaledRuns, scaleFromEnv, seedFromEnv } from './property.js';
 import { describeDivergence } from './report.js';
 
 const cores = await loadCoresUnderTest();
-const scale = Number(process.env['REMIT_EQ_SCALE'] ?? '1');
+const scale = scaleFromEnv();
 const seed = seedFromEnv();
 
 describe.skipIf(cores.wasm === null)('wasm ≡ reference, fed in any number of pieces', () => {
@@ -30,7 +30,7 @@ describe.skipIf(cores.wasm === null)('wasm ≡ reference, fed in any number of p
           if (d) throw new Error(`${c.source}\n${describeDivergence(d)}`);
         }
       }),
-      { numRuns: Math.round(400 * scale), ...(seed === undefined ? {} : { seed }) },
+      { numRuns: scaledRuns(400, scale), ...(seed === undefined ? {} : { seed }) },
     );
   });
 });

@@ -16,9 +16,10 @@ import { modelLogArb } from './arbitraries.js';
 import { fedParts, hex, recordBoundaries } from './compare.js';
 import { loadCoresUnderTest } from './cores.js';
 import { planRequests } from './requests.js';
+import { scaledRuns, scaleFromEnv } from './property.js';
 
 const cores = await loadCoresUnderTest();
-const scale = Number(process.env['REMIT_EQ_SCALE'] ?? '1');
+const scale = scaleFromEnv();
 
 const u32 = (b: Uint8Array, at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 const le = (n: number) => Uint8Array.from([n & 255, (n >>> 8) & 255, (n >>> 16) & 255, (n >>> 24) & 255]);
@@ -168,7 +169,7 @@ describe.skipIf(cores.wasm === null)('damaged summaries: wasm ≡ reference', ()
           if (why !== null) throw new Error(`${c.source}: ${why}`);
         }
       }),
-      { numRuns: Math.round(1500 * scale) },
+      { numRuns: scaledRuns(1500, scale) },
     );
     expect(withIds).toBeGreaterThan(0);
   });
