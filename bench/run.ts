@@ -22,6 +22,7 @@ import Database from 'better-sqlite3';
 import { describeMachine } from './lib/machine.js';
 import { FULL, QUICK } from './lib/profile.js';
 import { renderMarkdown } from './lib/markdown.js';
+import { removeLeftBehind, runFolderPrefix } from './lib/scratch.js';
 import { lineChartSvg } from './lib/svg.js';
 import { evaluateTargets } from './lib/targets.js';
 import { RESULTS_SCHEMA, ResultsFileError, SUITE_NAMES, mergeSuites, readResultsDocument, runOfDocument, type ResultsDocument, type SuiteName, type SuiteReport } from './lib/results.js';
@@ -102,8 +103,10 @@ function prepareFolders(args: BenchArgs): string {
     if (args.suites.length < SUITE_NAMES.length && fs.existsSync(latest)) readResultsDocument(latest);
     const parent = args.outGiven ? args.out : path.join(repoRoot, 'bench', 'results', 'tmp');
     fs.mkdirSync(parent, { recursive: true });
+    const prefix = args.outGiven ? '.bench-scratch-' : 'run-';
+    removeLeftBehind(parent, prefix);
     // Unique per run: concurrent runs never delete each other's scratch files.
-    return fs.mkdtempSync(path.join(parent, args.outGiven ? '.bench-scratch-' : 'run-'));
+    return fs.mkdtempSync(path.join(parent, runFolderPrefix(prefix)));
   } catch (e) {
     if (e instanceof ResultsFileError) throw e;
     throw notWritable(args.out, e);
@@ -117,8 +120,7 @@ async function main(): Promise<void> {
   for (const n of args.notes) process.stderr.write(`bench: note: ${n}\n`);
   if (args.render) return renderOnly(args.out);
   const scratch = prepareFolders(args);
-  // Also when the process exits early (tsx's Ctrl-C handling ends it with process.exit).
-  process.once('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
+  removeAtExit(scratch);
   try {
     await runAll(args, scratch);
   } finally {
@@ -126,13 +128,42 @@ async function main(): Promise<void> {
   }
 }
 
-/** The parent of every suite's codeDir (SuiteContext): inside the repository, unique per run, removed when the process exits. */
-function codeScratchFolder(): string {
+/** The suites that compile children into their codeDir (which must be inside the repository: compile-js.test.ts). */
+const SUITES_WITH_CHILDREN: readonly SuiteName[] = ['resume', 'wasm-memory'];
+
+/**
+ * The parent of every suite's codeDir (SuiteContext): inside the repository, unique per run,
+ * removed when the process exits; made only for a run with a suite that compiles children, so
+ * that a run with --out of the others leaves the repository alone.
+ */
+function codeScratchFolder(suites: readonly SuiteName[]): string | null {
+  if (!suites.some((s) => SUITES_WITH_CHILDREN.includes(s))) return null;
   const parent = path.join(repoRoot, 'bench', 'results', 'tmp');
   fs.mkdirSync(parent, { recursive: true });
-  const folder = fs.mkdtempSync(path.join(parent, 'code-'));
-  process.once('exit', () => fs.rmSync(folder, { recursive: true, force: true }));
+  removeLeftBehind(parent, 'code-');
+  const folder = fs.mkdtempSync(path.join(parent, runFolderPrefix('code-')));
+  removeAtExit(folder);
   return folder;
+}
+
+
+/**
+ * Remove `folder` when the process exits, also on Ctrl-C or a kill: the signal is taken, the
+ * folder removed, and the signal raised again, so that the exit status still says which (130 for
+ * SIGINT). Without this, a Ctrl-C left the scratch and code folders behind.
+ */
+function removeAtExit(folder: string): void {
+  const remove = () => fs.rmSync(folder, { recursive: true, force: true });
+  process.once('exit', remove);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      remove();
+      // Raised again once every folder's handler has run (each takes the signal once).
+      setImmediate(() => {
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      });
+    });
+  }
 }
 
 async function runAll(args: BenchArgs, scratch: string): Promise<void> {
@@ -147,9 +178,11 @@ async function runAll(args: BenchArgs, scratch: string): Promise<void> {
   if (!args.pgUrl) log('PostgreSQL columns not run: pass --pg URL or set REMIT_PG_URL (bash scripts/pg.sh start && bash scripts/pg.sh url)');
   const reports: SuiteReport[] = [];
   const charts: SuiteOutput['charts'] = [];
-  const codeScratch = codeScratchFolder();
+  const codeScratch = codeScratchFolder(args.suites);
   for (const name of args.suites) {
-    const ctx: SuiteContext = { profile, repoRoot, tmpDir: path.join(scratch, name), codeDir: path.join(codeScratch, name), pgUrl: args.pgUrl, log };
+    // A suite without children gets a codeDir it never makes (under the scratch folder).
+    const codeDir = path.join(codeScratch ?? path.join(scratch, 'code'), name);
+    const ctx: SuiteContext = { profile, repoRoot, tmpDir: path.join(scratch, name), codeDir, pgUrl: args.pgUrl, log };
     const { report, output } = await runSuite(name, ctx).finally(() => fs.rmSync(ctx.codeDir, { recursive: true, force: true }));
     reports.push(report);
     if (output) charts.push(...output.charts);
@@ -183,7 +216,7 @@ function renderOnly(out: string): void {
     throw notWritable(out, e);
   }
   doc.targets = evaluateTargets(doc);
-  writeResults(doc, [], out, (m) => process.stderr.write(`[bench] ${m}\n`));
+  writeResults(doc, [], out, (m) => process.stderr.write(`[bench] ${m}\n`), 'rendered');
 }
 
 /**
@@ -201,7 +234,7 @@ function mergeWithPrevious(doc: ResultsDocument, out: string, partial: boolean):
   return merged;
 }
 
-function writeResults(doc: ResultsDocument, charts: SuiteOutput['charts'], out: string, log: (m: string) => void): void {
+function writeResults(doc: ResultsDocument, charts: SuiteOutput['charts'], out: string, log: (m: string) => void, how: 'measured' | 'rendered' = 'measured'): void {
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(path.join(out, 'latest.json'), JSON.stringify(doc, null, 2) + '\n');
   const markdown = renderMarkdown(doc);
@@ -209,7 +242,9 @@ function writeResults(doc: ResultsDocument, charts: SuiteOutput['charts'], out: 
   for (const c of charts) fs.writeFileSync(path.join(out, `${c.file}.svg`), lineChartSvg(c.spec) + '\n');
   if (path.resolve(out) === path.join(repoRoot, 'bench', 'results')) updateReadme(markdown, charts.map((c) => c.file));
   process.stdout.write(markdown + '\n');
-  log(`wrote ${path.relative(repoRoot, out)}/latest.{json,md} and ${charts.length} chart(s) in ${doc.duration_s.toFixed(0)} s`);
+  log(how === 'rendered'
+    ? `rendered ${path.relative(repoRoot, out)}/latest.{json,md} again from the run of ${doc.finished_at} (nothing measured)`
+    : `wrote ${path.relative(repoRoot, out)}/latest.{json,md} and ${charts.length} chart(s) in ${doc.duration_s.toFixed(0)} s`);
 }
 
 const README_BEGIN = '<!-- latest-results:begin (written by bench/run.ts; edits inside are overwritten) -->';

@@ -26,6 +26,8 @@ describe('bench command line', () => {
     ['--suite recovery,', /empty suite name/],
     ['--suite nope', /unknown suite "nope".*recovery/],
     ['--suite', /argument missing/],
+    ['--suite --out /tmp/o1', /--suite needs a value, got the option "--out"/],
+    ['--out --suite recovery', /--out needs a value, got the option "--suite"/],
     ['--bogus', /unknown option '--bogus'/],
     ['--pg http://x --suite commit', /postgres:\/\/ or postgresql:\/\//],
     ['--pg notaurl', /not a URL/],
@@ -42,6 +44,10 @@ describe('bench command line', () => {
     expect(() => parse('--suite commit', { REMIT_PG_URL: 'mysql://x' })).toThrow(/REMIT_PG_URL/);
     expect(args('--suite recovery', { REMIT_PG_URL: 'mysql://x' }).pgUrl).toBeUndefined();
     expect(args('--suite gate', { REMIT_PG_URL: 'postgresql://u@h/db' })).toMatchObject({ pgUrl: 'postgresql://u@h/db', pgFrom: 'REMIT_PG_URL' });
+  });
+  it('--suite and --full with --render are a note (nothing runs), not silently ignored', () => {
+    expect(args('--render --suite resume --full').notes).toEqual(['--suite and --full ignored with --render (nothing runs; every suite of latest.json is rendered)']);
+    expect(args('--render').notes).toEqual([]);
   });
   it('--pg with suites that do not use it is a note', () => {
     const a = args('--pg postgres://u@h/db --suite recovery');

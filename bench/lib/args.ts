@@ -52,6 +52,9 @@ export async function checkPgConnection(url: string, from: string): Promise<void
   }
 }
 
+/** The options that take a value. */
+const VALUE_OPTIONS = ['--suite', '--out', '--pg'];
+
 /**
  * Parse `argv` (process.argv: node and script first). Throws UsageError for an unknown suite, an
  * empty --suite, a malformed PostgreSQL URL; `'help'` when commander printed the help.
@@ -67,10 +70,16 @@ export function parseBenchArgs(
     .configureOutput({ writeOut: write.out, writeErr: write.err })
     .option('--full', 'full profile (all sizes, more samples)', false)
     .option('--suite <names>', `comma-separated suites to run (default: all): ${SUITE_NAMES.join(', ')}`, (v: string, prev: string[]) => prev.concat(v.split(',')), [] as string[])
-    .option('--out <dir>', 'output folder (default: bench/results; any other folder leaves the repository alone, scratch files included)')
+    .option('--out <dir>', 'output folder (default: bench/results; any other folder leaves the repository alone, scratch files included, but for the resume and wasm-memory suites\' compiled children, in bench/results/tmp/ while they run)')
     .option('--pg <url>', `PostgreSQL URL for the ${PG_SUITES.join(' and ')} suites (default: $REMIT_PG_URL)`)
     .option('--render', 'run nothing: re-evaluate the targets of latest.json in --out and rewrite latest.md (and this README block)', false)
     .addHelpText('after', `\nSuites: ${SUITE_NAMES.join(', ')} (PostgreSQL rows: ${PG_SUITES.join(', ')}).`);
+  // `--suite --out DIR` took "--out" for the suite's value and DIR for an extra argument, and said
+  // only "too many arguments": an option where a value belongs is named first.
+  for (const [i, token] of argv.entries()) {
+    const next = argv[i + 1];
+    if (i >= 2 && VALUE_OPTIONS.includes(token) && next !== undefined && next.startsWith('--')) throw new UsageError(`${token} needs a value, got the option "${next}"`);
+  }
   try {
     program.parse(argv);
   } catch (e) {
@@ -93,6 +102,7 @@ export function parseBenchArgs(
   const notes: string[] = [];
   const usesPg = !opts.render && suites.some((s) => PG_SUITES.includes(s));
   if (pgUrl !== undefined && pgFrom !== null && (usesPg || pgFrom === '--pg')) checkPgUrl(pgUrl, pgFrom);
+  if (opts.render && (opts.suite.length > 0 || opts.full)) notes.push(`${[opts.suite.length > 0 ? '--suite' : '', opts.full ? '--full' : ''].filter(Boolean).join(' and ')} ignored with --render (nothing runs; every suite of latest.json is rendered)`);
   if (opts.pg !== undefined && !usesPg) {
     notes.push(opts.render
       ? '--pg is ignored with --render (nothing runs)'

@@ -35,11 +35,15 @@ export function evaluateTargets(doc: ResultsDocument): TargetReport[] {
     (v) => v >= 0.5, (v) => `at ${bulkSize} records Wasm takes ${(1 / v).toFixed(2)}× the walk's time`));
   out.push(target('recovery-vs-reference', 'Wasm ≥ 2× the TypeScript reference', wasmBulk?.ratios.speed_vs_reference, '×',
     (v) => v >= 2, (v) => `at ${bulkSize} records; ${v >= 2 ? 'met' : pctOff(v, 2)}`));
-  for (const sync of ['FULL', 'NORMAL']) {
-    const r = rowsOf(doc, 'commit').find((x) => x.impl === 'remit' && x.case === `synchronous=${sync}`);
-    out.push(target(`commit-${sync.toLowerCase()}`, `REMIT step commit ≥ 80 % of raw insert-commit (synchronous=${sync})`,
-      r?.ratios['speed_vs_raw-insert-commit'], 'share', (v) => v >= 0.8, (v) => `${(v * 100).toFixed(0)} % of the raw rate`));
-  }
+  // NORMAL: the issue's target, a grouped step against a raw insert-commit (a commit at NORMAL is
+  // not flushed, so the two compare the CPU of a step). FULL: one commit per step on both sides;
+  // a grouped step (64 to a flush) against a flushed raw commit is no comparison (it read 861 %).
+  const normal = rowsOf(doc, 'commit').find((x) => x.impl === 'remit' && x.case === 'synchronous=NORMAL');
+  const full = rowsOf(doc, 'commit').find((x) => x.impl === 'remit' && x.params.group_pure_steps === 'false');
+  out.push(target('commit-full', 'REMIT step commit ≥ 80 % of raw insert-commit (synchronous=FULL, one commit per step on both sides)',
+    full?.ratios['speed_vs_raw-insert-commit'], 'share', (v) => v >= 0.8, (v) => `${(v * 100).toFixed(0)} % of the raw rate${v >= 0.8 ? '' : `; ${pctOff(v, 0.8)}`}`));
+  out.push(target('commit-normal', 'REMIT step commit ≥ 80 % of raw insert-commit (synchronous=NORMAL; REMIT groups pure steps, as by default)',
+    normal?.ratios['speed_vs_raw-insert-commit'], 'share', (v) => v >= 0.8, (v) => `${(v * 100).toFixed(0)} % of the raw rate${v >= 0.8 ? '' : `; ${pctOff(v, 0.8)}`}`));
   // The in-child time is the target's measure: the paired spawn→exit minus import-only difference
   // is reported too, but on a loaded machine the import time's spread (hundreds of ms for
   // LangGraph) swamps a resume of tens of ms.
