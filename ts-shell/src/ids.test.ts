@@ -174,7 +174,7 @@ describe('instance ids', () => {
   });
 
   it('are refused with OptionInvalidError when empty, too long or holding control characters', () => {
-    for (const bad of ['', 'a'.repeat(201), 'a\nb', 42, null, 'pod-\ud800']) {
+    for (const bad of ['', 'a'.repeat(201), 'a\nb', 42, null, 'pod-\ud800', 'pod#thread-2', '#']) {
       expect(() => checkInstanceId(bad), String(bad)).toThrow(OptionInvalidError);
     }
     expect(() => checkInstanceId('pod-7/replica é')).not.toThrow();

@@ -203,6 +203,10 @@ export function checkInstanceId(id: unknown): asserts id is string {
   if (utf8(id).length > MAX_INSTANCE_ID_BYTES) throw new OptionInvalidError('instanceId', id, `is over ${MAX_INSTANCE_ID_BYTES} UTF-8 bytes`);
   // The run-id rule's set: C0, DEL, C1 and the line and paragraph separators.
   if (CONTROL.test(id)) throw new OptionInvalidError('instanceId', id, 'contains control characters or line separators');
+  // In a worker thread the owner written is `${id}#thread-N`: an id holding `#` could be another
+  // thread's owner (`pod#thread-2` on the main thread, `pod` in thread 2), whose running call this
+  // instance would take for an abandoned attempt of its own and call the handler again.
+  if (id.includes('#')) throw new OptionInvalidError('instanceId', id, "contains '#', which REMIT keeps for the thread a worker-thread instance runs in (pod-1#thread-3)");
 }
 
 /** The id of the interrupt parked by the INTERRUPT_PARKED record at `parkedSeq`: `node@seq`. */

@@ -714,14 +714,16 @@ export class Remit implements Engine {
    * so that a shutdown is not held for the wait and no handler is called after the close began.
    */
   private async driveWaiting(session: RunSession, waitMs: number): Promise<RunResult> {
-    const deadline = this.fence.now() + waitMs;
+    // Timed by the monotonic clock: the wall clock (the fence's, which leases are judged by) may be
+    // stepped, and a wait of 1 s took 6 s with it set back 5 s.
+    const deadline = performance.now() + waitMs;
     let pollMs = 20;
     for (;;) {
       try {
         return await session.drive();
       } catch (error) {
         if (!(error instanceof EffectInFlightError || error instanceof ConflictError)) throw error;
-        const left = deadline - this.fence.now();
+        const left = deadline - performance.now();
         if (left <= 0 || this.closing) throw error;
         const retryAfter = error instanceof EffectInFlightError ? error.retryAfterMs : 0;
         await this.sleepUnlessClosed(Math.max(1, Math.min(left, pollMs, retryAfter > 0 ? retryAfter : pollMs)));

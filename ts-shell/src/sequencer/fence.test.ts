@@ -140,6 +140,36 @@ describe('the fence end to end (memory store, reference core)', () => {
     expect(t.calls).toEqual(['r/send/1#2']);
   });
 
+  it('two calls of one instance taking an expired attempt over at once: the one refused is told of the takeover (attempt 2, its seq, this owner, a live lease)', async () => {
+    const t = setup({ handler: () => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 50)) });
+    await t.crashAfterAttempt('replica-c', 'r', 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const a = t.remit({ instanceId: 'replica-a' });
+    // Both read attempt 1 expired; the second meets the first's takeover in this process's registry.
+    const outcomes = await Promise.allSettled([a.continueRun('r'), a.continueRun('r')]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const error = (outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason as unknown;
+    // Before: attempt 1 at its seq, owner replica-a (it is replica-c's) and a lease "until now".
+    expect(error).toBeInstanceOf(EffectInFlightError);
+    const attempts = logFacts('r', await t.store().readLog('r')).records.filter((r) => r.kind === RecordKind.EFFECT_ATTEMPT);
+    expect(attempts.map((r) => (r as { attempt: number }).attempt)).toEqual([1, 2]);
+    expect(error).toMatchObject({ attempt: 2, seq: attempts[1]!.seq, owner: 'replica-a', runId: 'r' });
+    expect((error as EffectInFlightError).leaseExpiresAtMs).toBeGreaterThan(Date.now() + 10_000);
+    expect(t.calls).toEqual(['r/send/1#2']);
+  });
+
+  it('waitForEffectMs is timed by the monotonic clock: a wall clock set back 5 s during the wait does not lengthen it', async () => {
+    const t = setup();
+    await t.crashAfterAttempt('replica-a', 'r', 60_000);
+    // The lease has a minute left, and replica b's clock goes back 5 s at its second reading.
+    let readings = 0;
+    const steppedBack = () => Date.now() - (++readings > 1 ? 5_000 : 0);
+    const began = performance.now();
+    await expect(t.remit({ instanceId: 'replica-b', now: steppedBack }).continueRun('r', { waitForEffectMs: 300 })).rejects.toBeInstanceOf(EffectInFlightError);
+    expect(performance.now() - began).toBeLessThan(2_000);
+    expect(t.calls).toEqual([]);
+  });
+
   it('waitForEffectMs waits for the lease and then goes on; a shorter wait gives up with the error', async () => {
     const t = setup();
     await t.crashAfterAttempt('replica-a', 'r', 150);
@@ -297,6 +327,8 @@ describe('the fence end to end (memory store, reference core)', () => {
     await expect(t.remit({}).recoverAll({ waitForEffectMs: Number.NaN })).rejects.toMatchObject({ code: 'REMIT_OPTION_INVALID', option: 'waitForEffectMs' });
     expect(() => workflow({ name: 'w', version: '1', state: State }).effect('e', { run: () => 1, next: END, leaseMs: 0 })).toThrow(DefinitionInvalidError);
     expect(() => workflow({ name: 'w', version: '1', state: State }).effect('e', { run: () => 1, next: END, leaseMs: 0 })).toThrow(/leaseMs of e/);
+    // A string is quoted, not shown as the number it looks like.
+    expect(() => workflow({ name: 'w', version: '1', state: State }).effect('e', { run: () => 1, next: END, leaseMs: '1000' as never })).toThrow(/got "1000" \[node e, field leaseMs\]$/);
     expect(new Remit(new MemoryStore(), core, [], undefined, {}, { instanceId: 'pod-3' }).instanceId).toBe('pod-3');
   });
 });

@@ -196,16 +196,12 @@ export class Step {
     const fence = this.session.fence;
     const call = inFlightCalls.enter(fence.instanceId, this.runId, key, this.runDigest());
     if (call === null) {
-      // Another call of this instance is claiming or executing this effect right now. On the
-      // effect's first step (`before` holds the intent) that call is claiming attempt 1 at the seq
-      // after the intent, with a lease from about now; on a takeover, attempt `attempt - 1` (the
-      // record before this step) is the one it is taking over.
-      const now = fence.now();
-      if (before.length > 0) {
-        const leaseUntilMs = now + (def.spec.leaseMs ?? fence.effectLeaseMs);
-        throw new EffectInFlightError(this.runId, this.nextSeq + before.length, name, key, attempt, fence.instanceId, leaseUntilMs, OWN_CALL_RETRY_MS, true);
-      }
-      throw new EffectInFlightError(this.runId, this.nextSeq - 1, name, key, attempt - 1, fence.instanceId, now, OWN_CALL_RETRY_MS, true);
+      // Another call of this instance is claiming or executing this effect right now: the attempt
+      // in flight is its claim of this same attempt, at the same seq (after the intent on the
+      // effect's first step; over the abandoned attempt on a takeover), with a lease from about
+      // now. (Reported before as the attempt taken over, whose owner and lease are another's.)
+      const leaseUntilMs = fence.now() + (def.spec.leaseMs ?? fence.effectLeaseMs);
+      throw new EffectInFlightError(this.runId, this.nextSeq + before.length, name, key, attempt, fence.instanceId, leaseUntilMs, OWN_CALL_RETRY_MS, true);
     }
     try {
       const attemptSeq = this.nextSeq + before.length;

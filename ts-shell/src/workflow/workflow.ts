@@ -316,7 +316,8 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
       throw new DefinitionInvalidError(wf, `apply of effect ${def.name} must be a function (or left out), got ${def.spec.apply === null ? 'null' : typeof def.spec.apply}`, { node: def.name, field: 'apply' });
     }
     if (def.kind === 'effect' && def.spec.leaseMs !== undefined && !isLeaseMs(def.spec.leaseMs)) {
-      throw new DefinitionInvalidError(wf, `leaseMs of ${def.name} must be a whole number of milliseconds from 1 to ${MAX_LEASE_MS}, got ${String(def.spec.leaseMs)}`, {
+      const got = typeof def.spec.leaseMs === 'string' ? JSON.stringify(def.spec.leaseMs) : String(def.spec.leaseMs);
+      throw new DefinitionInvalidError(wf, `leaseMs of ${def.name} must be a whole number of milliseconds from 1 to ${MAX_LEASE_MS}, got ${got}`, {
         node: def.name, field: 'leaseMs',
       });
     }
