@@ -1112,9 +1112,8 @@ export class Remit implements Engine {
    * run row's next_seq changed): "repair it again" would then be said for ever.
    */
   private async hintCountNote(runId: string, counted: number, read: number): Promise<string> {
-    const since = counted > read ? (await this.store.readRecords(runId, read)).length : 0;
-    // Records past a whole read: another process wrote meanwhile, or the store cut its read short.
-    if (since > 0) await checkWholeRead(this.store, runId, read);
+    // Records past a whole read: another process wrote meanwhile, or the store cut its read short (which throws).
+    const since = counted > read ? await checkWholeRead(this.store, runId, read) : 0;
     if (since > 0) return `its status hint was not compared: the store counts ${counted} records where ${read} were read (another process wrote to the run meanwhile: repair it again)`;
     return `its status hint was not compared: the store counts ${counted} records where ${read} are stored (read twice): its listing contradicts its records, which only a hand edit makes `
       + `(a record deleted, a count changed); restore the run from a backup (on PostgreSQL, docs/postgres.md, INCONSISTENT, says how to set the run row's count from its records)`;

@@ -13,14 +13,15 @@ import type { Store } from './store.js';
 /**
  * Throws StoreError `READS_CUT_SHORT` (naming the run and the first seq left out) when the store
  * holds records past a whole read of `read` records that a second whole read does not return
- * either; returns when it does not (the run really has that many, or another process was writing
- * to it between the reads, which a second whole read shows).
+ * either; otherwise resolves to how many records the store holds past them (0: the run really
+ * has that many; more: another process wrote to it between the reads, which a second whole read
+ * shows).
  */
-export async function checkWholeRead(store: Store, runId: string, read: number): Promise<void> {
+export async function checkWholeRead(store: Store, runId: string, read: number): Promise<number> {
   const past = await store.readRecords(runId, read);
-  if (past.length === 0) return;
+  if (past.length === 0) return 0;
   const again = await store.readRecords(runId);
-  if (again.length > read) return; // it grew: another process wrote meanwhile
+  if (again.length > read) return past.length; // it grew: another process wrote meanwhile
   throw new StoreError(store.description, 'readRecords', 'READS_CUT_SHORT', { runId, seq: read }, new Error(
     `a read of the whole run returned ${read} records (twice), and a read from seq ${read} returned ${past.length} more: ` +
       'the store leaves records out of a whole read (a page or size limit?); nothing was changed; fix the store (its contract suite, remit/testing/store-contract, tests this)',
