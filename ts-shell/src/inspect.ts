@@ -10,6 +10,7 @@ import { ArgumentInvalidError, suggestCommand } from './errors.js';
 import { parseInterruptId } from './ids.js';
 import { fromUtf8, toHex } from './json.js';
 import { recoverInPieces } from './sequencer/feed-pieces.js';
+import { decodeLease } from './sequencer/fence.js';
 import { diagnoseRows, type RunDamage } from './sequencer/log-health.js';
 import { kindName, STATUS_NAMES } from './sequencer/log-view.js';
 import { concatRecords } from './store/common.js';
@@ -176,10 +177,17 @@ function describeRecord(r: LogRecord, stored: StoredRecord, format: number): Ins
     case RecordKind.RUN_FAILED:
       return { ...base, node: r.node.length ? fromUtf8(r.node) : null, detail: `${fromUtf8(r.code)}: ${preview(fromUtf8(r.message))}` };
     case RecordKind.EFFECT_ATTEMPT:
-      return { ...base, node: fromUtf8(r.node), key: fromUtf8(r.key), attempt: r.attempt, detail: `lease ${fromUtf8(r.lease)}` };
+      return { ...base, node: fromUtf8(r.node), key: fromUtf8(r.key), attempt: r.attempt, detail: leaseText(r.lease) };
     case RecordKind.EFFECT_RELEASED:
       return { ...base, node: fromUtf8(r.node), key: fromUtf8(r.key), attempt: r.attempt, detail: `released: ${fromUtf8(r.reason)}` };
   }
+}
+
+/** A lease for people: its owner and its end as ISO 8601; a lease this library did not write, as it is. */
+function leaseText(bytes: Uint8Array): string {
+  const lease = decodeLease(bytes);
+  if (lease === null) return `lease (not one this library writes) ${preview(fromUtf8(bytes))}`;
+  return `lease of ${displayText(lease.owner)} until ${isoTime(lease.leaseUntilMs)}`;
 }
 
 function actionText(action: NextAction): string {

@@ -59,6 +59,9 @@ describe('the sequencer on the refund workflow', () => {
     expect(Object.keys((await sink.counts()).byKey)).toEqual(['r1/chargeCard/2', 'r1/notifyCustomer/9']);
     expect(renderInspection(await remit.inspect('r1'))).toMatch(/RESUME_CLAIMED\s+managerApproval\s.*interrupt managerApproval@6/);
     expect(renderInspection(await remit.inspect('r1'))).toMatch(/EFFECT_ATTEMPT\s+chargeCard.*key r1\/chargeCard\/2, attempt 1/);
+    // The lease reads as its owner and an ISO 8601 time, not the record's JSON with epoch ms.
+    const attempt = (await remit.inspect('r1')).records.find((r) => r.kind === 'EFFECT_ATTEMPT');
+    expect(attempt?.detail).toMatch(/^lease of \S+ until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
   it('a refund of zero ends after the pure node (routing is a function of the state)', async () => {
@@ -339,7 +342,11 @@ describe('node failures', () => {
     expect(error).toBeInstanceOf(StateInvalidError);
     expect(error).toMatchObject({ field: 'n', node: 'bump', runId: 'v', seq: 4 });
     expect(logFacts('v', await store.readLog('v')).records.map((r) => r.kind)).toEqual([1, 3, 10, 4]);
-    await expect(remit.continueRun('v')).rejects.toBeInstanceOf(StateInvalidError);
+    // The refusal says the outside effect happened: the caller must not retry it by hand.
+    expect(error.message).toMatch(/; EFFECT_DONE was recorded \(the outside effect happened\); the node's completion was not, and runs again next time \[run v, seq 4, node bump, field n\]$/);
+    const again = await remit.continueRun('v').catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(StateInvalidError);
+    expect((again as Error).message).toMatch(/; the effect's result is recorded \(EFFECT_DONE at seq 3; the handler is not called again\); the node's completion was not/);
     expect(calls).toBe(1);
   });
 
@@ -361,6 +368,8 @@ describe('node failures', () => {
     const error = await remit.start(flaky, { n: 0 }, { runId: 'a' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HandlerThrewError);
     expect((error as Error).message).toMatch(/apply broke; EFFECT_DONE was recorded \(the outside effect happened\)/);
+    const again = await remit.continueRun('a').catch((e: unknown) => e);
+    expect((again as Error).message).toMatch(/apply broke; the effect's result is recorded \(EFFECT_DONE at seq 3; the handler is not called again\)/);
     applyThrows = false;
     expect(await remit.continueRun('a')).toMatchObject({ status: 'completed', state: { n: 1 } });
     expect(handlerCalls).toBe(1);

@@ -296,7 +296,8 @@ export class Step {
     assert(def.kind === 'effect', () => `${name} is not an effect`);
     const done = recordAt(this.session.bytes, doneOffset, this.runId);
     assert(done.kind === RecordKind.EFFECT_DONE, () => `no EFFECT_DONE at offset ${doneOffset}`);
-    return this.completeEffect(name, def, this.state(), recordedValue(done.result, this.runId, done.seq, doneOffset), [], mode);
+    const value = recordedValue(done.result, this.runId, done.seq, doneOffset);
+    return this.completeEffect(name, def, this.state(), value, [], mode, recordedResultClause(done.seq));
   }
 
   /**
@@ -310,13 +311,14 @@ export class Step {
     result: Json,
     pending: LogRecord[],
     mode: 'append' | 'stage' = 'append',
+    recordedBefore?: string,
   ): Promise<string | null> {
     let completion: Completion;
     try {
       const update = def.spec.apply ? def.spec.apply(cloneJson(head.state), result) : undefined;
       completion = this.completion(name, def.spec.next, head, update, this.nextSeq + pending.length);
     } catch (error) {
-      await this.nodeFailed(error, name, pending);
+      await this.nodeFailed(error, name, pending, recordedBefore);
       return null;
     }
     assert(pending.length === 0 || mode === 'append', 'an EFFECT_DONE cannot be staged');
@@ -439,11 +441,18 @@ export class Step {
     }
     if (pending.length > 0) await this.session.append(this.nextSeq, pending, name);
     else if (this.session.hasStaged) await this.session.flushQuietly();
-    if (isInstanceOf(error, RemitError)) throw error;
     const recorded = pending.length === 0 ? recordedBefore
       : `${pending.map((r) => kindName(r.kind)).join(' and ')} ${pending.length === 1 ? 'was' : 'were'} recorded (the outside effect happened); the node's completion was not, and runs again next time`;
+    // REMIT's own refusal (the state schema's, a route's) keeps its class, and says what is durable:
+    // an effect's result is, and a continue will not call the handler again.
+    if (isInstanceOf(error, RemitError)) throw recorded === undefined ? error : restateRecorded(error, recorded);
     throw new HandlerThrewError(this.subject(name), error, recorded);
   }
+}
+
+/** What a completion's failure leaves durable when the effect's result was recorded before it. */
+function recordedResultClause(doneSeq: number): string {
+  return `the effect's result is recorded (EFFECT_DONE at seq ${doneSeq}; the handler is not called again); the node's completion was not, and runs again next time`;
 }
 
 /** Shallow merge of a node's returned fields into the state (LangGraph's default reducer). */
