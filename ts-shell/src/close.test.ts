@@ -16,7 +16,8 @@ import { createCore } from './core/index.js';
 import { EffectInFlightError, StoreError } from './errors.js';
 import type { SequencerHooks } from './faults.js';
 import { Remit } from './remit.js';
-import { MemoryStore } from './store/memory.js';
+import { MemoryBacking, MemoryStore } from './store/memory.js';
+import type { Store } from './store/store.js';
 import { SqliteStore } from './store/sqlite.js';
 import { END, workflow } from './workflow/workflow.js';
 
@@ -125,6 +126,92 @@ describe('close()', () => {
     expect(outcome).toMatchObject({ runId: 'w' });
     expect((outcome as { error: unknown }).error).toBeInstanceOf(EffectInFlightError);
     expect(calls).toBe(0);
+  });
+
+  /**
+   * A memory store whose reads can be held at a gate: the round trip of a networked store, during
+   * which close() is called. Before, the read's caller went on to drive the run, took the expired
+   * attempt over and called the handler after close() had begun.
+   */
+  function gatedStore(backing: MemoryBacking) {
+    const base = new MemoryStore({ backing });
+    let gate: Promise<void> | null = null;
+    let open: () => void = () => {};
+    let held = 0;
+    const store = Object.create(base) as Store;
+    for (const method of ['readRun', 'readRecords', 'readSummary'] as const) {
+      const read = (base[method] as (...args: unknown[]) => Promise<unknown>).bind(base);
+      (store as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+        if (gate !== null) {
+          held++;
+          await gate;
+        }
+        return read(...args);
+      };
+    }
+    return {
+      store,
+      hold: () => { gate = new Promise<void>((resolve) => (open = resolve)); held = 0; },
+      release: () => { gate = null; open(); },
+      heldReads: () => held,
+    };
+  }
+
+  async function abandonedAttempt(backing: MemoryBacking, wf: ReturnType<typeof chargeWith>, runId: string): Promise<void> {
+    const crash: SequencerHooks = { at(point, info) { if (point === 'append.after' && info.kinds?.includes('EFFECT_ATTEMPT')) throw new Error('crash'); } };
+    const dead = new Remit(new MemoryStore({ backing }), await createCore('reference'), [wf], crash, {}, { instanceId: 'dead' });
+    await expect(dead.start(wf, {}, { runId })).rejects.toThrow('crash');
+  }
+
+  function chargeWith(calls: { n: number }, leaseMs: number) {
+    return workflow({ name: 'charge-gated', version: '1', state: z.object({ ok: z.boolean().optional() }) })
+      .effect('charge', { leaseMs, run: () => { calls.n++; return { ok: true }; }, apply: (_s, r) => r, next: END })
+      .build();
+  }
+
+  const until = async (done: () => boolean) => { while (!done()) await new Promise((r) => setTimeout(r, 2)); };
+
+  it('a waiting continueRun whose read of the run is under way when close() is called calls no handler and throws what it waited out', async () => {
+    const calls = { n: 0 };
+    const backing = new MemoryBacking();
+    const wf = chargeWith(calls, 300);
+    await abandonedAttempt(backing, wf, 'g');
+    const gated = gatedStore(backing);
+    const remit = new Remit(gated.store, await createCore('reference'), [wf], undefined, {}, { instanceId: 'closing' });
+    const continuing = remit.continueRun('g', { waitForEffectMs: 10_000 }).catch((e: unknown) => e);
+    const sleeping = (remit as unknown as { sleeping: Set<unknown> }).sleeping;
+    await until(() => sleeping.size > 0); // refused once: attempt 1's lease is live
+    gated.hold();
+    await until(() => gated.heldReads() > 0); // its next read of the run is under way
+    await new Promise((r) => setTimeout(r, 350)); // attempt 1's lease has ended meanwhile
+    const closing = remit.close();
+    gated.release();
+    await closing;
+    expect(await continuing).toBeInstanceOf(EffectInFlightError);
+    expect(calls.n).toBe(0);
+  });
+
+  it('recoverAll does not continue a run it was reading when close() was called: reported CLOSED, no handler called', async () => {
+    const calls = { n: 0 };
+    const backing = new MemoryBacking();
+    const wf = chargeWith(calls, 1_000);
+    await abandonedAttempt(backing, wf, 'h');
+    await new Promise((r) => setTimeout(r, 1_050)); // attempt 1's lease has ended: a continue would take it over
+    const gated = gatedStore(backing);
+    const remit = new Remit(gated.store, await createCore('reference'), [wf], undefined, {}, { instanceId: 'closing' });
+    gated.hold();
+    const recovering = remit.recoverAll();
+    await until(() => gated.heldReads() > 0);
+    const closing = remit.close();
+    gated.release();
+    await closing;
+    const [outcome] = await recovering;
+    expect(outcome).toMatchObject({ runId: 'h' });
+    const error = (outcome as { error: unknown }).error;
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ storeCode: 'CLOSED', runId: 'h' });
+    expect((error as Error).message).toMatch(/recoverAll read this run and did not continue it/);
+    expect(calls.n).toBe(0);
   });
 
   it('refuses a call made after close() was called, from outside the instance\'s work, with StoreError CLOSED naming the operation and the run; nothing is written', async () => {

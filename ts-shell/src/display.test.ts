@@ -107,4 +107,34 @@ describe('renderInspection', () => {
       expect(() => renderInspection(value as never)).toThrow(new RegExp(`^inspection must be what remit.inspect\\(runId\\) returned \\(a RunInspection\\); got ${got.replace(/[[\]]/g, '\\$&')}`));
     }
   });
+
+  it('refuses an inspection with a field cut out or of another type, naming that field (it threw a bare TypeError)', async () => {
+    const { renderInspection } = await import('./inspect.js');
+    const { ArgumentInvalidError } = await import('./errors.js');
+    const { createRemit, END, openMemoryStore, workflow } = await import('./index.js');
+    const { z } = await import('zod');
+    const wf = workflow({ name: 'w', version: '1', state: z.object({ n: z.number() }) }).pure('a', { run: (s) => ({ n: s.n + 1 }), next: END }).build();
+    const remit = await createRemit({ store: openMemoryStore(), workflows: [wf], core: 'reference' });
+    await remit.start(wf, { n: 0 }, { runId: 'r' });
+    const whole = await remit.inspect('r');
+    // A JSON round trip (an inspection sent over HTTP) renders as the original does.
+    expect(renderInspection(JSON.parse(JSON.stringify(whole)))).toBe(renderInspection(whole));
+    const cuts: Array<[string, (i: Record<string, unknown> & { records: unknown[] }) => void, RegExp]> = [
+      ['records[0]', (i) => { i.records[0] = null; }, /^inspection\.records\[0\] must be an object, as remit\.inspect\(runId\) returns it; got null \[run r\]$/],
+      ['records[1].kind', (i) => { delete (i.records[1] as Record<string, unknown>).kind; }, /^inspection\.records\[1\]\.kind must be a string, .*; got undefined/],
+      ['records[0].committedAt', (i) => { (i.records[0] as Record<string, unknown>).committedAt = 5; }, /^inspection\.records\[0\]\.committedAt must be a string, .*; got number/],
+      ['totals', (i) => { delete i.totals; }, /^inspection\.totals must be an object/],
+      ['totals.bytes', (i) => { (i.totals as Record<string, unknown>).bytes = '9'; }, /^inspection\.totals\.bytes must be a number/],
+      ['lineage', (i) => { i.lineage = {}; }, /^inspection\.lineage must be an array, .*; got object/],
+      ['effects[0]', (i) => { i.effects = [7]; }, /^inspection\.effects\[0\] must be an object/],
+      ['status', (i) => { i.status = undefined; }, /^inspection\.status must be a string/],
+    ];
+    for (const [, cut, message] of cuts) {
+      const copy = JSON.parse(JSON.stringify(whole)) as Record<string, unknown> & { records: unknown[] };
+      cut(copy);
+      expect(() => renderInspection(copy as never)).toThrow(ArgumentInvalidError);
+      expect(() => renderInspection(copy as never)).toThrow(message);
+    }
+    await remit.close();
+  });
 });

@@ -5,7 +5,7 @@
 
 import { decodeLog, LogErrorName } from './core/codec.js';
 import { EffectStatus, RecordKind, type LogRecord, type NextAction, type RecoveryCore } from './core/types.js';
-import { count, displayText, preview, shown } from './display.js';
+import { count, displayText, preview, shown, withArticle } from './display.js';
 import { ArgumentInvalidError, suggestCommand } from './errors.js';
 import { parseInterruptId } from './ids.js';
 import { fromUtf8, toHex } from './json.js';
@@ -221,6 +221,10 @@ export function renderInspection(inspection: RunInspection): string {
     const got = inspection === null ? 'null' : Array.isArray(inspection) ? 'an array' : typeof inspection === 'object' ? 'an object without runId and records' : typeof inspection;
     throw new ArgumentInvalidError('inspection', 'what remit.inspect(runId) returned (a RunInspection)', got);
   }
+  const problem = renderingProblem(inspection);
+  if (problem !== null) {
+    throw new ArgumentInvalidError(`inspection.${problem.path}`, `${problem.expected}, as remit.inspect(runId) returns it`, problem.got, { runId: inspection.runId });
+  }
   const lines: string[] = [];
   const head = [shown`run ${inspection.runId}`];
   if (inspection.workflow) head.push(shown`workflow ${inspection.workflow} v${inspection.version}`);
@@ -261,6 +265,53 @@ export function renderInspection(inspection: RunInspection): string {
     lines.push(shown`DAMAGED at seq ${inspection.error.seq}: ${inspection.error.code} (byte offset ${inspection.error.offset}); nothing after it was loaded`);
   }
   return lines.join('\n');
+}
+
+type Shape = 'string' | 'number' | 'object' | 'array';
+/** The fields renderInspection reads, by the shape it needs ('?': may be missing or null). */
+const RENDERED_FIELDS: Array<[string, Shape, boolean?]> = [
+  ['status', 'string'], ['nextAction', 'string'], ['headSeq', 'number'], ['interruptsParked', 'number'], ['interruptsClaimed', 'number'],
+  ['totals', 'object'], ['effects', 'array'], ['lineage', 'array'], ['failure', 'object', true], ['damage', 'object', true], ['error', 'object', true],
+];
+const RECORD_FIELDS: Array<[string, Shape, boolean?]> = [['seq', 'number'], ['kind', 'string'], ['committedAt', 'string'], ['bytes', 'number']];
+const LINEAGE_FIELDS: Array<[string, Shape, boolean?]> = [['sourceRunId', 'string'], ['sourceSeq', 'number'], ['forkSeq', 'number'], ['intent', 'string']];
+const TOTALS_FIELDS: Array<[string, Shape, boolean?]> = [['records', 'number'], ['bytes', 'number'], ['stateBytes', 'number']];
+const EFFECT_FIELDS: Array<[string, Shape, boolean?]> = [['node', 'string'], ['status', 'string'], ['doneCount', 'number'], ['attempts', 'number']];
+
+function shapeOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+/** The first of `fields` of `value` (at `at`) whose shape is not the one named, or null. */
+function fieldProblem(value: Record<string, unknown>, at: string, fields: Array<[string, Shape, boolean?]>): { path: string; expected: string; got: string } | null {
+  for (const [name, shape, optional] of fields) {
+    const field = value[name];
+    if (optional && (field === undefined || field === null)) continue;
+    if (shapeOf(field) !== shape) return { path: `${at}${name}`, expected: withArticle(shape), got: shapeOf(field) };
+  }
+  return null;
+}
+
+/**
+ * Why `inspection` cannot be rendered (a field renderInspection reads is missing or of another
+ * type: a hand-made or cut-down object), or null. A JSON round trip of inspect()'s answer renders.
+ */
+function renderingProblem(inspection: RunInspection): { path: string; expected: string; got: string } | null {
+  const top = inspection as unknown as Record<string, unknown>;
+  const nested = (list: unknown[], at: string, fields: Array<[string, Shape, boolean?]>) => {
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i];
+      if (shapeOf(item) !== 'object') return { path: `${at}[${i}]`, expected: 'an object', got: shapeOf(item) };
+      const problem = fieldProblem(item as Record<string, unknown>, `${at}[${i}].`, fields);
+      if (problem !== null) return problem;
+    }
+    return null;
+  };
+  return fieldProblem(top, '', RENDERED_FIELDS)
+    ?? fieldProblem(inspection.totals as unknown as Record<string, unknown>, 'totals.', TOTALS_FIELDS)
+    ?? nested(inspection.records, 'records', RECORD_FIELDS)
+    ?? nested(inspection.effects, 'effects', EFFECT_FIELDS)
+    ?? nested(inspection.lineage, 'lineage', LINEAGE_FIELDS);
 }
 
 function recordDetail(r: InspectedRecord): string {

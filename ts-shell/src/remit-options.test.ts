@@ -298,4 +298,21 @@ describe('a key REMIT does not know is refused wherever it takes options or a no
     // A misspelling that went through before 2026-12-03 (commit 29b377b): an effect's `aply` used to build, and its result was never applied.
     expect(() => workflow({ name: 'w', version: '1', state: State }).effect('charge', { run: () => ({}), aply: () => ({}), next: END } as never)).toThrow(/aply is not a field of an effect node's spec/);
   });
+
+  it('runs() refuses an argument (it has no paging or filter: { limit } was ignored and every run listed)', async () => {
+    const remit = await createRemit({ store: new MemoryStore(), workflows: [wf], core: 'reference' });
+    for (const args of [[{ limit: 1 }], [undefined], [1, 2]]) {
+      const error = await (remit.runs as (...a: unknown[]) => Promise<unknown>)(...args).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ArgumentInvalidError);
+      expect((error as Error).message).toMatch(/^runs\(\) must be called with no argument \(it lists every run, with no paging or filter\); got \d arguments?$/);
+    }
+    expect(await remit.runs()).toEqual([]);
+  });
+
+  it('a bad waitForEffectMs of continueRun names the run, as a misspelt option of the same call does', async () => {
+    const remit = await createRemit({ store: new MemoryStore(), workflows: [wf], core: 'reference' });
+    for (const value of [-1, 1.5, '5', Number.NaN]) {
+      await expect(remit.continueRun('r1', { waitForEffectMs: value as number })).rejects.toMatchObject({ code: 'REMIT_OPTION_INVALID', field: 'waitForEffectMs', runId: 'r1' });
+    }
+  });
 });

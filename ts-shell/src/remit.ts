@@ -24,15 +24,16 @@ import {
   afterOwnClaim, AlreadyConsumedError, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
   EffectInFlightError, ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotParkedError,
   OptionInvalidError, RemitError, RepairRefusedError, ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
-  isInstanceOf, namingRun, toValidationIssues, undrivenForkAdvice, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
+  isInstanceOf, namingRun, restateRecorded, toValidationIssues, undrivenForkAdvice, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8 } from './json.js';
+import { checkedForkOutcome, checkedListings, checkedRecords, checkedRunIds } from './store/answers.js';
 import { checkWholeRead } from './store/whole-read.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
 import { damageError, diagnoseRows, diagnoseValues, missingRecordsDamage, unreadableRunDamage, type RunDamage } from './sequencer/log-health.js';
-import { recordAt, runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
+import { checkRecovery, headState, recordAt, runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { EMPTY_SUMMARY_AT, feedInPieces, recoverInPieces } from './sequencer/feed-pieces.js';
 import { openSummary } from './sequencer/stored-summary.js';
@@ -406,10 +407,10 @@ function threadScoped(instanceId: string): string {
   return isMainThread ? instanceId : `${instanceId}#thread-${threadId}`;
 }
 
-function checkWaitMs(value: unknown): number {
+function checkWaitMs(value: unknown, subject: ErrorSubject = {}): number {
   if (value === undefined) return 0;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_WAIT_MS) {
-    throw new OptionInvalidError('waitForEffectMs', value, `must be a whole number of milliseconds from 0 to ${MAX_WAIT_MS}`);
+    throw new OptionInvalidError('waitForEffectMs', value, `must be a whole number of milliseconds from 0 to ${MAX_WAIT_MS}`, subject);
   }
   return value;
 }
@@ -641,7 +642,7 @@ export class Remit implements Engine {
     // as it is, so it must read back as itself (values.ts), or the run could never finish; and the
     // completion the claimed value leads to must succeed, or the interrupt would be consumed by a
     // value that can never finish the run.
-    const encoded = durableValue('resume value', parsed.data, def.spec.resume, { runId, node: nodeName }, value);
+    const encoded = durableValue('resume value', parsed.data, def.spec.resume, { runId, seq: admission.seq, node: nodeName }, value);
     session.checkResume(nodeName, decodeJson(encoded.bytes));
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) {
@@ -653,6 +654,7 @@ export class Remit implements Engine {
         await session.append(admission.seq, [claim], nodeName);
         break;
       } catch (error) {
+        if (error instanceof StoreError && error.storeCode === 'OUTCOME_UNKNOWN') throw claimOutcomeUnknown(error, interruptId, admission.seq);
         // Another writer got there first: ask the core again; it names the winner. The session
         // holds the winner's records when the store reported them with the refusal (no read).
         if (!(error instanceof ConflictError) || attempt >= 3) throw error;
@@ -660,12 +662,14 @@ export class Remit implements Engine {
       }
     }
     const claimSeq = admission.seq;
-    await this.hooks.at('resume.after-claim', { runId, seq: session.recover().recordCount, node: nodeName, kinds: ['RESUME_CLAIMED'] });
     try {
+      await this.hooks.at('resume.after-claim', { runId, seq: session.recover().recordCount, node: nodeName, kinds: ['RESUME_CLAIMED'] });
       return await this.driveAfterOwnAppend(session);
     } catch (error) {
       // The claim stands whatever the drive met after it: say so, or the winner cannot tell it won.
-      throw error instanceof RemitError ? afterOwnClaim(error, interruptId, claimSeq) : error;
+      // An error that is not REMIT's (the core out of memory, a custom store's own error) keeps
+      // its class and message and is given claimSeq alone.
+      throw error instanceof RemitError ? afterOwnClaim(error, interruptId, claimSeq) : withClaimSeq(error, claimSeq);
     }
   }
 
@@ -695,7 +699,7 @@ export class Remit implements Engine {
     checkRunId(runId);
     checkOptionsArgument('continueRun', options, CONTINUE_OPTIONS, { runId });
     if (options.fromSeq !== undefined) checkSeqArgument('fromSeq', options.fromSeq, { runId });
-    const waitMs = checkWaitMs(options.waitForEffectMs);
+    const waitMs = checkWaitMs(options.waitForEffectMs, { runId });
     // Continuing from an earlier seq may need admission from the whole log (NEEDS_LOG).
     const session = await this.openRun(runId, { wholeLog: options.fromSeq !== undefined });
     session.recover();
@@ -730,6 +734,9 @@ export class Remit implements Engine {
         if (this.closing) throw error;
         pollMs = Math.min(pollMs * 2, 500);
         await session.reload();
+        // close() may have been called during the read (a round trip on a networked store): the
+        // next drive could claim the next attempt and call its handler, which close() rules out.
+        if (this.closing) throw error;
       }
     }
   }
@@ -765,6 +772,9 @@ export class Remit implements Engine {
     const recovered = session.recover();
     const admission = session.admit({ tag: 'FORK_AT', seq: checkpointSeq });
     if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: checkpointSeq });
+    // The checkpoint's state must be readable: a fork of an unreadable one (damage a later snapshot
+    // hides from the source's own reads) would be a new run born damaged.
+    headState(session.bytes.subarray(0, admission.offset), checkRecovery(recoverInPieces(this.core, session.bytes.subarray(0, admission.offset)), runId), runId);
     const newRunId = options.newRunId ?? defaultForkRunId(runId);
     checkRunId(newRunId);
     // The fork's keys name its own run id; its effect nodes are in the copied RUN_STARTED.
@@ -784,7 +794,7 @@ export class Remit implements Engine {
     await this.hooks.at('fork.before-store', info);
     // Format 2, chained to the checkpoint it follows (the last record of the copied prefix).
     const forkedBytes = encodeRecordWithinLimits(forked, chainValueBefore(session.bytes, admission.offset), { runId });
-    const outcome = await this.store.fork(runId, checkpointSeq + 1, newRunId, forkedBytes, statusAfterRecords([forked]));
+    const outcome = checkedForkOutcome(this.store, newRunId, admission.seq, await this.store.fork(runId, checkpointSeq + 1, newRunId, forkedBytes, statusAfterRecords([forked])));
     if (!outcome.committed) {
       if (outcome.reason === 'TARGET_EXISTS') throw new ForkTargetExistsError(newRunId, { runId, seq: checkpointSeq });
       throw new StoreError(this.store.description, 'fork', outcome.reason, { runId, seq: checkpointSeq });
@@ -843,13 +853,13 @@ export class Remit implements Engine {
    * run listed after an empty read was started meanwhile, and the second read finds its records.
    */
   private async readListedRecords(runId: string): Promise<StoredRecord[]> {
-    const rows = await this.store.readRecords(runId);
+    const rows = checkedRecords(this.store, 'readRecords', runId, await this.store.readRecords(runId));
     if (rows.length > 0) return rows;
     const listed = this.store.readStatusHint !== undefined
       ? (await this.store.readStatusHint(runId)) !== null
-      : (await this.store.listRuns()).some((listing) => listing.runId === runId);
+      : checkedListings(this.store, await this.store.listRuns()).some((listing) => listing.runId === runId);
     if (!listed) throw new RunNotFoundError(runId);
-    return this.store.readRecords(runId);
+    return checkedRecords(this.store, 'readRecords', runId, await this.store.readRecords(runId));
   }
 
   /**
@@ -920,7 +930,12 @@ export class Remit implements Engine {
    * Wasm core has no memory for (CoreOutOfMemoryError) is read with the reference core.
    */
   async runs(): Promise<RunSummary[]> {
-    const listings = await this.store.listRuns();
+    // It has no paging or filter: an argument such as { limit: 10 } would be ignored and every run
+    // listed, so it is refused (as unknown options are elsewhere).
+    if (arguments.length > 0) {
+      throw new ArgumentInvalidError('runs()', 'called with no argument (it lists every run, with no paging or filter)', `${arguments.length} argument${arguments.length === 1 ? '' : 's'}`);
+    }
+    const listings = checkedListings(this.store, await this.store.listRuns());
     const out: RunSummary[] = [];
     for (const listing of listings) {
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
@@ -941,7 +956,7 @@ export class Remit implements Engine {
 
   /** One run's whole log read and recovered: what `runs` and `recoverAll` say about it. */
   private async examine(runId: string, core: RecoveryCore = this.core): Promise<ExaminedRun> {
-    const rows = await this.store.readRecords(runId);
+    const rows = checkedRecords(this.store, 'readRecords', runId, await this.store.readRecords(runId));
     // Listed but without a record: a store writes a run's listing with its first record, so only
     // damage (a hand edit, a partial restore) makes one; it is shown, never skipped or "empty".
     if (rows.length === 0) return { workflow: '?', status: 'damaged', headSeq: -1, damage: missingRecordsDamage(runId) };
@@ -1024,6 +1039,12 @@ export class Remit implements Engine {
         out.push({ runId, error: new UnknownWorkflowError(run.workflow, this.workflowNames(), { runId }) });
         continue;
       }
+      if (this.closing) {
+        // close() was called while this run was read: it is not continued (a continue could call
+        // a handler after the close began).
+        out.push({ runId, error: closedError(this.store.description, 'recoverAll', runId, 'recoverAll read this run and did not continue it') });
+        continue;
+      }
       try {
         out.push({ runId, result: await this.continueRun(runId, { waitForEffectMs }) });
       } catch (error) {
@@ -1042,8 +1063,8 @@ export class Remit implements Engine {
 
   /** The runs recoverAll looks at: the store's candidates when it lists them, else every run. */
   private async recoveryCandidates(): Promise<string[]> {
-    if (this.store.listRunsToRecover !== undefined) return this.store.listRunsToRecover();
-    return (await this.store.listRuns()).map((listing) => listing.runId);
+    if (this.store.listRunsToRecover !== undefined) return checkedRunIds(this.store, await this.store.listRunsToRecover());
+    return checkedListings(this.store, await this.store.listRuns()).map((listing) => listing.runId);
   }
 
   /**
@@ -1364,4 +1385,26 @@ function listedHint(listing: RunListing, examined: Pick<RunSummary, 'status' | '
   const logStatus = examined.status === 'damaged' ? null : hintOfStatus(examined.status);
   const hint = { statusHint: listing.statusHint, recordCount: listing.nextSeq, ...(listing.statusHintInvalid === undefined ? {} : { statusHintInvalid: listing.statusHintInvalid }) };
   return hintAgreement(hint, examined.headSeq + 1, logStatus);
+}
+
+/**
+ * A resume's claim append that the store could not say committed or not (StoreError
+ * OUTCOME_UNKNOWN): restated so that the caller does not read "no claimSeq" as "not claimed".
+ */
+function claimOutcomeUnknown(error: StoreError, interruptId: string, seq: number): StoreError {
+  return restateRecorded(
+    error,
+    `whether this resume's claim of ${interruptId} (RESUME_CLAIMED at seq ${seq}) was recorded is unknown: status() tells (still parked on ${interruptId}: not claimed, resume again; otherwise the interrupt is consumed, perhaps by this value: an AlreadyConsumedError naming seq ${seq} may be this call's own claim, which inspect() shows)`,
+  );
+}
+
+/** `error` given `claimSeq` when it is an object that can take it; anything else as it is. */
+function withClaimSeq(error: unknown, claimSeq: number): unknown {
+  if (typeof error !== 'object' || error === null || Object.isFrozen(error)) return error;
+  try {
+    Object.defineProperty(error, 'claimSeq', { value: claimSeq, enumerable: true, configurable: true });
+  } catch {
+    // A proxy or an object that refuses new properties: the error as it is.
+  }
+  return error;
 }

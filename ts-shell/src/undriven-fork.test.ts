@@ -104,6 +104,29 @@ describe.each(targets)('a fork nobody continued, on the %s store', (_name, targe
     }
   });
 
+  it('is continued by a continue whose first node is an effect whose handler throws: the next recoverAll calls it again', async () => {
+    // The guide says so: the attempt is committed before the handler is called (the fence).
+    const sent: string[] = [];
+    let handlerThrows = false;
+    const charge = workflow({ name: 'charge-first', version: '1', state: z.object({ n: z.number() }) })
+      .pure('a', { run: (s) => ({ n: s.n + 1 }), next: 'charge' })
+      .effect('charge', { run: (_s, { idempotencyKey }) => { sent.push(idempotencyKey); if (handlerThrows) throw new Error('ETIMEDOUT'); return {}; }, next: END })
+      .build();
+    const store = target().open();
+    const remit = new Remit(store, await createCore('reference'), [charge]);
+    await remit.start(charge, { n: 0 }, { runId: 's' });
+    await remit.fork('s', 1, { newRunId: 'look' });
+    handlerThrows = true;
+    await expect(remit.continueRun('look')).rejects.toMatchObject({ code: 'REMIT_HANDLER_THREW', node: 'charge' });
+    const continued = await remit.inspect('look');
+    expect(continued.records.map((r) => r.kind)).toEqual(['RUN_STARTED', 'NODE_COMPLETED', 'FORKED', 'EFFECT_INTENT', 'EFFECT_ATTEMPT', 'EFFECT_RELEASED']);
+    expect(continued).not.toHaveProperty('undrivenFork');
+    handlerThrows = false;
+    expect((await remit.recoverAll()).map((o) => o.runId)).toEqual(['look']);
+    expect(sent).toEqual(['s/charge/2', 'look/charge/3', 'look/charge/3']);
+    await store.close();
+  });
+
   it('a resume of it is refused as not parked, saying it is a fork nobody continued and how to drive it', async () => {
     const asks = workflow({ name: 'asks', version: '1', state: z.object({ n: z.number() }) })
       .interrupt('ask', { resume: z.number(), apply: (_s, v) => ({ n: v }), next: END })

@@ -131,6 +131,12 @@ describe('an effect attempt in flight', () => {
     expect(here).toMatch(/^ {2}a call in this process was running it \(retryAfterMs 50 is a poll interval, not the lease's remaining time\); wait for it: `remit .*continue --wait \d+ m1` waits up to \d+ ms, until its lease runs out/);
   });
 
+  it("a worker thread's attempt is only waited for: its owner (<id>#thread-N) is an instance id the CLI refuses, so it is not offered", () => {
+    const advice = inFlightAdvice(new EffectInFlightError('w1', 2, 'send', 'w1/send/1', 1, 'pod-1#thread-2', Date.now() + 20_000, 19_000));
+    expect(advice).toMatch(/^ {2}wait for it: `remit .*continue --wait 19000 w1` waits up to 19000 ms, until its lease runs out; its owner pod-1#thread-2 is a worker thread's instance, whose id cannot be reused from here$/);
+    expect(advice).not.toContain('--instance-id');
+  });
+
   it('the error says how to wait for it (--wait) and how to take it over (--instance-id), and both commands work as printed', async () => {
     const db = join(cwd, 'in-flight.db');
     // replica-a claims attempt 1 and stops (a crash) before its handler runs.

@@ -114,3 +114,17 @@ describe.each(cores)('resume pre-check (%s core)', (kind) => {
     );
   });
 });
+
+describe('a resume value the log cannot hold', () => {
+  it('is refused naming the seq its claim would have taken, as a refused state names its record\'s seq', async () => {
+    const anyValue = workflow({ name: 'any-value', version: '1', state: z.object({ v: z.any().optional() }) })
+      .interrupt('ask', { resume: z.any(), apply: (_s, v) => ({ v }), next: END })
+      .build();
+    const remit = new Remit(new MemoryStore(), await createCore('reference'), [anyValue]);
+    const parked = await remit.start(anyValue, {}, { runId: 'nj' });
+    if (parked.status !== 'parked') throw new Error('expected a park');
+    await expect(remit.resume('nj', parked.interrupt.id, 1n)).rejects.toMatchObject({ code: 'REMIT_NOT_JSON', runId: 'nj', seq: 2, node: 'ask' });
+    await expect(remit.resume('nj', parked.interrupt.id, new Date(0))).rejects.toMatchObject({ code: 'REMIT_VALUE_UNFAITHFUL', runId: 'nj', seq: 2, node: 'ask' });
+    expect((await remit.status('nj')).status).toBe('parked');
+  });
+});

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AlreadyConsumedError, HandlerThrewError, RemitError, StateInvalidError } from '../errors.js';
-import { createRemit, END, openSqliteStore, workflow, type Remit, type RunResult } from '../index.js';
+import { AlreadyConsumedError, HandlerThrewError, RemitError, StateInvalidError, StoreError } from '../errors.js';
+import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type Remit, type RunResult, type Store } from '../index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'remit-resume-winner-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -115,3 +115,80 @@ describe('k resumers of one interrupt on one SQLite file', () => {
     expect(marked).toHaveLength(1);
   });
 });
+
+/**
+ * A store failing around the claim: the docs say an error without claimSeq claimed nothing. Before,
+ * a claim append whose outcome the store could not tell (StoreError OUTCOME_UNKNOWN, committed
+ * here) and an error that is not REMIT's after the claim (a custom store's own Error) both reached
+ * the caller without claimSeq or any word of the claim, while the claim stood.
+ */
+describe('a store failing around the claim', () => {
+  type Mode = 'none' | 'claim-unknown' | 'plain-after-claim';
+
+  function failingStore(): { store: Store; setMode: (m: Mode) => void } {
+    const base = openMemoryStore();
+    let mode: Mode = 'none';
+    const store: Store = Object.create(base) as Store;
+    store.append = async (runId, seq, records, summary, status) => {
+      if (mode === 'claim-unknown' && status === 'running') {
+        mode = 'none';
+        await base.append(runId, seq, records, summary, status);
+        throw new StoreError(base.description, 'append', 'OUTCOME_UNKNOWN', { runId, seq }, new Error('connection reset after the commit was sent'));
+      }
+      if (mode === 'plain-after-claim' && status !== 'running') {
+        mode = 'none';
+        throw new Error('ECONNRESET');
+      }
+      return base.append(runId, seq, records, summary, status);
+    };
+    return { store, setMode: (m) => (mode = m) };
+  }
+
+  const flow = workflow({ name: 'approve-then-note', version: '1', state: z.object({ by: z.string().optional(), noted: z.boolean().optional() }) })
+    .interrupt('approve', { resume: z.string(), apply: (_s, by) => ({ by }), next: 'note' })
+    .pure('note', { run: () => ({ noted: true }), next: END })
+    .build();
+
+  it('a claim whose outcome is unknown says so, naming the claim seq and how to find out', async () => {
+    const { store, setMode } = failingStore();
+    const remit = await createRemit({ store, workflows: [flow], core: 'reference' });
+    const parked = await remit.start(flow, {}, { runId: 'u' });
+    if (parked.status !== 'parked') throw new Error('expected a park');
+    setMode('claim-unknown');
+    const error = await remit.resume('u', parked.interrupt.id, 'ann').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ storeCode: 'OUTCOME_UNKNOWN', runId: 'u' });
+    expect(claimSeqOf(error)).toBeUndefined();
+    expect((error as Error).message).toMatch(/whether this resume's claim of approve@1 \(RESUME_CLAIMED at seq 2\) was recorded is unknown: status\(\) tells/);
+    // It was recorded here: the retry's refusal names that seq, as the message says it may.
+    const retry = await remit.resume('u', parked.interrupt.id, 'ann').catch((e: unknown) => e);
+    expect(retry).toMatchObject({ code: 'REMIT_ALREADY_CONSUMED', seq: 2 });
+    await remit.close();
+  });
+
+  it("an error that is not REMIT's, met after the claim, is given claimSeq and keeps its class and message", async () => {
+    const { store, setMode } = failingStore();
+    const remit = await createRemit({ store, workflows: [flow], core: 'reference', groupPureSteps: false });
+    const parked = await remit.start(flow, {}, { runId: 'p' });
+    if (parked.status !== 'parked') throw new Error('expected a park');
+    setMode('plain-after-claim');
+    const error = await remit.resume('p', parked.interrupt.id, 'ann').catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(RemitError);
+    expect((error as Error).message).toBe('ECONNRESET');
+    expect((error as { claimSeq?: number }).claimSeq).toBe(2);
+    expect(await remit.continueRun('p')).toMatchObject({ status: 'completed', state: { by: 'ann', noted: true } });
+    await remit.close();
+  });
+
+  it('an error thrown after the claim by a hook (an injected crash at resume.after-claim) carries claimSeq', async () => {
+    const hooks = { at: (point: string) => { if (point === 'resume.after-claim') throw new Error('crash after the claim'); } };
+    const remit = await createRemit({ store: openMemoryStore(), workflows: [flow], core: 'reference', hooks });
+    const parked = await remit.start(flow, {}, { runId: 'h' });
+    if (parked.status !== 'parked') throw new Error('expected a park');
+    const error = await remit.resume('h', parked.interrupt.id, 'ann').catch((e: unknown) => e);
+    expect((error as Error).message).toBe('crash after the claim');
+    expect((error as { claimSeq?: number }).claimSeq).toBe(2);
+    expect((await remit.status('h')).status).toBe('running');
+  });
+});
+

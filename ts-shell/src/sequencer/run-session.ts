@@ -15,6 +15,7 @@ import {
 import { ConflictError, DefinitionMismatchError, LogCorruptError, StoreError, UnknownWorkflowError } from '../errors.js';
 import { NO_HOOKS, type FaultInfo, type SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
+import { count } from '../display.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
 import { DESCRIPTOR_FORMAT, describeWorkflow, diffDescriptors, type WorkflowDescriptor } from '../workflow/descriptor.js';
 import { END, type Workflow } from '../workflow/workflow.js';
@@ -26,6 +27,7 @@ import {
 import type { FenceSettings } from './fence.js';
 import type { RecoverySummary, RunRead, RunStatusHint, StoredRecord } from '../store/store.js';
 import { feedInPieces } from './feed-pieces.js';
+import { appendOutcomeProblem, checkedRecords, checkedRunRead } from '../store/answers.js';
 import { checkWholeRead } from '../store/whole-read.js';
 import { openSummary, sealSummary } from './stored-summary.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
@@ -171,10 +173,10 @@ export class RunSession {
    */
   async reload(): Promise<void> {
     // A store that reads the summary and the records after it in one read (readRun): one round trip.
-    const read = this.wholeLog ? undefined : await this.engine.store.readRun?.(this.runId);
+    const read = this.wholeLog ? undefined : checkedRunRead(this.engine.store, this.runId, await this.engine.store.readRun?.(this.runId));
     const fromSummary = this.wholeLog ? { kept: false as const } : await this.reloadFromSummary(read);
     if (fromSummary.kept) return;
-    const rows = read?.found === null ? read.records : await this.engine.store.readRecords(this.runId);
+    const rows = read?.found === null ? read.records : checkedRecords(this.engine.store, 'readRecords', this.runId, await this.engine.store.readRecords(this.runId));
     // A summary covering more records than the whole read returned: a bad summary (read past it,
     // as any other), or a store that cut its read short, which would be taken for a run that
     // moved (a ConflictError at every append): said as what it is.
@@ -220,7 +222,7 @@ export class RunSession {
     const first = runStarted.seq === 0 ? decodeRecordAt(runStarted.bytes, 0, 0, { prevChain: 0, v2Seen: false }) : null;
     if (first?.outcome !== 'record' || first.end !== runStarted.bytes.length || first.record.kind !== RecordKind.RUN_STARTED) return false;
     if (summary.snapshotSeq <= 0 || summary.snapshotSeq >= summary.recordCount) return false;
-    const rows = read?.records ?? (await store.readRecords(this.runId, summary.snapshotSeq));
+    const rows = read?.records ?? checkedRecords(store, 'readRecords', this.runId, await store.readRecords(this.runId, summary.snapshotSeq));
     if (rows.length < summary.recordCount - summary.snapshotSeq) return false;
     let covered = 0;
     let total = 0;
@@ -478,6 +480,17 @@ export class RunSession {
     } catch (error) {
       this.invalidate();
       throw error;
+    }
+    const problem = appendOutcomeProblem(outcome);
+    if (problem !== null) {
+      this.invalidate();
+      throw this.storeLied(firstSeq, 'BAD_APPEND_OUTCOME', `answered the append of ${count(encoded.length, 'record')} at seq ${firstSeq} with ${problem}`);
+    }
+    if (!outcome.committed && outcome.nextSeq === firstSeq) {
+      // A conditional append finds the run where it expects it and commits: a refusal that says
+      // the run is there is no race (taken for one, start() said "a run with this id exists").
+      this.invalidate();
+      throw this.storeLied(firstSeq, 'BAD_APPEND_OUTCOME', `refused the append at seq ${firstSeq} while reporting the run's next seq at ${firstSeq}, where a conditional append commits`);
     }
     if (!outcome.committed && outcome.nextSeq < firstSeq) {
       // Not a lost race: the store is behind records this session read from it or was told were

@@ -13,6 +13,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { decodeLog, encodeLogV2 } from '../core/codec.js';
+import { StateForm } from '../core/types.js';
 import { createCore } from '../core/index.js';
 import { LogCorruptError, RepairRefusedError } from '../errors.js';
 import { Remit } from '../remit.js';
@@ -146,5 +147,34 @@ describe('a framed EFFECT_DONE result or RESUME_CLAIMED value that is not JSON',
       expect(done.status).toBe(kind === 4 ? 'parked' : 'completed');
       expect(done.state).toMatchObject(kind === 4 ? { k: 'w' } : { k: 'v', ok: false });
     }
+  });
+});
+
+describe('a fork at a checkpoint whose state cannot be read', () => {
+  /** A parked run whose record 1 holds an unreadable state and record 2 a snapshot that hides it from the head. */
+  async function hiddenDamage(): Promise<{ remit: Remit; store: MemoryStore }> {
+    const store = new MemoryStore();
+    await new Remit(store, core, [wf]).start(wf, { n: 0, pad: 'x'.repeat(400) }, { runId: 'r' });
+    const run = store.backing.runs.get('r')!;
+    const decoded = decodeLog(concat(run.records.map((r) => r.bytes)));
+    const snapshot = new TextEncoder().encode(JSON.stringify({ n: 2, pad: 'x'.repeat(400) }));
+    const records = decoded.records.map((r, i) => (i === 1 ? { ...r, state: new TextEncoder().encode('{oops') } : i === 2 ? { ...r, stateForm: StateForm.SNAPSHOT, state: snapshot } : r));
+    const log = encodeLogV2(records);
+    const again = decodeLog(log);
+    run.records.forEach((stored, i) => {
+      stored.bytes = log.slice(again.offsets[i], again.offsets[i + 1] ?? log.length);
+    });
+    return { remit: new Remit(store, core, [wf]), store };
+  }
+
+  it('is refused as LogCorruptError UNREADABLE_STATE at that seq, and no run is made (before, the fork was born damaged)', async () => {
+    const { remit, store } = await hiddenDamage();
+    // The source reads: its head state comes from the snapshot at seq 2.
+    expect((await remit.status('r')).state).toMatchObject({ n: 2 });
+    expect(await refusal(() => remit.fork('r', 1, { newRunId: 'copy' }))).toEqual({ error: 'LogCorruptError', logError: 'UNREADABLE_STATE', runId: 'r', seq: 1 });
+    expect(store.backing.runs.has('copy')).toBe(false);
+    // A fork at the snapshot copies the damaged record too, but its state is read from the snapshot.
+    const fork = await remit.fork('r', 2, { newRunId: 'later' });
+    expect((await remit.status(fork.runId)).state).toMatchObject({ n: 2 });
   });
 });
