@@ -332,3 +332,26 @@ describe('the fence end to end (memory store, reference core)', () => {
     expect(new Remit(new MemoryStore(), core, [], undefined, {}, { instanceId: 'pod-3' }).instanceId).toBe('pod-3');
   });
 });
+
+describe('a lost claim of an effect attempt', () => {
+  it('is a ConflictError naming the effect, its key and attempt, saying its handler was not called here', async () => {
+    let calls = 0;
+    const wf = workflow({ name: 'lost-claim', version: '1', state: z.object({ n: z.number() }) })
+      .pure('a', { run: (s) => ({ n: s.n + 1 }), next: 'send' })
+      .effect('send', { run: () => ((calls += 1), { ok: true }), next: END })
+      .build();
+    const backing = new MemoryBacking();
+    const stop: SequencerHooks = { at(point) { if (point === 'append.after') throw new Error('stop after the first append'); } };
+    await expect(new Remit(new MemoryStore({ backing }), core, [wf], stop).start(wf, { n: 0 }, { runId: 'l' })).rejects.toThrow('stop');
+    const winner = new Remit(new MemoryStore({ backing }), core, [wf], undefined, {}, { instanceId: 'winner' });
+    // The loser reads the run, then, just before its claim's append, the winner drives the run on.
+    const beforeClaim: SequencerHooks = {
+      async at(point, info) { if (point === 'append.before' && info.kinds?.includes('EFFECT_ATTEMPT')) await winner.continueRun('l'); },
+    };
+    const loser = new Remit(new MemoryStore({ backing }), core, [wf], beforeClaim, {}, { instanceId: 'loser' });
+    const error = await loser.continueRun('l').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as Error).message).toMatch(/^another sequencer appended first \(expected next seq 1, store is at \d+\); nothing was written: attempt 1 of effect send \(key l\/send\/2\) was not claimed here, so its handler was not called here \[run l, seq 1\]$/);
+    expect(calls).toBe(1);
+  });
+});

@@ -11,7 +11,7 @@
 import { decodeRecordAt } from '../core/codec.js';
 import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
 import {
-  EffectInFlightError, HandlerThrewError, RemitError, restateRecorded, RouteInvalidError, StateInvalidError,
+  ConflictError, EffectInFlightError, HandlerThrewError, RemitError, restateRecorded, RouteInvalidError, StateInvalidError,
   TerminalFailure, isInstanceOf, isThenable, toValidationIssues, type ErrorSubject,
 } from '../errors.js';
 import { assert, unreachable } from '../assert.js';
@@ -210,7 +210,13 @@ export class Step {
         kind: RecordKind.EFFECT_ATTEMPT, seq: attemptSeq, node: utf8(name), key: utf8(key), attempt,
         lease: encodeLease({ owner: fence.instanceId, leaseUntilMs }),
       };
-      await this.session.append(this.nextSeq, [...before, claim], name);
+      try {
+        await this.session.append(this.nextSeq, [...before, claim], name);
+      } catch (error) {
+        // A lost claim: say which effect, and that its handler was not called here.
+        if (isInstanceOf(error, ConflictError)) throw restateRecorded(error, `nothing was written: attempt ${attempt} of effect ${name} (key ${key}) was not claimed here, so its handler was not called here`);
+        throw error;
+      }
       // The attempt is durable and it is this sequencer's: it alone calls the handler for it.
       await this.after(attemptSeq).callHandler(name, key, attempt);
     } finally {
