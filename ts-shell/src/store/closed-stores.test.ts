@@ -37,6 +37,16 @@ const wrongCalls: Array<Call & { storeCode: string }> = [
   { operation: 'fork', storeCode: 'BAD_RUN_ID', call: (s) => s.fork('r', 1, BAD_ID, testRecord(1)) },
   { operation: 'removeLastRecord', storeCode: 'BAD_RUN_ID', call: (s) => s.removeLastRecord!(BAD_ID, 1, testRecord(1)) },
   { operation: 'readStatusHint', storeCode: 'BAD_RUN_ID', call: (s) => s.readStatusHint!(BAD_ID) },
+  // Found by a review: a TypeError (records.forEach), BAD_RECORD_SEQ for a number, a fork's bad
+  // prefix named as an append with a string seq, an empty target id committed, and a fromSeq of
+  // -1, 1.5 or 'x' read differently by each store.
+  { operation: 'append', storeCode: 'BAD_RECORDS', call: (s) => s.append('r', 1, 'x' as never) },
+  { operation: 'append', storeCode: 'BAD_RECORDS', call: (s) => s.append('r', 1, [5] as never) },
+  { operation: 'fork', storeCode: 'BAD_EXPECTED_SEQ', call: (s) => s.fork('r', 'x' as never, 'n', testRecord(1)) },
+  { operation: 'fork', storeCode: 'BAD_RUN_ID', call: (s) => s.fork('r', 1, '', testRecord(1)) },
+  { operation: 'readRecords', storeCode: 'BAD_FROM_SEQ', call: (s) => s.readRecords('r', -1) },
+  { operation: 'readRecords', storeCode: 'BAD_FROM_SEQ', call: (s) => s.readRecords('r', 1.5) },
+  { operation: 'readRecords', storeCode: 'BAD_FROM_SEQ', call: (s) => s.readRecords('r', 'x' as never) },
 ];
 
 /** Well-formed calls: each is CLOSED on a closed store, naming the operation and run (and a write's seq). */
@@ -63,7 +73,8 @@ function describeClosed(name: string, open: () => Promise<Store>): void {
       await store.close();
       for (const [i, call] of wrongCalls.entries()) {
         const error = await refusal(call, store);
-        expect({ operation: call.operation, storeCode: error.storeCode }).toEqual({ operation: call.operation, storeCode: call.storeCode });
+        expect({ operation: error.operation, storeCode: error.storeCode }).toEqual({ operation: call.operation, storeCode: call.storeCode });
+        expect(error.seq === undefined || typeof error.seq === 'number', `${call.operation}: seq ${String(error.seq)}`).toBe(true);
         expect(error.storeCode).toBe(whileOpen[i]);
       }
     });

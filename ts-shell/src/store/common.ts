@@ -4,7 +4,7 @@
  * stored at the wrong position would make the whole log unreadable later.
  */
 
-import { OptionInvalidError, StoreError } from '../errors.js';
+import { describeValue, OptionInvalidError, StoreError } from '../errors.js';
 import { isWellFormedUnicode } from '../json.js';
 import type { RunStatusCorrection, RunStatusHint, StoredRecord } from './store.js';
 
@@ -38,15 +38,34 @@ export function recordSeqField(bytes: Uint8Array): number {
 }
 
 /** Throws StoreError BAD_RECORD_SEQ unless record i carries seq firstSeq + i. Writes nothing. */
-export function checkBatchSeqs(store: string, runId: string, firstSeq: number, records: readonly Uint8Array[]): void {
+export function checkBatchSeqs(store: string, runId: string, firstSeq: number, records: readonly Uint8Array[], operation: 'append' | 'fork' = 'append'): void {
   if (!Number.isInteger(firstSeq) || firstSeq < 0) {
-    throw new StoreError(store, 'append', 'BAD_EXPECTED_SEQ', { runId, seq: firstSeq });
+    // The seq field of an error holds a seq: a value that is not one is named in the message only.
+    const seq = typeof firstSeq === 'number' ? { seq: firstSeq } : {};
+    throw new StoreError(store, operation, 'BAD_EXPECTED_SEQ', { runId, ...seq }, new Error(`${operation === 'fork' ? 'prefixRecords' : 'expectedSeq'} must be a whole number from 0, got ${describeValue(firstSeq)}`));
+  }
+  if (!Array.isArray(records)) {
+    throw new StoreError(store, operation, 'BAD_RECORDS', { runId, seq: firstSeq }, new Error(`the records must be an array of Uint8Array, got ${describeValue(records)}`));
   }
   records.forEach((bytes, i) => {
-    if (!(bytes instanceof Uint8Array) || bytes.length < MIN_RECORD_BYTES || recordSeqField(bytes) !== firstSeq + i) {
-      throw new StoreError(store, 'append', 'BAD_RECORD_SEQ', { runId, seq: firstSeq + i });
+    if (!(bytes instanceof Uint8Array)) {
+      throw new StoreError(store, operation, 'BAD_RECORDS', { runId, seq: firstSeq + i }, new Error(`record ${i} of the batch must be a Uint8Array, got ${describeValue(bytes)}`));
+    }
+    if (bytes.length < MIN_RECORD_BYTES || recordSeqField(bytes) !== firstSeq + i) {
+      throw new StoreError(store, operation, 'BAD_RECORD_SEQ', { runId, seq: firstSeq + i });
     }
   });
+}
+
+/**
+ * Throws StoreError BAD_FROM_SEQ unless `fromSeq` (of readRecords / readLog) is a whole number
+ * from 0: the stores read -1 or 1.5 each in its own way (the memory store from 0, SQLite by
+ * comparison), and 'x' gave different records on each.
+ */
+export function checkFromSeq(store: string, operation: string, runId: string, fromSeq: unknown): void {
+  if (typeof fromSeq !== 'number' || !Number.isInteger(fromSeq) || fromSeq < 0) {
+    throw new StoreError(store, operation, 'BAD_FROM_SEQ', { runId, field: 'fromSeq' }, new Error(`fromSeq must be a whole number from 0, got ${describeValue(fromSeq)}`));
+  }
 }
 
 const RUN_STATUS_HINTS: ReadonlySet<unknown> = new Set<RunStatusHint>(['running', 'parked', 'completed', 'failed']);
@@ -108,8 +127,8 @@ export function checkCorrections(store: string, corrections: readonly RunStatusC
  * first (ids.ts); this guards stores used directly.
  */
 export function checkStoredRunId(store: string, operation: string, runId: string): void {
-  if (typeof runId !== 'string' || runId.includes('\u0000') || !isWellFormedUnicode(runId)) {
-    throw new StoreError(store, operation, 'BAD_RUN_ID', { field: 'runId' }, new Error('a run id must be a well-formed Unicode string without NUL characters'));
+  if (typeof runId !== 'string' || runId === '' || runId.includes('\u0000') || !isWellFormedUnicode(runId)) {
+    throw new StoreError(store, operation, 'BAD_RUN_ID', { field: 'runId' }, new Error('a run id must be a non-empty, well-formed Unicode string without NUL characters'));
   }
 }
 

@@ -5,9 +5,9 @@
  * Every method copies bytes in and out, so no caller can change a committed record.
  */
 
-import { isInstanceOf, OptionInvalidError, StoreError } from '../errors.js';
+import { describeThrown, isInstanceOf, OptionInvalidError, RemitError, StoreError } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
-import { bytesEqual, checkBatchSeqs, checkedClock, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, statusHintOf, type StoreClock } from './common.js';
+import { bytesEqual, checkBatchSeqs, checkedClock, checkFromSeq, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, statusHintOf, type StoreClock } from './common.js';
 import type {
   AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
 } from './store.js';
@@ -55,15 +55,19 @@ export class MemoryStore implements Store {
   }
 
   async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
+    // Its own arguments first: a refusal names readLog, the call made.
+    checkStoredRunId(this.description, 'readLog', runId);
+    checkFromSeq(this.description, 'readLog', runId, fromSeq);
     return concatRecords(await this.readRecords(runId, fromSeq));
   }
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
     checkStoredRunId(this.description, 'readRecords', runId);
+    checkFromSeq(this.description, 'readRecords', runId, fromSeq);
     this.assertOpen('readRecords', runId);
     const run = this.backing.runs.get(runId);
     if (!run) return [];
-    return copyRecords(run.records.slice(Math.max(0, fromSeq)));
+    return copyRecords(run.records.slice(fromSeq));
   }
 
   async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {
@@ -93,7 +97,7 @@ export class MemoryStore implements Store {
       return { committed: false, nextSeq, tail: copyRecords(run?.records.slice(expectedSeq) ?? []) };
     }
     if (records.length === 0) return { committed: true, nextSeq };
-    const now = this.nowMs();
+    const now = this.now('append', runId, expectedSeq);
     // A first record replaces a listing left without records (NO_RECORDS), summary and hint with it.
     const target = run !== undefined && expectedSeq > 0 ? run : { records: [], createdAtMs: now, updatedAtMs: now };
     records.forEach((bytes, i) => target.records.push({ seq: expectedSeq + i, bytes: bytes.slice(), committedAtMs: now }));
@@ -107,14 +111,14 @@ export class MemoryStore implements Store {
   async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
     checkStoredRunId(this.description, 'fork', sourceRunId);
     checkStoredRunId(this.description, 'fork', targetRunId);
-    checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
+    checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord], 'fork');
     checkRunStatus(this.description, 'fork', targetRunId, runStatus);
     this.assertOpen('fork', sourceRunId);
     // A listing left without records (NO_RECORDS) is replaced, as by a first append.
     if ((this.backing.runs.get(targetRunId)?.records.length ?? 0) > 0) return { committed: false, reason: 'TARGET_EXISTS' };
     const source = this.backing.runs.get(sourceRunId);
     if (!source || source.records.length < prefixRecords) return { committed: false, reason: 'SOURCE_TOO_SHORT' };
-    const now = this.nowMs();
+    const now = this.now('fork', sourceRunId, prefixRecords);
     const records = copyRecords(source.records.slice(0, prefixRecords));
     records.push({ seq: prefixRecords, bytes: forkRecord.slice(), committedAtMs: now });
     this.backing.runs.set(targetRunId, { records, createdAtMs: now, updatedAtMs: now, ...(runStatus === undefined ? {} : { status: runStatus }) });
@@ -134,7 +138,7 @@ export class MemoryStore implements Store {
     const run = this.backing.runs.get(runId);
     const last = run?.records[run.records.length - 1];
     if (run === undefined || last === undefined || seq === 0 || last.seq !== seq || !bytesEqual(last.bytes, expected)) return false;
-    const now = this.nowMs(); // before any change: a clock that throws leaves the run as it was
+    const now = this.now('removeLastRecord', runId, seq); // before any change: a clock that throws leaves the run as it was
     run.records.pop();
     delete run.summary;
     delete run.status;
@@ -177,6 +181,20 @@ export class MemoryStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  /**
+   * The clock's reading, read before anything is changed. A clock that throws is StoreError
+   * CLOCK_FAILED naming the operation and the run, whatever it threw (as the SQLite store
+   * reports it); a reading that is not milliseconds stays checkedClock's OptionInvalidError.
+   */
+  private now(operation: string, runId: string, seq: number): number {
+    try {
+      return this.nowMs();
+    } catch (error) {
+      if (error instanceof RemitError) throw error;
+      throw new StoreError(this.description, operation, 'CLOCK_FAILED', { runId, seq }, new Error(`the store's clock threw, so nothing was written: ${describeThrown(error)}`, { cause: error }));
+    }
   }
 
   /**

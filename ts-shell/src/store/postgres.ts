@@ -45,7 +45,7 @@ import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { OptionInvalidError, StoreError, type ErrorSubject } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
-  checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, storedRecordBytes, storedSummaryBytes,
+  checkBatchSeqs, checkCorrections, checkFromSeq, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, storedRecordBytes, storedSummaryBytes,
   type NotBytes,
 } from './common.js';
 import { formatTarget, parseConnectionString, type ConnectionTarget } from './postgres-connection-string.js';
@@ -386,12 +386,16 @@ export class PostgresStore implements Store {
   }
 
   async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
+    // Its own arguments first: a refusal names readLog, the call made.
+    checkStoredRunId(this.description, 'readLog', runId);
+    checkFromSeq(this.description, 'readLog', runId, fromSeq);
     return concatRecords(await this.readRecords(runId, fromSeq));
   }
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
     this.checkRunId('readRecords', runId);
-    const from = Math.min(MAX_SEQ, Math.max(0, Math.floor(fromSeq)));
+    checkFromSeq(this.description, 'readRecords', runId, fromSeq);
+    const from = Math.min(MAX_SEQ, fromSeq);
     const rows = await this.read('readRecords', { runId }, (c) =>
       c.query<{ seq: number; bytes: unknown; committed_ms: number }>(this.sql.readFrom, [runId, from]),
     );
@@ -482,7 +486,7 @@ export class PostgresStore implements Store {
   async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
     this.checkRunId('fork', sourceRunId);
     this.checkRunId('fork', targetRunId);
-    checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
+    checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord], 'fork');
     checkRunStatus(this.description, 'fork', targetRunId, runStatus);
     if (prefixRecords + 1 > MAX_SEQ) throw this.storeError('fork', 'SEQ_OUT_OF_RANGE', { runId: targetRunId, seq: prefixRecords });
     const subject = { runId: targetRunId, seq: prefixRecords };

@@ -24,17 +24,19 @@
  *   the batches that change it, so a step writes nothing more; a partial index on the runs whose
  *   hint is not parked, completed or failed (running, unknown: NULL, or a value that is not a
  *   status, written by hand) makes `listRunsToRecover` cost what it returns.
+ * - The layout's version is kept in REMIT's own table `remit_schema`, never in `PRAGMA
+ *   user_version`, which belongs to the program whose file REMIT may share (SQLITE_SCHEMA_VERSION).
  */
 
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
-import { OptionInvalidError, RemitError, StoreError, StoreNotFoundError } from '../errors.js';
+import { describeThrown, OptionInvalidError, RemitError, StoreError, StoreNotFoundError } from '../errors.js';
 import { ensureDirectory } from '../files.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
-  bytesEqual, checkBatchSeqs, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf,
+  bytesEqual, checkBatchSeqs, checkCorrections, checkFromSeq, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf,
   checkedClock, storedRecordBytes, storedSummaryBytes, type NotBytes, type StoreClock,
 } from './common.js';
 import type {
@@ -58,13 +60,23 @@ export interface SqliteStoreOptions {
 const SQLITE_STORE_OPTIONS = allKeysOf<SqliteStoreOptions>()('synchronous', 'busyTimeoutMs', 'create', 'clock');
 
 /**
- * `PRAGMA user_version` of the layout below. Version 1 (or 0) kept next_seq in remit_runs;
- * version 3 had no status column in remit_runs; version 4's index of the runs to recover held only
- * the hints running and NULL (a hint that is not a status was left out of it).
+ * The version of the layout below, kept in REMIT's own table remit_schema (one row), never in
+ * SQLite's `PRAGMA user_version`: a file REMIT shares with another program (`remit run` adds its
+ * tables to another program's database) leaves that number to the program. Releases before this
+ * one kept it there: version 1 (or 0) kept next_seq in remit_runs; version 3 had no status column
+ * in remit_runs; version 4's index of the runs to recover held only the hints running and NULL (a
+ * hint that is not a status was left out of it). What such a file needs is read from its layout
+ * (migrate), not from that number, which a host may have changed.
  */
 export const SQLITE_SCHEMA_VERSION = 5;
 
+const RECOVERY_INDEX_SQL = `CREATE INDEX remit_runs_to_recover ON remit_runs (created_at_ms, run_id) WHERE ${RECOVERY_CANDIDATE_SQL}`;
+
 const SCHEMA = `
+CREATE TABLE IF NOT EXISTS remit_schema (
+  id      INTEGER PRIMARY KEY CHECK (id = 1),
+  version INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS remit_runs (
   run_id        TEXT    PRIMARY KEY,
   created_at_ms INTEGER NOT NULL,
@@ -275,7 +287,7 @@ function hasTables(db: Db, tables: readonly string[] = LAYOUT_TABLES): boolean {
   return found === tables.length;
 }
 
-const LAYOUT_TABLES = ['remit_runs', 'remit_records', 'remit_summaries'];
+const LAYOUT_TABLES = ['remit_schema', 'remit_runs', 'remit_records', 'remit_summaries'];
 
 /**
  * Whether the file holds a REMIT layout of any version (remit_summaries came later, and migrating
@@ -291,35 +303,154 @@ function isRemitFile(db: Db): boolean {
  * (persistent), adds tables, or checkpoints another program's WAL when it closes.
  */
 function checkRemitFile(description: string, path: string, busyTimeoutMs: number): void {
+  // A read-only connection to a WAL database creates `-wal` and `-shm` when they are not there,
+  // and cannot remove them when it closes (that takes a checkpoint, a write).
+  const walFilesAbsent = !existsSync(`${path}-wal`) && !existsSync(`${path}-shm`);
   const probe = openDatabase(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  let remit = false;
   try {
-    if (isRemitFile(probe)) return;
+    remit = isRemitFile(probe);
   } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'SQLITE_READONLY_ROLLBACK') throw hotJournalError(description, path, error);
     // Not SQLite at all (a text file, a mistyped path to another kind of file): no REMIT database
     // there either, said as for another program's database, not as a store failure.
-    if ((error as { code?: unknown }).code !== 'SQLITE_NOTADB') throw error;
+    if (code !== 'SQLITE_NOTADB') throw error;
     throw new StoreNotFoundError(description, path, 'the file is not a SQLite database (SQLITE_NOTADB), so not a REMIT database; nothing in it was changed');
   } finally {
     probe.close();
+    if (!remit && walFilesAbsent) removeProbeWalFiles(path, busyTimeoutMs);
   }
+  if (remit) return;
   throw new StoreNotFoundError(description, path,
     'the file is not a REMIT database (it has no remit_records and remit_runs tables: an empty file, or another program\'s database); nothing in it was changed');
 }
 
 /**
- * A path that names a folder is refused as what it is (StoreError EISDIR), with or without create,
- * before anything is opened: SQLite would say `unable to open database file` (SQLITE_CANTOPEN),
- * which reads as a permission or path problem.
+ * Remove the `-wal` and `-shm` files the read-only probe made beside another program's WAL
+ * database, as SQLite removes them: a connection that reads and closes takes the exclusive lock
+ * that tells it no other connection has the file open, checkpoints the WAL (empty: the probe made
+ * it, so the database file is not written) and deletes both. A process that opened the file
+ * meanwhile keeps them (the lock is not granted), as it must: never deleted from outside SQLite.
+ * Best effort: a failure leaves them, harmless to the other program.
  */
-function checkNotFolder(description: string, path: string): void {
-  let folder = false;
+function removeProbeWalFiles(path: string, busyTimeoutMs: number): void {
+  if (!existsSync(`${path}-wal`) && !existsSync(`${path}-shm`)) return;
   try {
-    folder = statSync(path).isDirectory();
+    const tidy = openDatabase(path, { fileMustExist: true, timeout: busyTimeoutMs });
+    try {
+      tidy.pragma('schema_version'); // a read: the connection opens the WAL, so its close cleans up
+    } finally {
+      tidy.close();
+    }
   } catch {
-    // Not there, or not to be looked at: opening it (or create: false) says which.
+    // Left as they are (see above).
   }
-  if (folder) throw new StoreError(description, 'open', 'EISDIR', {}, new Error(`${path} is a folder, not a database file: name the file, e.g. ${join(path, 'remit.db')}`));
 }
+
+/**
+ * The file has a hot rollback journal (another program stopped in the middle of a write to it,
+ * in rollback mode; a REMIT file is in WAL mode): reading it takes rolling that write back first,
+ * a write that a store which must not change the file does not make.
+ */
+function hotJournalError(description: string, path: string, cause: unknown): StoreError {
+  return new StoreError(description, 'open', 'SQLITE_READONLY_ROLLBACK', {}, new Error(
+    `the file ${path} has a hot rollback journal (${path}-journal: a program was stopped in the middle of a write to it), so it cannot be read without ` +
+      'rolling that write back, which a store opened with create: false does not do; nothing in it was changed: open it once with the program that wrote it ' +
+      '(or the sqlite3 shell), which rolls the write back, then again here',
+    { cause },
+  ));
+}
+
+/**
+ * A path that names a folder, or another file that is not a regular one (a FIFO, a socket, a
+ * device), is refused as what it is, with or without create, before anything is opened; a
+ * symbolic link is followed. SQLite would say `unable to open database file` (SQLITE_CANTOPEN) for
+ * a folder, which reads as a permission or path problem; it would block forever in the open of a
+ * FIFO that no other process writes (the read-only probe of `create: false`), and take `/dev/null`
+ * for an empty database whose every commit is thrown away.
+ */
+function checkRegularFile(description: string, path: string): void {
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    return; // Not there, or not to be looked at: opening it (or create: false) says which.
+  }
+  if (stats.isDirectory()) throw new StoreError(description, 'open', 'EISDIR', {}, new Error(`${path} is a folder, not a database file: name the file, e.g. ${join(path, 'remit.db')}`));
+  if (stats.isFile()) return;
+  const kind = stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : stats.isCharacterDevice() ? 'a character device' : stats.isBlockDevice() ? 'a block device' : 'not a regular file';
+  throw new StoreError(description, 'open', 'NOT_A_FILE', {}, new Error(
+    `${path} is ${kind}, not a database file: SQLite would wait on it or lose what it writes to it, so it was not opened; name a regular file (or one yet to be created)`,
+  ));
+}
+
+/**
+ * Why SQLite could not open or write `path` (SQLITE_CANTOPEN, SQLITE_READONLY_DIRECTORY,
+ * SQLITE_READONLY at open), read from the permissions of this process (accessSync): which path
+ * lacks which access, with the system's code, or undefined when the permissions are not the reason. The first
+ * folder on the way that cannot be searched hides everything below it, so it is the one named;
+ * then the file (read and write, or the folder's write permission to create it), then the
+ * folder's write permission, which SQLite needs to create the -wal and -shm files beside the file,
+ * then those files.
+ */
+function accessProblemOf(path: string): AccessProblem | undefined {
+  const folder = dirname(path);
+  for (const dir of foldersDownTo(folder)) {
+    const code = accessRefusal(dir, constants.X_OK);
+    if (code !== undefined) return { code, problem: `no search (x) permission on the folder ${dir}, so ${path} cannot be reached` };
+  }
+  if (accessRefusal(path, constants.F_OK) !== undefined) {
+    const code = accessRefusal(folder, constants.W_OK);
+    return code === undefined ? undefined : { code, problem: `no write permission on the folder ${folder}, so the database file ${path} cannot be created in it` };
+  }
+  const refused = (['read', 'write'] as const)
+    .map((access) => ({ access, code: accessRefusal(path, access === 'read' ? constants.R_OK : constants.W_OK) }))
+    .filter((r) => r.code !== undefined);
+  if (refused.length > 0) return { code: refused[0]!.code!, problem: `no ${refused.map((r) => r.access).join(' or ')} permission on the database file ${path}` };
+  for (const suffix of ['-wal', '-shm']) {
+    const beside = path + suffix;
+    const exists = accessRefusal(beside, constants.F_OK) === undefined;
+    const code = exists ? accessRefusal(beside, constants.R_OK | constants.W_OK) : accessRefusal(folder, constants.W_OK);
+    if (code === undefined) continue;
+    return {
+      code,
+      problem: exists
+        ? `no read and write permission on ${beside}, which SQLite uses beside the database file`
+        : `no write permission on the folder ${folder}, where SQLite creates ${basename(beside)} beside the database file`,
+    };
+  }
+  return undefined;
+}
+
+/** A missing access: the system's code (EACCES; EROFS for a read-only file system, ...) and which path lacks what. */
+interface AccessProblem {
+  code: string;
+  problem: string;
+}
+
+/** The folders from the root down to `folder` (an absolute path), `folder` last. */
+function foldersDownTo(folder: string): string[] {
+  const out: string[] = [];
+  for (let dir = folder; ; dir = dirname(dir)) {
+    out.unshift(dir);
+    if (dirname(dir) === dir) return out;
+  }
+}
+
+/** The system's code refusing `mode` on `path` (accessSync, as this process), or undefined when allowed. */
+function accessRefusal(path: string, mode: number): string | undefined {
+  try {
+    accessSync(path, mode);
+    return undefined;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? code : 'EACCES';
+  }
+}
+
+/** SQLite's codes at open that a missing permission gives, with no word of which path. */
+const ACCESS_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_READONLY_DIRECTORY', 'SQLITE_READONLY', 'SQLITE_PERM']);
 
 /**
  * A store that must not create fails on a missing file with StoreNotFoundError, and on a file it
@@ -339,27 +470,68 @@ function checkFileExists(description: string, path: string): void {
 }
 
 /**
- * Bring a file written by an earlier version to SQLITE_SCHEMA_VERSION, inside the caller's
- * immediate transaction (so two processes opening one old file migrate it once). Version 1 kept a
- * next_seq and an updated_at_ms column in remit_runs, rewritten at every append; both are dropped
- * (they are derived from the records now). Version 4 adds the status hint: NULL (unknown) for
- * every run already stored, so each is a recovery candidate until recoverAll has looked at it.
- * Version 5 rebuilds the partial index of the candidates with the condition RECOVERY_CANDIDATE_SQL
- * (every hint but parked, completed and failed; version 4's held only running and NULL, so a value
- * that is not a status hid its run); the index holds only candidates, so the rebuild is one pass
- * over remit_runs. Records and hints are never touched.
+ * Bring the file's layout to SQLITE_SCHEMA_VERSION, inside the caller's immediate transaction (so
+ * two processes opening one old file migrate it once), after SCHEMA created whatever table was
+ * missing. Each step looks at what the file holds, so it is a no-op where it was done already and
+ * never trusts a version number a host program may have changed. Version 1 kept a next_seq and an
+ * updated_at_ms column in remit_runs, rewritten at every append; both are dropped (they are
+ * derived from the records now). Version 4 added the status hint: NULL (unknown) for every run
+ * already stored, so each is a recovery candidate until recoverAll has looked at it. Version 5
+ * builds the partial index of the candidates with the condition RECOVERY_CANDIDATE_SQL (every hint
+ * but parked, completed and failed; version 4's held only running and NULL, so a value that is not
+ * a status hid its run); the index holds only candidates, so the rebuild is one pass over
+ * remit_runs. Records and hints are never touched.
+ *
+ * `earlierRelease`: the file has REMIT's tables but no remit_schema, so a release that kept its
+ * layout version in `PRAGMA user_version` wrote it. Those releases still read it there: one of
+ * them opening this file after a migration would take the new layout for its old one and
+ * "migrate" it back (rebuild the narrower index), so such a file that needed a migration and whose
+ * user_version is below this layout's gets SQLITE_SCHEMA_VERSION there too, as those releases
+ * wrote it. Any other file (another program's, or one whose value is higher) keeps its user_version.
  */
-function migrate(db: Db): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version >= SQLITE_SCHEMA_VERSION) return;
+function migrate(db: Db, earlierRelease: boolean): void {
+  let changed = false;
   const columns = new Set((db.pragma('table_info(remit_runs)') as { name: string }[]).map((c) => c.name));
   for (const obsolete of ['next_seq', 'updated_at_ms']) {
-    if (columns.has(obsolete)) db.exec(`ALTER TABLE remit_runs DROP COLUMN ${obsolete}`);
+    if (columns.has(obsolete)) {
+      db.exec(`ALTER TABLE remit_runs DROP COLUMN ${obsolete}`);
+      changed = true;
+    }
   }
-  if (!columns.has('status')) db.exec('ALTER TABLE remit_runs ADD COLUMN status TEXT');
-  db.exec('DROP INDEX IF EXISTS remit_runs_to_recover');
-  db.exec(`CREATE INDEX remit_runs_to_recover ON remit_runs (created_at_ms, run_id) WHERE ${RECOVERY_CANDIDATE_SQL}`);
-  db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+  if (!columns.has('status')) {
+    db.exec('ALTER TABLE remit_runs ADD COLUMN status TEXT');
+    changed = true;
+  }
+  // SQLite keeps the CREATE statement's text as it was given: any other text is another index.
+  if (db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = 'remit_runs_to_recover'").pluck().get() !== RECOVERY_INDEX_SQL) {
+    db.exec('DROP INDEX IF EXISTS remit_runs_to_recover');
+    db.exec(RECOVERY_INDEX_SQL);
+    changed = true;
+  }
+  db.prepare('INSERT INTO remit_schema (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version').run(SQLITE_SCHEMA_VERSION);
+  if (earlierRelease && changed && (db.pragma('user_version', { simple: true }) as number) < SQLITE_SCHEMA_VERSION) {
+    db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+  }
+}
+
+/** The layout version in remit_schema, or undefined for a file without that table (new, another program's, or an earlier release's). */
+function layoutVersionOf(db: Db): number | undefined {
+  if (!hasTables(db, ['remit_schema'])) return undefined;
+  const version = db.prepare('SELECT max(version) FROM remit_schema').pluck().get();
+  return typeof version === 'number' ? version : undefined;
+}
+
+/**
+ * A file written by a newer release is refused, never changed or "downgraded" (its layout may
+ * hold what this release would misread or drop): StoreError SCHEMA_VERSION, as the PostgreSQL
+ * store refuses a newer schema.
+ */
+function checkLayoutNotNewer(description: string, path: string, version: number | undefined): void {
+  if (version === undefined || version <= SQLITE_SCHEMA_VERSION) return;
+  throw new StoreError(description, 'open', 'SCHEMA_VERSION', { field: 'schema' }, new Error(
+    `the database file ${path}: its REMIT layout is newer than this library (file at version ${version}, this library knows up to ${SQLITE_SCHEMA_VERSION}); ` +
+      'nothing in it was changed: open it with the REMIT release that wrote it, or a later one',
+  ));
 }
 
 export class SqliteStore implements Store {
@@ -381,6 +553,8 @@ export class SqliteStore implements Store {
   private readonly fileIdentity: string | undefined;
   /** Set by close(): every later call is StoreError CLOSED, as the memory and PostgreSQL stores give. */
   private closed = false;
+  /** Set when the path was first seen not to name the opened file (saveWalIntoOpenedFile, once). */
+  private walSaved = false;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     // Every check below comes before the file system is touched (resolve() only computes).
@@ -388,6 +562,13 @@ export class SqliteStore implements Store {
     // SQLite takes a path as a C string: it would end at the first NUL and open another file
     // (`/x/a\u0000b.db` opens `/x/a`), so a path holding one names no file the store can open.
     if (path.includes('\u0000')) throw new OptionInvalidError('path', path, 'must not contain a NUL character (\\u0000): SQLite would open the path cut short at it');
+    // better-sqlite3 trims the path it is given: REMIT would check one file and SQLite open another
+    // (`app.db\n`, read from a config file, created `app.db`). The ends are named as JSON, so that
+    // the whitespace shows, even where the message cuts a long path short.
+    const ends = /^\s+|\s+$/.exec(path);
+    if (ends !== null && path !== ':memory:') {
+      throw new OptionInvalidError('path', path, `must not start or end with whitespace (it ${ends.index === 0 ? 'starts' : 'ends'} with ${JSON.stringify(ends[0])}): better-sqlite3 trims it and would open another file than the one named; nothing was created`);
+    }
     if (options === null || typeof options !== 'object') throw new OptionInvalidError('options', options, 'must be an object of SQLite store options, or nothing');
     const unknown = unknownKey(options, SQLITE_STORE_OPTIONS);
     if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of the SQLite store', SQLITE_STORE_OPTIONS));
@@ -406,8 +587,8 @@ export class SqliteStore implements Store {
     const clock = checkedClock(options.clock);
     this.path = path === ':memory:' ? path : resolve(path);
     this.description = `sqlite:${this.path}`;
-    this.nowMs = clock;
-    if (this.path !== ':memory:') checkNotFolder(this.description, this.path);
+    this.nowMs = reportingFailure(clock);
+    if (this.path !== ':memory:') checkRegularFile(this.description, this.path);
     if (!create && this.path !== ':memory:') {
       checkFileExists(this.description, this.path);
       this.wrap('open', {}, () => checkRemitFile(this.description, this.path, busyTimeoutMs));
@@ -515,16 +696,21 @@ export class SqliteStore implements Store {
   private openConnection(busyTimeoutMs: number, synchronous: string): string | undefined {
     this.wrap('open', {}, () => {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      // A newer layout is refused before anything of the file is changed (WAL, tables).
+      const version = layoutVersionOf(this.db);
+      checkLayoutNotNewer(this.description, this.path, version);
       enableWal(this.db, busyTimeoutMs);
       this.db.pragma(`synchronous = ${synchronous}`);
       // A file already at this layout needs neither the schema's statements nor the write lock
       // they take (about a millisecond of a fresh process's open). The version is written in the
-      // transaction that creates or migrates the tables; a file that has the version but not the
-      // tables (another program's) takes the full path, which creates them.
-      if (this.db.pragma('user_version', { simple: true }) === SQLITE_SCHEMA_VERSION && hasTables(this.db)) return;
+      // transaction that creates or migrates the tables.
+      if (version === SQLITE_SCHEMA_VERSION && hasTables(this.db)) return;
       this.db.transaction(() => {
+        // Read again under the write lock: another process may have migrated the file meanwhile.
+        checkLayoutNotNewer(this.description, this.path, layoutVersionOf(this.db));
+        const earlierRelease = !hasTables(this.db, ['remit_schema']) && isRemitFile(this.db);
         this.db.exec(SCHEMA);
-        migrate(this.db);
+        migrate(this.db, earlierRelease);
       }).immediate();
     });
     return this.path === ':memory:' ? undefined : this.wrap('open', {}, () => fileIdentityOf(this.path));
@@ -571,11 +757,15 @@ export class SqliteStore implements Store {
   }
 
   async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
+    // Its own arguments first: a refusal names readLog, the call made.
+    checkStoredRunId(this.description, 'readLog', runId);
+    checkFromSeq(this.description, 'readLog', runId, fromSeq);
     return concatRecords(await this.readRecords(runId, fromSeq));
   }
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
     checkStoredRunId(this.description, 'readRecords', runId);
+    checkFromSeq(this.description, 'readRecords', runId, fromSeq);
     return this.wrap('readRecords', { runId }, () => this.recordsFrom(runId, fromSeq, 'readRecords'));
   }
 
@@ -611,7 +801,7 @@ export class SqliteStore implements Store {
   async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
     checkStoredRunId(this.description, 'fork', sourceRunId);
     checkStoredRunId(this.description, 'fork', targetRunId);
-    checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord]);
+    checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord], 'fork');
     checkRunStatus(this.description, 'fork', targetRunId, runStatus);
     return this.write('fork', { runId: sourceRunId, seq: prefixRecords }, () => this.forkRun(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus));
   }
@@ -665,7 +855,11 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    // A file moved or replaced with no write since (which would have seen it): its WAL is saved
+    // into it here, as checkSameFile does; SQLite's own close leaves a moved file's WAL behind.
+    if (this.fileIdentity !== undefined && !this.walSaved && this.pathNamesAnotherFile()) this.saveWalIntoOpenedFile();
+    this.db.close();
   }
 
   /**
@@ -682,20 +876,49 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** Whether the path now names another file or none; a path that cannot be looked at (EACCES) is not taken for a change. */
+  private pathNamesAnotherFile(): boolean {
+    try {
+      return identityAtPath(this.path) !== this.fileIdentity;
+    } catch {
+      return false;
+    }
+  }
+
   private checkSameFile(operation: string, subject: { runId?: string; seq?: number }): void {
     if (this.fileIdentity === undefined || !this.db.open) return;
-    let now: string | undefined;
-    try {
-      now = fileIdentityOf(this.path);
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
-    }
+    const now = identityAtPath(this.path);
     if (now === this.fileIdentity) return;
-    const what = now === undefined ? 'was deleted or moved away' : 'was replaced by another file';
-    throw new StoreError(this.description, operation, 'FILE_REPLACED', subject, new Error(
-      `the database file ${this.path} ${what} since this store opened it; its writes would go to the file it opened, which the path no longer names, ` +
-        'and be lost when it closes, so nothing was written: close this store (the Remit instance) and open the path again',
-    ));
+    this.saveWalIntoOpenedFile();
+    const problem = fileReplacedProblem(this.path, now !== undefined, openedFileNow(this.fileIdentity));
+    throw new StoreError(this.description, operation, 'FILE_REPLACED', subject, new Error(problem));
+  }
+
+  /**
+   * The commits since the last checkpoint are in `<path>-wal`, which SQLite finds by the path, not
+   * with the file: once the path names another file (or none), the file this store opened lacks
+   * them wherever it now is, SQLite's close does not checkpoint a file that moved (so they stay
+   * behind), and the next open of the path drops them or replays them into whatever file is there
+   * (a backup renamed over the path loses its own runs to them). A TRUNCATE checkpoint through
+   * this connection writes them into the file it opened (through its open descriptor) and empties
+   * the WAL left at the path, so nothing of it can be replayed there.
+   *
+   * Done once, at the first sight of the change, never again: from then on `<path>-wal` belongs to
+   * the file now at the path, and another process that opens it (a restore, a service restarted
+   * on it) writes its own commits there. A later checkpoint from this connection would copy that
+   * process's commits into the old file and truncate them out of the WAL, taking them from the file
+   * they belong to; the sooner it is done, the less likely it is that another process has opened
+   * the path yet. Best effort: a checkpoint that fails or is cut short (another process reading the
+   * WAL) leaves the store as it was, and the refusal is reported all the same.
+   */
+  private saveWalIntoOpenedFile(): void {
+    if (this.walSaved) return;
+    this.walSaved = true;
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Best effort (see above): the FILE_REPLACED refusal or the close goes on.
+    }
   }
 
   /** Run a synchronous database step; any driver error becomes a StoreError with its SQLite code. */
@@ -707,7 +930,15 @@ export class SqliteStore implements Store {
       return step();
     } catch (error) {
       if (error instanceof RemitError) throw error;
+      // The clock threw inside the step (rolled back: nothing written): one code, whatever it threw.
+      if (error instanceof ClockFailure) throw new StoreError(this.description, operation, 'CLOCK_FAILED', subject, clockFailureCause(error.thrown));
       const code = (error as { code?: unknown }).code;
+      if (operation === 'open' && typeof code === 'string' && ACCESS_CODES.has(code) && this.path !== ':memory:') {
+        // SQLite names neither the path nor the access it lacks (`unable to open database file`):
+        // said here, as the EACCES the store reports for a path it may not look at.
+        const found = accessProblemOf(this.path);
+        if (found !== undefined) throw new StoreError(this.description, operation, found.code, subject, new Error(`${found.problem} (SQLite: ${describeThrown(error)}, ${code})`, { cause: error }));
+      }
       throw new StoreError(this.description ?? 'sqlite', operation, typeof code === 'string' ? code : 'SQLITE_ERROR', subject, error);
     }
   }
@@ -729,10 +960,97 @@ function storageClassOf(value: unknown): NotBytes {
   return { found: value === null || value === undefined ? 'NULL' : typeof value, cause, remedy };
 }
 
+/** What the store's clock threw, carried out of the SQLite step to `wrap`, which names the operation and the run. */
+class ClockFailure {
+  constructor(readonly thrown: unknown) {}
+}
+
+/**
+ * The store's clock (checkedClock) with a throw of its own carried as a ClockFailure: better-sqlite3
+ * rolls the transaction back and rethrows it as it is, and `wrap` reports StoreError CLOCK_FAILED.
+ * A reading that is not milliseconds stays the OptionInvalidError checkedClock gives.
+ */
+function reportingFailure(clock: StoreClock): StoreClock {
+  return () => {
+    try {
+      return clock();
+    } catch (error) {
+      if (error instanceof RemitError) throw error;
+      throw new ClockFailure(error);
+    }
+  };
+}
+
+/** The cause of a CLOCK_FAILED StoreError: what the clock threw, kept as its cause. */
+function clockFailureCause(thrown: unknown): Error {
+  return new Error(`the store's clock threw, so nothing was written: ${describeThrown(thrown)}`, { cause: thrown });
+}
+
 /** Which file `path` names: its device and inode (a file replaced by rename or deleted and made again has another). */
 function fileIdentityOf(path: string): string {
   const stats = statSync(path, { bigint: true });
   return `${stats.dev}:${stats.ino}`;
+}
+
+/** Which file `path` names now (fileIdentityOf), undefined when none does (deleted or moved away); another failure (EACCES) is thrown. */
+function identityAtPath(path: string): string | undefined {
+  try {
+    return fileIdentityOf(path);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Where the file a store opened is now: at a path, deleted (no path names it), or not known. */
+type OpenedFileNow = { at: string } | 'deleted' | 'unknown';
+
+/**
+ * Where the file with `identity` that this process holds open now is, read from /proc/self/fd
+ * (Linux): the path of the descriptor's file, or deleted when no link to it is left. 'unknown'
+ * elsewhere, or when no descriptor of this process is that file. Only called on a refusal.
+ */
+function openedFileNow(identity: string): OpenedFileNow {
+  let fds: string[];
+  try {
+    fds = readdirSync('/proc/self/fd');
+  } catch {
+    return 'unknown';
+  }
+  for (const fd of fds) {
+    try {
+      const link = `/proc/self/fd/${fd}`;
+      const stats = statSync(link, { bigint: true });
+      if (`${stats.dev}:${stats.ino}` !== identity) continue;
+      return stats.nlink === 0n ? 'deleted' : { at: readlinkSync(link) };
+    } catch {
+      // A descriptor closed meanwhile, or not one to look at: the next.
+    }
+  }
+  return 'unknown';
+}
+
+/**
+ * The FILE_REPLACED message: what happened to the path, where the records this store committed
+ * are (in the file it opened, its WAL saved into it: saveWalIntoOpenedFile), and what to do.
+ */
+function fileReplacedProblem(path: string, replaced: boolean, opened: OpenedFileNow): string {
+  const happened = replaced ? 'was replaced by another file (a copy renamed over it, or the file deleted and made again)' : 'was deleted or moved away';
+  const refused = 'so nothing was written: close this store (the Remit instance)';
+  if (typeof opened === 'object') {
+    return `the database file ${path} was moved to ${opened.at} since this store opened it${replaced ? ', and another file now has its path' : ''}: ` +
+      `every record this store committed is in ${opened.at} (the commits still in the -wal file kept at the old path were saved into it), ` +
+      `${refused} and open ${opened.at} to go on with its runs${replaced ? ', or open the path again for the runs of the file now there' : ''}`;
+  }
+  if (opened === 'deleted') {
+    const what = replaced ? happened : 'was deleted';
+    return `the database file ${path} ${what} since this store opened it: the records this store committed are in the file that was ${replaced ? 'replaced' : 'deleted'}, ` +
+      `which no path names any more and which is gone once this store closes (none of them went into ${replaced ? 'the file now at the path' : 'a file made at the path later'}), ` +
+      `${refused} and open the path again ${replaced ? 'to go on with the runs of the file now there' : 'once a backup of the file is restored there'}`;
+  }
+  return `the database file ${path} ${happened} since this store opened it: every record this store committed is in the file it opened, wherever that file now is ` +
+    `(the commits still in the -wal file kept at the old path were saved into it): ${refused}; if the file was moved, open it at its new path to go on with its runs; ` +
+    `${replaced ? 'to go on with the file now at the path, open the path again' : 'if it was deleted, its records are gone with it (restore it from a backup and open the path again)'}`;
 }
 
 /** The run's next seq from its largest stored seq (null: no records). */
