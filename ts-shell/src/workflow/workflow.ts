@@ -20,6 +20,7 @@ import { DefinitionInvalidError } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { isPlainObject, isWellFormedUnicode, utf8, type Json } from '../json.js';
 import { describeWorkflow, fingerprintOf, type WorkflowDescriptor } from './descriptor.js';
+import { resumeWithoutKeptValue } from './keepable.js';
 
 /** A workflow has at most this many nodes: the core accepts a RUN_STARTED node table of 1 to 65535 entries (docs/log-format.md). */
 export { MAX_NODE_COUNT };
@@ -300,12 +301,9 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
       throw new DefinitionInvalidError(wf, `interrupt ${def.name} needs a zod resume schema (zod 4), got ${describeNonSchema(def.spec.resume)}`, { node: def.name, field: 'resume' });
     }
     if (def.kind === 'interrupt') {
-      const none = typeAcceptingNoJson(def.spec.resume);
-      if (none !== null) {
-        throw new DefinitionInvalidError(wf,
-          `the resume schema of interrupt ${def.name} accepts no JSON value (it holds a z.${none}() that every value must pass), so a run parked there could never be resumed; ` +
-            'for an interrupt that takes no value use z.null() and resume it with null', { node: def.name, field: 'resume' });
-      }
+      // A resume schema without a value the log can keep would wedge a run parked there (keepable.ts).
+      const refusal = resumeWithoutKeptValue(def.spec.resume, def.name);
+      if (refusal !== null) throw new DefinitionInvalidError(wf, refusal, { node: def.name, field: 'resume' });
     }
     if (def.kind === 'interrupt' && typeof def.spec.apply !== 'function') {
       throw new DefinitionInvalidError(wf, `interrupt ${def.name} needs an apply function`, { node: def.name, field: 'apply' });
@@ -332,69 +330,6 @@ function specFields<T extends object>(spec: T, known: readonly string[]): T {
   const fields: Record<string, unknown> = {};
   for (const key of known) if (key in spec) fields[key] = (spec as Record<string, unknown>)[key];
   return fields as T;
-}
-
-/** Schema types whose values a resume can never give: resume values are JSON, and `undefined` is not. */
-const NO_JSON_TYPES = new Set(['void', 'undefined', 'never']);
-/** Wrappers that accept no more JSON values than the schema they wrap (a lazy's, a pipe's input; a default only adds undefined). */
-const NARROWING_WRAPPERS = new Set(['optional', 'readonly', 'nonoptional', 'default', 'prefault', 'lazy', 'pipe']);
-/** Wrappers that let an object's field be absent: such a field never stops the object being given. */
-const ABSENT_ALLOWED = new Set(['optional', 'default', 'prefault', 'catch']);
-
-interface SchemaDef {
-  type?: unknown;
-  innerType?: unknown;
-  getter?: unknown;
-  in?: unknown;
-  options?: unknown;
-  values?: unknown;
-  shape?: unknown;
-  left?: unknown;
-  right?: unknown;
-  items?: unknown;
-}
-
-function defOf(schema: unknown): SchemaDef | undefined {
-  return (schema as { _zod?: { def?: SchemaDef } } | null | undefined)?._zod?.def;
-}
-
-/**
- * The zod type (`void`, `undefined` or `never`) that makes `schema` accept no JSON value, or null
- * when it may accept one. Conservative: it looks through wrappers, lazies, pipes, unions (all
- * options), literals of undefined, and objects, intersections and tuples a part of which can
- * never be given; a schema it cannot see into (a refinement, a custom schema) may accept one.
- */
-function typeAcceptingNoJson(schema: unknown, depth = 0): string | null {
-  const def = defOf(schema);
-  if (def === undefined || typeof def.type !== 'string' || depth > 32) return null;
-  if (NO_JSON_TYPES.has(def.type)) return def.type;
-  if (NARROWING_WRAPPERS.has(def.type)) {
-    let inner: unknown = def.type === 'pipe' ? def.in : def.innerType;
-    if (def.type === 'lazy') {
-      try {
-        inner = typeof def.getter === 'function' ? (def.getter as () => unknown)() : undefined;
-      } catch {
-        return null;
-      }
-    }
-    return typeAcceptingNoJson(inner, depth + 1);
-  }
-  if (def.type === 'literal') return Array.isArray(def.values) && def.values.every((v) => v === undefined) ? 'undefined' : null;
-  if (def.type === 'union' && Array.isArray(def.options) && def.options.length > 0) {
-    const found = def.options.map((option) => typeAcceptingNoJson(option, depth + 1));
-    return found.every((type) => type !== null) ? found[0]! : null;
-  }
-  const parts: unknown[] =
-    def.type === 'object' && def.shape !== null && typeof def.shape === 'object'
-      ? Object.values(def.shape as object).filter((field) => !ABSENT_ALLOWED.has(String(defOf(field)?.type)))
-      : def.type === 'intersection' ? [def.left, def.right]
-      : def.type === 'tuple' && Array.isArray(def.items) ? def.items
-      : [];
-  for (const part of parts) {
-    const type = typeAcceptingNoJson(part, depth + 1);
-    if (type !== null) return type;
-  }
-  return null;
 }
 
 /**
