@@ -9,11 +9,13 @@
 
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { constants } from 'node:buffer';
 import { MAX_PAYLOAD_LEN } from './core/framing.js';
 import { createCore } from './core/index.js';
 import { ValueUnfaithfulError } from './errors.js';
 import { Remit } from './remit.js';
 import { MemoryStore } from './store/memory.js';
+import { MAX_VALUE_TEXT_BYTES } from './values.js';
 import { END, workflow } from './workflow/workflow.js';
 
 const core = await createCore('reference');
@@ -45,23 +47,38 @@ describe.sequential('values too large to record', () => {
       .build();
     const remit = new Remit(new MemoryStore(), core, [wf]);
     const error = await remit.start(wf, { a: '' }, { runId: 'r2' }).catch((e: unknown) => e);
-    tooLarge(error, { runId: 'r2', node: 'grow' }, new RegExp(`is 1080000\\d{3} bytes of UTF-8, over the ${MAX_PAYLOAD_LEN} bytes a record holds`));
+    tooLarge(error, { runId: 'r2', node: 'grow' }, new RegExp(`is 1080000\\d{3} bytes of UTF-8, over the ${MAX_VALUE_TEXT_BYTES} bytes a value's text may have \\(the longest text JavaScript reads back as one string; a record holds ${MAX_PAYLOAD_LEN}\\)`));
     const before = await remit.store.readLog('r2');
     expect(before.length).toBeGreaterThan(0);
     huge = false;
     expect(await remit.continueRun('r2')).toMatchObject({ status: 'completed', state: { a: 'fine' } });
   }, 60_000);
 
-  it('a value under the limit whose record is over it (the record\'s other fields): the same refusal, for the record', async () => {
+  it('a value of one byte more than JavaScript reads back as one string (under a record\'s 1 GiB) is refused: before, it was written and its record could never be read', async () => {
     const wf = workflow({ name: 'big3', version: '1', state: State }).pure('p', { run: () => ({}), next: END }).build();
     const remit = new Remit(new MemoryStore(), core, [wf]);
-    // {"a":"…"} of exactly MAX_PAYLOAD_LEN bytes: the value fits, RUN_STARTED's payload (it adds the
-    // workflow's name and definition) does not.
-    const threeByte = Math.floor((MAX_PAYLOAD_LEN - 8) / 3);
-    const a = 'あ'.repeat(threeByte) + 'x'.repeat(MAX_PAYLOAD_LEN - 8 - threeByte * 3);
-    expect(Buffer.byteLength(JSON.stringify({ a }), 'utf8')).toBe(MAX_PAYLOAD_LEN);
+    expect(MAX_VALUE_TEXT_BYTES).toBe(constants.MAX_STRING_LENGTH);
+    // {"a":"…"}: 8 bytes around two-byte characters (é) and one ASCII letter, MAX_VALUE_TEXT_BYTES + 1 in all.
+    const twoByte = Math.floor((MAX_VALUE_TEXT_BYTES + 1 - 8) / 2);
+    const a = 'é'.repeat(twoByte) + 'x'.repeat(MAX_VALUE_TEXT_BYTES + 1 - 8 - twoByte * 2);
+    expect(Buffer.byteLength(JSON.stringify({ a }), 'utf8')).toBe(MAX_VALUE_TEXT_BYTES + 1);
     const error = await remit.start(wf, { a }, { runId: 'r3' }).catch((e: unknown) => e);
-    tooLarge(error, { runId: 'r3', seq: 0, value: 'RUN_STARTED record' }, /: \d+ bytes is over the 1073741823 limit/);
+    tooLarge(error, { runId: 'r3', value: 'input' }, new RegExp(`is ${MAX_VALUE_TEXT_BYTES + 1} bytes of UTF-8, over the ${MAX_VALUE_TEXT_BYTES} bytes`));
     expect(await remit.store.readLog('r3')).toHaveLength(0);
+  }, 120_000);
+
+  it('an effect result of that size is refused and its attempt released (before: recorded, then unreadable for good, after the effect happened)', async () => {
+    let big: string | null = 'é'.repeat(270_000_000); // 540 MB of UTF-8: 270 M characters, a string JavaScript holds
+    const keys: string[] = [];
+    const wf = workflow({ name: 'big4', version: '1', state: z.object({ n: z.number().optional() }) })
+      .effect('fetch', { run: (_s, { idempotencyKey }) => (keys.push(idempotencyKey), big ?? 'small'), apply: (_s, v) => ({ n: v.length }), next: END })
+      .build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    const error = await remit.start(wf, {}, { runId: 'r4' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'REMIT_VALUE_UNFAITHFUL', reason: 'TOO_LARGE', runId: 'r4', node: 'fetch' });
+    expect((error as Error).message).toMatch(/is 540000002 bytes of UTF-8, over the .*; EFFECT_RELEASED was recorded \(attempt 1 is given up/);
+    big = null;
+    expect(await remit.continueRun('r4')).toMatchObject({ status: 'completed', state: { n: 5 } });
+    expect(keys).toEqual(['r4/fetch/1', 'r4/fetch/1']);
   }, 120_000);
 });

@@ -19,6 +19,7 @@
 
 import { NotJsonError, RemitError, ValueUnfaithfulError, describeThrown, isInstanceOf, namingRun, toValidationIssues, type ErrorSubject } from './errors.js';
 import { encodeJsonText, setOwnKey, utf8, utf8Length, type Json } from './json.js';
+import { constants } from 'node:buffer';
 import { MAX_LOG_BYTES, MAX_PAYLOAD_LEN } from './core/framing.js';
 import { encodeRecordV2, RecordEncodeError } from './core/codec.js';
 import type { LogRecord } from './core/types.js';
@@ -175,15 +176,28 @@ function isStringTooLong(error: unknown): boolean {
 }
 
 /**
- * A value's JSON text must fit a record's payload (MAX_PAYLOAD_LEN bytes of UTF-8, with the
- * record's other fields): a longer one could never be written. UTF-8 takes at most 3 bytes per
- * UTF-16 unit, so only a text of more than a third of the limit in length is measured.
+ * The most UTF-8 bytes a value's JSON text may have. A record's payload holds MAX_PAYLOAD_LEN (1
+ * GiB), but Node's TextDecoder reads back no input longer than V8's longest string
+ * (MAX_STRING_LENGTH, 2^29 - 24 on 64-bit) whatever characters it holds: a text of 600 MB of
+ * two-byte characters (300 M of them, a string JavaScript holds) would be written, and then every
+ * read of its record would fail, wedging the run (an effect's result: after the effect happened).
+ */
+export const MAX_VALUE_TEXT_BYTES = Math.min(MAX_PAYLOAD_LEN, constants.MAX_STRING_LENGTH);
+
+/**
+ * A value's JSON text must be one the log can hold and read back (MAX_VALUE_TEXT_BYTES of UTF-8).
+ * UTF-8 takes at most 3 bytes per UTF-16 unit, so only a text of more than a third of the limit in
+ * length is measured.
  */
 function checkSize(what: string, text: string, subject: ErrorSubject): void {
-  if (text.length <= MAX_PAYLOAD_LEN / 3) return;
+  if (text.length <= MAX_VALUE_TEXT_BYTES / 3) return;
   const bytes = utf8Length(text);
-  if (bytes > MAX_PAYLOAD_LEN) {
-    throw tooLarge(what, `its JSON text is ${bytes} bytes of UTF-8, over the ${MAX_PAYLOAD_LEN} bytes a record holds`, subject);
+  if (bytes > MAX_VALUE_TEXT_BYTES) {
+    throw tooLarge(
+      what,
+      `its JSON text is ${bytes} bytes of UTF-8, over the ${MAX_VALUE_TEXT_BYTES} bytes a value's text may have (the longest text JavaScript reads back as one string; a record holds ${MAX_PAYLOAD_LEN})`,
+      subject,
+    );
   }
 }
 

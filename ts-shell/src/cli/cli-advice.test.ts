@@ -204,3 +204,18 @@ describe('wording', () => {
     expect(fromEarlier.json()).toMatchObject({ error: { code: 'REMIT_IMPLICIT_FORK' }, exitCode: 4 });
   });
 });
+
+describe('a run the store cannot read', () => {
+  it('`runs` says what to do about it, not to inspect it (inspect cannot read it either: it failed with a StoreError)', async () => {
+    const db = join(cwd, 'not-bytes.db');
+    expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'txt')).code).toBe(0);
+    const { default: Database } = await import('better-sqlite3');
+    const raw = new Database(db);
+    raw.prepare('UPDATE remit_records SET bytes = CAST(bytes AS TEXT) WHERE run_id = ? AND seq = 1').run('txt');
+    raw.close();
+    const listed = await remit('--db', db, 'runs');
+    expect(listed.stdout).toMatch(/RECORD_NOT_BYTES at seq 1: the run cannot be read, so it cannot be inspected or repaired here: restore the store from a backup/);
+    expect(listed.stdout).not.toMatch(/see remit .*inspect txt/);
+    expect((await remit('--db', db, 'inspect', 'txt')).code).toBe(8);
+  });
+});

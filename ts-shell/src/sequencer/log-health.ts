@@ -162,6 +162,11 @@ export function missingRecordsDamage(runId: string): RunDamage {
  */
 const UNREADABLE_RUN_CODES: ReadonlySet<string> = new Set(['RECORD_NOT_BYTES', 'SQLITE_CORRUPT']);
 
+/** Whether `code` is one of a run the store could not read at all (no view of it, inspect included, can be made). */
+export function isUnreadableRunCode(code: string): boolean {
+  return UNREADABLE_RUN_CODES.has(code);
+}
+
 /** The damage of a run the store could not read (UNREADABLE_RUN_CODES), or null for any other error. */
 export function unreadableRunDamage(error: unknown): RunDamage | null {
   if (!(error instanceof StoreError) || !UNREADABLE_RUN_CODES.has(error.storeCode)) return null;

@@ -5,6 +5,7 @@ import { isoTime, table } from '../../inspect.js';
 import { openSession, print } from '../context.js';
 import { describeStoredHint, type RunSummary } from '../../remit.js';
 import { ExitCode } from '../exit-codes.js';
+import { isUnreadableRunCode } from '../../sequencer/log-health.js';
 import type { CommandModule } from '../registry.js';
 
 /** One line on a damaged run: where, how, and the command that repairs it (or that nothing will). */
@@ -13,7 +14,9 @@ function damageNote(run: RunSummary): string {
   if (d === undefined) return '';
   const what = `${d.code} at seq ${d.seq}`;
   if (d.repairable) return `${what}: ${suggestCommand('repair', run.runId)}`;
-  return d.code === 'NO_RECORDS' ? `${what}: ${d.advice}` : `${what}: not repairable, see ${suggestCommand('inspect', run.runId)}`;
+  // A run the store cannot read cannot be inspected either: its advice says what to do instead.
+  if (d.code === 'NO_RECORDS' || isUnreadableRunCode(d.code)) return `${what}: ${d.advice}`;
+  return `${what}: not repairable, see ${suggestCommand('inspect', run.runId)}`;
 }
 
 /** On a run whose stored status hint disagrees with its log: the hint and the command that corrects it. */
