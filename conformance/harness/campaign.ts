@@ -7,10 +7,13 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { ALL_CELLS, findCell, type Cell } from './cells.js';
 import type { HostsSetting } from './cross-host.js';
-import { runProfile, type ProfileTiming, type SystemProfile } from './profile.js';
+import { runProfile, stepsAreCoherent, type ProfileTiming, type SystemProfile } from './profile.js';
 import { buildReport, type Report, type ReportTiming } from './report/model.js';
 import { ScenarioSchema, type Scenario } from './scenario.js';
 import { SYSTEMS, findSystem, whyNotRunnable, type SystemDef } from './systems.js';
+import { UsageError } from './usage.js';
+
+export { UsageError };
 
 export interface CampaignOptions {
   mode: 'quick' | 'full' | 'custom';
@@ -28,6 +31,8 @@ export interface CampaignOptions {
   onCellDone?: (system: string, cellId: string) => void;
   onShrink?: (system: string, property: string) => void;
   onSystemError?: (system: string, error: unknown) => void;
+  /** Systems of the selection left out before the campaign (NOT RUN), named in the report with the reason. */
+  notRun?: { system: string; reason: string }[];
 }
 
 export interface CampaignResult {
@@ -46,13 +51,37 @@ export function allSystems(env: NodeJS.ProcessEnv = process.env): SystemDef[] {
   return SYSTEMS.filter((s) => whyNotRunnable(s, env) === null);
 }
 
-export function parseCells(ids: string[] | undefined): readonly Cell[] {
-  if (ids === undefined || ids.length === 0) return ALL_CELLS;
-  return ids.map(findCell);
+/** Each id once, in the order first given (a repeated id would run, and count, twice). */
+function distinct(ids: readonly string[]): string[] {
+  return [...new Set(ids)];
 }
 
+/** The cells named by `ids` (all cells when none), each once; an unknown or empty id is a usage error. */
+export function parseCells(ids: string[] | undefined): readonly Cell[] {
+  if (ids === undefined || ids.length === 0) return ALL_CELLS;
+  return distinct(ids.map((id) => id.trim())).map((id) => {
+    if (id === '') throw new UsageError('--cell: an empty cell id (cells are listed in conformance/README.md, "Cell catalogue")');
+    try {
+      return findCell(id);
+    } catch (error) {
+      throw new UsageError(`--cell: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+}
+
+/**
+ * The systems named by `ids`, each once (two copies of one system would run at once in the same
+ * cell folders and see each other's files); an unknown or empty id is a usage error.
+ */
 export function parseSystems(ids: string[]): SystemDef[] {
-  return ids.map(findSystem);
+  return distinct(ids.map((id) => id.trim())).map((id) => {
+    if (id === '') throw new UsageError(`--system: an empty system id; known: ${SYSTEMS.map((s) => s.id).join(', ')}`);
+    try {
+      return findSystem(id);
+    } catch (error) {
+      throw new UsageError(`--system: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
 }
 
 export interface SystemSelection {
@@ -83,11 +112,37 @@ export function selectSystems(options: { full?: boolean; system?: string }, env:
   return { systems: wanted.filter((s) => !notRun.some((n) => n.system === s.id)), notRun };
 }
 
+/**
+ * A saved scenario (a reproduction file), checked before anything runs: a file that cannot be read,
+ * is not JSON, does not match the format, names an unknown cell or has no coherent schedule (no
+ * steps at all: nothing would run, and every property would "hold") is a usage error naming the file.
+ */
 export function loadScenario(file: string): Scenario {
-  const parsed = ScenarioSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`scenario file ${file} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`scenario file ${file} is not JSON: ${(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ')}`);
+  }
+  const parsed = ScenarioSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`scenario file ${file}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+    throw new UsageError(`scenario file ${file}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+  }
+  try {
+    findCell(parsed.data.cellId);
+  } catch (error) {
+    throw new UsageError(`scenario file ${file}: cellId: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (parsed.data.steps.length === 0) throw new UsageError(`scenario file ${file}: steps is empty: the scenario would run nothing`);
+  if (!stepsAreCoherent(parsed.data.steps)) {
+    throw new UsageError(`scenario file ${file}: steps [${parsed.data.steps.join(', ')}] are not a schedule the runner can follow (a step on the main run needs 'start', one on the baseline needs 'baseline', 'resume-duplicate' needs a first resume)`);
   }
   return parsed.data;
 }
@@ -109,9 +164,11 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const profiles = new Map<string, SystemProfile>();
   const timings: ProfileTiming[] = [];
   const unavailable: { system: string; reason: string }[] = [];
-  const cells = options.scenario === undefined ? options.cells : [findCell(options.scenario.cellId)];
+  // Each system and cell once: two copies of a system would run at once in the same cell folders.
+  const systems = options.systems.filter((s, i, all) => all.findIndex((x) => x.id === s.id) === i);
+  const cells = options.scenario === undefined ? options.cells.filter((c, i, all) => all.findIndex((x) => x.id === c.id) === i) : [findCell(options.scenario.cellId)];
   try {
-    await runLimited(options.systems, options.jobs, async (def) => {
+    await runLimited(systems, options.jobs, async (def) => {
       try {
         const { profile, timing } = await runProfile(def, cells, {
           seed: options.seed,
@@ -134,15 +191,17 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     if (options.workDir === undefined) fs.rmSync(workDir, { recursive: true, force: true });
   }
   // Report order follows the system list, not completion order, so reports stay identical.
-  const ordered = options.systems.flatMap((s) => {
+  const ordered = systems.flatMap((s) => {
     const p = profiles.get(s.id);
     return p === undefined ? [] : [p];
   });
-  const report = buildReport(options.seed, options.mode, ordered);
+  // Never silent: systems left out before the campaign and those whose adapter could not run are in the report.
+  const notRun = [...(options.notRun ?? []), ...systems.flatMap((s) => unavailable.filter((u) => u.system === s.id)).map((u) => ({ system: u.system, reason: u.reason.split('\n')[0] ?? '' }))];
+  const report = buildReport(options.seed, options.mode, ordered, notRun);
   const timing: ReportTiming = {
     startedAt: new Date(startedMs).toISOString(),
     totalMs: Date.now() - startedMs,
-    systems: options.systems.flatMap((s) => timings.filter((t) => t.system === s.id)),
+    systems: systems.flatMap((s) => timings.filter((t) => t.system === s.id)),
   };
   return { report, timing, unavailable };
 }

@@ -37,6 +37,30 @@ interface Pending {
 
 const STDERR_TAIL_CHARS = 8_000;
 
+/** Adapter processes not yet exited, so that an interrupted campaign can end them (killLiveAdapters). */
+const LIVE = new Set<ChildProcessWithoutNullStreams>();
+/** Set by killLiveAdapters: the campaign is being stopped, no adapter process may start any more. */
+let stopping = false;
+
+/**
+ * SIGKILL every adapter process still running and wait (at most `timeoutMs`) until they have
+ * exited, so that none writes into a work folder about to be removed (Ctrl-C, SIGTERM).
+ */
+export async function killLiveAdapters(timeoutMs = 3_000): Promise<void> {
+  stopping = true;
+  const waits = [...LIVE].map((child) => {
+    const exited = new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once('exit', () => resolve());
+    });
+    child.kill('SIGKILL');
+    return exited;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(waits), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
+}
+
 export class AdapterProcess {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -69,11 +93,14 @@ export class AdapterProcess {
   }
 
   static spawn(spec: AdapterSpec, cwd: string): AdapterProcess {
+    if (stopping) throw new Error(`${spec.id}: the campaign is being stopped (interrupted); no adapter process starts`);
     const child = spawn(spec.command, spec.args, {
       cwd,
       env: { ...process.env, ...spec.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    LIVE.add(child);
+    child.once('exit', () => LIVE.delete(child));
     return new AdapterProcess(spec, child);
   }
 

@@ -141,14 +141,20 @@ export const SYSTEMS: readonly SystemDef[] = [
 /**
  * CrewAI stays quiet and off the network only when told: no telemetry, no version check, no
  * tracing, and its storage in an absolute private folder (a relative one lands in the working
- * directory), with a private HOME.
+ * directory), with a private HOME and a private TMPDIR: its named file locks
+ * (`crewai_core.lock_store`, `crewai:<md5>.lock` in `tempfile.gettempdir()`) would otherwise
+ * be left in the machine's temporary folder, about 150 per quick run. Every adapter process of
+ * one system's campaign shares `stateDir`, so they still share those locks.
  */
 function crewaiEnvironment(stateDir: string): Record<string, string> {
   const storage = path.join(stateDir, 'crewai-storage');
   const home = path.join(stateDir, 'home');
+  const tmp = path.join(stateDir, 'tmp');
   fs.mkdirSync(storage, { recursive: true });
   fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(tmp, { recursive: true });
   return {
+    TMPDIR: tmp,
     CREWAI_DISABLE_TELEMETRY: 'true',
     OTEL_SDK_DISABLED: 'true',
     CREWAI_DISABLE_VERSION_CHECK: 'true',

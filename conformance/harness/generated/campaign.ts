@@ -15,6 +15,7 @@ import { PROPERTIES, type PropertyId, type Verdict } from '../checkers/verdict.j
 import { sameFailure } from '../profile.js';
 import { cellSlug, SystemPool } from '../runner.js';
 import { adapterSpec, REPO_ROOT, type SystemDef } from '../systems.js';
+import { UsageError } from '../usage.js';
 import { checkGenerated } from './checkers.js';
 import { expectationOf, GENERATED_FAULT_KINDS, GENERATED_SCENARIO_FORMAT, generateScenario, type GeneratedFaultKind, type GeneratedScenario, type Poison } from './generator.js';
 import { ModelLimitError, type Expectation, type Final } from './model.js';
@@ -287,9 +288,20 @@ export type { GeneratedRunner };
 
 /** A saved generated scenario (a reproduction file), checked for its format. */
 export function loadGeneratedScenario(file: string): GeneratedScenario {
-  const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<GeneratedScenario>;
-  if (parsed.format !== GENERATED_SCENARIO_FORMAT || parsed.workflow?.format !== GENERATED_WORKFLOW_FORMAT) {
-    throw new Error(`${file} is not a generated scenario (${GENERATED_SCENARIO_FORMAT} with a ${GENERATED_WORKFLOW_FORMAT} workflow)`);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`generated scenario file ${file} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  let parsed: Partial<GeneratedScenario> | null;
+  try {
+    parsed = JSON.parse(text) as Partial<GeneratedScenario> | null;
+  } catch (error) {
+    throw new UsageError(`generated scenario file ${file} is not JSON: ${(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ')}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || parsed.format !== GENERATED_SCENARIO_FORMAT || parsed.workflow?.format !== GENERATED_WORKFLOW_FORMAT) {
+    throw new UsageError(`${file} is not a generated scenario (${GENERATED_SCENARIO_FORMAT} with a ${GENERATED_WORKFLOW_FORMAT} workflow)`);
   }
   return parsed as GeneratedScenario;
 }

@@ -6,7 +6,7 @@
  */
 import { PROPERTIES, type PropertyId } from '../checkers/verdict.js';
 import type { GeneratedSection, GeneratedSystemSection } from '../generated/campaign.js';
-import { PROPERTY_LABELS, PROPERTY_TAGS } from './model.js';
+import { PROPERTY_LABELS, PROPERTY_TAGS, reportFile } from './model.js';
 
 export function generatedReproPath(system: string, property: PropertyId): string {
   return `repro/generated/${system}/smallest-${property}.json`;
@@ -36,7 +36,7 @@ function faultLine(s: GeneratedSystemSection): string {
   return `${armed} faults armed (${counts(s.faults.armed)}), ${s.faults.fired} fired${notFired}`;
 }
 
-export function generatedMarkdown(section: GeneratedSection): string[] {
+export function generatedMarkdown(section: GeneratedSection, reportsDir = 'reports'): string[] {
   const out: string[] = [];
   out.push('## Generated workflows', '');
   out.push(
@@ -59,7 +59,7 @@ export function generatedMarkdown(section: GeneratedSection): string[] {
     for (const r of s.reproductions) {
       out.push(`- **${PROPERTY_LABELS[r.property]}**, shrunk from ${r.from} in ${r.shrinkRuns} re-runs${r.removed.length > 0 ? ` (removed ${r.removed.join(', ')})` : ''}:`);
       for (const e of r.evidence.slice(0, 4)) out.push(`  - ${e}`);
-      out.push(`  - replay: \`${generatedReplayCommand(s.system, `reports/${generatedReproPath(s.system, r.property)}`)}\``);
+      out.push(`  - replay: \`${generatedReplayCommand(s.system, reportFile(reportsDir, generatedReproPath(s.system, r.property)))}\``);
     }
     out.push('');
   }
@@ -70,7 +70,7 @@ function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-export function generatedHtml(section: GeneratedSection): string {
+export function generatedHtml(section: GeneratedSection, reportsDir = 'reports'): string {
   const head = `<tr><th>Property</th>${section.systems.map((s) => `<th>${esc(s.label)}<br><span class="small">${s.cells} cells</span></th>`).join('')}</tr>`;
   const rows = PROPERTIES.map((p) => {
     const cells = section.systems.map((s) => {
@@ -84,7 +84,7 @@ export function generatedHtml(section: GeneratedSection): string {
     const repros = s.reproductions.map(
       (r) => `<div class="repro"><b>${PROPERTY_LABELS[r.property]}</b>, shrunk from ${esc(r.from)} in ${r.shrinkRuns} re-runs${r.removed.length > 0 ? ` (removed ${esc(r.removed.join(', '))})` : ''}
 <ul>${r.evidence.slice(0, 6).map((e) => `<li>${esc(e)}</li>`).join('')}</ul>
-<code>${esc(generatedReplayCommand(s.system, `reports/${generatedReproPath(s.system, r.property)}`))}</code>
+<code>${esc(generatedReplayCommand(s.system, reportFile(reportsDir, generatedReproPath(s.system, r.property))))}</code>
 <details><summary>Workflow and scenario</summary><pre>${esc(JSON.stringify(r.scenario, null, 2))}</pre></details></div>`,
     );
     return `<h3>${esc(s.label)} <span class="small">(${esc(s.system)})</span></h3>
@@ -99,13 +99,13 @@ ${repros.join('\n')}`;
 ${systems.join('\n')}`;
 }
 
-export function generatedTerminal(section: GeneratedSection): string[] {
+export function generatedTerminal(section: GeneratedSection, reportsDir = 'reports'): string[] {
   const out = ['', `Generated workflows (seed ${section.seed}):`];
   for (const s of section.systems) {
     const props = PROPERTIES.map((p) => `${PROPERTY_TAGS[p]} ${generatedSummary(s, p)}`).join(', ');
     out.push(`  ${s.system}: ${s.workflows} workflows (one cell each, ${s.faultedCells} under a fault), ${faultLine(s)}`);
     out.push(`    ${props}`);
-    if (s.violations.length > 0) out.push(`    ${s.violations.length} violated cells; ${s.reproductions.length} shrunk reproduction(s) in reports/repro/generated/${s.system}/`);
+    if (s.violations.length > 0) out.push(`    ${s.violations.length} violated cells; ${s.reproductions.length} shrunk reproduction(s) in ${reportFile(reportsDir, `repro/generated/${s.system}`)}/`);
   }
   return out;
 }

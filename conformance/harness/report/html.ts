@@ -13,6 +13,7 @@ import {
   RECOVER_LABEL,
   cellVerdict,
   replayCommand,
+  reportFile,
   rerunCommand,
   saturationText,
   smallestPath,
@@ -92,7 +93,7 @@ function reproduction(report: Report, s: SystemProfile, cell: CellResult): strin
 </div>`;
 }
 
-function smallest(s: SystemProfile, report: Report): string {
+function smallest(s: SystemProfile, report: Report, reportsDir: string): string {
   const rows = report.properties
     .filter((p) => s.properties[p].smallest !== null)
     .map((p) => {
@@ -101,13 +102,14 @@ function smallest(s: SystemProfile, report: Report): string {
       return `<li><b>${PROPERTY_LABELS[p]}</b>: from <a href="#${anchor(s.system, r.cellId)}"><code>${esc(r.cellId)}</code></a>: ${esc(fault)}, steps ${esc(r.scenario.steps.join(' → '))}${r.scenario.concurrency ? `, k=${r.scenario.concurrency.k}` : ''}
 <span class="small">(shrunk in ${r.shrinkRuns} re-runs${r.removed.length ? `; removed ${esc(r.removed.join(', '))}` : ''})</span>
 <ul>${r.evidence.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>
-<code>${esc(replayCommand(s.system, `reports/${smallestPath(s.system, p)}`))}</code>
+<code>${esc(replayCommand(s.system, reportFile(reportsDir, smallestPath(s.system, p))))}</code>
 <details><summary>Smallest scenario</summary><pre>${esc(JSON.stringify(r.scenario, null, 2))}</pre></details></li>`;
     });
   return rows.length === 0 ? '' : `<h3>Smallest reproductions</h3><ul>${rows.join('')}</ul>`;
 }
 
-export function renderHtml(report: Report): string {
+/** `reportsDir`: the folder the reports are written to (--out, as given), for the replay commands. */
+export function renderHtml(report: Report, reportsDir = 'reports'): string {
   const profileHead = `<tr><th>Property</th>${report.systems.map((s) => `<th>${esc(s.label)}</th>`).join('')}</tr>`;
   const profileRows = report.properties.map((p) => {
     const cells = report.systems.map((s) => {
@@ -122,7 +124,7 @@ export function renderHtml(report: Report): string {
 <p class="small">Versions: ${esc(Object.entries(s.versions).map(([k, v]) => `${k} ${v}`).join(', '))}</p>
 <h3>Fault matrix</h3>${faultMatrix(s)}
 <h3>Concurrency matrix</h3><p class="small">k/k after a mark: the gated effect's fire count over k (saturation).</p>${concurrencyMatrix(s)}
-${smallest(s, report)}
+${smallest(s, report, reportsDir)}
 ${violated.length === 0 ? '<p>No violated cell.</p>' : `<h3>Reproductions (${violated.length} violated cells)</h3>${violated.map((c) => reproduction(report, s, c)).join('\n')}`}`;
   });
   const legend = Object.entries(PROPERTY_TAGS).map(([p, t]) => `${t} = ${p}`).join(', ');
@@ -133,10 +135,11 @@ ${violated.length === 0 ? '<p>No violated cell.</p>' : `<h3>Reproductions (${vio
 <p>Seed ${report.seed}, mode ${esc(report.mode)}. ${report.catalogue.faultCells} fault cells, ${report.catalogue.concurrencyCells} concurrency cells per system. Same seed, same report.</p>
 <h2>Profiles</h2>
 <table>${profileHead}${profileRows.join('')}</table>
+${report.notRun.length === 0 ? '' : `<p><b>Not run</b> (${report.notRun.length}):</p><ul>${report.notRun.map((u) => `<li><code>${esc(u.system)}</code>: ${esc(u.reason)}</li>`).join('')}</ul>`}
 <p class="small">Cells: ✓ every property holds; ✗ with the violated properties (${esc(legend)}), linked to the reproduction; n/a not applicable (hover for the reason).</p>
 ${studySection(report)}
 ${systems.join('\n')}
-${report.generated === undefined ? '' : generatedHtml(report.generated)}
+${report.generated === undefined ? '' : generatedHtml(report.generated, reportsDir)}
 </body></html>
 `;
 }

@@ -8,6 +8,7 @@ import {
   RECOVER_LABEL,
   cellVerdict,
   replayCommand,
+  reportFile,
   rerunCommand,
   saturationText,
   smallestPath,
@@ -48,7 +49,8 @@ function concurrencyMatrix(profile: SystemProfile): string[] {
   return out;
 }
 
-export function renderMarkdown(report: Report): string {
+/** `reportsDir`: the folder the reports are written to (--out, as given), for the replay commands. */
+export function renderMarkdown(report: Report, reportsDir = 'reports'): string {
   const out: string[] = [];
   out.push('# Resume-contract conformance report', '');
   out.push(`Seed ${report.seed}, mode ${report.mode}. Catalogue: ${report.catalogue.faultCells} fault cells, ${report.catalogue.concurrencyCells} concurrency cells.`);
@@ -58,6 +60,11 @@ export function renderMarkdown(report: Report): string {
   out.push(`|---|${report.systems.map(() => '---').join('|')}|`);
   for (const p of report.properties) out.push(`| ${PROPERTY_LABELS[p]} | ${report.systems.map((s) => summaryText(s, p)).join(' | ')} |`);
   out.push('');
+  if (report.notRun.length > 0) {
+    out.push(`**Not run** (${report.notRun.length}):`, '');
+    for (const u of report.notRun) out.push(`- \`${u.system}\`: ${u.reason}`);
+    out.push('');
+  }
   out.push('Counts are cells: "holds 86/86" means the property held in all 86 cells where it applied.');
   out.push(`Matrix marks: ✓ every property holds; ✗ followed by the violated properties (${Object.entries(PROPERTY_TAGS).map(([p, t]) => `${t} ${p}`).join(', ')}); n/a not applicable; k/k after a resumer mark is the gated effect's fire count over k; "c charge call(s) by k recoverers" after a recoverer mark is how many times charge's handler ran in all.`, '');
   out.push(...studySection(report));
@@ -79,7 +86,7 @@ export function renderMarkdown(report: Report): string {
         const fault = r.scenario.fault === null ? 'no fault' : `fault ${r.scenario.fault.point}/${r.scenario.fault.kind}`;
         out.push(`- **${PROPERTY_LABELS[p]}**: from cell \`${r.cellId}\`: ${fault}, steps ${r.scenario.steps.join(' → ')}${r.scenario.concurrency ? `, k=${r.scenario.concurrency.k}` : ''} (shrunk in ${r.shrinkRuns} re-runs${r.removed.length ? `: removed ${r.removed.join(', ')}` : ''}).`);
         for (const e of r.evidence) out.push(`  - ${e}`);
-        out.push(`  - replay: \`${replayCommand(s.system, `reports/${smallestPath(s.system, p)}`)}\``);
+        out.push(`  - replay: \`${replayCommand(s.system, reportFile(reportsDir, smallestPath(s.system, p)))}\``);
       }
       out.push('');
     }
@@ -92,7 +99,7 @@ export function renderMarkdown(report: Report): string {
       out.push('');
     }
   }
-  if (report.generated !== undefined) out.push(...generatedMarkdown(report.generated));
+  if (report.generated !== undefined) out.push(...generatedMarkdown(report.generated, reportsDir));
   return out.join('\n');
 }
 

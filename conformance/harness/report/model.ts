@@ -23,6 +23,13 @@ export interface Report {
   study: StudyComparison;
   /** The generated-workflow campaign (harness/generated/), when it ran. */
   generated?: GeneratedSection;
+  /** Systems of the selection that did not run, with the reason (never left out silently). */
+  notRun: NotRunSystem[];
+}
+
+export interface NotRunSystem {
+  system: string;
+  reason: string;
 }
 
 export interface ReportTiming {
@@ -33,7 +40,7 @@ export interface ReportTiming {
   generated?: Array<{ system: string; durationMs: number; cells: number; processesSpawned: number }>;
 }
 
-export function buildReport(seed: number, mode: string, systems: SystemProfile[]): Report {
+export function buildReport(seed: number, mode: string, systems: SystemProfile[], notRun: NotRunSystem[] = []): Report {
   return {
     format: REPORT_FORMAT,
     seed,
@@ -47,6 +54,7 @@ export function buildReport(seed: number, mode: string, systems: SystemProfile[]
     },
     systems,
     study: compareWithStudy(systems, seed, rerunCommand),
+    notRun,
   };
 }
 
@@ -70,6 +78,12 @@ export function reproPath(system: string, cellId: string): string {
 
 export function smallestPath(system: string, property: PropertyId): string {
   return `repro/${system}/smallest-${property}.json`;
+}
+
+/** A file of the reports folder as a command names it: `reportsDir` (--out as given) joined with its relative path. */
+export function reportFile(reportsDir: string, relative: string): string {
+  const dir = reportsDir.replace(/\/+$/, '');
+  return dir === '' || dir === '.' ? relative : `${dir}/${relative}`;
 }
 
 export function rerunCommand(system: string, cellId: string, seed: number): string {

@@ -13,7 +13,8 @@ function colour(text: string, useColour: boolean): string {
   return `${ANSI.dim}${text}${ANSI.reset}`;
 }
 
-export function renderTerminal(report: Report, timing: ReportTiming | null, useColour: boolean): string {
+/** `reportsDir`: the folder the reports are written to (--out), for the paths printed. */
+export function renderTerminal(report: Report, timing: ReportTiming | null, useColour: boolean, reportsDir = 'reports'): string {
   const headers = ['Property', ...report.systems.map((s) => s.system)];
   const rows = report.properties.map((p) => [PROPERTY_LABELS[p], ...report.systems.map((s) => summaryText(s, p))]);
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -54,8 +55,12 @@ export function renderTerminal(report: Report, timing: ReportTiming | null, useC
   }
   out.push('', ...studyLines(report, useColour));
   if (report.generated !== undefined) {
-    out.push(...generatedTerminal(report.generated));
+    out.push(...generatedTerminal(report.generated, reportsDir));
     for (const t of timing?.generated ?? []) out.push(`  ${t.system}: ${t.cells} generated cells in ${(t.durationMs / 1000).toFixed(1)} s, ${t.processesSpawned} adapter processes`);
+  }
+  if (report.notRun.length > 0) {
+    out.push('');
+    for (const u of report.notRun) out.push(`NOT RUN ${u.system}: ${u.reason}`);
   }
   return out.join('\n');
 }

@@ -19,15 +19,16 @@ export function reportJson(report: Report): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-export function writeReports(outDir: string, report: Report, timing: ReportTiming): WrittenReports {
+/** `reportsDir`: how the commands in the reports name `outDir` (--out as given; default `outDir`). */
+export function writeReports(outDir: string, report: Report, timing: ReportTiming, reportsDir: string = outDir): WrittenReports {
   fs.mkdirSync(outDir, { recursive: true });
   const json = path.join(outDir, 'conformance.json');
   const markdown = path.join(outDir, 'conformance.md');
   const html = path.join(outDir, 'conformance.html');
   const timingFile = path.join(outDir, 'timing.json');
   fs.writeFileSync(json, reportJson(report));
-  fs.writeFileSync(markdown, `${renderMarkdown(report)}\n`);
-  fs.writeFileSync(html, renderHtml(report));
+  fs.writeFileSync(markdown, `${renderMarkdown(report, reportsDir)}\n`);
+  fs.writeFileSync(html, renderHtml(report, reportsDir));
   fs.writeFileSync(timingFile, `${JSON.stringify(timing, null, 2)}\n`);
   let reproductions = 0;
   for (const s of report.systems) {
