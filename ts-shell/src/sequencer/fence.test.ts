@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from '../core/index.js';
-import { encodeRecord } from '../core/codec.js';
+import { encodeRecord, encodeRecordV2 } from '../core/codec.js';
+import { chainValueBefore } from '../core/framing.js';
 import { RecordKind } from '../core/types.js';
 import {
   ConflictError, DefinitionInvalidError, EffectInFlightError, HandlerThrewError, LogCorruptError, OptionInvalidError,
@@ -353,5 +354,37 @@ describe('a lost claim of an effect attempt', () => {
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as Error).message).toMatch(/^another sequencer appended first \(expected next seq 1, store is at \d+\); nothing was written: attempt 1 of effect send \(key l\/send\/2\) was not claimed here, so its handler was not called here \[run l, seq 1\]$/);
     expect(calls).toBe(1);
+  });
+});
+
+describe('a handler that fails after its attempt was taken over', () => {
+  it('is HandlerThrewError saying the attempt was taken over and this call\'s outcome is not the run\'s', async () => {
+    const wf = workflow({ name: 'taken-over', version: '1', state: z.object({}) })
+      .effect('send', {
+        leaseMs: 100,
+        run: async () => {
+          await new Promise((r) => setTimeout(r, 400)); // past the lease
+          throw new Error('timed out talking to the mailer');
+        },
+        next: END,
+      })
+      .build();
+    const backing = new MemoryBacking();
+    const slow = new Remit(new MemoryStore({ backing }), core, [wf], undefined, {}, { instanceId: 'slow' });
+    const first = slow.start(wf, {}, { runId: 't' }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 200));
+    // Another process takes the expired attempt over: its EFFECT_ATTEMPT 2, as its sequencer writes it.
+    const raw = new MemoryStore({ backing });
+    const te = new TextEncoder();
+    const log = await raw.readLog('t');
+    const seq = logFacts('t', log).records.length;
+    const takeover = encodeRecordV2({
+      kind: RecordKind.EFFECT_ATTEMPT, seq, node: te.encode('send'), key: te.encode('t/send/1'), attempt: 2,
+      lease: encodeLease({ owner: 'other', leaseUntilMs: Date.now() + 30_000 }),
+    }, chainValueBefore(log, log.length));
+    expect(await raw.append('t', seq, [takeover])).toMatchObject({ committed: true });
+    const error = await first;
+    expect(error).toBeInstanceOf(HandlerThrewError);
+    expect((error as Error).message).toMatch(/timed out talking to the mailer; nothing was written: another sequencer appended to the run after attempt 1 was claimed here \(its lease ran out and the attempt was taken over\), so this call's outcome is not the run's/);
   });
 });

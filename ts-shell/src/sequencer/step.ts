@@ -257,8 +257,7 @@ export class Step {
       result = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name, idempotencyKey: key, attempt });
     } catch (error) {
       if (isInstanceOf(error, TerminalFailure)) return this.nodeFailed(error, name, []);
-      const released = await this.release(name, key, attempt, error);
-      return this.nodeFailed(error, name, [], released ? releasedClause(attempt) : undefined);
+      return this.nodeFailed(error, name, [], await this.release(name, key, attempt, error));
     }
     await hooks.at('effect.after-handler', { runId: this.runId, seq: this.nextSeq, node: name });
     // A result that would not read back as itself cannot be recorded: the attempt is given up, and
@@ -269,7 +268,7 @@ export class Step {
     } catch (error) {
       const released = await this.release(name, key, attempt, error);
       // The refusal's "nothing was written" would be untrue once the release is recorded.
-      if (released && isInstanceOf(error, RemitError)) restateRecorded(error, releasedClause(attempt));
+      if (released !== undefined && isInstanceOf(error, RemitError)) restateRecorded(error, released);
       throw error;
     }
     const done: LogRecord = { kind: RecordKind.EFFECT_DONE, seq: this.nextSeq, node: utf8(name), key: utf8(key), result: recorded.bytes };
@@ -280,19 +279,21 @@ export class Step {
    * EFFECT_RELEASED for an attempt whose handler will not produce an outcome. Best effort: if it
    * fails (a lost race, a store error), the attempt stays as it is and the takeover rule applies.
    */
-  private async release(name: string, key: string, attempt: number, cause: unknown): Promise<boolean> {
+  private async release(name: string, key: string, attempt: number, cause: unknown): Promise<string | undefined> {
     try {
       const released: LogRecord = {
         kind: RecordKind.EFFECT_RELEASED, seq: this.nextSeq, node: utf8(name), key: utf8(key), attempt, reason: encodeReleaseReason(cause),
       };
       await this.session.append(this.nextSeq, [released], name);
-      return true;
+      return releasedClause(attempt);
     } catch (error) {
       // A store's refusal or failure (a lost race, a lost connection): the handler's failure is
       // what the caller must see, and the attempt is left to the takeover rule. Anything else came
       // from a hook (an injected fault) or is a bug: it propagates unchanged, as hooks' errors do.
-      if (isInstanceOf(error, RemitError)) return false;
-      throw error;
+      if (!isInstanceOf(error, RemitError)) throw error;
+      // A lost race: another sequencer appended after this attempt (its lease ran out, and it took
+      // the attempt over): this call's outcome is not the run's, and the caller is told so.
+      return isInstanceOf(error, ConflictError) ? takenOverClause(attempt) : undefined;
     }
   }
 
@@ -492,6 +493,11 @@ function resolveRoute(route: Route<Json>, state: Json, wf: Workflow, subject: Er
 }
 
 /** What an effect's failed attempt recorded, in the error it ends with: its release. */
+/** What a handler's failure leaves when another sequencer appended first: the attempt was taken over. */
+function takenOverClause(attempt: number): string {
+  return `nothing was written: another sequencer appended to the run after attempt ${attempt} was claimed here (its lease ran out and the attempt was taken over), so this call's outcome is not the run's`;
+}
+
 function releasedClause(attempt: number): string {
   return `EFFECT_RELEASED was recorded (attempt ${attempt} is given up: the next continue calls the handler again, with the same idempotency key); the node's completion was not`;
 }
