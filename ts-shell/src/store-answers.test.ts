@@ -35,7 +35,7 @@ describe("a custom store's answers of the wrong shape", () => {
     ['no committed', { nextSeq: 2 }, /whose committed is undefined, not true or false/],
     ['a string nextSeq', { committed: false, nextSeq: '3' }, /whose nextSeq is "3", not a whole number/],
     ['a tail that is not an array', { committed: false, nextSeq: 4, tail: {} }, /whose tail is object, not an array/],
-    ['a refusal at the expected seq', { committed: false, nextSeq: 0 }, /refused the append at seq 0 while reporting the run's next seq at 0/],
+    ['a refusal of the first record that says the run has none', { committed: false, nextSeq: 0 }, /refused the append of the run's first record while reporting that the run has none/],
   ];
   it.each(appendAnswers)('append answering %s is BAD_APPEND_OUTCOME naming the run and seq', async (_what, answer, message) => {
     const { store } = storeWith('append', async () => answer);
@@ -43,6 +43,28 @@ describe("a custom store's answers of the wrong shape", () => {
     const error = await failure(remit.start(wf, { n: 0 }, { runId: 'r' }));
     expect(error).toMatchObject({ storeCode: 'BAD_APPEND_OUTCOME', operation: 'append', runId: 'r', seq: 0 });
     expect(error.message).toMatch(message);
+  });
+
+  it('a refusal at a later seq that reports the run at that seq is taken for a race (a repair and another writer can give it), and the run read again', async () => {
+    const two = workflow({ name: 'two', version: '1', state: z.object({ n: z.number() }) })
+      .pure('a', { run: (s) => ({ n: s.n + 1 }), next: 'b' })
+      .pure('b', { run: (s) => ({ n: s.n + 1 }), next: END })
+      .build();
+    let refuseOnce = true;
+    const base = openMemoryStore();
+    const store = Object.create(base) as Store;
+    store.append = async (runId, seq, records, summary, status) => {
+      if (seq > 0 && refuseOnce) {
+        refuseOnce = false;
+        return { committed: false, nextSeq: seq };
+      }
+      return base.append(runId, seq, records, summary, status);
+    };
+    const remit = await createRemit({ store, workflows: [two], core: 'reference', groupPureSteps: false });
+    const started = await remit.start(two, { n: 0 }, { runId: 'race' });
+    // start() resolves once its RUN_STARTED committed: it reports the run as it stands.
+    expect(started).toMatchObject({ status: 'running' });
+    expect(await remit.continueRun('race')).toMatchObject({ status: 'completed', state: { n: 2 } });
   });
 
   it('fork answering something that is not a ForkOutcome is BAD_FORK_OUTCOME naming the new run', async () => {

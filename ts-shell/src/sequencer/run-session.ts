@@ -221,7 +221,8 @@ export class RunSession {
     // whole-log recovery checks it: a damaged one is diagnosed from the whole log.
     const first = runStarted.seq === 0 ? decodeRecordAt(runStarted.bytes, 0, 0, { prevChain: 0, v2Seen: false }) : null;
     if (first?.outcome !== 'record' || first.end !== runStarted.bytes.length || first.record.kind !== RecordKind.RUN_STARTED) return false;
-    if (summary.snapshotSeq <= 0 || summary.snapshotSeq >= summary.recordCount) return false;
+    // A snapshot seq that is not a seq of the log (a hand edit, a custom store's bad value) is a bad summary: read past it.
+    if (!Number.isInteger(summary.snapshotSeq) || summary.snapshotSeq <= 0 || summary.snapshotSeq >= summary.recordCount) return false;
     const rows = read?.records ?? checkedRecords(store, 'readRecords', this.runId, await store.readRecords(this.runId, summary.snapshotSeq));
     if (rows.length < summary.recordCount - summary.snapshotSeq) return false;
     let covered = 0;
@@ -486,11 +487,14 @@ export class RunSession {
       this.invalidate();
       throw this.storeLied(firstSeq, 'BAD_APPEND_OUTCOME', `answered the append of ${count(encoded.length, 'record')} at seq ${firstSeq} with ${problem}`);
     }
-    if (!outcome.committed && outcome.nextSeq === firstSeq) {
-      // A conditional append finds the run where it expects it and commits: a refusal that says
-      // the run is there is no race (taken for one, start() said "a run with this id exists").
+    if (!outcome.committed && outcome.nextSeq === 0 && firstSeq === 0) {
+      // A run's first record commits wherever the run has none: a refusal that says it has none is
+      // no race (taken for one, start() said "a run with this id exists"). At a later seq the same
+      // answer can be a race: a repair removed the last record and another writer put one back
+      // between the store's refused write and its read (SQLite reads in a transaction of its own),
+      // so it is taken for one below, and the run read again.
       this.invalidate();
-      throw this.storeLied(firstSeq, 'BAD_APPEND_OUTCOME', `refused the append at seq ${firstSeq} while reporting the run's next seq at ${firstSeq}, where a conditional append commits`);
+      throw this.storeLied(firstSeq, 'BAD_APPEND_OUTCOME', 'refused the append of the run\'s first record while reporting that the run has none, where a conditional append commits');
     }
     if (!outcome.committed && outcome.nextSeq < firstSeq) {
       // Not a lost race: the store is behind records this session read from it or was told were

@@ -404,4 +404,18 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
       expect(await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: summaryBacking }))).toEqual(expected);
     }
   });
+
+  it('regression: a summary resealed with snapshot seq -1 is read past on the memory store, not refused as a bad fromSeq (seed 1132011529)', async () => {
+    // The shrunk counterexample of the property above, after stores began refusing a fromSeq of
+    // -1: the memory store's readRun read from the stored summary's snapshot seq with its own
+    // checked readRecords, so a bad summary made status fail (BAD_FROM_SEQ) instead of being read past.
+    const core = await createCore(coreKind);
+    const own = await write(core, { steps: 9, parkEvery: 8, finalPark: true, pad: '', resumes: 2, crash: null }, 'r');
+    const first = own.stored[0]!;
+    const ops: Op[] = [{ call: 'status' }, { call: 'continueRun' }, { call: 'resume', id: 'approve@0', value: true }];
+    const wholeBacking = copyWithSummary(own.backing, undefined);
+    const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
+    const summaryBacking = copyWithSummary(own.backing, sealSummary(first.recordCount, first.byteLength, -1, openSummary(first)!));
+    expect(await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: summaryBacking }))).toEqual(expected);
+  });
 });

@@ -81,7 +81,10 @@ export class MemoryStore implements Store {
 
   async readRun(runId: string): Promise<RunRead> {
     const found = await this.readSummary(runId);
-    return { found, records: await this.readRecords(runId, found?.summary.snapshotSeq ?? 0) };
+    // A stored summary's snapshot seq is stored data, not a caller's argument (a bad summary may
+    // hold -1): the records with seq >= it, as the SQLite and PostgreSQL stores select them.
+    const snapshotSeq = found?.summary.snapshotSeq ?? 0;
+    return { found, records: await this.readRecords(runId, Number.isFinite(snapshotSeq) ? Math.max(0, Math.ceil(snapshotSeq)) : 0) };
   }
 
   async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {

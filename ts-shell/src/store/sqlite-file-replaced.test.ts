@@ -76,15 +76,18 @@ describe('a SQLite file deleted or replaced while a store has it open', () => {
         const error = await write[operation]().then(() => undefined, (e: unknown) => e);
         expect(error, `${operation} after the file was ${kind}`).toBeInstanceOf(StoreError);
         expect(error).toMatchObject({ code: 'REMIT_STORE', storeCode: 'FILE_REPLACED', ...expected[operation] });
-        // What to do, by what happened: open the path again for the file now there; open the moved file where it went.
-        expect((error as StoreError).message).toMatch(/close this store/);
-        expect((error as StoreError).message).toMatch(kind === 'moved away' && process.platform === 'linux' ? `open ${file}.old to go on` : /open the path again/);
+        // What to do, by what happened: move the WAL beside a moved file; remove it before the path is opened again.
+        expect((error as StoreError).message).toMatch(/Close this store \(the Remit instance\)/);
+        if (kind === 'moved away' && process.platform === 'linux') expect((error as StoreError).message).toContain(`move ${file}-wal and ${file}-shm beside ${file}.old`);
+        else if (process.platform === 'linux') expect((error as StoreError).message).toContain(`remove ${file}-wal and ${file}-shm`);
         expect((error as { claimSeq?: number }).claimSeq).toBeUndefined();
         // The attempt was not claimed: the handler was not called for it.
         expect(calls).toEqual(['retry/charge/9']);
         await remit.close();
 
         if (kind !== 'restored from a copy') return;
+        // As the message says: the WAL of the replaced file is removed before the path is opened again.
+        for (const suffix of ['-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
         // Reopened on the restored file: nothing of the refused write, every run where it was.
         const again = new Remit(openSqliteStore(file), core, [wf]);
         expect((await again.runs()).map((r) => [r.runId, r.status])).toEqual([['parked', 'parked'], ['retry', 'running']]);

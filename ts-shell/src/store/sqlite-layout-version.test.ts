@@ -9,9 +9,11 @@
  */
 
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../errors.js';
@@ -114,5 +116,42 @@ describe('the SQLite layout version, kept apart from the host program\'s user_ve
       expect((error as Error).message).toContain(`file at version ${SQLITE_SCHEMA_VERSION + 1}, this library knows up to ${SQLITE_SCHEMA_VERSION}`);
     }
     expect(createHash('sha256').update(readFileSync(path)).digest('hex')).toBe(digest);
+  });
+});
+
+describe('a file an earlier release left at this layout (user_version 5, no remit_schema)', () => {
+  /** Such a file: made by this release, then its remit_schema dropped, as the earlier release wrote it. */
+  async function earlierReleaseFile(dir: string): Promise<string> {
+    const path = join(dir, 'earlier.db');
+    const store = new SqliteStore(path);
+    await store.append('r', 0, [testRecord(0)], undefined, 'running');
+    await store.close();
+    const db = new Database(path);
+    db.exec('DROP TABLE remit_schema');
+    db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+    db.close();
+    return path;
+  }
+
+  it('is read by a user who may not write it (a read-only backup): the version row waits for an open that can write', async () => {
+    const dir = mkdtempSync(join(root, 'ro-'));
+    chmodSync(root, 0o755);
+    chmodSync(dir, 0o777);
+    const path = await earlierReleaseFile(dir);
+    chmodSync(path, 0o444);
+    const sqliteModule = fileURLToPath(new URL('./sqlite.ts', import.meta.url));
+    const reader = `const { openSqliteStore } = await import(${JSON.stringify(sqliteModule)});
+try { const s = openSqliteStore(process.argv[1], { create: false }); console.log(JSON.stringify({ runs: (await s.listRuns()).map((l) => l.runId) })); await s.close(); }
+catch (e) { console.log(JSON.stringify({ storeCode: e.storeCode, message: e.message })); }`;
+    const node = [process.execPath, '--import', import.meta.resolve('tsx'), '--input-type=module', '-e', reader, path];
+    // Permissions stop every user but root: as root, the reader runs as nobody.
+    const [command, ...args] = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...node] : node;
+    const result = spawnSync(command!, args, { encoding: 'utf8', timeout: 30_000, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}'), result.stderr).toEqual({ runs: ['r'] });
+    expect(inspectFile(path).layout).toBeUndefined();
+    // The first open that can write records the version.
+    chmodSync(path, 0o644);
+    await new SqliteStore(path).close();
+    expect(inspectFile(path)).toMatchObject({ layout: SQLITE_SCHEMA_VERSION, userVersion: SQLITE_SCHEMA_VERSION });
   });
 });

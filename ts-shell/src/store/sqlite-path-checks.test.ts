@@ -51,7 +51,8 @@ try {
 /** Opens (and writes to) the store in a child process, as nobody when asked; bounded, so a hang is a failure, not a stuck suite. */
 function openInChild(path: string, create: boolean, asNobody = false): { opened?: boolean; name?: string; storeCode?: string; message?: string; timedOut?: boolean } {
   const node = [process.execPath, '--import', import.meta.resolve('tsx'), '--input-type=module', '-e', opener, path, String(create)];
-  const [command, ...args] = asNobody ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...node] : node;
+  // Permissions stop every user but root: as root, the child runs as nobody; as anyone else, as itself.
+  const [command, ...args] = asNobody && process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...node] : node;
   const result = spawnSync(command!, args, { encoding: 'utf8', timeout: 30_000, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
   if (result.error !== undefined && (result.error as { code?: string }).code === 'ETIMEDOUT') return { timedOut: true };
   const line = result.stdout.trim().split('\n').at(-1) ?? '';

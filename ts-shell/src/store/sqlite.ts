@@ -553,8 +553,6 @@ export class SqliteStore implements Store {
   private readonly fileIdentity: string | undefined;
   /** Set by close(): every later call is StoreError CLOSED, as the memory and PostgreSQL stores give. */
   private closed = false;
-  /** Set when the path was first seen not to name the opened file (saveWalIntoOpenedFile, once). */
-  private walSaved = false;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     // Every check below comes before the file system is touched (resolve() only computes).
@@ -705,13 +703,22 @@ export class SqliteStore implements Store {
       // they take (about a millisecond of a fresh process's open). The version is written in the
       // transaction that creates or migrates the tables.
       if (version === SQLITE_SCHEMA_VERSION && hasTables(this.db)) return;
-      this.db.transaction(() => {
-        // Read again under the write lock: another process may have migrated the file meanwhile.
-        checkLayoutNotNewer(this.description, this.path, layoutVersionOf(this.db));
-        const earlierRelease = !hasTables(this.db, ['remit_schema']) && isRemitFile(this.db);
-        this.db.exec(SCHEMA);
-        migrate(this.db, earlierRelease);
-      }).immediate();
+      // A file an earlier release left at this very layout (its user_version says so, and it has no
+      // remit_schema yet) is read as it is when it cannot be written (a read-only backup, a user who
+      // may only read): the version row is written by the first open that can write.
+      const earlierAtThisLayout = version === undefined && hasTables(this.db, ['remit_runs', 'remit_records', 'remit_summaries']) && this.db.pragma('user_version', { simple: true }) === SQLITE_SCHEMA_VERSION;
+      try {
+        this.db.transaction(() => {
+          // Read again under the write lock: another process may have migrated the file meanwhile.
+          checkLayoutNotNewer(this.description, this.path, layoutVersionOf(this.db));
+          const earlierRelease = !hasTables(this.db, ['remit_schema']) && isRemitFile(this.db);
+          this.db.exec(SCHEMA);
+          migrate(this.db, earlierRelease);
+        }).immediate();
+      } catch (error) {
+        if (earlierAtThisLayout && isReadonlyError(error)) return;
+        throw error;
+      }
     });
     return this.path === ':memory:' ? undefined : this.wrap('open', {}, () => fileIdentityOf(this.path));
   }
@@ -856,9 +863,6 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.closed = true;
     if (!this.db.open) return;
-    // A file moved or replaced with no write since (which would have seen it): its WAL is saved
-    // into it here, as checkSameFile does; SQLite's own close leaves a moved file's WAL behind.
-    if (this.fileIdentity !== undefined && !this.walSaved && this.pathNamesAnotherFile()) this.saveWalIntoOpenedFile();
     this.db.close();
   }
 
@@ -877,48 +881,12 @@ export class SqliteStore implements Store {
   }
 
   /** Whether the path now names another file or none; a path that cannot be looked at (EACCES) is not taken for a change. */
-  private pathNamesAnotherFile(): boolean {
-    try {
-      return identityAtPath(this.path) !== this.fileIdentity;
-    } catch {
-      return false;
-    }
-  }
-
   private checkSameFile(operation: string, subject: { runId?: string; seq?: number }): void {
     if (this.fileIdentity === undefined || !this.db.open) return;
     const now = identityAtPath(this.path);
     if (now === this.fileIdentity) return;
-    this.saveWalIntoOpenedFile();
     const problem = fileReplacedProblem(this.path, now !== undefined, openedFileNow(this.fileIdentity));
     throw new StoreError(this.description, operation, 'FILE_REPLACED', subject, new Error(problem));
-  }
-
-  /**
-   * The commits since the last checkpoint are in `<path>-wal`, which SQLite finds by the path, not
-   * with the file: once the path names another file (or none), the file this store opened lacks
-   * them wherever it now is, SQLite's close does not checkpoint a file that moved (so they stay
-   * behind), and the next open of the path drops them or replays them into whatever file is there
-   * (a backup renamed over the path loses its own runs to them). A TRUNCATE checkpoint through
-   * this connection writes them into the file it opened (through its open descriptor) and empties
-   * the WAL left at the path, so nothing of it can be replayed there.
-   *
-   * Done once, at the first sight of the change, never again: from then on `<path>-wal` belongs to
-   * the file now at the path, and another process that opens it (a restore, a service restarted
-   * on it) writes its own commits there. A later checkpoint from this connection would copy that
-   * process's commits into the old file and truncate them out of the WAL, taking them from the file
-   * they belong to; the sooner it is done, the less likely it is that another process has opened
-   * the path yet. Best effort: a checkpoint that fails or is cut short (another process reading the
-   * WAL) leaves the store as it was, and the refusal is reported all the same.
-   */
-  private saveWalIntoOpenedFile(): void {
-    if (this.walSaved) return;
-    this.walSaved = true;
-    try {
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
-    } catch {
-      // Best effort (see above): the FILE_REPLACED refusal or the close goes on.
-    }
   }
 
   /** Run a synchronous database step; any driver error becomes a StoreError with its SQLite code. */
@@ -992,6 +960,12 @@ function fileIdentityOf(path: string): string {
   return `${stats.dev}:${stats.ino}`;
 }
 
+/** An error of SQLite refusing to write a read-only file or folder (SQLITE_READONLY, SQLITE_READONLY_*). */
+function isReadonlyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_READONLY');
+}
+
 /** Which file `path` names now (fileIdentityOf), undefined when none does (deleted or moved away); another failure (EACCES) is thrown. */
 function identityAtPath(path: string): string | undefined {
   try {
@@ -1032,25 +1006,31 @@ function openedFileNow(identity: string): OpenedFileNow {
 
 /**
  * The FILE_REPLACED message: what happened to the path, where the records this store committed
- * are (in the file it opened, its WAL saved into it: saveWalIntoOpenedFile), and what to do.
+ * are, and what to do, so that following it loses nothing.
+ *
+ * Why REMIT does not move the records itself: the commits since the last checkpoint are in
+ * `<path>-wal`, which SQLite finds by the path, not with the file. A checkpoint through this
+ * connection would write them into the file it opened, but it goes through the `-wal` and `-shm`
+ * now at the path, which another connection that opened the path since (a restarted service, a
+ * restore) shares: their commits would be copied into the old file and truncated out of theirs.
+ * Whether one has cannot be known for sure (it may have opened and closed), so the message says
+ * what to move or remove, and when.
  */
 function fileReplacedProblem(path: string, replaced: boolean, opened: OpenedFileNow): string {
   const happened = replaced ? 'was replaced by another file (a copy renamed over it, or the file deleted and made again)' : 'was deleted or moved away';
-  const refused = 'so nothing was written: close this store (the Remit instance)';
+  const wal = `${path}-wal and ${path}-shm`;
+  const start = `the database file ${path} ${happened} since this store opened it, so nothing was written. ` +
+    `Its latest commits are in ${wal} (SQLite keeps them by the path, not with the file). Close this store (the Remit instance); then, while no process has ${path} open`;
   if (typeof opened === 'object') {
-    return `the database file ${path} was moved to ${opened.at} since this store opened it${replaced ? ', and another file now has its path' : ''}: ` +
-      `every record this store committed is in ${opened.at} (the commits still in the -wal file kept at the old path were saved into it), ` +
-      `${refused} and open ${opened.at} to go on with its runs${replaced ? ', or open the path again for the runs of the file now there' : ''}`;
+    return `${start}, move ${wal} beside ${opened.at} (the file was moved there) as ${opened.at}-wal and ${opened.at}-shm, and open ${opened.at}: SQLite applies them to it` +
+      `${replaced ? `; open ${path} only after that (the file now there would otherwise be given them)` : ''}`;
   }
   if (opened === 'deleted') {
-    const what = replaced ? happened : 'was deleted';
-    return `the database file ${path} ${what} since this store opened it: the records this store committed are in the file that was ${replaced ? 'replaced' : 'deleted'}, ` +
-      `which no path names any more and which is gone once this store closes (none of them went into ${replaced ? 'the file now at the path' : 'a file made at the path later'}), ` +
-      `${refused} and open the path again ${replaced ? 'to go on with the runs of the file now there' : 'once a backup of the file is restored there'}`;
+    return `${start}, remove ${wal}: the file they belong to was ${replaced ? 'replaced' : 'deleted'} and is gone once this store closes, ` +
+      `and SQLite would apply them to ${replaced ? 'the file now at the path' : 'any file made at the path later'}; restore the file from a backup if its runs are needed`;
   }
-  return `the database file ${path} ${happened} since this store opened it: every record this store committed is in the file it opened, wherever that file now is ` +
-    `(the commits still in the -wal file kept at the old path were saved into it): ${refused}; if the file was moved, open it at its new path to go on with its runs; ` +
-    `${replaced ? 'to go on with the file now at the path, open the path again' : 'if it was deleted, its records are gone with it (restore it from a backup and open the path again)'}`;
+  return `${start}: if the file was moved, move ${wal} beside it under its new name (<new path>-wal, <new path>-shm) and open it there; ` +
+    `if it was ${replaced ? 'replaced' : 'deleted'}, remove ${wal} before opening ${path} again (SQLite would apply them to the file there)`;
 }
 
 /** The run's next seq from its largest stored seq (null: no records). */
