@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { constants } from 'node:buffer';
 import { MAX_PAYLOAD_LEN } from './core/framing.js';
 import { createCore } from './core/index.js';
-import { ValueUnfaithfulError } from './errors.js';
+import { fail, ValueUnfaithfulError } from './errors.js';
 import { Remit } from './remit.js';
 import { MemoryStore } from './store/memory.js';
 import { MAX_VALUE_TEXT_BYTES } from './values.js';
@@ -81,4 +81,19 @@ describe.sequential('values too large to record', () => {
     expect(await remit.continueRun('r4')).toMatchObject({ status: 'completed', state: { n: 5 } });
     expect(keys).toEqual(['r4/fetch/1', 'r4/fetch/1']);
   }, 120_000);
+
+  it('a failure message over that size is cut, saying so, and the failed run reads back (before: written whole, then every read threw ERR_STRING_TOO_LONG)', async () => {
+    const wf = workflow({ name: 'big5', version: '1', state: State })
+      .pure('p', { run: () => fail('BOOM', 'é'.repeat(300_000_000)), next: END }) // 600 MB of UTF-8
+      .build();
+    const store = new MemoryStore();
+    const failed = await new Remit(store, core, [wf]).start(wf, { a: '' }, { runId: 'r5' });
+    expect(failed).toMatchObject({ status: 'failed', failure: { code: 'BOOM', node: 'p' } });
+    const message = (failed as { failure: { message: string } }).failure.message;
+    expect(message).toMatch(new RegExp(`… \\(cut to \\d+ of 300000000 characters: the log keeps a failure text of at most ${MAX_VALUE_TEXT_BYTES} bytes of UTF-8\\)$`));
+    expect(Buffer.byteLength(message, 'utf8')).toBeLessThanOrEqual(MAX_VALUE_TEXT_BYTES);
+    const fresh = new Remit(new MemoryStore({ backing: store.backing }), core, [wf]);
+    expect(await fresh.status('r5')).toMatchObject({ status: 'failed', failure: { code: 'BOOM', message } });
+  }, 120_000);
 });
+

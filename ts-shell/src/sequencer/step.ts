@@ -20,7 +20,7 @@ import { withArticle } from '../display.js';
 import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls, OWN_CALL_RETRY_MS } from './fence.js';
 import { fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
-import { durableText, durableValue, validate } from '../values.js';
+import { durableText, durableValue, MAX_VALUE_TEXT_BYTES, validate } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
 import { cloneJson, kindName, recordAt, recordedValue, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
@@ -441,7 +441,7 @@ export class Step {
     if (isInstanceOf(error, TerminalFailure)) {
       const seq = this.nextSeq + pending.length;
       const failed: LogRecord = {
-        kind: RecordKind.RUN_FAILED, seq, node: utf8(name), code: utf8(error.failureCode || 'FAILED'), message: utf8(error.message),
+        kind: RecordKind.RUN_FAILED, seq, node: utf8(name), code: utf8(keptFailureText(error.failureCode || 'FAILED')), message: utf8(keptFailureText(error.message)),
       };
       await this.session.append(this.nextSeq, [...pending, failed], name);
       return;
@@ -455,6 +455,20 @@ export class Step {
     if (isInstanceOf(error, RemitError)) throw recorded === undefined ? error : restateRecorded(error, recorded);
     throw new HandlerThrewError(this.subject(name), error, recorded);
   }
+}
+
+/**
+ * A failure code or message as RUN_FAILED keeps it: whole, unless its UTF-8 is over the longest text
+ * JavaScript reads back as one string (MAX_VALUE_TEXT_BYTES), where it is cut, saying so. Written
+ * whole, it could never be read back (every status of the run would fail), and refusing it would
+ * leave the run unable to fail.
+ */
+function keptFailureText(text: string): string {
+  if (text.length <= MAX_VALUE_TEXT_BYTES / 3 || utf8Length(text) <= MAX_VALUE_TEXT_BYTES) return text;
+  // A UTF-16 unit takes at most 3 bytes of UTF-8: this many units always fit, with room for the note.
+  let kept = text.slice(0, Math.floor((MAX_VALUE_TEXT_BYTES - 200) / 3));
+  if (/[\ud800-\udbff]$/.test(kept)) kept = kept.slice(0, -1);
+  return `${kept}… (cut to ${kept.length} of ${text.length} characters: the log keeps a failure text of at most ${MAX_VALUE_TEXT_BYTES} bytes of UTF-8)`;
 }
 
 /** What a completion's failure leaves durable when the effect's result was recorded before it. */

@@ -205,3 +205,19 @@ describe('build() refuses a resume schema exactly when no value resumes a run pa
     );
   });
 });
+
+describe('what the resume-schema check cannot see is accepted, never an untyped error (found by a review)', () => {
+  const interruptWith = (resume: unknown) => () =>
+    workflow({ name: 'seen', version: '1', state: z.object({}) }).interrupt('ask', { resume: resume as z.ZodType, apply: () => ({}), next: END });
+
+  it('a shape whose field getter throws: interrupt() does not throw a raw Error from the check', () => {
+    // A getter-based shape (how zod 4 writes recursive schemas) whose getter fails, e.g. a const not yet initialised.
+    const resume = z.object({ get a(): z.ZodType { throw new Error('boom'); } });
+    expect(interruptWith(resume)).not.toThrow();
+  });
+
+  it('a key named __proto__ is not checked by zod, so a z.date() there is not a reason to refuse', () => {
+    const resume = z.object({ ['__proto__']: z.date() } as unknown as Record<string, z.ZodType>);
+    expect(interruptWith(resume)).not.toThrow();
+  });
+});

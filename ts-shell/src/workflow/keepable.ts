@@ -33,7 +33,14 @@ interface Unkeepable {
  * the schema may have one. Several parts: a union none of whose options has one, each named.
  */
 export function resumeWithoutKeptValue(schema: unknown, node: string): string | null {
-  const found = unkeepableParts(schema);
+  let found: ReturnType<typeof unkeepableParts>;
+  try {
+    found = unkeepableParts(schema);
+  } catch {
+    // A schema whose parts throw when looked at (a getter, a revoked proxy): nothing is proved, so
+    // nothing is refused here (zod meets the same throw where it reads that part).
+    return null;
+  }
   if (found === null) return null;
   const lead = `the resume schema of interrupt ${node}`;
   const unresumable = 'so a run parked there could never be resumed';
@@ -251,6 +258,8 @@ class Walk {
       case 'object': {
         if (def.shape === null || typeof def.shape !== 'object') return null;
         for (const [key, field] of Object.entries(def.shape as object)) {
+          // zod never checks a key named __proto__ (it is no own key of a parsed object).
+          if (key === '__proto__') continue;
           const parts = mayBeAbsent(field, role) ? null : this.visit(field, role, [...path, key]);
           if (parts !== null) return parts;
         }
