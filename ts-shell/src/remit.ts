@@ -774,7 +774,8 @@ export class Remit implements Engine {
     if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: checkpointSeq });
     // The checkpoint's state must be readable: a fork of an unreadable one (damage a later snapshot
     // hides from the source's own reads) would be a new run born damaged.
-    headState(session.bytes.subarray(0, admission.offset), checkRecovery(recoverInPieces(this.core, session.bytes.subarray(0, admission.offset)), runId), runId);
+    const prefix = session.bytes.subarray(0, admission.offset);
+    headState(prefix, checkRecovery(recoverInPieces(this.core, prefix), runId), runId);
     const newRunId = options.newRunId ?? defaultForkRunId(runId);
     checkRunId(newRunId);
     // The fork's keys name its own run id; its effect nodes are in the copied RUN_STARTED.

@@ -185,14 +185,20 @@ function isStringTooLong(error: unknown): boolean {
 export const MAX_VALUE_TEXT_BYTES = Math.min(MAX_PAYLOAD_LEN, constants.MAX_STRING_LENGTH);
 
 /**
- * A value's JSON text must be one the log can hold and read back (MAX_VALUE_TEXT_BYTES of UTF-8).
- * UTF-8 takes at most 3 bytes per UTF-16 unit, so only a text of more than a third of the limit in
- * length is measured.
+ * The UTF-8 length of `text` when it is over MAX_VALUE_TEXT_BYTES (a text the log could not read
+ * back), else undefined. UTF-8 takes at most 3 bytes per UTF-16 unit, so only a text of more than
+ * a third of the limit in length is measured.
  */
-function checkSize(what: string, text: string, subject: ErrorSubject): void {
-  if (text.length <= MAX_VALUE_TEXT_BYTES / 3) return;
+export function textBytesOverLimit(text: string): number | undefined {
+  if (text.length <= MAX_VALUE_TEXT_BYTES / 3) return undefined;
   const bytes = utf8Length(text);
-  if (bytes > MAX_VALUE_TEXT_BYTES) {
+  return bytes > MAX_VALUE_TEXT_BYTES ? bytes : undefined;
+}
+
+/** A value's JSON text must be one the log can hold and read back (MAX_VALUE_TEXT_BYTES of UTF-8). */
+function checkSize(what: string, text: string, subject: ErrorSubject): void {
+  const bytes = textBytesOverLimit(text);
+  if (bytes !== undefined) {
     throw tooLarge(
       what,
       `its JSON text is ${bytes} bytes of UTF-8, over the ${MAX_VALUE_TEXT_BYTES} bytes a value's text may have (the longest text JavaScript reads back as one string; a record holds ${MAX_PAYLOAD_LEN})`,

@@ -20,7 +20,7 @@ import { withArticle } from '../display.js';
 import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls, OWN_CALL_RETRY_MS } from './fence.js';
 import { fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
-import { durableText, durableValue, MAX_VALUE_TEXT_BYTES, validate } from '../values.js';
+import { durableText, durableValue, MAX_VALUE_TEXT_BYTES, textBytesOverLimit, validate } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
 import { cloneJson, kindName, recordAt, recordedValue, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
@@ -464,7 +464,7 @@ export class Step {
  * leave the run unable to fail.
  */
 function keptFailureText(text: string): string {
-  if (text.length <= MAX_VALUE_TEXT_BYTES / 3 || utf8Length(text) <= MAX_VALUE_TEXT_BYTES) return text;
+  if (textBytesOverLimit(text) === undefined) return text;
   // A UTF-16 unit takes at most 3 bytes of UTF-8: this many units always fit, with room for the note.
   let kept = text.slice(0, Math.floor((MAX_VALUE_TEXT_BYTES - 200) / 3));
   if (/[\ud800-\udbff]$/.test(kept)) kept = kept.slice(0, -1);
@@ -506,12 +506,12 @@ function resolveRoute(route: Route<Json>, state: Json, wf: Workflow, subject: Er
   throw new RouteInvalidError(target, subject);
 }
 
-/** What an effect's failed attempt recorded, in the error it ends with: its release. */
 /** What a handler's failure leaves when another sequencer appended first: the attempt was taken over. */
 function takenOverClause(attempt: number): string {
   return `nothing was written: another sequencer appended to the run after attempt ${attempt} was claimed here (its lease ran out and the attempt was taken over), so this call's outcome is not the run's`;
 }
 
+/** What an effect's failed attempt recorded, in the error it ends with: its release. */
 function releasedClause(attempt: number): string {
   return `EFFECT_RELEASED was recorded (attempt ${attempt} is given up: the next continue calls the handler again, with the same idempotency key); the node's completion was not`;
 }

@@ -4,7 +4,7 @@
  * stored at the wrong position would make the whole log unreadable later.
  */
 
-import { describeValue, OptionInvalidError, StoreError } from '../errors.js';
+import { describeThrown, describeValue, OptionInvalidError, StoreError } from '../errors.js';
 import { isWellFormedUnicode } from '../json.js';
 import type { RunStatusCorrection, RunStatusHint, StoredRecord } from './store.js';
 
@@ -66,6 +66,21 @@ export function checkFromSeq(store: string, operation: string, runId: string, fr
   if (typeof fromSeq !== 'number' || !Number.isInteger(fromSeq) || fromSeq < 0) {
     throw new StoreError(store, operation, 'BAD_FROM_SEQ', { runId, field: 'fromSeq' }, new Error(`fromSeq must be a whole number from 0, got ${describeValue(fromSeq)}`));
   }
+}
+
+/** A read's arguments (readRecords, readLog), checked as every store checks them: the run id, then fromSeq. */
+export function checkReadArguments(store: string, operation: string, runId: string, fromSeq: unknown): void {
+  checkStoredRunId(store, operation, runId);
+  checkFromSeq(store, operation, runId, fromSeq);
+}
+
+/**
+ * StoreError CLOCK_FAILED for a store clock that threw (not one whose reading is not milliseconds:
+ * checkedClock's OptionInvalidError), naming the operation and the run, what it threw as the cause;
+ * every store reads its clock before it changes anything, so nothing was written.
+ */
+export function clockFailed(store: string, operation: string, subject: { runId?: string; seq?: number }, thrown: unknown): StoreError {
+  return new StoreError(store, operation, 'CLOCK_FAILED', subject, new Error(`the store's clock threw, so nothing was written: ${describeThrown(thrown)}`, { cause: thrown }));
 }
 
 const RUN_STATUS_HINTS: ReadonlySet<unknown> = new Set<RunStatusHint>(['running', 'parked', 'completed', 'failed']);

@@ -5,9 +5,11 @@
  * Every method copies bytes in and out, so no caller can change a committed record.
  */
 
-import { describeThrown, isInstanceOf, OptionInvalidError, RemitError, StoreError } from '../errors.js';
+import { isInstanceOf, OptionInvalidError, RemitError, StoreError } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
-import { bytesEqual, checkBatchSeqs, checkedClock, checkFromSeq, checkCorrections, checkRunStatus, checkStoredRunId, concatRecords, statusHintOf, type StoreClock } from './common.js';
+import {
+  bytesEqual, checkBatchSeqs, checkedClock, checkCorrections, checkReadArguments, checkRunStatus, checkStoredRunId, clockFailed, concatRecords, statusHintOf, type StoreClock,
+} from './common.js';
 import type {
   AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
 } from './store.js';
@@ -56,14 +58,12 @@ export class MemoryStore implements Store {
 
   async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
     // Its own arguments first: a refusal names readLog, the call made.
-    checkStoredRunId(this.description, 'readLog', runId);
-    checkFromSeq(this.description, 'readLog', runId, fromSeq);
+    checkReadArguments(this.description, 'readLog', runId, fromSeq);
     return concatRecords(await this.readRecords(runId, fromSeq));
   }
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
-    checkStoredRunId(this.description, 'readRecords', runId);
-    checkFromSeq(this.description, 'readRecords', runId, fromSeq);
+    checkReadArguments(this.description, 'readRecords', runId, fromSeq);
     this.assertOpen('readRecords', runId);
     const run = this.backing.runs.get(runId);
     if (!run) return [];
@@ -196,7 +196,7 @@ export class MemoryStore implements Store {
       return this.nowMs();
     } catch (error) {
       if (error instanceof RemitError) throw error;
-      throw new StoreError(this.description, operation, 'CLOCK_FAILED', { runId, seq }, new Error(`the store's clock threw, so nothing was written: ${describeThrown(error)}`, { cause: error }));
+      throw clockFailed(this.description, operation, { runId, seq }, error);
     }
   }
 

@@ -45,7 +45,7 @@ import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { OptionInvalidError, StoreError, type ErrorSubject } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
-  checkBatchSeqs, checkCorrections, checkFromSeq, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, storedRecordBytes, storedSummaryBytes,
+  checkBatchSeqs, checkCorrections, checkReadArguments, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, storedRecordBytes, storedSummaryBytes,
   type NotBytes,
 } from './common.js';
 import { formatTarget, parseConnectionString, type ConnectionTarget } from './postgres-connection-string.js';
@@ -387,14 +387,12 @@ export class PostgresStore implements Store {
 
   async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
     // Its own arguments first: a refusal names readLog, the call made.
-    checkStoredRunId(this.description, 'readLog', runId);
-    checkFromSeq(this.description, 'readLog', runId, fromSeq);
+    checkReadArguments(this.description, 'readLog', runId, fromSeq);
     return concatRecords(await this.readRecords(runId, fromSeq));
   }
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
-    this.checkRunId('readRecords', runId);
-    checkFromSeq(this.description, 'readRecords', runId, fromSeq);
+    checkReadArguments(this.description, 'readRecords', runId, fromSeq);
     const from = Math.min(MAX_SEQ, fromSeq);
     const rows = await this.read('readRecords', { runId }, (c) =>
       c.query<{ seq: number; bytes: unknown; committed_ms: number }>(this.sql.readFrom, [runId, from]),

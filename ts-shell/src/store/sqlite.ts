@@ -36,7 +36,7 @@ import { describeThrown, OptionInvalidError, RemitError, StoreError, StoreNotFou
 import { ensureDirectory } from '../files.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
-  bytesEqual, checkBatchSeqs, checkCorrections, checkFromSeq, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf,
+  bytesEqual, checkBatchSeqs, checkCorrections, checkReadArguments, checkRunStatus, checkStoredRunId, clockFailed, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf,
   checkedClock, storedRecordBytes, storedSummaryBytes, type NotBytes, type StoreClock,
 } from './common.js';
 import type {
@@ -765,14 +765,12 @@ export class SqliteStore implements Store {
 
   async readLog(runId: string, fromSeq = 0): Promise<Uint8Array> {
     // Its own arguments first: a refusal names readLog, the call made.
-    checkStoredRunId(this.description, 'readLog', runId);
-    checkFromSeq(this.description, 'readLog', runId, fromSeq);
+    checkReadArguments(this.description, 'readLog', runId, fromSeq);
     return concatRecords(await this.readRecords(runId, fromSeq));
   }
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
-    checkStoredRunId(this.description, 'readRecords', runId);
-    checkFromSeq(this.description, 'readRecords', runId, fromSeq);
+    checkReadArguments(this.description, 'readRecords', runId, fromSeq);
     return this.wrap('readRecords', { runId }, () => this.recordsFrom(runId, fromSeq, 'readRecords'));
   }
 
@@ -862,8 +860,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (!this.db.open) return;
-    this.db.close();
+    if (this.db.open) this.db.close();
   }
 
   /**
@@ -880,7 +877,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Whether the path now names another file or none; a path that cannot be looked at (EACCES) is not taken for a change. */
   private checkSameFile(operation: string, subject: { runId?: string; seq?: number }): void {
     if (this.fileIdentity === undefined || !this.db.open) return;
     const now = identityAtPath(this.path);
@@ -899,7 +895,7 @@ export class SqliteStore implements Store {
     } catch (error) {
       if (error instanceof RemitError) throw error;
       // The clock threw inside the step (rolled back: nothing written): one code, whatever it threw.
-      if (error instanceof ClockFailure) throw new StoreError(this.description, operation, 'CLOCK_FAILED', subject, clockFailureCause(error.thrown));
+      if (error instanceof ClockFailure) throw clockFailed(this.description, operation, subject, error.thrown);
       const code = (error as { code?: unknown }).code;
       if (operation === 'open' && typeof code === 'string' && ACCESS_CODES.has(code) && this.path !== ':memory:') {
         // SQLite names neither the path nor the access it lacks (`unable to open database file`):
@@ -947,11 +943,6 @@ function reportingFailure(clock: StoreClock): StoreClock {
       throw new ClockFailure(error);
     }
   };
-}
-
-/** The cause of a CLOCK_FAILED StoreError: what the clock threw, kept as its cause. */
-function clockFailureCause(thrown: unknown): Error {
-  return new Error(`the store's clock threw, so nothing was written: ${describeThrown(thrown)}`, { cause: thrown });
 }
 
 /** Which file `path` names: its device and inode (a file replaced by rename or deleted and made again has another). */
