@@ -285,12 +285,40 @@ class Walk {
         if (def.partial === true || !(keys instanceof Set)) return null;
         const first = [...keys].find((key) => (typeof key === 'string' && key !== '__proto__') || typeof key === 'number');
         // A key left out is validated as undefined: a value schema that may take it leaves the record {}.
-        if (first === undefined || mayBeAbsent(def.valueType, role) || mayTakeUndefined(def.valueType)) return null;
+        if (first === undefined || mayBeAbsent(def.valueType, role) || this.mayTakeUndefined(def.valueType)) return null;
         return this.visit(def.valueType, role, [...path, first as string | number]);
       }
       default:
         return null;
     }
+  }
+
+  /**
+   * Whether `schema` may accept undefined and give undefined back (conservative: true unless it
+   * surely does not). A default or prefault gives something else, a promise nothing synchronously,
+   * and z.instanceof refuses it. It counts against the walk's visits: a union of shared options
+   * is a tree of 2^depth paths to them (26 levels took 6.5 s before it did).
+   */
+  private mayTakeUndefined(schema: unknown, depth = 0): boolean {
+    const internals = internalsOf(schema);
+    const def = internals === undefined ? undefined : read(internals, 'def');
+    if (def === undefined || def === null || typeof def.type !== 'string') return true;
+    if (++this.visits > MAX_VISITS || depth > MAX_DEPTH) return true;
+    if (REFUSE_UNDEFINED.has(def.type)) return false;
+    if (def.type === 'custom') return typeof read(internals!, 'bag')?.Class !== 'function';
+    if (def.type === 'literal') return !Array.isArray(def.values) || def.values.includes(undefined);
+    if (def.type === 'nullable' || def.type === 'readonly') return this.mayTakeUndefined(def.innerType, depth + 1);
+    if (def.type === 'union') return !Array.isArray(def.options) || def.options.some((option) => this.mayTakeUndefined(option, depth + 1));
+    if (def.type === 'intersection') return this.mayTakeUndefined(def.left, depth + 1) && this.mayTakeUndefined(def.right, depth + 1);
+    if (def.type === 'pipe') return this.mayTakeUndefined(def.in, depth + 1);
+    if (def.type === 'lazy') {
+      try {
+        return this.mayTakeUndefined(typeof def.getter === 'function' ? (def.getter as () => unknown)() : undefined, depth + 1);
+      } catch {
+        return true;
+      }
+    }
+    return true;
   }
 }
 
@@ -310,32 +338,6 @@ const REFUSE_UNDEFINED = new Set([
   'string', 'number', 'int', 'boolean', 'bigint', 'symbol', 'null', 'never', 'date', 'nan', 'object', 'array', 'tuple', 'record',
   'map', 'set', 'enum', 'file', 'function', 'promise', 'template_literal', 'default', 'prefault', 'nonoptional',
 ]);
-
-/**
- * Whether `schema` may accept undefined and give undefined back (conservative: true unless it
- * surely does not). A default or prefault gives something else, a promise nothing synchronously,
- * and z.instanceof refuses it.
- */
-function mayTakeUndefined(schema: unknown, depth = 0): boolean {
-  const internals = internalsOf(schema);
-  const def = internals === undefined ? undefined : read(internals, 'def');
-  if (def === undefined || def === null || typeof def.type !== 'string' || depth > MAX_DEPTH) return true;
-  if (REFUSE_UNDEFINED.has(def.type)) return false;
-  if (def.type === 'custom') return typeof read(internals!, 'bag')?.Class !== 'function';
-  if (def.type === 'literal') return !Array.isArray(def.values) || def.values.includes(undefined);
-  if (def.type === 'nullable' || def.type === 'readonly') return mayTakeUndefined(def.innerType, depth + 1);
-  if (def.type === 'union') return !Array.isArray(def.options) || def.options.some((option) => mayTakeUndefined(option, depth + 1));
-  if (def.type === 'intersection') return mayTakeUndefined(def.left, depth + 1) && mayTakeUndefined(def.right, depth + 1);
-  if (def.type === 'pipe') return mayTakeUndefined(def.in, depth + 1);
-  if (def.type === 'lazy') {
-    try {
-      return mayTakeUndefined(typeof def.getter === 'function' ? (def.getter as () => unknown)() : undefined, depth + 1);
-    } catch {
-      return true;
-    }
-  }
-  return true;
-}
 
 /** The fewest items an array schema's checks allow (`.min(n)`, `.nonempty()`, `.length(n)`). */
 function minItems(checks: unknown): number {
