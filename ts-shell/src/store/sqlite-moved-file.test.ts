@@ -10,7 +10,7 @@
  * copied into the old file and truncated out of its own); the last test is that case.
  */
 
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -125,5 +125,52 @@ describe('a SQLite file moved or replaced while a store has it open: following F
     expect((await restarted.runs()).map((r) => r.runId).sort()).toEqual([...ids('a', 5), ...ids('b', 10)].sort());
     await restarted.close();
     expect(await runIdsAt(path)).toEqual([...ids('a', 5), ...ids('b', 10)].sort());
+  });
+});
+
+describe('a SQLite file opened through a symbolic link: SQLite keeps its -wal and -shm beside the file the link names (found by a review)', () => {
+  /** A folder with the database app.db and a link to it, current.db, as a deployment's "current" link. */
+  function linkedFile(): { dir: string; file: string; link: string } {
+    const dir = realpathSync(freshDir());
+    const file = join(dir, 'app.db');
+    const link = join(dir, 'current.db');
+    symlinkSync(file, link);
+    return { dir, file, link };
+  }
+
+  it('the link pointed at another file: the write is refused saying the store\'s file is still there, with every commit; opening it loses nothing', async () => {
+    const { dir, file, link } = linkedFile();
+    const other = join(dir, 'other.db');
+    const otherRemit = new Remit(openSqliteStore(other), core, [wf]);
+    await startRuns(otherRemit, 'other', 5);
+    await otherRemit.close();
+    const live = new Remit(openSqliteStore(link), core, [wf]);
+    await startRuns(live, 'run', 30);
+    expect(existsSync(`${file}-wal`)).toBe(true);
+    unlinkSync(link);
+    symlinkSync(other, link);
+    const error = await live.start(wf, { n: 0 }, { runId: 'late' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ storeCode: 'FILE_REPLACED', runId: 'late' });
+    // It said the file was replaced and to move or remove `${link}-wal`, which SQLite never wrote.
+    expect((error as Error).message).toContain(`${link} named ${file} through a symbolic link when this store opened it, and now names another file`);
+    expect((error as Error).message).toContain(`open ${file}, or point ${link} back to it`);
+    await live.close();
+    expect(await runIdsAt(file)).toEqual(ids('run', 30));
+    expect(await runIdsAt(link)).toEqual(ids('other', 5));
+  });
+
+  it('the file the link names moved: the message names the -wal beside that file, and moving it as told keeps every run', async () => {
+    const { dir, file, link } = linkedFile();
+    const live = new Remit(openSqliteStore(link), core, [wf]);
+    await startRuns(live, 'run', 30);
+    const moved = join(dir, 'moved.db');
+    renameSync(file, moved);
+    const error = await live.start(wf, { n: 0 }, { runId: 'late' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ storeCode: 'FILE_REPLACED', runId: 'late' });
+    expect((error as Error).message).toContain(`the database file ${file} (opened as ${link}, through a symbolic link) was deleted or moved away`);
+    expect((error as Error).message).toContain(`Its latest commits are in ${file}-wal and ${file}-shm`);
+    await live.close();
+    moveWalBeside(file, moved);
+    expect(await runIdsAt(moved)).toEqual(ids('run', 30));
   });
 });

@@ -28,7 +28,7 @@
  *   user_version`, which belongs to the program whose file REMIT may share (SQLITE_SCHEMA_VERSION).
  */
 
-import { accessSync, constants, existsSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
@@ -549,8 +549,11 @@ export class SqliteStore implements Store {
   private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint) => ForkOutcome;
   private readonly removeLast: (runId: string, seq: number, expected: Uint8Array) => boolean;
   private readonly correctStatuses: (corrections: readonly RunStatusCorrection[]) => number;
-  /** The device and inode of the database file when the store opened it (none for ":memory:"). */
-  private readonly fileIdentity: string | undefined;
+  /**
+   * The database file the store opened (none for ":memory:"): its device and inode, and its path
+   * with every symbolic link resolved, which is where SQLite keeps its -wal and -shm.
+   */
+  private readonly opened: OpenedFile | undefined;
   /** Set by close(): every later call is StoreError CLOSED, as the memory and PostgreSQL stores give. */
   private closed = false;
 
@@ -599,7 +602,7 @@ export class SqliteStore implements Store {
     // timeout) closes the connection it made: left open, each one kept its file descriptors (the
     // file's and the -shm's) until garbage collection, so a service retrying its open piled them up.
     try {
-      this.fileIdentity = this.openConnection(busyTimeoutMs, synchronous);
+      this.opened = this.openConnection(busyTimeoutMs, synchronous);
     } catch (error) {
       try {
         this.db.close();
@@ -688,10 +691,10 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Set the connection up (busy timeout, WAL, synchronous, the layout) and return the identity of
-   * the file it opened: every write checks the path still names it (checkSameFile).
+   * Set the connection up (busy timeout, WAL, synchronous, the layout) and return the file it
+   * opened: every write checks the path still names it (checkSameFile).
    */
-  private openConnection(busyTimeoutMs: number, synchronous: string): string | undefined {
+  private openConnection(busyTimeoutMs: number, synchronous: string): OpenedFile | undefined {
     this.wrap('open', {}, () => {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       // A newer layout is refused before anything of the file is changed (WAL, tables).
@@ -720,7 +723,7 @@ export class SqliteStore implements Store {
         throw error;
       }
     });
-    return this.path === ':memory:' ? undefined : this.wrap('open', {}, () => fileIdentityOf(this.path));
+    return this.path === ':memory:' ? undefined : this.wrap('open', {}, () => ({ identity: fileIdentityOf(this.path), sqliteFile: realpathSync(this.path) }));
   }
 
   /**
@@ -878,10 +881,10 @@ export class SqliteStore implements Store {
   }
 
   private checkSameFile(operation: string, subject: { runId?: string; seq?: number }): void {
-    if (this.fileIdentity === undefined || !this.db.open) return;
+    if (this.opened === undefined || !this.db.open) return;
     const now = identityAtPath(this.path);
-    if (now === this.fileIdentity) return;
-    const problem = fileReplacedProblem(this.path, now !== undefined, openedFileNow(this.fileIdentity));
+    if (now === this.opened.identity) return;
+    const problem = fileReplacedProblem(this.path, this.opened, now !== undefined);
     throw new StoreError(this.description, operation, 'FILE_REPLACED', subject, new Error(problem));
   }
 
@@ -943,6 +946,12 @@ function reportingFailure(clock: StoreClock): StoreClock {
       throw new ClockFailure(error);
     }
   };
+}
+
+/** The file a SQLite store opened: its device and inode (fileIdentityOf), and its path with symbolic links resolved. */
+interface OpenedFile {
+  identity: string;
+  sqliteFile: string;
 }
 
 /** Which file `path` names: its device and inode (a file replaced by rename or deleted and made again has another). */
@@ -1007,21 +1016,39 @@ function openedFileNow(identity: string): OpenedFileNow {
  * Whether one has cannot be known for sure (it may have opened and closed), so the message says
  * what to move or remove, and when.
  */
-function fileReplacedProblem(path: string, replaced: boolean, opened: OpenedFileNow): string {
-  const happened = replaced ? 'was replaced by another file (a copy renamed over it, or the file deleted and made again)' : 'was deleted or moved away';
-  const wal = `${path}-wal and ${path}-shm`;
-  const start = `the database file ${path} ${happened} since this store opened it, so nothing was written. ` +
-    `Its latest commits are in ${wal} (SQLite keeps them by the path, not with the file). Close this store (the Remit instance); then, while no process has ${path} open`;
-  if (typeof opened === 'object') {
-    return `${start}, move ${wal} beside ${opened.at} (the file was moved there) as ${opened.at}-wal and ${opened.at}-shm, and open ${opened.at}: SQLite applies them to it` +
-      `${replaced ? `; open ${path} only after that (the file now there would otherwise be given them)` : ''}`;
+function fileReplacedProblem(path: string, opened: OpenedFile, replaced: boolean): string {
+  const file = opened.sqliteFile;
+  if (file !== path && sameFileAt(file, opened.identity)) {
+    // Only a symbolic link changed: the file, and its -wal and -shm beside it, are where they were.
+    return `${path} named ${file} through a symbolic link when this store opened it, and now ${replaced ? 'names another file' : 'names no file'}: ` +
+      `the link was changed, so nothing was written. This store's file is still ${file}, with every commit (its -wal and -shm beside it): ` +
+      `close this store (the Remit instance) and open ${file}, or point ${path} back to it`;
   }
-  if (opened === 'deleted') {
+  const happened = replaced ? 'was replaced by another file (a copy renamed over it, or the file deleted and made again)' : 'was deleted or moved away';
+  const wal = `${file}-wal and ${file}-shm`;
+  const named = file === path ? `the database file ${path}` : `the database file ${file} (opened as ${path}, through a symbolic link)`;
+  const start = `${named} ${happened} since this store opened it, so nothing was written. ` +
+    `Its latest commits are in ${wal} (SQLite keeps them by the path, not with the file). Close this store (the Remit instance); then, while no process has ${file} open`;
+  const now = openedFileNow(opened.identity);
+  if (typeof now === 'object') {
+    return `${start}, move ${wal} beside ${now.at} (the file was moved there) as ${now.at}-wal and ${now.at}-shm, and open ${now.at}: SQLite applies them to it` +
+      `${replaced ? `; open ${file} only after that (the file now there would otherwise be given them)` : ''}`;
+  }
+  if (now === 'deleted') {
     return `${start}, remove ${wal}: the file they belong to was ${replaced ? 'replaced' : 'deleted'} and is gone once this store closes, ` +
       `and SQLite would apply them to ${replaced ? 'the file now at the path' : 'any file made at the path later'}; restore the file from a backup if its runs are needed`;
   }
   return `${start}: if the file was moved, move ${wal} beside it under its new name (<new path>-wal, <new path>-shm) and open it there; ` +
-    `if it was ${replaced ? 'replaced' : 'deleted'}, remove ${wal} before opening ${path} again (SQLite would apply them to the file there)`;
+    `if it was ${replaced ? 'replaced' : 'deleted'}, remove ${wal} before opening ${file} again (SQLite would apply them to the file there)`;
+}
+
+/** Whether `path` still names the file with `identity` (false when it names none or cannot be looked at). */
+function sameFileAt(path: string, identity: string): boolean {
+  try {
+    return fileIdentityOf(path) === identity;
+  } catch {
+    return false;
+  }
 }
 
 /** The run's next seq from its largest stored seq (null: no records). */
