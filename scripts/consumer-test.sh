@@ -70,6 +70,16 @@ runs="$(cd "$app" && ./node_modules/.bin/remit --db ./.remit/app.db runs --json)
 node -e 'const r = JSON.parse(process.argv[1]); if (r.length !== 2 || !r.every((x) => x.status === "completed")) { console.error(r); process.exit(1); }' "$runs"
 log "  the installed remit bin lists both runs as completed"
 
+log "remit/postgres without pg installed: the import works, opening a store says what to install"
+pg_missing="$(cd "$app" && node --input-type=module -e '
+  const { openPostgresStore } = await import("remit/postgres");
+  const { StoreError } = await import("remit");
+  const error = await openPostgresStore({ connectionString: "postgres://u@127.0.0.1:1/db" }).catch((e) => e);
+  if (!(error instanceof StoreError) || error.storeCode !== "PG_NOT_INSTALLED") { console.error(error); process.exit(1); }
+  console.log(error.message);
+')"
+case "$pg_missing" in *"npm install pg"*) log "  $pg_missing" ;; *) echo "without pg, openPostgresStore said: $pg_missing" >&2; exit 1 ;; esac
+
 log "type-checking a strict TypeScript consumer (skipLibCheck false, no @types)"
 cp scripts/consumer/consumer.ts scripts/consumer/tsconfig.json "$app/"
 "$root/node_modules/.bin/tsc" -p "$app/tsconfig.json"

@@ -1,6 +1,6 @@
 // A TypeScript service's view of the published types: compiled with strict, skipLibCheck false and
 // no @types packages (scripts/consumer-test.sh). It is type-checked, never run. lib DOM is there
-// for zod, whose declarations name the URL type (REMIT's own need only ES2022).
+// for zod, whose declarations name the URL type, and for remit/core's Wasm loader, which does too.
 import { z } from 'zod';
 import {
   AlreadyConsumedError, createRemit, END, ErrorCode, LogTornError, openMemoryStore, openSqliteStore, RemitError, RepairRefusedError,
@@ -41,6 +41,8 @@ export async function service(path: string): Promise<RunResult> {
 export async function coreAndPostgres(options: PostgresStoreOptions): Promise<RecoveryCore> {
   const store = await openPostgresStore({ ...options, schema: 'remit' });
   await store.close();
+  // pg takes a password function (a rotating IAM token): the pool settings' type must too.
+  void openPostgresStore({ connectionString: 'postgres://app@db/app', pool: { password: async () => 'token' } });
   const hooks = hooksFor(parseFaultSpec('effect.after-handler@charge'), () => undefined);
   void hooks;
   void new FileEffectSink('/tmp/sink');

@@ -80,6 +80,22 @@ function remitProcessWith(env: NodeJS.ProcessEnv, ...args: string[]) {
   return { status: out.status, signal: out.signal, stdout: out.stdout, stderr: out.stderr, json: () => JSON.parse(out.stdout) };
 }
 
+describe('a CommonJS workflow module (found by a review)', () => {
+  it('module.exports = { workflows, sampleInput } and = { createWorkflows }: import() sees only their default export, and the CLI reads the names there', () => {
+    const counterPath = fileURLToPath(COUNTER);
+    const sources = [
+      `module.exports = { workflows: [require(${JSON.stringify(counterPath)}).counter], sampleInput: { i: 2 } };`,
+      `module.exports = { createWorkflows: () => [require(${JSON.stringify(counterPath)}).counter] };`,
+    ];
+    for (const [index, source] of sources.entries()) {
+      const path = moduleFile(`commonjs-${index}.cjs`, `${source}\n`);
+      const out = remitProcess('--db', join(cwd, `commonjs-${index}.db`), '--workflow', path, '--json', 'run', '--run-id', `c${index}`, '--input', '{"i":2}');
+      expect(out.status, `${source}\n${out.stderr}`).toBe(0);
+      expect(out.json(), source).toMatchObject({ runId: `c${index}`, status: 'completed' });
+    }
+  });
+});
+
 describe('a workflow module that keeps the event loop alive', () => {
   it('does not keep the command from ending: it prints its result and exits with its code', () => {
     const db = join(cwd, 'timer.db');

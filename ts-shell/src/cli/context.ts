@@ -235,7 +235,7 @@ const NO_WORKFLOW_MODULE =
 
 export async function loadWorkflowModule(modulePath: string, dataDir: string): Promise<WorkflowModule> {
   const path = checkModuleFile(modulePath);
-  const mod = await importModule(modulePath, path, 'importing the module', async () => (await import(pathToFileURL(path).href)) as Record<string, unknown>);
+  const mod = commonJsExports(await importModule(modulePath, path, 'importing the module', async () => (await import(pathToFileURL(path).href)) as Record<string, unknown>));
   const create = mod['createWorkflows'];
   const exported =
     typeof create === 'function' ? await importModule(modulePath, path, 'createWorkflows()', async () => (create as (c: { dataDir: string }) => unknown)({ dataDir }))
@@ -245,6 +245,19 @@ export async function loadWorkflowModule(modulePath: string, dataDir: string): P
     : mod['workflows'] !== undefined && mod['workflows'] !== null ? 'the export `workflows`'
     : 'the default export';
   return { workflows: workflowList(exported, what, path), sampleInput: mod['sampleInput'], path };
+}
+
+/**
+ * The names a module exports. A CommonJS module's `module.exports = { workflows: [...] }` reaches
+ * import() as its default export only (Node finds names statically, and not a property holding an
+ * expression): its names are then read from that object.
+ */
+function commonJsExports(imported: Record<string, unknown>): Record<string, unknown> {
+  if (imported['createWorkflows'] !== undefined || imported['workflows'] !== undefined) return imported;
+  const object = imported['default'];
+  if (object === null || typeof object !== 'object' || Array.isArray(object) || isWorkflow(object)) return imported;
+  const names = object as Record<string, unknown>;
+  return names['createWorkflows'] !== undefined || names['workflows'] !== undefined ? names : imported;
 }
 
 /**

@@ -40,7 +40,8 @@
  */
 
 import { createHash, randomUUID } from 'node:crypto';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { OptionInvalidError, StoreError, type ErrorSubject } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
@@ -63,7 +64,8 @@ export interface PostgresPoolSettings {
   host?: string;
   port?: number;
   user?: string;
-  password?: string;
+  /** A string, or a function giving one for each new connection (a rotating IAM token): pg's own. */
+  password?: string | (() => string | Promise<string>);
   database?: string;
   ssl?: unknown;
   max?: number;
@@ -364,6 +366,7 @@ export class PostgresStore implements Store {
     const unknown = unknownKey(options, POSTGRES_STORE_OPTIONS);
     if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of the PostgreSQL store', POSTGRES_STORE_OPTIONS));
     checkOptionValues(options);
+    const { Pool } = loadPg();
     // Only undefined means "not given" (null is a value, and not one the store can use).
     const schema: unknown = options.schema === undefined ? 'remit' : options.schema;
     // The connection string is read once, and parsed once, for the description, its check and TLS.
@@ -374,7 +377,7 @@ export class PostgresStore implements Store {
     const description = describeTarget(options, described, target, String(schema));
     checkSchemaName(description, schema);
     checkConnectionString(description, url, target);
-    const pool = createPool(options);
+    const pool = createPool(Pool, options);
     const store = new PostgresStore(pool, schema, description, options, tlsOption(options, target));
     try {
       await store.migrate(options);
@@ -1223,8 +1226,24 @@ export function openPostgresStore(options: PostgresStoreOptions): Promise<Postgr
   return PostgresStore.open(options);
 }
 
+/**
+ * node-postgres, loaded when a store is opened: it is an optional peer dependency of remit, and
+ * importing remit/postgres without it installed failed with Node's own "Cannot find package 'pg'",
+ * naming a file inside remit's dist/ and not what to install.
+ */
+function loadPg(): typeof pg {
+  try {
+    return createRequire(import.meta.url)('pg') as typeof pg;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'MODULE_NOT_FOUND' || !/'pg'/.test((error as Error).message)) throw error;
+    throw new StoreError('postgres', 'open', 'PG_NOT_INSTALLED', {}, new Error(
+      'the PostgreSQL store needs node-postgres, an optional peer dependency of remit that is not installed here: npm install pg (^8.11)'));
+  }
+}
+
 /** The pool for options checked by checkOptionValues (every number a whole number in range). */
-function createPool(options: PostgresStoreOptions): pg.Pool {
+function createPool(Pool: typeof pg.Pool, options: PostgresStoreOptions): pg.Pool {
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
   // Capped: a statement timeout near the limit must not make the reply's timer overflow (it
   // would fire at once, and every statement would look like a broken connection).
@@ -1244,7 +1263,7 @@ function createPool(options: PostgresStoreOptions): pg.Pool {
     ...(clientTimeoutMs > 0 ? { query_timeout: clientTimeoutMs } : {}),
   };
   if (options.connectionString !== undefined) config.connectionString = options.connectionString;
-  const pool = new pg.Pool(config);
+  const pool = new Pool(config);
   // A broken idle connection (server restart, terminated backend) is reported here and dropped by
   // the pool; without a listener Node would treat it as an uncaught error and exit.
   pool.on('error', () => {});
