@@ -180,13 +180,26 @@ export class DefinitionInvalidError extends RemitError {
  */
 export class DefinitionMismatchError extends RemitError {
   readonly code = ErrorCode.DEFINITION_MISMATCH;
-  constructor(runId: string, readonly workflow: string, readonly differences: string[]) {
+  constructor(runId: string, readonly workflow: string, readonly differences: string[], message?: string) {
     super(
-      `run was started under a different definition of workflow ${workflow}: ${differences.join('; ')}; ` +
-        `to finish this run, register the definition it was started under, unchanged, beside the changed one, ` +
-        `which goes under a new workflow name for new runs (docs/guide.md, "Changing a workflow")`,
+      message ??
+        `run was started under a different definition of workflow ${workflow}: ${differences.join('; ')}; ` +
+          `to finish this run, register the definition it was started under, unchanged, beside the changed one, ` +
+          `which goes under a new workflow name for new runs (docs/guide.md, "Changing a workflow")`,
       { runId },
     );
+  }
+
+  /**
+   * The run's definition is recorded in a descriptor format newer than this release reads: a newer
+   * release started it, and only such a release can tell whether the registered definition is the
+   * run's (registering another one would not help).
+   */
+  static newerRelease(runId: string, workflow: string, recordedFormat: number, readsUpTo: number): DefinitionMismatchError {
+    const difference = `started by a newer REMIT release: its definition is recorded in descriptor format ${recordedFormat}, and this release reads formats up to ${readsUpTo}`;
+    return new DefinitionMismatchError(runId, workflow, [difference],
+      `run of workflow ${workflow} was ${difference}; continue it with that release or a later one ` +
+        `(this one cannot tell whether the registered definition is the run's: docs/guide.md, "Definition changes")`);
   }
 }
 

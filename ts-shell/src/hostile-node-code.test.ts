@@ -190,7 +190,7 @@ describe('definitions and registration', () => {
     await remit.start('tenant', { n: 1 });
     expect({ a, b }).toEqual({ a: [], b: ['called', 'called'] });
     const other = workflow({ name: 'tenant', version: '2', state: State }).pure('p', { run: () => ({}), next: END }).build();
-    await expect(remit.start(other, { n: 1 })).rejects.toThrow(/two different definitions with this name are registered \(version changed from 1 to 2; /);
+    await expect(remit.start(other, { n: 1 })).rejects.toThrow(/start\(\) was given a definition other than the one registered under this name, and did not register it \(version changed from 1 to 2; /);
     expect(() => remit.register(undefined as never)).toThrow(/a built workflow/);
   });
 

@@ -556,10 +556,19 @@ export class Remit implements Engine {
    * process drives the runs with the object it registered (docs/guide.md, "Recovery at start-up").
    */
   register(wf: Workflow): this {
+    return this.registerFor('register()', wf);
+  }
+
+  /**
+   * Register `wf` for `caller` (register(), or start() given a built workflow). Another definition
+   * of a registered name is refused, and not registered: the message says that `caller` was given
+   * it, and what differs from the registered one.
+   */
+  private registerFor(caller: string, wf: Workflow): this {
     if (!isBuiltWorkflow(wf)) throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build())', describeArgument(wf));
     const known = this.workflows.get(wf.name);
     if (known && known.fingerprintHex !== wf.fingerprintHex) {
-      throw new DefinitionInvalidError(wf.name, `two different definitions with this name are registered (${definitionChanges(known, wf)}); ${ONE_DEFINITION_PER_NAME}`);
+      throw new DefinitionInvalidError(wf.name, `${caller} was given a definition other than the one registered under this name, and did not register it (${definitionChanges(known, wf)}); ${ONE_DEFINITION_PER_NAME}`);
     }
     this.workflows.set(wf.name, wf);
     return this;
@@ -1217,7 +1226,7 @@ export class Remit implements Engine {
 
   private resolveWorkflow(workflow: Workflow | string, subject: ErrorSubject): Workflow {
     if (typeof workflow !== 'string') {
-      this.register(workflow);
+      this.registerFor('start()', workflow);
       return workflow;
     }
     const wf = this.workflows.get(workflow);

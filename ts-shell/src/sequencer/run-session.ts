@@ -17,7 +17,7 @@ import { NO_HOOKS, type FaultInfo, type SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
 import { count } from '../display.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
-import { DESCRIPTOR_FORMAT, describeWorkflow, diffDescriptors, type WorkflowDescriptor } from '../workflow/descriptor.js';
+import { DESCRIPTOR_FORMAT, describeWorkflow, diffDescriptors, formatToCompare, type WorkflowDescriptor } from '../workflow/descriptor.js';
 import { END, type Workflow } from '../workflow/workflow.js';
 import { LogBuffer } from './log-buffer.js';
 import { damageError, diagnoseRows, namingRecordSeq, type RunDamage } from './log-health.js';
@@ -402,10 +402,11 @@ export class RunSession {
       } catch {
         recorded = null;
       }
+      const format = recorded?.format;
+      if (typeof format === 'number' && format > DESCRIPTOR_FORMAT) throw DefinitionMismatchError.newerRelease(this.runId, name, format, DESCRIPTOR_FORMAT);
       // A run recorded in an earlier descriptor format is compared with this definition described in
-      // that format (format 1's differences are read from format 2, which says each schema as that
-      // run's record does): a format-3 run told only that defaults now go undescribed would learn nothing.
-      const current = recorded && typeof recorded.format === 'number' && recorded.format < DESCRIPTOR_FORMAT ? describeWorkflow(wf, recorded.format === 3 ? 3 : 2) : wf.descriptor;
+      // that format (formatToCompare): a format-3 run told only that defaults now go undescribed would learn nothing.
+      const current = typeof format === 'number' && format < DESCRIPTOR_FORMAT ? describeWorkflow(wf, formatToCompare(format)) : wf.descriptor;
       const differences = recorded ? diffDescriptors(recorded, current) : ['the recorded definition is unreadable'];
       throw new DefinitionMismatchError(this.runId, name, differences);
     }

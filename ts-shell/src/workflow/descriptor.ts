@@ -22,7 +22,7 @@
  * (formatThreeSchema): in format 2, a `.describe()` on a member of a nullable, a union or an
  * intersection, or the order of fields holding recursive schemas, changed the fingerprint.
  *
- * Format 4 (current) is format 3 without what is not the schema's own: a default's value (zod
+ * Format 4 is format 3 without what is not the schema's own: a default's value (zod
  * calls a function default, `.default(() => randomUUID())`, each time it writes its JSON Schema, so
  * format 3 gave such a definition a new fingerprint at every build and refused every run after a
  * restart), written as a note that the schema has one (`x-remit-zod.defaulted`); and the metadata
@@ -31,11 +31,24 @@
  * cannot write at all (a default function that throws) is refused by `build()` instead of being
  * described by its error (describeWorkflow's `onError`).
  *
+ * Format 5 (current) is format 4 with three things fixed. The checks: format 4 noted only a
+ * change of the value (`overwrite`) and a refinement (`custom`), so a check JSON Schema does not
+ * write (`z.property()`), a string format's option it does not write (`z.jwt({ alg })`,
+ * `z.url({ normalize })`) and the order of `.trim()` and `.min(1)` went unseen, and so did the
+ * notes of a schema under a wrapper that has notes of its own (`.trim().catch('')`): now every
+ * check JSON Schema does not fully write is noted with its options, in order, all of them when one
+ * changes the value, and a wrapper keeps the notes of what it wraps (formatFiveNotes). The
+ * recursion: zod extracts into `$defs` whichever member of a cycle it meets first, which follows
+ * the order of the fields, so reordering fields that hold mutually recursive schemas changed the
+ * fingerprint; now the recursive part is written in one form (canonicalRecursion). The nodes: they
+ * are listed by name, not in the order the builder added them, which no run depends on (records and
+ * the core name nodes; the node table a run records is its own).
+ *
  * Format 1 (the first releases) recorded the output JSON Schema as zod wrote it, unannotated, so
  * its fingerprint changed with the order of `required` and with descriptions, and missed what
- * only the input or the annotations show. A workflow keeps its format-1, format-2 and format-3
- * fingerprints too (`formerFingerprints`), so runs started under any of them continue under the
- * same definition after an upgrade.
+ * only the input or the annotations show. A workflow keeps its fingerprints of formats 1 to 4
+ * too (`formerFingerprints`), so runs started under any of them continue under the same
+ * definition after an upgrade.
  */
 
 import { createHash } from 'node:crypto';
@@ -44,11 +57,14 @@ import { DefinitionInvalidError, type ErrorSubject } from '../errors.js';
 import { canonicalJson, isPlainObject, utf8, type Json } from '../json.js';
 import type { NodeDefinition } from './workflow.js';
 
-/** The descriptor format new runs record (see the header comment for what changed in 2, 3 and 4). */
-export const DESCRIPTOR_FORMAT = 4;
+/** The descriptor format new runs record (see the header comment for what changed in 2 to 5). */
+export const DESCRIPTOR_FORMAT = 5;
 
 /** A descriptor format a run may have recorded: the current one, or one an earlier release wrote. */
-export type DescriptorFormat = 1 | 2 | 3 | 4;
+export type DescriptorFormat = 1 | 2 | 3 | 4 | 5;
+
+/** The formats whose fingerprints a workflow also accepts (Workflow.formerFingerprints). */
+export const FORMER_FORMATS = [1, 2, 3, 4] as const;
 
 export interface NodeDescriptor {
   name: string;
@@ -92,8 +108,9 @@ export function describeWorkflow(wf: DescribableWorkflow, format: DescriptorForm
     if (format === 1) return { output: formatOneSchema(schema) };
     if (format === 2) return formatTwoSchema(schema);
     if (format === 3) return formatThreeSchema(schema);
+    if (format === 4) return formatFourSchema(schema);
     try {
-      return formatFourSchema(schema);
+      return formatFiveSchema(schema);
     } catch (error) {
       const which = subject.node === undefined ? 'the state schema' : `the resume schema of ${subject.node}`;
       const text = errorText(error);
@@ -112,7 +129,8 @@ export function describeWorkflow(wf: DescribableWorkflow, format: DescriptorForm
     start: wf.start,
     state: state.output,
     ...(state.input === undefined ? {} : { stateInput: state.input }),
-    nodes: wf.nodeOrder.map((name) => nodeDescriptor(wf.nodes.get(name)!, describe)),
+    // From format 5 by name: the order the builder added the nodes in changes nothing for a run.
+    nodes: (format >= 5 ? [...wf.nodeOrder].sort() : wf.nodeOrder).map((name) => nodeDescriptor(wf.nodes.get(name)!, describe)),
   };
 }
 
@@ -264,8 +282,365 @@ function canonicalDefinitionIds(schema: Json): Json {
 }
 
 /**
+ * Format 5's schema: format 4's (no metadata, no default's value), with the notes of
+ * formatFiveNotes and the recursive part written in one form (canonicalRecursion).
+ */
+function formatFiveSchema(schema: z.ZodType): SchemaPair {
+  return { output: formatFiveJson(schema, 'output'), input: formatFiveJson(schema, 'input') };
+}
+
+function formatFiveJson(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const override = (ctx: OverrideContext) => {
+    for (const key of ANNOTATION_KEYWORDS) delete ctx.jsonSchema[key];
+    formatFiveNotes(ctx);
+  };
+  return canonicalRecursion(normalizeSchema(jsonSchemaOf(schema, { io, override, metadata: NO_METADATA }, 'throw')));
+}
+
+/**
+ * Format 5's notes of one schema node (ownNotes), a default's value left out as in format 4. A
+ * wrapper (`.optional()`, `.catch()`, a pipe) is written as a copy of what it wraps, notes
+ * included: its own notes keep those under `inner` (format 4 replaced them, so `.trim().catch('')`
+ * read as `.catch('')`). zod writes a wrapper of a schema it extracted into `$defs` as a `$ref`
+ * beside the wrapper's own notes; canonicalRecursion merges the two the same way.
+ */
+function formatFiveNotes(ctx: OverrideContext): void {
+  const own = ownNotes(ctx.zodSchema);
+  if (own['defaulted'] !== undefined) {
+    delete ctx.jsonSchema['default'];
+    delete ctx.jsonSchema['_prefault'];
+  }
+  if (Object.keys(own).length > 0) ctx.jsonSchema[ZOD_NOTES_KEY] = withInnerNotes(own, ctx.jsonSchema[ZOD_NOTES_KEY]);
+}
+
+function withInnerNotes(own: Record<string, Json>, inner: unknown): Record<string, Json> {
+  return isPlainObject(inner) ? { ...own, inner } : own;
+}
+
+/** What format 5 notes of a schema node: format 4's type and coercion, every check JSON Schema does not fully write (checkNotes), whether it gives a default. */
+function ownNotes(zodSchema: unknown): Record<string, Json> {
+  const internals = (zodSchema as { _zod?: { def?: ZodDefinition; traits?: Set<string> } })._zod;
+  const def = internals?.def;
+  if (def === undefined) return {};
+  const notes: Record<string, Json> = {};
+  // An exact optional refuses a present `undefined`; its definition is an optional's, its class is not.
+  if (internals?.traits?.has('$ZodExactOptional') === true) notes['type'] = 'exact_optional';
+  else if (!JSON_SCHEMA_TYPES.has(def.type)) notes['type'] = def.type;
+  if (def.coerce === true) notes['coerce'] = true;
+  const checks = checkNotes(internals!);
+  if (checks.length > 0) notes['checks'] = checks;
+  if (DEFAULTING_TYPES.has(def.type)) notes['defaulted'] = def.type;
+  return notes;
+}
+
+/** A check as format 5 reads it: its kind and the options that may change what it accepts. */
+interface CheckReading {
+  kind: string;
+  options: Record<string, unknown>;
+}
+
+/**
+ * The checks JSON Schema writes, by the type of the schema that holds them, each with the options
+ * it writes (for a string format, those that only shape the pattern it writes). zod folds them
+ * into keywords (`minLength`, `pattern`, `minimum`, ...); every other check, and any option of
+ * these not listed, is noted: a check kind a later zod adds is noted too.
+ */
+const SHOWN_CHECKS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  string: {
+    min_length: ['minimum'], max_length: ['maximum'], length_equals: ['length'],
+    string_format: ['format', 'pattern', 'includes', 'position', 'prefix', 'suffix', 'offset', 'local', 'precision', 'version', 'length', 'delimiter'],
+  },
+  number: { greater_than: ['value', 'inclusive'], less_than: ['value', 'inclusive'], multiple_of: ['value'], number_format: ['format'] },
+  array: { min_length: ['minimum'], max_length: ['maximum'], length_equals: ['length'] },
+};
+
+/** The check kinds of this zod that only test a value; any other (an overwrite, a kind a later zod adds) may change it. */
+const TESTING_CHECKS = new Set([
+  'less_than', 'greater_than', 'multiple_of', 'number_format', 'bigint_format', 'max_size', 'min_size', 'size_equals',
+  'max_length', 'min_length', 'length_equals', 'string_format', 'property', 'properties', 'mime_type', 'custom',
+]);
+
+/**
+ * Keys of a check's definition that do not change what it accepts (how an issue is reported, its
+ * kind) or that hold a function (a refinement's `fn`, an overwrite's `tx`, and `when`, which says
+ * whether the check runs: not seen, in any format, as no function's body is). zod gives every
+ * length and size check a `when` of its own, a new function in some releases, so a `when` given in
+ * the options cannot be told from zod's: noting one would give a schema another fingerprint under
+ * another copy of zod. A schema that is its own check (`z.url()`, `z.int()`) adds its type's keys.
+ */
+const UNNOTED_CHECK_KEYS = new Set(['check', 'type', 'error', 'message', 'abort', 'path', 'params', 'fn', 'tx', 'when']);
+const SCHEMA_KEYS = new Set(['checks', 'coerce']);
+
+/**
+ * The notes of a schema node's checks (a format schema, `z.url()`, is its own first check): each
+ * check JSON Schema does not fully write, as its kind or `{ check, ...options }`, in order. When one
+ * may change the value (`.trim()`, `z.url()`, a kind this zod does not know), every check is noted,
+ * in order: `.min(1).trim()` and `.trim().min(1)` write the same `minLength`, and accept different values.
+ */
+function checkNotes(internals: { def?: ZodDefinition; traits?: Set<string> }): Json[] {
+  const def = internals.def!;
+  const checks = (def.checks ?? []).map((c) => checkReading(c?._zod?.def, false));
+  const all = internals.traits?.has('$ZodCheck') === true ? [checkReading(def, true), ...checks] : checks;
+  const inOrder = all.length > 1 && all.some(changesValue);
+  return all.filter((c) => inOrder || !shownBy(def.type, c)).map(checkNote);
+}
+
+function checkReading(checkDef: unknown, isSchema: boolean): CheckReading {
+  const source = (checkDef ?? {}) as Record<string, unknown>;
+  const options: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (value === undefined || UNNOTED_CHECK_KEYS.has(key) || (isSchema && SCHEMA_KEYS.has(key))) continue;
+    options[key] = value;
+  }
+  return { kind: typeof source['check'] === 'string' ? source['check'] : 'unknown', options };
+}
+
+function changesValue(check: CheckReading): boolean {
+  return !TESTING_CHECKS.has(check.kind) || (check.kind === 'string_format' && check.options['format'] === 'url');
+}
+
+/** Whether zod's JSON Schema of a `type` schema says all of `check`: its kind and each option, written as it is. */
+function shownBy(type: string, check: CheckReading): boolean {
+  const shown = SHOWN_CHECKS[type]?.[check.kind];
+  if (shown === undefined) return false;
+  return Object.entries(check.options).every(([key, value]) => shown.includes(key) && writtenAsIs(value, check.kind));
+}
+
+/** A value JSON Schema writes as it is: not a regular expression's flags, a number that is not finite, or a divisor of 0 (zod leaves those out). */
+function writtenAsIs(value: unknown, kind: string): boolean {
+  if (typeof value === 'number') return Number.isFinite(value) && !(kind === 'multiple_of' && value === 0);
+  if (value instanceof RegExp) return value.flags === '';
+  return typeof value === 'string' || typeof value === 'boolean';
+}
+
+function checkNote(check: CheckReading): Json {
+  const options = Object.entries(check.options);
+  if (options.length === 0) return check.kind;
+  return { check: check.kind, ...Object.fromEntries(options.map(([key, value]) => [key, optionJson(value, 0)])) };
+}
+
+/** Nested schemas being described (a check's schema, `z.property('x', schema)`), so that one that holds itself ends. */
+const describing = new Set<unknown>();
+const MAX_OPTION_DEPTH = 8;
+
+/** A check's option as JSON: a regular expression as `/source/flags`, a function as "function", a schema by its format-5 JSON Schema. */
+function optionJson(value: unknown, depth: number): Json {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function') return 'function';
+  if (value instanceof RegExp) return `/${value.source}/${value.flags}`;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  if (isZodSchema(value)) return nestedSchemaJson(value);
+  if (value === undefined || typeof value === 'symbol' || depth >= MAX_OPTION_DEPTH) return String(value);
+  if (Array.isArray(value)) return value.map((item) => optionJson(item, depth + 1));
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return Object.prototype.toString.call(value);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, optionJson(item, depth + 1)]));
+}
+
+/** A zod 4 schema, of this copy of zod or another (its internals, not its class). */
+function isZodSchema(value: unknown): value is z.ZodType {
+  const traits = (value as { _zod?: { traits?: unknown } } | null)?._zod?.traits;
+  return traits instanceof Set && traits.has('$ZodType');
+}
+
+/** A schema a check runs (its issues count, not its value): what it returns and what it accepts, as format 5 writes them. */
+function nestedSchemaJson(schema: z.ZodType): Json {
+  if (describing.has(schema)) return 'a schema that holds this check';
+  describing.add(schema);
+  try {
+    return { output: formatFiveJson(schema, 'output'), input: formatFiveJson(schema, 'input') };
+  } finally {
+    describing.delete(schema);
+  }
+}
+
+/**
+ * `schema` (normalized) with its recursive part written in one form, whatever the order of the
+ * fields. zod extracts into `$defs` the member of a cycle it meets again on its own path, which
+ * follows the order of the fields, and writes the other members in place; and it extracts a
+ * recursive schema used in two places once, two equal ones (two `z.lazy` of one shape) twice. Here
+ * the schema is read as a graph of its parts (schemaGraph), equal parts made one (equalParts), and
+ * written back (writeGraph) with a definition for each part on a cycle that more than one place
+ * refers to (every cycle has one), numbered in the order a walk of the keys, sorted, meets them.
+ * (`reused: 'ref'`, which extracts every schema zod meets twice, would not do: a schema used twice
+ * and two equal ones would still differ, and zod does not fold an intersection with an extracted
+ * member.) A schema without `$ref` is a tree, written as it is. One case is left to the order of
+ * the fields: zod folds an intersection into one object only when no member is extracted, so an
+ * intersection with a member of two mutually recursive schemas is written in two ways.
+ */
+function canonicalRecursion(schema: Json): Json {
+  if (!isPlainObject(schema) || !containsRef(schema)) return schema;
+  const vertices = schemaGraph(schema);
+  return writeGraph(vertices, equalParts(vertices));
+}
+
+function containsRef(value: Json): boolean {
+  if (Array.isArray(value)) return value.some(containsRef);
+  if (!isPlainObject(value)) return false;
+  return Object.entries(value).some(([key, v]) => key === '$ref' || containsRef(v));
+}
+
+/** A part of a schema: its keywords (`json`), their text with each subschema left out (`label`), and the parts of its subschemas in the order mapSubschemas visits them. */
+interface Part {
+  json: Record<string, Json>;
+  label: string;
+  children: number[];
+}
+
+/**
+ * The parts of `root` (part 0 is the root), each `$ref` followed: a bare `$ref` is the part it
+ * refers to, a `$ref` beside keywords (a wrapper of an extracted schema) is what it refers to with
+ * those keywords merged in, as zod merges them when it writes the schema in place.
+ */
+function schemaGraph(root: Record<string, Json>): Part[] {
+  const defs = isPlainObject(root['$defs']) ? root['$defs'] : {};
+  const body: Record<string, Json> = Object.fromEntries(Object.entries(root).filter(([key]) => key !== '$defs'));
+  const parts: Part[] = [];
+  const ids = new Map<object, number>();
+  const resolved = new Map<object, Record<string, Json>>();
+  const resolve = (json: Record<string, Json>): Record<string, Json> => {
+    const known = resolved.get(json);
+    if (known !== undefined) return known;
+    resolved.set(json, json); // a cycle of bare references (zod writes none) stays as written
+    const ref = json['$ref'];
+    const target = ref === '#' ? body : typeof ref === 'string' && ref.startsWith(DEFS_REF_PREFIX) ? defs[ref.slice(DEFS_REF_PREFIX.length)] : undefined;
+    const out = !isPlainObject(target) ? json : Object.keys(json).length === 1 ? resolve(target) : mergedWrapper(resolve(target), json);
+    resolved.set(json, out);
+    return out;
+  };
+  const add = (json: Record<string, Json>): number => {
+    const part = resolve(json);
+    const known = ids.get(part);
+    if (known !== undefined) return known;
+    const entry: Part = { json: part, label: '', children: [] };
+    ids.set(part, parts.push(entry) - 1);
+    entry.label = canonicalJson(mapSubschemas(part, (sub) => {
+      entry.children.push(add(sub));
+      return 0;
+    }));
+    return ids.get(part)!;
+  };
+  add(body);
+  return parts;
+}
+
+/** A wrapper's keywords over the schema it refers to, its notes keeping those of that schema under `inner` (formatFiveNotes). */
+function mergedWrapper(target: Record<string, Json>, wrapper: Record<string, Json>): Record<string, Json> {
+  const merged: Record<string, Json> = Object.create(null);
+  for (const [key, value] of Object.entries(target)) merged[key] = value;
+  for (const [key, value] of Object.entries(wrapper)) if (key !== '$ref') merged[key] = value;
+  const own = wrapper[ZOD_NOTES_KEY];
+  if (isPlainObject(own)) merged[ZOD_NOTES_KEY] = withInnerNotes(own, target[ZOD_NOTES_KEY]);
+  return merged;
+}
+
+/** `json` with each subschema replaced by `f(subschema)`, visited in sorted key order. */
+function mapSubschemas(json: Record<string, Json>, f: (sub: Record<string, Json>) => Json): Record<string, Json> {
+  const sub = (value: Json): Json => (isPlainObject(value) ? f(value) : value);
+  const out: Record<string, Json> = Object.create(null);
+  for (const key of Object.keys(json).sort()) {
+    const value = json[key]!;
+    if (SCHEMA_MAP_KEYWORDS.has(key) && isPlainObject(value)) {
+      out[key] = Object.fromEntries(Object.keys(value).sort().map((name) => [name, sub(value[name]!)]));
+    } else if (SCHEMA_KEYWORDS.has(key)) {
+      out[key] = Array.isArray(value) ? value.map(sub) : sub(value);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * Which parts are equal (the same number): the coarsest partition in which parts in one class have
+ * the same label and children of the same classes, refined from the labels until it is stable.
+ */
+function equalParts(parts: readonly Part[]): number[] {
+  let classes = numbered(parts.map((p) => p.label));
+  for (;;) {
+    const next = numbered(parts.map((p, i) => `${classes.of[i]}:${p.children.map((c) => classes.of[c]).join(',')}`));
+    if (next.count === classes.count) return next.of;
+    classes = next;
+  }
+}
+
+function numbered(keys: readonly string[]): { of: number[]; count: number } {
+  const ids = new Map<string, number>();
+  const of = keys.map((key) => {
+    const known = ids.get(key);
+    if (known !== undefined) return known;
+    ids.set(key, ids.size);
+    return ids.size - 1;
+  });
+  return { of, count: ids.size };
+}
+
+/**
+ * The schema of the graph of classes of parts. A class on a cycle that more than one place refers
+ * to (the root counted once more, for the document) is a definition, `__schemaN` numbered as the
+ * walk meets it, the root's class `#`; the others are written in place.
+ */
+function writeGraph(parts: readonly Part[], classOf: readonly number[]): Json {
+  const part = new Map<number, Part>();
+  parts.forEach((p, i) => { if (!part.has(classOf[i]!)) part.set(classOf[i]!, p); });
+  const children = (c: number) => part.get(c)!.children.map((v) => classOf[v]!);
+  const root = classOf[0]!;
+  const refs = new Map<number, number>([[root, 1]]);
+  for (const c of part.keys()) for (const child of children(c)) refs.set(child, (refs.get(child) ?? 0) + 1);
+  const cyclic = onCycles([...part.keys()], children);
+  const ids = new Map<number, string>();
+  const defs: Record<string, Json> = Object.create(null);
+  const write = (c: number, inPlace: boolean): Json => {
+    if (!inPlace && cyclic.has(c) && refs.get(c)! > 1) {
+      if (c === root) return { $ref: '#' };
+      if (!ids.has(c)) {
+        ids.set(c, `__schema${ids.size}`);
+        defs[ids.get(c)!] = write(c, true);
+      }
+      return { $ref: DEFS_REF_PREFIX + ids.get(c)! };
+    }
+    const kids = children(c);
+    let next = 0;
+    return mapSubschemas(part.get(c)!.json, () => write(kids[next++]!, false));
+  };
+  const document = write(root, true) as Record<string, Json>;
+  return ids.size === 0 ? document : { ...document, $defs: defs };
+}
+
+/** The nodes of a graph that lie on a cycle (Tarjan's strongly connected components: one of more than one node, or a node with an edge to itself). */
+function onCycles(nodes: readonly number[], edges: (n: number) => number[]): Set<number> {
+  const index = new Map<number, number>();
+  const low = new Map<number, number>();
+  const stack: number[] = [];
+  const onStack = new Set<number>();
+  const out = new Set<number>();
+  const visit = (n: number): void => {
+    index.set(n, index.size);
+    low.set(n, index.get(n)!);
+    stack.push(n);
+    onStack.add(n);
+    for (const m of edges(n)) {
+      if (!index.has(m)) visit(m);
+      if (onStack.has(m)) low.set(n, Math.min(low.get(n)!, low.get(m)!));
+    }
+    if (low.get(n) !== index.get(n)) return;
+    const component: number[] = [];
+    for (let m = stack.pop()!; ; m = stack.pop()!) {
+      onStack.delete(m);
+      component.push(m);
+      if (m === n) break;
+    }
+    if (component.length > 1 || edges(n).includes(n)) for (const m of component) out.add(m);
+  };
+  for (const n of nodes) if (!index.has(n)) visit(n);
+  return out;
+}
+
+/**
  * The JSON Schema zod writes for `schema`. When zod throws, formats 1 to 3 described the schema by
- * its error (`onError: 'describe'`, kept for their fingerprints); format 4 throws it.
+ * its error (`onError: 'describe'`, kept for their fingerprints); formats 4 and 5 throw it.
  */
 function jsonSchemaOf(
   schema: z.ZodType,
@@ -304,11 +679,12 @@ const JSON_SCHEMA_TYPES = new Set([
   'string', 'number', 'int', 'boolean', 'null', 'object', 'array', 'literal', 'enum', 'union', 'intersection', 'tuple', 'record',
   'optional', 'nullable', 'default', 'any', 'unknown', 'never', 'lazy', 'readonly', 'template_literal',
 ]);
-/** Check kinds JSON Schema does not show: they change the value or run code. */
+/** Check kinds formats 2 to 4 note: they change the value or run code. */
 const OPAQUE_CHECKS = new Set(['overwrite', 'custom']);
 
 /**
- * The `x-remit-zod` notes of one schema node (what its JSON Schema cannot say), read from zod 4's
+ * Formats 2 to 4's `x-remit-zod` notes of one schema node (format 5's: formatFiveNotes), kept as
+ * they were for the fingerprints runs recorded: what its JSON Schema cannot say, read from zod 4's
  * schema definition (`_zod.def`, the documented internals for libraries that walk schemas): the
  * type when JSON Schema writes it as something else (an exact optional too), coercion, a URL's
  * protocol and hostname patterns, opaque check kinds in order, and the flags of
@@ -394,6 +770,15 @@ export function normalizeSchema(schema: Json): Json {
   return out;
 }
 
+/**
+ * The format to describe a definition in to name its differences from a run recorded in an earlier
+ * `format`: that format, except format 1's are read from format 2, which says each schema as that
+ * run's record does (diffDescriptors leaves out the notes format 1 did not record).
+ */
+export function formatToCompare(format: number): DescriptorFormat {
+  return format === 3 || format === 4 ? format : 2;
+}
+
 /** The canonical text a fingerprint hashes. Format 1 kept the first releases' text: keys named `__proto__` dropped. */
 export function canonicalDescriptor(descriptor: WorkflowDescriptor): string {
   return descriptor.format === 1 ? canonicalJson(descriptor, { dropProtoKeys: true }) : canonicalJson(descriptor);
@@ -443,7 +828,8 @@ function diffNodes(recorded: NodeDescriptor[], current: NodeDescriptor[]): strin
       out.push(...diffSchemaPair(`resume schema of ${name}`, old.resume ?? null, old.resumeInput, now.resume ?? null, now.resumeInput));
     }
   }
-  // The order of the nodes both keep, whatever else changed (an added or removed node alone moves none).
+  // The order of the nodes both keep, whatever else changed (an added or removed node alone moves
+  // none). Formats 1 to 4 listed the nodes as the builder added them; format 5 lists them by name.
   const keptBefore = recorded.filter((n) => after.has(n.name));
   const keptAfter = current.filter((n) => before.has(n.name));
   if (keptBefore.some((n, i) => n.name !== keptAfter[i]!.name)) out.push('node order changed');

@@ -19,7 +19,7 @@ import { MAX_NODE_COUNT } from '../core/framing.js';
 import { DefinitionInvalidError } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { isPlainObject, isWellFormedUnicode, utf8, type Json } from '../json.js';
-import { describeWorkflow, fingerprintOf, type WorkflowDescriptor } from './descriptor.js';
+import { describeWorkflow, fingerprintOf, FORMER_FORMATS, type WorkflowDescriptor } from './descriptor.js';
 import { resumeWithoutKeptValue } from './keepable.js';
 
 /** A workflow has at most this many nodes: the core accepts a RUN_STARTED node table of 1 to 65535 entries (docs/log-format.md). */
@@ -144,7 +144,7 @@ export interface Workflow<S = any, Input = any, Resumes extends object = Record<
   readonly fingerprint: Uint8Array;
   readonly fingerprintHex: string;
   /**
-   * The hex fingerprints of this same definition under earlier descriptor formats (formats 1 to 3):
+   * The hex fingerprints of this same definition under earlier descriptor formats (formats 1 to 4):
    * a run whose RUN_STARTED records one of them was started by an earlier release under this
    * definition, and continues.
    */
@@ -247,7 +247,7 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     const stateSchema = this.options.state;
     let former: readonly string[] | undefined;
     const formerFingerprints = (): readonly string[] =>
-      (former ??= Object.freeze(([1, 2, 3] as const).map((format) => Buffer.from(fingerprintOf(describeWorkflow({ name: wf, version, start, stateSchema, nodes, nodeOrder }, format))).toString('hex'))));
+      (former ??= Object.freeze(FORMER_FORMATS.map((format) => Buffer.from(fingerprintOf(describeWorkflow({ name: wf, version, start, stateSchema, nodes, nodeOrder }, format))).toString('hex'))));
     const guardedNodes = new Map<string, NodeDefinition<S>>();
     for (const def of this.definitions) {
       guardedNodes.set(def.name, def.kind === 'interrupt'
