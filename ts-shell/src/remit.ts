@@ -583,7 +583,13 @@ export class Remit implements Engine {
   }
 
   /** Start a run and drive it until it parks, completes or fails. */
-  async start<W extends Workflow>(workflow: W | string, input: InputOf<W>, options: StartOptions = {}): Promise<RunResult<StateOf<W>>> {
+  start<W extends Workflow>(workflow: W, input: InputOf<W>, options?: StartOptions): Promise<RunResult<StateOf<W>>>;
+  /**
+   * Start a run of the registered workflow of this name: the types know neither its input nor its
+   * state (both `unknown`, as `status()` gives); start() checks the input against its schema.
+   */
+  start(workflow: string, input: unknown, options?: StartOptions): Promise<RunResult<unknown>>;
+  async start(workflow: Workflow | string, input: unknown, options: StartOptions = {}): Promise<RunResult<unknown>> {
     if (typeof workflow !== 'string' && !isBuiltWorkflow(workflow)) {
       throw new ArgumentInvalidError('workflow', 'a built workflow (workflow(...)....build()) or the name of a registered one', describeArgument(workflow));
     }
@@ -612,7 +618,7 @@ export class Remit implements Engine {
       if (error instanceof ConflictError) throw new RunExistsError(runId);
       throw error;
     }
-    return (await this.driveAfterOwnAppend(session)) as RunResult<StateOf<W>>;
+    return this.driveAfterOwnAppend(session);
   }
 
   /**
