@@ -12,9 +12,9 @@
  *   expectedSeq - 1`. SQLite takes the write lock before the statement reads anything, so the
  *   check and the insert are one atomic step across connections and processes. Every other write
  *   (a batch, a run's first records, a fork) is one `BEGIN IMMEDIATE` transaction that reads the
- *   next seq and writes only if it is the expected one. The busy timeout makes a writer wait for
- *   another's lock instead of failing at once, and so does an open that switches a new file to WAL
- *   (enableWal).
+ *   next seq and writes only if it is the expected one. A call waits for another connection's
+ *   lock instead of failing at once, on timers and up to busyTimeoutMs (waitOutLocks), and so does
+ *   an open that switches a new file to WAL (enableWal, inside the open: it is synchronous).
  * - A refused append reports the records in the way (AppendOutcome.tail), read with the next seq
  *   in one read transaction (inside the immediate one for a batch).
  * - The primary key is a second guard: no seq can ever be stored twice.
@@ -556,6 +556,8 @@ export class SqliteStore implements Store {
   private readonly opened: OpenedFile | undefined;
   /** Set by close(): every later call is StoreError CLOSED, as the memory and PostgreSQL stores give. */
   private closed = false;
+  /** How long a call waits for another connection's lock (waitOutLocks). */
+  private readonly busyTimeoutMs: number;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     // Every check below comes before the file system is touched (resolve() only computes).
@@ -603,6 +605,9 @@ export class SqliteStore implements Store {
     // file's and the -shm's) until garbage collection, so a service retrying its open piled them up.
     try {
       this.opened = this.openConnection(busyTimeoutMs, synchronous);
+      // From here on a lock is waited out on timers, not inside a call (waitOutLocks).
+      this.busyTimeoutMs = busyTimeoutMs;
+      this.db.pragma('busy_timeout = 0');
     } catch (error) {
       try {
         this.db.close();
@@ -774,17 +779,17 @@ export class SqliteStore implements Store {
 
   async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
     checkReadArguments(this.description, 'readRecords', runId, fromSeq);
-    return this.wrap('readRecords', { runId }, () => this.recordsFrom(runId, fromSeq, 'readRecords'));
+    return this.call('readRecords', { runId }, () => this.recordsFrom(runId, fromSeq, 'readRecords'));
   }
 
   async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {
     checkStoredRunId(this.description, 'readSummary', runId);
-    return this.wrap('readSummary', { runId }, () => this.readSummaryTx(runId, 'readSummary'));
+    return this.call('readSummary', { runId }, () => this.readSummaryTx(runId, 'readSummary'));
   }
 
   async readRun(runId: string): Promise<RunRead> {
     checkStoredRunId(this.description, 'readRun', runId);
-    return this.wrap('readRun', { runId }, () => this.readRunTx(runId));
+    return this.call('readRun', { runId }, () => this.readRunTx(runId));
   }
 
   async append(runId: string, expectedSeq: number, records: Uint8Array[], summary?: RecoverySummary, runStatus?: RunStatusHint): Promise<AppendOutcome> {
@@ -793,17 +798,17 @@ export class SqliteStore implements Store {
     checkRunStatus(this.description, 'append', runId, runStatus);
     const subject = { runId, seq: expectedSeq };
     if (summary !== undefined || runStatus !== undefined) {
-      return this.write('append', subject, () => this.appendBatch(runId, expectedSeq, records, summary, runStatus));
+      return this.callWrite('append', subject, () => this.appendBatch(runId, expectedSeq, records, summary, runStatus));
     }
     if (records.length === 1 && expectedSeq > 0) {
       // The common step: one statement, no explicit transaction (see the header comment).
-      const inserted = this.write('append', subject, () =>
+      const inserted = await this.callWrite('append', subject, () =>
         this.statements.insertAfterLast.run(runId, expectedSeq, records[0]!, this.nowMs(), runId, expectedSeq - 1).changes,
       );
       if (inserted === 1) return { committed: true, nextSeq: expectedSeq + 1 };
-      return this.wrap('append', subject, () => this.refusal(runId, expectedSeq));
+      return this.call('append', subject, () => this.refusal(runId, expectedSeq));
     }
-    return this.write('append', subject, () => this.appendBatch(runId, expectedSeq, records));
+    return this.callWrite('append', subject, () => this.appendBatch(runId, expectedSeq, records));
   }
 
   async fork(sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint): Promise<ForkOutcome> {
@@ -811,21 +816,21 @@ export class SqliteStore implements Store {
     checkStoredRunId(this.description, 'fork', targetRunId);
     checkBatchSeqs(this.description, targetRunId, prefixRecords, [forkRecord], 'fork');
     checkRunStatus(this.description, 'fork', targetRunId, runStatus);
-    return this.write('fork', { runId: sourceRunId, seq: prefixRecords }, () => this.forkRun(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus));
+    return this.callWrite('fork', { runId: sourceRunId, seq: prefixRecords }, () => this.forkRun(sourceRunId, prefixRecords, targetRunId, forkRecord, runStatus));
   }
 
   async deleteSummary(runId: string): Promise<void> {
     checkStoredRunId(this.description, 'deleteSummary', runId);
-    this.write('deleteSummary', { runId }, () => this.statements.deleteSummary.run(runId));
+    await this.callWrite('deleteSummary', { runId }, () => this.statements.deleteSummary.run(runId));
   }
 
   async removeLastRecord(runId: string, seq: number, expected: Uint8Array): Promise<boolean> {
     checkStoredRunId(this.description, 'removeLastRecord', runId);
-    return this.write('removeLastRecord', { runId, seq }, () => this.removeLast(runId, seq, expected));
+    return this.callWrite('removeLastRecord', { runId, seq }, () => this.removeLast(runId, seq, expected));
   }
 
   async listRuns(): Promise<RunListing[]> {
-    return this.wrap('listRuns', {}, () =>
+    return this.call('listRuns', {}, () =>
       this.statements.listRuns.all().map((row) => ({
         runId: row.run_id,
         nextSeq: nextSeqOf(row.last_seq),
@@ -837,33 +842,68 @@ export class SqliteStore implements Store {
   }
 
   async listUnlistedRuns(): Promise<string[]> {
-    return this.wrap('listUnlistedRuns', {}, () => this.statements.unlistedRuns.all());
+    return this.call('listUnlistedRuns', {}, () => this.statements.unlistedRuns.all());
   }
 
   async relistRun(runId: string): Promise<boolean> {
     checkStoredRunId(this.description, 'relistRun', runId);
-    return this.write('relistRun', { runId }, () => this.statements.relistRun.run(runId, runId).changes === 1);
+    return this.callWrite('relistRun', { runId }, () => this.statements.relistRun.run(runId, runId).changes === 1);
   }
 
   async listRunsToRecover(): Promise<string[]> {
-    return this.wrap('listRunsToRecover', {}, () => this.statements.runsToRecover.all());
+    return this.call('listRunsToRecover', {}, () => this.statements.runsToRecover.all());
   }
 
   async readStatusHint(runId: string): Promise<StoredStatusHint | null> {
     checkStoredRunId(this.description, 'readStatusHint', runId);
-    const row = this.wrap('readStatusHint', { runId }, () => this.statements.readStatusHint.get(runId));
+    const row = await this.call('readStatusHint', { runId }, () => this.statements.readStatusHint.get(runId));
     return row === undefined ? null : { ...statusHintOf(row.status), recordCount: nextSeqOf(row.last_seq) };
   }
 
   async correctRunStatuses(corrections: readonly RunStatusCorrection[]): Promise<number> {
     checkCorrections(this.description, corrections);
     if (corrections.length === 0) return 0;
-    return this.write('correctRunStatuses', {}, () => this.correctStatuses(corrections));
+    return this.callWrite('correctRunStatuses', {}, () => this.correctStatuses(corrections));
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.db.open) this.db.close();
+  }
+
+  /** A read step of a store call (wrap), another connection's lock waited out on timers (waitOutLocks). */
+  private call<T>(operation: string, subject: { runId?: string; seq?: number }, step: () => T): Promise<T> {
+    return this.waitOutLocks(() => this.wrap(operation, subject, step));
+  }
+
+  /** A write step of a store call (write), another connection's lock waited out on timers (waitOutLocks). */
+  private callWrite<T>(operation: string, subject: { runId?: string; seq?: number }, step: () => T): Promise<T> {
+    return this.waitOutLocks(() => this.write(operation, subject, step));
+  }
+
+  /**
+   * Run `step`, and while another connection holds the lock it needs (SQLITE_BUSY), run it again
+   * after a pause on a timer, until busyTimeoutMs has passed. Why not SQLite's busy handler:
+   * better-sqlite3 is synchronous, and the handler sleeps inside the call, so a backup or a
+   * sqlite3 shell holding the write lock froze the whole service (its requests, timers and signal
+   * handlers) for up to busyTimeoutMs at each write. The connection's busy timeout is 0 once the
+   * store is open. Nothing of a refused step was written: SQLITE_BUSY comes from taking the lock
+   * (BEGIN IMMEDIATE, or a lone statement's own), and a transaction that fails is rolled back. The
+   * first try runs at once, so a store without contention behaves as before.
+   */
+  private async waitOutLocks<T>(step: () => T): Promise<T> {
+    let deadline = Number.POSITIVE_INFINITY;
+    for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 50)) {
+      try {
+        return step();
+      } catch (error) {
+        if (!(error instanceof StoreError) || !error.storeCode.startsWith('SQLITE_BUSY')) throw error;
+        // The clock is read only once a lock is met: a call without contention costs nothing more.
+        if (deadline === Number.POSITIVE_INFINITY) deadline = Date.now() + this.busyTimeoutMs;
+        if (Date.now() >= deadline) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs, Math.max(1, deadline - Date.now()))));
+    }
   }
 
   /**
