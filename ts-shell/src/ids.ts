@@ -206,7 +206,7 @@ export function checkInstanceId(id: unknown): asserts id is string {
   // In a worker thread the owner written is `${id}#thread-N`: an id holding `#` could be another
   // thread's owner (`pod#thread-2` on the main thread, `pod` in thread 2), whose running call this
   // instance would take for an abandoned attempt of its own and call the handler again.
-  if (id.includes('#')) throw new OptionInvalidError('instanceId', id, "contains '#', which REMIT keeps for the thread a worker-thread instance runs in (pod-1#thread-3)");
+  if (id.includes('#')) throw new OptionInvalidError('instanceId', id, "contains '#', which REMIT keeps for the thread or cluster worker an instance runs in (pod-1#thread-3, pod-1#worker-2)");
 }
 
 /** The id of the interrupt parked by the INTERRUPT_PARKED record at `parkedSeq`: `node@seq`. */

@@ -12,6 +12,7 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import cluster from 'node:cluster';
 import { isMainThread, threadId } from 'node:worker_threads';
 import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
@@ -72,8 +73,9 @@ export interface RemitOptions {
    * lets a restarted replica take over its own unfinished attempts at once instead of waiting for
    * their leases. TWO LIVE PROCESSES MUST NEVER SHARE AN ID: each would take the other's running
    * attempt for its own abandoned one and call the handler again. At most 200 UTF-8 bytes. In a
-   * worker thread the owner written is `${instanceId}#thread-${threadId}` (Remit.instanceId), so
-   * threads of one process may be given one id.
+   * worker thread the owner written is `${instanceId}#thread-${threadId}` (Remit.instanceId), and
+   * in a `node:cluster` worker `${instanceId}#worker-${cluster.worker.id}`, so the threads and
+   * cluster workers of one host may be given one id.
    */
   instanceId?: string;
   /**
@@ -394,17 +396,20 @@ function fenceSettings(options: Partial<FenceOptions>): FenceSettings {
   if (options.canary !== undefined && !canaryAllowed()) {
     throw new OptionInvalidError('fence canary', options.canary, 'is for tests only (set REMIT_ALLOW_CANARY=1 outside vitest)');
   }
-  return { instanceId: threadScoped(instanceId), effectLeaseMs, now: options.now ?? Date.now, ...(options.canary ? { canary: options.canary } : {}) };
+  return { instanceId: ownerScoped(instanceId), effectLeaseMs, now: options.now ?? Date.now, ...(options.canary ? { canary: options.canary } : {}) };
 }
 
 /**
- * The id a Remit writes as its attempts' owner: in a worker thread, the given id with the thread's.
- * The registry of running effect calls (fence.ts) is module state, one per thread, so a sibling
- * thread under the same id (a pod name) would take an attempt another thread is executing for an
- * abandoned one of its own and call the handler again. A thread id is not reused within a process.
+ * The id a Remit writes as its attempts' owner: the given id, with the cluster worker's id in a
+ * `node:cluster` worker (PM2's cluster mode too) and the thread's in a worker thread. The registry
+ * of running effect calls (fence.ts) is module state, one per thread, so a sibling process or
+ * thread given the same id (the pod name) would take an attempt another one is executing for an
+ * abandoned one of its own and call the handler again. A cluster worker's id is not reused while
+ * its primary runs, nor a thread id within a process.
  */
-function threadScoped(instanceId: string): string {
-  return isMainThread ? instanceId : `${instanceId}#thread-${threadId}`;
+function ownerScoped(instanceId: string): string {
+  const worker = cluster.isWorker && cluster.worker !== undefined ? `#worker-${cluster.worker.id}` : '';
+  return `${instanceId}${worker}${isMainThread ? '' : `#thread-${threadId}`}`;
 }
 
 function checkWaitMs(value: unknown, subject: ErrorSubject = {}): number {

@@ -133,7 +133,7 @@ describe('an effect attempt in flight', () => {
 
   it("a worker thread's attempt is only waited for: its owner (<id>#thread-N) is an instance id the CLI refuses, so it is not offered", () => {
     const advice = inFlightAdvice(new EffectInFlightError('w1', 2, 'send', 'w1/send/1', 1, 'pod-1#thread-2', Date.now() + 20_000, 19_000));
-    expect(advice).toMatch(/^ {2}wait for it: `remit .*continue --wait 19000 w1` waits up to 19000 ms, until its lease runs out; its owner pod-1#thread-2 is a worker thread's instance, whose id cannot be reused from here$/);
+    expect(advice).toMatch(/^ {2}wait for it: `remit .*continue --wait 19000 w1` waits up to 19000 ms, until its lease runs out; its owner pod-1#thread-2 is a worker thread's or cluster worker's instance, whose id cannot be reused from here$/);
     expect(advice).not.toContain('--instance-id');
   });
 

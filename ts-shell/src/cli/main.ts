@@ -78,9 +78,9 @@ export function inFlightAdvice(error: EffectInFlightError): string {
   const poll = error.runningHere ? `a call in this process was running it (retryAfterMs ${error.retryAfterMs} is a poll interval, not the lease's remaining time); ` : '';
   const wait = `${poll}wait for it: \`${continueWith(`--wait ${waitMs}`)}\` waits up to ${waitMs} ms, until its lease runs out`;
   if (error.owner === '') return `  ${wait}`;
-  // A worker thread's owner (`<id>#thread-N`) cannot be taken as an instance id ('#' is refused:
+  // A worker thread's or cluster worker's owner (`<id>#thread-N`, `<id>#worker-N`) cannot be taken as an instance id ('#' is refused:
   // it is how a worker's calls are told from the main thread's): waiting is the way.
-  if (error.owner.includes('#')) return `  ${wait}; its owner ${error.owner} is a worker thread's instance, whose id cannot be reused from here`;
+  if (error.owner.includes('#')) return `  ${wait}; its owner ${error.owner} is a worker thread's or cluster worker's instance, whose id cannot be reused from here`;
   return `  ${wait}; or, if its owner ${error.owner} crashed, reuse that instance id: \`${continueWith(`--instance-id=${shellWord(error.owner)}`)}\` takes its attempts over at once (never while a process with that id may still be running)`;
 }
 

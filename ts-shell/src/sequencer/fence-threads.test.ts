@@ -6,7 +6,8 @@
  * lease expired and no error. The owner written for a worker thread now names the thread too.
  */
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -60,5 +61,30 @@ describe('worker threads sharing one instance id on one SQLite file', () => {
     expect(started).toEqual({ name: 'A', status: 'completed' });
     expect(continuing).toMatchObject({ name: 'B', code: 'REMIT_EFFECT_IN_FLIGHT' });
     expect(continuing.owner).toMatch(/^pod-1#thread-\d+$/);
+  });
+});
+
+describe('node:cluster workers given one instance id (PM2 cluster mode, a zero-downtime reload; found by a review)', () => {
+  it('each writes its own owner, <id>#worker-<n>: one no longer takes an attempt another is running for an abandoned one of its own', () => {
+    // Before, both wrote pod-1: a worker continuing a run whose handler another worker was running
+    // took that attempt over at once ("own-idle") and called the handler a second time.
+    const index = new URL('../index.ts', import.meta.url).href;
+    const script = join(root, 'cluster-owners.mts');
+    writeFileSync(script, `
+      import cluster from 'node:cluster';
+      import { createRemit, openMemoryStore } from '${index}';
+      if (cluster.isPrimary) {
+        const owners: string[] = [];
+        for (let i = 0; i < 2; i++) cluster.fork().on('message', (owner: string) => owners.push(owner));
+        let exited = 0;
+        cluster.on('exit', () => { if (++exited === 2) console.log(JSON.stringify(owners.sort())); });
+      } else {
+        const remit = await createRemit({ store: openMemoryStore(), workflows: [], core: 'reference', instanceId: 'pod-1' });
+        process.send!(remit.instanceId, () => process.exit(0));
+      }
+    `);
+    const out = spawnSync(process.execPath, ['--conditions=remit-source', '--import', import.meta.resolve('tsx'), script], { encoding: 'utf8', timeout: 60_000 });
+    expect(out.status, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout.trim())).toEqual(['pod-1#worker-1', 'pod-1#worker-2']);
   });
 });
