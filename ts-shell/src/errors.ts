@@ -142,6 +142,23 @@ export function afterOwnClaim<E extends RemitError>(error: E, interruptId: strin
 }
 
 /**
+ * A StoreError from the append of an effect's EFFECT_DONE, restated: the handler returned (the
+ * outside effect happened) and its result was not recorded, so the next continue calls the
+ * handler again with the same key; a store answer that was lost (OUTCOME_UNKNOWN) may have
+ * recorded it. The node is named. Internal: not exported by the package.
+ */
+export function afterHandlerReturned(error: StoreError, node: string, key: string, attempt: number, doneSeq: number): StoreError {
+  if (error.node === undefined) Object.defineProperty(error, 'node', { value: node, enumerable: true });
+  const recorded = error.storeCode === 'OUTCOME_UNKNOWN'
+    ? `its result may or may not have been recorded (EFFECT_DONE at seq ${doneSeq}: status() says which); if not, the next continue calls the handler again with the same idempotency key`
+    : 'its result was not recorded (EFFECT_DONE), so the next continue calls the handler again with the same idempotency key';
+  const restated = `${baseMessages.get(error) ?? error.message}; the handler of effect ${node} had returned (attempt ${attempt}, key ${key}: the outside effect happened), and ${recorded}`;
+  baseMessages.set(error, restated);
+  error.message = withSubject(restated, error);
+  return error;
+}
+
+/**
  * `error` naming the run of `subject` (its run id and seq) when it names none: for a refusal made
  * where the run is not known (a schema found asynchronous while it validated a value of the run),
  * so that it names the run as the other errors of the call do. Its node and field are kept.

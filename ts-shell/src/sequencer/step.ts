@@ -11,8 +11,8 @@
 import { decodeRecordAt } from '../core/codec.js';
 import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
 import {
-  ConflictError, EffectInFlightError, HandlerThrewError, RemitError, restateRecorded, RouteInvalidError, StateInvalidError,
-  TerminalFailure, isInstanceOf, isThenable, toValidationIssues, type ErrorSubject,
+  afterHandlerReturned, ConflictError, EffectInFlightError, HandlerThrewError, RemitError, restateRecorded, RouteInvalidError, StateInvalidError,
+  StoreError, TerminalFailure, isInstanceOf, isThenable, toValidationIssues, type ErrorSubject,
 } from '../errors.js';
 import { assert, unreachable } from '../assert.js';
 import { effectKey, interruptId } from '../ids.js';
@@ -272,7 +272,13 @@ export class Step {
       throw error;
     }
     const done: LogRecord = { kind: RecordKind.EFFECT_DONE, seq: this.nextSeq, node: utf8(name), key: utf8(key), result: recorded.bytes };
-    await this.completeEffect(name, def, head, recorded.value, [done], 'append');
+    try {
+      await this.completeEffect(name, def, head, recorded.value, [done], 'append');
+    } catch (error) {
+      // A store failure at the append of EFFECT_DONE (a lock, a lost connection) says only that
+      // the append failed: the caller must also learn that the outside effect happened.
+      throw isInstanceOf(error, StoreError) ? afterHandlerReturned(error, name, key, attempt, done.seq) : error;
+    }
   }
 
   /**

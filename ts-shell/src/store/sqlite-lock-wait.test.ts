@@ -88,3 +88,33 @@ describe('another connection holds the SQLite write lock', () => {
     await second.close();
   });
 });
+
+describe('the append of an effect\'s result refused (a lock held past busyTimeoutMs)', () => {
+  it('the StoreError names the node and says the handler returned and its result was not recorded; the next continue calls it again with the same key', async () => {
+    const path = join(root, 'effect-done.db');
+    const calls: Array<{ key: string; attempt: number }> = [];
+    let locker: InstanceType<typeof Database> | undefined;
+    const charge = workflow({ name: 'charge', version: '1', state: z.object({ receipt: z.string().optional() }) })
+      .effect('charge', {
+        run: (_s, { idempotencyKey, attempt }) => {
+          calls.push({ key: idempotencyKey, attempt });
+          // Another program takes the write lock while the handler runs, and keeps it.
+          if (attempt === 1) (locker = new Database(path)).exec('BEGIN IMMEDIATE');
+          return { receipt: `r-${idempotencyKey}` };
+        },
+        apply: (_s, r) => ({ receipt: r.receipt }),
+        next: END,
+      })
+      .build();
+    const remit = new Remit(openSqliteStore(path, { busyTimeoutMs: 50 }), core, [charge], undefined, {}, { instanceId: 'pod-1' });
+    const error = await remit.start(charge, {}, { runId: 'o-1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ storeCode: 'SQLITE_BUSY', runId: 'o-1', node: 'charge' });
+    expect((error as Error).message).toContain(`the handler of effect charge had returned (attempt 1, key ${calls[0]!.key}: the outside effect happened), and its result was not recorded (EFFECT_DONE), so the next continue calls the handler again with the same idempotency key`);
+    locker!.exec('ROLLBACK');
+    locker!.close();
+    expect(await remit.continueRun('o-1')).toMatchObject({ status: 'completed', state: { receipt: `r-${calls[0]!.key}` } });
+    expect(calls).toEqual([{ key: calls[0]!.key, attempt: 1 }, { key: calls[0]!.key, attempt: 2 }]);
+    await remit.close();
+  });
+});
