@@ -1,6 +1,8 @@
 /**
  * Each checker holds on a good hand-made observation and fails on one that breaks its property,
- * so every checker is shown able to fail. Checkers never see an adapter here.
+ * so every checker is shown able to fail. Every sub-check (each `f.expect` / `f.fail` of every
+ * checker) is shown able to fail in checkers-subchecks.test.ts, which enumerates them from the
+ * checkers' sources. Checkers never see an adapter here.
  */
 import { describe, expect, it } from 'vitest';
 import type { CellRun } from '../observations.js';

@@ -7,49 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CellRun } from '../observations.js';
 import { checkAll, CHECKERS, PROPERTIES, type PropertyId } from './index.js';
-import { clone, goodFaultRun, view } from './testing.js';
-
-/** Shifts every sink window of `run` that starts at or after `at` by `by` lines. */
-function shiftWindows(value: unknown, at: number, by: number): void {
-  if (value === null || typeof value !== 'object') return;
-  const w = value as { from?: unknown; to?: unknown };
-  if (typeof w.from === 'number' && typeof w.to === 'number') {
-    if (w.from >= at) w.from += by;
-    if (w.to >= at) w.to += by;
-    return;
-  }
-  for (const v of Object.values(value)) shiftWindows(v, at, by);
-}
-
-/**
- * goodFaultRun, crashed instead just after charge's intent was durable (before its handler ran),
- * then continued by two recoverers on two hosts: one claims the attempt, invokes charge once and
- * appends its completion; the other is refused with CONFLICT.
- */
-function goodRaceRun(): CellRun {
-  const run = goodFaultRun();
-  const ids = run.scenario.runIds;
-  const point = 'after-commit:EFFECT_INTENT@charge';
-  const fault = run.faults[0]!;
-  fault.events = [{ event: 'fault', point, kind: 'sigkill' }];
-  run.faultsFired = [...fault.events];
-  fault.sinkOffset = 6;
-  fault.view = { ...fault.view!, records: fault.view!.records.slice(0, 3), completedNodes: ['compute'], effectsDone: [], nextAction: 'AWAIT_ATTEMPT charge' };
-  const after = view(ids.main, { records: run.mainView!.records.slice(0, 7), status: 'parked', completedNodes: ['compute', 'charge'], claims: 0 });
-  run.steps.recoverConcurrent = {
-    mode: 'hosts',
-    hosts: ['remit-h1', 'remit-h2'],
-    outcomes: [
-      { outcome: 'parked' },
-      { outcome: 'refused', refusal: { code: 'CONFLICT', message: 'ConflictError: another sequencer appended first' } },
-    ],
-    waiting: { start: 2, append: 2 },
-    before: fault.view,
-    after,
-    window: { from: 6, to: 8 },
-  };
-  return run;
-}
+import { clone } from './testing.js';
+import { goodRaceRun, shiftWindows } from './testing-subchecks.js';
 
 function verdictOf(run: CellRun, property: PropertyId) {
   return (CHECKERS.find((c) => c.property === property) as (typeof CHECKERS)[number]).check(run);
