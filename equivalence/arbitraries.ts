@@ -5,7 +5,7 @@
  */
 
 import fc from 'fast-check';
-import { chainOf, encodeLog, encodeLogV2, frameRecord } from 'remit/core';
+import { chainOf, frameRecord } from 'remit/core';
 import { RecordKind, type LogRecord, type NodeEntry } from 'remit/core';
 import { encodeFramed, runChoices, type ModelNode, type ModelWorkflow } from './model.js';
 import { applyMutation, mutationArb, type Mutation } from './mutations.js';
@@ -89,28 +89,156 @@ function vocabularyRecordArb(words: string[]): fc.Arbitrary<Omit<LogRecord, 'seq
 }
 
 const WORDS = ['a', 'b', 'c', 'i', 'k'];
-const grammarStartArb = fc.record({
+
+type Stage = 'at' | 'intent' | 'attempted' | 'released' | 'done' | 'parked' | 'claimed' | 'ended' | 'completed' | 'failed';
+
+/** One damage of a walked log: a vocabulary record put in place of record `at`, before it, or record `at` dropped or doubled. */
+interface GrammarDamage {
+  how: 'replace' | 'insert' | 'delete' | 'duplicate';
+  at: number;
+  record: Omit<LogRecord, 'seq'>;
+}
+
+const grammarWalkArb = fc.record({
+  /** Node kinds (1 pure, 2 effect, 3 interrupt) of the nodes named WORDS[0], WORDS[1], ... */
   kinds: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 4 }),
-  start: fc.constantFrom(...WORDS),
+  start: fc.nat(),
+  /** 1, 2, or 0: format 1 upgraded to format 2 before record `upgradeAt`. */
+  format: fc.constantFrom(0, 1, 2, 2),
+  upgradeAt: fc.nat(),
+  choices: fc.array(fc.nat(), { maxLength: 14 }),
+  damage: fc.option(
+    fc.record({
+      how: fc.constantFrom('replace' as const, 'insert' as const, 'delete' as const, 'duplicate' as const),
+      at: fc.nat(),
+      record: vocabularyRecordArb(WORDS),
+    }),
+    { freq: 2 },
+  ),
 });
 
 /**
- * A RUN_STARTED over the vocabulary followed by vocabulary records, with correct seqs and CRCs, in
- * format 2 (links chained) or format 1 (kinds 10 and 11 are then BAD_KIND).
+ * Walk the protocol (docs/log-format.md, ordering rules) over the vocabulary: from RUN_STARTED,
+ * each choice picks one record the rules allow next (a completion routes to a table node or ends
+ * the run; an effect in format 2 claims attempt 1, then completes, is released or is taken over;
+ * an interrupt parks a fresh id and is claimed), and one choice in 16 forks at a checkpoint or
+ * fails the run instead. Keys and interrupt ids are vocabulary words, so a damage record often
+ * names them. Written from the documents: it never asks a core what may come next.
  */
-export const grammarLogArb: fc.Arbitrary<LogCase> = fc
-  .tuple(grammarStartArb, fc.array(vocabularyRecordArb(WORDS), { maxLength: 14 }), fc.constantFrom(1, 2, 2))
-  .map(([head, rest, format]) => {
-    const te = new TextEncoder();
-    const first: Omit<LogRecord, 'seq'> = {
-      kind: RecordKind.RUN_STARTED, runId: te.encode('r'), workflow: te.encode('w'), version: te.encode('1'),
-      fingerprint: new Uint8Array(0), definition: new Uint8Array(0),
-      nodes: head.kinds.map((kind, i) => ({ name: te.encode(WORDS[i]!), kind })), startNode: te.encode(head.start),
-      state: te.encode('{}'),
-    } as Omit<LogRecord, 'seq'>;
-    const records = [first, ...rest].map((r, seq) => ({ ...r, seq }) as LogRecord);
-    return { source: `grammar-v${format}`, logs: [format === 2 ? encodeLogV2(records) : encodeLog(records)] };
-  });
+function walkGrammar(w: { kinds: number[]; start: number; format: number; upgradeAt: number; choices: number[] }): {
+  records: Omit<LogRecord, 'seq'>[]; versions: number[];
+} {
+  const te = new TextEncoder();
+  const names = w.kinds.map((_, i) => WORDS[i]!);
+  let node = names[w.start % names.length]!;
+  const first = {
+    kind: RecordKind.RUN_STARTED, runId: te.encode('r'), workflow: te.encode('w'), version: te.encode('1'),
+    fingerprint: new Uint8Array(0), definition: new Uint8Array(0),
+    nodes: w.kinds.map((kind, i) => ({ name: te.encode(names[i]!), kind })), startNode: te.encode(node), state: te.encode('{}'),
+  } as Omit<LogRecord, 'seq'>;
+  const records: Omit<LogRecord, 'seq'>[] = [first];
+  let stage: Stage = 'at', key = '', id = '', attempt = 0, runId = 'r', forks = 0;
+  const parked: string[] = [];
+  const kindOf = (n: string) => w.kinds[names.indexOf(n)]!;
+  const formatAt = (i: number) => (w.format === 0 ? (i >= w.upgradeAt % (w.choices.length + 2) ? 2 : 1) : w.format);
+  const lastIsCheckpoint = () => {
+    const k = records[records.length - 1]!.kind;
+    return k === RecordKind.RUN_STARTED || k === RecordKind.NODE_COMPLETED;
+  };
+  const complete = (c: number): Omit<LogRecord, 'seq'> => {
+    // Route to a table node twice as often as ending the run.
+    const r = c % (2 * names.length + 1);
+    const next = r < 2 * names.length ? names[r % names.length]! : '';
+    const record = { kind: RecordKind.NODE_COMPLETED, node: te.encode(node), next: te.encode(next), stateForm: (c >>> 8) % 2, state: te.encode('{}') };
+    if (next === '') stage = 'ended';
+    else { stage = 'at'; node = next; }
+    return record as Omit<LogRecord, 'seq'>;
+  };
+  for (const c of w.choices) {
+    if (stage === 'completed' || stage === 'failed') break;
+    const v2 = formatAt(records.length) === 2;
+    const rare = c % 16;
+    let record: Omit<LogRecord, 'seq'>;
+    if (rare === 15 && lastIsCheckpoint()) {
+      forks += 1;
+      record = { kind: RecordKind.FORKED, sourceRunId: te.encode(runId), sourceSeq: records.length - 1, runId: te.encode(`r${forks}`), intent: te.encode('{}') } as Omit<LogRecord, 'seq'>;
+      runId = `r${forks}`;
+    } else if (rare === 14) {
+      record = { kind: RecordKind.RUN_FAILED, node: te.encode((stage as Stage) === 'ended' ? '' : node), code: te.encode('E'), message: new Uint8Array(0) } as Omit<LogRecord, 'seq'>;
+      stage = 'failed';
+    } else {
+      const pick = c >>> 4;
+      switch (stage) {
+        case 'at': {
+          const kind = kindOf(node);
+          if (kind === 1) record = complete(pick);
+          else if (kind === 2) {
+            key = WORDS[pick % WORDS.length]!;
+            attempt = 0;
+            stage = 'intent';
+            record = { kind: RecordKind.EFFECT_INTENT, node: te.encode(node), key: te.encode(key) } as Omit<LogRecord, 'seq'>;
+          } else {
+            id = WORDS[pick % WORDS.length]!;
+            if (parked.includes(id)) id = `${id}${parked.length}`;
+            parked.push(id);
+            stage = 'parked';
+            record = { kind: RecordKind.INTERRUPT_PARKED, node: te.encode(node), interruptId: te.encode(id) } as Omit<LogRecord, 'seq'>;
+          }
+          break;
+        }
+        case 'intent': case 'attempted': case 'released': {
+          // Format 1 completes straight after the intent; format 2 needs a live attempt.
+          const move = !v2 ? 'done' : stage === 'attempted' ? (['done', 'release', 'attempt'] as const)[pick % 3]! : 'attempt';
+          if (move === 'done') {
+            stage = 'done';
+            record = { kind: RecordKind.EFFECT_DONE, node: te.encode(node), key: te.encode(key), result: te.encode('1') } as Omit<LogRecord, 'seq'>;
+          } else if (move === 'release') {
+            stage = 'released';
+            record = { kind: RecordKind.EFFECT_RELEASED, node: te.encode(node), key: te.encode(key), attempt, reason: new Uint8Array(0) } as Omit<LogRecord, 'seq'>;
+          } else {
+            attempt += 1;
+            stage = 'attempted';
+            record = { kind: RecordKind.EFFECT_ATTEMPT, node: te.encode(node), key: te.encode(key), attempt, lease: new Uint8Array(0) } as Omit<LogRecord, 'seq'>;
+          }
+          break;
+        }
+        case 'done': case 'claimed': record = complete(pick); break;
+        case 'parked':
+          stage = 'claimed';
+          record = { kind: RecordKind.RESUME_CLAIMED, interruptId: te.encode(id), value: te.encode('1') } as Omit<LogRecord, 'seq'>;
+          break;
+        default: // ended
+          stage = 'completed';
+          record = { kind: RecordKind.RUN_COMPLETED } as Omit<LogRecord, 'seq'>;
+      }
+    }
+    records.push(record);
+  }
+  return { records, versions: records.map((_, i) => formatAt(i)) };
+}
+
+function damageGrammar(records: Omit<LogRecord, 'seq'>[], versions: number[], d: GrammarDamage): void {
+  const at = d.at % (d.how === 'insert' ? records.length + 1 : records.length);
+  const version = versions[Math.min(at, versions.length - 1)]!;
+  if (d.how === 'replace') records[at] = d.record;
+  else if (d.how === 'insert') { records.splice(at, 0, d.record); versions.splice(at, 0, version); }
+  else if (d.how === 'delete') { records.splice(at, 1); versions.splice(at, 1); }
+  else { records.splice(at, 0, records[at]!); versions.splice(at, 0, version); }
+}
+
+/**
+ * A protocol walk over the vocabulary (walkGrammar), correctly framed (seqs, checksums, links) in
+ * format 1, format 2, or format 1 upgraded to format 2; half the time, one record is then
+ * replaced by a random vocabulary record, or one is inserted, dropped or doubled (seqs renumbered,
+ * so the damage reaches the ordering rules). The prefixes before the damage are valid and deep.
+ */
+export const grammarLogArb: fc.Arbitrary<LogCase> = grammarWalkArb.map((w) => {
+  const { records, versions } = walkGrammar(w);
+  if (w.damage !== null) damageGrammar(records, versions, w.damage);
+  const log = encodeFramed(records.map((r, seq) => ({ ...r, seq }) as LogRecord), versions);
+  const format = w.format === 0 ? 'v1-upgraded' : `v${w.format}`;
+  return { source: `grammar-${format}${w.damage === null ? '' : `-${w.damage.how}`}`, logs: [log] };
+});
 
 // ---------------------------------------------------------------- model workflows and histories
 

@@ -3,7 +3,11 @@
  * then changed — most of all in its interrupt section, where the Rust core keeps the decoded ids
  * as a sorted vector and copies their bytes when nothing changed them — gives the same answer on
  * both cores for `feed` (with no chunk, the rest of the log, the next record) and for `admitFrom`
- * of every interrupt id of the log: the same refusal, or the same recovery and summary.
+ * of every interrupt id of the log: the same refusal, or the same recovery and summary. Ten damage
+ * kinds: a byte of the interrupt section set or bit-flipped, the count off by -1..+1, an entry
+ * dropped (count - 1) or duplicated in place (count + 1), a claim toggled or its position
+ * rewritten, any byte set, removed or inserted. The decoding rules one by one, each broken alone,
+ * are ./summary-rules.test.ts.
  *
  * The directed cases are the two on which the cores disagreed until commit fc54a8a (2026-12-02;
  * the disagreement predates the sorted vector: a PARKED phase whose id the list omits, or lists
@@ -95,7 +99,7 @@ function entryOf(s: Uint8Array, layout: Layout, id: Uint8Array): { start: number
 }
 
 type Damage = { kind: number; a: number; b: number };
-const damageArb: fc.Arbitrary<Damage> = fc.record({ kind: fc.nat(8), a: fc.nat(), b: fc.nat(255) });
+const damageArb: fc.Arbitrary<Damage> = fc.record({ kind: fc.nat(9), a: fc.nat(), b: fc.nat(255) });
 
 function damage(s: Uint8Array, d: Damage): Uint8Array {
   const layout = layoutOf(s);
@@ -121,6 +125,9 @@ function damage(s: Uint8Array, d: Damage): Uint8Array {
       return out;
     case 6: out[d.a % s.length] = d.b; return out;
     case 7: { const at = d.a % (s.length + 1); return concat(s.subarray(0, at), s.subarray(at + 1)); }
+    case 9: // duplicate an entry in place (the copy right after it), count + 1: ids no longer strictly ascending
+      if (entry < 0) return out;
+      return concat(s.subarray(0, layout.countAt), le(layout.entries.length + 1), s.subarray(layout.countAt + 4, entryEnd), s.subarray(entry, entryEnd), s.subarray(entryEnd));
     default: { const at = d.a % (s.length + 1); return concat(s.subarray(0, at), Uint8Array.of(d.b), s.subarray(at)); }
   }
 }
@@ -155,7 +162,7 @@ function summariesOf(log: Uint8Array): { summary: Uint8Array; chunks: Uint8Array
 
 describe.skipIf(cores.wasm === null)('damaged summaries: wasm ≡ reference', () => {
   it('every damage of the interrupt section and elsewhere, fed and admitted', () => {
-    let withIds = 0;
+    let withIds = 0, duplicated = 0;
     fc.assert(
       fc.property(modelLogArb(40), fc.array(damageArb, { minLength: 1, maxLength: 3 }), fc.nat(), (c, damages, pick) => {
         const log = c.logs[c.logs.length - 1]!;
@@ -163,7 +170,10 @@ describe.skipIf(cores.wasm === null)('damaged summaries: wasm ≡ reference', ()
         const all = summariesOf(log);
         if (all.length === 0) return;
         for (const { summary, chunks } of [all[pick % all.length]!, all[all.length - 1]!]) {
-          if ((layoutOf(summary)?.entries.length ?? 0) > 0) withIds++;
+          if ((layoutOf(summary)?.entries.length ?? 0) > 0) {
+            withIds++;
+            if (damages[0]!.kind === 9) duplicated++;
+          }
           const damaged = damages.reduce(damage, summary);
           const why = disagreement(cores.wasm!, summary, chunks, requests) ?? disagreement(cores.wasm!, damaged, chunks, requests);
           if (why !== null) throw new Error(`${c.source}: ${why}`);
@@ -172,6 +182,7 @@ describe.skipIf(cores.wasm === null)('damaged summaries: wasm ≡ reference', ()
       { numRuns: scaledRuns(1500, scale) },
     );
     expect(withIds).toBeGreaterThan(0);
+    expect(duplicated, 'an entry duplicated in place (the first damage on a summary listing ids)').toBeGreaterThan(0);
   });
 
   it('a PARKED or CLAIMED phase the interrupt list does not agree with is refused by both cores', () => {
