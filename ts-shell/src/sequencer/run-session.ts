@@ -17,8 +17,8 @@ import { NO_HOOKS, type FaultInfo, type SequencerHooks } from '../faults.js';
 import { assert } from '../assert.js';
 import { count } from '../display.js';
 import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from '../json.js';
-import { DESCRIPTOR_FORMAT, describeWorkflow, diffDescriptors, formatToCompare, type WorkflowDescriptor } from '../workflow/descriptor.js';
-import { END, type Workflow } from '../workflow/workflow.js';
+import { DESCRIPTOR_FORMAT, diffDescriptors, formatToCompare, type WorkflowDescriptor } from '../workflow/descriptor.js';
+import { END, describeInFormat, type Workflow } from '../workflow/workflow.js';
 import { LogBuffer } from './log-buffer.js';
 import { damageError, diagnoseRows, namingRecordSeq, type RunDamage } from './log-health.js';
 import {
@@ -406,7 +406,8 @@ export class RunSession {
       if (typeof format === 'number' && format > DESCRIPTOR_FORMAT) throw DefinitionMismatchError.newerRelease(this.runId, name, format, DESCRIPTOR_FORMAT);
       // A run recorded in an earlier descriptor format is compared with this definition described in
       // that format (formatToCompare): a format-3 run told only that defaults now go undescribed would learn nothing.
-      const current = typeof format === 'number' && format < DESCRIPTOR_FORMAT ? describeWorkflow(wf, formatToCompare(format)) : wf.descriptor;
+      // Described from the schemas as written (describeInFormat), as its former fingerprints are.
+      const current = typeof format === 'number' && format < DESCRIPTOR_FORMAT ? describeInFormat(wf, formatToCompare(format)) : wf.descriptor;
       const differences = recorded ? diffDescriptors(recorded, current) : ['the recorded definition is unreadable'];
       throw new DefinitionMismatchError(this.runId, name, differences);
     }

@@ -691,3 +691,128 @@ describe('a default\'s value is not described (format 4): the fingerprint is the
     });
   });
 });
+
+describe('fixes from a review of format 5 (each test fails before its fix)', () => {
+  /** Counts each time zod meets `schema` while writing a JSON Schema; past `limit`, stops zod (a run that would not end fails instead). */
+  function counted<T extends z.ZodType>(schema: T, counter: { n: number }, limit: number): T {
+    (schema._zod as { toJSONSchema?: () => undefined }).toJSONSchema = () => {
+      if (++counter.n > limit) throw new Error(`met more than ${limit} times`);
+      return undefined;
+    };
+    return schema;
+  }
+
+  /** A ring of `n` recursive types, each with a z.property check holding the next (the review's case: exponential before). */
+  function ring(n: number, counter: { n: number }): z.ZodObject {
+    const types: z.ZodType[] = [];
+    for (let i = 0; i < n; i++) {
+      const next = () => types[(i + 1) % n]!.optional();
+      types.push(counted(z.lazy(() => z.object({ [`v${i}`]: z.string(), next: next() }).check(z.property('next', next()))), counter, 5_000));
+    }
+    return o({ a: types[0]! });
+  }
+
+  it('checks whose schemas hold other checked schemas: a ring of 8 recursive types is described with little work, each held schema once', () => {
+    const counter = { n: 0 };
+    // Before: each held schema written again inside each schema it holds (hours for 8; stopped here past the limit).
+    const built = flowOf(ring(8, counter));
+    // Each type is met once per z.toJSONSchema call: the state's two, and four per held schema (8).
+    expect(counter.n).toBeLessThanOrEqual(8 * (2 + 8 * 4));
+    const again = { n: 0 };
+    expect(flowOf(ring(8, again)).fingerprintHex).toBe(built.fingerprintHex);
+    // Within the ring, a held schema notes those on its cycle of checks as that, not in full again.
+    expect(JSON.stringify(built.descriptor)).toContain('a schema that holds this check');
+  });
+
+  it('a chain of checks each holding the next, whose notes would double at each link, is refused by build() at once, naming the bound', () => {
+    const counter = { n: 0 };
+    let s: z.ZodType = z.number();
+    for (let i = 0; i < 30; i++) s = counted(z.any().check(z.property('a', s)), counter, 20_000);
+    expect(() => flowOf(o({ s }))).toThrow(expect.objectContaining({ code: 'REMIT_DEFINITION_INVALID', field: 'state', message: expect.stringMatching(/is too large to describe .* more than 20000 schema nodes/) }));
+    expect(counter.n).toBeLessThan(10_000);
+    // A short chain, and a checked schema that holds itself, are described.
+    let short: z.ZodType = z.number();
+    for (let i = 0; i < 3; i++) short = z.any().check(z.property('a', short));
+    expect(flowOf(o({ short })).descriptor.format).toBe(DESCRIPTOR_FORMAT);
+    const Tree: z.ZodType = z.lazy(() => o({ kids: z.array(Tree) }).check(z.property('kids', z.array(Tree).max(3))));
+    expect(JSON.stringify(flowOf(o({ t: Tree })).descriptor)).toContain('a schema that holds this check');
+  });
+
+  it('a .describe(), .meta() or .refine() of a recursive schema with notes of its own: one fingerprint whatever zod extracts (field order, shared or copies)', () => {
+    const refinedTree = () => {
+      const T: z.ZodType = z.object({ v: z.string(), get kids() { return z.array(T).optional(); } }).refine(() => true);
+      return T;
+    };
+    const describedInside = (describe: boolean) => {
+      const T: z.ZodType = z.object({ v: z.string(), get kids() { return z.array(describe ? T.describe('child') : T).optional(); } }).refine(() => true);
+      return T;
+    };
+    const refinedLazy = () => {
+      const T: z.ZodType = z.lazy(() => o({ v: z.string(), kids: z.array(T).optional() })).refine(() => true);
+      return T;
+    };
+    const caught = () => {
+      const C: z.ZodType = z.lazy(() => o({ name: z.string(), next: C.optional() })).catch(() => ({ name: '' }));
+      return C;
+    };
+    const T1 = refinedTree();
+    const T2 = refinedLazy();
+    const C = caught();
+    const [C1, C2] = [caught(), caught()];
+    const same: [string, z.ZodObject, z.ZodObject][] = [
+      ['refined tree, described', o({ t: T1 }), o({ t: T1.describe('the tree') })],
+      ['refined tree, meta', o({ t: T1 }), o({ t: T1.meta({ title: 'x' }) })],
+      ['refined tree, described under optional', o({ t: refinedTree().optional() }), o({ t: refinedTree().describe('the tree').optional() })],
+      ['described inside the cycle', o({ t: describedInside(false) }), o({ t: describedInside(true) })],
+      ['refined lazy, described', o({ t: T2 }), o({ t: T2.describe('x') })],
+      ['a refined caught lazy beside it, fields reordered', o({ x: C, y: C.refine(() => true) }), o({ y: C2.refine(() => true), x: C2 })],
+      ['a refined caught lazy beside it, shared or copies', o({ x: C, y: C.refine(() => true) }), o({ x: C1, y: caught().refine(() => true) })],
+      ['a refined and described clone, shared or copies', o({ x: C, y: C.refine(() => true).describe('r') }), o({ y: caught().refine(() => true).describe('r'), x: caught() })],
+    ];
+    for (const [what, a, b] of same) expect(flowOf(b).fingerprintHex, what).toBe(flowOf(a).fingerprintHex);
+    // The refinement itself still counts.
+    expect(flowOf(o({ x: C, y: C })).fingerprintHex).not.toBe(flowOf(o({ x: C, y: C.refine(() => true) })).fingerprintHex);
+  });
+
+  it('a parked run resumes after a .describe() on a refined recursive field (the review\'s case: refused, "field t changed")', async () => {
+    const core = await createCore('reference');
+    const tree = () => {
+      const T: z.ZodType = z.object({ v: z.string(), get kids() { return z.array(T).optional(); } }).refine(() => true);
+      return T;
+    };
+    const store = new MemoryStore();
+    const parked = await new Remit(store, core, [flowOf(o({ t: tree().optional() }))]).start('shape', {}, { runId: 'r' });
+    const described = flowOf(o({ t: tree().describe('the tree').optional() }));
+    expect((await new Remit(store, core, [described]).resume('r', parked.interrupt!.id, { ok: true })).status).toBe('completed');
+  });
+
+  it('a stack overflow in zod (a .describe() of the recursive schema inside its z.lazy getter): build() says what is likely, not a throwing default', () => {
+    const Category: z.ZodType = z.lazy(() => o({ name: z.string(), parent: Category.describe('the parent category').optional() }));
+    expect(() => flowOf(o({ c: Category }))).toThrow(/Maximum call stack size exceeded.*a new copy of the recursive schema each time it is called.*outside the getter/);
+    expect(() => flowOf(o({ c: Category }))).not.toThrow(/a default, prefault or catch function/);
+    // What the message advises: the field described around the recursive schema.
+    const Fixed: z.ZodType = z.lazy(() => o({ name: z.string(), parent: Fixed.optional().describe('the parent category') }));
+    expect(flowOf(o({ c: Fixed })).descriptor.format).toBe(DESCRIPTOR_FORMAT);
+  });
+
+  it('a run recorded under format 4 of a state schema that refers to itself at its root is told only of the real change (not of an unchanged field)', async () => {
+    const core = await createCore('reference');
+    const State = () => {
+      const S: z.ZodObject = z.object({ n: z.number(), get self() { return S.optional(); } });
+      return S;
+    };
+    const build = (extra: boolean) => {
+      const b = workflow({ name: 'shape', version: '1', state: State() })
+        .interrupt('ask', { resume: z.object({ ok: z.boolean() }), apply: () => ({}), next: 'done' })
+        .pure('done', { run: () => ({}), next: END });
+      return (extra ? b.pure('extra', { run: () => ({}), next: END }) : b).build();
+    };
+    const asFour = asFormatOne(build(false), State(), 4);
+    const store = new MemoryStore();
+    const parked = await new Remit(store, core, [asFour]).start('shape', { n: 1 }, { runId: 'r' });
+    await expect(new Remit(store, core, [build(true)]).resume('r', parked.interrupt!.id, { ok: true })).rejects.toMatchObject({
+      code: 'REMIT_DEFINITION_MISMATCH', differences: ['node extra added'],
+    });
+    expect((await new Remit(store, core, [build(false)]).resume('r', parked.interrupt!.id, { ok: true })).status).toBe('completed');
+  });
+});

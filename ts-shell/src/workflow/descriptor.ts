@@ -42,7 +42,10 @@
  * the order of the fields, so reordering fields that hold mutually recursive schemas changed the
  * fingerprint; now the recursive part is written in one form (canonicalRecursion). The nodes: they
  * are listed by name, not in the order the builder added them, which no run depends on (records and
- * the core name nodes; the node table a run records is its own).
+ * the core name nodes; the node table a run records is its own). Before any release recorded it,
+ * format 5 was changed in place for two cases it wrote by the order of the fields: a clone
+ * (`.describe()`, `.refine()`) of an extracted recursive schema that has notes (markCloneOfExtracted),
+ * and schemas checks hold that hold each other (HeldSchemas, which also bounds describeWorkflow's work).
  *
  * Format 1 (the first releases) recorded the output JSON Schema as zod wrote it, unannotated, so
  * its fingerprint changed with the order of `required` and with descriptions, and missed what
@@ -104,21 +107,19 @@ interface DescribableWorkflow {
  * that way is still recognised.
  */
 export function describeWorkflow(wf: DescribableWorkflow, format: DescriptorFormat = DESCRIPTOR_FORMAT): WorkflowDescriptor {
+  // One bound and one record of the schemas checks hold, for all the schemas of the definition.
+  const held = new HeldSchemas();
   const describe = (schema: z.ZodType, subject: ErrorSubject): SchemaPair => {
     if (format === 1) return { output: formatOneSchema(schema) };
     if (format === 2) return formatTwoSchema(schema);
     if (format === 3) return formatThreeSchema(schema);
     if (format === 4) return formatFourSchema(schema);
     try {
-      return formatFiveSchema(schema);
+      return formatFiveSchema(schema, held);
     } catch (error) {
       const which = subject.node === undefined ? 'the state schema' : `the resume schema of ${subject.node}`;
-      const text = errorText(error);
-      // zod writes a default's value as JSON: a default of undefined (`() => process.env.X`) fails there.
-      const cause = /"undefined" is not valid JSON/.test(text)
-        ? 'a default or prefault whose value is undefined (a function returning undefined) is the usual cause: zod cannot write it; leave the default out (an optional field is undefined when absent) or give a JSON value'
-        : 'a default, prefault or catch function that throws when called at build() is the usual cause: make it callable then';
-      throw new DefinitionInvalidError(wf.name, `${which} cannot be described for the definition's fingerprint: zod threw while writing its JSON Schema (${text}); ${cause}`, subject);
+      if (error instanceof DescriptionTooLarge) throw new DefinitionInvalidError(wf.name, `${which} ${error.message}`, subject);
+      throw new DefinitionInvalidError(wf.name, `${which} cannot be described for the definition's fingerprint: zod threw while writing its JSON Schema (${errorText(error)}); ${writeFailureCause(error)}`, subject);
     }
   };
   const state = describe(wf.stateSchema, { field: 'state' });
@@ -132,6 +133,21 @@ export function describeWorkflow(wf: DescribableWorkflow, format: DescriptorForm
     // From format 5 by name: the order the builder added the nodes in changes nothing for a run.
     nodes: (format >= 5 ? [...wf.nodeOrder].sort() : wf.nodeOrder).map((name) => nodeDescriptor(wf.nodes.get(name)!, describe)),
   };
+}
+
+/** What likely made zod throw while writing a schema, and what to do. */
+function writeFailureCause(error: unknown): string {
+  // A stack overflow: zod follows a schema until it meets one it has seen, and a getter that makes
+  // a new schema at each call (`.describe()` of the recursive schema inside `z.lazy`) never ends.
+  if (error instanceof RangeError && /call stack/i.test(errorText(error))) {
+    return 'a z.lazy getter or an object getter that makes a new copy of the recursive schema each time it is called (a .describe(), .meta() or .refine() of it inside the getter) is the usual cause: ' +
+      'make the copy once, outside the getter, or describe the field around it (`.optional().describe(...)`); or the schema nests or chains too deeply';
+  }
+  // zod writes a default's value as JSON: a default of undefined (`() => process.env.X`) fails there.
+  if (/"undefined" is not valid JSON/.test(errorText(error))) {
+    return 'a default or prefault whose value is undefined (a function returning undefined) is the usual cause: zod cannot write it; leave the default out (an optional field is undefined when absent) or give a JSON value';
+  }
+  return 'a default, prefault or catch function that throws when called at build() is the usual cause: make it callable then';
 }
 
 type SchemaPair = { output: Json; input?: Json };
@@ -285,16 +301,28 @@ function canonicalDefinitionIds(schema: Json): Json {
  * Format 5's schema: format 4's (no metadata, no default's value), with the notes of
  * formatFiveNotes and the recursive part written in one form (canonicalRecursion).
  */
-function formatFiveSchema(schema: z.ZodType): SchemaPair {
-  return { output: formatFiveJson(schema, 'output'), input: formatFiveJson(schema, 'input') };
+function formatFiveSchema(schema: z.ZodType, held: HeldSchemas): SchemaPair {
+  const note = (inner: z.ZodType, path?: (string | number)[]) => held.note(inner, path);
+  return { output: formatFiveJson(schema, 'output', note, held), input: formatFiveJson(schema, 'input', note, held) };
 }
 
-function formatFiveJson(schema: z.ZodType, io: 'input' | 'output'): Json {
-  const override = (ctx: OverrideContext) => {
+/** How format 5 writes a schema a check holds (`z.property('x', schema)`), in the notes of the check. */
+type HeldSchemaNote = (schema: z.ZodType, path?: (string | number)[]) => Json;
+
+function formatFiveJson(schema: z.ZodType, io: 'input' | 'output', note: HeldSchemaNote, held: HeldSchemas): Json {
+  return canonicalRecursion(normalizeSchema(jsonSchemaOf(schema, { io, override: formatFiveOverride(note, held), metadata: NO_METADATA }, 'throw')));
+}
+
+/** Format 5's override of one z.toJSONSchema call: each schema node counted (the bound), its annotations left out, its notes written. */
+function formatFiveOverride(note: HeldSchemaNote, held: HeldSchemas): (ctx: OverrideContext) => void {
+  const written = new Map<unknown, Record<string, unknown>>();
+  return (ctx) => {
+    held.count(ctx.path);
     for (const key of ANNOTATION_KEYWORDS) delete ctx.jsonSchema[key];
-    formatFiveNotes(ctx);
+    formatFiveNotes(ctx, (inner) => note(inner, ctx.path));
+    markCloneOfExtracted(ctx, written);
+    written.set(ctx.zodSchema, ctx.jsonSchema);
   };
-  return canonicalRecursion(normalizeSchema(jsonSchemaOf(schema, { io, override, metadata: NO_METADATA }, 'throw')));
 }
 
 /**
@@ -304,8 +332,8 @@ function formatFiveJson(schema: z.ZodType, io: 'input' | 'output'): Json {
  * read as `.catch('')`). zod writes a wrapper of a schema it extracted into `$defs` as a `$ref`
  * beside the wrapper's own notes; canonicalRecursion merges the two the same way.
  */
-function formatFiveNotes(ctx: OverrideContext): void {
-  const own = ownNotes(ctx.zodSchema);
+function formatFiveNotes(ctx: OverrideContext, note: HeldSchemaNote): void {
+  const own = ownNotes(ctx.zodSchema, note);
   if (own['defaulted'] !== undefined) {
     delete ctx.jsonSchema['default'];
     delete ctx.jsonSchema['_prefault'];
@@ -317,8 +345,35 @@ function withInnerNotes(own: Record<string, Json>, inner: unknown): Record<strin
   return isPlainObject(inner) ? { ...own, inner } : own;
 }
 
+/**
+ * The mark (CLONE_KEY) of a clone written as a `$ref` to its parent. `.describe()`, `.meta()` and
+ * `.refine()` make a clone (`_zod.parent`): the parent's type, holding what the parent holds, its
+ * notes all its own (a refinement adds to its parent's checks). When zod extracts the parent
+ * (recursive, and met first: that follows the order of the fields and what is shared), it writes
+ * the clone as `{ $ref: parent, x-remit-zod: own }`, which is not a wrapper of its parent: marked,
+ * mergedWrapper (cloneNotes) keeps the notes the clone has in place. The mark says where the
+ * parent's notes keep what both wrap: under `inner` when the parent has notes of its own.
+ */
+function markCloneOfExtracted(ctx: OverrideContext, written: ReadonlyMap<unknown, Record<string, unknown>>): void {
+  const parent = (ctx.zodSchema as { _zod?: { parent?: unknown } })._zod?.parent;
+  const ref = ctx.jsonSchema['$ref'];
+  if (parent === undefined || typeof ref !== 'string') return;
+  // A parent written in place with this `$ref` gave it to the clone: the clone of a wrapper refers to
+  // what the parent wraps, unmarked; the clone of a clone (`.refine().describe()`) to the same parent.
+  const parentJson = written.get(parent);
+  if (parentJson?.['$ref'] === ref) {
+    if (parentJson[CLONE_KEY] !== undefined) ctx.jsonSchema[CLONE_KEY] = parentJson[CLONE_KEY];
+    return;
+  }
+  const parentHasOwn = Object.keys(ownNotes(parent, () => null)).length > 0;
+  ctx.jsonSchema[CLONE_KEY] = parentHasOwn ? 'inner' : 'whole';
+}
+
+/** The key of the mark markCloneOfExtracted writes; canonicalRecursion removes it. */
+const CLONE_KEY = 'x-remit-clone-of';
+
 /** What format 5 notes of a schema node: format 4's type and coercion, every check JSON Schema does not fully write (checkNotes), whether it gives a default. */
-function ownNotes(zodSchema: unknown): Record<string, Json> {
+function ownNotes(zodSchema: unknown, note: HeldSchemaNote): Record<string, Json> {
   const internals = (zodSchema as { _zod?: { def?: ZodDefinition; traits?: Set<string> } })._zod;
   const def = internals?.def;
   if (def === undefined) return {};
@@ -327,7 +382,7 @@ function ownNotes(zodSchema: unknown): Record<string, Json> {
   if (internals?.traits?.has('$ZodExactOptional') === true) notes['type'] = 'exact_optional';
   else if (!JSON_SCHEMA_TYPES.has(def.type)) notes['type'] = def.type;
   if (def.coerce === true) notes['coerce'] = true;
-  const checks = checkNotes(internals!);
+  const checks = checkNotes(internals!, note);
   if (checks.length > 0) notes['checks'] = checks;
   if (DEFAULTING_TYPES.has(def.type)) notes['defaulted'] = def.type;
   return notes;
@@ -377,12 +432,12 @@ const SCHEMA_KEYS = new Set(['checks', 'coerce']);
  * may change the value (`.trim()`, `z.url()`, a kind this zod does not know), every check is noted,
  * in order: `.min(1).trim()` and `.trim().min(1)` write the same `minLength`, and accept different values.
  */
-function checkNotes(internals: { def?: ZodDefinition; traits?: Set<string> }): Json[] {
+function checkNotes(internals: { def?: ZodDefinition; traits?: Set<string> }, note: HeldSchemaNote): Json[] {
   const def = internals.def!;
   const checks = (def.checks ?? []).map((c) => checkReading(c?._zod?.def, false));
   const all = internals.traits?.has('$ZodCheck') === true ? [checkReading(def, true), ...checks] : checks;
   const inOrder = all.length > 1 && all.some(changesValue);
-  return all.filter((c) => inOrder || !shownBy(def.type, c)).map(checkNote);
+  return all.filter((c) => inOrder || !shownBy(def.type, c)).map((c) => checkNote(c, note));
 }
 
 function checkReading(checkDef: unknown, isSchema: boolean): CheckReading {
@@ -413,30 +468,28 @@ function writtenAsIs(value: unknown, kind: string): boolean {
   return typeof value === 'string' || typeof value === 'boolean';
 }
 
-function checkNote(check: CheckReading): Json {
+function checkNote(check: CheckReading, note: HeldSchemaNote): Json {
   const options = Object.entries(check.options);
   if (options.length === 0) return check.kind;
-  return { check: check.kind, ...Object.fromEntries(options.map(([key, value]) => [key, optionJson(value, 0)])) };
+  return { check: check.kind, ...Object.fromEntries(options.map(([key, value]) => [key, optionJson(value, 0, note)])) };
 }
 
-/** Nested schemas being described (a check's schema, `z.property('x', schema)`), so that one that holds itself ends. */
-const describing = new Set<unknown>();
 const MAX_OPTION_DEPTH = 8;
 
-/** A check's option as JSON: a regular expression as `/source/flags`, a function as "function", a schema by its format-5 JSON Schema. */
-function optionJson(value: unknown, depth: number): Json {
+/** A check's option as JSON: a regular expression as `/source/flags`, a function as "function", a schema as `note` writes it. */
+function optionJson(value: unknown, depth: number, note: HeldSchemaNote): Json {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (typeof value === 'bigint') return `${value}n`;
   if (typeof value === 'function') return 'function';
   if (value instanceof RegExp) return `/${value.source}/${value.flags}`;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
-  if (isZodSchema(value)) return nestedSchemaJson(value);
+  if (isZodSchema(value)) return note(value);
   if (value === undefined || typeof value === 'symbol' || depth >= MAX_OPTION_DEPTH) return String(value);
-  if (Array.isArray(value)) return value.map((item) => optionJson(item, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => optionJson(item, depth + 1, note));
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return Object.prototype.toString.call(value);
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, optionJson(item, depth + 1)]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, optionJson(item, depth + 1, note)]));
 }
 
 /** A zod 4 schema, of this copy of zod or another (its internals, not its class). */
@@ -445,14 +498,99 @@ function isZodSchema(value: unknown): value is z.ZodType {
   return traits instanceof Set && traits.has('$ZodType');
 }
 
-/** A schema a check runs (its issues count, not its value): what it returns and what it accepts, as format 5 writes them. */
-function nestedSchemaJson(schema: z.ZodType): Json {
-  if (describing.has(schema)) return 'a schema that holds this check';
-  describing.add(schema);
-  try {
-    return { output: formatFiveJson(schema, 'output'), input: formatFiveJson(schema, 'input') };
-  } finally {
-    describing.delete(schema);
+/**
+ * The schema nodes zod may write for one definition, all its schemas and those their checks hold
+ * together: a bound on the work of describeWorkflow, as keepable.ts bounds its walk. Each held
+ * schema is written once (HeldSchemas), so only a schema as large as this (or a getter that makes
+ * new checked schemas at each call) reaches it.
+ */
+const MAX_SCHEMA_NODES = 20_000;
+
+/** A held schema written inside one of the schemas it holds (a cycle of checks): it ends there. */
+const HOLDS_THIS_CHECK = 'a schema that holds this check';
+
+/** describeWorkflow's refusal of a definition past MAX_SCHEMA_NODES (its message follows the schema's name). */
+class DescriptionTooLarge extends Error {}
+
+/**
+ * The schemas checks hold (`z.property('x', schema)`) in one describeWorkflow, each written once,
+ * as what it returns and what it accepts (`{ output, input }`), each schema it holds in turn
+ * written the same way, except those on a cycle of checks with it (HOLDS_THIS_CHECK): so a
+ * schema's note is the same wherever it is met, whatever the order of the fields. Writing a held
+ * schema in full inside each schema that holds it took exponential time (a ring of recursive
+ * types whose checks hold the next one).
+ */
+class HeldSchemas {
+  /** The schema nodes counted so far: those zod writes, and each held schema's again where a note repeats it. */
+  private nodes = 0;
+  private readonly written = new Map<z.ZodType, { json: Json; nodes: number }>();
+  private readonly holds = new Map<z.ZodType, z.ZodType[]>();
+  /** The nodes of each held schema being written, innermost last: what its note repeats. */
+  private readonly writing: number[] = [];
+  /** The held schema being written or read for what it holds, for the refusal's message. */
+  private current: string | null = null;
+
+  /** Counts `n` schema nodes (a node zod writes, or a held schema's note repeated); past MAX_SCHEMA_NODES, refuses the definition, naming where. */
+  count(path: readonly (string | number)[] | undefined, n = 1): void {
+    this.nodes += n;
+    if (this.writing.length > 0) this.writing[this.writing.length - 1]! += n;
+    if (this.nodes <= MAX_SCHEMA_NODES) return;
+    const at = path === undefined || path.length === 0 ? 'its root' : path.join('.');
+    throw new DescriptionTooLarge(
+      `is too large to describe for the definition's fingerprint: with the schemas its checks hold (z.property), each written in the note of each check that holds it, it has more than ${MAX_SCHEMA_NODES} schema nodes ` +
+        `(the limit was reached at ${at} of ${this.current ?? 'the schema'}); checks whose schemas hold other checked schemas, or a getter that makes a new checked schema at each call, are the usual cause`,
+    );
+  }
+
+  /** The note of `schema` (a check holds it), its nodes counted again: the note repeats them. */
+  note(schema: z.ZodType, path: readonly (string | number)[] | undefined): Json {
+    const { json, nodes } = this.written.get(schema) ?? this.describe(schema);
+    this.count(path, nodes);
+    return json;
+  }
+
+  /** `schema`'s note: written once, after the held schemas it holds that are on no cycle with it. */
+  private describe(schema: z.ZodType): { json: Json; nodes: number } {
+    // Components come after those they hold (Tarjan): what a member notes in full is written before.
+    for (const component of stronglyConnected([schema], (s) => this.heldBy(s).filter((h) => !this.written.has(h)))) {
+      const members = new Set(component);
+      for (const member of component) this.written.set(member, this.write(member, members));
+    }
+    return this.written.get(schema)!;
+  }
+
+  private write(schema: z.ZodType, cycle: ReadonlySet<z.ZodType>): { json: Json; nodes: number } {
+    const note = (held: z.ZodType, path?: (string | number)[]): Json => (cycle.has(held) ? HOLDS_THIS_CHECK : this.note(held, path));
+    this.writing.push(0);
+    try {
+      const json = this.inside(schema, () => ({ output: formatFiveJson(schema, 'output', note, this), input: formatFiveJson(schema, 'input', note, this) }));
+      return { json, nodes: this.writing[this.writing.length - 1]! };
+    } finally {
+      this.writing.pop();
+    }
+  }
+
+  /** The schemas the checks met in writing `schema` hold (read by writing it, each noted as nothing). */
+  private heldBy(schema: z.ZodType): z.ZodType[] {
+    let held = this.holds.get(schema);
+    if (held !== undefined) return held;
+    const found = new Set<z.ZodType>();
+    const note = (inner: z.ZodType): Json => (found.add(inner), null);
+    this.inside(schema, () => {
+      for (const io of ['output', 'input'] as const) jsonSchemaOf(schema, { io, override: formatFiveOverride(note, this), metadata: NO_METADATA }, 'throw');
+    });
+    this.holds.set(schema, (held = [...found]));
+    return held;
+  }
+
+  private inside<T>(schema: z.ZodType, f: () => T): T {
+    const outer = this.current;
+    this.current = `a schema a check holds (${schema._zod.def.type})`;
+    try {
+      return f();
+    } finally {
+      this.current = outer;
+    }
   }
 }
 
@@ -506,7 +644,8 @@ function schemaGraph(root: Record<string, Json>): Part[] {
     resolved.set(json, json); // a cycle of bare references (zod writes none) stays as written
     const ref = json['$ref'];
     const target = ref === '#' ? body : typeof ref === 'string' && ref.startsWith(DEFS_REF_PREFIX) ? defs[ref.slice(DEFS_REF_PREFIX.length)] : undefined;
-    const out = !isPlainObject(target) ? json : Object.keys(json).length === 1 ? resolve(target) : mergedWrapper(resolve(target), json);
+    const bare = Object.keys(json).every((key) => key === '$ref' || key === CLONE_KEY);
+    const out = !isPlainObject(target) ? json : bare ? resolve(target) : mergedWrapper(resolve(target), json);
     resolved.set(json, out);
     return out;
   };
@@ -526,14 +665,28 @@ function schemaGraph(root: Record<string, Json>): Part[] {
   return parts;
 }
 
-/** A wrapper's keywords over the schema it refers to, its notes keeping those of that schema under `inner` (formatFiveNotes). */
+/**
+ * A wrapper's keywords over the schema it refers to, its notes keeping those of that schema under
+ * `inner` (formatFiveNotes); a clone's (marked: markCloneOfExtracted) keep what it wraps (cloneNotes).
+ */
 function mergedWrapper(target: Record<string, Json>, wrapper: Record<string, Json>): Record<string, Json> {
   const merged: Record<string, Json> = Object.create(null);
   for (const [key, value] of Object.entries(target)) merged[key] = value;
-  for (const [key, value] of Object.entries(wrapper)) if (key !== '$ref') merged[key] = value;
+  for (const [key, value] of Object.entries(wrapper)) if (key !== '$ref' && key !== CLONE_KEY) merged[key] = value;
   const own = wrapper[ZOD_NOTES_KEY];
-  if (isPlainObject(own)) merged[ZOD_NOTES_KEY] = withInnerNotes(own, target[ZOD_NOTES_KEY]);
+  const mark = wrapper[CLONE_KEY];
+  if (isPlainObject(own)) merged[ZOD_NOTES_KEY] = mark === undefined ? withInnerNotes(own, target[ZOD_NOTES_KEY]) : cloneNotes(own, target[ZOD_NOTES_KEY], mark);
   return merged;
+}
+
+/**
+ * A clone's notes, as written in place: its own, and under `inner` what it wraps, which is what its
+ * parent wraps: the parent's `inner` when the parent has notes of its own (mark `inner`), else
+ * all the parent's notes. zod wrote them beside the `$ref` (`own.inner`) when what it wraps is not extracted.
+ */
+function cloneNotes(own: Record<string, Json>, parentNotes: Json | undefined, mark: Json): Record<string, Json> {
+  if (own['inner'] !== undefined) return own;
+  return withInnerNotes(own, mark === 'inner' && isPlainObject(parentNotes) ? parentNotes['inner'] : parentNotes);
 }
 
 /** `json` with each subschema replaced by `f(subschema)`, visited in sorted key order. */
@@ -609,14 +762,23 @@ function writeGraph(parts: readonly Part[], classOf: readonly number[]): Json {
   return ids.size === 0 ? document : { ...document, $defs: defs };
 }
 
-/** The nodes of a graph that lie on a cycle (Tarjan's strongly connected components: one of more than one node, or a node with an edge to itself). */
+/** The nodes of a graph that lie on a cycle: in a strongly connected component of more than one node, or with an edge to itself. */
 function onCycles(nodes: readonly number[], edges: (n: number) => number[]): Set<number> {
-  const index = new Map<number, number>();
-  const low = new Map<number, number>();
-  const stack: number[] = [];
-  const onStack = new Set<number>();
   const out = new Set<number>();
-  const visit = (n: number): void => {
+  for (const component of stronglyConnected(nodes, edges)) {
+    if (component.length > 1 || edges(component[0]!).includes(component[0]!)) for (const m of component) out.add(m);
+  }
+  return out;
+}
+
+/** The strongly connected components of the graph reached from `roots` (Tarjan's), each after every component it reaches. */
+function stronglyConnected<T>(roots: readonly T[], edges: (n: T) => readonly T[]): T[][] {
+  const index = new Map<T, number>();
+  const low = new Map<T, number>();
+  const stack: T[] = [];
+  const onStack = new Set<T>();
+  const out: T[][] = [];
+  const visit = (n: T): void => {
     index.set(n, index.size);
     low.set(n, index.get(n)!);
     stack.push(n);
@@ -626,15 +788,15 @@ function onCycles(nodes: readonly number[], edges: (n: number) => number[]): Set
       if (onStack.has(m)) low.set(n, Math.min(low.get(n)!, low.get(m)!));
     }
     if (low.get(n) !== index.get(n)) return;
-    const component: number[] = [];
+    const component: T[] = [];
     for (let m = stack.pop()!; ; m = stack.pop()!) {
       onStack.delete(m);
       component.push(m);
       if (m === n) break;
     }
-    if (component.length > 1 || edges(n).includes(n)) for (const m of component) out.add(m);
+    out.push(component);
   };
-  for (const n of nodes) if (!index.has(n)) visit(n);
+  for (const n of roots) if (!index.has(n)) visit(n);
   return out;
 }
 
@@ -669,6 +831,8 @@ function errorText(error: unknown): string {
 interface OverrideContext {
   zodSchema: unknown;
   jsonSchema: Record<string, unknown>;
+  /** Where zod first met the schema, as a path in the JSON Schema (`properties`, a field's name, ...). */
+  path?: (string | number)[];
 }
 
 /** The key of the notes zodNotes adds to a JSON Schema node. */

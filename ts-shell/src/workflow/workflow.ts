@@ -19,7 +19,7 @@ import { MAX_NODE_COUNT } from '../core/framing.js';
 import { DefinitionInvalidError } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { isPlainObject, isWellFormedUnicode, utf8, type Json } from '../json.js';
-import { describeWorkflow, fingerprintOf, FORMER_FORMATS, type WorkflowDescriptor } from './descriptor.js';
+import { describeWorkflow, fingerprintOf, FORMER_FORMATS, type DescriptorFormat, type WorkflowDescriptor } from './descriptor.js';
 import { resumeWithoutKeptValue } from './keepable.js';
 
 /** A workflow has at most this many nodes: the core accepts a RUN_STARTED node table of 1 to 65535 entries (docs/log-format.md). */
@@ -246,15 +246,16 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     // process pays for every z.toJSONSchema before its first resume).
     const stateSchema = this.options.state;
     let former: readonly string[] | undefined;
+    const describeIn = (format: DescriptorFormat): WorkflowDescriptor => describeWorkflow({ name: wf, version, start, stateSchema, nodes, nodeOrder }, format);
     const formerFingerprints = (): readonly string[] =>
-      (former ??= Object.freeze(FORMER_FORMATS.map((format) => Buffer.from(fingerprintOf(describeWorkflow({ name: wf, version, start, stateSchema, nodes, nodeOrder }, format))).toString('hex'))));
+      (former ??= Object.freeze(FORMER_FORMATS.map((format) => Buffer.from(fingerprintOf(describeIn(format))).toString('hex'))));
     const guardedNodes = new Map<string, NodeDefinition<S>>();
     for (const def of this.definitions) {
       guardedNodes.set(def.name, def.kind === 'interrupt'
         ? Object.freeze({ ...def, spec: Object.freeze({ ...def.spec, resume: guardedSchema(def.spec.resume, wf, { node: def.name, field: 'resume' }) }) })
         : def);
     }
-    return Object.freeze({
+    const built: Workflow<S, Input, Resumes> = Object.freeze({
       name: wf,
       version,
       description: this.options.description,
@@ -272,6 +273,8 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
         return formerFingerprints();
       },
     });
+    describers.set(built, describeIn);
+    return built;
   }
 
   private add(given: NodeDefinition<S>): this {
@@ -441,6 +444,21 @@ function guardedSchema<T extends z.ZodType>(schema: T, workflowName: string, whe
   return new Proxy(schema, {
     get: (target, key) => (key === 'safeParse' ? safeParse : Reflect.get(target, key, target)),
   });
+}
+
+/** How each workflow `build()` returned describes its schemas as written (not guarded), in a given format. */
+const describers = new WeakMap<object, (format: DescriptorFormat) => WorkflowDescriptor>();
+
+/**
+ * `wf`'s descriptor in `format`, to name its differences from a run recorded in that format. A
+ * built workflow's schemas are guarded (a Proxy of each): described through them, zod meets the
+ * root of a state schema that refers to itself as two schemas (the Proxy, then the schema), so a
+ * run recorded under a former format was told of a field that had not changed. Built by this
+ * copy of the package, `wf` is described as `formerFingerprints` describes it, from the schemas as
+ * written; otherwise (another copy's, or an object made from one) as it is.
+ */
+export function describeInFormat(wf: Workflow, format: DescriptorFormat): WorkflowDescriptor {
+  return describers.get(wf)?.(format) ?? describeWorkflow(wf, format);
 }
 
 /**
