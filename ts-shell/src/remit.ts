@@ -13,7 +13,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import cluster from 'node:cluster';
-import { isMainThread, threadId } from 'node:worker_threads';
+import { getEnvironmentData, isMainThread, setEnvironmentData, threadId } from 'node:worker_threads';
 import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
 import { reference } from './core/reference-core.js';
@@ -74,8 +74,8 @@ export interface RemitOptions {
    * their leases. TWO LIVE PROCESSES MUST NEVER SHARE AN ID: each would take the other's running
    * attempt for its own abandoned one and call the handler again. At most 200 UTF-8 bytes. In a
    * worker thread the owner written is `${instanceId}#thread-${threadId}` (Remit.instanceId), and
-   * in a `node:cluster` worker `${instanceId}#worker-${cluster.worker.id}`, so the threads and
-   * cluster workers of one host may be given one id.
+   * in a `node:cluster` worker `${instanceId}#worker-${cluster.worker.id}` (its threads' too), so
+   * the threads and cluster workers of one host may be given one id.
    */
   instanceId?: string;
   /**
@@ -408,9 +408,26 @@ function fenceSettings(options: Partial<FenceOptions>): FenceSettings {
  * its primary runs, nor a thread id within a process.
  */
 function ownerScoped(instanceId: string): string {
-  const worker = cluster.isWorker && cluster.worker !== undefined ? `#worker-${cluster.worker.id}` : '';
-  return `${instanceId}${worker}${isMainThread ? '' : `#thread-${threadId}`}`;
+  return `${instanceId}${CLUSTER_WORKER_SCOPE}${isMainThread ? '' : `#thread-${threadId}`}`;
 }
+
+/**
+ * `#worker-<n>` in a `node:cluster` worker and in the worker threads it starts, else ''. Node hides
+ * the cluster from a worker thread (cluster.isWorker is false there, and thread ids start again in
+ * every process), so the worker's main thread hands its scope to the threads it starts, through
+ * their environment data, when this module loads there: remit must be imported by the worker's main
+ * thread before it starts threads that use it.
+ */
+const CLUSTER_WORKER_SCOPE: string = (() => {
+  const key = 'remit:cluster-worker-scope';
+  if (cluster.isWorker && cluster.worker !== undefined) {
+    const scope = `#worker-${cluster.worker.id}`;
+    setEnvironmentData(key, scope);
+    return scope;
+  }
+  const inherited = isMainThread ? undefined : getEnvironmentData(key);
+  return typeof inherited === 'string' ? inherited : '';
+})();
 
 function checkWaitMs(value: unknown, subject: ErrorSubject = {}): number {
   if (value === undefined) return 0;

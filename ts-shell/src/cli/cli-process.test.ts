@@ -94,6 +94,23 @@ describe('a CommonJS workflow module (found by a review)', () => {
       expect(out.json(), source).toMatchObject({ runId: `c${index}`, status: 'completed' });
     }
   });
+
+  it('a default object with the workflows keeps a sampleInput exported on its own (TypeScript\'s exports.default beside exports.sampleInput); a throwing getter is a usage error', () => {
+    const counterPath = fileURLToPath(COUNTER);
+    const cases: Array<[string, string]> = [
+      ['split.cjs', `exports.sampleInput = { i: 1 };\nexports.default = { workflows: [require(${JSON.stringify(counterPath)}).counter] };\n`],
+      ['split.mjs', `import { counter } from '${COUNTER}';\nexport const sampleInput = { i: 1 };\nexport default { workflows: [counter] };\n`],
+    ];
+    for (const [name, source] of cases) {
+      const out = remitProcess('--db', join(cwd, `${name}.db`), '--workflow', moduleFile(name, source), '--json', 'run', '--run-id', name);
+      expect(out.status, `${name}\n${out.stderr}`).toBe(0);
+      expect(out.json(), name).toMatchObject({ runId: name, status: 'completed' });
+    }
+    const throwing = moduleFile('throwing.cjs', "module.exports = { get workflows() { throw new Error('no workflows here'); } };\n");
+    const out = remitProcess('--db', join(cwd, 'throwing.db'), '--workflow', throwing, 'run');
+    expect(out.status, out.stderr).toBe(2);
+    expect(out.stderr).toContain(`--workflow ${throwing}: importing the module threw Error: no workflows here`);
+  });
 });
 
 describe('a workflow module that keeps the event loop alive', () => {

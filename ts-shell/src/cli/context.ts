@@ -235,7 +235,7 @@ const NO_WORKFLOW_MODULE =
 
 export async function loadWorkflowModule(modulePath: string, dataDir: string): Promise<WorkflowModule> {
   const path = checkModuleFile(modulePath);
-  const mod = commonJsExports(await importModule(modulePath, path, 'importing the module', async () => (await import(pathToFileURL(path).href)) as Record<string, unknown>));
+  const mod = await importModule(modulePath, path, 'importing the module', async () => commonJsExports((await import(pathToFileURL(path).href)) as Record<string, unknown>));
   const create = mod['createWorkflows'];
   const exported =
     typeof create === 'function' ? await importModule(modulePath, path, 'createWorkflows()', async () => (create as (c: { dataDir: string }) => unknown)({ dataDir }))
@@ -250,14 +250,23 @@ export async function loadWorkflowModule(modulePath: string, dataDir: string): P
 /**
  * The names a module exports. A CommonJS module's `module.exports = { workflows: [...] }` reaches
  * import() as its default export only (Node finds names statically, and not a property holding an
- * expression): its names are then read from that object.
+ * expression), and TypeScript's CommonJS output puts an `export default` one level further down
+ * (`exports.default`, beside `exports.sampleInput`): the names are read from those objects, a
+ * name found only further out (a `sampleInput` exported on its own) kept.
  */
 function commonJsExports(imported: Record<string, unknown>): Record<string, unknown> {
-  if (imported['createWorkflows'] !== undefined || imported['workflows'] !== undefined) return imported;
-  const object = imported['default'];
-  if (object === null || typeof object !== 'object' || Array.isArray(object) || isWorkflow(object)) return imported;
-  const names = object as Record<string, unknown>;
-  return names['createWorkflows'] !== undefined || names['workflows'] !== undefined ? names : imported;
+  const exportsWorkflows = (names: Record<string, unknown>) => names['createWorkflows'] !== undefined || names['workflows'] !== undefined;
+  if (exportsWorkflows(imported)) return imported;
+  let outer = imported;
+  let object = imported['default'];
+  for (let level = 0; level < 2; level++) {
+    if (object === null || typeof object !== 'object' || Array.isArray(object) || isWorkflow(object)) break;
+    const names = { ...outer, ...(object as Record<string, unknown>) };
+    if (exportsWorkflows(object as Record<string, unknown>)) return names;
+    outer = names;
+    object = (object as Record<string, unknown>)['default'];
+  }
+  return imported;
 }
 
 /**

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -65,11 +66,13 @@ describe('worker threads sharing one instance id on one SQLite file', () => {
 });
 
 describe('node:cluster workers given one instance id (PM2 cluster mode, a zero-downtime reload; found by a review)', () => {
-  it('each writes its own owner, <id>#worker-<n>: one no longer takes an attempt another is running for an abandoned one of its own', () => {
+  it('each writes its own owner, <id>#worker-<n>, and so do the worker threads it starts: one no longer takes an attempt another is running for an abandoned one of its own', () => {
     // Before, both wrote pod-1: a worker continuing a run whose handler another worker was running
     // took that attempt over at once ("own-idle") and called the handler a second time.
     const index = new URL('../index.ts', import.meta.url).href;
     const script = join(root, 'cluster-owners.mts');
+    const threadModuleFile = join(root, 'cluster-thread.mts');
+    const threadModule = pathToFileURL(threadModuleFile).href;
     writeFileSync(script, `
       import cluster from 'node:cluster';
       import { createRemit, openMemoryStore } from '${index}';
@@ -80,11 +83,26 @@ describe('node:cluster workers given one instance id (PM2 cluster mode, a zero-d
         cluster.on('exit', () => { if (++exited === 2) console.log(JSON.stringify(owners.sort())); });
       } else {
         const remit = await createRemit({ store: openMemoryStore(), workflows: [], core: 'reference', instanceId: 'pod-1' });
-        process.send!(remit.instanceId, () => process.exit(0));
+        // A worker thread of the cluster worker: Node hides the cluster from it, and its thread id
+        // is the same in both workers (the first thread of each process).
+        const { Worker } = await import('node:worker_threads');
+        const thread = new Worker(new URL('${boot.href}'), { workerData: { module: '${threadModule}' } });
+        const inThread = await new Promise<string>((resolve, reject) => { thread.once('message', resolve); thread.once('error', reject); });
+        process.send!(remit.instanceId + ' ' + inThread, () => process.exit(0));
       }
+    `);
+    writeFileSync(threadModuleFile, `
+      import { parentPort } from 'node:worker_threads';
+      import { createRemit, openMemoryStore } from '${index}';
+      const remit = await createRemit({ store: openMemoryStore(), workflows: [], core: 'reference', instanceId: 'pod-1' });
+      parentPort!.postMessage(remit.instanceId);
     `);
     const out = spawnSync(process.execPath, ['--conditions=remit-source', '--import', import.meta.resolve('tsx'), script], { encoding: 'utf8', timeout: 60_000 });
     expect(out.status, out.stderr).toBe(0);
-    expect(JSON.parse(out.stdout.trim())).toEqual(['pod-1#worker-1', 'pod-1#worker-2']);
+    const owners = (JSON.parse(out.stdout.trim()) as string[]).map((line) => line.split(' '));
+    expect(owners.map(([main]) => main)).toEqual(['pod-1#worker-1', 'pod-1#worker-2']);
+    // Each thread's owner carries its worker's scope; the thread ids are the same number in both.
+    for (const [main, thread] of owners) expect(thread).toMatch(new RegExp(`^${main}#thread-\\d+$`));
+    expect(owners[0]![1]!.split('#thread-')[1]).toBe(owners[1]![1]!.split('#thread-')[1]);
   });
 });

@@ -277,7 +277,8 @@ export class Step {
     } catch (error) {
       // A store failure at the append of EFFECT_DONE (a lock, a lost connection) says only that
       // the append failed: the caller must also learn that the outside effect happened.
-      throw isInstanceOf(error, StoreError) ? afterHandlerReturned(error, name, key, attempt, done.seq) : error;
+      // BAD_APPEND_OUTCOME: a custom store said it committed, with a wrong next seq; not a failure to record.
+      throw isInstanceOf(error, StoreError) && error.storeCode !== 'BAD_APPEND_OUTCOME' ? afterHandlerReturned(error, name, key, attempt, done.seq) : error;
     }
   }
 

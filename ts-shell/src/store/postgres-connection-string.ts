@@ -38,13 +38,26 @@ interface PgConnectionOptions {
 type PgParse = (text: string) => PgConnectionOptions;
 let pgParse: PgParse | undefined;
 
-/** pg's own parse (pg-connection-string, pg's dependency), resolved through pg. */
+/**
+ * pg's own parse (pg-connection-string, pg's dependency), resolved through pg. Not found (a bundle
+ * that left it out, pg not installed): ParserMissing, which the store reports as such, never as a
+ * connection string it refuses.
+ */
 function parseAsPg(text: string): PgConnectionOptions {
   if (pgParse === undefined) {
-    const fromPg = createRequire(createRequire(import.meta.url).resolve('pg'));
-    pgParse = (fromPg('pg-connection-string') as { parse: PgParse }).parse;
+    try {
+      const fromPg = createRequire(createRequire(import.meta.url).resolve('pg'));
+      pgParse = (fromPg('pg-connection-string') as { parse: PgParse }).parse;
+    } catch (error) {
+      throw new ParserMissing(error);
+    }
   }
   return pgParse(text);
+}
+
+/** pg's connection-string parser could not be loaded (parseAsPg). */
+export class ParserMissing {
+  constructor(readonly cause: unknown) {}
 }
 
 /** The schemes the store takes: pg reads anything else as a host name (a typo would be retried). */
@@ -67,7 +80,8 @@ export function parseConnectionString(text: string): ConnectionTarget | undefine
   let parsed: PgConnectionOptions;
   try {
     parsed = parseAsPg(text);
-  } catch {
+  } catch (error) {
+    if (error instanceof ParserMissing) throw error;
     return undefined;
   }
   // Only the parts the string gives: the others stay the pool's (describeTarget spreads this over them).

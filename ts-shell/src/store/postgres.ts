@@ -40,16 +40,15 @@
  */
 
 import { createHash, randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
-import { OptionInvalidError, StoreError, type ErrorSubject } from '../errors.js';
+import { describeThrown, OptionInvalidError, StoreError, type ErrorSubject } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
   checkBatchSeqs, checkCorrections, checkReadArguments, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, storedRecordBytes, storedSummaryBytes,
   type NotBytes,
 } from './common.js';
-import { formatTarget, parseConnectionString, type ConnectionTarget } from './postgres-connection-string.js';
+import { formatTarget, parseConnectionString, ParserMissing, type ConnectionTarget } from './postgres-connection-string.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
 import type {
@@ -366,14 +365,14 @@ export class PostgresStore implements Store {
     const unknown = unknownKey(options, POSTGRES_STORE_OPTIONS);
     if (unknown !== undefined) throw new OptionInvalidError(unknown, (options as Record<string, unknown>)[unknown], notKnown('an option of the PostgreSQL store', POSTGRES_STORE_OPTIONS));
     checkOptionValues(options);
-    const { Pool } = loadPg();
+    const { Pool } = await loadPg();
     // Only undefined means "not given" (null is a value, and not one the store can use).
     const schema: unknown = options.schema === undefined ? 'remit' : options.schema;
     // The connection string is read once, and parsed once, for the description, its check and TLS.
     // A null connectionString is refused below; the description then names the pool's string.
     const url = options.connectionString !== undefined ? options.connectionString : options.pool?.connectionString;
     const described = url ?? options.pool?.connectionString;
-    const target = typeof described === 'string' ? parseConnectionString(described) : undefined;
+    const target = typeof described === 'string' ? parseWithPg(described) : undefined;
     const description = describeTarget(options, described, target, String(schema));
     checkSchemaName(description, schema);
     checkConnectionString(description, url, target);
@@ -1229,16 +1228,30 @@ export function openPostgresStore(options: PostgresStoreOptions): Promise<Postgr
 /**
  * node-postgres, loaded when a store is opened: it is an optional peer dependency of remit, and
  * importing remit/postgres without it installed failed with Node's own "Cannot find package 'pg'",
- * naming a file inside remit's dist/ and not what to install.
+ * naming a file inside remit's dist/ and not what to install. A dynamic import with a literal
+ * specifier, which a bundler follows (a createRequire call it does not see left a bundled service
+ * without pg).
  */
-function loadPg(): typeof pg {
+async function loadPg(): Promise<typeof pg> {
   try {
-    return createRequire(import.meta.url)('pg') as typeof pg;
+    return (await import('pg')).default;
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
-    if (code !== 'MODULE_NOT_FOUND' || !/'pg'/.test((error as Error).message)) throw error;
+    if ((code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') || !/'pg'/.test((error as Error).message)) throw error;
     throw new StoreError('postgres', 'open', 'PG_NOT_INSTALLED', {}, new Error(
       'the PostgreSQL store needs node-postgres, an optional peer dependency of remit that is not installed here: npm install pg (^8.11)'));
+  }
+}
+
+/** parseConnectionString, its parser missing reported as PG_NOT_INSTALLED. */
+function parseWithPg(text: string): ConnectionTarget | undefined {
+  try {
+    return parseConnectionString(text);
+  } catch (error) {
+    if (!(error instanceof ParserMissing)) throw error;
+    throw new StoreError('postgres', 'open', 'PG_NOT_INSTALLED', {}, new Error(
+      `node-postgres's connection-string parser (pg-connection-string, a dependency of pg) cannot be loaded from pg's folder: ${describeThrown(error.cause)}; ` +
+        'a bundle must keep pg and its dependencies as they are installed (mark pg external), or pass pool: { host, port, user, password, database } instead of connectionString'));
   }
 }
 

@@ -153,7 +153,7 @@ describe('a SQLite file opened through a symbolic link: SQLite keeps its -wal an
     expect(error).toMatchObject({ storeCode: 'FILE_REPLACED', runId: 'late' });
     // It said the file was replaced and to move or remove `${link}-wal`, which SQLite never wrote.
     expect((error as Error).message).toContain(`${link} named ${file} through a symbolic link when this store opened it, and now names another file`);
-    expect((error as Error).message).toContain(`open ${file}, or point ${link} back to it`);
+    expect((error as Error).message).toContain(`open ${file}, or make ${link} name it again`);
     await live.close();
     expect(await runIdsAt(file)).toEqual(ids('run', 30));
     expect(await runIdsAt(link)).toEqual(ids('other', 5));

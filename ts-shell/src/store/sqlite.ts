@@ -899,10 +899,11 @@ export class SqliteStore implements Store {
       } catch (error) {
         if (!(error instanceof StoreError) || !error.storeCode.startsWith('SQLITE_BUSY')) throw error;
         // The clock is read only once a lock is met: a call without contention costs nothing more.
-        if (deadline === Number.POSITIVE_INFINITY) deadline = Date.now() + this.busyTimeoutMs;
-        if (Date.now() >= deadline) throw error;
+        // A monotonic clock: a step of the wall clock must not cut the wait short or stretch it.
+        if (deadline === Number.POSITIVE_INFINITY) deadline = performance.now() + this.busyTimeoutMs;
+        if (performance.now() >= deadline) throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs, Math.max(1, deadline - Date.now()))));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs, Math.max(1, deadline - performance.now()))));
     }
   }
 
@@ -1062,7 +1063,7 @@ function fileReplacedProblem(path: string, opened: OpenedFile, replaced: boolean
     // Only a symbolic link changed: the file, and its -wal and -shm beside it, are where they were.
     return `${path} named ${file} through a symbolic link when this store opened it, and now ${replaced ? 'names another file' : 'names no file'}: ` +
       `the link was changed, so nothing was written. This store's file is still ${file}, with every commit (its -wal and -shm beside it): ` +
-      `close this store (the Remit instance) and open ${file}, or point ${path} back to it`;
+      `close this store (the Remit instance) and open ${file}, or make ${path} name it again (the link changed may be a folder of the path, or a link a link leads to)`;
   }
   const happened = replaced ? 'was replaced by another file (a copy renamed over it, or the file deleted and made again)' : 'was deleted or moved away';
   const wal = `${file}-wal and ${file}-shm`;
