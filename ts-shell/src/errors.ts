@@ -121,10 +121,19 @@ function causeJson(cause: unknown): Record<string, unknown> | string {
 export function restateRecorded<E extends RemitError>(error: E, recorded: string): E {
   const NOTHING = '; nothing was written';
   const base = baseMessages.get(error) ?? error.message;
-  const restated = `${base.endsWith(NOTHING) ? base.slice(0, -NOTHING.length) : base}; ${recorded}`;
-  baseMessages.set(error, restated);
-  error.message = withSubject(restated, error);
+  return restated(error, `${base.endsWith(NOTHING) ? base.slice(0, -NOTHING.length) : base}; ${recorded}`);
+}
+
+/** `error`'s message before its subject set to `message`, and its message rebuilt from it. */
+function restated<E extends RemitError>(error: E, message: string): E {
+  baseMessages.set(error, message);
+  error.message = withSubject(message, error);
   return error;
+}
+
+/** `error` with `clause` appended to its message (before its subject). */
+function withClause<E extends RemitError>(error: E, clause: string): E {
+  return restated(error, `${baseMessages.get(error) ?? error.message}; ${clause}`);
 }
 
 /**
@@ -135,10 +144,7 @@ export function restateRecorded<E extends RemitError>(error: E, recorded: string
 export function afterOwnClaim<E extends RemitError>(error: E, interruptId: string, claimSeq: number): E {
   Object.defineProperty(error, 'claimSeq', { value: claimSeq, enumerable: true });
   // Appended, not replacing: what the failed later step wrote (often nothing) stays true of it.
-  const restated = `${baseMessages.get(error) ?? error.message}; this resume's value for ${interruptId} was claimed at seq ${claimSeq} and stands (the interrupt is consumed): continue the run`;
-  baseMessages.set(error, restated);
-  error.message = withSubject(restated, error);
-  return error;
+  return withClause(error, `this resume's value for ${interruptId} was claimed at seq ${claimSeq} and stands (the interrupt is consumed): continue the run`);
 }
 
 /**
@@ -152,10 +158,7 @@ export function afterHandlerReturned(error: StoreError, node: string, key: strin
   const recorded = error.storeCode === 'OUTCOME_UNKNOWN'
     ? `its result may or may not have been recorded (EFFECT_DONE at seq ${doneSeq}: status() says which); if not, the next continue calls the handler again with the same idempotency key`
     : 'its result was not recorded (EFFECT_DONE), so the next continue calls the handler again with the same idempotency key';
-  const restated = `${baseMessages.get(error) ?? error.message}; the handler of effect ${node} had returned (attempt ${attempt}, key ${key}: the outside effect happened), and ${recorded}`;
-  baseMessages.set(error, restated);
-  error.message = withSubject(restated, error);
-  return error;
+  return withClause(error, `the handler of effect ${node} had returned (attempt ${attempt}, key ${key}: the outside effect happened), and ${recorded}`);
 }
 
 /**

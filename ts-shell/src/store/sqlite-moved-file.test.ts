@@ -36,6 +36,13 @@ async function startRuns(remit: Remit, prefix: string, count: number): Promise<v
   for (let i = 0; i < count; i++) await remit.start(wf, { n: i }, { runId: `${prefix}-${i}` });
 }
 
+/** A database at `path` holding `count` completed runs `${prefix}-i`, closed. */
+async function databaseWithRuns(path: string, prefix: string, count: number): Promise<void> {
+  const remit = new Remit(openSqliteStore(path), core, [wf]);
+  await startRuns(remit, prefix, count);
+  await remit.close();
+}
+
 async function runIdsAt(path: string): Promise<string[]> {
   const remit = new Remit(openSqliteStore(path, { create: false }), core, [wf]);
   try {
@@ -85,9 +92,7 @@ describe('a SQLite file moved or replaced while a store has it open: following F
   it('a backup renamed over the path: the write is refused saying to remove the WAL first; after that the path shows the backup\'s runs intact', async () => {
     const dir = freshDir();
     const backupPath = join(dir, 'backup.db');
-    const backup = new Remit(openSqliteStore(backupPath), core, [wf]);
-    await startRuns(backup, 'backup', 40);
-    await backup.close();
+    await databaseWithRuns(backupPath, 'backup', 40);
     const path = join(dir, 'app.db');
     const live = new Remit(openSqliteStore(path), core, [wf]);
     await startRuns(live, 'live', 40);
@@ -108,9 +113,7 @@ describe('a SQLite file moved or replaced while a store has it open: following F
   it('a store that sees the path replaced does not touch the WAL another instance opened there since (it took that instance\'s commits before)', async () => {
     const dir = freshDir();
     const path = join(dir, 'app.db');
-    const first = new Remit(openSqliteStore(path), core, [wf]);
-    await startRuns(first, 'a', 5);
-    await first.close();
+    await databaseWithRuns(path, 'a', 5);
     const backupPath = join(dir, 'backup.db');
     copyFileSync(path, backupPath);
     const idle = new Remit(openSqliteStore(path), core, [wf]);
@@ -141,9 +144,7 @@ describe('a SQLite file opened through a symbolic link: SQLite keeps its -wal an
   it('the link pointed at another file: the write is refused saying the store\'s file is still there, with every commit; opening it loses nothing', async () => {
     const { dir, file, link } = linkedFile();
     const other = join(dir, 'other.db');
-    const otherRemit = new Remit(openSqliteStore(other), core, [wf]);
-    await startRuns(otherRemit, 'other', 5);
-    await otherRemit.close();
+    await databaseWithRuns(other, 'other', 5);
     const live = new Remit(openSqliteStore(link), core, [wf]);
     await startRuns(live, 'run', 30);
     expect(existsSync(`${file}-wal`)).toBe(true);

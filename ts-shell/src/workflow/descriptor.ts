@@ -374,15 +374,11 @@ const CLONE_KEY = 'x-remit-clone-of';
 
 /** What format 5 notes of a schema node: format 4's type and coercion, every check JSON Schema does not fully write (checkNotes), whether it gives a default. */
 function ownNotes(zodSchema: unknown, note: HeldSchemaNote): Record<string, Json> {
-  const internals = (zodSchema as { _zod?: { def?: ZodDefinition; traits?: Set<string> } })._zod;
-  const def = internals?.def;
-  if (def === undefined) return {};
-  const notes: Record<string, Json> = {};
-  // An exact optional refuses a present `undefined`; its definition is an optional's, its class is not.
-  if (internals?.traits?.has('$ZodExactOptional') === true) notes['type'] = 'exact_optional';
-  else if (!JSON_SCHEMA_TYPES.has(def.type)) notes['type'] = def.type;
-  if (def.coerce === true) notes['coerce'] = true;
-  const checks = checkNotes(internals!, note);
+  const internals = zodInternals(zodSchema);
+  if (internals === undefined) return {};
+  const def = internals.def;
+  const notes = typeNotes(internals);
+  const checks = checkNotes(internals, note);
   if (checks.length > 0) notes['checks'] = checks;
   if (DEFAULTING_TYPES.has(def.type)) notes['defaulted'] = def.type;
   return notes;
@@ -856,14 +852,10 @@ const OPAQUE_CHECKS = new Set(['overwrite', 'custom']);
  * plain schema's descriptor is its JSON Schema.
  */
 function zodNotes(ctx: OverrideContext): void {
-  const internals = (ctx.zodSchema as { _zod?: { def?: ZodDefinition; traits?: Set<string> } })._zod;
-  const def = internals?.def;
-  if (def === undefined) return;
-  const notes: Record<string, Json> = {};
-  // An exact optional refuses a present `undefined`; its definition is an optional's, its class is not.
-  if (internals?.traits?.has('$ZodExactOptional') === true) notes['type'] = 'exact_optional';
-  else if (!JSON_SCHEMA_TYPES.has(def.type)) notes['type'] = def.type;
-  if (def.coerce === true) notes['coerce'] = true;
+  const internals = zodInternals(ctx.zodSchema);
+  if (internals === undefined) return;
+  const def = internals.def;
+  const notes = typeNotes(internals);
   // z.url({ protocol, hostname }): JSON Schema writes only `format: uri`.
   for (const key of ['protocol', 'hostname'] as const) {
     const pattern = def[key];
@@ -878,6 +870,22 @@ function zodNotes(ctx: OverrideContext): void {
   }
   if (checks.length > 0) notes['checks'] = checks;
   if (Object.keys(notes).length > 0) ctx.jsonSchema[ZOD_NOTES_KEY] = notes;
+}
+
+/** A schema node's zod internals, when it has a definition. */
+function zodInternals(zodSchema: unknown): { def: ZodDefinition; traits?: Set<string> } | undefined {
+  const internals = (zodSchema as { _zod?: { def?: ZodDefinition; traits?: Set<string> } })._zod;
+  return internals?.def === undefined ? undefined : { def: internals.def, ...(internals.traits === undefined ? {} : { traits: internals.traits }) };
+}
+
+/** The notes of a node's type (formats 2 on): zod's type where JSON Schema writes none, and coercion. */
+function typeNotes(internals: { def: ZodDefinition; traits?: Set<string> }): Record<string, Json> {
+  const notes: Record<string, Json> = {};
+  // An exact optional refuses a present `undefined`; its definition is an optional's, its class is not.
+  if (internals.traits?.has('$ZodExactOptional') === true) notes['type'] = 'exact_optional';
+  else if (!JSON_SCHEMA_TYPES.has(internals.def.type)) notes['type'] = internals.def.type;
+  if (internals.def.coerce === true) notes['coerce'] = true;
+  return notes;
 }
 
 interface ZodDefinition {
