@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { findCell, FAULT_KINDS, FAULT_POINTS } from './harness/cells.js';
 import { runCampaign, selectSystems } from './harness/campaign.js';
+import type { Saturation } from './harness/profile.js';
 import { PROPERTIES } from './harness/checkers/index.js';
 import { SystemPool } from './harness/runner.js';
 import { adapterSpec, findSystem, REPO_ROOT, SYSTEMS, whyNotRunnable } from './harness/systems.js';
@@ -18,6 +19,23 @@ import fs from 'node:fs';
 
 const PYTHON_SYSTEMS = SYSTEMS.filter((s) => s.runtime === 'python').map((s) => s.id);
 const skip = process.env.REMIT_SKIP_PYTHON === '1';
+
+/**
+ * LangGraph's two resumers in two processes fire its gated effect twice only when their resumes
+ * overlap: a resumer that reads the thread after the other wrote its next checkpoint finds no
+ * pending interrupt and fires nothing. On a loaded machine (CI, 2 cores) one process once
+ * finished before the other read: { fires: 1, k: 2 }. The finding is that racing resumers each
+ * fire, so the cell is run again (other seeds), three runs in all, until both fire; the last
+ * saturation is the verdict, and every run is kept for the failure message.
+ */
+async function langGraphRaces(first: Saturation): Promise<Saturation[]> {
+  const runs = [first];
+  for (let seed = 3; seed <= 4 && runs.at(-1)!.fires < first.k; seed++) {
+    const { report } = await runCampaign({ mode: 'custom', systems: [findSystem('langgraph-py')], cells: [findCell('k=2/processes/different')], seed, jobs: 1, shrink: false, shrinkBudget: 0 });
+    runs.push(report.systems[0]!.cells[0]!.saturation!);
+  }
+  return runs;
+}
 
 describe('system selection', () => {
   it('names every Python system it leaves out, with the reason (never silent)', () => {
@@ -94,7 +112,9 @@ describe.skipIf(skip)('Python adapters (REMIT_SKIP_PYTHON=1 skips them)', () => 
     // snapshot to one at most. Under load it was once none (CI, 2 cores busy with the soak; not
     // reproduced in three runs alone): the likely cause is pydantic-graph's lock file, which every
     // step of the run takes again with a 1 s timeout, failing the run before its effect.
-    expect(cell('langgraph-py', 'k=2/processes/different').saturation).toEqual({ fires: 2, k: 2 });
+    const raced = await langGraphRaces(cell('langgraph-py', 'k=2/processes/different').saturation!);
+    expect(raced.at(-1), `LangGraph's fires over three runs of the cell: ${JSON.stringify(raced)}`).toEqual({ fires: 2, k: 2 });
+    for (const s of raced) expect(s.fires).toBeLessThanOrEqual(s.k);
     expect(cell('crewai', 'k=2/in-process/same').saturation).toEqual({ fires: 2, k: 2 });
     const handedOut = cell('pydantic-graph', 'k=2/in-process/same').saturation!;
     expect(handedOut.k).toBe(2);
