@@ -481,7 +481,7 @@ const ROWS: Row[] = [
   {
     property: 'checkpoint-validity', site: 'the corruption error does not name', what: 'the corruption error names another run', base: fault,
     edit: (r) => { r.steps.probeCorruption = { ...r.steps.probeCorruption!, reportedRunId: 'another-run' }; },
-    says: /does not name the run\b/,
+    says: /does not name the run: /,
   },
   {
     property: 'checkpoint-validity', site: 'the corruption error does not name', what: 'the corruption error names neither', base: fault,

@@ -83,7 +83,7 @@ export const checkpointValidity: Checker = {
         const namesRun = c.reportedRunId === c.corruptedRunId || c.message.includes(c.corruptedRunId);
         const namesRecord = c.reportedRecord === c.corruptedRecord || c.message.includes(c.corruptedRecord);
         if (c.detected) {
-          f.expect(namesRun && namesRecord, `the corruption error does not name ${namesRun ? '' : 'the run '}${namesRun || namesRecord ? '' : 'and '}${namesRecord ? '' : 'the record'}: ${clip(c.message)}`);
+          f.expect(namesRun && namesRecord, `the corruption error does not name ${[namesRun ? null : 'the run', namesRecord ? null : 'the record'].filter((w) => w !== null).join(' and ')}: ${clip(c.message)}`);
         }
       }
     }

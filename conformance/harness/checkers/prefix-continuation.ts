@@ -3,8 +3,9 @@
  * continuation from the first node not durably completed. Checked: the final state equals the
  * harness's own model of an uninterrupted run; the completed nodes are the whole path, each once;
  * records durable at a fault are still there, byte for byte; a node durable at a fault never runs
- * its body again. The recover race (two recoverers of one crashed run at once): exactly one
- * continues it, the other is refused with a typed conflict, and no durable record is lost.
+ * its body again. The recover race (k recoverers of one crashed run at once): at least one gets
+ * the run's status back, every other is refused with a typed conflict, and no durable record is
+ * lost.
  */
 import type { CellRun } from '../observations.js';
 import { expectedFinalState, initialState, NODE_PATH, type ApprovalValue } from '../workflow.js';
