@@ -34,7 +34,7 @@ const samples: Record<string, RemitError> = {
   ResumeValueInvalidError: new errors.ResumeValueInvalidError('ask@4', subject, issues as never),
   UnknownInterruptError: new errors.UnknownInterruptError('ask@4', subject, 'no such node'),
   NotParkedError: new errors.NotParkedError('ask@4', 'completed', subject),
-  AlreadyConsumedError: new errors.AlreadyConsumedError('ask@4', subject),
+  AlreadyConsumedError: new errors.AlreadyConsumedError('ask@4', subject, { value: { approved: true }, same: false }),
   ConflictError: new errors.ConflictError('r', 3, 4),
   EffectInFlightError: new errors.EffectInFlightError('r', 3, 'n', 'r/n/3', 1, 'host-a', 1_000, 500),
   OptionInvalidError: new errors.OptionInvalidError('maxConnections', 0, 'must be a whole number from 1', subject),

@@ -374,8 +374,21 @@ export class NotParkedError extends RemitError {
 /** A second resume of an interrupt; `seq` is the seq of the claim that consumed it. */
 export class AlreadyConsumedError extends RemitError {
   readonly code = ErrorCode.ALREADY_CONSUMED;
-  constructor(readonly interruptId: string, subject: ErrorSubject) {
-    super(`interrupt ${interruptId} was already resumed; this resume was refused and not recorded`, subject);
+  /** The value the claim at `seq` recorded (as `apply` receives it); absent when it could not be read. */
+  readonly claimedValue: unknown;
+  /**
+   * Whether this call's value, checked and encoded as its claim would have been, is byte for byte
+   * the recorded one: true for a resume retried after its answer was lost (or another resumer's
+   * identical value). Absent when the claim could not be read.
+   */
+  readonly sameValue: boolean | undefined;
+  constructor(readonly interruptId: string, subject: ErrorSubject, claimed?: { value: unknown; same: boolean }) {
+    super(
+      `interrupt ${interruptId} was already resumed${claimed === undefined ? '' : claimed.same ? ' with this same value' : ' with another value'}; this resume was refused and not recorded`,
+      subject,
+    );
+    this.claimedValue = claimed?.value;
+    this.sameValue = claimed?.same;
   }
 }
 

@@ -44,7 +44,7 @@ import {
   checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, INTERRUPT_ID_EXPECTED, isSeq,
   MAX_RUN_ID_BYTES, parseInterruptId, runIdProblem, SEQ_EXPECTED,
 } from './ids.js';
-import { durableValue, encodeRecordWithinLimits, validate } from './values.js';
+import { durableValue, encodeRecordWithinLimits, validate, type ReadBackSchema } from './values.js';
 import { assert } from './assert.js';
 import { allKeysOf, notKnown, unknownKey } from './known-keys.js';
 import { canonicalDescriptor, diffDescriptors } from './workflow/descriptor.js';
@@ -670,7 +670,7 @@ export class Remit implements Engine {
     // consumed" is then true: it is parked and open.
     const request: AdmissionRequest = { tag: 'RESUME', interruptId: utf8(interruptId) };
     let admission = session.admit(request);
-    if (!admission.accepted) throw this.refusal(admission, runId, session, { interruptId, node: nodeName });
+    if (!admission.accepted) throw await this.resumeRefusal(admission, session, { interruptId, node: nodeName, claim: () => this.claimOf(def.spec.resume, value, runId) });
     const parsed = validate(def.spec.resume, value, { runId });
     if (!parsed.success) {
       throw new ResumeValueInvalidError(interruptId, { runId, node: nodeName }, toValidationIssues(parsed.error.issues));
@@ -684,7 +684,7 @@ export class Remit implements Engine {
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) {
         admission = session.admit(request);
-        if (!admission.accepted) throw this.refusal(admission, runId, session, { interruptId, node: nodeName });
+        if (!admission.accepted) throw await this.resumeRefusal(admission, session, { interruptId, node: nodeName, claim: () => encoded.bytes });
       }
       const claim: LogRecord = { kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId: utf8(interruptId), value: encoded.bytes };
       try {
@@ -1262,6 +1262,58 @@ export class Remit implements Engine {
     return wf;
   }
 
+  /**
+   * A resume refused before its claim. For ALREADY_CONSUMED, the claim that consumed the interrupt
+   * is read back: the error carries the value it recorded and whether this call's value, checked
+   * and encoded as its claim would have been, is byte for byte that value (a resume retried after
+   * its answer was lost finds its own claim). A claim that cannot be read (a store failure, damage)
+   * leaves both out: the refusal itself stands.
+   */
+  private async resumeRefusal(
+    admission: Admission,
+    session: RunSession,
+    about: { interruptId: string; node: string; claim: () => Uint8Array | null },
+  ): Promise<Error> {
+    const runId = session.runId;
+    if (admission.reason !== RefusalReason.ALREADY_CONSUMED) return this.refusal(admission, runId, session, about);
+    const subject = { runId, seq: admission.seq, node: about.node };
+    const recorded = await this.recordedClaimValue(session, admission);
+    if (recorded === null) return new AlreadyConsumedError(about.interruptId, subject);
+    const mine = about.claim();
+    return new AlreadyConsumedError(about.interruptId, subject, { value: decodeJson(recorded), same: mine !== null && bytesEqual(mine, recorded) });
+  }
+
+  /**
+   * The value bytes of the RESUME_CLAIMED the refusal names, or null when it cannot be read as
+   * one. From the session's bytes when it holds them; otherwise (the claim is older than the head
+   * snapshot a fresh session read from) from the store, from the claim's seq on.
+   */
+  private async recordedClaimValue(session: RunSession, claim: Admission): Promise<Uint8Array | null> {
+    try {
+      let record = session.heldRecordAt(claim.offset, claim.seq);
+      if (record === null) {
+        const stored = (await this.store.readRecords(session.runId, claim.seq)).find((r) => r.seq === claim.seq);
+        const step = stored === undefined ? null : decodeRecordAt(stored.bytes, 0, claim.seq);
+        record = step?.outcome === 'record' ? step.record : null;
+      }
+      if (record === null || record.kind !== RecordKind.RESUME_CLAIMED) return null;
+      decodeJson(record.value);
+      return record.value;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The bytes a claim of `value` would record, or null when the value would be refused. */
+  private claimOf(schema: ReadBackSchema, value: unknown, runId: string): Uint8Array | null {
+    try {
+      const parsed = validate(schema, value, { runId });
+      return parsed.success ? durableValue('resume value', parsed.data, schema, { runId }, value).bytes : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** The typed error for a refused admission. */
   private refusal(
     admission: Admission,
@@ -1432,7 +1484,7 @@ function listedHint(listing: RunListing, examined: Pick<RunSummary, 'status' | '
 function claimOutcomeUnknown(error: StoreError, interruptId: string, seq: number): StoreError {
   return restateRecorded(
     error,
-    `whether this resume's claim of ${interruptId} (RESUME_CLAIMED at seq ${seq}) was recorded is unknown: status() tells (still parked on ${interruptId}: not claimed, resume again; otherwise the interrupt is consumed, perhaps by this value: an AlreadyConsumedError naming seq ${seq} may be this call's own claim, which inspect() shows)`,
+    `whether this resume's claim of ${interruptId} (RESUME_CLAIMED at seq ${seq}) was recorded is unknown: status() tells (still parked on ${interruptId}: not claimed, resume again; otherwise the interrupt is consumed, perhaps by this value: a retry of this resume refused with AlreadyConsumedError naming seq ${seq} says with sameValue whether that claim holds this value)`,
   );
 }
 

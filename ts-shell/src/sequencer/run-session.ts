@@ -134,6 +134,13 @@ export class RunSession {
     return this.log.bytes;
   }
 
+  /** The record at `offset` (seq `seq`) when this session read its bytes; null before what it read. */
+  heldRecordAt(offset: number, seq: number): LogRecord | null {
+    if (offset < this.heldFrom || offset >= this.log.bytes.length) return null;
+    const step = decodeRecordAt(this.log.bytes, offset, seq);
+    return step.outcome === 'record' ? step.record : null;
+  }
+
   get hooks(): SequencerHooks {
     return this.engine.hooks;
   }
