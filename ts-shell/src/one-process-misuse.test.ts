@@ -16,6 +16,7 @@ import {
   AlreadyConsumedError, ArgumentInvalidError, ConflictError, createRemit, EffectInFlightError, END, NotParkedError, openMemoryStore, openSqliteStore, RunExistsError,
   StoreError, UnknownWorkflowError, workflow, type Remit, type Store,
 } from './index.js';
+import { storeUserEntries } from './remit.js';
 import { testRecord } from './testing/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-one-process-'));
@@ -129,6 +130,19 @@ describe('instances dropped without close() on a shared store', () => {
     await expect(dropped.status('r')).resolves.toMatchObject({ status: 'completed' });
     dropped = undefined;
     expect(await closedAfterCollection(store, 200)).toBe(true);
+  });
+
+  it('leave nothing behind once collected: a store given an instance per request keeps no entry per request', async () => {
+    const store = openMemoryStore();
+    const kept = await createRemit({ store, workflows: [counter], core: 'reference' });
+    for (let i = 0; i < 200; i++) await (await createRemit({ store, workflows: [counter], core: 'reference' })).start(counter, { n: i });
+    for (let i = 0; i < 200 && storeUserEntries(store) > 1; i++) {
+      await nextTask();
+      collectGarbage();
+    }
+    // Before, each dropped instance left its entry until a close() of the store's last user.
+    expect(storeUserEntries(store)).toBe(1);
+    await kept.close();
   });
 
   it('that collection does not close the store while another instance given it is still open', async () => {

@@ -491,8 +491,21 @@ function storeStillUsed(store: Store): boolean {
  */
 const CLOSE_ASKED = new WeakSet<Store>();
 
-/** Called once an instance never closed is collected: closes its store if a close() left it open for it alone. */
-const STORE_RELEASE = new FinalizationRegistry<Store>((store) => {
+/**
+ * The entries of STORE_USERS an instance's collection leaves: how many there are for `store`,
+ * dropped instances' included until their collection is seen (for tests; not exported by the package).
+ */
+export function storeUserEntries(store: Store): number {
+  return STORE_USERS.get(store)?.size ?? 0;
+}
+
+/**
+ * Called once an instance never closed is collected: forgets it among its store's users (else a
+ * service making an instance per request on one store kept one entry per request for ever), and
+ * closes the store if a close() left it open for it alone.
+ */
+const STORE_RELEASE = new FinalizationRegistry<{ store: Store; use: WeakRef<Remit> }>(({ store, use }) => {
+  STORE_USERS.get(store)?.delete(use);
   if (!CLOSE_ASKED.has(store) || storeStillUsed(store)) return;
   CLOSE_ASKED.delete(store);
   // No caller waits for this close: a failure has nobody to go to (close() would have thrown it).
@@ -521,7 +534,7 @@ export class Remit implements Engine {
     for (const wf of workflows) this.register(wf);
     if (!STORE_USERS.has(store)) STORE_USERS.set(store, new Set());
     STORE_USERS.get(store)!.add(this.storeUse);
-    STORE_RELEASE.register(this, store, this.storeUse);
+    STORE_RELEASE.register(this, { store, use: this.storeUse }, this.storeUse);
     // Every operation is counted while it runs, so that close() can wait for it (an effect whose
     // handler returned must get its EFFECT_DONE appended, not a closed store).
     for (const name of TRACKED_OPERATIONS) {
