@@ -240,7 +240,8 @@ export function renderInspection(inspection: RunInspection): string {
     r.stateBytes === undefined ? '' : `${r.stateBytes} ${r.stateForm === 'snapshot' ? 'snap' : 'delta'}`,
     recordDetail(r),
   ]);
-  lines.push(...table(['seq', 'kind', 'node', 'committed (UTC)', 'bytes', 'state', 'detail'], rows, [true, false, false, false, true, true, false]));
+  // One line at a time, not push(...table()): a long run has more lines than a call takes arguments.
+  for (const line of table(['seq', 'kind', 'node', 'committed (UTC)', 'bytes', 'state', 'detail'], rows, [true, false, false, false, true, true, false])) lines.push(line);
   const t = inspection.totals;
   lines.push(`${count(t.records, 'record')}, ${count(t.bytes, 'byte')} (${t.stateBytes} of state)`);
   if (inspection.effects.length > 0) {
@@ -328,7 +329,11 @@ function recordDetail(r: InspectedRecord): string {
 /** A fixed-width table for a terminal; every cell is printed through displayText (display.ts). */
 export function table(header: string[], rawRows: string[][], alignRight: boolean[] = []): string[] {
   const rows = rawRows.map((row) => row.map(displayText));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  // A loop, not Math.max(...rows): a store of many runs (or a long run) has more rows than a call takes arguments.
+  const widths = header.map((h) => h.length);
+  for (const row of rows) {
+    for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i]!, (row[i] ?? '').length);
+  }
   const fmt = (cells: string[]) =>
     cells
       .map((c, i) => (i === cells.length - 1 ? c : alignRight[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))

@@ -816,3 +816,63 @@ describe('fixes from a review of format 5 (each test fails before its fix)', () 
     expect((await new Remit(store, core, [build(false)]).resume('r', parked.interrupt!.id, { ok: true })).status).toBe('completed');
   });
 });
+
+describe('the bound on schema nodes is per schema, and its refusal says what it counted (each test fails before its fix)', () => {
+  const resume = () => z.object({ approved: z.boolean(), approver: z.string(), note: z.string().optional(), at: z.number() });
+  /** A chain of `n` interrupt nodes, each with its own small resume schema. */
+  function interrupts(n: number): Workflow {
+    let b: any = workflow({ name: 'asks', version: '1', state: z.object({ i: z.number() }) });
+    for (let k = 0; k < n; k++) b = b.interrupt(`ask-${k}`, { resume: resume(), apply: () => ({}), next: k + 1 < n ? `ask-${k + 1}` : END });
+    return b.build() as Workflow;
+  }
+  const optionalFields = (n: number) => z.object(Object.fromEntries(Array.from({ length: n }, (_, f) => [`f${f}`, z.string().optional()])));
+
+  it('a definition of 2,000 interrupt nodes, each with a resume schema of 4 fields, is described (the whole definition has more than 20,000 schema nodes)', () => {
+    // Before: one budget for the whole definition, refused from 1,667 such nodes, naming a small resume schema.
+    const built = interrupts(2_000);
+    expect(built.descriptor.nodes).toHaveLength(2_000);
+    expect(built.descriptor.nodes.every((n) => n.resume !== undefined)).toBe(true);
+  });
+
+  it('a schema of 5,000 optional fields is refused naming that schema and what was counted, not z.property checks it does not have', () => {
+    const asState = () => flowOf(optionalFields(5_000));
+    expect(asState).toThrow(expect.objectContaining({ code: 'REMIT_DEFINITION_INVALID', field: 'state' }));
+    const message = (() => { try { asState(); } catch (error) { return (error as Error).message; } return ''; })();
+    expect(message).toMatch(/the state schema is too large to describe .* more than 20000 schema nodes \(the limit per schema; \d+ counted/);
+    expect(message).toContain('counting the JSON Schema of what it gives and of what it accepts');
+    expect(message).toContain('a schema of thousands of fields is the usual cause');
+    expect(message).not.toContain('z.property');
+    // As a resume schema beside a small state: that resume schema is named, with its node.
+    expect(() => flowOf(z.object({ n: z.number() }), optionalFields(5_000))).toThrow(expect.objectContaining({
+      node: 'ask', field: 'resume', message: expect.stringMatching(/the resume schema of ask is too large to describe .* more than 20000 schema nodes/),
+    }));
+    // Just under the bound (4,999 fields, both forms counted): described.
+    expect(flowOf(optionalFields(4_999)).descriptor.format).toBe(DESCRIPTOR_FORMAT);
+  });
+
+  it('a large schema is named, not a small one described after it', () => {
+    // 4,000 optional fields (about 16,000 nodes) in the state, then small resume schemas: before, the
+    // budget of the whole definition ran out in one of those, which the refusal named.
+    let b: any = workflow({ name: 'mixed', version: '1', state: optionalFields(4_000) });
+    for (let k = 0; k < 400; k++) b = b.interrupt(`ask-${k}`, { resume: resume(), apply: () => ({}), next: k + 1 < 400 ? `ask-${k + 1}` : END });
+    expect((b.build() as Workflow).descriptor.nodes).toHaveLength(400);
+  });
+
+  it('a chain of z.property checks past the bound is refused, its message naming the checks as the cause', () => {
+    let s: z.ZodType = z.number();
+    for (let i = 0; i < 30; i++) s = z.any().check(z.property('a', s));
+    expect(() => flowOf(o({ s }))).toThrow(expect.objectContaining({
+      field: 'state', message: expect.stringMatching(/more than 20000 schema nodes .*the schemas its z\.property\(\) checks hold, written in the note of each check that holds them \(\d+ of the nodes\): checks whose schemas hold other checked schemas/),
+    }));
+  });
+});
+
+describe('the differences of very large definitions', () => {
+  it('two definitions of 70,000 nodes whose names all differ are compared (the lines were spread into one call, which overflowed the stack)', () => {
+    const nodes = (prefix: string) => Array.from({ length: 70_000 }, (_, i) => ({ name: `${prefix}${i}`, kind: 'pure' }));
+    const recorded = { format: DESCRIPTOR_FORMAT, name: 'w', version: '1', start: 'a0', nodes: nodes('a'), state: {} } as unknown as Parameters<typeof diffDescriptors>[0];
+    const current = { ...recorded, start: 'b0', nodes: nodes('b') } as Parameters<typeof diffDescriptors>[0];
+    const lines = diffDescriptors(recorded, current);
+    expect(lines.length).toBeGreaterThan(70_000);
+  });
+});

@@ -107,15 +107,16 @@ interface DescribableWorkflow {
  * that way is still recognised.
  */
 export function describeWorkflow(wf: DescribableWorkflow, format: DescriptorFormat = DESCRIPTOR_FORMAT): WorkflowDescriptor {
-  // One bound and one record of the schemas checks hold, for all the schemas of the definition.
-  const held = new HeldSchemas();
   const describe = (schema: z.ZodType, subject: ErrorSubject): SchemaPair => {
     if (format === 1) return { output: formatOneSchema(schema) };
     if (format === 2) return formatTwoSchema(schema);
     if (format === 3) return formatThreeSchema(schema);
     if (format === 4) return formatFourSchema(schema);
     try {
-      return formatFiveSchema(schema, held);
+      // Each schema (the state schema, each resume schema) with its own bound and its own record of
+      // the schemas its checks hold: a large definition of small schemas is not refused, and a
+      // refusal names the schema that is large.
+      return formatFiveSchema(schema, new HeldSchemas());
     } catch (error) {
       const which = subject.node === undefined ? 'the state schema' : `the resume schema of ${subject.node}`;
       if (error instanceof DescriptionTooLarge) throw new DefinitionInvalidError(wf.name, `${which} ${error.message}`, subject);
@@ -495,21 +496,24 @@ function isZodSchema(value: unknown): value is z.ZodType {
 }
 
 /**
- * The schema nodes zod may write for one definition, all its schemas and those their checks hold
- * together: a bound on the work of describeWorkflow, as keepable.ts bounds its walk. Each held
- * schema is written once (HeldSchemas), so only a schema as large as this (or a getter that makes
- * new checked schemas at each call) reaches it.
+ * The schema nodes zod may write for one schema of a definition (the state schema, or one resume
+ * schema), both its forms (output and input) and the schemas its checks hold together: a bound on
+ * the work of describeWorkflow, as keepable.ts bounds its walk. Each held schema is written once
+ * per schema (HeldSchemas), so only a schema as large as this (about 5,000 optional fields), or
+ * checks whose held schemas hold checked schemas (notes that double at each link, a getter that
+ * makes new checked schemas at each call), reaches it. Per schema, not per definition: a
+ * definition of many small schemas (thousands of interrupt nodes) is described whole.
  */
 const MAX_SCHEMA_NODES = 20_000;
 
 /** A held schema written inside one of the schemas it holds (a cycle of checks): it ends there. */
 const HOLDS_THIS_CHECK = 'a schema that holds this check';
 
-/** describeWorkflow's refusal of a definition past MAX_SCHEMA_NODES (its message follows the schema's name). */
+/** describeWorkflow's refusal of a schema past MAX_SCHEMA_NODES (its message follows the schema's name). */
 class DescriptionTooLarge extends Error {}
 
 /**
- * The schemas checks hold (`z.property('x', schema)`) in one describeWorkflow, each written once,
+ * The schemas checks hold (`z.property('x', schema)`) in one schema of a definition, each written once,
  * as what it returns and what it accepts (`{ output, input }`), each schema it holds in turn
  * written the same way, except those on a cycle of checks with it (HOLDS_THIS_CHECK): so a
  * schema's note is the same wherever it is met, whatever the order of the fields. Writing a held
@@ -519,6 +523,8 @@ class DescriptionTooLarge extends Error {}
 class HeldSchemas {
   /** The schema nodes counted so far: those zod writes, and each held schema's again where a note repeats it. */
   private nodes = 0;
+  /** Of `nodes`, those of the schemas checks hold: written or read for what they hold, or repeated in a note. */
+  private heldNodes = 0;
   private readonly written = new Map<z.ZodType, { json: Json; nodes: number }>();
   private readonly holds = new Map<z.ZodType, z.ZodType[]>();
   /** The nodes of each held schema being written, innermost last: what its note repeats. */
@@ -526,22 +532,37 @@ class HeldSchemas {
   /** The held schema being written or read for what it holds, for the refusal's message. */
   private current: string | null = null;
 
-  /** Counts `n` schema nodes (a node zod writes, or a held schema's note repeated); past MAX_SCHEMA_NODES, refuses the definition, naming where. */
-  count(path: readonly (string | number)[] | undefined, n = 1): void {
+  /**
+   * Counts `n` schema nodes (a node zod writes, or a held schema's note repeated: `held`); past
+   * MAX_SCHEMA_NODES, refuses the schema, saying what was counted and, when most of it is the
+   * schemas its checks hold, that those are the cause.
+   */
+  count(path: readonly (string | number)[] | undefined, n = 1, held = false): void {
     this.nodes += n;
+    if (held || this.current !== null) this.heldNodes += n;
     if (this.writing.length > 0) this.writing[this.writing.length - 1]! += n;
     if (this.nodes <= MAX_SCHEMA_NODES) return;
     const at = path === undefined || path.length === 0 ? 'its root' : path.join('.');
+    const counted =
+      `is too large to describe for the definition's fingerprint: it has more than ${MAX_SCHEMA_NODES} schema nodes ` +
+      `(the limit per schema; ${this.nodes} counted where the count stopped, at ${at} of ${this.current ?? 'the schema'}), ` +
+      'counting the JSON Schema of what it gives and of what it accepts, each field, item and wrapper such as .optional() a node';
+    if (this.heldNodes * 2 > this.nodes) {
+      throw new DescriptionTooLarge(
+        `${counted}, and the schemas its z.property() checks hold, written in the note of each check that holds them (${this.heldNodes} of the nodes): ` +
+          'checks whose schemas hold other checked schemas, or a getter that makes a new checked schema at each call, are the usual cause',
+      );
+    }
+    const heldPart = this.heldNodes > 0 ? `, and the schemas its z.property() checks hold (${this.heldNodes} of the nodes)` : '';
     throw new DescriptionTooLarge(
-      `is too large to describe for the definition's fingerprint: with the schemas its checks hold (z.property), each written in the note of each check that holds it, it has more than ${MAX_SCHEMA_NODES} schema nodes ` +
-        `(the limit was reached at ${at} of ${this.current ?? 'the schema'}); checks whose schemas hold other checked schemas, or a getter that makes a new checked schema at each call, are the usual cause`,
+      `${counted}${heldPart}: a schema of thousands of fields is the usual cause; keep many like values as a z.record() or z.array() of one schema, described once whatever the number of entries`,
     );
   }
 
   /** The note of `schema` (a check holds it), its nodes counted again: the note repeats them. */
   note(schema: z.ZodType, path: readonly (string | number)[] | undefined): Json {
     const { json, nodes } = this.written.get(schema) ?? this.describe(schema);
-    this.count(path, nodes);
+    this.count(path, nodes, true);
     return json;
   }
 
@@ -968,8 +989,9 @@ export function diffDescriptors(recorded: WorkflowDescriptor, currentDescriptor:
   if (recorded.name !== current.name) out.push(`workflow name changed from ${recorded.name} to ${current.name}`);
   if (recorded.version !== current.version) out.push(`version changed from ${recorded.version} to ${current.version}`);
   if (recorded.start !== current.start) out.push(`start node changed from ${recorded.start} to ${current.start}`);
-  out.push(...diffNodes(recorded.nodes ?? [], current.nodes ?? []));
-  out.push(...diffSchemaPair('state schema', recorded.state, recorded.stateInput, current.state, current.stateInput));
+  // Appended one by one: a spread of 65,535 renamed nodes' lines overflowed the call stack.
+  for (const line of diffNodes(recorded.nodes ?? [], current.nodes ?? [])) out.push(line);
+  for (const line of diffSchemaPair('state schema', recorded.state, recorded.stateInput, current.state, current.stateInput)) out.push(line);
   if (out.length > 0) return out;
   if (recorded.format === 1) {
     // Normalized, the two are the same: what changed is what format 1 counted and format 2 does not.
@@ -997,7 +1019,7 @@ function diffNodes(recorded: NodeDescriptor[], current: NodeDescriptor[]): strin
       out.push(`node ${name} route changed from ${routeText(old.next)} to ${routeText(now.next)}`);
     }
     if (old.kind === 'interrupt' && now.kind === 'interrupt') {
-      out.push(...diffSchemaPair(`resume schema of ${name}`, old.resume ?? null, old.resumeInput, now.resume ?? null, now.resumeInput));
+      for (const line of diffSchemaPair(`resume schema of ${name}`, old.resume ?? null, old.resumeInput, now.resume ?? null, now.resumeInput)) out.push(line);
     }
   }
   // The order of the nodes both keep, whatever else changed (an added or removed node alone moves

@@ -6,6 +6,7 @@ import { openSession, print, UsageError } from '../context.js';
 import { hintDisagreement } from '../output.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandModule } from '../registry.js';
+import type { Store } from '../../store/store.js';
 
 /** Whether a report shows a problem: a damaged record, a stored summary or a status hint that disagrees with the log. */
 function hasProblem(report: ScrubReport): boolean {
@@ -40,6 +41,14 @@ function describeLog(report: ScrubReport): string {
   return `run ${report.runId}: ok, ${checked}, ${summary}, ${hint}`;
 }
 
+/** What `scrub --all` scrubs: every listed run, then the runs whose records are stored without a listing (SQLite). */
+export async function runsToScrub(store: Pick<Store, 'listRuns' | 'listUnlistedRuns'>): Promise<string[]> {
+  const runIds = (await store.listRuns()).map((listing) => listing.runId);
+  // One at a time, not push(...unlisted): there may be more of them than a call takes arguments.
+  for (const id of (await store.listUnlistedRuns?.()) ?? []) runIds.push(id);
+  return runIds;
+}
+
 export const scrubCommand: CommandModule = {
   name: 'scrub',
   register(program: Command) {
@@ -64,9 +73,7 @@ export const scrubCommand: CommandModule = {
           // report names the damage, NO_RECORDS.)
           const reports: ScrubReport[] = [];
           const failures: { runId: string; error: unknown }[] = [];
-          // Every listed run, then the runs whose records are stored without a listing (SQLite).
-          const runIds = (await session.remit.store.listRuns()).map((listing) => listing.runId);
-          runIds.push(...((await session.remit.store.listUnlistedRuns?.()) ?? []));
+          const runIds = await runsToScrub(session.remit.store);
           for (const id of runIds) {
             try {
               reports.push(await session.remit.scrub(id));
