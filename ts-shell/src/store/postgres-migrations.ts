@@ -2,7 +2,12 @@
  * The PostgreSQL schema of the REMIT store, as versioned migrations applied by the library itself.
  *
  * - Migrations are an ordered array; version n is applied once, in order, and recorded in
- *   `<schema>.schema_migrations`. A published migration is never edited: a change is a new entry.
+ *   `<schema>.schema_migrations`. What a published migration makes is never changed: a change is a
+ *   new entry. Migrations 1-3 were given `IF NOT EXISTS` forms later, so that a schema whose
+ *   bookkeeping rows were lost (deleted to let an older release open it, a restore without the
+ *   table) is brought up to date instead of failing at every open with `relation "summaries"
+ *   already exists`; a table of another shape under REMIT's name is refused (checkTablesAreRemits).
+ * - A migration that fails says which one it was (MigrationFailedError), keeping the server's code.
  * - All pending migrations are applied in one transaction holding a transaction-scoped advisory
  *   lock keyed by the schema name, so any number of processes may open the store at once: one
  *   applies, the others wait for it and then find nothing to do.
@@ -29,7 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 1,
     name: 'runs and records',
     sql: `
-CREATE TABLE {schema}.runs (
+CREATE TABLE IF NOT EXISTS {schema}.runs (
   run_id      text        PRIMARY KEY,
   next_seq    integer     NOT NULL CHECK (next_seq > 0),
   created_at  timestamptz NOT NULL,
@@ -38,7 +43,7 @@ CREATE TABLE {schema}.runs (
 -- One row per record. The primary key (run_id, seq) makes a second record at any seq impossible,
 -- whatever the writers do. append_token identifies the append call that wrote the row; it is how a
 -- writer that lost its connection finds out whether its own append committed (docs/postgres.md).
-CREATE TABLE {schema}.records (
+CREATE TABLE IF NOT EXISTS {schema}.records (
   run_id        text        NOT NULL REFERENCES {schema}.runs (run_id),
   seq           integer     NOT NULL CHECK (seq >= 0),
   bytes         bytea       NOT NULL,
@@ -46,7 +51,7 @@ CREATE TABLE {schema}.records (
   committed_at  timestamptz NOT NULL,
   PRIMARY KEY (run_id, seq)
 );
-CREATE INDEX runs_created_at ON {schema}.runs (created_at, run_id);
+CREATE INDEX IF NOT EXISTS runs_created_at ON {schema}.runs (created_at, run_id);
 `,
   },
   {
@@ -56,7 +61,7 @@ CREATE INDEX runs_created_at ON {schema}.runs (created_at, run_id);
 -- One recovery summary per run, written by an append in the same statement (docs/log-format.md,
 -- "Stored recovery summary"); opaque bytes to the store. No foreign key: the run's row may be
 -- created by that same statement.
-CREATE TABLE {schema}.summaries (
+CREATE TABLE IF NOT EXISTS {schema}.summaries (
   run_id        text    PRIMARY KEY,
   record_count  integer NOT NULL CHECK (record_count > 0),
   byte_length   bigint  NOT NULL CHECK (byte_length >= 0),
@@ -72,8 +77,16 @@ CREATE TABLE {schema}.summaries (
 -- The sequencer's status hint, written by the appends that change it (docs/guide.md, "Recovery at
 -- start-up"). NULL: unknown (runs stored before this migration, or after a repair), so a recovery
 -- candidate. Adding a nullable column rewrites no row; the partial index holds only candidates.
-ALTER TABLE {schema}.runs ADD COLUMN status text CHECK (status IN ('running', 'parked', 'completed', 'failed'));
-CREATE INDEX runs_to_recover ON {schema}.runs (created_at, run_id) WHERE status IS NULL OR status = 'running';
+-- Applied again to a schema that has the column (its bookkeeping row was lost: deleted so that a
+-- release without hints could open it), the hints are made unknown, as this migration leaves them:
+-- that release wrote none, so a run it left running may carry the hint 'parked' and be hidden.
+DO $remit$ BEGIN
+  IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '{schema}.runs'::regclass AND attname = 'status' AND NOT attisdropped) THEN
+    UPDATE {schema}.runs SET status = NULL WHERE status IS NOT NULL;
+  END IF;
+END $remit$;
+ALTER TABLE {schema}.runs ADD COLUMN IF NOT EXISTS status text CHECK (status IN ('running', 'parked', 'completed', 'failed'));
+CREATE INDEX IF NOT EXISTS runs_to_recover ON {schema}.runs (created_at, run_id) WHERE status IS NULL OR status = 'running';
 `,
   },
   {
@@ -110,6 +123,30 @@ export class SchemaVersionError extends Error {
   }
 }
 
+/**
+ * A step of the migration (creating the schema or its bookkeeping table, applying a migration or
+ * recording it) that the server refused, saying which: a data-only role at migration 3 got only
+ * `must be owner of index runs_to_recover`, which does not say that a migration was being
+ * applied. The server's error is the cause, and its SQLSTATE is this error's `code`, so the store
+ * reports the same storeCode (a timeout stays TIMEOUT; a broken connection is retried).
+ */
+export class MigrationFailedError extends Error {
+  readonly code: string | undefined;
+  constructor(readonly schema: string, readonly step: string, cause: unknown) {
+    const found = (cause as { code?: unknown } | null)?.code;
+    const code = typeof found === 'string' ? found : undefined;
+    const advice = code === '42501'
+      ? ': the role lacks a privilege this needs (creating the schema takes CREATE on the database, a table CREATE on the schema, and altering a table or its index its ownership): ' +
+        'apply the migrations once with the credentials of the role that owns the schema ' +
+        'and its tables (the default migrate: \'apply\'), and open the stores of roles that may not change the schema with migrate: \'verify\', ' +
+        'with the grants docs/postgres.md lists ("Permissions")'
+      : '';
+    super(`schema ${schema}: ${step} failed: ${cause instanceof Error ? cause.message : String(cause)}; nothing was applied (the pending migrations are one transaction)${advice}`, { cause });
+    this.name = 'MigrationFailedError';
+    this.code = code;
+  }
+}
+
 export interface MigrationReport {
   applied: number[];
   version: number;
@@ -141,15 +178,62 @@ export async function migrateSchema(
     if (pending.length > 0 && options.mode === 'verify') {
       throw new SchemaVersionError(schema, found, latest, `migrations ${pending.map((m) => m.version).join(', ')} are not applied`);
     }
+    await checkTablesAreRemits(client, schema, found, latest, pending);
     for (const migration of pending) {
-      await client.query(migration.sql.replaceAll('{schema}', quoted));
-      await client.query(`INSERT INTO ${quoted}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      const step = `applying migration ${migration.version} (${migration.name})`;
+      await inStep(schema, step, () => client.query(migration.sql.replaceAll('{schema}', quoted)));
+      await inStep(schema, `${step}: recording it in schema_migrations`, () =>
+        client.query(`INSERT INTO ${quoted}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]));
     }
     await client.query('COMMIT');
     return { applied: pending.map((m) => m.version), version: latest };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
+  }
+}
+
+/** `run`, its error (a server's) restated as MigrationFailedError naming `step`. */
+async function inStep<T>(schema: string, step: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof MigrationFailedError || error instanceof SchemaVersionError) throw error;
+    throw new MigrationFailedError(schema, step, error);
+  }
+}
+
+/** The columns of each table the built-in migrations 1 and 2 create (REMIT_TABLES: what makes a table of that name REMIT's). */
+const REMIT_TABLES: ReadonlyMap<string, { version: number; columns: readonly string[] }> = new Map([
+  ['runs', { version: 1, columns: ['run_id', 'next_seq', 'created_at', 'updated_at'] }],
+  ['records', { version: 1, columns: ['run_id', 'seq', 'bytes', 'append_token', 'committed_at'] }],
+  ['summaries', { version: 2, columns: ['run_id', 'record_count', 'byte_length', 'snapshot_seq', 'summary'] }],
+]);
+
+/**
+ * Before a built-in migration that creates a table (1: runs, records; 2: summaries) is applied, a
+ * relation of that name already in the schema must be REMIT's table (its bookkeeping rows were
+ * lost), which `CREATE TABLE IF NOT EXISTS` then keeps. Another program's table of that name (a
+ * schema shared with it: `public`) would be taken for REMIT's, and the store's writes would fail
+ * on it or reference it: refused, SchemaVersionError, nothing changed.
+ */
+async function checkTablesAreRemits(client: SqlClient, schema: string, found: number, latest: number, pending: readonly Migration[]): Promise<void> {
+  const creating = [...REMIT_TABLES].filter(([, t]) => pending.some((m) => m === MIGRATIONS[t.version - 1]));
+  if (creating.length === 0) return;
+  const rows = await client.query<{ relname: string; relkind: string; columns: string[] | null }>(
+    `SELECT c.relname, c.relkind::text AS relkind,
+       (SELECT array_agg(a.attname::text) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = ANY($2::text[])`,
+    [schema, creating.map(([name]) => name)],
+  );
+  for (const row of rows.rows) {
+    const table = REMIT_TABLES.get(row.relname)!;
+    const missing = table.columns.filter((c) => !(row.columns ?? []).includes(c));
+    if ((row.relkind === 'r' || row.relkind === 'p') && missing.length === 0) continue;
+    const what = row.relkind === 'r' || row.relkind === 'p' ? `a table ${row.relname} without ${missing.join(', ')}` : `a relation ${row.relname} that is not a table (relkind ${row.relkind})`;
+    throw new SchemaVersionError(schema, found, latest,
+      `schema_migrations records ${found === 0 ? 'no migration' : `migrations up to ${found}`}, and the schema holds ${what}, which is not the table migration ${table.version} creates: ` +
+        'another program\'s in a schema REMIT shares, or REMIT\'s altered by hand; nothing was changed: give REMIT a schema of its own (the schema option)');
   }
 }
 
@@ -160,14 +244,14 @@ async function appliedVersions(client: SqlClient, schema: string, quoted: string
   // so a schema created beforehand by an administrator is detected first and left alone.
   if (exists.rowCount === 0) {
     if (verifyOnly) return [];
-    await client.query(`CREATE SCHEMA ${quoted}`);
+    await inStep(schema, 'creating the schema', () => client.query(`CREATE SCHEMA ${quoted}`));
   }
   const table = await client.query(`SELECT to_regclass($1) AS oid`, [`${quoted}.schema_migrations`]);
   if (table.rows[0]?.oid === null) {
     if (verifyOnly) return [];
-    await client.query(
+    await inStep(schema, 'creating the bookkeeping table schema_migrations', () => client.query(
       `CREATE TABLE ${quoted}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
+    ));
   }
   const rows = await client.query<{ version: number }>(`SELECT version FROM ${quoted}.schema_migrations ORDER BY version`);
   return rows.rows.map((r) => r.version);

@@ -49,9 +49,10 @@ export interface SqliteStoreOptions {
   /** How long a writer waits for another process's write lock before failing (default 5000 ms). */
   busyTimeoutMs?: number;
   /**
-   * true (default): create the file (and its folder) when it does not exist. false: a missing file
-   * is a StoreNotFoundError, and nothing is created (for tools that only read, so that a mistyped
-   * path is an error instead of a new, empty store).
+   * true (default): create the file (and its folder) when it does not exist, and migrate an older
+   * layout. false: a missing file is a StoreNotFoundError, and nothing is created (for tools that
+   * only read, so that a mistyped path is an error instead of a new, empty store); a file of an
+   * older layout is refused (StoreError SCHEMA_VERSION), never migrated (layoutNotMigrated).
    */
   create?: boolean;
   clock?: StoreClock;
@@ -281,13 +282,11 @@ function preparedOnFirstUse<T extends Record<string, () => unknown>>(makers: T):
   return out;
 }
 
-/** Whether the file holds every one of `tables` (default: every table of the layout). */
-function hasTables(db: Db, tables: readonly string[] = LAYOUT_TABLES): boolean {
+/** Whether the file holds every one of `tables`. */
+function hasTables(db: Db, tables: readonly string[]): boolean {
   const found = db.prepare(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN (${tables.map(() => '?').join(', ')})`).pluck().get(...tables);
   return found === tables.length;
 }
-
-const LAYOUT_TABLES = ['remit_schema', 'remit_runs', 'remit_records', 'remit_summaries'];
 
 /**
  * Whether the file holds a REMIT layout of any version (remit_summaries came later, and migrating
@@ -452,6 +451,9 @@ function accessRefusal(path: string, mode: number): string | undefined {
 /** SQLite's codes at open that a missing permission gives, with no word of which path. */
 const ACCESS_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_READONLY_DIRECTORY', 'SQLITE_READONLY', 'SQLITE_PERM']);
 
+/** The codes of a write the process may not make (accessProblemOf's, or SQLite's own when it found none; SQLITE_READONLY_* too). */
+const ACCESS_FAILURES = new Set(['EACCES', 'EPERM', 'EROFS', ...ACCESS_CODES]);
+
 /**
  * A store that must not create fails on a missing file with StoreNotFoundError, and on a file it
  * may not see (a folder it cannot search) with the StoreError of the system's code, so that
@@ -514,11 +516,73 @@ function migrate(db: Db, earlierRelease: boolean): void {
   }
 }
 
-/** The layout version in remit_schema, or undefined for a file without that table (new, another program's, or an earlier release's). */
-function layoutVersionOf(db: Db): number | undefined {
-  if (!hasTables(db, ['remit_schema'])) return undefined;
-  const version = db.prepare('SELECT max(version) FROM remit_schema').pluck().get();
-  return typeof version === 'number' ? version : undefined;
+/**
+ * What a REMIT file's layout holds, read from its tables, columns and index, never from a version
+ * number alone (a host may have changed user_version; a hand edit may have dropped the index or a
+ * column of a file whose remit_schema says 5).
+ */
+interface LayoutFound {
+  /**
+   * The version remit_schema records or, in a file without it (an earlier release kept the version
+   * in user_version), the earliest layout its tables, columns and index match: 1 keeps next_seq in
+   * remit_runs, 2 has no remit_summaries, 3 no status column, 4 another recovery index than this
+   * release's.
+   */
+  version: number;
+  /** What an open that may write changes to bring it to this release's layout, in words and in order; empty: nothing. */
+  changes: string[];
+  /**
+   * Whether this release reads and writes the file as it is: every table and column it uses is
+   * there, and the version is this layout's. Only the version row (a layout-5 file of an earlier
+   * release) or the index of the runs to recover (dropped by hand: listRunsToRecover then scans
+   * remit_runs) may be missing or other.
+   */
+  usableAsIs: boolean;
+}
+
+/** REMIT's tables and its index, as sqlite_schema lists them (one statement: the open's fast path reads it). */
+const LAYOUT_OBJECTS_SQL =
+  "SELECT type, name, sql FROM sqlite_schema WHERE (type = 'table' AND name IN ('remit_schema', 'remit_runs', 'remit_records', 'remit_summaries')) " +
+  "OR (type = 'index' AND name = 'remit_runs_to_recover')";
+
+/** The file's layout (LayoutFound), or undefined for a file without remit_runs and remit_records (new, or another program's). */
+function layoutOf(db: Db): LayoutFound | undefined {
+  const objects = new Map(db.prepare<[], { type: string; name: string; sql: unknown }>(LAYOUT_OBJECTS_SQL).all().map((o) => [o.name, o]));
+  if (!objects.has('remit_runs') || !objects.has('remit_records')) return undefined;
+  const stored = objects.has('remit_schema') ? db.prepare('SELECT max(version) FROM remit_schema').pluck().get() : undefined;
+  const recorded = typeof stored === 'number' ? stored : undefined;
+  const columns = new Set((db.pragma('table_info(remit_runs)') as { name: string }[]).map((c) => c.name));
+  const obsolete = ['next_seq', 'updated_at_ms'].filter((c) => columns.has(c));
+  const summaries = objects.has('remit_summaries');
+  const status = columns.has('status');
+  // SQLite keeps the CREATE statement's text as it was given: any other text is another index.
+  const index = objects.get('remit_runs_to_recover')?.sql;
+  const changes: string[] = [];
+  if (obsolete.length > 0) changes.push(`drop remit_runs.${obsolete.join(', ')}`);
+  if (!summaries) changes.push('create remit_summaries');
+  if (!status) changes.push('add remit_runs.status (the status hint, NULL: unknown)');
+  if (index !== RECOVERY_INDEX_SQL) changes.push(`${index === undefined ? 'create' : 'rebuild'} the index remit_runs_to_recover`);
+  if (recorded !== SQLITE_SCHEMA_VERSION) changes.push(`record version ${SQLITE_SCHEMA_VERSION} in remit_schema`);
+  const version = recorded ?? (obsolete.length > 0 ? 1 : !summaries ? 2 : !status ? 3 : index !== RECOVERY_INDEX_SQL ? 4 : SQLITE_SCHEMA_VERSION);
+  return { version, changes, usableAsIs: obsolete.length === 0 && summaries && status && version === SQLITE_SCHEMA_VERSION };
+}
+
+/**
+ * A store opened with `create: false` changes no layout: a file older than this release's (or one
+ * lacking a table or column it uses) is refused, StoreError SCHEMA_VERSION as for a newer one.
+ * Migrating it from a tool that only reads (the CLI's `remit runs`) dropped next_seq from a
+ * layout-1 file under a replica of that release still running on it, whose every write then
+ * failed (`no such column: next_seq`).
+ */
+function layoutNotMigrated(description: string, path: string, layout: LayoutFound): StoreError {
+  const state = layout.version < SQLITE_SCHEMA_VERSION
+    ? `its REMIT layout is older than this library's (file at version ${layout.version}, this library's is ${SQLITE_SCHEMA_VERSION})`
+    : `its REMIT layout (version ${layout.version}) lacks what this library reads and writes (altered by hand or by another program)`;
+  return new StoreError(description, 'open', 'SCHEMA_VERSION', { field: 'schema' }, new Error(
+    `the database file ${path}: ${state}; a store opened with create: false does not migrate it (${layout.changes.join('; ')}), so nothing in it was changed: ` +
+      'open it once with create: true (a service\'s open; the CLI with --create), which migrates it' +
+      (layout.version < SQLITE_SCHEMA_VERSION ? ', after stopping every process of an older release that uses the file (docs/guide.md, "Upgrading REMIT"); or read it with the release that wrote it' : ''),
+  ));
 }
 
 /**
@@ -604,7 +668,7 @@ export class SqliteStore implements Store {
     // timeout) closes the connection it made: left open, each one kept its file descriptors (the
     // file's and the -shm's) until garbage collection, so a service retrying its open piled them up.
     try {
-      this.opened = this.openConnection(busyTimeoutMs, synchronous);
+      this.opened = this.openConnection(busyTimeoutMs, synchronous, create);
       // From here on a lock is waited out on timers, not inside a call (waitOutLocks).
       this.busyTimeoutMs = busyTimeoutMs;
       this.db.pragma('busy_timeout = 0');
@@ -697,38 +761,73 @@ export class SqliteStore implements Store {
 
   /**
    * Set the connection up (busy timeout, WAL, synchronous, the layout) and return the file it
-   * opened: every write checks the path still names it (checkSameFile).
+   * opened: every write checks the path still names it (checkSameFile). `create` false: the layout
+   * is never changed (layoutNotMigrated).
    */
-  private openConnection(busyTimeoutMs: number, synchronous: string): OpenedFile | undefined {
+  private openConnection(busyTimeoutMs: number, synchronous: string, create: boolean): OpenedFile | undefined {
     this.wrap('open', {}, () => {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       // A newer layout is refused before anything of the file is changed (WAL, tables).
-      const version = layoutVersionOf(this.db);
-      checkLayoutNotNewer(this.description, this.path, version);
+      const layout = layoutOf(this.db);
+      checkLayoutNotNewer(this.description, this.path, layout?.version);
+      // Refused before WAL is set: a store that must not create changes nothing of such a file.
+      if (!create && layout !== undefined && !layout.usableAsIs) throw layoutNotMigrated(this.description, this.path, layout);
       enableWal(this.db, busyTimeoutMs);
       this.db.pragma(`synchronous = ${synchronous}`);
       // A file already at this layout needs neither the schema's statements nor the write lock
       // they take (about a millisecond of a fresh process's open). The version is written in the
-      // transaction that creates or migrates the tables.
-      if (version === SQLITE_SCHEMA_VERSION && hasTables(this.db)) return;
-      // A file an earlier release left at this very layout (its user_version says so, and it has no
-      // remit_schema yet) is read as it is when it cannot be written (a read-only backup, a user who
-      // may only read): the version row is written by the first open that can write.
-      const earlierAtThisLayout = version === undefined && hasTables(this.db, ['remit_runs', 'remit_records', 'remit_summaries']) && this.db.pragma('user_version', { simple: true }) === SQLITE_SCHEMA_VERSION;
+      // transaction that creates or migrates the tables. What is checked is what the file holds
+      // (layoutOf), so an index dropped by hand is rebuilt and a status column dropped is added
+      // again (NULL: every run a candidate until recoverAll has looked), never trusted to be there.
+      if (layout !== undefined && layout.changes.length === 0) return;
+      // A file this release uses as it is (a layout-5 file of an earlier release, which has no
+      // remit_schema yet; an index dropped by hand) is read as it is by a store that must not
+      // change it, and when it cannot be written (a read-only backup, a user who may only read):
+      // the version row and the index are written by the first open that can write.
+      if (!create && layout !== undefined) return;
       try {
         this.db.transaction(() => {
           // Read again under the write lock: another process may have migrated the file meanwhile.
-          checkLayoutNotNewer(this.description, this.path, layoutVersionOf(this.db));
+          checkLayoutNotNewer(this.description, this.path, layoutOf(this.db)?.version);
           const earlierRelease = !hasTables(this.db, ['remit_schema']) && isRemitFile(this.db);
           this.db.exec(SCHEMA);
           migrate(this.db, earlierRelease);
         }).immediate();
       } catch (error) {
-        if (earlierAtThisLayout && isReadonlyError(error)) return;
-        throw error;
+        if (layout?.usableAsIs === true && isReadonlyError(error)) return;
+        // A new file's tables (no layout yet) fail as any open does.
+        if (layout === undefined || (error instanceof StoreError && error.storeCode === 'SCHEMA_VERSION')) throw error;
+        throw this.migrationFailed(layout, error, busyTimeoutMs);
       }
     });
     return this.path === ':memory:' ? undefined : this.wrap('open', {}, () => ({ identity: fileIdentityOf(this.path), sqliteFile: realpathSync(this.path) }));
+  }
+
+  /**
+   * The error of a migration that failed (rolled back: nothing in the file changed), saying it was
+   * one, from which version to which and what it was to change, with the failure's own code and
+   * cause: a read-only file said only EACCES, another program's view on next_seq only `error in
+   * view progress after drop column`, and a replica opening while another process migrated a
+   * large file only `database is locked`.
+   */
+  private migrationFailed(layout: LayoutFound, error: unknown, busyTimeoutMs: number): StoreError {
+    const failure = error instanceof StoreError ? error : this.storeErrorOf('open', {}, error);
+    const code = failure.storeCode;
+    const what = describeThrown(failure.cause ?? failure);
+    const advice =
+      code.startsWith('SQLITE_BUSY')
+        ? `another connection held the write lock for the whole busy timeout (${busyTimeoutMs} ms): another process may be migrating this file, or a backup or the sqlite3 shell may hold it; open again once it is done, or with a larger busyTimeoutMs`
+        : ACCESS_FAILURES.has(code) || code.startsWith('SQLITE_READONLY')
+          ? 'open it once as a user who may write the file and its folder (the service), which migrates it, or open a writable copy'
+          : /error in (view|index|trigger) .* after (drop|add) column/.test(what)
+            ? 'another program\'s view, index or trigger in the file uses what the migration changes (named above): drop or change it, then open again'
+            : undefined;
+    return new StoreError(this.description, 'open', code, {}, new Error(
+      `migrating the SQLite layout of the database file ${this.path} ${layout.version === SQLITE_SCHEMA_VERSION ? `(version ${layout.version}, altered)` : `from version ${layout.version} to ${SQLITE_SCHEMA_VERSION}`} ` +
+        `(to ${layout.changes.join('; ')}) failed: ${what}; ` +
+        `nothing in the file was changed (the migration is one transaction)${advice === undefined ? '' : `: ${advice}`}`,
+      { cause: error },
+    ));
   }
 
   /**
@@ -938,17 +1037,22 @@ export class SqliteStore implements Store {
       return step();
     } catch (error) {
       if (error instanceof RemitError) throw error;
-      // The clock threw inside the step (rolled back: nothing written): one code, whatever it threw.
-      if (error instanceof ClockFailure) throw clockFailed(this.description, operation, subject, error.thrown);
-      const code = (error as { code?: unknown }).code;
-      if (operation === 'open' && typeof code === 'string' && ACCESS_CODES.has(code) && this.path !== ':memory:') {
-        // SQLite names neither the path nor the access it lacks (`unable to open database file`):
-        // said here, as the EACCES the store reports for a path it may not look at.
-        const found = accessProblemOf(this.path);
-        if (found !== undefined) throw new StoreError(this.description, operation, found.code, subject, new Error(`${found.problem} (SQLite: ${describeThrown(error)}, ${code})`, { cause: error }));
-      }
-      throw new StoreError(this.description ?? 'sqlite', operation, typeof code === 'string' ? code : 'SQLITE_ERROR', subject, error);
+      throw this.storeErrorOf(operation, subject, error);
     }
+  }
+
+  /** A driver's error (or the clock's, carried as a ClockFailure) as the StoreError of `operation`, with SQLite's code. */
+  private storeErrorOf(operation: string, subject: { runId?: string; seq?: number }, error: unknown): StoreError {
+    // The clock threw inside the step (rolled back: nothing written): one code, whatever it threw.
+    if (error instanceof ClockFailure) return clockFailed(this.description, operation, subject, error.thrown);
+    const code = (error as { code?: unknown }).code;
+    if (operation === 'open' && typeof code === 'string' && ACCESS_CODES.has(code) && this.path !== ':memory:') {
+      // SQLite names neither the path nor the access it lacks (`unable to open database file`):
+      // said here, as the EACCES the store reports for a path it may not look at.
+      const found = accessProblemOf(this.path);
+      if (found !== undefined) return new StoreError(this.description, operation, found.code, subject, new Error(`${found.problem} (SQLite: ${describeThrown(error)}, ${code})`, { cause: error }));
+    }
+    return new StoreError(this.description ?? 'sqlite', operation, typeof code === 'string' ? code : 'SQLITE_ERROR', subject, error);
   }
 }
 
