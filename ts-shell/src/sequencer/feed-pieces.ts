@@ -27,7 +27,11 @@ export interface SummaryAt {
 export const EMPTY_SUMMARY_AT: SummaryAt = { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0 };
 
 /**
- * Feed `log[from.byteLength..end)` to the core from `from` in pieces of at most `chunkBytes`.
+ * Feed the log's bytes from `from.byteLength` to `end` to the core from `from` in pieces of at
+ * most `chunkBytes`. `log[offset - skipped]` is the log's byte at `offset`, for every offset from
+ * `from.byteLength` on: a session read from a stored summary holds record 0 and then the bytes
+ * from the head snapshot on (./log-buffer.ts), and `skipped` bytes between them, which the summary
+ * covers, are not in `log` (0: `log` is the whole log). Offsets in the answers are the whole log's.
  * A piece that ends inside a record leaves it torn and the summary where it was, so the next piece
  * starts there again, twice as long until the record fits. Returns the last answer and the summary
  * reached (durable records only: a torn tail is fed again next time; on a recovery error, the
@@ -35,13 +39,14 @@ export const EMPTY_SUMMARY_AT: SummaryAt = { summary: EMPTY_SUMMARY, byteLength:
  * a stored one can be refused; the core's own never are).
  */
 export function feedInPieces(
-  core: RecoveryCore, from: SummaryAt, log: Uint8Array, end: number, chunkBytes = FEED_CHUNK_BYTES,
+  core: RecoveryCore, from: SummaryAt, log: Uint8Array, end: number, chunkBytes = FEED_CHUNK_BYTES, skipped = 0,
 ): { recovery: Recovery; at: SummaryAt } | null {
+  assert(from.byteLength >= skipped && end - skipped <= log.length, () => `feed of log bytes ${from.byteLength} to ${end} outside the ${log.length} bytes held past ${skipped} skipped`);
   let at = from;
   let pieceBytes = chunkBytes;
   for (;;) {
     const pieceEnd = Math.min(end, at.byteLength + pieceBytes);
-    const fed = core.feed(at.summary, log.subarray(at.byteLength, pieceEnd));
+    const fed = core.feed(at.summary, log.subarray(at.byteLength - skipped, pieceEnd - skipped));
     if (!fed.ok) return null;
     if (!fed.recovery.ok) return { recovery: fed.recovery, at };
     const advanced = fed.recovery.durableLen > at.byteLength;

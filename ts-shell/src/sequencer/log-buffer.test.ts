@@ -44,6 +44,33 @@ describe('LogBuffer', () => {
     expect(grownCapacity(2.5 * 2 ** 30, 2.5 * 2 ** 30 + 100)).toBe(MAX_LOG_BYTES);
   });
 
+  it('skipping bytes (a read from a stored summary): holds the rest, and translates offsets in the log to positions in what it holds', () => {
+    fc.assert(fc.property(
+      fc.uint8Array({ minLength: 1, maxLength: 32 }), fc.integer({ min: 1, max: 1 << 30 }), fc.uint8Array({ maxLength: 64 }), fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 4 }),
+      (first, skipped, rest, pieces) => {
+        const held = new Uint8Array([...first, ...rest]);
+        const log = new LogBuffer(held, held.length, { at: first.length, bytes: skipped });
+        for (const piece of pieces) log.push([piece]);
+        const expected = [...first, ...rest, ...pieces.flatMap((p) => [...p])];
+        expect([...log.held]).toEqual(expected);
+        expect(log.byteLength).toBe(expected.length + skipped);
+        expect(log.skippedBytes).toBe(skipped);
+        expect(() => log.bytes).toThrow(/does not hold bytes/);
+        for (let i = 0; i <= expected.length; i++) expect(log.indexOf(log.offsetOf(i))).toBe(i);
+        expect(log.indexOf(first.length)).toBe(-1);
+        expect(log.indexOf(first.length + skipped - 1)).toBe(-1);
+        expect(log.indexOf(first.length + skipped)).toBe(first.length);
+        // A prefix keeps what it skips, and its first push never writes into the bytes it shares.
+        const cut = first.length + skipped + rest.length;
+        const prefix = log.prefix(cut);
+        expect(prefix.byteLength).toBe(cut);
+        prefix.push([Uint8Array.of(7)]);
+        expect([...log.held]).toEqual(expected);
+        expect(prefix.held[first.length + rest.length]).toBe(7);
+      },
+    ));
+  });
+
   it('refuses a length outside its buffer', () => {
     expect(() => new LogBuffer(new Uint8Array(4), 5)).toThrow(RangeError);
     expect(() => new LogBuffer(new Uint8Array(4), -1)).toThrow(/outside its 4-byte buffer/);

@@ -22,7 +22,7 @@ import { END, describeInFormat, type Workflow } from '../workflow/workflow.js';
 import { LogBuffer } from './log-buffer.js';
 import { damageError, diagnoseRows, namingRecordSeq, type RunDamage } from './log-health.js';
 import {
-  advanceHead, checkRecovery, cloneJson, headState, kindName, runStartedRecord, STATUS_NAMES, statusAfterRecords, type HeadState,
+  advanceHead, checkRecovery, cloneJson, headState, kindName, recordAt, runStartedRecord, STATUS_NAMES, statusAfterRecords, type HeadState,
 } from './log-view.js';
 import type { FenceSettings } from './fence.js';
 import type { RecoverySummary, RunRead, RunStatusHint, StoredRecord } from '../store/store.js';
@@ -34,15 +34,29 @@ import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions
 import { GROUPABLE_ACTIONS, Step } from './step.js';
 
 /**
- * A durable recovery summary goes with an append once this many records were appended since the
- * stored one (docs/architecture.md, decision 9): a fresh process then reads at most about this
- * many records past the head's snapshot, and a summary costs no extra commit.
+ * A durable recovery summary goes with an append once at least this many records were appended
+ * since the stored one (docs/architecture.md, decision 9), and enough log bytes for
+ * SUMMARY_BYTES_PER_LOG_BYTE: a fresh process then reads at most about this many records past the
+ * head's snapshot (or an eighth of the summary's size of records, when that is more), and a summary
+ * costs no extra commit.
  */
 export const SUMMARY_EVERY_RECORDS = 32;
 
 /**
- * Room left at the end of the buffer a read from a stored summary allocates: the appends of the
- * call that read it fit without copying the (mostly never read) whole-log-sized buffer.
+ * The most summary bytes stored per log byte appended: a summary goes with an append only once the
+ * log bytes appended since the stored one reach its size divided by this. A summary grows with the
+ * run (every consumed interrupt id stays in it): stored every 32 records alone, an interrupt loop of
+ * 8,000 cycles wrote 60 times its log's bytes in summaries, a ratio that grew with the run. Why 8
+ * and not 1: a fresh process reads the records past the summary's end, one store row each, and
+ * feeds them to the core; with 1 (a summary's size of records, about 1,000 cycles there) a fresh
+ * status() of that run on SQLite took 5 ms instead of 0.6-1.2, and each resume cycle twice as
+ * long; with 8 it took 0.8 ms, the cycles as before (/tmp/review-scale/interrupts.mts 8000 sqlite).
+ */
+export const SUMMARY_BYTES_PER_LOG_BYTE = 8;
+
+/**
+ * Most room left at the end of the buffer a read from a stored summary allocates (no more than
+ * the bytes it read): the appends of the call that read it mostly fit without a copy.
  */
 const APPEND_ROOM_BYTES = 1024 * 1024;
 
@@ -87,12 +101,18 @@ export class RunSession {
   private summaryRecords = 0;
   /** The record count of the summary last written to (or read from) the store. */
   private storedSummaryRecords = 0;
+  /** The log bytes that summary covers (0 after a whole-log read: none known to be stored). */
+  private storedSummaryBytes = 0;
   /**
    * Where the bytes this session read begin: 0 after a whole-log read; after a read from a stored
-   * summary, the offset of the head snapshot's record. `log[recordEnd(0)..heldFrom)` is zeros
-   * (never read): nothing before `heldFrom` but RUN_STARTED may be decoded.
+   * summary, the offset of the head snapshot's record, whose seq is `heldFromSeq`. The log buffer
+   * does not hold `log[recordEnd(0)..heldFrom)` (never read; ./log-buffer.ts): nothing before
+   * `heldFrom` but RUN_STARTED may be decoded.
    */
   private heldFrom = 0;
+  private heldFromSeq = 0;
+  /** runDigest, once computed from this read's record 0 (undefined: not yet). */
+  private digest: string | undefined;
   /** An append failed: nothing cached may be used until the log is read again. */
   private stale = false;
   private checkedWorkflow: Workflow | undefined;
@@ -123,22 +143,75 @@ export class RunSession {
    */
   static fresh(engine: Engine, runId: string): RunSession {
     const session = new RunSession(engine, runId, false);
-    session.startFrom(new LogBuffer(new Uint8Array()), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0 });
+    session.startFrom(new LogBuffer(new Uint8Array()), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0, heldFromSeq: 0 });
     session.recordCount = 0;
     session.damage = null;
     return session;
   }
 
-  /** The log as this session knows it: the durable records plus any staged (not yet appended). */
+  /**
+   * The whole log as this session knows it: the durable records plus any staged (not yet
+   * appended). Only a session opened with `wholeLog` is sure to hold it: one read from a stored
+   * summary holds record 0 and the bytes from the head snapshot on (asserted here).
+   */
   get bytes(): Uint8Array {
     return this.log.bytes;
   }
 
+  /**
+   * Bytes of memory the session's log buffer takes (what it holds of the log and its room to
+   * grow): after a read from a stored summary, about record 0 and the bytes from the head snapshot
+   * on, whatever the log's length.
+   */
+  get heldByteLength(): number {
+    return this.log.capacity;
+  }
+
   /** The record at `offset` (seq `seq`) when this session read its bytes; null before what it read. */
   heldRecordAt(offset: number, seq: number): LogRecord | null {
-    if (offset < this.heldFrom || offset >= this.log.bytes.length) return null;
-    const step = decodeRecordAt(this.log.bytes, offset, seq);
+    if (offset < this.heldFrom || offset >= this.log.byteLength) return null;
+    const step = decodeRecordAt(this.log.held, this.log.indexOf(offset), seq);
     return step.outcome === 'record' ? step.record : null;
+  }
+
+  /**
+   * The record at `offset` in the log, an offset the core reported (an action's, which lies in
+   * the bytes this session read); a failure here means the core and codec disagree. Damage is
+   * reported at its offset in the whole log.
+   */
+  recordAt(offset: number): LogRecord {
+    const index = this.log.indexOf(offset);
+    assert(offset >= this.heldFrom && index >= 0, () => `run ${this.runId}: the record at offset ${offset} is before the bytes read (${this.heldFrom})`);
+    return this.atLogOffsets(() => recordAt(this.log.held, index, this.runId));
+  }
+
+  /**
+   * Record 0's chain value (its checksum), for the registry of running calls (./step.ts). Computed
+   * once per read of the log, not at every effect step: record 0 holds the definition and node
+   * table, so decoding and checking it costs O(nodes), and it cannot change while the session
+   * holds this read (records are only ever appended after it; a reload reads it again and forgets
+   * the value, in startFrom).
+   */
+  get runDigest(): string {
+    if (this.digest === undefined) {
+      const first = decodeRecordAt(this.log.held, 0);
+      assert(first.outcome === 'record', () => `run ${this.runId}: record 0 is not readable where an effect is stepped`);
+      this.digest = String(first.chain);
+    }
+    return this.digest;
+  }
+
+  /**
+   * `read` over `this.log.held`, with the offset of a LogCorruptError it throws translated from a
+   * position in the held bytes to the offset in the whole log that the error must name.
+   */
+  private atLogOffsets<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof LogCorruptError) || this.log.skippedBytes === 0) throw error;
+      throw new LogCorruptError(this.runId, error.seq ?? -1, this.log.offsetOf(error.offset), error.logError, error.advice);
+    }
   }
 
   get hooks(): SequencerHooks {
@@ -189,7 +262,7 @@ export class RunSession {
     // moved (a ConflictError at every append): said as what it is.
     if (fromSummary.summaryRecords !== undefined && fromSummary.summaryRecords > rows.length) await checkWholeRead(this.engine.store, this.runId, rows.length);
     const bytes = rows.length === 1 ? rows[0]!.bytes : concatBytes(rows.map((r) => r.bytes));
-    this.startFrom(new LogBuffer(bytes), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0 });
+    this.startFrom(new LogBuffer(bytes), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0, heldFromSeq: 0 });
     this.recordCount = rows.length === 0 ? 0 : -1;
     const recovery = this.feedCore(bytes.length);
     assert(recovery !== null, () => `run ${this.runId}: the ${this.engine.core.name} core refused the empty summary (a core bug)`);
@@ -247,25 +320,29 @@ export class RunSession {
       }
       total += rows[i]!.bytes.length;
     }
+    const firstEnd = runStarted.bytes.length;
     const tailStart = summary.byteLength - covered;
-    if (tailStart < runStarted.bytes.length) return false;
-    // Zero-filled (a large allocation is mapped lazily), with room for the run's next appends. A
-    // byte length past a log's limit is no run's: a buffer capped there could not hold the records.
+    if (tailStart < firstEnd) return false;
+    // A byte length past a log's limit is no run's (a summary claiming gigabytes it does not
+    // cover, a hand edit): read past it.
     const byteLength = tailStart + total;
     if (byteLength > MAX_LOG_BYTES) return false;
-    const buffer = zeroFilled(Math.min(byteLength + Math.min(byteLength, APPEND_ROOM_BYTES), MAX_LOG_BYTES));
-    // A host that cannot reserve the length the summary claims reads the whole log instead: a
-    // summary claiming gigabytes it does not cover (a hand edit) must not block the run.
+    // Record 0 and the records read, one after the other, with room for the run's next appends:
+    // the bytes between (those the summary covers before its snapshot) are never read, and a
+    // buffer laying the records out at their offsets would be as large as the whole log at every
+    // open (status, resume, continue); offsets stay the whole log's (./log-buffer.ts).
+    const heldLength = firstEnd + total;
+    const buffer = allocated(heldLength + Math.min(heldLength, APPEND_ROOM_BYTES));
     if (buffer === null) return false;
     buffer.set(runStarted.bytes, 0);
-    let at = tailStart;
+    let at = firstEnd;
     for (const row of rows) {
       buffer.set(row.bytes, at);
       at += row.bytes.length;
     }
-    this.startFrom(new LogBuffer(buffer, byteLength), { summary: coreSummary, byteLength: summary.byteLength, recordCount: summary.recordCount, heldFrom: tailStart });
-    const bytes = this.log.bytes;
-    const recovery = this.feedCore(bytes.length);
+    const log = new LogBuffer(buffer, heldLength, { at: firstEnd, bytes: tailStart - firstEnd });
+    this.startFrom(log, { summary: coreSummary, byteLength: summary.byteLength, recordCount: summary.recordCount, heldFrom: tailStart, heldFromSeq: summary.snapshotSeq });
+    const recovery = this.feedCore(byteLength);
     const sound =
       recovery !== null &&
       recovery.ok &&
@@ -279,13 +356,13 @@ export class RunSession {
       bytesEqual(recovery.workflow, first.record.workflow) &&
       bytesEqual(recovery.version, first.record.version) &&
       bytesEqual(recovery.fingerprint, first.record.fingerprint) &&
-      recovery.durableLen === bytes.length &&
+      recovery.durableLen === byteLength &&
       recovery.recordCount === summary.snapshotSeq + rows.length &&
       recovery.snapshotOffset >= tailStart &&
       offsetsOf(recovery.action).every((offset) => offset >= tailStart);
     if (!sound) return false;
     this.recordCount = recovery.recordCount;
-    this.recovery = { byteLength: bytes.length, value: recovery };
+    this.recovery = { byteLength, value: recovery };
     this.damage = null;
     return true;
   }
@@ -295,7 +372,7 @@ export class RunSession {
    * summary standing at `from` (the empty summary at byte 0 for a whole-log read; the stored one
    * for a read from it, which holds the bytes from `heldFrom` on).
    */
-  private startFrom(log: LogBuffer, from: { summary: Uint8Array; byteLength: number; recordCount: number; heldFrom: number }): void {
+  private startFrom(log: LogBuffer, from: { summary: Uint8Array; byteLength: number; recordCount: number; heldFrom: number; heldFromSeq: number }): void {
     this.log = log;
     this.dropStaged();
     this.head = undefined;
@@ -304,7 +381,10 @@ export class RunSession {
     this.summaryEnd = from.byteLength;
     this.summaryRecords = from.recordCount;
     this.storedSummaryRecords = from.recordCount;
+    this.storedSummaryBytes = from.byteLength;
     this.heldFrom = from.heldFrom;
+    this.heldFromSeq = from.heldFromSeq;
+    this.digest = undefined;
   }
 
   /** The core's view of the log (durable plus staged records); computed once per log length. */
@@ -331,7 +411,7 @@ export class RunSession {
   private feedCore(byteLength: number): Recovery | null {
     // In pieces (./feed-pieces.ts): a reload hands the core at most about 1 MiB at a time.
     const from = { summary: this.summary, byteLength: this.summaryEnd, recordCount: this.summaryRecords };
-    const fed = feedInPieces(this.engine.core, from, this.log.bytes, byteLength);
+    const fed = feedInPieces(this.engine.core, from, this.log.held, byteLength, undefined, this.log.skippedBytes);
     if (fed === null) return null;
     this.summary = fed.at.summary;
     this.summaryEnd = fed.at.byteLength;
@@ -367,6 +447,17 @@ export class RunSession {
   }
 
   /**
+   * The offset in the log of record `seq`, walked from record 0 or, when it lies in the bytes read
+   * from the head snapshot on, from there; -1 for a record in the bytes never read.
+   */
+  private offsetOfSeq(seq: number): number {
+    if (seq === 0) return 0;
+    if (this.heldFrom === 0) return offsetOfSeq(this.log.held, seq);
+    if (seq < this.heldFromSeq) return -1;
+    return this.log.offsetOf(offsetOfSeq(this.log.held, seq, this.log.indexOf(this.heldFrom), this.heldFromSeq));
+  }
+
+  /**
    * The run id the log names (RUN_STARTED's, or the last FORKED's) must be the key the store keeps
    * it under: a whole log copied under another run id is self-consistent (its links hold), and only
    * this comparison can see it.
@@ -374,7 +465,7 @@ export class RunSession {
   private checkRunIdIsTheKey(recovered: RecoveredRun): void {
     if (bytesEqual(recovered.runId, this.nameBytes(this.runId))) return;
     const seq = namingRecordSeq(recovered);
-    const offset = seq === 0 ? 0 : offsetOfSeq(this.log.bytes, seq);
+    const offset = this.offsetOfSeq(seq);
     throw new LogCorruptError(this.runId, seq, offset, `RUN_ID_MISMATCH (the log names run ${JSON.stringify(fromUtf8(recovered.runId))})`);
   }
 
@@ -390,7 +481,10 @@ export class RunSession {
     const at = recovered ?? this.recover();
     if (this.head?.checkpointSeq === at.checkpointSeq) return this.head;
     assert(at.snapshotOffset >= this.heldFrom, () => `run ${this.runId}: the head snapshot at offset ${at.snapshotOffset} is before the bytes read (${this.heldFrom})`);
-    const rebuilt = headState(this.log.bytes, at, this.runId);
+    // The snapshot and the deltas after it lie in the bytes read: read at their positions there.
+    const log = this.log;
+    const held = log.skippedBytes === 0 ? at : { ...at, snapshotOffset: log.indexOf(at.snapshotOffset), checkpointOffset: log.indexOf(at.checkpointOffset) };
+    const rebuilt = this.atLogOffsets(() => headState(log.held, held, this.runId));
     this.head = { ...rebuilt, checkpointSeq: at.checkpointSeq };
     return this.head;
   }
@@ -402,7 +496,7 @@ export class RunSession {
     const wf = this.engine.workflowNamed(name);
     if (!wf) throw new UnknownWorkflowError(name, this.engine.workflowNames(), { runId: this.runId });
     if (!startedUnder(wf, recovered.fingerprint)) {
-      const started = runStartedRecord(this.log.bytes, this.runId);
+      const started = runStartedRecord(this.log.held, this.runId);
       let recorded: WorkflowDescriptor | null = null;
       try {
         recorded = decodeJson(started.definition) as unknown as WorkflowDescriptor;
@@ -484,6 +578,7 @@ export class RunSession {
     const encoded = groups.length === 1 ? groups[0]!.encoded : groups.flatMap((g) => g.encoded);
     let outcome;
     const storedSummaryRecords = this.storedSummaryRecords;
+    const storedSummaryBytes = this.storedSummaryBytes;
     try {
       if (this.hooked) for (const g of groups) await this.engine.hooks.at('append.before', this.faultInfo(g));
       outcome = await this.engine.store.append(this.runId, firstSeq, encoded, this.summaryToStore(), statusAfterGroups(groups));
@@ -516,7 +611,9 @@ export class RunSession {
     if (!outcome.committed) {
       // The records in the way, when the store reported them, bring this session to the new head
       // without reading the run again (catchUp); anything else forgets it all.
-      this.storedSummaryRecords = storedSummaryRecords; // a summary sent with the refused append was not stored
+      // A summary sent with the refused append was not stored.
+      this.storedSummaryRecords = storedSummaryRecords;
+      this.storedSummaryBytes = storedSummaryBytes;
       if (outcome.tail === undefined || !this.catchUp(firstSeq, outcome.tail)) this.invalidate();
       throw new ConflictError(this.runId, firstSeq, outcome.nextSeq);
     }
@@ -547,7 +644,7 @@ export class RunSession {
     // whole log, which this session has no use for; never fed to the core.
     if (firstSeq === 0 || this.recordCount < 0 || this.summaryEnd > durableLength || tail.length === 0) return false;
     if (tail.some((record, i) => record.seq !== firstSeq + i)) return false;
-    const log = new LogBuffer(this.log.bytes.subarray(0, durableLength));
+    const log = this.log.prefix(durableLength);
     log.push(tail.map((record) => record.bytes));
     this.log = log;
     this.dropStaged();
@@ -574,17 +671,21 @@ export class RunSession {
   }
 
   /**
-   * The recovery summary to store with the next append, once SUMMARY_EVERY_RECORDS records were
-   * appended past the stored one: the core's summary of records the append makes durable (all
-   * of `log[0..summaryEnd)` is durable or in this append) with the snapshot of the recovery that
-   * wrote it.
+   * The recovery summary to store with the next append, once SUMMARY_EVERY_RECORDS records and at
+   * least 1/SUMMARY_BYTES_PER_LOG_BYTE of the summary's size in log bytes were appended past the
+   * stored one: the core's summary of records the append makes durable (all of
+   * `log[0..summaryEnd)` is durable or in this append) with the snapshot of the recovery that
+   * wrote it. The byte condition keeps the summary bytes written within a constant factor of the
+   * log's bytes, however large the summary grows.
    */
   private summaryToStore(): RecoverySummary | undefined {
     if (this.engine.store.readSummary === undefined) return undefined;
     if (this.summaryRecords - this.storedSummaryRecords < SUMMARY_EVERY_RECORDS) return undefined;
+    if ((this.summaryEnd - this.storedSummaryBytes) * SUMMARY_BYTES_PER_LOG_BYTE < this.summary.length) return undefined;
     const recovery = this.recovery?.value;
     if (recovery === undefined || !recovery.ok || recovery.durableLen !== this.summaryEnd || recovery.snapshotSeq <= 0) return undefined;
     this.storedSummaryRecords = this.summaryRecords;
+    this.storedSummaryBytes = this.summaryEnd;
     return sealSummary(this.summaryRecords, this.summaryEnd, recovery.snapshotSeq, this.summary);
   }
 
@@ -693,8 +794,8 @@ export class RunSession {
   }
 }
 
-/** A zero-filled buffer of `length` bytes, or null when the host cannot allocate it (RangeError). */
-function zeroFilled(length: number): Uint8Array | null {
+/** A buffer of `length` bytes, or null when the host cannot allocate it (RangeError). */
+function allocated(length: number): Uint8Array | null {
   try {
     return new Uint8Array(length);
   } catch (error) {
@@ -714,10 +815,13 @@ function offsetsOf(action: NextAction): number[] {
   return Object.entries(action).filter(([key, value]) => key.endsWith('Offset') && typeof value === 'number').map(([, value]) => value as number);
 }
 
-/** Start offset of record `seq` in a log the core recovered (its framing is sound). */
-function offsetOfSeq(log: Uint8Array, seq: number): number {
-  let offset = 0;
-  for (let i = 0; i < seq; i++) offset += (log[offset + 8] === 2 ? 20 : 16) + (log[offset]! | (log[offset + 1]! << 8) | (log[offset + 2]! << 16) | (log[offset + 3]! << 24)) >>> 0;
+/**
+ * Start offset of record `seq` in `log` (a log the core recovered: its framing is sound), walking
+ * from record `fromSeq` at position `from`.
+ */
+function offsetOfSeq(log: Uint8Array, seq: number, from = 0, fromSeq = 0): number {
+  let offset = from;
+  for (let i = fromSeq; i < seq; i++) offset += (log[offset + 8] === 2 ? 20 : 16) + (log[offset]! | (log[offset + 1]! << 8) | (log[offset + 2]! << 16) | (log[offset + 3]! << 24)) >>> 0;
   return offset;
 }
 

@@ -8,7 +8,6 @@
  * attempt. The common path claims attempt 1 in the same append as the intent.
  */
 
-import { decodeRecordAt } from '../core/codec.js';
 import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
 import {
   afterHandlerReturned, ConflictError, EffectInFlightError, HandlerThrewError, RemitError, restateRecorded, RouteInvalidError, StateInvalidError,
@@ -22,7 +21,7 @@ import { fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from 
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
 import { durableText, durableValue, MAX_VALUE_TEXT_BYTES, textBytesOverLimit, validate } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
-import { cloneJson, kindName, recordAt, recordedValue, type HeadState } from './log-view.js';
+import { cloneJson, kindName, recordedValue, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
 
 /** The `next` of a completion that ends the run (records only copy it into their frames). */
@@ -166,7 +165,7 @@ export class Step {
   private async awaitAttempt(action: Extract<NextAction, { tag: 'AWAIT_ATTEMPT' }>): Promise<void> {
     const name = fromUtf8(action.node);
     const key = fromUtf8(action.key);
-    const record = recordAt(this.session.bytes, action.attemptOffset, this.runId);
+    const record = this.session.recordAt(action.attemptOffset);
     assert(record.kind === RecordKind.EFFECT_ATTEMPT, () => `no EFFECT_ATTEMPT at offset ${action.attemptOffset}`);
     const fence = this.session.fence;
     if (fence.canary === 'off') {
@@ -227,12 +226,12 @@ export class Step {
   /**
    * Record 0's chain value (its checksum), for the registry of running calls: a run of the same id
    * in another store (another tenant's database) is another run, whose calls this one must not
-   * wait for, and every handle on this run's data reads the same record 0.
+   * wait for, and every handle on this run's data reads the same record 0. The session keeps it
+   * (RunSession.runDigest): decoding record 0, which holds the whole node table, at every effect
+   * step cost O(nodes) a step.
    */
   private runDigest(): string {
-    const first = decodeRecordAt(this.session.bytes, 0);
-    assert(first.outcome === 'record', () => `run ${this.runId}: record 0 is not readable where an effect is stepped`);
-    return String(first.chain);
+    return this.session.runDigest;
   }
 
   /** The step that follows the record at `seq` (the session's log already holds it). */
@@ -308,7 +307,7 @@ export class Step {
   private async finishEffect(name: string, doneOffset: number, mode: 'append' | 'stage'): Promise<string | null> {
     const def = this.node(name);
     assert(def.kind === 'effect', () => `${name} is not an effect`);
-    const done = recordAt(this.session.bytes, doneOffset, this.runId);
+    const done = this.session.recordAt(doneOffset);
     assert(done.kind === RecordKind.EFFECT_DONE, () => `no EFFECT_DONE at offset ${doneOffset}`);
     const value = recordedValue(done.result, this.runId, done.seq, doneOffset);
     return this.completeEffect(name, def, this.state(), value, [], mode, recordedResultClause(done.seq));
@@ -382,7 +381,7 @@ export class Step {
 
   /** The resume value is durable (RESUME_CLAIMED): complete the node with it. Returns where it routes. */
   private async finishInterrupt(name: string, interruptId: string, claimOffset: number, mode: 'append' | 'stage'): Promise<string | null> {
-    const claim = recordAt(this.session.bytes, claimOffset, this.runId);
+    const claim = this.session.recordAt(claimOffset);
     assert(claim.kind === RecordKind.RESUME_CLAIMED, () => `no RESUME_CLAIMED at offset ${claimOffset}`);
     // The claim holds the schema's output, checked before it was claimed to read back as itself
     // (values.ts): it is applied as stored, never validated (transformed) again.

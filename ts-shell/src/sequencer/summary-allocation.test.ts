@@ -1,8 +1,9 @@
 /**
- * A fresh process lays the records after a stored summary out at their offsets in the log, in a
- * buffer of the length the summary claims (zero-filled, mapped lazily). A summary claiming gigabytes
- * it does not cover (resealed by hand) must not block the run where the host cannot reserve that
- * much: the session reads the whole log instead and answers as it would without the summary.
+ * A summary claiming gigabytes it does not cover (resealed by hand) must not block the run where
+ * the host cannot reserve that much: the session reads the whole log instead and answers as it
+ * would without the summary. (A fresh process used to lay the records after a stored summary out
+ * at their offsets, in a buffer of the length the summary claims; it now holds only record 0 and
+ * the records it read, whatever length is claimed: summary-held-bytes.test.ts.)
  * A real process under `ulimit -v`, on the built library (scripts/setup.sh builds dist/ before the
  * tests) and the reference core (the Wasm core reserves more address space than the limit leaves).
  */
