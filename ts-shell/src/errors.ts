@@ -384,7 +384,7 @@ export class AlreadyConsumedError extends RemitError {
   readonly sameValue: boolean | undefined;
   constructor(readonly interruptId: string, subject: ErrorSubject, claimed?: { value: unknown; same: boolean }) {
     super(
-      `interrupt ${interruptId} was already resumed${claimed === undefined ? '' : claimed.same ? ' with this same value' : ' with another value'}; this resume was refused and not recorded`,
+      `interrupt ${interruptId} was already resumed${claimed === undefined ? '' : claimed.same ? ' with this same value' : ' with a value other than this one (compared as recorded, byte for byte: keys in another order differ)'}; this resume was refused and not recorded`,
       subject,
     );
     this.claimedValue = claimed?.value;

@@ -1305,7 +1305,9 @@ export class Remit implements Engine {
     try {
       let record = session.heldRecordAt(claim.offset, claim.seq);
       if (record === null) {
-        const stored = (await this.store.readRecords(session.runId, claim.seq)).find((r) => r.seq === claim.seq);
+        // One record (a store may give more; a custom store's answer is checked as every read's).
+        const records = checkedRecords(this.store, 'readRecords', session.runId, await this.store.readRecords(session.runId, claim.seq, 1));
+        const stored = records.find((r) => r.seq === claim.seq);
         const step = stored === undefined ? null : decodeRecordAt(stored.bytes, 0, claim.seq);
         record = step?.outcome === 'record' ? step.record : null;
       }

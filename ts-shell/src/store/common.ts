@@ -68,10 +68,13 @@ export function checkFromSeq(store: string, operation: string, runId: string, fr
   }
 }
 
-/** A read's arguments (readRecords, readLog), checked as every store checks them: the run id, then fromSeq. */
-export function checkReadArguments(store: string, operation: string, runId: string, fromSeq: unknown): void {
+/** A read's arguments (readRecords, readLog), checked as every store checks them: the run id, then fromSeq, then readRecords' limit. */
+export function checkReadArguments(store: string, operation: string, runId: string, fromSeq: unknown, limit?: unknown): void {
   checkStoredRunId(store, operation, runId);
   checkFromSeq(store, operation, runId, fromSeq);
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
+    throw new StoreError(store, operation, 'BAD_LIMIT', { runId, field: 'limit' }, new Error(`limit must be a whole number from 1, or left out, got ${describeValue(limit)}`));
+  }
 }
 
 /**

@@ -62,12 +62,12 @@ export class MemoryStore implements Store {
     return concatRecords(await this.readRecords(runId, fromSeq));
   }
 
-  async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
-    checkReadArguments(this.description, 'readRecords', runId, fromSeq);
+  async readRecords(runId: string, fromSeq = 0, limit?: number): Promise<StoredRecord[]> {
+    checkReadArguments(this.description, 'readRecords', runId, fromSeq, limit);
     this.assertOpen('readRecords', runId);
     const run = this.backing.runs.get(runId);
     if (!run) return [];
-    return copyRecords(run.records.slice(fromSeq));
+    return copyRecords(run.records.slice(fromSeq, limit === undefined ? undefined : fromSeq + limit));
   }
 
   async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {

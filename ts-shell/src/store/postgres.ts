@@ -392,11 +392,13 @@ export class PostgresStore implements Store {
     return concatRecords(await this.readRecords(runId, fromSeq));
   }
 
-  async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
-    checkReadArguments(this.description, 'readRecords', runId, fromSeq);
+  async readRecords(runId: string, fromSeq = 0, limit?: number): Promise<StoredRecord[]> {
+    checkReadArguments(this.description, 'readRecords', runId, fromSeq, limit);
     const from = Math.min(MAX_SEQ, fromSeq);
     const rows = await this.read('readRecords', { runId }, (c) =>
-      c.query<{ seq: number; bytes: unknown; committed_ms: number }>(this.sql.readFrom, [runId, from]),
+      limit === undefined
+        ? c.query<{ seq: number; bytes: unknown; committed_ms: number }>(this.sql.readFrom, [runId, from])
+        : c.query<{ seq: number; bytes: unknown; committed_ms: number }>(this.sql.readFromAtMost, [runId, from, limit]),
     );
     return rows.rows.map((row) => ({ seq: row.seq, bytes: this.recordBytes('readRecords', runId, row.seq, row.bytes), committedAtMs: row.committed_ms }));
   }
@@ -1505,6 +1507,8 @@ ${summary ? summaryCte : ''}SELECT CASE WHEN f.n = 0 THEN 0
       ORDER BY seq`,
     readFrom: `SELECT seq, bytes, (extract(epoch FROM committed_at) * 1000)::float8 AS committed_ms
       FROM ${s}.records WHERE run_id = $1 AND seq >= $2 ORDER BY seq`,
+    readFromAtMost: `SELECT seq, bytes, (extract(epoch FROM committed_at) * 1000)::float8 AS committed_ms
+      FROM ${s}.records WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
     listRuns: `SELECT run_id, next_seq, status,
         (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
         (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms

@@ -203,6 +203,9 @@ function prepareStatements(db: Db) {
     readFrom: () => db.prepare<[string, number], StoredRow>(
       'SELECT seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq >= ? ORDER BY seq',
     ),
+    readFromAtMost: () => db.prepare<[string, number, number], StoredRow>(
+      'SELECT seq, bytes, committed_at_ms FROM remit_records WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?',
+    ),
     insertRecord: () => db.prepare<[string, number, Uint8Array, number]>(
       'INSERT INTO remit_records (run_id, seq, bytes, committed_at_ms) VALUES (?, ?, ?, ?)',
     ),
@@ -862,8 +865,10 @@ export class SqliteStore implements Store {
    * The run's records from `fromSeq` on, as StoredRecords (the caller is inside a transaction or
    * wrap); a record that is not a BLOB is StoreError RECORD_NOT_BYTES, reported by `operation`.
    */
-  private recordsFrom(runId: string, fromSeq: number, operation: string): StoredRecord[] {
-    return this.statements.readFrom.all(runId, Math.max(0, fromSeq)).map((row) => ({
+  private recordsFrom(runId: string, fromSeq: number, operation: string, limit?: number): StoredRecord[] {
+    const from = Math.max(0, fromSeq);
+    const rows = limit === undefined ? this.statements.readFrom.all(runId, from) : this.statements.readFromAtMost.all(runId, from, limit);
+    return rows.map((row) => ({
       seq: row.seq,
       bytes: storedRecordBytes(this.description, operation, runId, row.seq, row.bytes, storageClassOf),
       committedAtMs: row.committed_at_ms,
@@ -876,9 +881,9 @@ export class SqliteStore implements Store {
     return concatRecords(await this.readRecords(runId, fromSeq));
   }
 
-  async readRecords(runId: string, fromSeq = 0): Promise<StoredRecord[]> {
-    checkReadArguments(this.description, 'readRecords', runId, fromSeq);
-    return this.call('readRecords', { runId }, () => this.recordsFrom(runId, fromSeq, 'readRecords'));
+  async readRecords(runId: string, fromSeq = 0, limit?: number): Promise<StoredRecord[]> {
+    checkReadArguments(this.description, 'readRecords', runId, fromSeq, limit);
+    return this.call('readRecords', { runId }, () => this.recordsFrom(runId, fromSeq, 'readRecords', limit));
   }
 
   async readSummary(runId: string): Promise<{ summary: RecoverySummary; runStarted: StoredRecord } | null> {

@@ -102,8 +102,13 @@ export interface Store {
   /** The run's records from `fromSeq` (inclusive) concatenated in seq order; empty if none. */
   readLog(runId: string, fromSeq?: number): Promise<Uint8Array>;
 
-  /** The run's records from `fromSeq` one by one, with store metadata (for inspection). */
-  readRecords(runId: string, fromSeq?: number): Promise<StoredRecord[]>;
+  /**
+   * The run's records from `fromSeq` one by one, with store metadata (for inspection). With
+   * `limit` (a whole number from 1), at most that many: the sequencer reads one record so (the
+   * claim an AlreadyConsumedError names), not the rest of the log. A store may ignore `limit` and
+   * return more; the caller takes what it needs.
+   */
+  readRecords(runId: string, fromSeq?: number, limit?: number): Promise<StoredRecord[]>;
 
   /**
    * Append `records` (already encoded, seqs expectedSeq, expectedSeq+1, ...) atomically, only if

@@ -151,6 +151,17 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       expect(await store.readLog('run-a', 5)).toEqual(new Uint8Array());
     });
 
+    it('reads with a limit: at least the first records from fromSeq, in order (a store may give more than the limit)', async () => {
+      const store = await open();
+      const batch = records(0, 5);
+      await store.append('run-a', 0, batch);
+      const one = await store.readRecords('run-a', 2, 1);
+      expect(one.length).toBeGreaterThanOrEqual(1);
+      expect(one.map((r) => r.seq)).toEqual([2, 3, 4].slice(0, one.length));
+      expect(one[0]!.bytes).toEqual(batch[2]);
+      expect((await store.readRecords('run-a', 5, 1)).map((r) => r.seq)).toEqual([]);
+    });
+
     it('refuses an append at a stale or future seq and writes nothing', async () => {
       const store = await open();
       await store.append('run-a', 0, records(0, 2));
