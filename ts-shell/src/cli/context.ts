@@ -24,7 +24,7 @@ export interface GlobalOptions {
   json: boolean;
   synchronous: 'FULL' | 'NORMAL';
   instanceId?: string;
-  /** Create the database when it does not exist (only `run` does so without being asked). */
+  /** Create the database when it does not exist, and migrate one of an older REMIT layout (only `run` does either without being asked). */
   create?: boolean;
 }
 

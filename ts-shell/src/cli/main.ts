@@ -43,7 +43,7 @@ export function buildProgram(reportUsageError?: (message: string) => void): Comm
     .description('durable workflows for Node: run, crash, resume, fork, inspect')
     .version(packageVersion(), '-V, --version', 'print the version of the remit package')
     .option('--db <path>', 'SQLite database file', DEFAULT_DB)
-    .option('--create', 'create the database if it does not exist (only `run` does so without being asked)', false)
+    .option('--create', 'create the database if it does not exist, and migrate one of an older REMIT layout (only `run` does either without being asked)', false)
     .addOption(new Option('--core <kind>', 'recovery core').choices(['wasm', 'reference']).default('wasm'))
     .option('--workflow <module>', 'workflow module (JavaScript; or set REMIT_WORKFLOW): exports createWorkflows({ dataDir }), workflows, or a default workflow')
     .addOption(new Option('--synchronous <mode>', 'SQLite durability: FULL survives power loss, NORMAL process crashes').choices(['FULL', 'NORMAL']).default('FULL'))

@@ -6,7 +6,9 @@
  *   new entry. Migrations 1-3 were given `IF NOT EXISTS` forms later, so that a schema whose
  *   bookkeeping rows were lost (deleted to let an older release open it, a restore without the
  *   table) is brought up to date instead of failing at every open with `relation "summaries"
- *   already exists`; a table of another shape under REMIT's name is refused (checkTablesAreRemits).
+ *   already exists`; a table of another shape under REMIT's name is refused (checkTablesAreRemits),
+ *   and so is a `schema_migrations` that is not REMIT's (checkBookkeepingIsRemits): another
+ *   program's in a shared schema, whose rows 1 and 2 let migration 3 null its own `runs.status`.
  * - A migration that fails says which one it was (MigrationFailedError), keeping the server's code.
  * - All pending migrations are applied in one transaction holding a transaction-scoped advisory
  *   lock keyed by the schema name, so any number of processes may open the store at once: one
@@ -24,6 +26,7 @@ export interface SqlClient {
 
 export interface Migration {
   version: number;
+  /** Recorded with the version; never changed once published: an open compares the recorded names with these (checkBookkeepingIsRemits). */
   name: string;
   /** SQL run in the migration transaction; `{schema}` is replaced by the quoted schema name. */
   sql: string;
@@ -171,7 +174,9 @@ export async function migrateSchema(
     // statement_timeout also bounds the wait for another process's migration.
     await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.floor(options.lockTimeoutMs ?? 60_000))}`);
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('remit.migrations'), hashtext($1))`, [schema]);
-    const current = await appliedVersions(client, schema, quoted, options.mode === 'verify');
+    const recorded = await appliedVersions(client, schema, quoted, options.mode === 'verify', latest);
+    checkBookkeepingIsRemits(schema, recorded, migrations);
+    const current = recorded.map((r) => r.version);
     const found = current.at(-1) ?? 0;
     if (found > latest) throw new SchemaVersionError(schema, found, latest, 'the schema is newer than this library');
     const pending = migrations.filter((m) => !current.includes(m.version));
@@ -203,22 +208,29 @@ async function inStep<T>(schema: string, step: string, run: () => Promise<T>): P
   }
 }
 
-/** The columns of each table the built-in migrations 1 and 2 create (REMIT_TABLES: what makes a table of that name REMIT's). */
-const REMIT_TABLES: ReadonlyMap<string, { version: number; columns: readonly string[] }> = new Map([
-  ['runs', { version: 1, columns: ['run_id', 'next_seq', 'created_at', 'updated_at'] }],
-  ['records', { version: 1, columns: ['run_id', 'seq', 'bytes', 'append_token', 'committed_at'] }],
-  ['summaries', { version: 2, columns: ['run_id', 'record_count', 'byte_length', 'snapshot_seq', 'summary'] }],
+/**
+ * The columns of each table the built-in migrations 1 and 2 create (REMIT_TABLES: what makes a
+ * table of that name REMIT's), the migration that creates it, and the later ones that change it
+ * (3 adds runs.status, and nulls it when applied again; 4 rebuilds runs' index).
+ */
+const REMIT_TABLES: ReadonlyMap<string, { version: number; alteredBy: readonly number[]; columns: readonly string[] }> = new Map([
+  ['runs', { version: 1, alteredBy: [3, 4], columns: ['run_id', 'next_seq', 'created_at', 'updated_at'] }],
+  ['records', { version: 1, alteredBy: [], columns: ['run_id', 'seq', 'bytes', 'append_token', 'committed_at'] }],
+  ['summaries', { version: 2, alteredBy: [], columns: ['run_id', 'record_count', 'byte_length', 'snapshot_seq', 'summary'] }],
 ]);
 
 /**
- * Before a built-in migration that creates a table (1: runs, records; 2: summaries) is applied, a
- * relation of that name already in the schema must be REMIT's table (its bookkeeping rows were
- * lost), which `CREATE TABLE IF NOT EXISTS` then keeps. Another program's table of that name (a
- * schema shared with it: `public`) would be taken for REMIT's, and the store's writes would fail
- * on it or reference it: refused, SchemaVersionError, nothing changed.
+ * Before a built-in migration that creates a table (1: runs, records; 2: summaries) or changes one
+ * (3 and 4: runs) is applied, a relation of that name already in the schema must be REMIT's table
+ * (its bookkeeping rows were lost), which `CREATE TABLE IF NOT EXISTS` then keeps and migrations
+ * 3 and 4 alter. Another program's table of that name (a schema shared with it: `public`) would be
+ * taken for REMIT's: the store's writes would fail on it or reference it, and migration 3 applied
+ * to it would set its `status` column to NULL in every row. Refused, SchemaVersionError, nothing
+ * changed.
  */
 async function checkTablesAreRemits(client: SqlClient, schema: string, found: number, latest: number, pending: readonly Migration[]): Promise<void> {
-  const creating = [...REMIT_TABLES].filter(([, t]) => pending.some((m) => m === MIGRATIONS[t.version - 1]));
+  const isPending = (version: number) => pending.some((m) => m === MIGRATIONS[version - 1]);
+  const creating = [...REMIT_TABLES].filter(([, t]) => isPending(t.version) || t.alteredBy.some(isPending));
   if (creating.length === 0) return;
   const rows = await client.query<{ relname: string; relkind: string; columns: string[] | null }>(
     `SELECT c.relname, c.relkind::text AS relkind,
@@ -231,14 +243,47 @@ async function checkTablesAreRemits(client: SqlClient, schema: string, found: nu
     const missing = table.columns.filter((c) => !(row.columns ?? []).includes(c));
     if ((row.relkind === 'r' || row.relkind === 'p') && missing.length === 0) continue;
     const what = row.relkind === 'r' || row.relkind === 'p' ? `a table ${row.relname} without ${missing.join(', ')}` : `a relation ${row.relname} that is not a table (relkind ${row.relkind})`;
+    const altering = table.alteredBy.filter(isPending).map((v) => `${v} (${MIGRATIONS[v - 1]!.name})`);
+    const alters = altering.length === 0 ? '' : ` and pending migration${altering.length > 1 ? 's' : ''} ${altering.join(' and ')} would change`;
     throw new SchemaVersionError(schema, found, latest,
-      `schema_migrations records ${found === 0 ? 'no migration' : `migrations up to ${found}`}, and the schema holds ${what}, which is not the table migration ${table.version} creates: ` +
+      `schema_migrations records ${found === 0 ? 'no migration' : `migrations up to ${found}`}, and the schema holds ${what}, which is not the table migration ${table.version} creates${alters}: ` +
         'another program\'s in a schema REMIT shares, or REMIT\'s altered by hand; nothing was changed: give REMIT a schema of its own (the schema option)');
   }
 }
 
-/** Applied versions, ascending; creates the schema and the bookkeeping table unless verifying. */
-async function appliedVersions(client: SqlClient, schema: string, quoted: string, verifyOnly: boolean): Promise<number[]> {
+/** The columns of REMIT's schema_migrations, as appliedVersions creates it, and their types. */
+const BOOKKEEPING_COLUMNS: ReadonlyMap<string, string> = new Map([['version', 'integer'], ['name', 'text'], ['applied_at', 'timestamp with time zone']]);
+
+const NOT_REMITS = 'another program\'s, in a schema REMIT shares (or REMIT\'s altered by hand); nothing was changed: give REMIT a schema of its own (the schema option)';
+
+/**
+ * schema_migrations already in the schema must be REMIT's: a table with its columns (checked
+ * before its rows are read), each recorded version that this library knows under the name it
+ * gives that migration, and versions counted from 1. Another program's bookkeeping table of that
+ * name (in `public`, or any schema REMIT shares), whose rows 1 and 2 were taken for REMIT's
+ * migrations 1 and 2, had migration 3 applied to that program's own `runs` (its status column set
+ * to NULL in every row): refused, SchemaVersionError, nothing changed. A version above this
+ * library's is left to the newer-schema refusal, unless version 1 is missing too (not REMIT's).
+ */
+function checkBookkeepingIsRemits(schema: string, recorded: readonly { version: number; name: string }[], migrations: readonly Migration[]): void {
+  const latest = migrations.at(-1)?.version ?? 0;
+  const found = recorded.at(-1)?.version ?? 0;
+  const renamed = recorded.filter((r) => r.version <= latest && (r.version < 1 || migrations[r.version - 1]?.name !== r.name));
+  const foreign = renamed.length > 0 || (found > latest && recorded[0]?.version !== 1);
+  if (!foreign) return;
+  const shown = renamed.length > 0 ? renamed : recorded;
+  const listed = shown.slice(0, 4).map((r) => `${r.version} ${JSON.stringify(r.name)}`).join(', ') + (shown.length > 4 ? ', ...' : '');
+  const remits = migrations.slice(0, 4).map((m) => `${m.version} ${JSON.stringify(m.name)}`).join(', ');
+  throw new SchemaVersionError(schema, found, latest,
+    `schema_migrations is not REMIT's bookkeeping: it records ${listed}, where REMIT's migrations are ${remits}${migrations.length > 4 ? ', ...' : ''}; ` +
+      `it is ${NOT_REMITS}`);
+}
+
+/**
+ * Applied versions with their names, ascending; creates the schema and the bookkeeping table
+ * unless verifying. A schema_migrations of other columns is refused before its rows are read.
+ */
+async function appliedVersions(client: SqlClient, schema: string, quoted: string, verifyOnly: boolean, latest: number): Promise<{ version: number; name: string }[]> {
   const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
   // CREATE SCHEMA IF NOT EXISTS would demand CREATE on the database even when the schema exists,
   // so a schema created beforehand by an administrator is detected first and left alone.
@@ -246,15 +291,30 @@ async function appliedVersions(client: SqlClient, schema: string, quoted: string
     if (verifyOnly) return [];
     await inStep(schema, 'creating the schema', () => client.query(`CREATE SCHEMA ${quoted}`));
   }
-  const table = await client.query(`SELECT to_regclass($1) AS oid`, [`${quoted}.schema_migrations`]);
-  if (table.rows[0]?.oid === null) {
+  const table = await client.query<{ relkind: string; columns: [string, string][] | null }>(
+    `SELECT c.relkind::text AS relkind,
+       (SELECT array_agg(ARRAY[a.attname::text, format_type(a.atttypid, a.atttypmod)]) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'schema_migrations'`,
+    [schema],
+  );
+  const bookkeeping = table.rows[0];
+  if (bookkeeping === undefined) {
     if (verifyOnly) return [];
     await inStep(schema, 'creating the bookkeeping table schema_migrations', () => client.query(
       `CREATE TABLE ${quoted}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
     ));
+  } else {
+    const columns = new Map(bookkeeping.columns ?? []);
+    const other = [...BOOKKEEPING_COLUMNS].filter(([name, type]) => columns.get(name) !== type).map(([name, type]) => `${name} ${type}`);
+    const isTable = bookkeeping.relkind === 'r' || bookkeeping.relkind === 'p';
+    if (!isTable || other.length > 0) {
+      const what = isTable ? `a table without the column${other.length > 1 ? 's' : ''} ${other.join(', ')} of REMIT's` : `a relation that is not a table (relkind ${bookkeeping.relkind})`;
+      throw new SchemaVersionError(schema, 0, latest,
+        `schema_migrations is not REMIT's bookkeeping: it is ${what}; it is ${NOT_REMITS}`);
+    }
   }
-  const rows = await client.query<{ version: number }>(`SELECT version FROM ${quoted}.schema_migrations ORDER BY version`);
-  return rows.rows.map((r) => r.version);
+  const rows = await client.query<{ version: number; name: string }>(`SELECT version, name FROM ${quoted}.schema_migrations ORDER BY version`);
+  return rows.rows;
 }
 
 function assertOrdered(migrations: readonly Migration[]): void {

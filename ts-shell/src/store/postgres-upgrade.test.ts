@@ -8,7 +8,9 @@
  *   without schema_migrations) is brought up to date instead of failing at every open with
  *   `relation "summaries" already exists`; migration 3 applied again to a schema that has the
  *   status column makes every hint unknown, as the release without hints that ran meanwhile may
- *   have left a running run marked parked. A table of another shape under REMIT's name is refused.
+ *   have left a running run marked parked. A table of another shape under REMIT's name is refused,
+ *   before a migration creates or changes it, and so is another program's schema_migrations (its
+ *   rows 1 and 2 made migration 3 null that program's own runs.status).
  * - The status-hint hole of a rolling deploy from a release before migration 3: a run it left
  *   running keeps the hint parked and no recoverAll sees it; `UPDATE <schema>.runs SET status =
  *   NULL` makes every run a candidate, and the next recoverAll continues it and corrects the rest.
@@ -139,6 +141,61 @@ describePg('postgres: upgrades', (url) => {
     expect(error).toMatchObject({ storeCode: 'SCHEMA_VERSION', field: 'schema' });
     expect((error as Error).message).toContain('a table runs without next_seq, created_at, updated_at, which is not the table migration 1 creates');
     expect(await sql(`SELECT tablename FROM pg_tables WHERE schemaname = '${schema}' ORDER BY 1`)).toEqual([{ tablename: 'runs' }]);
+  });
+
+  it('another program\'s schema_migrations (rows 1 and 2 its own) in a shared schema: refused (SCHEMA_VERSION) naming the rows, its runs.status kept, nothing created', async () => {
+    const schema = freshSchemaName();
+    schemas.add(schema);
+    await sql(`CREATE SCHEMA ${schema};
+      CREATE TABLE ${schema}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+      INSERT INTO ${schema}.schema_migrations (version, name) VALUES (1, 'create users'), (2, 'create runs');
+      CREATE TABLE ${schema}.runs (run_id text PRIMARY KEY, created_at timestamptz NOT NULL, status text);
+      INSERT INTO ${schema}.runs VALUES ('job-1', now(), 'succeeded'), ('job-2', now(), 'queued')`);
+    for (const migrate of ['apply', 'verify'] as const) {
+      const error = await openError({ schema, migrate });
+      expect(error).toMatchObject({ storeCode: 'SCHEMA_VERSION', field: 'schema' });
+      const message = (error as Error).message;
+      expect(message).toContain('schema_migrations is not REMIT\'s bookkeeping: it records 1 "create users", 2 "create runs", where REMIT\'s migrations are 1 "runs and records", 2 "recovery summaries"');
+      expect(message).toContain('nothing was changed');
+    }
+    expect(await sql(`SELECT run_id, status FROM ${schema}.runs ORDER BY 1`)).toEqual([{ run_id: 'job-1', status: 'succeeded' }, { run_id: 'job-2', status: 'queued' }]);
+    expect(await sql(`SELECT tablename FROM pg_tables WHERE schemaname = '${schema}' ORDER BY 1`)).toEqual([{ tablename: 'runs' }, { tablename: 'schema_migrations' }]);
+    expect(await sql(`SELECT version FROM ${schema}.schema_migrations ORDER BY 1`)).toEqual([{ version: 1 }, { version: 2 }]);
+  });
+
+  it('a schema_migrations of other columns, or whose versions do not start at 1, is refused (SCHEMA_VERSION) before its rows are read', async () => {
+    const other = freshSchemaName();
+    schemas.add(other);
+    await sql(`CREATE SCHEMA ${other}; CREATE TABLE ${other}.schema_migrations (version text PRIMARY KEY, applied boolean)`);
+    const error = await openError({ schema: other });
+    expect(error).toMatchObject({ storeCode: 'SCHEMA_VERSION', field: 'schema' });
+    expect((error as Error).message).toContain('schema_migrations is not REMIT\'s bookkeeping: it is a table without the columns version integer, name text, applied_at timestamp with time zone of REMIT\'s');
+    expect(await sql(`SELECT tablename FROM pg_tables WHERE schemaname = '${other}' ORDER BY 1`)).toEqual([{ tablename: 'schema_migrations' }]);
+    const stamped = freshSchemaName();
+    schemas.add(stamped);
+    await sql(`CREATE SCHEMA ${stamped};
+      CREATE TABLE ${stamped}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+      INSERT INTO ${stamped}.schema_migrations (version, name) VALUES (20240101, 'init')`);
+    const refused = await openError({ schema: stamped });
+    expect(refused).toMatchObject({ storeCode: 'SCHEMA_VERSION' });
+    expect((refused as Error).message).toContain('schema_migrations is not REMIT\'s bookkeeping: it records 20240101 "init"');
+  });
+
+  it('REMIT\'s bookkeeping at migration 2 beside another program\'s runs: refused before migration 3 would null its status column (SCHEMA_VERSION), nothing changed', async () => {
+    const schema = freshSchemaName();
+    schemas.add(schema);
+    await sql(`CREATE SCHEMA ${schema};
+      CREATE TABLE ${schema}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+      INSERT INTO ${schema}.schema_migrations (version, name) VALUES (1, 'runs and records'), (2, 'recovery summaries');
+      CREATE TABLE ${schema}.runs (run_id text PRIMARY KEY, created_at timestamptz NOT NULL, status text);
+      INSERT INTO ${schema}.runs VALUES ('job-1', now(), 'succeeded')`);
+    const error = await openError({ schema });
+    expect(error).toMatchObject({ storeCode: 'SCHEMA_VERSION', field: 'schema' });
+    expect((error as Error).message).toContain(
+      'a table runs without next_seq, updated_at, which is not the table migration 1 creates and pending migrations 3 (run status hints) and 4 (recovery candidates by exclusion) would change');
+    expect(await sql(`SELECT run_id, status FROM ${schema}.runs`)).toEqual([{ run_id: 'job-1', status: 'succeeded' }]);
+    expect(await sql(`SELECT version FROM ${schema}.schema_migrations ORDER BY 1`)).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(await sql(`SELECT indexname FROM pg_indexes WHERE schemaname = '${schema}' AND indexname = 'runs_to_recover'`)).toEqual([]);
   });
 
   it('the status-hint hole of a release before migration 3: UPDATE runs SET status = NULL makes every run a candidate, and recoverAll continues the hidden run and corrects the rest', async () => {

@@ -9,7 +9,13 @@
  *   and cause: a read-only file (EACCES), another program's view on next_seq, a write lock held
  *   past the busy timeout (SQLITE_BUSY: another process may be migrating the file).
  * - The open reads what the file holds, never only its version: an index of the runs to recover
- *   dropped by hand is rebuilt, a status column dropped is added again (every hint unknown).
+ *   dropped by hand is rebuilt, a status column dropped is added again (every hint unknown). A
+ *   layout-5 file of an earlier release (no remit_schema) whose index was dropped is layout 5, read
+ *   as it is by create: false (it was taken for layout 4 and refused by `remit runs`).
+ * - Tables under REMIT's names that are not a REMIT layout (another program's remit_runs and
+ *   remit_records, or its remit_runs with a next_seq column) are refused, whatever `create` says,
+ *   nothing changed: they were called an older layout with --create advised, which then failed
+ *   (`no such column: created_at_ms`), or create: true dropped that program's next_seq column.
  * - The status-hint hole after a release without hints wrote to the file: the hint says parked, the
  *   log running, and recoverAll does not see the run; `UPDATE remit_runs SET status = NULL` makes
  *   every run a candidate again (the next recoverAll continues it and corrects the other hints),
@@ -30,6 +36,7 @@ import { createRemit } from '../remit.js';
 import { testRecord } from '../testing/store-contract.js';
 import { END, workflow } from '../workflow/workflow.js';
 import { cliInProcess } from '../../test-support/cli-in-process.js';
+import { buildProgram } from '../cli/main.js';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
 
@@ -44,7 +51,7 @@ const SUMMARIES = 'CREATE TABLE remit_summaries (run_id TEXT PRIMARY KEY, record
 const ONE_RUN = "INSERT INTO remit_records VALUES ('old', 0, x'00', 100);";
 
 /** The layouts earlier releases wrote (every one in WAL mode), each with one run (its record's bytes do not matter here). */
-const LAYOUTS: Record<1 | 3 | 4, string> = {
+const LAYOUTS: Record<1 | 3 | 4 | '5u', string> = {
   1: `CREATE TABLE remit_runs (run_id TEXT PRIMARY KEY, next_seq INTEGER NOT NULL, created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
       ${RECORDS} INSERT INTO remit_runs VALUES ('old', 1, 100, 100); ${ONE_RUN}`,
   3: `CREATE TABLE remit_runs (run_id TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL);
@@ -53,9 +60,14 @@ const LAYOUTS: Record<1 | 3 | 4, string> = {
       ${RECORDS} ${SUMMARIES}
       CREATE INDEX remit_runs_to_recover ON remit_runs (created_at_ms, run_id) WHERE status IS NULL OR status = 'running';
       INSERT INTO remit_runs VALUES ('old', 100, 'parked'); ${ONE_RUN} PRAGMA user_version = 4;`,
+  // Layout 5 as a release before remit_schema wrote it: the version in user_version only.
+  '5u': `CREATE TABLE remit_runs (run_id TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL, status TEXT);
+      ${RECORDS} ${SUMMARIES}
+      CREATE INDEX remit_runs_to_recover ON remit_runs (created_at_ms, run_id) WHERE status IS NULL OR status NOT IN ('parked', 'completed', 'failed');
+      INSERT INTO remit_runs VALUES ('old', 100, NULL); ${ONE_RUN} PRAGMA user_version = 5;`,
 };
 
-function layoutFile(version: 1 | 3 | 4, extra = ''): string {
+function layoutFile(version: 1 | 3 | 4 | '5u', extra = ''): string {
   const path = freshPath();
   const db = new Database(path);
   db.exec(`PRAGMA journal_mode = WAL; ${LAYOUTS[version]} ${extra}`);
@@ -127,6 +139,98 @@ describe('create: false never migrates a layout', () => {
     expect(digest(path)).toBe(before);
     expect(columnsOf(path)).toContain('next_seq');
   });
+
+  it('the CLI\'s --create says it also migrates an older layout (the SCHEMA_VERSION refusal sends users to it)', () => {
+    const create = buildProgram().options.find((o) => o.long === '--create');
+    expect(create?.description).toMatch(/create the database if it does not exist, and migrate one of an older REMIT layout/);
+  });
+
+  it('a layout-5 file of an earlier release (no remit_schema, user_version 5) whose index was dropped is read as it is, by remit runs too; not a byte changed', async () => {
+    const path = layoutFile('5u', 'DROP INDEX remit_runs_to_recover;');
+    const before = digest(path);
+    const reader = new SqliteStore(path, { create: false });
+    expect(await reader.listRunsToRecover()).toEqual(['old']);
+    await reader.close();
+    const result = await cliInProcess(root)('runs', '--db', path);
+    // Listed (its one record is not a real run's: damaged, exit 7), not refused (exit 8).
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/^old +damaged/m);
+    expect(digest(path)).toBe(before);
+    expect(indexOf(path)).toBeUndefined();
+    // An open that may write makes the index and records the version.
+    const store = new SqliteStore(path);
+    expect(await store.listRunsToRecover()).toEqual(['old']);
+    await store.close();
+    expect(indexOf(path)).toContain("NOT IN ('parked', 'completed', 'failed')");
+  });
+
+  it('without remit_schema, an index of other text is layout 4, and so is a missing index when user_version says 4: refused by create: false', () => {
+    const replaced = layoutFile('5u', `DROP INDEX remit_runs_to_recover; CREATE INDEX remit_runs_to_recover ON remit_runs (created_at_ms, run_id) WHERE status IS NULL OR status = 'running';`);
+    const dropped = layoutFile(4, 'DROP INDEX remit_runs_to_recover;');
+    for (const path of [replaced, dropped]) {
+      const before = digest(path);
+      const error = openError(path, { create: false });
+      expect(error).toMatchObject({ storeCode: 'SCHEMA_VERSION', field: 'schema' });
+      expect((error as Error).message).toContain(`file at version 4, this library's is ${SQLITE_SCHEMA_VERSION}`);
+      expect(digest(path)).toBe(before);
+    }
+  });
+});
+
+describe('tables under REMIT\'s names that are not a REMIT layout are refused, never migrated', () => {
+  function otherFile(sql: string): string {
+    const path = freshPath();
+    const db = new Database(path);
+    db.exec(sql);
+    db.close();
+    return path;
+  }
+
+  it.each([false, true])('another program\'s remit_runs and remit_records (create: %s): not called an older layout, --create not advised, nothing changed', (create) => {
+    const path = otherFile("CREATE TABLE remit_runs (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE remit_records (a, b); INSERT INTO remit_runs VALUES (1, 'x');");
+    const before = digest(path);
+    const error = openError(path, { create });
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ storeCode: 'SCHEMA_VERSION', operation: 'open', field: 'schema' });
+    const message = (error as Error).message;
+    expect(message).toContain(`the database file ${path}: its tables remit_runs, remit_records are not a REMIT layout (remit_runs has no run_id, created_at_ms; remit_records has no run_id, seq, bytes, committed_at_ms)`);
+    expect(message).toContain('another program\'s tables under REMIT\'s names');
+    expect(message).toContain('nothing in it was changed');
+    expect(message).not.toContain('older');
+    expect(message).not.toContain('--create');
+    expect(message).not.toContain('create: true');
+    expect(digest(path)).toBe(before);
+  });
+
+  it('the CLI with --create on such a file: the same refusal (exit 8), nothing changed', async () => {
+    const path = otherFile("CREATE TABLE remit_runs (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE remit_records (a, b);");
+    const before = digest(path);
+    const result = await cliInProcess(root)('--create', 'runs', '--db', path);
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain('are not a REMIT layout');
+    expect(result.stderr).not.toContain('no such column');
+    expect(digest(path)).toBe(before);
+  });
+
+  it('another program\'s remit_runs with a next_seq column, opened with create: true: refused, its next_seq kept (a migration dropped it)', () => {
+    const path = otherFile("CREATE TABLE remit_runs (run_id TEXT PRIMARY KEY, next_seq INTEGER, created_at_ms INTEGER, note TEXT); INSERT INTO remit_runs VALUES ('k', 7, 1, 'keep me');");
+    const before = digest(path);
+    const error = openError(path, { create: true });
+    expect(error).toMatchObject({ storeCode: 'SCHEMA_VERSION', field: 'schema' });
+    expect((error as Error).message).toContain(
+      'its table remit_runs is not a REMIT layout (remit_runs has next_seq but no updated_at_ms, where layout 1\'s remit_runs has run_id, next_seq, created_at_ms, updated_at_ms)');
+    expect(digest(path)).toBe(before);
+    expect(columnsOf(path)).toEqual(['run_id', 'next_seq', 'created_at_ms', 'note']);
+  });
+
+  it('a remit_runs of layout 1 without its remit_records is refused too; with it (a layout-1 file) it is migrated', async () => {
+    const alone = otherFile('CREATE TABLE remit_runs (run_id TEXT PRIMARY KEY, next_seq INTEGER NOT NULL, created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);');
+    expect((openError(alone) as Error).message).toContain('remit_runs has layout 1\'s next_seq, updated_at_ms but the file has no remit_records');
+    expect(columnsOf(alone)).toContain('next_seq');
+    const store = new SqliteStore(layoutFile(1));
+    expect(await store.listRuns()).toHaveLength(1);
+    await store.close();
+  });
 });
 
 describe('a migration that fails says so', () => {
@@ -152,6 +256,41 @@ describe('a migration that fails says so', () => {
       expect(error).toMatchObject({ storeCode: 'SQLITE_BUSY', operation: 'open' });
       expect((error as Error).message).toContain(`migrating the SQLite layout of the database file ${path} from version 3 to ${SQLITE_SCHEMA_VERSION}`);
       expect((error as Error).message).toContain('another process may be migrating this file');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+  });
+
+  it('a layout-5 file of an earlier release (no remit_schema) whose version row cannot be written: says what it is, not "altered"', () => {
+    const path = layoutFile('5u');
+    const holder = new Database(path);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const error = openError(path, { busyTimeoutMs: 50 });
+      expect(error).toMatchObject({ storeCode: 'SQLITE_BUSY', operation: 'open' });
+      const message = (error as Error).message;
+      expect(message).toContain(
+        `migrating the SQLite layout of the database file ${path} (version ${SQLITE_SCHEMA_VERSION} of an earlier release: no remit_schema, the version kept in PRAGMA user_version) (to record version ${SQLITE_SCHEMA_VERSION} in remit_schema) failed`);
+      expect(message).not.toContain('altered');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+  });
+
+  it('a layout-5 file whose remit_schema says 5 and whose index was dropped by hand: "(version 5, altered)"', async () => {
+    const path = freshPath();
+    const store = new SqliteStore(path);
+    await store.close();
+    const db = new Database(path);
+    db.exec('DROP INDEX remit_runs_to_recover');
+    db.close();
+    const holder = new Database(path);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const error = openError(path, { busyTimeoutMs: 50 });
+      expect((error as Error).message).toContain(`${path} (version ${SQLITE_SCHEMA_VERSION}, altered) (to create the index remit_runs_to_recover) failed`);
     } finally {
       holder.exec('ROLLBACK');
       holder.close();

@@ -529,9 +529,18 @@ interface LayoutFound {
    * The version remit_schema records or, in a file without it (an earlier release kept the version
    * in user_version), the earliest layout its tables, columns and index match: 1 keeps next_seq in
    * remit_runs, 2 has no remit_summaries, 3 no status column, 4 another recovery index than this
-   * release's.
+   * release's. No index at all is layout 5 with its index dropped by hand (every layout since 4
+   * made one), unless user_version says 4 (a layout-4 file whose index was dropped).
    */
   version: number;
+  /** Whether remit_schema records the version (false: a file of an earlier release, which kept it in user_version). */
+  versionRecorded: boolean;
+  /**
+   * Whether a layout-5 file's tables, columns or index differ from layout 5's (dropped or changed by
+   * hand); a missing version row is not counted. False for an older version (what differs is the
+   * migration).
+   */
+  altered: boolean;
   /** What an open that may write changes to bring it to this release's layout, in words and in order; empty: nothing. */
   changes: string[];
   /**
@@ -548,13 +557,82 @@ const LAYOUT_OBJECTS_SQL =
   "SELECT type, name, sql FROM sqlite_schema WHERE (type = 'table' AND name IN ('remit_schema', 'remit_runs', 'remit_records', 'remit_summaries')) " +
   "OR (type = 'index' AND name = 'remit_runs_to_recover')";
 
-/** The file's layout (LayoutFound), or undefined for a file without remit_runs and remit_records (new, or another program's). */
-function layoutOf(db: Db): LayoutFound | undefined {
+/** The columns of REMIT's tables in the file (one statement). */
+const LAYOUT_COLUMNS_SQL =
+  "SELECT m.name AS tableName, c.name AS columnName FROM sqlite_schema m, pragma_table_info(m.name) c " +
+  "WHERE m.type = 'table' AND m.name IN ('remit_schema', 'remit_runs', 'remit_records', 'remit_summaries')";
+
+/**
+ * The columns each of REMIT's tables has had in every layout (1 to 5, from the migrations): a
+ * table of that name without them is not REMIT's (another program's, under REMIT's name), and a
+ * migration would fail on it (`no such column: created_at_ms`) or change that program's data.
+ */
+const REMIT_COLUMNS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['remit_schema', ['id', 'version']],
+  ['remit_runs', ['run_id', 'created_at_ms']],
+  ['remit_records', ['run_id', 'seq', 'bytes', 'committed_at_ms']],
+  ['remit_summaries', ['run_id', 'record_count', 'byte_length', 'snapshot_seq', 'summary']],
+]);
+
+/** remit_runs of layout 1, the only one with next_seq and updated_at_ms (which a migration drops), beside remit_records. */
+const LAYOUT_1_RUNS_COLUMNS = ['run_id', 'next_seq', 'created_at_ms', 'updated_at_ms'];
+
+/**
+ * What makes REMIT's tables in the file not a REMIT layout, in words, or undefined: one lacks a
+ * column every layout has, or remit_runs has a column of layout 1 (which a migration would drop)
+ * without being layout 1's remit_runs beside a remit_records.
+ */
+function notRemitLayout(tables: ReadonlyMap<string, ReadonlySet<string>>): string | undefined {
+  const problems: string[] = [];
+  for (const [table, required] of REMIT_COLUMNS) {
+    const columns = tables.get(table);
+    const missing = columns === undefined ? [] : required.filter((c) => !columns.has(c));
+    if (missing.length > 0) problems.push(`${table} has no ${missing.join(', ')}`);
+  }
+  const runs = tables.get('remit_runs');
+  const layout1 = ['next_seq', 'updated_at_ms'].filter((c) => runs?.has(c));
+  if (problems.length === 0 && layout1.length > 0) {
+    const missing = LAYOUT_1_RUNS_COLUMNS.filter((c) => !runs!.has(c));
+    if (missing.length > 0) problems.push(`remit_runs has ${layout1.join(', ')} but no ${missing.join(', ')}, where layout 1's remit_runs has ${LAYOUT_1_RUNS_COLUMNS.join(', ')}`);
+    else if (!tables.has('remit_records')) problems.push(`remit_runs has layout 1's ${layout1.join(', ')} but the file has no remit_records`);
+  }
+  return problems.length === 0 ? undefined : problems.join('; ');
+}
+
+/**
+ * Tables under REMIT's names that are not a REMIT layout (notRemitLayout) are refused, whatever
+ * `create` says, before anything of the file is changed: StoreError SCHEMA_VERSION. Migrating
+ * them failed half way (`no such column: created_at_ms`, after a refusal that called them an
+ * older layout and advised --create), or dropped another program's `next_seq` column.
+ */
+function tablesNotRemits(description: string, path: string, tables: ReadonlyMap<string, unknown>, problem: string): StoreError {
+  return new StoreError(description, 'open', 'SCHEMA_VERSION', { field: 'schema' }, new Error(
+    `the database file ${path}: ${tables.size === 1 ? 'its table' : 'its tables'} ${[...tables.keys()].join(', ')} ${tables.size === 1 ? 'is' : 'are'} not a REMIT layout (${problem}): ` +
+      'another program\'s tables under REMIT\'s names, or REMIT\'s altered by hand; nothing in it was changed, and no open migrates such tables: ' +
+      'give REMIT a database file of its own (another path), or rename the other program\'s tables',
+  ));
+}
+
+/**
+ * The file's layout (LayoutFound), or undefined for a file without remit_runs and remit_records
+ * (new, or another program's). Tables under REMIT's names that are not a REMIT layout are refused
+ * (tablesNotRemits).
+ */
+function layoutOf(db: Db, description: string, path: string): LayoutFound | undefined {
   const objects = new Map(db.prepare<[], { type: string; name: string; sql: unknown }>(LAYOUT_OBJECTS_SQL).all().map((o) => [o.name, o]));
+  if (!objects.has('remit_runs') && !objects.has('remit_records') && !objects.has('remit_summaries') && !objects.has('remit_schema')) return undefined;
+  const tables = new Map<string, Set<string>>();
+  for (const { tableName, columnName } of db.prepare<[], { tableName: string; columnName: string }>(LAYOUT_COLUMNS_SQL).all()) {
+    let columns = tables.get(tableName);
+    if (columns === undefined) tables.set(tableName, (columns = new Set()));
+    columns.add(columnName);
+  }
+  const problem = notRemitLayout(tables);
+  if (problem !== undefined) throw tablesNotRemits(description, path, tables, problem);
   if (!objects.has('remit_runs') || !objects.has('remit_records')) return undefined;
   const stored = objects.has('remit_schema') ? db.prepare('SELECT max(version) FROM remit_schema').pluck().get() : undefined;
   const recorded = typeof stored === 'number' ? stored : undefined;
-  const columns = new Set((db.pragma('table_info(remit_runs)') as { name: string }[]).map((c) => c.name));
+  const columns = tables.get('remit_runs') ?? new Set<string>();
   const obsolete = ['next_seq', 'updated_at_ms'].filter((c) => columns.has(c));
   const summaries = objects.has('remit_summaries');
   const status = columns.has('status');
@@ -565,9 +643,17 @@ function layoutOf(db: Db): LayoutFound | undefined {
   if (!summaries) changes.push('create remit_summaries');
   if (!status) changes.push('add remit_runs.status (the status hint, NULL: unknown)');
   if (index !== RECOVERY_INDEX_SQL) changes.push(`${index === undefined ? 'create' : 'rebuild'} the index remit_runs_to_recover`);
+  const altered = changes.length > 0;
   if (recorded !== SQLITE_SCHEMA_VERSION) changes.push(`record version ${SQLITE_SCHEMA_VERSION} in remit_schema`);
-  const version = recorded ?? (obsolete.length > 0 ? 1 : !summaries ? 2 : !status ? 3 : index !== RECOVERY_INDEX_SQL ? 4 : SQLITE_SCHEMA_VERSION);
-  return { version, changes, usableAsIs: obsolete.length === 0 && summaries && status && version === SQLITE_SCHEMA_VERSION };
+  // An index with other text is layout 4's; none at all is layout 5's dropped by hand (layout 4
+  // made one too), unless the user_version an earlier release kept says 4.
+  const inferred = obsolete.length > 0 ? 1 : !summaries ? 2 : !status ? 3 : index === RECOVERY_INDEX_SQL ? SQLITE_SCHEMA_VERSION
+    : index !== undefined ? 4 : recorded === undefined && db.pragma('user_version', { simple: true }) === 4 ? 4 : SQLITE_SCHEMA_VERSION;
+  const version = recorded ?? inferred;
+  return {
+    version, versionRecorded: recorded !== undefined, altered: altered && version === SQLITE_SCHEMA_VERSION, changes,
+    usableAsIs: obsolete.length === 0 && summaries && status && version === SQLITE_SCHEMA_VERSION,
+  };
 }
 
 /**
@@ -586,6 +672,18 @@ function layoutNotMigrated(description: string, path: string, layout: LayoutFoun
       'open it once with create: true (a service\'s open; the CLI with --create), which migrates it' +
       (layout.version < SQLITE_SCHEMA_VERSION ? ', after stopping every process of an older release that uses the file (docs/guide.md, "Upgrading REMIT"); or read it with the release that wrote it' : ''),
   ));
+}
+
+/**
+ * The layout a migration starts from, for its failure's message (migrationFailed): from which
+ * version, or what a layout-5 file lacks: the version row an earlier release did not write (it
+ * kept the version in user_version), or what a hand edit dropped or changed.
+ */
+function layoutMigrated(layout: LayoutFound): string {
+  if (layout.version !== SQLITE_SCHEMA_VERSION) return `from version ${layout.version} to ${SQLITE_SCHEMA_VERSION}`;
+  const earlier = layout.versionRecorded ? '' : ' of an earlier release: no remit_schema, the version kept in PRAGMA user_version';
+  const altered = layout.altered ? `${earlier === '' ? ',' : ';'} altered` : '';
+  return `(version ${layout.version}${earlier}${altered})`;
 }
 
 /**
@@ -771,7 +869,7 @@ export class SqliteStore implements Store {
     this.wrap('open', {}, () => {
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       // A newer layout is refused before anything of the file is changed (WAL, tables).
-      const layout = layoutOf(this.db);
+      const layout = layoutOf(this.db, this.description, this.path);
       checkLayoutNotNewer(this.description, this.path, layout?.version);
       // Refused before WAL is set: a store that must not create changes nothing of such a file.
       if (!create && layout !== undefined && !layout.usableAsIs) throw layoutNotMigrated(this.description, this.path, layout);
@@ -791,7 +889,7 @@ export class SqliteStore implements Store {
       try {
         this.db.transaction(() => {
           // Read again under the write lock: another process may have migrated the file meanwhile.
-          checkLayoutNotNewer(this.description, this.path, layoutOf(this.db)?.version);
+          checkLayoutNotNewer(this.description, this.path, layoutOf(this.db, this.description, this.path)?.version);
           const earlierRelease = !hasTables(this.db, ['remit_schema']) && isRemitFile(this.db);
           this.db.exec(SCHEMA);
           migrate(this.db, earlierRelease);
@@ -826,7 +924,7 @@ export class SqliteStore implements Store {
             ? 'another program\'s view, index or trigger in the file uses what the migration changes (named above): drop or change it, then open again'
             : undefined;
     return new StoreError(this.description, 'open', code, {}, new Error(
-      `migrating the SQLite layout of the database file ${this.path} ${layout.version === SQLITE_SCHEMA_VERSION ? `(version ${layout.version}, altered)` : `from version ${layout.version} to ${SQLITE_SCHEMA_VERSION}`} ` +
+      `migrating the SQLite layout of the database file ${this.path} ${layoutMigrated(layout)} ` +
         `(to ${layout.changes.join('; ')}) failed: ${what}; ` +
         `nothing in the file was changed (the migration is one transaction)${advice === undefined ? '' : `: ${advice}`}`,
       { cause: error },
