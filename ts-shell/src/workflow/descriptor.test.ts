@@ -867,6 +867,169 @@ describe('the bound on schema nodes is per schema, and its refusal says what it 
   });
 });
 
+describe('the schemas checks hold are written once for the whole definition, whose schema nodes are bounded too (the refusals of a definition fail before the fix; the fingerprints are those before it)', () => {
+  /** A ring of `n` recursive types, each with a z.property check holding the next (optional). */
+  function ringOf(n: number, seen?: (schema: z.ZodType) => z.ZodType): z.ZodType[] {
+    const types: z.ZodType[] = [];
+    for (let i = 0; i < n; i++) {
+      const next = () => types[(i + 1) % n]!.optional();
+      const type = z.lazy(() => z.object({ [`v${i}`]: z.string(), next: next() }).check(z.property('next', next())));
+      types.push(seen === undefined ? type : seen(type));
+    }
+    return types;
+  }
+  /** Counts each time zod meets `schema` while writing a JSON Schema. */
+  const counting = (counter: { n: number }) => <T extends z.ZodType>(schema: T): T => {
+    (schema._zod as { toJSONSchema?: () => undefined }).toJSONSchema = () => {
+      counter.n++;
+      return undefined;
+    };
+    return schema;
+  };
+  /** A definition whose `k` interrupt nodes each have a resume schema whose check holds `held(k)`. */
+  function holders(k: number, held: (i: number) => z.ZodType, state: z.ZodObject = o({ n: z.number() })): Workflow {
+    let b: any = workflow({ name: 'holders', version: '1', state });
+    for (let i = 0; i < k; i++) b = b.interrupt(`ask-${i}`, { resume: o({ x: z.any() }).check(z.property('x', held(i))), apply: () => ({}), next: i + 1 < k ? `ask-${i + 1}` : END });
+    return b.build() as Workflow;
+  }
+  const message = (f: () => unknown): string => {
+    try {
+      f();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'built';
+  };
+  const optionalFields = (n: number) => o(Object.fromEntries(Array.from({ length: n }, (_, f) => [`f${f}`, z.string().optional()])));
+
+  it('100 resume schemas whose checks hold a shared ring of 8 recursive types: refused past the bound of the definition, each type written once (the review\'s case: 12 s and 11 MB before)', () => {
+    const counter = { n: 0 };
+    const ring = ringOf(8, counting(counter));
+    // Eight such schemas (each about 3,000 nodes with its note) are described.
+    expect(holders(8, (i) => ring[i % 8]!).descriptor.nodes).toHaveLength(8);
+    const eight = counter.n;
+    counter.n = 0;
+    const refusal = message(() => holders(100, (i) => ring[i % 8]!));
+    expect(refusal).toMatch(/^workflow holders: the definition is too large to describe for its fingerprint: its schemas together have more than 200000 schema nodes \(the limit per definition, each schema under its own limit of 20000; \d+ counted where the count stopped, at .* of the resume schema of ask-\d+\)/);
+    expect(refusal).toMatch(/the schemas their z\.property\(\) checks hold, written in the note of each check that holds them, in each schema again \(\d+ of the nodes\): many schemas whose checks hold one large schema/);
+    // Before, each resume schema wrote the ring again: zod met its types about 12 times as often.
+    expect(counter.n).toBeLessThanOrEqual(eight);
+    expect(() => holders(100, (i) => ring[i % 8]!)).toThrow(expect.objectContaining({ code: 'REMIT_DEFINITION_INVALID', workflow: 'holders', node: undefined, field: undefined }));
+  });
+
+  it('schemas each under their own bound, past the bound of the definition together, are refused saying what was counted, not z.property checks they do not have', () => {
+    // The state and 10 resume schemas of 4,900 optional fields: about 19,600 nodes each.
+    let b: any = workflow({ name: 'wide', version: '1', state: optionalFields(4_900) });
+    for (let k = 0; k < 10; k++) b = b.interrupt(`ask-${k}`, { resume: optionalFields(4_900), apply: () => ({}), next: k + 1 < 10 ? `ask-${k + 1}` : END });
+    const refusal = message(() => b.build());
+    expect(refusal).toMatch(/^workflow wide: the definition is too large to describe for its fingerprint: its schemas together have more than 200000 schema nodes \(the limit per definition, each schema under its own limit of 20000; 200001 counted where the count stopped, at properties\.f\d+ of the resume schema of ask-9\)/);
+    expect(refusal).toContain('counting the JSON Schema of what the state schema and each resume schema give and accept, each field, item and wrapper such as .optional() a node: ');
+    expect(refusal).toContain('split the definition into several workflows');
+    expect(refusal).not.toContain('z.property');
+  });
+
+  it('a large schema met before the bound of the definition is reached is still named, in a definition past that bound too', () => {
+    let b: any = workflow({ name: 'wide', version: '1', state: optionalFields(4_900) });
+    for (let k = 0; k < 10; k++) b = b.interrupt(`ask-${k}`, { resume: optionalFields(k === 0 ? 5_000 : 4_900), apply: () => ({}), next: k + 1 < 10 ? `ask-${k + 1}` : END });
+    expect(() => b.build()).toThrow(expect.objectContaining({ node: 'ask-0', field: 'resume', message: expect.stringMatching(/the resume schema of ask-0 is too large to describe .* more than 20000 schema nodes \(the limit per schema;/) }));
+  });
+
+  /**
+   * Definitions whose schemas hold the same schemas through their checks, entered at different
+   * places, and their fingerprints as the release before this change computed them (each schema
+   * with its own record of held schemas): a held schema's note is the same whichever schema of the
+   * definition wrote it first, so sharing the record changes no fingerprint.
+   */
+  const SHARED_HELD: [string, () => Workflow, string][] = [
+    ['a checked schema held by the state and two resume schemas', () => {
+      const H = o({ x: z.number() }).check(z.property('x', z.number().min(0)));
+      return workflow({ name: 'p', version: '1', state: o({ h: z.any() }).check(z.property('h', H)) })
+        .interrupt('i', { resume: o({ h: z.any() }).check(z.property('h', H)), apply: () => ({}), next: 'j' })
+        .interrupt('j', { resume: o({ k: z.any() }).check(z.property('k', H)), apply: () => ({}), next: END }).build();
+    }, 'd638208158294135adf61550af841d0af6202fbcacfaca5871aeb370ee0a4456'],
+    ['a ring of 4 held at different members by the state (as a field) and two resume schemas (as fields)', () => {
+      const t = ringOf(4);
+      return workflow({ name: 'r', version: '1', state: o({ a: t[0]!.optional() }) })
+        .interrupt('i', { resume: o({ b: t[2]! }), apply: () => ({}), next: 'j' })
+        .interrupt('j', { resume: o({ c: t[1]!, d: t[3]! }), apply: () => ({}), next: END }).build();
+    }, 'a0ef27b7f39ea6334a12f42b4a48a53f9a021799d1930a91f62edf107aebb9f0'],
+    ['a ring of 3, a resume schema entering it where the state only reaches inside the cycle', () => {
+      const t = ringOf(3);
+      const X = o({ q: z.any() }).check(z.property('q', t[1]!));
+      return workflow({ name: 'r2', version: '1', state: o({ a: z.any() }).check(z.property('a', t[0]!)) })
+        .interrupt('i', { resume: X, apply: () => ({}), next: 'j' })
+        .interrupt('j', { resume: o({ z: z.any() }).check(z.property('z', X)), apply: () => ({}), next: END }).build();
+    }, '15f798a6c6c7888af41874f04b188bd2f86d0e13abdd8c8251667a891785cbb3'],
+    ['a chain of 8 checks in the state and a resume schema', () => {
+      let s: z.ZodType = z.number();
+      for (let i = 0; i < 8; i++) s = z.any().check(z.property('a', s));
+      return workflow({ name: 'c', version: '1', state: o({ s }) }).interrupt('i', { resume: o({ s }), apply: () => ({}), next: END }).build();
+    }, 'e2a9e1f9fa2964572096e79cec40b38df142e50e2d708e6f3aadeb155bdac798'],
+    ['a held schema holding another, the inner one held alone by a resume schema described first', () => {
+      const inner = o({ v: z.string() }).check(z.property('v', z.string().min(2)));
+      const outer = o({ w: z.any() }).check(z.property('w', inner));
+      return workflow({ name: 'n', version: '1', state: o({ n: z.number() }) })
+        .interrupt('a', { resume: o({ x: z.any() }).check(z.property('x', inner)), apply: () => ({}), next: 'b' })
+        .interrupt('b', { resume: o({ y: z.any() }).check(z.property('y', outer)), apply: () => ({}), next: END }).build();
+    }, '08d6c10436d5bafb63cd28ff2c2133182455d56af6cdbf95e7bc2d67e2153922'],
+    ['the same, the outer one described first', () => {
+      const inner = o({ v: z.string() }).check(z.property('v', z.string().min(2)));
+      const outer = o({ w: z.any() }).check(z.property('w', inner));
+      return workflow({ name: 'n', version: '1', state: o({ n: z.number() }) })
+        .interrupt('b', { resume: o({ x: z.any() }).check(z.property('x', inner)), apply: () => ({}), next: 'a' })
+        .interrupt('a', { resume: o({ y: z.any() }).check(z.property('y', outer)), apply: () => ({}), next: END }).build();
+    }, '984af4fad3d446e7cfff99b3556afee12136588a1bc95239e2faa70045c594ff'],
+    ['8 resume schemas whose checks hold a shared ring of 8, each at another member', () => holders(8, (() => { const t = ringOf(8); return (i: number) => t[i]!; })()), 'db423fe65d6bfe857c566a6aaab62ca639b7b954fa8ca735f783d680fe90943d'],
+    ['the same ring held by the state at one member, in the order the resume schemas are described', () => holders(8, (() => { const t = ringOf(8); return (i: number) => t[7 - i]!; })(), o({ s: z.any() }).check(z.property('s', ringOf(8)[5]!))), 'e07a8d22f6bc6f4216d0aa8ee13ee7a589edc60de50429af1d4476c9f5317e1f'],
+  ];
+
+  it.each(SHARED_HELD)('table: %s has the fingerprint it had before', (_, build, fingerprint) => {
+    expect(build().fingerprintHex).toBe(fingerprint);
+  });
+
+  it('property: each schema of a definition is described as it is alone, whichever of the definition\'s schemas hold the same schemas through their checks, in whichever order', () => {
+    /** Held schemas made anew: a ring of 3, a chain of checks, a checked object holding a ring member. */
+    const pool = (): z.ZodType[] => {
+      const t = ringOf(3);
+      let chain: z.ZodType = z.string();
+      for (let i = 0; i < 3; i++) chain = z.any().check(z.property('a', chain));
+      const holdsRing = o({ r: z.any() }).check(z.property('r', t[1]!));
+      return [...t, chain, holdsRing, o({ c: z.any() }).check(z.property('c', chain))];
+    };
+    const holding = fc.uniqueArray(fc.nat({ max: 5 }), { minLength: 1, maxLength: 3 });
+    const schemaOf = (held: z.ZodType[], picks: readonly number[], asField: boolean) => {
+      const fields = Object.fromEntries(picks.map((p, f) => [`h${f}`, asField ? held[p]!.optional() : z.any()]));
+      let schema: z.ZodType = o(fields);
+      if (!asField) picks.forEach((p, f) => (schema = (schema as z.ZodObject).check(z.property(`h${f}`, held[p]!))));
+      return schema as z.ZodObject;
+    };
+    fc.assert(
+      fc.property(
+        fc.record({ picks: holding, asField: fc.boolean() }),
+        fc.uniqueArray(fc.record({ name: fc.stringMatching(/^[a-z]{1,3}$/), picks: holding, asField: fc.boolean() }), { minLength: 1, maxLength: 4, selector: (r) => r.name }),
+        (state, resumes) => {
+          const held = pool();
+          const stateSchema = schemaOf(held, state.picks, state.asField);
+          let b: any = workflow({ name: 'shared', version: '1', state: stateSchema });
+          resumes.forEach((r, i) => (b = b.interrupt(r.name, { resume: schemaOf(held, r.picks, r.asField), apply: () => ({}), next: i + 1 < resumes.length ? resumes[i + 1]!.name : END })));
+          const whole = (b.build() as Workflow).descriptor;
+          // Each schema alone, made anew with held schemas of its own: no record of the others' held schemas.
+          const stateAlone = workflow({ name: 'shared', version: '1', state: schemaOf(pool(), state.picks, state.asField) }).pure('p', { run: () => ({}), next: END }).build();
+          expect(canonicalJson(whole.state)).toBe(canonicalJson(stateAlone.descriptor.state));
+          expect(canonicalJson(whole.stateInput ?? null)).toBe(canonicalJson(stateAlone.descriptor.stateInput ?? null));
+          for (const r of resumes) {
+            const resumeAlone = flowOf(o({ n: z.number() }), schemaOf(pool(), r.picks, r.asField)).descriptor.nodes.find((n) => n.name === 'ask')!;
+            const inWhole = whole.nodes.find((n) => n.name === r.name)!;
+            expect(canonicalJson(inWhole.resume ?? null)).toBe(canonicalJson(resumeAlone.resume ?? null));
+            expect(canonicalJson(inWhole.resumeInput ?? null)).toBe(canonicalJson(resumeAlone.resumeInput ?? null));
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
 describe('the differences of very large definitions', () => {
   it('two definitions of 70,000 nodes whose names all differ are compared (the lines were spread into one call, which overflowed the stack)', () => {
     const nodes = (prefix: string) => Array.from({ length: 70_000 }, (_, i) => ({ name: `${prefix}${i}`, kind: 'pure' }));

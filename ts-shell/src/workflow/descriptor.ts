@@ -107,18 +107,21 @@ interface DescribableWorkflow {
  * that way is still recognised.
  */
 export function describeWorkflow(wf: DescribableWorkflow, format: DescriptorFormat = DESCRIPTOR_FORMAT): WorkflowDescriptor {
+  // One record of the schemas checks hold for the whole definition, each written once whichever
+  // schemas hold it (its note is the same wherever it is met); two bounds: one per schema, which
+  // names the schema that is large, and one on the whole definition (HeldSchemas.count).
+  const held = new HeldSchemas();
   const describe = (schema: z.ZodType, subject: ErrorSubject): SchemaPair => {
     if (format === 1) return { output: formatOneSchema(schema) };
     if (format === 2) return formatTwoSchema(schema);
     if (format === 3) return formatThreeSchema(schema);
     if (format === 4) return formatFourSchema(schema);
+    const which = subject.node === undefined ? 'the state schema' : `the resume schema of ${subject.node}`;
     try {
-      // Each schema (the state schema, each resume schema) with its own bound and its own record of
-      // the schemas its checks hold: a large definition of small schemas is not refused, and a
-      // refusal names the schema that is large.
-      return formatFiveSchema(schema, new HeldSchemas());
+      held.begin(which);
+      return formatFiveSchema(schema, held);
     } catch (error) {
-      const which = subject.node === undefined ? 'the state schema' : `the resume schema of ${subject.node}`;
+      if (error instanceof DefinitionTooLarge) throw new DefinitionInvalidError(wf.name, error.message);
       if (error instanceof DescriptionTooLarge) throw new DefinitionInvalidError(wf.name, `${which} ${error.message}`, subject);
       throw new DefinitionInvalidError(wf.name, `${which} cannot be described for the definition's fingerprint: zod threw while writing its JSON Schema (${errorText(error)}); ${writeFailureCause(error)}`, subject);
     }
@@ -499,12 +502,23 @@ function isZodSchema(value: unknown): value is z.ZodType {
  * The schema nodes zod may write for one schema of a definition (the state schema, or one resume
  * schema), both its forms (output and input) and the schemas its checks hold together: a bound on
  * the work of describeWorkflow, as keepable.ts bounds its walk. Each held schema is written once
- * per schema (HeldSchemas), so only a schema as large as this (about 5,000 optional fields), or
+ * per definition (HeldSchemas), counted in the schema that meets it first, and its note again in
+ * each schema that repeats it; so only a schema as large as this (about 5,000 optional fields), or
  * checks whose held schemas hold checked schemas (notes that double at each link, a getter that
- * makes new checked schemas at each call), reaches it. Per schema, not per definition: a
- * definition of many small schemas (thousands of interrupt nodes) is described whole.
+ * makes new checked schemas at each call), reaches it. Per schema: a definition of many small
+ * schemas (thousands of interrupt nodes) is described whole, up to MAX_DEFINITION_NODES.
  */
 const MAX_SCHEMA_NODES = 20_000;
+
+/**
+ * The schema nodes counted for one definition, all its schemas together (MAX_SCHEMA_NODES each):
+ * what bounds describeWorkflow's work and the descriptor's size (written in every run's first
+ * record) when many schemas each stay under their own bound, as many resume schemas whose checks
+ * hold one large schema, its note repeated in each. At this bound, measured: 16,666 interrupt
+ * nodes with resume schemas of 4 fields (1.9 s, a descriptor of 7.7 MB), 66 resume schemas
+ * holding a ring of 8 recursive checked types (0.65 s, 7.4 MB), 10 schemas of 4,900 fields (1.2 s, 2.5 MB).
+ */
+const MAX_DEFINITION_NODES = 200_000;
 
 /** A held schema written inside one of the schemas it holds (a cycle of checks): it ends there. */
 const HOLDS_THIS_CHECK = 'a schema that holds this check';
@@ -512,19 +526,32 @@ const HOLDS_THIS_CHECK = 'a schema that holds this check';
 /** describeWorkflow's refusal of a schema past MAX_SCHEMA_NODES (its message follows the schema's name). */
 class DescriptionTooLarge extends Error {}
 
+/** describeWorkflow's refusal of a definition past MAX_DEFINITION_NODES (its message whole, after the workflow's name). */
+class DefinitionTooLarge extends Error {}
+
+/** What the refusals say was counted in each schema node. */
+const COUNTED_NODES = 'each field, item and wrapper such as .optional() a node';
+
 /**
- * The schemas checks hold (`z.property('x', schema)`) in one schema of a definition, each written once,
+ * The schemas checks hold (`z.property('x', schema)`) in one definition, each written once,
  * as what it returns and what it accepts (`{ output, input }`), each schema it holds in turn
  * written the same way, except those on a cycle of checks with it (HOLDS_THIS_CHECK): so a
- * schema's note is the same wherever it is met, whatever the order of the fields. Writing a held
- * schema in full inside each schema that holds it took exponential time (a ring of recursive
- * types whose checks hold the next one).
+ * schema's note is the same wherever it is met, whatever the order of the fields or of the
+ * schemas (the state schema, the resume schemas) that hold it. Writing a held schema in full
+ * inside each schema that holds it took exponential time (a ring of recursive types whose checks
+ * hold the next one); writing it again for each schema of the definition, time in proportion to
+ * their number. It also counts the nodes, per schema and for the definition (the two bounds).
  */
 class HeldSchemas {
-  /** The schema nodes counted so far: those zod writes, and each held schema's again where a note repeats it. */
+  /** The schema nodes counted in the schema being described: those zod writes, and each held schema's again where a note repeats it. */
   private nodes = 0;
   /** Of `nodes`, those of the schemas checks hold: written or read for what they hold, or repeated in a note. */
   private heldNodes = 0;
+  /** `nodes` and `heldNodes` of the whole definition: all its schemas described so far. */
+  private definitionNodes = 0;
+  private definitionHeldNodes = 0;
+  /** The schema being described ("the state schema", "the resume schema of ask"), for the refusal's message. */
+  private schema = 'the state schema';
   private readonly written = new Map<z.ZodType, { json: Json; nodes: number }>();
   private readonly holds = new Map<z.ZodType, z.ZodType[]>();
   /** The nodes of each held schema being written, innermost last: what its note repeats. */
@@ -532,21 +559,39 @@ class HeldSchemas {
   /** The held schema being written or read for what it holds, for the refusal's message. */
   private current: string | null = null;
 
+  /** Starts the count of one schema of the definition (`which` names it), the held schemas written so far kept. */
+  begin(which: string): void {
+    this.schema = which;
+    this.nodes = 0;
+    this.heldNodes = 0;
+  }
+
   /**
    * Counts `n` schema nodes (a node zod writes, or a held schema's note repeated: `held`); past
-   * MAX_SCHEMA_NODES, refuses the schema, saying what was counted and, when most of it is the
-   * schemas its checks hold, that those are the cause.
+   * MAX_SCHEMA_NODES, refuses the schema, and past MAX_DEFINITION_NODES the definition, saying
+   * what was counted and, when most of it is the schemas checks hold, that those are the cause.
    */
   count(path: readonly (string | number)[] | undefined, n = 1, held = false): void {
     this.nodes += n;
-    if (held || this.current !== null) this.heldNodes += n;
+    this.definitionNodes += n;
+    if (held || this.current !== null) {
+      this.heldNodes += n;
+      this.definitionHeldNodes += n;
+    }
     if (this.writing.length > 0) this.writing[this.writing.length - 1]! += n;
-    if (this.nodes <= MAX_SCHEMA_NODES) return;
-    const at = path === undefined || path.length === 0 ? 'its root' : path.join('.');
+    if (this.nodes > MAX_SCHEMA_NODES) this.schemaTooLarge(path);
+    if (this.definitionNodes > MAX_DEFINITION_NODES) this.definitionTooLarge(path);
+  }
+
+  private where(path: readonly (string | number)[] | undefined): string {
+    return path === undefined || path.length === 0 ? 'its root' : path.join('.');
+  }
+
+  private schemaTooLarge(path: readonly (string | number)[] | undefined): never {
     const counted =
       `is too large to describe for the definition's fingerprint: it has more than ${MAX_SCHEMA_NODES} schema nodes ` +
-      `(the limit per schema; ${this.nodes} counted where the count stopped, at ${at} of ${this.current ?? 'the schema'}), ` +
-      'counting the JSON Schema of what it gives and of what it accepts, each field, item and wrapper such as .optional() a node';
+      `(the limit per schema; ${this.nodes} counted where the count stopped, at ${this.where(path)} of ${this.current ?? 'the schema'}), ` +
+      `counting the JSON Schema of what it gives and of what it accepts, ${COUNTED_NODES}`;
     if (this.heldNodes * 2 > this.nodes) {
       throw new DescriptionTooLarge(
         `${counted}, and the schemas its z.property() checks hold, written in the note of each check that holds them (${this.heldNodes} of the nodes): ` +
@@ -556,6 +601,26 @@ class HeldSchemas {
     const heldPart = this.heldNodes > 0 ? `, and the schemas its z.property() checks hold (${this.heldNodes} of the nodes)` : '';
     throw new DescriptionTooLarge(
       `${counted}${heldPart}: a schema of thousands of fields is the usual cause; keep many like values as a z.record() or z.array() of one schema, described once whatever the number of entries`,
+    );
+  }
+
+  private definitionTooLarge(path: readonly (string | number)[] | undefined): never {
+    const counted =
+      `the definition is too large to describe for its fingerprint: its schemas together have more than ${MAX_DEFINITION_NODES} schema nodes ` +
+      `(the limit per definition, each schema under its own limit of ${MAX_SCHEMA_NODES}; ${this.definitionNodes} counted where the count stopped, ` +
+      `at ${this.where(path)} of ${this.current === null ? this.schema : `${this.current} in ${this.schema}`}), ` +
+      `counting the JSON Schema of what the state schema and each resume schema give and accept, ${COUNTED_NODES}`;
+    if (this.definitionHeldNodes * 2 > this.definitionNodes) {
+      throw new DefinitionTooLarge(
+        `${counted}, and the schemas their z.property() checks hold, written in the note of each check that holds them, in each schema again (${this.definitionHeldNodes} of the nodes): ` +
+          'many schemas whose checks hold one large schema (a recursive one, or one whose checks hold others) are the usual cause; ' +
+          'check such a value in a .refine(), whose body is not described, or hold it in fewer schemas',
+      );
+    }
+    const heldPart = this.definitionHeldNodes > 0 ? `, and the schemas their z.property() checks hold (${this.definitionHeldNodes} of the nodes)` : '';
+    throw new DefinitionTooLarge(
+      `${counted}${heldPart}: tens of thousands of interrupt nodes, or many resume schemas of thousands of fields, are the usual cause; ` +
+        'split the definition into several workflows, or let one interrupt node in a loop take what many did',
     );
   }
 
