@@ -13,7 +13,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decodeLog, encodeLogV2 } from '../core/codec.js';
+import { concatBytes, decodeLog, encodeLogV2 } from '../core/codec.js';
 import { createCore } from '../core/index.js';
 import { RecordKind } from '../core/types.js';
 import { LogCorruptError } from '../errors.js';
@@ -111,7 +111,7 @@ describe.each(cores)('a session read from a stored summary (%s core)', (coreName
     // unreadable, it and the records after it re-framed and re-chained: the summary's records are
     // untouched, so the session keeps the summary (the core checks the records past its end, from
     // the summary's chain value).
-    const decoded = decodeLog(concat(rows.map((r) => r.bytes)));
+    const decoded = decodeLog(concatBytes(rows.map((r) => r.bytes)));
     let seq = decoded.records.length - 1;
     while (decoded.records[seq]!.kind !== RecordKind.NODE_COMPLETED) seq -= 1;
     expect(seq).toBeGreaterThanOrEqual(found.summary.recordCount);
@@ -142,14 +142,4 @@ function caught(call: () => unknown): unknown {
     return { logError: error.logError, seq: error.seq, offset: error.offset };
   }
   return 'no error';
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

@@ -19,38 +19,15 @@
 
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
-import { z } from 'zod';
 import { StoreError } from '../errors.js';
 import { createRemit } from '../remit.js';
-import { END, workflow } from '../workflow/workflow.js';
+import { orderWorkflow, withoutHints } from '../../test-support/hintless-release.js';
 import { describePg, dropSchemas, freshSchemaName } from '../../test-support/postgres-test-env.js';
 import { MIGRATIONS } from './postgres-migrations.js';
 import { PostgresStore, type PostgresStoreOptions } from './postgres.js';
-import type { Store } from './store.js';
 
 let failFinish = true;
-const order = workflow({ name: 'order', version: '1', state: z.object({ approved: z.boolean().optional(), done: z.boolean().optional() }) })
-  .interrupt('approve', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => ({ approved: v.ok }), next: 'finish' })
-  .pure('finish', {
-    run: () => {
-      // The old release's process dies inside this node: the run is left running.
-      if (failFinish) throw new Error('killed');
-      return { done: true };
-    },
-    next: END,
-  })
-  .build();
-
-/** `store` as a release before status hints (migration 3) writes to it: records and summaries, never a hint. */
-function withoutHints(store: Store): Store {
-  return new Proxy(store, {
-    get(target, key) {
-      if (key === 'append') return (runId: string, seq: number, records: Uint8Array[], summary?: unknown) => target.append(runId, seq, records, summary as never);
-      const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
+const order = orderWorkflow(() => failFinish);
 
 describePg('postgres: upgrades', (url) => {
   const schemas = new Set<string>();

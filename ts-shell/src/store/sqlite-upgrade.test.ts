@@ -29,16 +29,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { orderWorkflow, withoutHints } from '../../test-support/hintless-release.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { StoreError } from '../errors.js';
 import { createRemit } from '../remit.js';
 import { testRecord } from '../testing/store-contract.js';
-import { END, workflow } from '../workflow/workflow.js';
 import { cliInProcess } from '../../test-support/cli-in-process.js';
 import { buildProgram } from '../cli/main.js';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.js';
-import type { Store } from './store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'remit-sqlite-upgrade-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -369,28 +367,7 @@ describe('the open reads what a layout-5 file holds, not only its version', () =
 
 describe('the status-hint hole after a release without hints wrote to the file', () => {
   let failFinish = true;
-  const order = workflow({ name: 'order', version: '1', state: z.object({ approved: z.boolean().optional(), done: z.boolean().optional() }) })
-    .interrupt('approve', { resume: z.object({ ok: z.boolean() }), apply: (_s, v) => ({ approved: v.ok }), next: 'finish' })
-    .pure('finish', {
-      run: () => {
-        // The old release's process dies inside this node: the run is left running.
-        if (failFinish) throw new Error('killed');
-        return { done: true };
-      },
-      next: END,
-    })
-    .build();
-
-  /** `store` as a release before status hints writes to it: records and summaries, never a hint. */
-  function withoutHints(store: Store): Store {
-    return new Proxy(store, {
-      get(target, key) {
-        if (key === 'append') return (runId: string, seq: number, records: Uint8Array[], summary?: unknown) => target.append(runId, seq, records, summary as never);
-        const value = Reflect.get(target, key, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-  }
+  const order = orderWorkflow(() => failFinish);
 
   /** p-0 and p-1 parked (hint parked), then p-0 resumed by the release without hints and left running. */
   async function holedFile(): Promise<string> {
