@@ -50,7 +50,7 @@ export const SUMMARY_EVERY_RECORDS = 32;
  * and not 1: a fresh process reads the records past the summary's end, one store row each, and
  * feeds them to the core; with 1 (a summary's size of records, about 1,000 cycles there) a fresh
  * status() of that run on SQLite took 5 ms instead of 0.6-1.2, and each resume cycle twice as
- * long; with 8 it took 0.8 ms, the cycles as before (/tmp/review-scale/interrupts.mts 8000 sqlite).
+ * long; with 8 it took 0.8 ms, the cycles as before (a stand-alone script of 8,000 cycles, not committed).
  */
 export const SUMMARY_BYTES_PER_LOG_BYTE = 8;
 
