@@ -299,14 +299,48 @@ describe('a key REMIT does not know is refused wherever it takes options or a no
     expect(() => workflow({ name: 'w', version: '1', state: State }).effect('charge', { run: () => ({}), aply: () => ({}), next: END } as never)).toThrow(/aply is not a field of an effect node's spec/);
   });
 
-  it('runs() refuses an argument (it has no paging or filter: { limit } was ignored and every run listed)', async () => {
-    const remit = await createRemit({ store: new MemoryStore(), workflows: [wf], core: 'reference' });
-    for (const args of [[{ limit: 1 }], [undefined], [1, 2]]) {
-      const error = await (remit.runs as (...a: unknown[]) => Promise<unknown>)(...args).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(ArgumentInvalidError);
-      expect((error as Error).message).toMatch(/^runs\(\) must be called with no argument \(it lists every run, with no paging or filter\); got \d arguments?$/);
+  it('runs() pages with { limit, after }: the pages, joined, are the whole listing, and each reads only its own runs\' logs', async () => {
+    const store = new MemoryStore();
+    const reads: string[] = [];
+    const counting = Object.create(store) as MemoryStore;
+    counting.readRecords = (runId, fromSeq, limit) => {
+      reads.push(runId);
+      return store.readRecords(runId, fromSeq, limit);
+    };
+    const remit = await createRemit({ store: counting, workflows: [wf], core: 'reference' });
+    for (let i = 0; i < 7; i++) await remit.start(wf, { n: i }, { runId: `r${i}` });
+    const all = await remit.runs();
+    expect(all.map((r) => r.runId)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6']);
+    const pages: string[][] = [];
+    let after: string | undefined;
+    for (;;) {
+      reads.length = 0;
+      const page = await remit.runs(after === undefined ? { limit: 3 } : { limit: 3, after });
+      // Only the page's runs are read (before, every run's whole log at every call).
+      expect(reads).toEqual(page.map((r) => r.runId));
+      if (page.length === 0) break;
+      pages.push(page.map((r) => r.runId));
+      after = page[page.length - 1]!.runId;
     }
-    expect(await remit.runs()).toEqual([]);
+    expect(pages).toEqual([['r0', 'r1', 'r2'], ['r3', 'r4', 'r5'], ['r6']]);
+    expect((await remit.runs({ after: 'r4' })).map((r) => r.runId)).toEqual(['r5', 'r6']);
+    expect(await remit.runs({ limit: 2 })).toEqual(all.slice(0, 2));
+    expect(await remit.runs(undefined)).toEqual(all);
+  });
+
+  it('runs() refuses options it cannot honour, naming them: a bad limit, a cursor naming no listed run, an unknown option, a second argument', async () => {
+    const remit = await createRemit({ store: new MemoryStore(), workflows: [wf], core: 'reference' });
+    await remit.start(wf, { n: 0 }, { runId: 'r1' });
+    for (const limit of [0, -1, 1.5, '3', Number.NaN]) {
+      await expect(remit.runs({ limit: limit as number })).rejects.toMatchObject({ code: 'REMIT_OPTION_INVALID', field: 'limit' });
+    }
+    await expect(remit.runs({ after: 5 as unknown as string })).rejects.toMatchObject({ code: 'REMIT_OPTION_INVALID', field: 'after' });
+    // Read as "from the start" it would list the first page again; as "nothing after", end the paging.
+    await expect(remit.runs({ after: 'gone' })).rejects.toThrow(/option after names no run of this store/);
+    await expect(remit.runs({ limt: 1 } as never)).rejects.toMatchObject({ code: 'REMIT_OPTION_INVALID', field: 'limt' });
+    const twoArguments = await (remit.runs as (...a: unknown[]) => Promise<unknown>)({}, 2).catch((e: unknown) => e);
+    expect(twoArguments).toBeInstanceOf(ArgumentInvalidError);
+    expect((twoArguments as Error).message).toMatch(/^runs\(\) must be called with at most one argument/);
   });
 
   it('a bad waitForEffectMs of continueRun names the run, as a misspelt option of the same call does', async () => {

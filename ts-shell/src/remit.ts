@@ -99,6 +99,18 @@ export interface ContinueOptions {
   waitForEffectMs?: number;
 }
 
+export interface RunsOptions {
+  /** At most this many runs (a whole number from 1). Default: every run. */
+  limit?: number;
+  /**
+   * Only the runs listed after the run of this id: the last runId of the previous page. Pages follow
+   * the store's listing order (creation time, then run id), which new runs join at the end; a run
+   * created meanwhile by a process whose clock is behind may be listed before the cursor, and so
+   * be missed by a pager already past it.
+   */
+  after?: string;
+}
+
 export interface RecoverAllOptions {
   /** Passed to each continueRun (ContinueOptions.waitForEffectMs). */
   waitForEffectMs?: number;
@@ -359,6 +371,25 @@ const FORK_OPTIONS = allKeysOf<ForkOptions>()('newRunId', 'intent');
 /** Where a fork's new run id comes from, for RunIdInvalidError's field. */
 const NEW_RUN_ID_ARGUMENT = 'options.newRunId of fork';
 const RECOVER_ALL_OPTIONS = allKeysOf<RecoverAllOptions>()('waitForEffectMs');
+const RUNS_OPTIONS = allKeysOf<RunsOptions>()('limit', 'after');
+
+/** runs()'s options checked: the listings of the page they ask for (all of them without options). */
+function pageOf(listings: RunListing[], options: RunsOptions): RunListing[] {
+  const { limit, after } = options;
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
+    throw new OptionInvalidError('limit', limit, 'must be a whole number from 1');
+  }
+  let from = 0;
+  if (after !== undefined) {
+    if (typeof after !== 'string') throw new OptionInvalidError('after', after, 'must be the runId of a listed run (the last of the previous page)');
+    // A cursor that names no listed run is refused: read as "from the start" it would list the
+    // first pages again, read as "nothing after" it would end the paging early.
+    const at = listings.findIndex((listing) => listing.runId === after);
+    if (at < 0) throw new OptionInvalidError('after', after, 'names no run of this store: it must be the runId of a listed run (the last of the previous page)');
+    from = at + 1;
+  }
+  return listings.slice(from, limit === undefined ? undefined : from + limit);
+}
 
 /** The fence settings a Remit is constructed with (createRemit passes instanceId and effectLeaseMs). */
 export interface FenceOptions {
@@ -975,18 +1006,19 @@ export class Remit implements Engine {
   }
 
   /**
-   * Every run with its status; a damaged run is `damaged`, with `damage` saying where and what to
+   * Every run with its status, or a page of them (`limit`, `after`: RunsOptions), in the store's
+   * listing order; a damaged run is `damaged`, with `damage` saying where and what to
    * do. On a store whose listing reports status hints, each run's hint and whether it agrees with
    * the log just read (`statusHintAgrees`), as scrub does: no more reads than the logs. A run the
    * Wasm core has no memory for (CoreOutOfMemoryError) is read with the reference core.
    */
-  async runs(): Promise<RunSummary[]> {
-    // It has no paging or filter: an argument such as { limit: 10 } would be ignored and every run
-    // listed, so it is refused (as unknown options are elsewhere).
-    if (arguments.length > 0) {
-      throw new ArgumentInvalidError('runs()', 'called with no argument (it lists every run, with no paging or filter)', `${arguments.length} argument${arguments.length === 1 ? '' : 's'}`);
+  async runs(options?: RunsOptions): Promise<RunSummary[]> {
+    if (arguments.length > 1) {
+      throw new ArgumentInvalidError('runs()', 'called with at most one argument (its options: { limit, after })', `${arguments.length} arguments`);
     }
-    const listings = checkedListings(this.store, await this.store.listRuns());
+    checkOptionsArgument('runs', options, RUNS_OPTIONS, {});
+    // The listing is read whole (one row a run); each run's log is read only for the page asked.
+    const listings = pageOf(checkedListings(this.store, await this.store.listRuns()), options ?? {});
     const out: RunSummary[] = [];
     for (const listing of listings) {
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
