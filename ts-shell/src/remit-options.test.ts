@@ -328,6 +328,37 @@ describe('a key REMIT does not know is refused wherever it takes options or a no
     expect(await remit.runs(undefined)).toEqual(all);
   });
 
+  it('runs() pages in creation order, then run id, whatever order a store lists in; runs created in one millisecond are each in one page', async () => {
+    const store = new MemoryStore({ clock: () => 1_000 });
+    // A custom store listing newest first (the store contract does not ask for an order).
+    const reversed = Object.create(store) as MemoryStore;
+    reversed.listRuns = async () => (await store.listRuns()).reverse();
+    const remit = await createRemit({ store: reversed, workflows: [wf], core: 'reference' });
+    for (const id of ['d', 'b', 'e', 'a', 'c']) await remit.start(wf, { n: 0 }, { runId: id });
+    const paged: string[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await remit.runs(after === undefined ? { limit: 2 } : { limit: 2, after });
+      if (page.length === 0) break;
+      paged.push(...page.map((r) => r.runId));
+      after = page[page.length - 1]!.runId;
+    }
+    expect(paged).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('runs() checks its options before it reads anything: a mistyped limit on a failing store is the option\'s error', async () => {
+    const store = new MemoryStore();
+    let listings = 0;
+    const failing = Object.create(store) as MemoryStore;
+    failing.listRuns = async () => {
+      listings++;
+      throw new Error('the store is down');
+    };
+    const remit = await createRemit({ store: failing, workflows: [wf], core: 'reference' });
+    await expect(remit.runs({ limit: 0 })).rejects.toMatchObject({ code: 'REMIT_OPTION_INVALID', field: 'limit' });
+    await expect(remit.runs({ after: 7 as unknown as string })).rejects.toMatchObject({ code: 'REMIT_OPTION_INVALID', field: 'after' });
+    expect(listings).toBe(0);
+  });
+
   it('runs() refuses options it cannot honour, naming them: a bad limit, a cursor naming no listed run, an unknown option, a second argument', async () => {
     const remit = await createRemit({ store: new MemoryStore(), workflows: [wf], core: 'reference' });
     await remit.start(wf, { n: 0 }, { runId: 'r1' });

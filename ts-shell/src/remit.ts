@@ -103,10 +103,12 @@ export interface RunsOptions {
   /** At most this many runs (a whole number from 1). Default: every run. */
   limit?: number;
   /**
-   * Only the runs listed after the run of this id: the last runId of the previous page. Pages follow
-   * the store's listing order (creation time, then run id), which new runs join at the end; a run
-   * created meanwhile by a process whose clock is behind may be listed before the cursor, and so
-   * be missed by a pager already past it.
+   * Only the runs after the run of this id: the last runId of the previous page. Pages are cut
+   * from the listing ordered by creation time, then run id. A run listed from the first page to
+   * the last is in exactly one page; a run created or listed anew while paging (a start under the
+   * id of a run listed without records, a repair that lists a run again) may fall before the
+   * cursor and be in none: created in the cursor's millisecond with a smaller id, by a process
+   * whose clock is behind, or on PostgreSQL, whose creation time is the transaction's start.
    */
   after?: string;
 }
@@ -373,22 +375,34 @@ const NEW_RUN_ID_ARGUMENT = 'options.newRunId of fork';
 const RECOVER_ALL_OPTIONS = allKeysOf<RecoverAllOptions>()('waitForEffectMs');
 const RUNS_OPTIONS = allKeysOf<RunsOptions>()('limit', 'after');
 
-/** runs()'s options checked: the listings of the page they ask for (all of them without options). */
-function pageOf(listings: RunListing[], options: RunsOptions): RunListing[] {
+/** runs()'s options, checked before anything is read: a mistyped limit is refused as such, not after a listing read. */
+function checkRunsOptions(options: RunsOptions): void {
   const { limit, after } = options;
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
     throw new OptionInvalidError('limit', limit, 'must be a whole number from 1');
   }
+  if (after !== undefined && typeof after !== 'string') throw new OptionInvalidError('after', after, 'must be the runId of a listed run (the last of the previous page)');
+}
+
+/**
+ * The listings of the page `options` ask for (all of them, in the store's order, without paging
+ * options). Pages are cut from the listing ordered here by creation time, then run id (as
+ * JavaScript compares strings), whatever order a store lists in: a custom store need not order
+ * its listing for pages to neither skip nor repeat a run listed throughout.
+ */
+function pageOf(listings: RunListing[], options: RunsOptions): RunListing[] {
+  const { limit, after } = options;
+  if (limit === undefined && after === undefined) return listings;
+  const ordered = [...listings].sort((a, b) => a.createdAtMs - b.createdAtMs || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   let from = 0;
   if (after !== undefined) {
-    if (typeof after !== 'string') throw new OptionInvalidError('after', after, 'must be the runId of a listed run (the last of the previous page)');
     // A cursor that names no listed run is refused: read as "from the start" it would list the
     // first pages again, read as "nothing after" it would end the paging early.
-    const at = listings.findIndex((listing) => listing.runId === after);
+    const at = ordered.findIndex((listing) => listing.runId === after);
     if (at < 0) throw new OptionInvalidError('after', after, 'names no run of this store: it must be the runId of a listed run (the last of the previous page)');
     from = at + 1;
   }
-  return listings.slice(from, limit === undefined ? undefined : from + limit);
+  return ordered.slice(from, limit === undefined ? undefined : from + limit);
 }
 
 /** The fence settings a Remit is constructed with (createRemit passes instanceId and effectLeaseMs). */
@@ -1017,6 +1031,7 @@ export class Remit implements Engine {
       throw new ArgumentInvalidError('runs()', 'called with at most one argument (its options: { limit, after })', `${arguments.length} arguments`);
     }
     checkOptionsArgument('runs', options, RUNS_OPTIONS, {});
+    checkRunsOptions(options ?? {});
     // The listing is read whole (one row a run); each run's log is read only for the page asked.
     const listings = pageOf(checkedListings(this.store, await this.store.listRuns()), options ?? {});
     const out: RunSummary[] = [];
