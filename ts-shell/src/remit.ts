@@ -29,7 +29,7 @@ import {
 } from './errors.js';
 import { NO_HOOKS, type SequencerHooks } from './faults.js';
 import { inspectLog, type RunInspection } from './inspect.js';
-import { bytesEqual, decodeJson, fromUtf8, utf8 } from './json.js';
+import { bytesEqual, decodeJson, fromUtf8, utf8, type Json } from './json.js';
 import { checkedForkOutcome, checkedListings, checkedRecords, checkedRunIds } from './store/answers.js';
 import { checkWholeRead } from './store/whole-read.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
@@ -1020,8 +1020,8 @@ export class Remit implements Engine {
   }
 
   /**
-   * Every run with its status, or a page of them (`limit`, `after`: RunsOptions), in the store's
-   * listing order; a damaged run is `damaged`, with `damage` saying where and what to
+   * Every run with its status, in the store's listing order, or a page of them (`limit`, `after`:
+   * RunsOptions), by creation time then run id; a damaged run is `damaged`, with `damage` saying where and what to
    * do. On a store whose listing reports status hints, each run's hint and whether it agrees with
    * the log just read (`statusHintAgrees`), as scrub does: no more reads than the logs. A run the
    * Wasm core has no memory for (CoreOutOfMemoryError) is read with the reference core.
@@ -1340,15 +1340,15 @@ export class Remit implements Engine {
     const recorded = await this.recordedClaimValue(session, admission);
     if (recorded === null) return new AlreadyConsumedError(about.interruptId, subject);
     const mine = about.claim();
-    return new AlreadyConsumedError(about.interruptId, subject, { value: decodeJson(recorded), same: mine !== null && bytesEqual(mine, recorded) });
+    return new AlreadyConsumedError(about.interruptId, subject, { value: recorded.value, same: mine !== null && bytesEqual(mine, recorded.bytes) });
   }
 
   /**
-   * The value bytes of the RESUME_CLAIMED the refusal names, or null when it cannot be read as
-   * one. From the session's bytes when it holds them; otherwise (the claim is older than the head
-   * snapshot a fresh session read from) from the store, from the claim's seq on.
+   * The value of the RESUME_CLAIMED the refusal names, as bytes and as JSON, or null when it cannot
+   * be read as one. From the session's bytes when it holds them; otherwise (the claim is older than
+   * the head snapshot a fresh session read from) that one record from the store.
    */
-  private async recordedClaimValue(session: RunSession, claim: Admission): Promise<Uint8Array | null> {
+  private async recordedClaimValue(session: RunSession, claim: Admission): Promise<{ bytes: Uint8Array; value: Json } | null> {
     try {
       let record = session.heldRecordAt(claim.offset, claim.seq);
       if (record === null) {
@@ -1359,8 +1359,7 @@ export class Remit implements Engine {
         record = step?.outcome === 'record' ? step.record : null;
       }
       if (record === null || record.kind !== RecordKind.RESUME_CLAIMED) return null;
-      decodeJson(record.value);
-      return record.value;
+      return { bytes: record.value, value: decodeJson(record.value) };
     } catch {
       return null;
     }

@@ -247,7 +247,7 @@ async function checkTablesAreRemits(client: SqlClient, schema: string, found: nu
     const alters = altering.length === 0 ? '' : ` and pending migration${altering.length > 1 ? 's' : ''} ${altering.join(' and ')} would change`;
     throw new SchemaVersionError(schema, found, latest,
       `schema_migrations records ${found === 0 ? 'no migration' : `migrations up to ${found}`}, and the schema holds ${what}, which is not the table migration ${table.version} creates${alters}: ` +
-        'another program\'s in a schema REMIT shares, or REMIT\'s altered by hand; nothing was changed: give REMIT a schema of its own (the schema option)');
+        `it is ${NOT_REMITS}`);
   }
 }
 
