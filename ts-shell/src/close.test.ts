@@ -274,7 +274,7 @@ describe('close()', () => {
     await expect(running).resolves.toMatchObject({ status: 'completed', state: { childStatus: 'completed' } });
   });
 
-  it('stops recoverAll taking up runs: every candidate is continued once or reported CLOSED, and the next instance recovers the rest (fast-check over when close() comes)', async () => {
+  it('stops recoverAll taking up runs: every candidate is continued once or reported CLOSED, and the next instance recovers the rest (fast-check over when close() comes and how many runs are driven at once)', async () => {
     const core = await createCore('reference');
     let calls = new Map<string, number>();
     let closeCalled = false;
@@ -294,7 +294,7 @@ describe('close()', () => {
     // Interrupted runs: RUN_STARTED committed, then the process "crashed".
     const crash: SequencerHooks = { at(point, info) { if (point === 'append.after' && info.kinds?.includes('RUN_STARTED')) throw new Error('crash'); } };
     let sample = 0;
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 40 }), async (runs, closeAfterMs) => {
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 3 }), async (runs, closeAfterMs, concurrency) => {
       const db = join(dir, `recover-all-${sample++}.db`);
       const ids = Array.from({ length: runs }, (_, i) => `r${i}`);
       const crashing = new Remit(new SqliteStore(db), core, [charge], crash);
@@ -305,7 +305,7 @@ describe('close()', () => {
       startedAfterClose = 0;
 
       const first = new Remit(new SqliteStore(db), core, [charge]);
-      const recovering = first.recoverAll();
+      const recovering = first.recoverAll({ concurrency });
       await new Promise((r) => setTimeout(r, closeAfterMs));
       closeCalled = true;
       await first.close();
@@ -321,8 +321,8 @@ describe('close()', () => {
           left.push(outcome.runId);
         }
       }
-      // No run was taken up after close() was called but the one being continued then.
-      expect(startedAfterClose).toBeLessThanOrEqual(1);
+      // No run was taken up after close() was called but the ones being continued then.
+      expect(startedAfterClose).toBeLessThanOrEqual(concurrency);
       expect(calls.size).toBe(runs - left.length);
 
       const second = new Remit(new SqliteStore(db), core, [charge]);
@@ -331,6 +331,6 @@ describe('close()', () => {
       for (const outcome of rest) expect(outcome).toMatchObject({ result: { status: 'completed' } });
       await second.close();
       for (const runId of ids) expect(calls.get(runId), runId).toBe(1);
-    }), { numRuns: 12 });
+    }), { numRuns: 16 });
   });
 });

@@ -220,7 +220,7 @@ describe('a key REMIT does not know is refused wherever it takes options or a no
       ['start', ['runId'], (remit, _s, key) => remit.start(wf, { n: 1 }, withKey({ runId: 'new' }, key))],
       ['continueRun', ['fromSeq', 'waitForEffectMs'], (remit, _s, key) => remit.continueRun('r', withKey({}, key))],
       ['fork', ['newRunId', 'intent'], (remit, _s, key) => remit.fork('r', 0, withKey({ newRunId: 'new' }, key))],
-      ['recoverAll', ['waitForEffectMs'], (remit, _s, key) => remit.recoverAll(withKey({}, key))],
+      ['recoverAll', ['waitForEffectMs', 'concurrency'], (remit, _s, key) => remit.recoverAll(withKey({}, key))],
     ];
     for (const [operation, known, call] of entries) {
       await fc.assert(

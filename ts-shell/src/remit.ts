@@ -116,6 +116,13 @@ export interface RunsOptions {
 export interface RecoverAllOptions {
   /** Passed to each continueRun (ContinueOptions.waitForEffectMs). */
   waitForEffectMs?: number;
+  /**
+   * How many runs are looked at and driven at once: a whole number from 1 to 1000. Default: 1,
+   * one after another. The outcomes come in the order of the candidates whatever order their runs
+   * end in. More than one helps when handlers wait on the network: a store call itself is not
+   * faster (SQLite's is synchronous), and each run is driven exactly as `continueRun` drives it.
+   */
+  concurrency?: number;
 }
 
 export interface StartOptions {
@@ -372,7 +379,19 @@ const CONTINUE_OPTIONS = allKeysOf<ContinueOptions>()('fromSeq', 'waitForEffectM
 const FORK_OPTIONS = allKeysOf<ForkOptions>()('newRunId', 'intent');
 /** Where a fork's new run id comes from, for RunIdInvalidError's field. */
 const NEW_RUN_ID_ARGUMENT = 'options.newRunId of fork';
-const RECOVER_ALL_OPTIONS = allKeysOf<RecoverAllOptions>()('waitForEffectMs');
+const RECOVER_ALL_OPTIONS = allKeysOf<RecoverAllOptions>()('waitForEffectMs', 'concurrency');
+const MAX_RECOVER_CONCURRENCY = 1000;
+
+/** What recoverAll learnt of one candidate: an outcome, a hint to correct, or nothing to say. */
+type CandidateLook = RecoverAllOutcome | RunStatusCorrection | undefined;
+
+function checkConcurrency(value: unknown): number {
+  if (value === undefined) return 1;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RECOVER_CONCURRENCY) {
+    throw new OptionInvalidError('concurrency', value, `must be a whole number of runs from 1 to ${MAX_RECOVER_CONCURRENCY}`);
+  }
+  return value;
+}
 const RUNS_OPTIONS = allKeysOf<RunsOptions>()('limit', 'after');
 
 /** runs()'s options, checked before anything is read: a mistyped limit is refused as such, not after a listing read. */
@@ -1099,55 +1118,27 @@ export class Remit implements Engine {
   async recoverAll(options: RecoverAllOptions = {}): Promise<RecoverAllOutcome[]> {
     checkOptionsArgument('recoverAll', options, RECOVER_ALL_OPTIONS, {});
     const waitForEffectMs = checkWaitMs(options.waitForEffectMs);
+    const concurrency = checkConcurrency(options.concurrency);
+    const candidates = await this.recoveryCandidates();
+    // One slot per candidate: the outcomes keep the candidates' order whatever order runs end in.
+    const looked: CandidateLook[] = new Array<CandidateLook>(candidates.length).fill(undefined);
+    let next = 0;
+    const takeUp = async (): Promise<void> => {
+      // close() was called: the run being continued is finished, no other is taken up.
+      while (next < candidates.length && !this.closing) {
+        const index = next++;
+        looked[index] = await this.recoverCandidate(candidates[index]!, waitForEffectMs);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, candidates.length) }, takeUp));
     const out: RecoverAllOutcome[] = [];
     const corrections: RunStatusCorrection[] = [];
-    const candidates = await this.recoveryCandidates();
     for (const [index, runId] of candidates.entries()) {
-      if (this.closing) {
-        // close() was called: the run being continued was finished, no other is taken up. Each
-        // run not looked at is reported (the next process's recoverAll takes it up).
-        const why = 'recoverAll took up no other run; this one was not looked at';
-        for (const left of candidates.slice(index)) out.push({ runId: left, error: closedError(this.store.description, 'recoverAll', left, why) });
-        break;
-      }
-      let run: ExaminedRun;
-      try {
-        run = await this.examine(runId);
-      } catch (error) {
-        // One run the store cannot read (a damaged page, a lost connection) is that run's
-        // outcome: the runs after it are still recovered, and those before it still reported.
-        out.push({ runId, error });
-        continue;
-      }
-      if (run.damage !== undefined) {
-        out.push({ runId, error: damageError(runId, run.damage) });
-        continue;
-      }
-      if (run.status !== 'running') {
-        if (run.status === 'parked' || run.status === 'completed' || run.status === 'failed') {
-          corrections.push({ runId, recordCount: run.headSeq + 1, runStatus: run.status });
-        }
-        continue;
-      }
-      // A fork that nobody continued waits for continueRun, as a parked run waits for resume.
-      if (run.undrivenFork === true) continue;
-      // Reported, not skipped: a service whose `workflows` misses one would otherwise never
-      // recover that workflow's runs, and nothing would say so.
-      if (!this.workflows.has(run.workflow)) {
-        out.push({ runId, error: new UnknownWorkflowError(run.workflow, this.workflowNames(), { runId }) });
-        continue;
-      }
-      if (this.closing) {
-        // close() was called while this run was read: it is not continued (a continue could call
-        // a handler after the close began).
-        out.push({ runId, error: closedError(this.store.description, 'recoverAll', runId, 'recoverAll read this run and did not continue it') });
-        continue;
-      }
-      try {
-        out.push({ runId, result: await this.continueRun(runId, { waitForEffectMs }) });
-      } catch (error) {
-        out.push({ runId, error });
-      }
+      const look = looked[index];
+      // Not looked at (close() was called): reported, and the next process's recoverAll takes it up.
+      if (index >= next) out.push({ runId, error: closedError(this.store.description, 'recoverAll', runId, 'recoverAll took up no other run; this one was not looked at') });
+      else if (look !== undefined && 'recordCount' in look) corrections.push(look);
+      else if (look !== undefined) out.push(look);
     }
     try {
       await this.correctStatusHints(corrections);
@@ -1157,6 +1148,42 @@ export class Remit implements Engine {
       for (const { runId } of corrections) out.push({ runId, error });
     }
     return out;
+  }
+
+  /**
+   * One candidate of recoverAll: its outcome (continued, or the typed error why not), the hint
+   * correction of a run found not running, or nothing (a parked or ended run whose hint is right
+   * is not reported, nor a fork nobody continued).
+   */
+  private async recoverCandidate(runId: string, waitForEffectMs: number): Promise<CandidateLook> {
+    let run: ExaminedRun;
+    try {
+      run = await this.examine(runId);
+    } catch (error) {
+      // One run the store cannot read (a damaged page, a lost connection) is that run's
+      // outcome: the other runs are still recovered and reported.
+      return { runId, error };
+    }
+    if (run.damage !== undefined) return { runId, error: damageError(runId, run.damage) };
+    if (run.status === 'parked' || run.status === 'completed' || run.status === 'failed') {
+      return { runId, recordCount: run.headSeq + 1, runStatus: run.status };
+    }
+    if (run.status !== 'running') return undefined;
+    // A fork that nobody continued waits for continueRun, as a parked run waits for resume.
+    if (run.undrivenFork === true) return undefined;
+    // Reported, not skipped: a service whose `workflows` misses one would otherwise never
+    // recover that workflow's runs, and nothing would say so.
+    if (!this.workflows.has(run.workflow)) return { runId, error: new UnknownWorkflowError(run.workflow, this.workflowNames(), { runId }) };
+    if (this.closing) {
+      // close() was called while this run was read: it is not continued (a continue could call
+      // a handler after the close began).
+      return { runId, error: closedError(this.store.description, 'recoverAll', runId, 'recoverAll read this run and did not continue it') };
+    }
+    try {
+      return { runId, result: await this.continueRun(runId, { waitForEffectMs }) };
+    } catch (error) {
+      return { runId, error };
+    }
   }
 
   /** The runs recoverAll looks at: the store's candidates when it lists them, else every run. */
