@@ -237,3 +237,52 @@ describe('remit scrub', () => {
     expect(both.stderr).toMatch(/scrub takes a run id or --all/);
   });
 });
+
+describe('remit runs in pages', () => {
+  it('--limit and --after list every run exactly once, each page saying how to get the next; bad values exit 2 naming the option', async () => {
+    const db = join(cwd, 'pages.db');
+    const store = new SqliteStore(db);
+    const lib = new Remit(store, await createCore('reference'), [counter]);
+    const ids = ['p-a', 'p-b', '-p-c', "p 'd'", 'p-e'];
+    for (const runId of ids) expect((await lib.start(counter, { i: 78 }, { runId })).status).toBe('completed');
+    await lib.close();
+
+    const seen: string[] = [];
+    let args = ['--db', db, 'runs', '--limit', '2'];
+    for (let page = 0; page < 10; page++) {
+      const out = await remit(...args);
+      expect(out.code).toBe(0);
+      const lines = out.stdout.trim().split('\n');
+      const more = lines.find((l) => l.startsWith('more runs may follow: '));
+      const json = await remit(...args.slice(0, 2), '--json', ...args.slice(2));
+      const rows = json.json() as { runId: string }[];
+      seen.push(...rows.map((r) => r.runId));
+      // The text page shows the same runs as the JSON one.
+      for (const r of rows) expect(lines.some((l) => l.startsWith(r.runId))).toBe(true);
+      if (more === undefined) break;
+      expect(rows).toHaveLength(2);
+      // The suggested command, as a shell would split it (the ids here need at most one quoting).
+      const suggested = more.slice('more runs may follow: '.length);
+      expect(suggested).toMatch(/^remit --db=\S+ runs --limit 2 /);
+      const after = suggested.replace(/^remit --db=\S+ runs --limit 2 /, '');
+      args = ['--db', db, 'runs', '--limit', '2', after.startsWith("'") ? after.slice(1, -1).replaceAll("'\\''", "'") : after];
+    }
+    // Every run once, in the order of the whole listing (creation time, then id).
+    const whole = (await remit('--db', db, '--json', 'runs')).json() as { runId: string }[];
+    expect(seen).toEqual(whole.map((r) => r.runId));
+    expect([...seen].sort()).toEqual([...ids].sort());
+
+    const last = seen[seen.length - 1]!;
+    const tail = await remit('--db', db, 'runs', `--after=${last}`);
+    expect(tail.code).toBe(0);
+    expect(tail.stdout.startsWith(`no runs after ${last} in `)).toBe(true);
+    for (const [option, value] of [['--limit', '0'], ['--limit', '1.5'], ['--limit', 'ten']]) {
+      const bad = await remit('--db', db, 'runs', option!, value!);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(`--limit must be a whole number from 1, got "${value}"`);
+    }
+    const unknown = await remit('--db', db, 'runs', '--after', 'nobody');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/option after/);
+  });
+});

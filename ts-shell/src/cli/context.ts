@@ -418,6 +418,14 @@ export function parseMilliseconds(text: string, what: string): number {
   return ms;
 }
 
+export function parseLimit(text: string, what: string): number {
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`${what} must be a whole number from 1, got ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
 export function parseSeq(text: string, what: string): number {
   const seq = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(seq) || seq > 0xffff_ffff) {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { shown } from '../../display.js';
-import { suggestCommand } from '../../errors.js';
+import { shellWord, suggestCommand } from '../../errors.js';
 import { isoTime, table } from '../../inspect.js';
-import { openSession, print } from '../context.js';
+import { openSession, parseLimit, print } from '../context.js';
 import { describeStoredHint, type RunSummary } from '../../remit.js';
 import { ExitCode } from '../exit-codes.js';
 import { isUnreadableRunCode } from '../../sequencer/log-health.js';
@@ -46,17 +46,21 @@ export const runsCommand: CommandModule = {
     program
       .command('runs')
       .description('list the runs in the database with their status; exit 7 when any is damaged or its status hint disagrees with its log')
-      .action(async (_opts: unknown, command: Command) => {
+      .option('--limit <n>', 'at most <n> runs, in order of creation (a page: each listed run\'s log is read, so list a large database in pages)')
+      .option('--after <runId>', 'only the runs after this one: the last run of the previous page')
+      .action(async (opts: { limit?: string; after?: string }, command: Command) => {
+        const limit = opts.limit === undefined ? undefined : parseLimit(opts.limit, '--limit');
         const session = await openSession(command, { workflows: 'optional' });
         try {
-          const runs = await session.remit.runs();
+          const runs = await session.remit.runs({ ...(limit === undefined ? {} : { limit }), ...(opts.after === undefined ? {} : { after: opts.after }) });
           print(session.options, runs, () => {
-            if (runs.length === 0) return shown`no runs in ${session.dbPath}`;
+            if (runs.length === 0) return opts.after === undefined ? shown`no runs in ${session.dbPath}` : shown`no runs after ${opts.after} in ${session.dbPath}`;
+            const more = limit !== undefined && runs.length === limit ? [`more runs may follow: ${suggestCommand('runs')} --limit ${limit} ${shellWord(`--after=${runs[runs.length - 1]!.runId}`)}`] : [];
             const rows = runs.map((r) => [
               // A run with no intact record has no head (headSeq -1 in --json): shown as '-'.
               r.runId, r.workflow, r.status, r.headSeq < 0 ? '-' : String(r.headSeq), isoTime(r.updatedAtMs), [r.interruptId ?? damageNote(r), continueNote(r), hintNote(r)].filter((note) => note !== '').join('; '),
             ]);
-            return table(['run', 'workflow', 'status', 'head', 'updated', 'awaiting / damage / hint'], rows, [false, false, false, true]).join('\n');
+            return [...table(['run', 'workflow', 'status', 'head', 'updated', 'awaiting / damage / hint'], rows, [false, false, false, true]), ...more].join('\n');
           });
           if (runs.some(hasProblem)) process.exitCode = ExitCode.LOG_DAMAGED;
         } finally {
