@@ -366,7 +366,7 @@ export class UnknownInterruptError extends RemitError {
 export class NotParkedError extends RemitError {
   readonly code = ErrorCode.NOT_PARKED;
   /** `advice`: what would make the run parked, when REMIT knows (a fork nobody has continued). */
-  constructor(readonly interruptId: string, readonly status: string, subject: ErrorSubject, advice?: string) {
+  constructor(readonly interruptId: string, readonly status: 'empty' | 'running' | 'completed' | 'failed', subject: ErrorSubject, advice?: string) {
     super(`cannot resume ${interruptId}: the run is ${status}, not parked${advice === undefined ? '' : `; ${advice}`}`, subject);
   }
 }

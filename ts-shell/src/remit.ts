@@ -54,7 +54,7 @@ export { MAX_RUN_ID_BYTES } from './ids.js';
 
 export interface RemitOptions {
   store: Store;
-  workflows?: Workflow[];
+  workflows?: readonly Workflow[];
   /** 'wasm' (default): the Rust core compiled to WebAssembly; 'reference': the TypeScript twin. */
   core?: CoreKind | RecoveryCore;
   /** Fault-injection hooks for the conformance harness and tests (faults.ts). */
@@ -187,7 +187,8 @@ export interface RunSummary {
   runId: string;
   /** The workflow named by the run's first record ('?' when that record is unreadable). */
   workflow: string;
-  status: RunStatusName | 'damaged';
+  /** What the log recovers to ('empty' never: a run listed without records is `damaged`, NO_RECORDS). */
+  status: Exclude<RunStatusName, 'empty'> | 'damaged';
   /** Seq of the last intact record (before the damaged one, for a damaged run). */
   headSeq: number;
   createdAtMs: number;
@@ -268,7 +269,7 @@ function definitionChanges(first: Workflow, second: Workflow): string {
  * would leave REMIT running whichever came last, which the list does not say. The same object
  * listed twice is harmless and accepted.
  */
-function checkOneDefinitionPerName(workflows: Workflow[]): void {
+function checkOneDefinitionPerName(workflows: readonly Workflow[]): void {
   const firstIndex = new Map<string, number>();
   for (const [index, wf] of workflows.entries()) {
     const earlier = firstIndex.get(wf.name);
@@ -584,7 +585,7 @@ export class Remit implements Engine {
   constructor(
     readonly store: Store,
     readonly core: RecoveryCore,
-    workflows: Workflow[] = [],
+    workflows: readonly Workflow[] = [],
     readonly hooks: SequencerHooks = NO_HOOKS,
     sequencing: Partial<SequencingOptions> = {},
     fence: Partial<FenceOptions> = {},
@@ -1085,9 +1086,9 @@ export class Remit implements Engine {
       return { workflow, status: 'damaged', headSeq: damage.seq - 1, damage };
     }
     assert(recovery.ok, () => `run ${runId}: the core refused a log that diagnosis found sound`);
-    const examined: ExaminedRun = {
-      workflow: fromUtf8(recovery.workflow), status: STATUS_NAMES[recovery.status], headSeq: recovery.recordCount - 1,
-    };
+    const status = STATUS_NAMES[recovery.status];
+    assert(status !== 'empty', () => `run ${runId}: a sound log of ${rows.length} records recovered as empty`);
+    const examined: ExaminedRun = { workflow: fromUtf8(recovery.workflow), status, headSeq: recovery.recordCount - 1 };
     if (recovery.action.tag === 'AWAIT_RESUME') examined.interruptId = fromUtf8(recovery.action.interruptId);
     if (examined.status === 'running' && isUndrivenFork(log, rows[rows.length - 1]!.bytes.length, runId)) examined.undrivenFork = true;
     return examined;
@@ -1417,7 +1418,9 @@ export class Remit implements Engine {
       case RefusalReason.NOT_PARKED: {
         const recovered = session.recover();
         const advice = endsInOwnFork(recovered) ? undrivenForkAdvice(runId) : undefined;
-        return new NotParkedError(id, STATUS_NAMES[recovered.status], subject, advice);
+        const status = STATUS_NAMES[recovered.status];
+        assert(status !== 'parked', () => `the core refused a resume of ${id} as not parked, and recovers run ${runId} as parked`);
+        return new NotParkedError(id, status, subject, advice);
       }
       case RefusalReason.UNKNOWN_INTERRUPT: {
         const action = session.recover().action;

@@ -414,6 +414,10 @@ export class Step {
     const merged = mergeUpdate(head.state, update, subject);
     const parsed = validate(this.wf.stateSchema, merged, subject);
     if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
+    const dropped = droppedField(update, parsed.data);
+    if (dropped !== undefined) {
+      throw new StateInvalidError(subject, [{ path: dropped, message: 'the node returned this field but the state schema has no such field and drops it, so the change would be lost (a misspelt name? add it to the state schema)' }]);
+    }
     const snapshot = durableText('state', parsed.data, this.wf.stateSchema, subject, merged);
     // The delta is made of JSON read back (snapshot.value), so it is JSON as it stands; its copy
     // for the head cache equals what parsing its bytes gives. All of it is taken before the route
@@ -497,6 +501,20 @@ function mergeUpdate(state: Json, update: unknown, subject: ErrorSubject): unkno
     throw new StateInvalidError(subject, [{ path: '(root)', message: `a node must return a plain object of changed fields, or nothing (got ${describeUpdate(update)})` }]);
   }
   return { ...state, ...(update as Record<string, Json>) };
+}
+
+/**
+ * The first field a node returned (with a value) that the parsed state does not have: a schema
+ * that strips keys it does not name (zod's default) would drop a misspelt field without a word.
+ * Only the returned fields are checked, not what they hold: a nested object may be narrowed to
+ * its declared fields on purpose (an API response stored as the fields the schema names).
+ */
+function droppedField(update: unknown, parsed: unknown): string | undefined {
+  if (update === null || typeof update !== 'object' || parsed === null || typeof parsed !== 'object') return undefined;
+  for (const key of Object.keys(update)) {
+    if ((update as Record<string, unknown>)[key] !== undefined && !Object.hasOwn(parsed, key)) return key;
+  }
+  return undefined;
 }
 
 function describeUpdate(update: unknown): string {

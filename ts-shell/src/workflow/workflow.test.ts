@@ -1,11 +1,11 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { createCore, MAX_NODE_COUNT as CORE_MAX_NODE_COUNT } from '../core/index.js';
-import { DefinitionInvalidError, StateInvalidError } from '../errors.js';
-import { Remit } from '../remit.js';
+import { DefinitionInvalidError, NotParkedError, StateInvalidError } from '../errors.js';
+import { createRemit, Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
 import { diffDescriptors } from './descriptor.js';
-import { END, MAX_NODE_COUNT, workflow, type StateOf } from './workflow.js';
+import { END, MAX_NODE_COUNT, workflow, type StateOf, type Workflow } from './workflow.js';
 
 const State = z.object({ n: z.number().int(), log: z.array(z.string()).default([]) });
 
@@ -32,6 +32,47 @@ describe('workflow definitions', () => {
       .build();
     expectTypeOf<StateOf<typeof wf>>().toEqualTypeOf<{ n: number; log: string[] }>();
     expect(wf.start).toBe('ask');
+  });
+
+  it('gives apply the handler\'s result as recorded: null where the handler returned nothing, in the type as at run time', async () => {
+    const seen: unknown[] = [];
+    const wf = workflow({ name: 'results', version: '1', state: State })
+      .effect('nothing', {
+        run: async () => {},
+        apply: (_s, r) => { expectTypeOf(r).toEqualTypeOf<null>(); seen.push(r); return {}; },
+        next: 'maybe',
+      })
+      .effect('maybe', {
+        run: (): string | undefined => undefined,
+        apply: (_s, r) => { expectTypeOf(r).toEqualTypeOf<string | null>(); seen.push(r); return {}; },
+        next: 'some',
+      })
+      .effect('some', {
+        run: () => ({ id: 'x' }),
+        apply: (_s, r) => { expectTypeOf(r).toEqualTypeOf<{ id: string }>(); seen.push(r); return {}; },
+        next: END,
+      })
+      .build();
+    const remit = new Remit(new MemoryStore(), await createCore('reference'), [wf]);
+    expect(await remit.start(wf, { n: 0, log: [] })).toMatchObject({ status: 'completed' });
+    expect(seen).toEqual([null, null, { id: 'x' }]);
+    await remit.close();
+  });
+
+  it('createRemit takes a readonly list of workflows; a listed run\'s status is one runs() gives (no "empty": an exhaustive switch compiles)', async () => {
+    const wf = counter();
+    const workflows: readonly Workflow[] = [wf];
+    const remit = await createRemit({ store: new MemoryStore(), workflows, core: 'reference' });
+    await remit.start(wf, { n: 0 });
+    const seen = (await remit.runs()).map((run) => {
+      switch (run.status) {
+        case 'running': case 'parked': case 'completed': case 'failed': case 'damaged': return run.status;
+        default: return expectTypeOf(run.status).toEqualTypeOf<never>();
+      }
+    });
+    expect(seen).toEqual(['parked']);
+    expectTypeOf<NotParkedError['status']>().toEqualTypeOf<'empty' | 'running' | 'completed' | 'failed'>();
+    await remit.close();
   });
 
   it('a run\'s result is narrowed by its status: a parked run has its interrupt, a failed one its failure, no other status either', async () => {

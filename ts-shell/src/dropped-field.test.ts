@@ -1,0 +1,93 @@
+/**
+ * A field a node returns that the state schema does not have: zod's default object strips keys it
+ * does not name, so a misspelt field (`cuont` for `count`) would vanish from the state without a
+ * word, through any kind of node. It is refused (StateInvalidError naming the field, the run, seq
+ * and node; nothing written), while a schema that keeps unknown keys keeps it, a field set to
+ * undefined still removes an optional one, and a nested value narrowed to its declared fields is
+ * not refused (storing the fields the schema names of an API response is a use, not a slip).
+ */
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from './core/index.js';
+import { StateInvalidError } from './errors.js';
+import { Remit } from './remit.js';
+import { MemoryStore } from './store/memory.js';
+import { checkWorkflow } from './testing/check-workflow.js';
+import { END, workflow, type Workflow } from './workflow/workflow.js';
+
+const State = z.object({ count: z.number(), note: z.string().optional(), user: z.object({ id: z.string() }).optional() });
+type S = z.infer<typeof State>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function runOnce(wf: Workflow<any, any, any>, input: unknown) {
+  const store = new MemoryStore();
+  const remit = new Remit(store, await createCore('reference'), [wf]);
+  const outcome = await remit.start(wf, input, { runId: 'r' }).catch((e: unknown) => e);
+  const status = await remit.status('r').catch((e: unknown) => e);
+  await remit.close();
+  return { outcome, status, store };
+}
+
+describe('a returned field the state schema drops', () => {
+  const misspelt = (s: S) => (s.count > 0 ? { count: 1 } : { cuont: 2 });
+  const kinds = {
+    pure: workflow({ name: 'typo-pure', version: '1', state: State }).pure('p', { run: misspelt, next: END }).build(),
+    effect: workflow({ name: 'typo-effect', version: '1', state: State })
+      .effect('e', { run: () => ({ n: 2 }), apply: (s) => misspelt(s), next: END }).build(),
+  };
+
+  for (const [kind, wf] of Object.entries(kinds)) {
+    it(`is refused from a ${kind} node: StateInvalidError naming the field, run, seq and node; the run stays where it was`, async () => {
+      const { outcome, status } = await runOnce(wf, { count: 0 });
+      expect(outcome).toBeInstanceOf(StateInvalidError);
+      const error = outcome as StateInvalidError;
+      expect(error).toMatchObject({ runId: 'r', node: kind === 'pure' ? 'p' : 'e' });
+      expect(error.issues).toEqual([{ path: 'cuont', message: expect.stringMatching(/state schema has no such field and drops it.*misspelt/) }]);
+      expect(error.message).toContain('cuont');
+      // Nothing of the step was written: the run is still running at the node.
+      expect(status).toMatchObject({ status: 'running', state: { count: 0 } });
+    });
+  }
+
+  it('is refused from an interrupt\'s apply too', async () => {
+    const wf = workflow({ name: 'typo-interrupt', version: '1', state: State })
+      .interrupt('ask', { resume: z.object({ note: z.string() }), apply: (_s, v) => ({ nte: v.note }) as Partial<S>, next: END }).build();
+    const store = new MemoryStore();
+    const remit = new Remit(store, await createCore('reference'), [wf]);
+    const parked = await remit.start(wf, { count: 0 }, { runId: 'r' });
+    const refused = await remit.resume('r', parked.interrupt!.id, { note: 'hi' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StateInvalidError);
+    expect((refused as StateInvalidError).issues[0]!.path).toBe('nte');
+    await remit.close();
+  });
+
+  it('is reported by checkWorkflow before the workflow ships', async () => {
+    const report = await checkWorkflow(kinds.pure, { input: { count: 0 }, core: 'reference' });
+    expect(report.problems).toEqual([{ property: 'liveness', node: 'p', message: expect.stringMatching(/StateInvalidError.*cuont: the node returned this field but the state schema has no such field/) }]);
+  });
+
+  it('is kept, not refused, by a schema that keeps unknown keys; undefined still removes an optional field; a nested value may be narrowed', async () => {
+    const Loose = State.loose();
+    const loose = workflow({ name: 'loose', version: '1', state: Loose }).pure('p', { run: () => ({ extra: 1 }), next: END }).build();
+    expect((await runOnce(loose, { count: 0 })).outcome).toMatchObject({ status: 'completed', state: { count: 0, extra: 1 } });
+    const clear = workflow({ name: 'clear', version: '1', state: State }).pure('p', { run: () => ({ note: undefined, user: { id: 'u', email: 'e@x' } as { id: string } }), next: END }).build();
+    const cleared = (await runOnce(clear, { count: 0, note: 'n' })).outcome as { status: string; state: S };
+    expect(cleared).toMatchObject({ status: 'completed', state: { count: 0, user: { id: 'u' } } });
+    expect(cleared.state).not.toHaveProperty('note');
+  });
+
+  it('refuses exactly the returned keys the schema does not name (fast-check over returned key sets)', async () => {
+    const known = ['count', 'note'];
+    const key = fc.constantFrom('count', 'note', 'cuont', 'nots', 'extra');
+    await fc.assert(fc.asyncProperty(fc.uniqueArray(key, { maxLength: 4 }), async (keys) => {
+      const update = Object.fromEntries(keys.map((k) => [k, k === 'count' ? 3 : 'x']));
+      const wf = workflow({ name: 'keys', version: '1', state: State }).pure('p', { run: () => update as Partial<S>, next: END }).build();
+      const { outcome } = await runOnce(wf, { count: 0 });
+      const unknown = keys.filter((k) => !known.includes(k));
+      if (unknown.length === 0) expect(outcome).toMatchObject({ status: 'completed' });
+      else expect((outcome as StateInvalidError).issues?.[0]?.path).toBe(unknown[0]);
+    }), { numRuns: 40 });
+  });
+});
