@@ -248,3 +248,18 @@ Proof.
     (unfold fcond_append; destruct (Nat.eqb _ _); [simpl; rewrite attempts_in_snoc, IH; simpl; lia | exact IH]).
   - exact IH.
 Qed.
+
+(** The calls above are not vacuous: from the empty store, RUN_STARTED and EFFECT_INTENT appended
+    and a claim on the whole log reach a world with one recorded call; once that attempt's owner
+    is declared gone ([FOwnerGone], which the model lets fire at any time), a claim on the whole
+    log takes the attempt over (attempt 2) and records a second call of the same key. *)
+Theorem fenced_calls_reachable : exists w, freach (mk_fworld [] [] []) w /\
+  exists k l1 l2 g1 g2, f_calls w = [(k, l1, g1); (k, l2, g2)].
+Proof.
+  exists (fexec (fexec (fexec (fexec (fexec (mk_fworld [] [] [])
+            (FAppend 0 (RunStarted 0 [(0, Effect)] 0 0)))
+            (FAppend 1 (EffectIntent 0 (mk_key 0 0 1))))
+            (FClaim 2)) (FOwnerGone 2)) (FClaim 3)).
+  split; [repeat apply freach_step; apply freach_start|].
+  vm_compute; do 5 eexists; reflexivity.
+Qed.

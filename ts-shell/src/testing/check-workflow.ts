@@ -1,5 +1,6 @@
 /**
- * `checkWorkflow`: the resume contract on a service's own workflow, in its own tests. It runs the
+ * `checkWorkflow`: the resume contract's crash-recovery properties on a service's own workflow, in
+ * its own tests (not fork determinism, fork intent or checkpoint validity). It runs the
  * workflow twice without faults (the two must agree), then once per fault point the reference run
  * reached (the fault-free run that retried least: below), crashing there (the point picked by its
  * spec, `point[@node][#n]`, as hooksFor fires it) and recovering in a fresh sequencer with another
