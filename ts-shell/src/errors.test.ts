@@ -5,7 +5,7 @@
  */
 
 import fs from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as errors from './errors.js';
 import { RemitError } from './errors.js';
 import { z } from 'zod';
@@ -70,6 +70,26 @@ function documentedExtraFields(): Map<string, string[]> {
   }
   return out;
 }
+
+describe('isRemitError and AnyRemitError', () => {
+  it('the union has a class for every code, and switching on the code narrows to that class', () => {
+    expectTypeOf<Exclude<errors.ErrorCode, errors.AnyRemitError['code']>>().toEqualTypeOf<never>();
+    const fields: unknown[] = [];
+    for (const error of [...Object.values(samples), new Error('plain'), 'text', null] as unknown[]) {
+      if (!errors.isRemitError(error)) continue;
+      switch (error.code) {
+        case errors.ErrorCode.RESUME_VALUE_INVALID: expectTypeOf(error).toEqualTypeOf<errors.ResumeValueInvalidError>(); fields.push(error.issues); break;
+        case errors.ErrorCode.EFFECT_IN_FLIGHT: fields.push(error.retryAfterMs); break;
+        case errors.ErrorCode.ALREADY_CONSUMED: fields.push(error.sameValue); break;
+        case errors.ErrorCode.NOT_PARKED: expectTypeOf(error.status).toEqualTypeOf<'empty' | 'running' | 'completed' | 'failed'>(); break;
+        default: break;
+      }
+    }
+    expect(fields).toHaveLength(3);
+    expect(Object.values(samples).every((e) => errors.isRemitError(e))).toBe(true);
+    expect([new Error('x'), 'x', null, undefined, { code: errors.ErrorCode.STORE }].some((e) => errors.isRemitError(e))).toBe(false);
+  });
+});
 
 describe('RemitError.toJSON', () => {
   it('has a sample of every RemitError class errors.ts exports', () => {

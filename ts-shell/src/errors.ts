@@ -769,3 +769,21 @@ export function describeThrown(value: unknown): string {
     return `a thrown ${typeof value} that cannot be turned into text`;
   }
 }
+
+/**
+ * Every error class REMIT throws, as one union: after `isRemitError(error)`, `switch (error.code)`
+ * narrows `error` to the class of that code, its own fields typed (`issues`, `retryAfterMs`, ...),
+ * which `instanceof RemitError` alone does not.
+ */
+export type AnyRemitError =
+  | DefinitionInvalidError | DefinitionMismatchError | UnknownWorkflowError | RunNotFoundError | RunExistsError
+  | RunIdInvalidError | ArgumentInvalidError | StateInvalidError | NotJsonError | ValueUnfaithfulError
+  | RouteInvalidError | HandlerThrewError | ResumeValueInvalidError | UnknownInterruptError | NotParkedError
+  | AlreadyConsumedError | ConflictError | EffectInFlightError | OptionInvalidError | NotACheckpointError
+  | BeyondHeadError | ImplicitForkError | ForkTargetExistsError | LogCorruptError | LogTornError
+  | RepairRefusedError | StoreError | StoreNotFoundError | CoreUnavailableError | CoreRefusedError;
+
+/** Whether `error` is one of REMIT's errors, typed as the union so that its `code` narrows it. */
+export function isRemitError(error: unknown): error is AnyRemitError {
+  return error instanceof RemitError;
+}

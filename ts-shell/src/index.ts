@@ -40,16 +40,16 @@ export type {
 export { renderInspection } from './inspect.js';
 export type { RunInspection, InspectedRecord } from './inspect.js';
 
-// Errors: one class per code (docs/errors.md); catch RemitError and switch on `code`.
+// Errors: one class per code (docs/errors.md); `isRemitError(e)`, then switch on `e.code`.
 export {
-  RemitError, ErrorCode, DefinitionInvalidError, DefinitionMismatchError, UnknownWorkflowError, RunNotFoundError,
+  RemitError, ErrorCode, isRemitError, DefinitionInvalidError, DefinitionMismatchError, UnknownWorkflowError, RunNotFoundError,
   RunExistsError, RunIdInvalidError, ArgumentInvalidError, StateInvalidError, NotJsonError, ValueUnfaithfulError,
   RouteInvalidError, HandlerThrewError, ResumeValueInvalidError, UnknownInterruptError, NotParkedError, AlreadyConsumedError,
   ConflictError, NotACheckpointError, BeyondHeadError, ImplicitForkError, ForkTargetExistsError, LogCorruptError, LogTornError,
   RepairRefusedError, StoreError, StoreNotFoundError, CoreUnavailableError, CoreRefusedError, EffectInFlightError,
   OptionInvalidError,
 } from './errors.js';
-export type { ErrorSubject, ValidationIssue, CoreUnavailableReason, UnfaithfulReason } from './errors.js';
+export type { AnyRemitError, ErrorSubject, ValidationIssue, CoreUnavailableReason, UnfaithfulReason } from './errors.js';
 // Not a RemitError: a broken invariant of REMIT's own code ("REMIT bug"), to be reported (docs/errors.md).
 export { InvariantViolation } from './assert.js';
 // Not a RemitError either: one call needed more linear memory than the Wasm core has (docs/errors.md).
