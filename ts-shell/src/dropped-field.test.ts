@@ -44,7 +44,7 @@ describe('a returned field the state schema drops', () => {
       expect(outcome).toBeInstanceOf(StateInvalidError);
       const error = outcome as StateInvalidError;
       expect(error).toMatchObject({ runId: 'r', node: kind === 'pure' ? 'p' : 'e' });
-      expect(error.issues).toEqual([{ path: 'cuont', message: expect.stringMatching(/state schema has no such field and drops it.*misspelt/) }]);
+      expect(error.issues).toEqual([{ path: 'cuont', message: expect.stringMatching(/state schema names nowhere and drops.*misspelt.*fix the node code/) }]);
       expect(error.message).toContain('cuont');
       // Nothing of the step was written: the run is still running at the node.
       expect(status).toMatchObject({ status: 'running', state: { count: 0 } });
@@ -65,7 +65,7 @@ describe('a returned field the state schema drops', () => {
 
   it('is reported by checkWorkflow before the workflow ships', async () => {
     const report = await checkWorkflow(kinds.pure, { input: { count: 0 }, core: 'reference' });
-    expect(report.problems).toEqual([{ property: 'liveness', node: 'p', message: expect.stringMatching(/StateInvalidError.*cuont: the node returned this field but the state schema has no such field/) }]);
+    expect(report.problems).toEqual([{ property: 'liveness', node: 'p', message: expect.stringMatching(/StateInvalidError.*cuont: the node returned this field, which the state schema names nowhere/) }]);
   });
 
   it('is kept, not refused, by a schema that keeps unknown keys; undefined still removes an optional field; a nested value may be narrowed', async () => {
@@ -76,6 +76,30 @@ describe('a returned field the state schema drops', () => {
     const cleared = (await runOnce(clear, { count: 0, note: 'n' })).outcome as { status: string; state: S };
     expect(cleared).toMatchObject({ status: 'completed', state: { count: 0, user: { id: 'u' } } });
     expect(cleared.state).not.toHaveProperty('note');
+  });
+
+  it('is not refused where the schema names the field (a transform or pipe removing it, another variant of a union), drops unknown fields on purpose (.strip()) or accepts them', async () => {
+    const runs = async (name: string, schema: Parameters<typeof workflow>[0]['state'], input: unknown, update: Record<string, unknown>) => {
+      const wf = workflow({ name, version: '1', state: schema }).pure('p', { run: () => update as never, next: END }).build();
+      return (await runOnce(wf, input)).outcome as { status?: string; state?: unknown };
+    };
+    const Base = z.object({ count: z.number(), tmp: z.number().optional() });
+    expect(await runs('transform', Base.transform(({ tmp: _t, ...rest }) => rest), { count: 0 }, { tmp: 5 })).toMatchObject({ status: 'completed', state: { count: 0 } });
+    expect(await runs('pipe', Base.pipe(z.object({ count: z.number() })), { count: 0 }, { tmp: 5 })).toMatchObject({ status: 'completed' });
+    const Phase = z.discriminatedUnion('phase', [
+      z.object({ phase: z.literal('draft'), draft: z.string() }),
+      z.object({ phase: z.literal('sent'), messageId: z.string() }),
+    ]);
+    expect(await runs('variant', Phase, { phase: 'draft', draft: 'hi' }, { phase: 'sent', messageId: 'm', draft: null })).toMatchObject({ status: 'completed', state: { phase: 'sent', messageId: 'm' } });
+    expect(await runs('strip', State.strip(), { count: 0 }, { cuont: 1 })).toMatchObject({ status: 'completed', state: { count: 0 } });
+    expect(await runs('catchall', State.catchall(z.number()), { count: 0 }, { extra: 1 })).toMatchObject({ status: 'completed', state: { extra: 1 } });
+    expect(await runs('loose-proto', State.loose(), { count: 0 }, JSON.parse('{"__proto__": 1}') as Record<string, unknown>)).toMatchObject({ status: 'completed' });
+    // A strict object refuses the unknown key itself (zod's own issue), as before.
+    expect(await runs('strict', State.strict(), { count: 0 }, { cuont: 1 })).toBeInstanceOf(StateInvalidError);
+    // A field the schema names nowhere, behind a preprocess that renames an alias, is refused: the
+    // returned name is not the state's.
+    const Aliased = z.preprocess((v) => v, z.object({ total: z.number() }));
+    expect((await runs('alias', Aliased, { total: 0 }, { sum: 5 }) as unknown as StateInvalidError).issues?.[0]?.path).toBe('sum');
   });
 
   it('refuses exactly the returned keys the schema does not name (fast-check over returned key sets)', async () => {

@@ -10,7 +10,7 @@
 export { workflow, END, MAX_NODE_NAME_BYTES, MAX_NODE_COUNT } from './workflow/workflow.js';
 export type {
   WorkflowBuilder, Workflow, WorkflowOptions, ZodSchemaLike, StateOf, InputOf, ResumesOf, NodeContext, EffectContext, PureNodeSpec, EffectNodeSpec,
-  InterruptNodeSpec, Route, StateUpdate, RecordedResult, NodeKindName, End,
+  InterruptNodeSpec, Route, StateUpdate, NodeKindName, End,
 } from './workflow/workflow.js';
 export { fail, TerminalFailure } from './errors.js';
 

@@ -115,6 +115,22 @@ describe('recoverAll({ concurrency })', () => {
     ), { numRuns: 25 });
   });
 
+  it('looks at a run once when a store lists it twice (its contract asks for a superset): one outcome, one handler call, at any concurrency', async () => {
+    for (const concurrency of [1, 2, 3]) {
+      const h: Handlers = { inFlight: 0, most: 0, calls: new Map(), delayMs: () => 10 };
+      const backing = new MemoryBacking();
+      const ids = await leaveRuns(backing, ['effect', 'effect'], h);
+      const store = new MemoryStore({ backing });
+      const twice = Object.assign(Object.create(store) as MemoryStore, { listRunsToRecover: async () => [ids[0]!, ids[0]!, ids[1]!, ids[0]!] });
+      const { charge, parks } = definitions(h);
+      const remit = new Remit(twice, await createCore('reference'), [charge, parks]);
+      const outcomes = await remit.recoverAll({ concurrency });
+      await remit.close();
+      expect(outcomes.map(describeOutcome), `concurrency ${concurrency}`).toEqual([`${ids[0]} completed`, `${ids[1]} completed`]);
+      for (const id of ids) expect(h.calls.get(id)).toBe(1);
+    }
+  });
+
   it('refuses a concurrency that is not a whole number from 1 to 1000, before reading anything', async () => {
     const store = new MemoryStore();
     let listed = 0;

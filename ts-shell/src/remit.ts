@@ -1128,7 +1128,10 @@ export class Remit implements Engine {
       // close() was called: the run being continued is finished, no other is taken up.
       while (next < candidates.length && !this.closing) {
         const index = next++;
-        looked[index] = await this.recoverCandidate(candidates[index]!, waitForEffectMs);
+        const runId = candidates[index]!;
+        // recoverCandidate reports every failure as the run's outcome; this catch is for a throw it
+        // did not foresee, which must not end the other workers' loops while the caller has returned.
+        looked[index] = await this.recoverCandidate(runId, waitForEffectMs).catch((error: unknown) => ({ runId, error }));
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, candidates.length) }, takeUp));
@@ -1189,8 +1192,12 @@ export class Remit implements Engine {
 
   /** The runs recoverAll looks at: the store's candidates when it lists them, else every run. */
   private async recoveryCandidates(): Promise<string[]> {
-    if (this.store.listRunsToRecover !== undefined) return checkedRunIds(this.store, await this.store.listRunsToRecover());
-    return checkedListings(this.store, await this.store.listRuns()).map((listing) => listing.runId);
+    const ids = this.store.listRunsToRecover !== undefined
+      ? checkedRunIds(this.store, await this.store.listRunsToRecover())
+      : checkedListings(this.store, await this.store.listRuns()).map((listing) => listing.runId);
+    // Each run once: a custom store may list one twice (its contract asks for a superset), and
+    // two workers on one run would race each other (one outcome an EffectInFlightError).
+    return [...new Set(ids)];
   }
 
   /**

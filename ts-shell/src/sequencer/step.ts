@@ -23,6 +23,7 @@ import { durableText, durableValue, MAX_VALUE_TEXT_BYTES, textBytesOverLimit, va
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
 import { cloneJson, kindName, recordedValue, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
+import { declaredFields } from '../workflow/declared-fields.js';
 
 /** The `next` of a completion that ends the run (records only copy it into their frames). */
 const NO_BYTES = new Uint8Array();
@@ -414,10 +415,8 @@ export class Step {
     const merged = mergeUpdate(head.state, update, subject);
     const parsed = validate(this.wf.stateSchema, merged, subject);
     if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
-    const dropped = droppedField(update, parsed.data);
-    if (dropped !== undefined) {
-      throw new StateInvalidError(subject, [{ path: dropped, message: 'the node returned this field but the state schema has no such field and drops it, so the change would be lost (a misspelt name? add it to the state schema)' }]);
-    }
+    const dropped = droppedField(update, parsed.data, declaredFields(this.wf.stateSchema));
+    if (dropped !== undefined) throw new StateInvalidError(subject, [{ path: dropped, message: DROPPED_FIELD }]);
     const snapshot = durableText('state', parsed.data, this.wf.stateSchema, subject, merged);
     // The delta is made of JSON read back (snapshot.value), so it is JSON as it stands; its copy
     // for the head cache equals what parsing its bytes gives. All of it is taken before the route
@@ -503,16 +502,21 @@ function mergeUpdate(state: Json, update: unknown, subject: ErrorSubject): unkno
   return { ...state, ...(update as Record<string, Json>) };
 }
 
+const DROPPED_FIELD = 'the node returned this field, which the state schema names nowhere and drops, so the change would be lost ' +
+  '(a misspelt name? return the state\'s own fields; for a run already started, fix the node code: a changed schema is another definition, which the run refuses)';
+
 /**
- * The first field a node returned (with a value) that the parsed state does not have: a schema
- * that strips keys it does not name (zod's default) would drop a misspelt field without a word.
- * Only the returned fields are checked, not what they hold: a nested object may be narrowed to
- * its declared fields on purpose (an API response stored as the fields the schema names).
+ * The first field a node returned (with a value) that the parsed state does not have and the
+ * schema names nowhere: a schema that strips keys it does not name (zod's default) would drop a
+ * misspelt field without a word. A field the schema names (a transform that removes it, another
+ * variant of a union) is the schema's doing, and a schema that keeps or accepts unknown fields, or
+ * drops them on purpose (`.strip()`), is not checked (`declaredFields`). Only the returned fields
+ * are, not what they hold: a nested object may be narrowed to its declared fields on purpose.
  */
-function droppedField(update: unknown, parsed: unknown): string | undefined {
-  if (update === null || typeof update !== 'object' || parsed === null || typeof parsed !== 'object') return undefined;
+function droppedField(update: unknown, parsed: unknown, declared: ReadonlySet<string> | 'any'): string | undefined {
+  if (declared === 'any' || update === null || typeof update !== 'object' || parsed === null || typeof parsed !== 'object') return undefined;
   for (const key of Object.keys(update)) {
-    if ((update as Record<string, unknown>)[key] !== undefined && !Object.hasOwn(parsed, key)) return key;
+    if ((update as Record<string, unknown>)[key] !== undefined && !Object.hasOwn(parsed, key) && !declared.has(key)) return key;
   }
   return undefined;
 }

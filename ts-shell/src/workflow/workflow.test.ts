@@ -34,17 +34,17 @@ describe('workflow definitions', () => {
     expect(wf.start).toBe('ask');
   });
 
-  it('gives apply the handler\'s result as recorded: null where the handler returned nothing, in the type as at run time', async () => {
+  it('gives apply the handler\'s result as recorded: null where the handler returned nothing (the type stays the handler\'s, so that generic code wrapping .effect compiles)', async () => {
     const seen: unknown[] = [];
     const wf = workflow({ name: 'results', version: '1', state: State })
       .effect('nothing', {
         run: async () => {},
-        apply: (_s, r) => { expectTypeOf(r).toEqualTypeOf<null>(); seen.push(r); return {}; },
+        apply: (_s, r) => { expectTypeOf(r).toEqualTypeOf<void>(); seen.push(r); return {}; },
         next: 'maybe',
       })
       .effect('maybe', {
         run: (): string | undefined => undefined,
-        apply: (_s, r) => { expectTypeOf(r).toEqualTypeOf<string | null>(); seen.push(r); return {}; },
+        apply: (_s, r) => { expectTypeOf(r).toEqualTypeOf<string | undefined>(); seen.push(r); return {}; },
         next: 'some',
       })
       .effect('some', {
@@ -53,6 +53,10 @@ describe('workflow definitions', () => {
         next: END,
       })
       .build();
+    // A wrapper generic in the handler's result: apply's parameter is that result type.
+    const withFetch = <R extends { id: string }>(run: () => Promise<R>) =>
+      workflow({ name: 'generic', version: '1', state: State }).effect('fetch', { run, apply: (_s, r) => ({ log: [r.id] }), next: END }).build();
+    expect(withFetch(async () => ({ id: 'y', extra: 1 })).start).toBe('fetch');
     const remit = new Remit(new MemoryStore(), await createCore('reference'), [wf]);
     expect(await remit.start(wf, { n: 0, log: [] })).toMatchObject({ status: 'completed' });
     expect(seen).toEqual([null, null, { id: 'x' }]);

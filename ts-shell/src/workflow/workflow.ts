@@ -66,22 +66,16 @@ export interface PureNodeSpec<S> {
   next: Route<S>;
 }
 
-/**
- * The handler's result as `apply` gets it, read back from the log: a handler that returns nothing
- * (`undefined`) has `null` recorded, so `apply` is given `null`, never `undefined`.
- */
-export type RecordedResult<R> = 0 extends 1 & R ? R
-  : [R] extends [void] ? null
-  : Exclude<R, undefined | void> | (undefined extends R ? null : never);
-
 export interface EffectNodeSpec<S, R> {
   /** Touches the outside world. Its result must be JSON; it is recorded durably once returned. */
   run: (state: Readonly<S>, ctx: EffectContext) => R | Promise<R>;
   /**
    * Folds the (JSON round-tripped) result into the state; pure. Default: the state is unchanged.
-   * A result of `undefined` (a handler that returns nothing) is recorded and given as `null`.
+   * A result of `undefined` (a handler that returns nothing) is recorded and given as `null`,
+   * which the type, the handler's own, does not say: a conditional type that did broke generic
+   * code wrapping `.effect` (a deferred type the compiler cannot narrow).
    */
-  apply?: (state: Readonly<S>, result: RecordedResult<R>) => StateUpdate<S>;
+  apply?: (state: Readonly<S>, result: R) => StateUpdate<S>;
   next: Route<S>;
   /**
    * This effect's lease in milliseconds (default: createRemit's `effectLeaseMs`, 30 s): how long

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { shown } from '../../display.js';
-import { shellWord, suggestCommand } from '../../errors.js';
+import { OptionInvalidError, shellWord, suggestCommand } from '../../errors.js';
 import { isoTime, table } from '../../inspect.js';
-import { openSession, parseLimit, print } from '../context.js';
+import { openSession, parseLimit, print, UsageError } from '../context.js';
 import { describeStoredHint, type RunSummary } from '../../remit.js';
 import { ExitCode } from '../exit-codes.js';
 import { isUnreadableRunCode } from '../../sequencer/log-health.js';
@@ -52,7 +52,11 @@ export const runsCommand: CommandModule = {
         const limit = opts.limit === undefined ? undefined : parseLimit(opts.limit, '--limit');
         const session = await openSession(command, { workflows: 'optional' });
         try {
-          const runs = await session.remit.runs({ ...(limit === undefined ? {} : { limit }), ...(opts.after === undefined ? {} : { after: opts.after }) });
+          const runs = await session.remit.runs({ ...(limit === undefined ? {} : { limit }), ...(opts.after === undefined ? {} : { after: opts.after }) }).catch((error: unknown) => {
+            // Named as the command line names it, not as the library's option.
+            if (error instanceof OptionInvalidError && error.option === 'after') throw new UsageError(`--after must name a listed run (the last run of the previous page), got ${JSON.stringify(opts.after)}`);
+            throw error;
+          });
           print(session.options, runs, () => {
             if (runs.length === 0) return opts.after === undefined ? shown`no runs in ${session.dbPath}` : shown`no runs after ${opts.after} in ${session.dbPath}`;
             const more = limit !== undefined && runs.length === limit ? [`more runs may follow: ${suggestCommand('runs')} --limit ${limit} ${shellWord(`--after=${runs[runs.length - 1]!.runId}`)}`] : [];
