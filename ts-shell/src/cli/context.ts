@@ -177,11 +177,7 @@ const DEFAULT_MODULE_LOAD_TIMEOUT_MS = 60_000;
 function moduleLoadTimeoutMs(): number {
   const given = process.env['REMIT_MODULE_LOAD_TIMEOUT_MS'];
   if (given === undefined || given === '') return DEFAULT_MODULE_LOAD_TIMEOUT_MS;
-  const ms = /^\d+$/.test(given) ? Number(given) : NaN;
-  if (!Number.isSafeInteger(ms) || ms < 1 || ms > 0x7fff_ffff) {
-    throw new UsageError(`REMIT_MODULE_LOAD_TIMEOUT_MS must be a whole number of milliseconds from 1 to ${0x7fff_ffff}, got ${JSON.stringify(given)}`);
-  }
-  return ms;
+  return parseWholeNumber(given, 'REMIT_MODULE_LOAD_TIMEOUT_MS', 1, 0x7fff_ffff, `a whole number of milliseconds from 1 to ${0x7fff_ffff}`);
 }
 
 /**
@@ -409,29 +405,24 @@ export function parseJsonArgument(text: string, what: string): unknown {
   }
 }
 
-/** A whole number of milliseconds (0 to 86,400,000, REMIT's limit for waits). */
-export function parseMilliseconds(text: string, what: string): number {
-  const ms = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(ms) || ms > 86_400_000) {
-    throw new UsageError(`${what} must be a whole number of milliseconds from 0 to 86400000, got ${JSON.stringify(text)}`);
-  }
-  return ms;
-}
-
-export function parseLimit(text: string, what: string): number {
+/** `text` as a number if it is only decimal digits naming one from `min` to `max`, else a UsageError saying it must be `described`. */
+function parseWholeNumber(text: string, what: string, min: number, max: number, described: string): number {
   const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1) {
-    throw new UsageError(`${what} must be a whole number from 1, got ${JSON.stringify(text)}`);
-  }
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${what} must be ${described}, got ${JSON.stringify(text)}`);
   return n;
 }
 
+/** A whole number of milliseconds (0 to 86,400,000, REMIT's limit for waits). */
+export function parseMilliseconds(text: string, what: string): number {
+  return parseWholeNumber(text, what, 0, 86_400_000, 'a whole number of milliseconds from 0 to 86400000');
+}
+
+export function parseLimit(text: string, what: string): number {
+  return parseWholeNumber(text, what, 1, Number.MAX_SAFE_INTEGER, 'a whole number from 1');
+}
+
 export function parseSeq(text: string, what: string): number {
-  const seq = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(seq) || seq > 0xffff_ffff) {
-    throw new UsageError(`${what} must be a sequence number (0, 1, 2, ... up to 4294967295), got ${JSON.stringify(text)}`);
-  }
-  return seq;
+  return parseWholeNumber(text, what, 0, 0xffff_ffff, 'a sequence number (0, 1, 2, ... up to 4294967295)');
 }
 
 export function print(options: GlobalOptions, json: unknown, human: () => string): void {
