@@ -1155,9 +1155,9 @@ export class Remit implements Engine {
   }
 
   /**
-   * One candidate of recoverAll: its outcome (continued, or the typed error why not), the hint
-   * correction of a run found not running, or nothing (a parked or ended run whose hint is right
-   * is not reported, nor a fork nobody continued).
+   * One candidate of recoverAll: its outcome (continued, or the typed error why not), the hint to
+   * store for a run found parked, completed or failed (it is not reported), or nothing (a fork
+   * nobody continued, which waits for continueRun).
    */
   private async recoverCandidate(runId: string, waitForEffectMs: number): Promise<CandidateLook> {
     let run: ExaminedRun;
