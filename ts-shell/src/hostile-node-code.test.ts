@@ -227,6 +227,28 @@ describe('definitions and registration', () => {
     expect(error).toBeInstanceOf(RouteInvalidError);
     expect((error as Error).message).toMatch(/the route returned a Promise \(a route returns a node name or END synchronously\)/);
   });
+
+  it('a route whose Promise rejects is refused, and its rejection is handled (an unhandled one would end a service)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const rejecting = (async () => { throw new Error('config lookup failed'); }) as never;
+      const pure = workflow({ name: 'r', version: '1', state: State }).pure('p', { run: () => ({}), next: rejecting }).build();
+      const asking = workflow({ name: 'ask', version: '1', state: State }).interrupt('i', { resume: z.boolean(), apply: () => ({}), next: rejecting }).build();
+      const remit = new Remit(new MemoryStore(), core, [pure, asking]);
+      await expect(remit.start(pure, { n: 1 }, { runId: 'r8' })).rejects.toThrow(RouteInvalidError);
+      const parked = await remit.start(asking, { n: 1 }, { runId: 'r9' });
+      // The resume's check runs the route before the claim: refused, the interrupt still parked.
+      await expect(remit.resume('r9', parked.interrupt!.id, true)).rejects.toThrow(RouteInvalidError);
+      expect((await remit.status('r9')).status).toBe('parked');
+      // Let the rejected Promises settle: Node reports an unhandled one after the microtasks run.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });
 
 describe('recoverAll when the store cannot read one run', () => {

@@ -256,8 +256,10 @@ export class Step {
     try {
       result = await def.spec.run(cloneJson(head.state), { runId: this.runId, node: name, idempotencyKey: key, attempt });
     } catch (error) {
-      if (isInstanceOf(error, TerminalFailure)) return this.nodeFailed(error, name, []);
-      return this.nodeFailed(error, name, [], await this.release(name, key, attempt, error));
+      // Read once: a failure's getters may answer differently at each read.
+      const thrown = readThrown(error);
+      if (isInstanceOf(thrown, FailureToRecord)) return this.nodeFailed(thrown, name, []);
+      return this.nodeFailed(thrown, name, [], await this.release(name, key, attempt, thrown));
     }
     await hooks.at('effect.after-handler', { runId: this.runId, seq: this.nextSeq, node: name });
     // A result that would not read back as itself cannot be recorded: the attempt is given up, and
@@ -300,7 +302,8 @@ export class Step {
       if (!isInstanceOf(error, RemitError)) throw error;
       // A lost race: another sequencer appended after this attempt (its lease ran out, and it took
       // the attempt over): this call's outcome is not the run's, and the caller is told so.
-      return isInstanceOf(error, ConflictError) ? takenOverClause(attempt) : undefined;
+      if (isInstanceOf(error, ConflictError)) return takenOverClause(attempt);
+      return isInstanceOf(error, StoreError) && LOST_ANSWERS.has(error.storeCode) ? releaseUnknownClause(attempt, error) : unreleasedClause(attempt, error);
     }
   }
 
@@ -366,9 +369,10 @@ export class Step {
     } catch (error) {
       // As finishInterrupt's nodeFailed would: fail() in apply or in the route fails the run after
       // the claim; REMIT's typed errors as they are; anything else node code threw.
-      if (isInstanceOf(error, TerminalFailure)) return;
-      if (isInstanceOf(error, RemitError)) throw error;
-      throw new HandlerThrewError({ runId: this.runId, seq: completionSeq, node: name }, error, 'nothing was recorded: the value was not claimed and the interrupt is still parked');
+      const thrown = readThrown(error);
+      if (isInstanceOf(thrown, FailureToRecord)) return;
+      if (isInstanceOf(thrown, RemitError)) throw thrown;
+      throw new HandlerThrewError({ runId: this.runId, seq: completionSeq, node: name }, thrown, 'nothing was recorded: the value was not claimed and the interrupt is still parked');
     }
   }
 
@@ -447,10 +451,12 @@ export class Step {
    * says what was recorded (`recordedBefore`: what the caller already wrote for this failure).
    */
   private async nodeFailed(error: unknown, name: string, pending: LogRecord[], recordedBefore?: string): Promise<void> {
-    if (isInstanceOf(error, TerminalFailure)) {
-      const seq = this.nextSeq + pending.length;
+    // The seq of the record the failure stands in for: the completion's, after what is pending.
+    const seq = this.nextSeq + pending.length;
+    const thrown = readThrown(error);
+    if (isInstanceOf(thrown, FailureToRecord)) {
       const failed: LogRecord = {
-        kind: RecordKind.RUN_FAILED, seq, node: utf8(name), code: utf8(keptFailureText(error.failureCode || 'FAILED')), message: utf8(keptFailureText(error.message)),
+        kind: RecordKind.RUN_FAILED, seq, node: utf8(name), code: utf8(keptFailureText(thrown.code)), message: utf8(keptFailureText(thrown.message)),
       };
       await this.session.append(this.nextSeq, [...pending, failed], name);
       return;
@@ -461,9 +467,34 @@ export class Step {
       : `${pending.map((r) => kindName(r.kind)).join(' and ')} ${pending.length === 1 ? 'was' : 'were'} recorded (the outside effect happened); the node's completion was not, and runs again next time`;
     // REMIT's own refusal (the state schema's, a route's) keeps its class, and says what is durable:
     // an effect's result is, and a continue will not call the handler again.
-    if (isInstanceOf(error, RemitError)) throw recorded === undefined ? error : restateRecorded(error, recorded);
-    throw new HandlerThrewError(this.subject(name), error, recorded);
+    if (isInstanceOf(thrown, RemitError)) throw recorded === undefined ? thrown : restateRecorded(thrown, recorded);
+    throw new HandlerThrewError({ ...this.subject(name), seq }, thrown, recorded);
   }
+}
+
+/** A TerminalFailure as read once: what RUN_FAILED records (the code, 'FAILED' when empty, and the message). */
+class FailureToRecord {
+  constructor(readonly code: string, readonly message: string) {}
+}
+
+/**
+ * What node code threw, read once: a FailureToRecord for a TerminalFailure whose code and message
+ * are strings, else the thrown value as node code's error. fail() and the constructor check both,
+ * but a subclass can change them afterwards (`this.message = reason`), or make them getters; such a
+ * failure cannot be recorded, and failing the run on a text made up here would record what node
+ * code did not say. It is node code's error instead (HandlerThrewError: the effect's attempt
+ * released, the interrupt left parked), a TypeError saying why with the failure as its cause. A
+ * FailureToRecord or an error already read is given back as it is.
+ */
+function readThrown(error: unknown): unknown {
+  if (isInstanceOf(error, FailureToRecord) || !isInstanceOf(error, TerminalFailure)) return error;
+  try {
+    const { failureCode, message } = error as { failureCode: unknown; message: unknown };
+    if (typeof failureCode === 'string' && typeof message === 'string') return new FailureToRecord(failureCode || 'FAILED', message);
+  } catch {
+    // A getter a subclass defined threw: no text to record.
+  }
+  return new TypeError('a TerminalFailure whose failureCode or message is not a string (changed after fail() checked them) cannot be recorded as RUN_FAILED', { cause: error });
 }
 
 /**
@@ -485,13 +516,27 @@ function recordedResultClause(doneSeq: number): string {
   return `the effect's result is recorded (EFFECT_DONE at seq ${doneSeq}; the handler is not called again); the node's completion was not, and runs again next time`;
 }
 
+/**
+ * Handles the rejection of a Promise node code returned where REMIT refuses one, so that it does
+ * not go unhandled (which ends a Node process by default). Attaching a handler reads a native
+ * Promise's `constructor` and calls another thenable's `then`; node code can make either throw, and
+ * then there is nothing to attach to (the refusal stands).
+ */
+function ignoreRejection(thenable: PromiseLike<unknown>): void {
+  try {
+    Promise.resolve(thenable).catch(() => {});
+  } catch {
+    // See above.
+  }
+}
+
 /** Shallow merge of a node's returned fields into the state (LangGraph's default reducer). */
 function mergeUpdate(state: Json, update: unknown, subject: ErrorSubject): unknown {
   if (update === undefined || update === null) return state;
   if (isThenable(update)) {
     // Only a pure node's run may be async; an apply's Promise would merge as "no change" (it has
     // no own fields), and its rejection would go unhandled.
-    Promise.resolve(update).catch(() => {});
+    ignoreRejection(update);
     throw new StateInvalidError(subject, [{ path: '(root)', message: 'apply returned a Promise: an effect\'s or interrupt\'s apply must return the changed fields synchronously' }]);
   }
   // A Map, a Date or a class instance would merge as its own enumerable fields (often none).
@@ -531,12 +576,35 @@ function describeUpdate(update: unknown): string {
 function resolveRoute(route: Route<Json>, state: Json, wf: Workflow, subject: ErrorSubject): string {
   const target = typeof route === 'function' ? route(state) : route;
   if (target === END || (typeof target === 'string' && wf.nodes.has(target))) return target;
+  // An async route is refused; its rejection (a failed lookup, a fail() inside it) would otherwise
+  // go unhandled, which ends a Node process by default.
+  if (isThenable(target)) ignoreRejection(target);
   throw new RouteInvalidError(target, subject);
 }
 
 /** What a handler's failure leaves when another sequencer appended first: the attempt was taken over. */
 function takenOverClause(attempt: number): string {
   return `nothing was written: another sequencer appended to the run after attempt ${attempt} was claimed here (its lease ran out and the attempt was taken over), so this call's outcome is not the run's`;
+}
+
+/**
+ * What an effect's failed attempt left when its release could not be recorded (a store error):
+ * the attempt is still claimed, and its lease is what another instance waits for.
+ */
+function unreleasedClause(attempt: number, error: RemitError): string {
+  return `EFFECT_RELEASED could not be recorded (${error.message}): attempt ${attempt} stays claimed by this instance until its lease runs out ` +
+    '(until then a continue from another instance is refused with EffectInFlightError; one from this instance, or one with its instanceId, takes the attempt over); the node\'s completion was not recorded';
+}
+
+/**
+ * Store answers after which a write may have committed: the answer was lost (OUTCOME_UNKNOWN), or
+ * a custom store said it committed with a next seq that does not add up (BAD_APPEND_OUTCOME).
+ */
+const LOST_ANSWERS: ReadonlySet<string> = new Set(['OUTCOME_UNKNOWN', 'BAD_APPEND_OUTCOME']);
+
+/** An effect's failed attempt whose release's answer was lost: it may be recorded, or the attempt still claimed. */
+function releaseUnknownClause(attempt: number, error: RemitError): string {
+  return `EFFECT_RELEASED may or may not have been recorded (${error.message}; status() and inspect() say which): if not, attempt ${attempt} stays claimed by this instance until its lease runs out; the node's completion was not recorded`;
 }
 
 /** What an effect's failed attempt recorded, in the error it ends with: its release. */
