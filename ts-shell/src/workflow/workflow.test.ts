@@ -241,28 +241,57 @@ describe('what build() refuses, and what a built workflow refuses when it valida
     expect((await store.readRecords('r')).length).toBe(1); // RUN_STARTED only
   });
 
-  it('an async schema is a DefinitionInvalidError naming the workflow and field, before anything is written', async () => {
-    const asyncState = z.object({ n: z.number() }).refine(async () => true);
+  it('a function declared async in a schema is refused at build(), naming the workflow and the schema (field state, or the node and resume)', () => {
+    const refusedAt = (build: () => unknown) => {
+      const error = definitionError(build);
+      expect((error as Error).message).toMatch(/is asynchronous \(an async .*\): REMIT validates values synchronously/);
+      return error;
+    };
+    // Anywhere a value can reach: the root, an optional field, a union's variant, an array's items, a lazy schema's target.
+    const Tree: z.ZodType<{ kids: unknown[] }> = z.lazy(() => z.object({ kids: z.array(Tree).refine(async () => true) }));
+    const asyncStates = [
+      z.object({ n: z.number() }).refine(async () => true),
+      z.object({ n: z.number(), x: z.string().refine(async () => true).optional() }),
+      z.object({ n: z.number(), u: z.union([z.string(), z.number().refine(async () => true)]).optional() }),
+      z.object({ n: z.number(), list: z.array(z.string().transform(async (v) => v)).optional() }),
+      z.object({ n: z.number(), pre: z.preprocess(async (v: unknown) => v, z.string()).optional() }),
+      z.object({ n: z.number(), c: z.custom<string>(async () => true).optional() }),
+      z.object({ n: z.number(), tree: Tree.optional() }),
+    ];
+    for (const [i, state] of asyncStates.entries()) {
+      expect(refusedAt(() => one(state, `async-state-${i}`).build())).toMatchObject({ workflow: `async-state-${i}`, field: 'state' });
+    }
+    const resume = z.object({ ok: z.boolean() }).transform(async (v) => v);
+    const asking = workflow({ name: 'async-resume', version: '1', state: z.object({ ok: z.boolean().optional() }) })
+      .interrupt('ask', { resume, apply: (_s, v) => ({ ok: (v as { ok: boolean }).ok }), next: END });
+    expect(refusedAt(() => asking.build())).toMatchObject({ workflow: 'async-resume', node: 'ask', field: 'resume' });
+    // Synchronous functions, recursive schemas and zod's own checks are not refused.
+    expect(() => one(z.object({ n: z.number(), tree: z.lazy(() => z.object({ kids: z.array(z.string()) })).optional() }).refine(() => true), 'sync').build()).not.toThrow();
+  });
+
+  it('a plain function returning a Promise in a schema is a DefinitionInvalidError where it is met, before anything is written', async () => {
+    const promising = () => Promise.resolve(true);
+    const asyncState = z.object({ n: z.number() }).refine(promising);
     const store = new MemoryStore();
     const wf = one(asyncState, 'async-state').build();
     const error = await new Remit(store, core, [wf]).start(wf, { n: 1 }, { runId: 'r' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DefinitionInvalidError);
     // It names the run of the call, as the call's other errors do (the schema is found asynchronous only when it validates).
     expect(error).toMatchObject({ code: 'REMIT_DEFINITION_INVALID', workflow: 'async-state', field: 'state', runId: 'r', seq: 0 });
-    expect((error as Error).message).toMatch(/asynchronous.*\[run r, seq 0, field state\]$/);
+    expect((error as Error).message).toMatch(/asynchronous \(a refine or transform that returned a Promise\).*\[run r, seq 0, field state\]$/);
     expect(await store.listRuns()).toEqual([]);
 
     // A state schema asynchronous only for some values: found at the step that produced one, naming the run and that step's seq.
-    const later = workflow({ name: 'async-later', version: '1', state: z.object({ n: z.number(), x: z.string().refine(async () => true).optional() }) })
+    const later = workflow({ name: 'async-later', version: '1', state: z.object({ n: z.number(), x: z.string().refine(promising).optional() }) })
       .pure('a', { run: () => ({ x: 'now' }), next: END })
       .build();
     const atStep = await new Remit(store, core, [later]).start(later, { n: 1 }, { runId: 'l' }).catch((e: unknown) => e);
     expect(atStep).toBeInstanceOf(DefinitionInvalidError);
     expect(atStep).toMatchObject({ workflow: 'async-later', field: 'state', runId: 'l', seq: 1 });
 
-    // A resume schema with an async transform: refused before the claim; the run stays parked on the same interrupt.
+    // A resume schema whose transform returns a Promise: refused before the claim; the run stays parked on the same interrupt.
     const asking = workflow({ name: 'async-resume', version: '1', state: z.object({ ok: z.boolean().optional() }) })
-      .interrupt('ask', { resume: z.object({ ok: z.boolean() }).transform(async (v) => v), apply: (_s, v) => ({ ok: (v as { ok: boolean }).ok }), next: END })
+      .interrupt('ask', { resume: z.object({ ok: z.boolean() }).transform((v) => Promise.resolve(v)), apply: (_s, v) => ({ ok: (v as unknown as { ok: boolean }).ok }), next: END })
       .build();
     const remit = new Remit(store, core, [asking]);
     const parked = await remit.start(asking, {}, { runId: 'p' });

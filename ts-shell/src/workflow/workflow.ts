@@ -19,6 +19,7 @@ import { MAX_NODE_COUNT } from '../core/framing.js';
 import { DefinitionInvalidError } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { isPlainObject, isWellFormedUnicode, utf8, type Json } from '../json.js';
+import { asyncFunctionIn } from './async-functions.js';
 import { describeWorkflow, fingerprintOf, FORMER_FORMATS, type DescriptorFormat, type WorkflowDescriptor } from './descriptor.js';
 import { resumeWithoutKeptValue } from './keepable.js';
 
@@ -427,15 +428,20 @@ function isZodAsyncError(error: unknown): boolean {
  */
 function guardedSchema<T extends z.ZodType>(schema: T, workflowName: string, where: { field: 'state' } | { node: string; field: 'resume' }): T {
   const what = where.field === 'state' ? 'the state schema' : `the resume schema of ${where.node}`;
+  const asynchronous = (found: string) => new DefinitionInvalidError(workflowName,
+    `${what} is asynchronous (${found}): REMIT validates values synchronously before it writes them; ` +
+      'use a synchronous schema and do asynchronous checks in node code', where);
+  // A function declared async is refused here, at build(): met only while validating, the Promise it
+  // made would reject unhandled (async-functions.ts).
+  const declaredAsync = asyncFunctionIn(schema);
+  if (declaredAsync !== undefined) throw asynchronous(declaredAsync);
   const safeParse = (value: unknown, params?: z.core.ParseContext<z.core.$ZodIssue>) => {
     let outcome: z.ZodSafeParseResult<unknown>;
     try {
       outcome = schema.safeParse(value, params);
     } catch (error) {
       if (!isZodAsyncError(error)) throw error;
-      throw new DefinitionInvalidError(workflowName,
-        `${what} is asynchronous (an async refine or transform): REMIT validates values synchronously before it writes them; ` +
-          'use a synchronous schema and do asynchronous checks in node code', where);
+      throw asynchronous('a refine or transform that returned a Promise');
     }
     if (where.field === 'state' && outcome.success && !isPlainObject(outcome.data as Json)) {
       const got = outcome.data === null ? 'null' : Array.isArray(outcome.data) ? 'an array' : typeof outcome.data;

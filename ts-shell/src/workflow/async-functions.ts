@@ -1,0 +1,89 @@
+/**
+ * Finds, in a zod schema, a function declared `async` that zod would call while validating: a
+ * refinement's (`.refine`), a transform's or a preprocess's, a custom schema's (`z.custom`). REMIT
+ * validates synchronously, so such a schema is refused; found here at build(), not only when a
+ * value first reaches it, because the Promise the function returns is created inside
+ * zod's synchronous parse, where REMIT cannot handle its rejection: a resume value reaching a
+ * rejecting refinement would end the process (Node's default for an unhandled rejection).
+ *
+ * A plain function that returns a Promise looks like any other until it runs, and so does an async
+ * function zod keeps only inside a closure of its own (`.superRefine`, `.check`): those are still
+ * refused where they are met (guardedSchema), and a rejection there is still unhandled (docs/guide.md).
+ *
+ * It walks what a schema's definition holds (fields, options, items, wrapped and piped schemas, a
+ * lazy schema's target), each schema once: recursive schemas end. Only zod's own structure is read.
+ */
+
+interface ZodInternals {
+  def?: Record<string, unknown>;
+  /** A lazy schema's target, made once by zod from its getter and kept. */
+  innerType?: unknown;
+}
+
+/**
+ * The most schemas one walk reads. A getter that makes a new schema at each call (a function that
+ * builds its recursive schema anew) never ends; past this many the walk stops, finding nothing, and
+ * such a function is refused where a value meets it. (The definition's descriptor is bounded too.)
+ */
+const MAX_SCHEMAS_WALKED = 200_000;
+
+function internalsOf(value: unknown): ZodInternals | undefined {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined;
+  const zod = (value as { _zod?: unknown })._zod;
+  return zod !== null && typeof zod === 'object' ? (zod as ZodInternals) : undefined;
+}
+
+function isAsyncFunction(value: unknown): boolean {
+  if (typeof value !== 'function') return false;
+  const tag = (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag];
+  return tag === 'AsyncFunction' || tag === 'AsyncGeneratorFunction';
+}
+
+/** The definition keys that hold functions zod calls on a value (refine, custom: fn; transform: transform). */
+const FUNCTION_KEYS = ['fn', 'transform'] as const;
+
+/** What kind of place an async function was found in, for the refusal's message; undefined when none. */
+export function asyncFunctionIn(schema: unknown): string | undefined {
+  const seen = new Set<object>();
+  const pending: unknown[] = [schema];
+  while (pending.length > 0 && seen.size < MAX_SCHEMAS_WALKED) {
+    const value = pending.pop();
+    const internals = internalsOf(value);
+    if (internals === undefined || seen.has(value as object)) continue;
+    seen.add(value as object);
+    const def = internals.def ?? {};
+    for (const key of FUNCTION_KEYS) {
+      if (isAsyncFunction(def[key])) return `an async ${key === 'transform' ? 'transform, preprocess or codec' : 'refine or custom check'}`;
+    }
+    // One at a time: a spread of a large enum's values or a union's options would overflow the stack.
+    for (const held of heldSchemas(internals, def)) pending.push(held);
+  }
+  return undefined;
+}
+
+/** The schemas and checks a definition holds, one level down. */
+function heldSchemas(internals: ZodInternals, def: Record<string, unknown>): unknown[] {
+  const held: unknown[] = [];
+  for (const key of Object.keys(def)) {
+    // A default's value is not read: zod computes it by calling the schema's default function.
+    if (key === 'defaultValue') continue;
+    const value = def[key];
+    if (key === 'getter' && typeof value === 'function') {
+      // A lazy schema: its target as zod keeps it (a getter that throws is zod's to report when
+      // the schema is used).
+      try {
+        held.push(internals.innerType);
+      } catch {
+        // nothing to walk
+      }
+    } else if (Array.isArray(value)) {
+      for (const item of value) if (internalsOf(item) !== undefined) held.push(item);
+    } else if (internalsOf(value) !== undefined) {
+      held.push(value);
+    } else if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+      // An object's shape: its fields' schemas (an enum's values are not schemas, and are skipped).
+      for (const field of Object.values(value)) if (internalsOf(field) !== undefined) held.push(field);
+    }
+  }
+  return held;
+}
