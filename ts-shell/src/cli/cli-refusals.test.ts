@@ -294,6 +294,23 @@ export const sampleInput = { n: 1 };
       expect(runs.stdout).toMatch(/no runs/);
     }
   });
+
+  it('a module REMIT_WORKFLOW names is named by the variable in a refusal, not by a --workflow never passed', () => {
+    const db = join(cwd, 'env-named.db');
+    const missing = join(cwd, 'no-such-module.mjs');
+    const throws = join(cwd, 'throws-named.mjs');
+    writeFileSync(throws, 'throw new Error("import boom");\n');
+    for (const [value, problem] of [[missing, /no such file/], [throws, /importing the module threw Error: import boom/]] as const) {
+      const run = spawnSync(process.execPath, [...tsx, MAIN, '--db', db, 'run'], { cwd, encoding: 'utf8', env: { ...process.env, REMIT_WORKFLOW: value }, timeout: 60_000 });
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toContain(`REMIT_WORKFLOW=${value}: `);
+      expect(run.stderr).toMatch(problem);
+      expect(run.stderr).not.toContain('--workflow ' + value);
+      // Given as --workflow, the flag is named.
+      const flagged = spawnSync(process.execPath, [...tsx, MAIN, '--db', db, '--workflow', value, 'run'], { cwd, encoding: 'utf8', timeout: 60_000 });
+      expect(flagged.stderr).toContain(`--workflow ${value}: `);
+    }
+  });
 });
 
 describe('command lines', () => {

@@ -111,27 +111,41 @@ function describeNonWorkflow(value: unknown): string {
  * environment cannot break `inspect`, `runs`, `repair` or `scrub`.
  */
 export function workflowModulePath(options: GlobalOptions, needs: 'required' | 'optional' = 'required'): string | undefined {
+  modulePathFromEnvironment = undefined;
   if (options.workflow !== undefined || needs === 'optional') return options.workflow;
   const fromEnvironment = process.env['REMIT_WORKFLOW'];
-  return fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment;
+  if (fromEnvironment === undefined || fromEnvironment === '') return undefined;
+  modulePathFromEnvironment = fromEnvironment;
+  return fromEnvironment;
+}
+
+/** The module path of this command when REMIT_WORKFLOW gave it (no --workflow): its messages name the variable, not a flag never passed. */
+let modulePathFromEnvironment: string | undefined;
+
+/**
+ * How the command line named `modulePath`, for a message about it: `--workflow m.mjs` or
+ * `REMIT_WORKFLOW=m.mjs` (`shown`: the path as the message shows it, when not as given).
+ */
+function moduleNamed(modulePath: string, shown = modulePath): string {
+  return `${modulePath === modulePathFromEnvironment ? 'REMIT_WORKFLOW=' : '--workflow '}${shown}`;
 }
 
 /** --workflow must name a file; checked before the database is opened (or created). */
 function checkModuleFile(modulePath: string): string {
   if (modulePath === MODULE_PLACEHOLDER) {
-    throw new UsageError(`--workflow ${MODULE_PLACEHOLDER}: a placeholder in a suggested command: replace it with the path of your workflow module (docs/guide.md, "The CLI")`);
+    throw new UsageError(`${moduleNamed(modulePath)}: a placeholder in a suggested command: replace it with the path of your workflow module (docs/guide.md, "The CLI")`);
   }
   // An empty --workflow (an unset variable in --workflow "$MODULE") names no module: resolve('') would be the working folder.
-  if (modulePath.trim() === '') throw new UsageError(`--workflow ${shellWord(modulePath)}: an empty path; name your workflow module (a JavaScript file)`);
+  if (modulePath.trim() === '') throw new UsageError(`${moduleNamed(modulePath, shellWord(modulePath))}: an empty path; name your workflow module (a JavaScript file)`);
   const path = resolve(modulePath);
   let isFile: boolean;
   try {
     isFile = statSync(path).isFile();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--workflow ${modulePath}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : `cannot read it (${code})`} (${path})`);
+    throw new UsageError(`${moduleNamed(modulePath)}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : `cannot read it (${code})`} (${path})`);
   }
-  if (!isFile) throw new UsageError(`--workflow ${modulePath}: not a file (${path}); name the JavaScript module itself`);
+  if (!isFile) throw new UsageError(`${moduleNamed(modulePath)}: not a file (${path}); name the JavaScript module itself`);
   return path;
 }
 
@@ -204,7 +218,7 @@ async function withinLoadTimeout<T>(load: () => Promise<T>, ms: number, what: st
 /** Load the module; anything else it throws is the module's problem, reported as one (exit code 2). */
 async function importModule<T>(modulePath: string, path: string, step: string, load: () => Promise<T>): Promise<T> {
   const timeoutMs = moduleLoadTimeoutMs();
-  moduleStepUnderWay = `--workflow ${modulePath}: ${step}`;
+  moduleStepUnderWay = `${moduleNamed(modulePath)}: ${step}`;
   try {
     return await withinLoadTimeout(load, timeoutMs, moduleStepUnderWay);
   } catch (error) {
@@ -213,7 +227,7 @@ async function importModule<T>(modulePath: string, path: string, step: string, l
     if (error instanceof RemitError) throw error;
     const name = typeof (error as Error | undefined)?.name === 'string' ? (error as Error).name : 'a value';
     const message = typeof (error as Error | undefined)?.message === 'string' ? (error as Error).message : describeThrownByModule(error);
-    throw new UsageError(`--workflow ${modulePath}: ${step} threw ${name}: ${message}${failureLocation(error, path)}${typeScriptHint(error)}`);
+    throw new UsageError(`${moduleNamed(modulePath)}: ${step} threw ${name}: ${message}${failureLocation(error, path)}${typeScriptHint(error)}`);
   } finally {
     moduleStepUnderWay = undefined;
   }
@@ -240,7 +254,7 @@ export async function loadWorkflowModule(modulePath: string, dataDir: string): P
     typeof create === 'function' ? 'what createWorkflows() returned'
     : mod['workflows'] !== undefined && mod['workflows'] !== null ? 'the export `workflows`'
     : 'the default export';
-  return { workflows: workflowList(exported, what, path), sampleInput: mod['sampleInput'], path };
+  return { workflows: workflowList(exported, what, moduleNamed(modulePath, path)), sampleInput: mod['sampleInput'], path };
 }
 
 /**
@@ -271,8 +285,8 @@ function commonJsExports(imported: Record<string, unknown>): Record<string, unkn
  * dropped, so that `run --name` cannot then say the module has no such workflow): a builder
  * (`.build()` forgotten), an object in place of the array, a missing import.
  */
-function workflowList(exported: unknown, what: string, path: string): Workflow[] {
-  const refuse = (problem: string) => new UsageError(`--workflow ${path}: ${problem}`);
+function workflowList(exported: unknown, what: string, named: string): Workflow[] {
+  const refuse = (problem: string) => new UsageError(`${named}: ${problem}`);
   if (exported === undefined) throw refuse('the module exports no workflow (export createWorkflows(context), workflows, or a default workflow)');
   if (isWorkflow(exported)) return [exported];
   if (!Array.isArray(exported)) {
