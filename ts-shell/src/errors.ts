@@ -205,7 +205,9 @@ export class DefinitionMismatchError extends RemitError {
       message ??
         `run was started under a different definition of workflow ${workflow}: ${differences.join('; ')}; ` +
           `to finish this run, register the definition it was started under, unchanged, beside the changed one, ` +
-          `which goes under a new workflow name for new runs (docs/guide.md, "Changing a workflow")`,
+          `which goes under a new workflow name for new runs (one instance registers one definition per name: ` +
+          `while the changed one keeps this name, only an instance registering the old one, such as the old deployment, finishes this run; ` +
+          `docs/guide.md, "Changing a workflow")`,
       { runId },
     );
   }
@@ -225,8 +227,10 @@ export class DefinitionMismatchError extends RemitError {
 
 export class UnknownWorkflowError extends RemitError {
   readonly code = ErrorCode.UNKNOWN_WORKFLOW;
-  constructor(readonly workflow: string, readonly known: string[], subject: ErrorSubject = {}) {
-    super(`no workflow named ${quoteName(workflow)} is registered (known: ${known.join(', ') || 'none'})`, subject);
+  /** `ofStartedRun`: the workflow is the one an existing run was started under (its message says how to finish it). */
+  constructor(readonly workflow: string, readonly known: string[], subject: ErrorSubject = {}, ofStartedRun = false) {
+    const finish = ofStartedRun ? '; the run finishes when the definition it was started under is registered again, unchanged (docs/guide.md, "Changing a workflow")' : '';
+    super(`no workflow named ${quoteName(workflow)} is registered (known: ${known.join(', ') || 'none'})${finish}`, subject);
   }
 }
 

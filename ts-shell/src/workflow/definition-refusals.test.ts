@@ -79,3 +79,32 @@ describe('"Changing a workflow" says what happens to a run whose definition is n
     expect(guideSection('Changing a workflow')).toMatch(/descriptor format 1 .*a `\.trim\(\)`, a `z\.coerce` or a `\.strict\(\)` added goes unseen/);
   });
 });
+
+describe('the advice of a refusal to drive a run, followed (from a review of deploys)', () => {
+  it('a run whose workflow is no longer registered is told how to finish, and a start of an unknown name is not', async () => {
+    const store = new MemoryStore();
+    const v1 = define('refund', '1');
+    const parked = await new Remit(store, core, [v1]).start(v1, { a: 'x' }, { runId: 'old' });
+    const newer = new Remit(store, core, [define('refund-2', '1')]);
+    const refused = await newer.resume('old', parked.interrupt!.id, { ok: true }).then(() => null, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(UnknownWorkflowError);
+    expect((refused as Error).message).toMatch(/no workflow named "refund" is registered \(known: refund-2\); the run finishes when the definition it was started under is registered again, unchanged/);
+    const unknownName = await newer.start('nope', { a: 'x' }, { runId: 'n' }).then(() => null, (e: unknown) => e);
+    expect((unknownName as Error).message).not.toMatch(/the run finishes/);
+    // Followed: registering the old definition again finishes it.
+    newer.register(v1);
+    expect(await newer.resume('old', parked.interrupt!.id, { ok: true })).toMatchObject({ status: 'completed' });
+  });
+
+  it('a changed definition kept under the run\'s name: the message says only an instance registering the old one finishes it', async () => {
+    const store = new MemoryStore();
+    const v1 = define('refund', '1');
+    const parked = await new Remit(store, core, [v1]).start(v1, { a: 'x' }, { runId: 'old' });
+    const changed = new Remit(store, core, [define('refund', '2')]);
+    const refused = await changed.resume('old', parked.interrupt!.id, { ok: true }).then(() => null, (e: unknown) => e);
+    expect((refused as Error).message).toMatch(/version changed from 1 to 2.*only an instance registering the old one, such as the old deployment, finishes this run/);
+    // Registering both in one instance is refused, as the message says; another instance with the old one finishes the run.
+    expect(() => changed.register(v1)).toThrow(DefinitionInvalidError);
+    expect(await new Remit(store, core, [v1]).resume('old', parked.interrupt!.id, { ok: true })).toMatchObject({ status: 'completed' });
+  });
+});

@@ -392,6 +392,24 @@ describe('a changed schema is named field by field', () => {
     // A transform of the whole is one change, said once (not again for the values it accepts).
     expect(diff(o({ a: z.string() }), o({ a: z.string() }).transform((s) => s) as unknown as z.ZodObject)).toEqual(['state schema changed']);
   });
+
+  // From a review of deploys: the descriptor numbers the recursive parts in the order its walk
+  // meets them, and fields were compared by their own text, references and all: a change inside
+  // one field's recursive type renumbered another's references and named that field, never the
+  // one that changed, and a change inside a part showed as "not a field's".
+  it('names the field whose recursive type changed, and no other (regression)', () => {
+    const tree = (extra: boolean) => {
+      const T: z.ZodType = z.object({ name: z.string(), ...(extra ? { size: z.number() } : {}), get kids(): z.ZodArray<z.ZodType> { return z.array(T); } });
+      return T;
+    };
+    const before = tree(false);
+    const after = tree(true);
+    expect(diff(o({ t: before, u: before }), o({ t: after, u: before }))).toEqual(['state schema: field t changed']);
+    expect(diff(o({ id: z.string(), t: before }), o({ id: z.string(), t: after }))).toEqual(['state schema: field t changed']);
+    expect(diff(o({ u: before }), o({ t: before, u: before }))).toEqual(['state schema: field t added']);
+    // Unchanged, however the parts are numbered: nothing named.
+    expect(diff(o({ t: before, u: tree(false) }), o({ t: tree(false), u: before }))).toEqual([]);
+  });
 });
 
 /** `wf` as earlier releases built it: the descriptor and fingerprint of `format` (1 to 4). */

@@ -1062,7 +1062,7 @@ export function diffDescriptors(recorded: WorkflowDescriptor, currentDescriptor:
     // Normalized, the two are the same: what changed is what format 1 counted and format 2 does not.
     out.push(
       'the schemas differ only in what this run\'s descriptor format (1, written by an earlier release) counts and the current one does not: ' +
-        'the order of fields or enum members, or a description, title or example; restore them as they were when the run started, or bump the version and start new runs',
+        'the order of fields or enum members, or a description, title or example; restore them as they were when the run started to finish it (a changed definition goes under a new workflow name: docs/guide.md, "Changing a workflow")',
     );
   } else if (canonicalJson(recorded) !== canonicalJson(current)) {
     out.push('the definition descriptor differs');
@@ -1130,8 +1130,12 @@ function diffSchema(what: string, recordedSchema: Json, currentSchema: Json): st
   const out: string[] = [];
   for (const key of Object.keys(newProps)) if (!(key in oldProps)) out.push(`${what}: field ${key} added`);
   for (const key of Object.keys(oldProps)) if (!(key in newProps)) out.push(`${what}: field ${key} removed`);
+  let fieldsUnread = false;
   for (const key of Object.keys(oldProps)) {
-    if (key in newProps && canonicalJson(oldProps[key]) !== canonicalJson(newProps[key])) out.push(`${what}: field ${key} changed`);
+    if (!(key in newProps)) continue;
+    const changed = fieldChanged(oldProps[key]!, recorded, newProps[key]!, current);
+    if (changed === null) fieldsUnread = true;
+    else if (changed) out.push(`${what}: field ${key} changed`);
   }
   const wasRequired = requiredFields(recorded);
   const isRequired = requiredFields(current);
@@ -1143,8 +1147,9 @@ function diffSchema(what: string, recordedSchema: Json, currentSchema: Json): st
   if (isPlainObject(recorded) && isPlainObject(current) && canonicalJson(recorded['additionalProperties'] ?? null) !== canonicalJson(current['additionalProperties'] ?? null)) {
     out.push(`${what}: what it does with fields it does not name changed (strict, stripping, passthrough or catchall)`);
   }
-  // Anything else of the object (a refinement of the whole, a constraint), beside its fields.
-  if (out.length === 0 || canonicalJson(besidesFields(recorded)) !== canonicalJson(besidesFields(current))) {
+  // Anything else of the object (a refinement of the whole, a constraint), beside its fields (and
+  // the recursive parts they refer to, compared through them).
+  if (out.length === 0 || fieldsUnread || canonicalJson(besidesFields(recorded)) !== canonicalJson(besidesFields(current))) {
     out.push(`${what}${GENERIC_CHANGE}`);
   }
   return out;
@@ -1154,8 +1159,56 @@ function diffSchema(what: string, recordedSchema: Json, currentSchema: Json): st
 function besidesFields(schema: Json): Json {
   if (!isPlainObject(schema)) return schema;
   const out: Record<string, Json> = Object.create(null);
-  for (const [key, value] of Object.entries(schema)) if (key !== 'properties' && key !== 'required' && key !== 'additionalProperties') out[key] = value;
+  for (const [key, value] of Object.entries(schema)) if (key !== 'properties' && key !== 'required' && key !== 'additionalProperties' && key !== '$defs') out[key] = value;
   return out;
+}
+
+/**
+ * Whether a field's schema changed, its references to the recursive parts (`$defs`, `#`) followed:
+ * the descriptor numbers those parts in the order its walk meets them, so a change in one field's
+ * type can renumber another's references (which then read as changed), and a change inside a part
+ * shows in no field's own text. Null when either side is too large to follow (EXPANSION_BUDGET).
+ */
+function fieldChanged(recordedField: Json, recordedRoot: Json, currentField: Json, currentRoot: Json): boolean | null {
+  const before = expandRefs(recordedField, recordedRoot);
+  const after = expandRefs(currentField, currentRoot);
+  return before === null || after === null ? null : canonicalJson(before) !== canonicalJson(after);
+}
+
+/** The most schema nodes expandRefs writes for one field: parts referred to from many places multiply. */
+const EXPANSION_BUDGET = 20_000;
+
+/**
+ * `schema` with each reference replaced by the part it refers to, and a reference back into a part
+ * being expanded written as how many parts up it goes (`{"$recursive": n}`): the same text however
+ * the parts are numbered. Null past EXPANSION_BUDGET nodes.
+ */
+function expandRefs(schema: Json, root: Json): Json | null {
+  const defs = isPlainObject(root) && isPlainObject(root['$defs']) ? root['$defs'] : {};
+  let left = EXPANSION_BUDGET;
+  const open: string[] = [];
+  const expand = (node: Json): Json => {
+    if (--left < 0) return null;
+    if (Array.isArray(node)) return node.map(expand);
+    if (!isPlainObject(node)) return node;
+    const out: Record<string, Json> = Object.create(null);
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$defs') continue;
+      const target = key === '$ref' && typeof value === 'string' ? (value === '#' ? root : value.startsWith(DEFS_REF_PREFIX) ? defs[value.slice(DEFS_REF_PREFIX.length)] : undefined) : undefined;
+      if (target === undefined) {
+        out[key] = expand(value);
+      } else if (open.includes(value as string)) {
+        out['$recursive'] = open.length - open.lastIndexOf(value as string);
+      } else {
+        open.push(value as string);
+        out['$ref'] = expand(target);
+        open.pop();
+      }
+    }
+    return out;
+  };
+  const expanded = expand(schema);
+  return left < 0 ? null : expanded;
 }
 
 function requiredFields(schema: Json): Set<string> {
