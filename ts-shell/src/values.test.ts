@@ -175,7 +175,7 @@ describe('effect results', () => {
     expect(error).toMatchObject({ code: 'REMIT_VALUE_UNFAITHFUL', node: 'stamp', field: 'at', reason: 'CHANGED_BY_JSON' });
     expect(await kinds(store, 'eff')).toEqual([RecordKind.RUN_STARTED, RecordKind.EFFECT_INTENT, RecordKind.EFFECT_ATTEMPT, RecordKind.EFFECT_RELEASED]);
     // The message says what was recorded: the release, not "nothing was written".
-    expect(error.message).toMatch(/would not read back as written: .*; EFFECT_RELEASED was recorded \(attempt 1 is given up: .*same idempotency key\); the node's completion was not \[run eff, seq 3, node stamp, field at\]$/);
+    expect(error.message).toMatch(/would not read back as written: .*; EFFECT_RELEASED was recorded \(attempt 1 is given up: .*same idempotency key\); the node's completion was not recorded \[run eff, seq 3, node stamp, field at\]$/);
     expect(error.message).not.toMatch(/nothing was written/);
     mode = 'ok';
     expect((await remit.continueRun('eff')).state).toEqual({ at: '1970-01-01T00:00:00.000Z' });
@@ -189,7 +189,7 @@ describe('effect results', () => {
     const { store, remit } = fresh(wf);
     const error = await remit.start(wf, {}, { runId: 'big' }).catch((e) => e);
     expect(error).toBeInstanceOf(NotJsonError);
-    expect(error.message).toMatch(/is not JSON-serialisable: .*; EFFECT_RELEASED was recorded \(attempt 1 is given up: .*\); the node's completion was not \[run big, seq 3, node count\]$/);
+    expect(error.message).toMatch(/is not JSON-serialisable: .*; EFFECT_RELEASED was recorded \(attempt 1 is given up: .*\); the node's completion was not recorded \[run big, seq 3, node count\]$/);
     expect(error.toJSON()).toMatchObject({ code: 'REMIT_NOT_JSON', runId: 'big', seq: 3, node: 'count', message: error.message });
     expect(await kinds(store, 'big')).toEqual([RecordKind.RUN_STARTED, RecordKind.EFFECT_INTENT, RecordKind.EFFECT_ATTEMPT, RecordKind.EFFECT_RELEASED]);
   });

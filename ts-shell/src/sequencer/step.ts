@@ -609,5 +609,5 @@ function releaseUnknownClause(attempt: number, error: RemitError): string {
 
 /** What an effect's failed attempt recorded, in the error it ends with: its release. */
 function releasedClause(attempt: number): string {
-  return `EFFECT_RELEASED was recorded (attempt ${attempt} is given up: the next continue calls the handler again, with the same idempotency key); the node's completion was not`;
+  return `EFFECT_RELEASED was recorded (attempt ${attempt} is given up: the next continue calls the handler again, with the same idempotency key); the node's completion was not recorded`;
 }

@@ -367,6 +367,10 @@ describe('applyDelta (public in remit/testing) on what is not a delta, or one th
     ['s', { o: {} }, 'applyDelta(before)', 'a string'],
     [{ items: { list: 1 } }, { o: { items: { o: { list: { a: [2] } } } } }, 'applyDelta(before.items.list)', 'a number'],
     [{ items: {} }, { o: { items: { o: { x: undefined } } } }, 'applyDelta(delta.o.items.o.x)', 'undefined'],
+    // From a review of testing: two forms at once took the first, and a replacement by undefined gave a value that is not JSON.
+    [{}, { r: 1, a: [2] }, 'applyDelta(delta)', 'an object with the keys r, a'],
+    [{ x: {} }, { o: { x: { o: {}, r: 3 } } }, 'applyDelta(delta.o.x)', 'an object with the keys o, r'],
+    [{}, { r: undefined }, 'applyDelta(delta.r)', 'undefined'],
   ];
   it.each(CASES)('applyDelta(%j, %j) is ArgumentInvalidError naming %s', (before, delta, argument, received) => {
     let caught: unknown;

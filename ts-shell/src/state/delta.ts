@@ -100,7 +100,16 @@ interface DeltaPath { key: string; parent: DeltaPath | null }
 
 function applyAt(before: Json, delta: Delta, path: DeltaPath | null, inPlace: boolean): Json {
   if (!isPlainObject(delta)) throw refused(path, 'delta', '', 'a delta ({ r }, { a } or { o, d? })', kindOf(delta));
-  if ('r' in delta) return delta.r;
+  // One form, with its own keys only: `{ r, a }` took r and dropped a without a word.
+  const keys = Object.keys(delta);
+  const form = 'r' in delta ? ['r'] : 'a' in delta ? ['a'] : 'o' in delta ? ['o', 'd'] : null;
+  if (form !== null && keys.some((key) => !form.includes(key))) {
+    throw refused(path, 'delta', '', 'a delta of one form ({ r }, { a } or { o, d? })', `an object with the keys ${keys.join(', ')}`);
+  }
+  if ('r' in delta) {
+    if (delta.r === undefined) throw refused(path, 'delta', '.r', 'a JSON value (the value that replaces the one before)', 'undefined');
+    return delta.r;
+  }
   if ('a' in delta) {
     if (!Array.isArray(delta.a)) throw refused(path, 'delta', '.a', 'an array (the items an append delta adds)', kindOf(delta.a));
     if (!Array.isArray(before)) throw refused(path, 'before', '', 'an array (the delta appends to it)', kindOf(before));

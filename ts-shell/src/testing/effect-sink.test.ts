@@ -17,6 +17,14 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const tsxLoader = new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
 describe('FileEffectSink', () => {
+  it('takes no options: a second argument is refused (from a review: { deduplicate: false } made a deduplicating sink without a word)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'remit-sink-'));
+    expect(() => new (FileEffectSink as unknown as new (...args: unknown[]) => FileEffectSink)(dir, { deduplicate: false })).toThrow(
+      expect.objectContaining({ code: 'REMIT_ARGUMENT_INVALID', message: expect.stringMatching(/the file sink takes no options and always deduplicates/) }),
+    );
+    expect(() => new FileEffectSink(dir)).not.toThrow();
+  });
+
   it('reads the states a kill can leave: a scratch file never linked, a marker without its line, a line cut short', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'remit-sink-'));
     const sink = new FileEffectSink(dir);

@@ -136,8 +136,11 @@ export class FileEffectSink implements EffectSink {
    * non-empty string is ArgumentInvalidError (before, `new FileEffectSink()` was Node's own
    * TypeError ERR_INVALID_ARG_TYPE, and "" put the files in the working folder).
    */
-  constructor(readonly dir: string) {
+  constructor(readonly dir: string, ...rest: never[]) {
     stringArgument('FileEffectSink(dir)', 'a non-empty string (the folder the sink keeps its files in)', dir, true);
+    // It takes no options: `new FileEffectSink(dir, { deduplicate: false })` from JavaScript would
+    // otherwise be a deduplicating sink where the test meant a canary that applies every call.
+    if (rest.length > 0) throw new ArgumentInvalidError('FileEffectSink(dir)', 'the folder alone (the file sink takes no options and always deduplicates; MemoryEffectSink({ deduplicate: false }) applies every call)', `${rest.length + 1} arguments`);
     this.invocationsPath = join(dir, 'invocations.jsonl');
     this.appliedDir = join(dir, 'applied');
     // Not mkdirSync({ recursive: true }): on some paths it retries forever (../files.ts).

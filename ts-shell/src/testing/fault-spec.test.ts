@@ -33,6 +33,8 @@ describe('parseFaultSpec', () => {
     ['append.after:FORKED', /append\.after carries only .*, so :FORKED would never match$/],
     ['append.before:FORKED@a', /append\.before carries only .*, so :FORKED would never match$/],
     ['append.after#0', /occurrence counts from 1/],
+    // A fork point carries no node: refused without the workflow (from a review of testing: it was accepted and never fired).
+    ['fork.before-store@x', /fork\.before-store is reached at no node, so @x would never match/],
   ])('refuses %s, which could never fire, with FaultSpecInvalidError (its code, the spec as given); so does hooksFor given the string', (text, message) => {
     const error = thrown(() => parseFaultSpec(text));
     expect(error).toBeInstanceOf(FaultSpecInvalidError);
@@ -66,6 +68,10 @@ describe('parseFaultSpec', () => {
       expect(error.code).toBe(TestingErrorCode.FAULT_SPEC_INVALID);
     }
     expect(thrown(() => hooksFor(42 as never, () => {})).message).toMatch(/hooksFor needs a "point\[:KIND\]\[@node\]\[#n\]" string or a FaultSpec/);
+    // From a review of testing: a misspelt key left the spec firing at the first point of any node; a missing occurrence was "counts from 1".
+    expect(thrown(() => hooksFor({ point: 'append.after', occurrence: 1, nodee: 'charge' } as never, () => {})).message).toMatch(/"nodee" is not a key of a FaultSpec \(known: point, kind, node, occurrence\)/);
+    expect(thrown(() => formatFaultSpec({ point: 'append.after', occurrence: 1, nodee: 'charge' } as never)).message).toMatch(/"nodee" is not a key/);
+    expect(thrown(() => hooksFor({ point: 'append.after' } as never, () => {})).message).toMatch(/occurrence counts from 1 \(the n-th time the point is reached: a whole number\), got none/);
   });
 });
 
@@ -213,7 +219,8 @@ describe('formatFaultSpec and parseFaultSpec', () => {
         fc.option(fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('charge#2', 'charge ', ' charge', 'a@b', 'x:Y', '#', '1#2#3')), { nil: undefined }),
         fc.integer({ min: 1, max: 40 }),
         (point, node, occurrence) => {
-          const spec = { point, occurrence, ...(node !== undefined ? { node } : {}) };
+          // A fork point carries no node (such a spec is refused: it could never fire).
+          const spec = { point, occurrence, ...(node !== undefined && !point.startsWith('fork.') ? { node } : {}) };
           expect(parseFaultSpec(formatFaultSpec(spec))).toEqual(spec);
         },
       ),

@@ -65,7 +65,11 @@ function specProblem(spec: FaultSpec): string | null {
   if (spec.kind !== undefined && spec.node !== undefined && APPENDED_AT[spec.kind]?.length === 0 && (spec.point === 'append.before' || spec.point === 'append.after')) {
     return `${spec.kind} is appended at no node, so :${spec.kind}@${spec.node} would never match`;
   }
-  if (!Number.isSafeInteger(spec.occurrence) || spec.occurrence < 1) return 'occurrence counts from 1';
+  // Known without the workflow, as the kinds above: checked here, not only when hooksFor has one.
+  if (spec.node !== undefined && NODE_KIND_AT[spec.point] === 'none') return `${spec.point} is reached at no node, so @${spec.node} would never match`;
+  if (!Number.isSafeInteger(spec.occurrence) || spec.occurrence < 1) {
+    return `occurrence counts from 1 (the n-th time the point is reached: a whole number), got ${spec.occurrence === undefined ? 'none' : String(spec.occurrence)}`;
+  }
   return null;
 }
 
@@ -179,6 +183,8 @@ function describeArgument(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
+const FAULT_SPEC_KEYS = allKeysOf<FaultSpec>()('point', 'kind', 'node', 'occurrence');
+
 /** A FaultSpec object given to `caller` (hooksFor, ...), checked as parseFaultSpec checks a string. */
 function checkedSpec(spec: unknown, caller = 'hooksFor'): FaultSpec {
   const given = spec as Partial<FaultSpec> | null;
@@ -187,6 +193,9 @@ function checkedSpec(spec: unknown, caller = 'hooksFor'): FaultSpec {
     throw new FaultSpecInvalidError(describeGiven(spec), `${caller} needs ${wants} ({ point, occurrence, kind?, node? }) whose point is one of ${FAULT_POINTS.join(', ')}`);
   }
   const text = describeGiven(spec);
+  // A misspelt key (`nodee`) would leave the spec firing at the first such point of any node.
+  const unknown = unknownKey(given, FAULT_SPEC_KEYS);
+  if (unknown !== undefined) throw new FaultSpecInvalidError(text, `${JSON.stringify(unknown)} ${notKnown('a key of a FaultSpec', FAULT_SPEC_KEYS)}`);
   if (given.kind !== undefined && typeof given.kind !== 'string') throw new FaultSpecInvalidError(text, 'kind must be a record kind (a string)');
   if (given.node !== undefined && (typeof given.node !== 'string' || given.node === '')) throw new FaultSpecInvalidError(text, 'node must be a non-empty string');
   const problem = specProblem(given as FaultSpec);
