@@ -117,7 +117,11 @@ function sharedCalls(): Set<string> {
   return (holder[CALLS_KEY] ??= new Set<string>());
 }
 
-/** One registry per process: instances that share an id (one replica, several Remit objects) share it too. */
+/**
+ * One registry per thread (globalThis is a thread's): instances of one thread that share an id
+ * (one replica, several Remit objects) share it too. Another thread is another instance
+ * (`pod-1#thread-3`), which this registry does not see: its attempts are waited for by their leases.
+ */
 export const inFlightCalls = new InFlightCalls(sharedCalls());
 
 /** Whether a sequencer may claim the next attempt of an attempt that has no outcome yet, and why. */
@@ -134,7 +138,7 @@ export const OWN_CALL_RETRY_MS = 50;
 
 /**
  * The takeover rule (docs/guide.md, "Concurrent sequencers"). Attempt a of an effect has no outcome;
- * the caller may claim attempt a + 1 only if no call of this process is executing attempt a
+ * the caller may claim attempt a + 1 only if no call of this thread is executing attempt a
  * (`runningHere`: the owner's entry in the registry; such a call is known to be alive, whatever its
  * lease says) and:
  * - its owner is this instance (a crash, a thrown hook or a lost connection left it idle: the owner
