@@ -73,6 +73,14 @@ describe('displayText', () => {
     expect(displayText("C:\\temp 'it'\\''s' é 日本")).toBe("C:\\temp 'it'\\''s' é 日本");
   });
 
+  it('escapes what shows as nothing, so that two run ids differing only by it print differently (from a security review)', () => {
+    const ids = ['order-1', 'order-1\u200b', 'order-1\u2060', 'order-1\ufeff', 'order-1\u{e0041}', 'order\u00ad-1', 'order-1\u3164', 'order-1\u2800', 'order-1\u180e'];
+    expect(new Set(ids.map(displayText)).size).toBe(ids.length);
+    for (const id of ids.slice(1)) expect(displayText(id)).toMatch(/\\u\{[0-9a-f]+\}/);
+    // The joiners emoji and scripts are written with are kept.
+    expect(displayText('👩\u200d💻 \u0645\u200c\u06cc')).toBe('👩\u200d💻 \u0645\u200c\u06cc');
+  });
+
   it('shown escapes what is substituted, not the template\'s own text', () => {
     expect(shown`run ${'r\u202e'}:\n  ${'x\ny'} ${42}`).toBe('run r\\u{202e}:\n  x\\u{a}y 42');
   });

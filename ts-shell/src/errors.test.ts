@@ -248,3 +248,19 @@ describe('what is not a RemitError (docs/errors.md)', () => {
     await expect(remit.start(wf, {}, { runId: 'x' })).rejects.toBe(onFire);
   });
 });
+
+describe('caller text in a message (from a security review)', () => {
+  it('an unknown interrupt id that is not printable ASCII is quoted as JSON, so that it cannot forge a line of a log; a usual id is as it is', async () => {
+    const wf = workflow({ name: 'ask', version: '1', state: z.object({}) }).interrupt('approve', { resume: z.boolean(), apply: () => ({}), next: END }).build();
+    const remit = await createRemit({ store: openMemoryStore(), workflows: [wf], core: 'reference' });
+    const parked = await remit.start(wf, {}, { runId: 'r' });
+    const forged = 'x\nERROR forged line\u001b[2J@6';
+    const error = await remit.resume('r', forged, true).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(errors.UnknownInterruptError);
+    expect((error as Error).message).not.toMatch(/[\n\u001b]/);
+    expect((error as Error).message).toContain(JSON.stringify(forged));
+    expect(new errors.UnknownInterruptError('approve@9', {}, 'not parked there').message).toMatch(/^unknown interrupt approve@9: /);
+    await remit.resume('r', parked.interrupt!.id, true);
+    await remit.close();
+  });
+});

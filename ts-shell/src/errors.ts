@@ -4,6 +4,8 @@
  * published; messages may be reworded. The CLI maps each code to an exit code (`exitCodeFor`).
  */
 
+import { ESCAPED as DISPLAY_ESCAPED } from './display.js';
+
 export const ErrorCode = {
   DEFINITION_INVALID: 'REMIT_DEFINITION_INVALID',
   DEFINITION_MISMATCH: 'REMIT_DEFINITION_MISMATCH',
@@ -363,7 +365,9 @@ export class ResumeValueInvalidError extends RemitError {
 export class UnknownInterruptError extends RemitError {
   readonly code = ErrorCode.UNKNOWN_INTERRUPT;
   constructor(readonly interruptId: string, subject: ErrorSubject, why: string) {
-    super(`unknown interrupt ${interruptId}: ${why}`, subject);
+    // Printable ASCII as it is (the ids REMIT makes, `approve@6`); anything else as JSON, so that a
+    // caller's newline or ESC cannot forge a line of a log that prints the message.
+    super(`unknown interrupt ${/^[\x20-\x7e]*$/.test(interruptId) ? interruptId : JSON.stringify(interruptId)}: ${why}`, subject);
   }
 }
 
@@ -527,11 +531,11 @@ export function shellWord(text: string): string {
 const UTF8 = new TextEncoder();
 
 /**
- * What displayText (display.ts) escapes: C0, DEL, C1, the line and paragraph separators, the bidi
- * controls, a lone surrogate (which no command line can carry: written as U+FFFD's bytes), and a
- * backslash that starts `\u{`. The CLI's tests check that displayText leaves every shellWord as it is.
+ * What displayText (display.ts) escapes (a lone surrogate, which no command line can carry, is
+ * written as U+FFFD's bytes): written as bytes here, so that a word shows as it is in human output.
+ * The CLI's tests check that displayText leaves every shellWord as it is.
  */
-const SHOWN_ESCAPED = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]|\\(?=u\{)/u;
+const SHOWN_ESCAPED = DISPLAY_ESCAPED;
 
 /**
  * The global options a suggested command must carry to reach the same data: the CLI sets them

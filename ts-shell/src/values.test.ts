@@ -12,7 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { NotJsonError, ValueUnfaithfulError } from './errors.js';
+import { NotJsonError, RemitError, ValueUnfaithfulError } from './errors.js';
 import { checkedRoundTrip, durableText, durableValue, JITLESS_PARSES, MAX_VALUE_DEPTH, validate } from './values.js';
 import { createCore } from './core/index.js';
 import { RecordKind, StateForm } from './core/types.js';
@@ -192,6 +192,19 @@ describe('effect results', () => {
     expect(error.message).toMatch(/is not JSON-serialisable: .*; EFFECT_RELEASED was recorded \(attempt 1 is given up: .*\); the node's completion was not recorded \[run big, seq 3, node count\]$/);
     expect(error.toJSON()).toMatchObject({ code: 'REMIT_NOT_JSON', runId: 'big', seq: 3, node: 'count', message: error.message });
     expect(await kinds(store, 'big')).toEqual([RecordKind.RUN_STARTED, RecordKind.EFFECT_INTENT, RecordKind.EFFECT_ATTEMPT, RecordKind.EFFECT_RELEASED]);
+  });
+
+  it('a Proxy whose getPrototypeOf trap throws is refused with a typed error, the attempt released (from a security review: a plain Error escaped)', async () => {
+    const hostile = new Proxy({}, { getPrototypeOf: () => { throw new Error('gpo'); } });
+    const wf = workflow({ name: 'effect-proxy', version: '1', state: z.object({ n: z.number().optional() }) })
+      .effect('count', { run: () => ({ inner: hostile }), apply: () => ({}), next: END })
+      .build();
+    const { store, remit } = fresh(wf);
+    const error = await remit.start(wf, {}, { runId: 'proxy' }).catch((e) => e);
+    expect(error).toBeInstanceOf(RemitError);
+    expect(error.toJSON()).toMatchObject({ runId: 'proxy', node: 'count' });
+    expect(error.message).toMatch(/a Proxy whose traps throw/);
+    expect(await kinds(store, 'proxy')).toEqual([RecordKind.RUN_STARTED, RecordKind.EFFECT_INTENT, RecordKind.EFFECT_ATTEMPT, RecordKind.EFFECT_RELEASED]);
   });
 });
 

@@ -466,12 +466,25 @@ function arrayChange(array: unknown[], readBack: Json | undefined, path: Path): 
 
 /** nonPlainKind(object) === null, decided first for the common object literal (prototype Object). */
 function isPlain(object: object): boolean {
-  if (Object.getPrototypeOf(object) === Object.prototype && typeof (object as { toJSON?: unknown }).toJSON !== 'function') return true;
+  try {
+    if (Object.getPrototypeOf(object) === Object.prototype && typeof (object as { toJSON?: unknown }).toJSON !== 'function') return true;
+  } catch {
+    // A Proxy whose getPrototypeOf or toJSON trap throws: nonPlainKind names it.
+  }
   return nonPlainKind(object) === null;
 }
 
 /** What kind of non-plain object this is (it does not survive JSON as itself), or null for a plain one. */
 function nonPlainKind(object: object): string | null {
+  try {
+    return readNonPlainKind(object);
+  } catch {
+    // A Proxy whose traps throw (getPrototypeOf, get of toJSON): not a value JSON keeps as itself.
+    return 'an object whose prototype or toJSON cannot be read (a Proxy whose traps throw)';
+  }
+}
+
+function readNonPlainKind(object: object): string | null {
   if (object instanceof Date) return 'a Date';
   if (object instanceof Map) return `a Map (${object.size} entries)`;
   if (object instanceof Set) return `a Set (${object.size} values)`;

@@ -80,7 +80,11 @@ describe('the CLI and the paths it is given', () => {
     expect(asDb.stderr).toContain(folder);
     const asValue = await remit('--db', join(cwd, 'x.db'), '--create', '--workflow', REFUND_MODULE, 'resume', 'r', 'managerApproval@5', `@${folder}`);
     expect(asValue.code).toBe(2);
-    expect(asValue.stderr).toMatch(/<value>: cannot read/);
+    expect(asValue.stderr).toMatch(/<value>: .*a-folder is not a regular file; name a file holding the JSON value/);
+    // A device would be read without end (from a security review: @/dev/zero ran to 5.7 GB).
+    const asDevice = await remit('--db', join(cwd, 'x.db'), '--create', '--workflow', REFUND_MODULE, 'resume', 'r', 'managerApproval@5', '@/dev/zero');
+    expect(asDevice.code).toBe(2);
+    expect(asDevice.stderr).toMatch(/<value>: \/dev\/zero is not a regular file/);
   });
 
   it('an empty --workflow (an unset variable in --workflow "$MODULE") is a usage error naming the empty path, not the working folder as "not a file"', async () => {

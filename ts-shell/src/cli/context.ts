@@ -406,6 +406,8 @@ export function parseJsonArgument(text: string, what: string): unknown {
     if (text.slice(1).trim() === '') throw new UsageError(`${what}: an empty path after @; name the file, e.g. @value.json`);
     const path = resolve(text.slice(1));
     if (!existsSync(path)) throw new UsageError(`${what}: no such file ${path}`);
+    // A device or a pipe (@/dev/zero, @/dev/stdin) would be read without end.
+    if (!statSync(path).isFile()) throw new UsageError(`${what}: ${path} is not a regular file; name a file holding the JSON value`);
     try {
       source = readFileSync(path, 'utf8');
     } catch (error) {

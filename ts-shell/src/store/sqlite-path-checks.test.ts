@@ -80,6 +80,18 @@ describe('a SQLite path with whitespace at either end', () => {
       expect(readdirSync(dir)).toEqual(create ? [] : ['app.db']);
     }
   });
+
+  it('is checked in time linear in the path: a long run of whitespace inside it is not searched again from each of its characters (regression)', () => {
+    // From a security review: /\s+$/ took 10 s over a path holding 100,000 spaces before its end.
+    // The bound is generous (the check now takes well under a millisecond here): it catches the
+    // quadratic search, not a slow machine.
+    const dir = freshDir();
+    const path = join(dir, `a${' '.repeat(200_000)}b.db`);
+    const started = performance.now();
+    // The file system refuses so long a name (a StoreError naming it); the checks before it are what is timed.
+    expect(() => openSqliteStore(path).close()).toThrow(expect.objectContaining({ code: 'REMIT_STORE' }));
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
 });
 
 describe('a SQLite path naming a FIFO, a socket or a device', () => {
