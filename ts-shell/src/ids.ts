@@ -83,12 +83,8 @@ function utf8Bytes(codePoint: number): number {
 
 /** Control characters (C0, DEL, C1) and the line and paragraph separators. */
 const CONTROL = /[\p{Cc}\u2028\u2029]/u;
-/**
- * A character people can see and type: a letter, a digit, punctuation or a symbol, but not the
- * blank ones Unicode files as letters or symbols (the Hangul fillers U+115F, U+1160, U+3164,
- * U+FFA0, and the blank braille pattern U+2800): an id of only those shows as nothing.
- */
-const VISIBLE = /(?![\u115f\u1160\u3164\uffa0\u2800])[\p{L}\p{N}\p{P}\p{S}]/u;
+/** A character people can see and type: a letter, a digit, punctuation or a symbol. */
+const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
 /**
  * Printable ASCII, space to tilde: the usual run id. It holds no surrogate and no control
  * character, takes one UTF-8 byte a character, and every character but the space is visible, so
