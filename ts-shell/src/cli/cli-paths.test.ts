@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliInProcess } from '../../test-support/cli-in-process.js';
+import { shellWord } from '../errors.js';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const SINK = fileURLToPath(new URL('../testing/effect-sink.ts', import.meta.url));
@@ -80,11 +81,18 @@ describe('the CLI and the paths it is given', () => {
     expect(asDb.stderr).toContain(folder);
     const asValue = await remit('--db', join(cwd, 'x.db'), '--create', '--workflow', REFUND_MODULE, 'resume', 'r', 'managerApproval@5', `@${folder}`);
     expect(asValue.code).toBe(2);
-    expect(asValue.stderr).toMatch(/<value>: .*a-folder is not a regular file; name a file holding the JSON value/);
+    expect(asValue.stderr).toMatch(/<value>: .*a-folder is not a regular file or a pipe \(a device is read without end\); name a file holding the JSON value/);
     // A device would be read without end (from a security review: @/dev/zero ran to 5.7 GB).
     const asDevice = await remit('--db', join(cwd, 'x.db'), '--create', '--workflow', REFUND_MODULE, 'resume', 'r', 'managerApproval@5', '@/dev/zero');
     expect(asDevice.code).toBe(2);
-    expect(asDevice.stderr).toMatch(/<value>: \/dev\/zero is not a regular file/);
+    expect(asDevice.stderr).toMatch(/<value>: \/dev\/zero is not a regular file or a pipe/);
+    // A pipe ends, and is read: a value piped in by the shell through @/dev/stdin.
+    const db = join(cwd, 'piped.db');
+    const started = spawnSync(process.execPath, [...tsx, MAIN, '--db', db, '--create', '--workflow', REFUND_MODULE, '--json', 'run', '-r', 'piped'], { cwd, encoding: 'utf8', timeout: 90_000 });
+    const interrupt = (JSON.parse(started.stdout) as { interrupt: { id: string } }).interrupt.id;
+    const command = [process.execPath, ...tsx, MAIN, '--db', db, '--workflow', REFUND_MODULE, 'resume', 'piped', interrupt, '@/dev/stdin'].map(shellWord).join(' ');
+    const piped = spawnSync('bash', ['-c', `echo '{"approved": true, "approver": "ada"}' | ${command}`], { cwd, encoding: 'utf8', timeout: 90_000 });
+    expect(piped.status, piped.stderr).toBe(0);
   });
 
   it('an empty --workflow (an unset variable in --workflow "$MODULE") is a usage error naming the empty path, not the working folder as "not a file"', async () => {

@@ -406,8 +406,12 @@ export function parseJsonArgument(text: string, what: string): unknown {
     if (text.slice(1).trim() === '') throw new UsageError(`${what}: an empty path after @; name the file, e.g. @value.json`);
     const path = resolve(text.slice(1));
     if (!existsSync(path)) throw new UsageError(`${what}: no such file ${path}`);
-    // A device or a pipe (@/dev/zero, @/dev/stdin) would be read without end.
-    if (!statSync(path).isFile()) throw new UsageError(`${what}: ${path} is not a regular file; name a file holding the JSON value`);
+    // A device (@/dev/zero, @/dev/urandom) would be read without end. A pipe ends (@/dev/stdin with
+    // a value piped in, a shell's process substitution): it is read as a file is.
+    const kind = statSync(path);
+    if (!kind.isFile() && !kind.isFIFO() && !kind.isSocket()) {
+      throw new UsageError(`${what}: ${path} is not a regular file or a pipe (a device is read without end); name a file holding the JSON value`);
+    }
     try {
       source = readFileSync(path, 'utf8');
     } catch (error) {
