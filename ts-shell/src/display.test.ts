@@ -74,11 +74,16 @@ describe('displayText', () => {
   });
 
   it('escapes what shows as nothing, so that two run ids differing only by it print differently (from a security review)', () => {
-    const ids = ['order-1', 'order-1\u200b', 'order-1\u2060', 'order-1\ufeff', 'order-1\u{e0041}', 'order\u00ad-1', 'order-1\u3164', 'order-1\u2800', 'order-1\u180e'];
+    const ids = [
+      'order-1', 'order-1\u200b', 'order-1\u2060', 'order-1\ufeff', 'order-1\u{e0001}', 'order\u00ad-1', 'order-1\u3164', 'order-1\u2800', 'order-1\u180e',
+      // From the review of own changes: more that show as nothing.
+      'order-1\u206a', 'order-1\u034f', 'order-1\u180b', 'order-1\u17b4', 'order-1\ufff0', 'order-1\u{1d173}', 'order-1\u{e0080}',
+    ];
     expect(new Set(ids.map(displayText)).size).toBe(ids.length);
     for (const id of ids.slice(1)) expect(displayText(id)).toMatch(/\\u\{[0-9a-f]+\}/);
-    // The joiners emoji and scripts are written with are kept.
-    expect(displayText('👩\u200d💻 \u0645\u200c\u06cc')).toBe('👩\u200d💻 \u0645\u200c\u06cc');
+    // What emoji and scripts are written with is kept: the joiners, a variation selector, a subdivision flag's tags.
+    const scotland = '\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}';
+    expect(displayText(`👩\u200d💻 \u0645\u200c\u06cc ❤\ufe0f ${scotland}`)).toBe(`👩\u200d💻 \u0645\u200c\u06cc ❤\ufe0f ${scotland}`);
   });
 
   it('shown escapes what is substituted, not the template\'s own text', () => {

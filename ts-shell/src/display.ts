@@ -11,15 +11,16 @@
  * What is escaped: C0 controls (U+0000–U+001F: tab, newline and carriage return too), DEL
  * (U+007F), C1 controls (U+0080–U+009F), the line and paragraph separators (U+2028, U+2029), the
  * bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: an override
- * shows text in another order than it is), the characters that show as nothing (the soft hyphen
- * U+00AD, U+180E, the zero-width space U+200B, U+2060–U+2064, U+FEFF, the tags U+E0000–U+E007F, the
- * Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the blank braille pattern U+2800: `order-1` and
- * `order-1` followed by one of them are two runs, and must not print alike), a lone UTF-16
- * surrogate, and a backslash that starts `\u{` (so that the escaping is reversible). Other
- * characters (é, 日本, emoji, and the zero-width joiner and non-joiner that emoji and scripts are
- * written with) are kept as they are.
+ * shows text in another order than it is), the other characters that show as nothing (Unicode's
+ * default-ignorable code points: the soft hyphen, the zero-width space, the word joiner, U+FEFF,
+ * the Hangul fillers, ...; and the blank braille pattern U+2800: `order-1` and `order-1` followed
+ * by one of them are two runs, and must not print alike), a lone UTF-16 surrogate, and a backslash
+ * that starts `\u{` (so that the escaping is reversible). Kept as they are: other characters (é,
+ * 日本, emoji), and the default-ignorable ones emoji and scripts are written with (the zero-width
+ * joiner and non-joiner, the variation selectors, the tags of a flag's subdivision): an id holding
+ * one of those prints like one without it.
  */
-export const ESCAPED = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\u2800\u3164\ufeff\uffa0\ud800-\udfff\u{e0000}-\u{e007f}]|\\(?=u\{)/u;
+export const ESCAPED = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u2800\ud800-\udfff]|(?![\u200c\u200d\ufe00-\ufe0f\u{e0020}-\u{e007f}\u{e0100}-\u{e01ef}])\p{Default_Ignorable_Code_Point}|\\(?=u\{)/u;
 const ESCAPED_ALL = new RegExp(ESCAPED.source, 'gu');
 
 /**

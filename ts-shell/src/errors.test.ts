@@ -260,6 +260,9 @@ describe('caller text in a message (from a security review)', () => {
     expect((error as Error).message).not.toMatch(/[\n\u001b]/);
     expect((error as Error).message).toContain(JSON.stringify(forged));
     expect(new errors.UnknownInterruptError('approve@9', {}, 'not parked there').message).toMatch(/^unknown interrupt approve@9: /);
+    // What JSON keeps as it is (C1 controls, separators, bidi overrides) is escaped too; an empty id shows as "".
+    for (const id of ['x\u0085FORGED', 'x\u009b2J', 'x\u2028y', 'x\u202eevil']) expect(new errors.UnknownInterruptError(id, {}, 'why').message).toMatch(/^unknown interrupt "x[^\u0085\u009b\u2028\u202e]*": why$/);
+    expect(new errors.UnknownInterruptError('', {}, 'why').message).toBe('unknown interrupt "": why');
     await remit.resume('r', parked.interrupt!.id, true);
     await remit.close();
   });

@@ -4,7 +4,7 @@
  * published; messages may be reworded. The CLI maps each code to an exit code (`exitCodeFor`).
  */
 
-import { ESCAPED as DISPLAY_ESCAPED } from './display.js';
+import { displayText, ESCAPED as DISPLAY_ESCAPED } from './display.js';
 
 export const ErrorCode = {
   DEFINITION_INVALID: 'REMIT_DEFINITION_INVALID',
@@ -365,9 +365,10 @@ export class ResumeValueInvalidError extends RemitError {
 export class UnknownInterruptError extends RemitError {
   readonly code = ErrorCode.UNKNOWN_INTERRUPT;
   constructor(readonly interruptId: string, subject: ErrorSubject, why: string) {
-    // Printable ASCII as it is (the ids REMIT makes, `approve@6`); anything else as JSON, so that a
-    // caller's newline or ESC cannot forge a line of a log that prints the message.
-    super(`unknown interrupt ${/^[\x20-\x7e]*$/.test(interruptId) ? interruptId : JSON.stringify(interruptId)}: ${why}`, subject);
+    // Printable ASCII as it is (the ids REMIT makes, `approve@6`); anything else as JSON, with what
+    // JSON keeps (C1 controls, separators, bidi controls) escaped too, so that a caller's id cannot
+    // forge or reorder a line of a log that prints the message.
+    super(`unknown interrupt ${/^[\x20-\x7e]+$/.test(interruptId) ? interruptId : displayText(JSON.stringify(interruptId))}: ${why}`, subject);
   }
 }
 
@@ -437,12 +438,12 @@ export class EffectInFlightError extends RemitError {
      * `runningHere`, a short poll interval (that call ends when its handler returns, lease or not).
      */
     readonly retryAfterMs: number,
-    /** A call of this process (a Remit instance here, under the owner's id) is running the attempt. */
+    /** A call of this thread (a Remit instance here, under the owner's id) is running the attempt. */
     readonly runningHere = false,
   ) {
     super(
       `attempt ${attempt} of effect ${key} is in flight (owner ${owner || '?'}, lease until ${new Date(leaseExpiresAtMs).toISOString()}); ` +
-        `no handler was called and nothing was written; retry after ${retryAfterMs} ms (${runningHere ? 'a call in this process is running it: a poll interval, not the lease\'s remaining time' : 'when its lease runs out'})`,
+        `no handler was called and nothing was written; retry after ${retryAfterMs} ms (${runningHere ? 'a call in this thread is running it: a poll interval, not the lease\'s remaining time' : 'when its lease runs out'})`,
       { runId, seq: attemptSeq, node },
     );
   }

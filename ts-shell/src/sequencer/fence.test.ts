@@ -224,7 +224,7 @@ describe('the fence end to end (memory store, reference core)', () => {
     const error = await t.remit({ instanceId: 'replica-b' }).continueRun('r').catch((e) => e);
     expect(error).toMatchObject({ code: 'REMIT_EFFECT_IN_FLIGHT', owner: 'replica-a', retryAfterMs: 50, runningHere: true });
     expect(error.leaseExpiresAtMs - Date.now()).toBeGreaterThan(50_000);
-    expect(error.message).toMatch(/; retry after 50 ms \(a call in this process is running it: a poll interval, not the lease's remaining time\) \[/);
+    expect(error.message).toMatch(/; retry after 50 ms \(a call in this thread is running it: a poll interval, not the lease's remaining time\) \[/);
     expect(error.toJSON()).toMatchObject({ retryAfterMs: 50, runningHere: true });
     release();
     expect((await first).status).toBe('completed');

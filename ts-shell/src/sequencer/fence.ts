@@ -1,8 +1,8 @@
 /**
  * The invocation fence's shell side (docs/guide.md, "Concurrent sequencers"): a handler is called
  * only by the sequencer whose conditional append of EFFECT_ATTEMPT committed. This module holds what
- * that takes besides the log: the lease written into each attempt, the in-process registry of
- * effect calls this process is making, and the takeover rule applied to an attempt that has no
+ * that takes besides the log: the lease written into each attempt, the registry of effect calls
+ * this thread is making, and the takeover rule applied to an attempt that has no
  * outcome yet (the core's AWAIT_ATTEMPT). The core stays a pure function of the log: every
  * decision that needs a clock is made here.
  */
@@ -64,7 +64,7 @@ export function encodeReleaseReason(cause: unknown): Uint8Array {
 }
 
 /**
- * Effect calls this process is making, keyed by (instance id, run id, idempotency key, the run's
+ * Effect calls this thread is making, keyed by (instance id, run id, idempotency key, the run's
  * record 0: `id` below). An entry is
  * added BEFORE the attempt's conditional append and removed when the call ends however it ends, so
  * a sequencer of this instance that finds the instance's own attempt without an outcome knows

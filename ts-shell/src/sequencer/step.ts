@@ -188,7 +188,7 @@ export class Step {
    * Claim attempt `attempt` of the effect instance `key` with one conditional append (after
    * `before`: the intent, on the common path) and, only if that append committed, call the handler.
    * A lost race (ConflictError) or a store failure (the append may or may not have committed)
-   * calls nothing. The call is registered in this process before the append and until it ends.
+   * calls nothing. The call is registered in this thread before the append and until it ends.
    */
   private async claimAndCall(name: string, key: string, attempt: number, before: LogRecord[]): Promise<void> {
     const def = this.node(name);

@@ -72,6 +72,9 @@ describe('parseFaultSpec', () => {
     expect(thrown(() => hooksFor({ point: 'append.after', occurrence: 1, nodee: 'charge' } as never, () => {})).message).toMatch(/"nodee" is not a key of a FaultSpec \(known: point, kind, node, occurrence\)/);
     expect(thrown(() => formatFaultSpec({ point: 'append.after', occurrence: 1, nodee: 'charge' } as never)).message).toMatch(/"nodee" is not a key/);
     expect(thrown(() => hooksFor({ point: 'append.after' } as never, () => {})).message).toMatch(/occurrence counts from 1 \(the n-th time the point is reached: a whole number\), got none/);
+    // An occurrence that cannot be turned into a string is described, not a TypeError (review of own changes).
+    expect(thrown(() => hooksFor({ point: 'pure.before-return', occurrence: Object.create(null) } as never, () => {})).message).toMatch(/got an object$/);
+    expect(thrown(() => hooksFor({ point: 'pure.before-return', occurrence: '2' } as never, () => {})).message).toMatch(/got a string$/);
   });
 });
 

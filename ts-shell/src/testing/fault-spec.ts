@@ -5,6 +5,7 @@
  */
 
 import { RecordKind } from '../core/types.js';
+import { withArticle } from '../display.js';
 import { ArgumentInvalidError, OptionInvalidError } from '../errors.js';
 import { FAULT_POINTS, isFaultPoint, type FaultInfo, type FaultPoint, type SequencerHooks } from '../faults.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
@@ -68,7 +69,8 @@ function specProblem(spec: FaultSpec): string | null {
   // Known without the workflow, as the kinds above: checked here, not only when hooksFor has one.
   if (spec.node !== undefined && NODE_KIND_AT[spec.point] === 'none') return `${spec.point} is reached at no node, so @${spec.node} would never match`;
   if (!Number.isSafeInteger(spec.occurrence) || spec.occurrence < 1) {
-    return `occurrence counts from 1 (the n-th time the point is reached: a whole number), got ${spec.occurrence === undefined ? 'none' : String(spec.occurrence)}`;
+    const given = spec.occurrence as unknown;
+    return `occurrence counts from 1 (the n-th time the point is reached: a whole number), got ${given === undefined ? 'none' : typeof given === 'number' ? String(given) : withArticle(typeof given)}`;
   }
   return null;
 }

@@ -410,6 +410,34 @@ describe('a changed schema is named field by field', () => {
     // Unchanged, however the parts are numbered: nothing named.
     expect(diff(o({ t: before, u: tree(false) }), o({ t: tree(false), u: before }))).toEqual([]);
   });
+
+  it('names only the changed field of a recursive state (a field holding the whole state is not named for it), and a field named $defs', () => {
+    const state = (nameType: z.ZodType) => {
+      const R: z.ZodObject = o({ name: nameType, get kids() { return z.array(R); } });
+      return R;
+    };
+    expect(diff(state(z.string()), state(z.number()))).toEqual(['state schema: field name changed']);
+    expect(diff(o({ meta: o({ $defs: z.string() }) }), o({ meta: o({ $defs: z.number() }) }))).toEqual(['state schema: field meta changed']);
+  });
+
+  it('names the one changed field among many that refer to mutually recursive parts, and nothing else (from a review: a budgeted expansion took seconds and added a false line)', () => {
+    const parts = (count: number) => {
+      const made: z.ZodObject[] = [];
+      for (let i = 0; i < count; i++) {
+        const shape: Record<string, z.ZodType> = { [`x${i}`]: z.string() };
+        for (let j = 0; j < count; j++) Object.defineProperty(shape, `r${j}`, { get: () => made[j]!.optional(), enumerable: true });
+        made.push(o(shape));
+      }
+      return made;
+    };
+    const state = (z2: z.ZodType) => {
+      const made = parts(8);
+      const shape: Record<string, z.ZodType> = {};
+      for (let f = 0; f < 200; f++) shape[`f${f}`] = made[f % 8]!;
+      return o({ ...shape, z: z2 });
+    };
+    expect(diff(state(z.string()), state(z.number()))).toEqual(['state schema: field z changed']);
+  });
 });
 
 /** `wf` as earlier releases built it: the descriptor and fingerprint of `format` (1 to 4). */

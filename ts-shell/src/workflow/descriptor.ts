@@ -1130,12 +1130,9 @@ function diffSchema(what: string, recordedSchema: Json, currentSchema: Json): st
   const out: string[] = [];
   for (const key of Object.keys(newProps)) if (!(key in oldProps)) out.push(`${what}: field ${key} added`);
   for (const key of Object.keys(oldProps)) if (!(key in newProps)) out.push(`${what}: field ${key} removed`);
-  let fieldsUnread = false;
+  const comparable = comparableFields(recorded, current);
   for (const key of Object.keys(oldProps)) {
-    if (!(key in newProps)) continue;
-    const changed = fieldChanged(oldProps[key]!, recorded, newProps[key]!, current);
-    if (changed === null) fieldsUnread = true;
-    else if (changed) out.push(`${what}: field ${key} changed`);
+    if (key in newProps && comparable.before(oldProps[key]!) !== comparable.after(newProps[key]!)) out.push(`${what}: field ${key} changed`);
   }
   const wasRequired = requiredFields(recorded);
   const isRequired = requiredFields(current);
@@ -1149,7 +1146,7 @@ function diffSchema(what: string, recordedSchema: Json, currentSchema: Json): st
   }
   // Anything else of the object (a refinement of the whole, a constraint), beside its fields (and
   // the recursive parts they refer to, compared through them).
-  if (out.length === 0 || fieldsUnread || canonicalJson(besidesFields(recorded)) !== canonicalJson(besidesFields(current))) {
+  if (out.length === 0 || canonicalJson(besidesFields(recorded)) !== canonicalJson(besidesFields(current))) {
     out.push(`${what}${GENERIC_CHANGE}`);
   }
   return out;
@@ -1164,51 +1161,58 @@ function besidesFields(schema: Json): Json {
 }
 
 /**
- * Whether a field's schema changed, its references to the recursive parts (`$defs`, `#`) followed:
- * the descriptor numbers those parts in the order its walk meets them, so a change in one field's
- * type can renumber another's references (which then read as changed), and a change inside a part
- * shows in no field's own text. Null when either side is too large to follow (EXPANSION_BUDGET).
+ * Each field's schema as a text to compare with the other side's, whatever numbers the descriptor
+ * gave the recursive parts (`$defs`): it numbers them in the order its walk meets them, so a change
+ * in one field's type renumbered another's references (which then read as changed), and a change
+ * inside a part showed in no field's own text. A reference is written as the structure of the part
+ * it refers to (partNames); a reference to the whole schema (`#`) stays as it is, so that a field of
+ * a recursive state is not named for a change of another field.
  */
-function fieldChanged(recordedField: Json, recordedRoot: Json, currentField: Json, currentRoot: Json): boolean | null {
-  const before = expandRefs(recordedField, recordedRoot);
-  const after = expandRefs(currentField, currentRoot);
-  return before === null || after === null ? null : canonicalJson(before) !== canonicalJson(after);
+function comparableFields(recorded: Json, current: Json): { before: (field: Json) => string; after: (field: Json) => string } {
+  const rounds = Math.min(MAX_PART_ROUNDS, Math.max(partsOf(recorded).size, partsOf(current).size));
+  const recordedNames = partNames(recorded, rounds);
+  const currentNames = partNames(current, rounds);
+  return {
+    before: (field) => canonicalJson(withRefs(field, (name) => recordedNames.get(name))),
+    after: (field) => canonicalJson(withRefs(field, (name) => currentNames.get(name))),
+  };
 }
 
-/** The most schema nodes expandRefs writes for one field: parts referred to from many places multiply. */
-const EXPANSION_BUDGET = 20_000;
+/** Rounds of partNames: parts told apart only deeper than this many references are taken as equal. */
+const MAX_PART_ROUNDS = 64;
+
+function partsOf(root: Json): Map<string, Json> {
+  const defs = isPlainObject(root) ? root['$defs'] : undefined;
+  return new Map(isPlainObject(defs) ? Object.entries(defs) : []);
+}
 
 /**
- * `schema` with each reference replaced by the part it refers to, and a reference back into a part
- * being expanded written as how many parts up it goes (`{"$recursive": n}`): the same text however
- * the parts are numbered. Null past EXPANSION_BUDGET nodes.
+ * A name for each recursive part that depends on its structure only: at round 0 the part's text with
+ * its references blanked, then, each round, the hash of its text with each reference replaced by
+ * the name its target had the round before (so, after n rounds, what is reachable in n references).
+ * Both sides take the same number of rounds, so equal structures get equal names. Linear in the
+ * parts' size per round.
  */
-function expandRefs(schema: Json, root: Json): Json | null {
-  const defs = isPlainObject(root) && isPlainObject(root['$defs']) ? root['$defs'] : {};
-  let left = EXPANSION_BUDGET;
-  const open: string[] = [];
-  const expand = (node: Json): Json => {
-    if (--left < 0) return null;
-    if (Array.isArray(node)) return node.map(expand);
-    if (!isPlainObject(node)) return node;
-    const out: Record<string, Json> = Object.create(null);
-    for (const [key, value] of Object.entries(node)) {
-      if (key === '$defs') continue;
-      const target = key === '$ref' && typeof value === 'string' ? (value === '#' ? root : value.startsWith(DEFS_REF_PREFIX) ? defs[value.slice(DEFS_REF_PREFIX.length)] : undefined) : undefined;
-      if (target === undefined) {
-        out[key] = expand(value);
-      } else if (open.includes(value as string)) {
-        out['$recursive'] = open.length - open.lastIndexOf(value as string);
-      } else {
-        open.push(value as string);
-        out['$ref'] = expand(target);
-        open.pop();
-      }
-    }
-    return out;
-  };
-  const expanded = expand(schema);
-  return left < 0 ? null : expanded;
+function partNames(root: Json, rounds: number): Map<string, string> {
+  const parts = partsOf(root);
+  let names = new Map<string, string>([...parts.keys()].map((name) => [name, '']));
+  for (let round = 0; round <= rounds; round++) {
+    const previous = names;
+    names = new Map([...parts].map(([name, part]) => [name, createHash('sha256').update(canonicalJson(withRefs(part, (target) => previous.get(target)))).digest('hex')]));
+  }
+  return names;
+}
+
+/** `schema` with each `$defs` reference written as its part's name (a reference `name` gives nothing for, and `#`, stay as they are). */
+function withRefs(schema: Json, name: (part: string) => string | undefined): Json {
+  if (Array.isArray(schema)) return schema.map((item) => withRefs(item, name));
+  if (!isPlainObject(schema)) return schema;
+  const out: Record<string, Json> = Object.create(null);
+  for (const [key, value] of Object.entries(schema)) {
+    const named = key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_REF_PREFIX) ? name(value.slice(DEFS_REF_PREFIX.length)) : undefined;
+    out[key] = named !== undefined ? `part:${named}` : withRefs(value, name);
+  }
+  return out;
 }
 
 function requiredFields(schema: Json): Set<string> {
