@@ -81,6 +81,9 @@ describe('fork --continue', () => {
     expect(failed.code).toBe(9);
     expect(failed.stderr).toMatch(/^remit: REMIT_HANDLER_THREW: node code threw: .*tick is broken/);
     expect(failed.stderr).toContain('the fork f2 of src at seq 1 was created');
+    // From a review of forks: it said "but not driven on", where continuing it may have recorded steps that recoverAll then drives on.
+    expect(failed.stderr).toMatch(/was created, and continuing it stopped at this error \(what it recorded before is kept, and remit .*inspect f2 shows it; a fork that recorded more than its FORKED record is a running run, which recoverAll drives on\)/);
+    expect(failed.stderr).not.toContain('not driven on');
     const line = /continue with: (remit [^\n]*?) *$/m.exec(failed.stderr)?.[1];
     expect(line).toBe(`remit --db=${db} --workflow=${COUNTER_THROWING_MODULE} continue f2`);
     const json = await remit('--db', db, '--workflow', COUNTER_THROWING_MODULE, '--json', 'fork', 'src', '1', '--run-id', 'f3', '--continue');

@@ -55,7 +55,11 @@ async function forkNamingFlag<T>(newRunId: string | undefined, fork: () => Promi
  * type and code (and so the exit code).
  */
 function forkCreated(error: unknown, fork: ForkResult): unknown {
-  const note = `the fork ${fork.runId} of ${fork.sourceRunId} at seq ${fork.checkpointSeq} was created, but not driven on; continue with: ${suggestCommand('continue', fork.runId)}`;
+  // Continuing it may have recorded steps before the error (an effect's intent and released
+  // attempt): the fork is then a running run recoverAll drives on, not one that waits for continue.
+  const note = `the fork ${fork.runId} of ${fork.sourceRunId} at seq ${fork.checkpointSeq} was created, and continuing it stopped at this error ` +
+    `(what it recorded before is kept, and ${suggestCommand('inspect', fork.runId)} shows it; a fork that recorded more than its FORKED record ` +
+    `is a running run, which recoverAll drives on); continue with: ${suggestCommand('continue', fork.runId)}`;
   const reported = error instanceof Error ? error : new Error(String(error), { cause: error });
   reported.message = `${reported.message}; ${note}`;
   // With --json, the fork written is a field of its own beside the error (main.ts).
