@@ -516,27 +516,23 @@ export class ForkTargetExistsError extends RemitError {
  */
 export function shellWord(text: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(text)) return text;
-  if (!SHOWN_ESCAPED.test(text)) return `'${text.replaceAll("'", `'\\''`)}'`;
+  // What displayText escapes is written as bytes here (a lone surrogate, which no command line can
+  // carry, as U+FFFD's), so that a word shows as it is in human output; the CLI's tests check that
+  // displayText leaves every shellWord as it is.
+  if (!DISPLAY_ESCAPED.test(text)) return `'${text.replaceAll("'", `'\\''`)}'`;
   let out = '';
   for (const { 0: character, index } of text.matchAll(/[^]/gu)) {
     if (character === "'") out += "\\'";
     // A backslash that starts "u{" as `\x5c`: `\\u{` is what displayText would escape.
     else if (character === '\\') out += text.startsWith('u{', index + 1) ? '\\x5c' : '\\\\';
     // `!` too, which an interactive shell's history expansion must not see.
-    else if (character === '!' || SHOWN_ESCAPED.test(character)) out += [...UTF8.encode(character)].map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('');
+    else if (character === '!' || DISPLAY_ESCAPED.test(character)) out += [...UTF8.encode(character)].map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('');
     else out += character;
   }
   return `$'${out}'`;
 }
 
 const UTF8 = new TextEncoder();
-
-/**
- * What displayText (display.ts) escapes (a lone surrogate, which no command line can carry, is
- * written as U+FFFD's bytes): written as bytes here, so that a word shows as it is in human output.
- * The CLI's tests check that displayText leaves every shellWord as it is.
- */
-const SHOWN_ESCAPED = DISPLAY_ESCAPED;
 
 /**
  * The global options a suggested command must carry to reach the same data: the CLI sets them

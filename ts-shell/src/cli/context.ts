@@ -4,7 +4,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
@@ -405,10 +405,15 @@ export function parseJsonArgument(text: string, what: string): unknown {
     // A bare @ (an unset variable in @"$FILE") names no file: resolve('') would be the working folder.
     if (text.slice(1).trim() === '') throw new UsageError(`${what}: an empty path after @; name the file, e.g. @value.json`);
     const path = resolve(text.slice(1));
-    if (!existsSync(path)) throw new UsageError(`${what}: no such file ${path}`);
     // A device (@/dev/zero, @/dev/urandom) would be read without end. A pipe ends (@/dev/stdin with
-    // a value piped in, a shell's process substitution): it is read as a file is.
-    const kind = statSync(path);
+    // a value piped in, a shell's process substitution): it is read as a file is. A path that cannot
+    // be stat'ed is no such file, as existsSync, which this one stat replaces, said.
+    let kind: Stats;
+    try {
+      kind = statSync(path);
+    } catch {
+      throw new UsageError(`${what}: no such file ${path}`);
+    }
     if (!kind.isFile() && !kind.isFIFO() && !kind.isSocket()) {
       throw new UsageError(`${what}: ${path} is not a regular file or a pipe (a device is read without end); name a file holding the JSON value`);
     }

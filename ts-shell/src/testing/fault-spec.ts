@@ -5,6 +5,7 @@
  */
 
 import { RecordKind } from '../core/types.js';
+import { assert } from '../assert.js';
 import { withArticle } from '../display.js';
 import { ArgumentInvalidError, OptionInvalidError } from '../errors.js';
 import { FAULT_POINTS, isFaultPoint, type FaultInfo, type FaultPoint, type SequencerHooks } from '../faults.js';
@@ -244,7 +245,8 @@ function checkNode(spec: FaultSpec, workflow: Workflow): void {
   if (spec.node === undefined) return;
   const expected = NODE_KIND_AT[spec.point];
   const text = formatSpec(spec);
-  if (expected === 'none') throw new FaultSpecInvalidError(text, `${spec.point} is reached at no node, so @${spec.node} would never match`);
+  // specProblem, which every spec given here went through, refused a node at a point reached at none.
+  assert(expected !== 'none', () => `fault spec ${text}: a node at a point reached at no node passed specProblem`);
   const node = workflow.nodes.get(spec.node);
   if (node === undefined) {
     throw new FaultSpecInvalidError(text, `workflow ${workflow.name} has no node ${spec.node} (its nodes: ${workflow.nodeOrder.join(', ')}), so it would never fire`);
