@@ -9,8 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { displayText, preview, shown } from './display.js';
 import { isWellFormedUnicode } from './json.js';
 
-/** What no printed text may hold raw (the class display.ts escapes, but the backslash). */
-const RAW = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/u;
+/**
+ * What no printed text may hold raw (the class display.ts escapes, but the backslash): controls,
+ * separators, bidi controls, and what shows as nothing (the default-ignorable code points but the
+ * joiners, variation selectors and subdivision tags emoji and scripts are written with; U+2800).
+ */
+const RAW = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\u2800]|(?![\u200c\u200d\ufe00-\ufe0f\u{e0020}-\u{e007f}\u{e0100}-\u{e01ef}])\p{Default_Ignorable_Code_Point}/u;
 
 /** The inverse of displayText: every `\u{hex}` read back as its character. */
 function undisplay(text: string): string {
@@ -21,11 +25,13 @@ function undisplay(text: string): string {
 const tricky = fc.constantFrom(
   '\u001b', '\n', '\r', '\t', '\u0000', '\u007f', '\u0085', '\u009b', '\u202e', '\u2066', '\u200f', '\u061c', '\u2028', '\u2029',
   '\ud800', '\udfff', '\ud83d', '\ude00', '\ud83d\ude00', '\\', 'u', '{', '}', '1', 'b', '\\u{', '\\u{1b}', 'é', '日', ' ',
+  // What shows as nothing, escaped, and the joiners and selectors kept.
+  '\u200b', '\u2060', '\ufeff', '\u00ad', '\u3164', '\u2800', '\u180e', '\u{e0001}', '\u{1d173}', '\u200d', '\u200c', '\ufe0f', '\u{e0067}',
 );
 const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: tricky, maxLength: 24 }), fc.string({ unit: fc.oneof(tricky, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 32 }));
 
 describe('displayText', () => {
-  it('property: prints no control character, bidi control, separator or lone surrogate, for any string', () => {
+  it('property: prints no control character, bidi control, separator, character that shows as nothing or lone surrogate, for any string', () => {
     fc.assert(
       fc.property(anyText, (text) => {
         const shownText = displayText(text);
