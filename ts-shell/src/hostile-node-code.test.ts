@@ -251,6 +251,66 @@ describe('definitions and registration', () => {
   });
 });
 
+describe('schemas and node code that make a Promise which rejects (an unhandled rejection would end a service)', () => {
+  const rejecting = () => Promise.reject(new Error('lookup failed'));
+
+  async function unhandledDuring(work: () => Promise<void>): Promise<unknown[]> {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await work();
+      // Node reports an unhandled rejection after the microtasks run.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    return unhandled;
+  }
+
+  it('an async default, prefault, catch or overwrite, or a default or catch whose plain function rejects, is refused at build(), its rejection handled', async () => {
+    const resumes: Record<string, () => z.ZodType> = {
+      'an async default': () => z.object({ a: z.string().default((async () => { throw new Error('x'); }) as never) }),
+      'an async prefault': () => z.object({ a: z.string().prefault((async () => { throw new Error('x'); }) as never) }),
+      'an async catch': () => z.object({ a: z.string().catch((async () => { throw new Error('x'); }) as never) }),
+      'an async overwrite': () => z.object({ a: z.string().overwrite((async () => { throw new Error('x'); }) as never) }),
+      'a plain default': () => z.object({ a: z.string().default(rejecting as never) }),
+      'a plain catch': () => z.object({ a: z.string().catch(rejecting as never) }),
+    };
+    for (const [what, resume] of Object.entries(resumes)) {
+      const unhandled = await unhandledDuring(async () => {
+        const build = () => workflow({ name: 'a', version: '1', state: State }).interrupt('ask', { resume: resume(), apply: () => ({}), next: END }).build();
+        expect(build, what).toThrow(DefinitionInvalidError);
+        expect(build, what).toThrow(/the resume schema of ask is asynchronous/);
+        const stateBuild = () => workflow({ name: 'a', version: '1', state: State.extend({ b: resume() }) }).pure('p', { run: () => ({}), next: END }).build();
+        expect(stateBuild, what).toThrow(/the state schema is asynchronous/);
+      });
+      expect(unhandled, what).toEqual([]);
+    }
+  });
+
+  it('a plain overwrite in a resume schema, or an apply, that puts a rejecting Promise in a value: ValueUnfaithfulError, nothing written, the rejection handled', async () => {
+    const unhandled = await unhandledDuring(async () => {
+      const overwriting = workflow({ name: 'o', version: '1', state: State })
+        .interrupt('ask', { resume: z.object({ a: z.string().overwrite(rejecting as never) }), apply: () => ({}), next: END })
+        .build();
+      const applying = workflow({ name: 'p', version: '1', state: State.extend({ later: z.unknown().optional() }) })
+        .interrupt('ask', { resume: z.boolean(), apply: () => ({ later: rejecting() }), next: END })
+        .build();
+      const remit = new Remit(new MemoryStore(), core, [overwriting, applying]);
+      for (const [wf, value] of [[overwriting, { a: 'x' }], [applying, true]] as const) {
+        const parked = await remit.start(wf, { n: 1 }, { runId: `r-${wf.name}` });
+        const error = await remit.resume(`r-${wf.name}`, parked.interrupt!.id, value).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(RemitError);
+        expect((error as RemitError).code).toBe('REMIT_VALUE_UNFAITHFUL');
+        expect((error as Error).message).toMatch(/a Promise \(an async function/);
+        expect((await remit.status(`r-${wf.name}`)).status).toBe('parked');
+      }
+    });
+    expect(unhandled).toEqual([]);
+  });
+});
+
 describe('recoverAll when the store cannot read one run', () => {
   it('reports that run with the store\'s error and still recovers the others', async () => {
     let throwing = true;

@@ -20,6 +20,7 @@
 import { NotJsonError, RemitError, ValueUnfaithfulError, describeThrown, isInstanceOf, namingRun, toValidationIssues, type ErrorSubject } from './errors.js';
 import { encodeJsonText, setOwnKey, utf8, utf8Length, type Json } from './json.js';
 import { constants } from 'node:buffer';
+import { types } from 'node:util';
 import { MAX_LOG_BYTES, MAX_PAYLOAD_LEN } from './core/framing.js';
 import { encodeRecordV2, RecordEncodeError } from './core/codec.js';
 import type { LogRecord } from './core/types.js';
@@ -474,6 +475,19 @@ function isPlain(object: object): boolean {
   return nonPlainKind(object) === null;
 }
 
+/**
+ * A Promise found in a value is refused, and nothing else will ever hold it: if it rejects, its
+ * rejection would be unhandled and end the process (Node's default), so a value refused here
+ * could take a service down. Its rejection is handled (ignored; the refusal says what was wrong).
+ */
+function handleRejection(promise: Promise<unknown>): void {
+  try {
+    Promise.prototype.then.call(promise, undefined, () => undefined);
+  } catch {
+    // A subclass whose species constructor throws: nothing more can be attached.
+  }
+}
+
 /** What kind of non-plain object this is (it does not survive JSON as itself), or null for a plain one. */
 function nonPlainKind(object: object): string | null {
   try {
@@ -485,6 +499,10 @@ function nonPlainKind(object: object): string | null {
 }
 
 function readNonPlainKind(object: object): string | null {
+  if (types.isPromise(object)) {
+    handleRejection(object);
+    return 'a Promise (an async function: a transform, default, catch or overwrite of the schema, or node code that returned without await)';
+  }
   if (object instanceof Date) return 'a Date';
   if (object instanceof Map) return `a Map (${object.size} entries)`;
   if (object instanceof Set) return `a Set (${object.size} values)`;

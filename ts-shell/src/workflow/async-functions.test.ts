@@ -1,6 +1,6 @@
 /**
  * The build-time search for functions declared `async` in a schema (async-functions.ts): where it
- * finds them, that it finds none in zod's own schemas, and that it ends on recursive and very
+ * finds them (and defaults whose function gives a Promise), that it finds none in zod's own schemas, and that it ends on recursive and very
  * wide schemas without overflowing the stack (a large enum's values, a union's many options).
  */
 
@@ -44,11 +44,23 @@ describe('asyncFunctionIn', () => {
     expect(asyncFunctionIn(z.union(options as unknown as [z.ZodLiteral<number>, z.ZodLiteral<number>]))).toBeUndefined();
   });
 
-  it('does not call a default\'s function (zod calls it when it applies the default)', () => {
+  it('finds an async overwrite and catch, and a default, prefault or catch whose function gives a Promise (async or not)', () => {
+    const rejected = () => { const p = Promise.reject(new Error('x')); p.catch(() => undefined); return p; };
+    expect(asyncFunctionIn(z.string().overwrite((async (v: string) => v) as never))).toBe('an async overwrite');
+    expect(asyncFunctionIn(z.string().catch((async () => 'y') as never))).toBe('an async catch');
+    expect(asyncFunctionIn(z.object({ a: z.string().default((async () => 'x') as never) }))).toBe('a default whose function gives a Promise');
+    expect(asyncFunctionIn(z.object({ a: z.string().prefault(rejected as never) }))).toBe('a prefault whose function gives a Promise');
+    expect(asyncFunctionIn(z.object({ a: z.string().catch(rejected as never) }))).toBe('a catch whose function gives a Promise');
+  });
+
+  it('calls a default\'s or catch\'s function once, as zod\'s JSON Schema of the fingerprint does, and a function that throws is zod\'s to report', () => {
     let calls = 0;
-    const schema = z.object({ at: z.number().default(() => { calls += 1; return 1; }) });
-    const before = calls;
+    const schema = z.object({
+      at: z.number().default(() => { calls += 1; return 1; }),
+      or: z.number().catch(() => { calls += 1; return 2; }),
+      bad: z.number().default(() => { throw new Error('no default'); }),
+    });
     expect(asyncFunctionIn(schema)).toBeUndefined();
-    expect(calls).toBe(before);
+    expect(calls).toBe(2);
   });
 });

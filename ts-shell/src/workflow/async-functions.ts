@@ -1,6 +1,8 @@
 /**
  * Finds, in a zod schema, a function declared `async` that zod would call while validating: a
- * refinement's (`.refine`), a transform's or a preprocess's, a custom schema's (`z.custom`). REMIT
+ * refinement's (`.refine`), a transform's or a preprocess's, a custom schema's (`z.custom`), an
+ * overwrite's (`.overwrite`), a catch's (`.catch(fn)`); and a default, prefault or catch
+ * (`.default(fn)`, `.prefault(fn)`, `.catch(fn)`) whose function gives a Promise, async or not. REMIT
  * validates synchronously, so such a schema is refused; found here at build(), not only when a
  * value first reaches it, because the Promise the function returns is created inside
  * zod's synchronous parse, where REMIT cannot handle its rejection: a resume value reaching a
@@ -11,8 +13,15 @@
  * refused where they are met (guardedSchema), and a rejection there is still unhandled (docs/guide.md).
  *
  * It walks what a schema's definition holds (fields, options, items, wrapped and piped schemas, a
- * lazy schema's target), each schema once: recursive schemas end. Only zod's own structure is read.
+ * lazy schema's target), each schema once: recursive schemas end. Only zod's own structure is read,
+ * and the value of a default, prefault or catch, which zod computes by calling the user's function
+ * (as zod's JSON Schema, the workflow's fingerprint, does at build() anyway): a function's kind
+ * cannot be read through the getter zod wraps a default in, nor a plain function's that returns a
+ * Promise, its result can. build() runs this walk before the fingerprint's, so that such a Promise
+ * is handled, never left to reject unhandled.
  */
+
+import { types } from 'node:util';
 
 interface ZodInternals {
   def?: Record<string, unknown>;
@@ -39,8 +48,36 @@ function isAsyncFunction(value: unknown): boolean {
   return tag === 'AsyncFunction' || tag === 'AsyncGeneratorFunction';
 }
 
-/** The definition keys that hold functions zod calls on a value (refine, custom: fn; transform: transform). */
-const FUNCTION_KEYS = ['fn', 'transform'] as const;
+/** The definition keys that hold functions zod calls on a value, and what each is to a user. */
+const FUNCTION_KEYS = {
+  fn: 'refine or custom check',
+  transform: 'transform, preprocess or codec',
+  tx: 'overwrite',
+  catchValue: 'catch',
+} as const;
+
+/**
+ * Whether the value zod's JSON Schema writes for a default, prefault or catch is a Promise: read as
+ * zod reads it there (a default's getter, which calls its function; a catch's function called with
+ * undefined), so the user's function is called no more often than build() already calls it. A
+ * Promise's rejection is handled.
+ */
+function writtenValueIsPromise(def: Record<string, unknown>): boolean {
+  let value: unknown;
+  try {
+    const catchValue = def['catchValue'];
+    if (def['type'] === 'catch' && typeof catchValue !== 'function') return false;
+    value = def['type'] === 'catch' ? (catchValue as (ctx: undefined) => unknown)(undefined) : def['defaultValue'];
+  } catch {
+    return false; // a function that throws: zod's to report when its value is used
+  }
+  if (!types.isPromise(value)) return false;
+  Promise.prototype.then.call(value, undefined, () => undefined);
+  return true;
+}
+
+/** The definition types whose value zod's JSON Schema computes by calling the user's function. */
+const COMPUTED_VALUES = new Set(['default', 'prefault', 'catch']);
 
 /** What kind of place an async function was found in, for the refusal's message; undefined when none. */
 export function asyncFunctionIn(schema: unknown): string | undefined {
@@ -52,8 +89,11 @@ export function asyncFunctionIn(schema: unknown): string | undefined {
     if (internals === undefined || seen.has(value as object)) continue;
     seen.add(value as object);
     const def = internals.def ?? {};
-    for (const key of FUNCTION_KEYS) {
-      if (isAsyncFunction(def[key])) return `an async ${key === 'transform' ? 'transform, preprocess or codec' : 'refine or custom check'}`;
+    for (const [key, kind] of Object.entries(FUNCTION_KEYS)) {
+      if (isAsyncFunction(def[key])) return `an async ${kind}`;
+    }
+    if (COMPUTED_VALUES.has(def['type'] as string) && writtenValueIsPromise(def)) {
+      return `a ${def['type']} whose function gives a Promise`;
     }
     // One at a time: a spread of a large enum's values or a union's options would overflow the stack.
     for (const held of heldSchemas(internals, def)) pending.push(held);
@@ -65,7 +105,7 @@ export function asyncFunctionIn(schema: unknown): string | undefined {
 function heldSchemas(internals: ZodInternals, def: Record<string, unknown>): unknown[] {
   const held: unknown[] = [];
   for (const key of Object.keys(def)) {
-    // A default's value is not read: zod computes it by calling the schema's default function.
+    // A default's value is read only for its kind (writtenValueIsPromise): it is a value, not a schema.
     if (key === 'defaultValue') continue;
     const value = def[key];
     if (key === 'getter' && typeof value === 'function') {

@@ -245,6 +245,10 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     }
     const nodeOrder = this.definitions.map((d) => d.name);
     const version = this.options.version;
+    // Before the descriptor: its JSON Schema calls a default's function, and a Promise it gave
+    // must be found (and its rejection handled) by this walk first.
+    refuseAsyncSchema(this.options.state, wf, { field: 'state' });
+    for (const def of this.definitions) if (def.kind === 'interrupt') refuseAsyncSchema(def.spec.resume, wf, { node: def.name, field: 'resume' });
     // The descriptor describes the schemas as written; the workflow validates with guarded ones.
     const descriptor = describeWorkflow({ name: wf, version, start, stateSchema: this.options.state, nodes, nodeOrder });
     const fingerprint = fingerprintOf(descriptor);
@@ -426,15 +430,26 @@ function isZodAsyncError(error: unknown): boolean {
  *   kind, so z.object(...).refine(...), .transform(...), intersections and discriminated unions
  *   of objects all count.
  */
-function guardedSchema<T extends z.ZodType>(schema: T, workflowName: string, where: { field: 'state' } | { node: string; field: 'resume' }): T {
+type SchemaPlace = { field: 'state' } | { node: string; field: 'resume' };
+
+function asynchronousSchema(workflowName: string, where: SchemaPlace, found: string): DefinitionInvalidError {
   const what = where.field === 'state' ? 'the state schema' : `the resume schema of ${where.node}`;
-  const asynchronous = (found: string) => new DefinitionInvalidError(workflowName,
+  return new DefinitionInvalidError(workflowName,
     `${what} is asynchronous (${found}): REMIT validates values synchronously before it writes them; ` +
       'use a synchronous schema and do asynchronous checks in node code', where);
-  // A function declared async is refused here, at build(): met only while validating, the Promise it
-  // made would reject unhandled (async-functions.ts).
+}
+
+/**
+ * A function declared async (or a default giving a Promise) is refused at build(): met only while
+ * validating, the Promise it made would reject unhandled (async-functions.ts).
+ */
+function refuseAsyncSchema(schema: unknown, workflowName: string, where: SchemaPlace): void {
   const declaredAsync = asyncFunctionIn(schema);
-  if (declaredAsync !== undefined) throw asynchronous(declaredAsync);
+  if (declaredAsync !== undefined) throw asynchronousSchema(workflowName, where, declaredAsync);
+}
+
+function guardedSchema<T extends z.ZodType>(schema: T, workflowName: string, where: SchemaPlace): T {
+  const asynchronous = (found: string) => asynchronousSchema(workflowName, where, found);
   const safeParse = (value: unknown, params?: z.core.ParseContext<z.core.$ZodIssue>) => {
     let outcome: z.ZodSafeParseResult<unknown>;
     try {
