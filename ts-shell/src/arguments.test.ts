@@ -54,7 +54,8 @@ function describeRunIds(name: string, open: () => Promise<Store>) {
         await expect(remit.continueRun(id)).rejects.toMatchObject(invalid);
         await expect(remit.inspect(id)).rejects.toMatchObject(invalid);
         await remit.start(wf, { n: 0 }, { runId: 'source' });
-        await expect(remit.fork('source', 1, { newRunId: id })).rejects.toMatchObject(invalid);
+        // The source run is the run of the call: named beside the argument.
+        await expect(remit.fork('source', 1, { newRunId: id })).rejects.toMatchObject({ ...invalid, runId: 'source', field: 'options.newRunId of fork' });
         expect((await store.listRuns()).map((r) => r.runId)).toEqual(['source']);
         await store.close();
       });
@@ -108,7 +109,7 @@ describe('run ids whose effect keys would not fit the log', () => {
     });
     await remit.start(wide, { n: 0 }, { runId: 'source' });
     await expect(remit.fork('source', 0, { newRunId: slashes })).rejects.toMatchObject({
-      code: 'REMIT_RUN_ID_INVALID', field: 'options.newRunId of fork', message: expect.stringMatching(/\(options\.newRunId of fork\): its effect keys could reach 1212 bytes/),
+      code: 'REMIT_RUN_ID_INVALID', field: 'options.newRunId of fork', runId: 'source', message: expect.stringMatching(/\(options\.newRunId of fork\): its effect keys could reach 1212 bytes/),
     });
     expect((await store.listRuns()).map((r) => r.runId)).toEqual(['source']);
     // A default fork id is made to fit.

@@ -38,7 +38,7 @@ const samples: Record<string, RemitError> = {
   ConflictError: new errors.ConflictError('r', 3, 4),
   EffectInFlightError: new errors.EffectInFlightError('r', 3, 'n', 'r/n/3', 1, 'host-a', 1_000, 500),
   OptionInvalidError: new errors.OptionInvalidError('maxConnections', 0, 'must be a whole number from 1', subject),
-  NotACheckpointError: new errors.NotACheckpointError('r', 3),
+  NotACheckpointError: new errors.NotACheckpointError('r', 3, 'EFFECT_INTENT'),
   BeyondHeadError: new errors.BeyondHeadError('r', 9, 3),
   ImplicitForkError: new errors.ImplicitForkError('r', 1, 3, false),
   ForkTargetExistsError: new errors.ForkTargetExistsError('t', subject),

@@ -263,9 +263,11 @@ export class RunExistsError extends RemitError {
 
 export class RunIdInvalidError extends RemitError {
   readonly code = ErrorCode.RUN_ID_INVALID;
-  constructor(runId: unknown, problem: string, argument?: string) {
-    const id = typeof runId === 'string' ? JSON.stringify(runId.slice(0, 80)) : String(runId);
-    super(`invalid run id ${id}${argument === undefined ? '' : ` (${argument})`}: ${problem}`, argument === undefined ? {} : { field: argument });
+  /** `subject`: the run of the call when the id refused is another argument's (a fork's newRunId: its source run). */
+  constructor(runId: unknown, readonly problem: string, argument?: string, subject: ErrorSubject = {}) {
+    // Never String() of an object: a null-prototype one (querystring.parse's) has no conversion.
+    const id = typeof runId === 'string' ? JSON.stringify(runId.slice(0, 80)) : describeValueKind(runId);
+    super(`invalid run id ${id}${argument === undefined ? '' : ` (${argument})`}: ${problem}`, argument === undefined ? subject : { ...subject, field: argument });
   }
 }
 
@@ -469,8 +471,9 @@ export function describeValue(value: unknown): string {
 
 export class NotACheckpointError extends RemitError {
   readonly code = ErrorCode.NOT_A_CHECKPOINT;
-  constructor(runId: string, seq: number) {
-    super('the record at this seq is not a checkpoint (RUN_STARTED or NODE_COMPLETED)', { runId, seq });
+  /** `recordKind`: the kind of the record at `seq` (EFFECT_INTENT, ...), when the call read it. */
+  constructor(runId: string, seq: number, readonly recordKind?: string) {
+    super(`the record at this seq${recordKind === undefined ? '' : ` (${recordKind})`} is not a checkpoint (RUN_STARTED or NODE_COMPLETED): fork or continue from the seq of one (remit inspect lists them)`, { runId, seq });
   }
 }
 

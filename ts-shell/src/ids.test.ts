@@ -94,6 +94,28 @@ describe('run ids', () => {
     expect(() => checkRunId('')).toThrow(/non-empty string/);
     expect(() => checkRunId(7)).toThrow(RunIdInvalidError);
   });
+
+  it('an id that is not a string is described without converting it (a null-prototype object, from querystring.parse, has no conversion)', () => {
+    const hostile = [Object.create(null), { toString: () => { throw new Error('toString threw'); } }, Symbol('s'), 12n, [1, 2], null, undefined];
+    const described = hostile.map((id) => {
+      try {
+        checkRunId(id);
+        return 'accepted';
+      } catch (error) {
+        expect(error).toBeInstanceOf(RunIdInvalidError);
+        return (error as Error).message;
+      }
+    });
+    expect(described).toEqual([
+      'invalid run id an object: must be a non-empty string',
+      'invalid run id an object: must be a non-empty string',
+      'invalid run id a symbol: must be a non-empty string',
+      'invalid run id the bigint 12: must be a non-empty string',
+      'invalid run id an object: must be a non-empty string',
+      'invalid run id null: must be a non-empty string',
+      'invalid run id undefined: must be a non-empty string',
+    ]);
+  });
 });
 
 describe('default run ids', () => {

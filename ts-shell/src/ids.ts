@@ -7,7 +7,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { OptionInvalidError, RunIdInvalidError } from './errors.js';
+import { OptionInvalidError, RunIdInvalidError, type ErrorSubject } from './errors.js';
 import { isWellFormedUnicode, utf8 } from './json.js';
 import { MAX_NODE_NAME_BYTES } from './workflow/workflow.js';
 
@@ -103,10 +103,10 @@ const NOT_ONLY_SPACES = /[^ ]/;
  * characters). The same rule on every store, so an id is stored, listed and recovered as given.
  */
 /** `argument`: where the id came from, when not an argument named runId (`newRunId` of fork). */
-export function checkRunId(runId: unknown, argument?: string): asserts runId is string {
-  if (typeof runId !== 'string' || runId.length === 0) throw new RunIdInvalidError(runId, 'must be a non-empty string', argument);
+export function checkRunId(runId: unknown, argument?: string, subject?: ErrorSubject): asserts runId is string {
+  if (typeof runId !== 'string' || runId.length === 0) throw new RunIdInvalidError(runId, 'must be a non-empty string', argument, subject);
   const problem = PRINTABLE_ASCII.test(runId) ? printableAsciiRunIdProblem(runId) : runIdProblem(runId);
-  if (problem !== null) throw new RunIdInvalidError(runId, problem, argument);
+  if (problem !== null) throw new RunIdInvalidError(runId, problem, argument, subject);
 }
 
 /** What the rule finds wrong with a non-empty printable-ASCII id, or null. */
@@ -183,10 +183,10 @@ export function longestEffectKeyBytes(runId: string, nodeNames: Iterable<string>
  * (possible only when both the run id and a node name are long and full of "%" or "/", which the
  * key writes as three bytes each). `argument`: where the id came from, as for checkRunId.
  */
-export function checkEffectKeysFit(runId: string, effectNodeNames: Iterable<string>, argument?: string): void {
+export function checkEffectKeysFit(runId: string, effectNodeNames: Iterable<string>, argument?: string, subject?: ErrorSubject): void {
   const longest = longestEffectKeyBytes(runId, effectNodeNames);
   if (longest > MAX_KEY_BYTES) {
-    throw new RunIdInvalidError(runId, `its effect keys could reach ${longest} bytes, over the log's ${MAX_KEY_BYTES}-byte names ("%" and "/" take 3 bytes in a key)`, argument);
+    throw new RunIdInvalidError(runId, `its effect keys could reach ${longest} bytes, over the log's ${MAX_KEY_BYTES}-byte names ("%" and "/" take 3 bytes in a key)`, argument, subject);
   }
 }
 

@@ -34,7 +34,7 @@ import { checkedForkOutcome, checkedListings, checkedRecords, checkedRunIds } fr
 import { checkWholeRead } from './store/whole-read.js';
 import { concatBytes, decodeRecordAt } from './core/codec.js';
 import { damageError, diagnoseRows, diagnoseValues, missingRecordsDamage, unreadableRunDamage, type RunDamage } from './sequencer/log-health.js';
-import { checkRecovery, headState, recordAt, runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
+import { checkRecovery, headState, kindName, recordAt, runStartedRecord, STATUS_NAMES, statusAfterRecords, type RunStatusName } from './sequencer/log-view.js';
 import { DEFAULT_SEQUENCING, RunSession, type Engine, type RunResult, type SequencingOptions } from './sequencer/sequencer.js';
 import { EMPTY_SUMMARY_AT, feedInPieces, recoverInPieces } from './sequencer/feed-pieces.js';
 import { openSummary } from './sequencer/stored-summary.js';
@@ -881,7 +881,7 @@ export class Remit implements Engine {
     // -0 passes as seq 0; the result reports it as 0, the seq the FORKED record names.
     checkpointSeq = Math.abs(checkpointSeq);
     checkOptionsArgument('fork', options, FORK_OPTIONS, { runId });
-    if (options.newRunId !== undefined) checkRunId(options.newRunId, NEW_RUN_ID_ARGUMENT);
+    if (options.newRunId !== undefined) checkRunId(options.newRunId, NEW_RUN_ID_ARGUMENT, { runId });
     // A fork copies a prefix up to any checkpoint and chains to it: it reads the whole log.
     const session = await this.openRun(runId, { wholeLog: true });
     const recovered = session.recover();
@@ -896,7 +896,7 @@ export class Remit implements Engine {
     // The fork's keys name its own run id; its effect nodes are in the copied RUN_STARTED.
     const table = runStartedRecord(session.bytes, runId).nodes;
     const effectNodes = table.filter((n) => n.kind === NodeKind.EFFECT).map((n) => fromUtf8(n.name));
-    checkEffectKeysFit(newRunId, effectNodes, options.newRunId === undefined ? undefined : NEW_RUN_ID_ARGUMENT);
+    checkEffectKeysFit(newRunId, effectNodes, options.newRunId === undefined ? undefined : NEW_RUN_ID_ARGUMENT, { runId });
     const intent = durableValue('fork intent', options.intent ?? null, null, { runId, seq: checkpointSeq });
     const forked: LogRecord = {
       kind: RecordKind.FORKED,
@@ -1434,8 +1434,10 @@ export class Remit implements Engine {
         const current = action.tag === 'AWAIT_RESUME' ? fromUtf8(action.interruptId) : '?';
         return new UnknownInterruptError(id, subject, `the run is parked on ${current}`);
       }
-      case RefusalReason.NOT_A_CHECKPOINT:
-        return new NotACheckpointError(runId, admission.seq);
+      case RefusalReason.NOT_A_CHECKPOINT: {
+        const record = session.heldRecordAt(admission.offset, admission.seq);
+        return new NotACheckpointError(runId, admission.seq, record === null ? undefined : kindName(record.kind));
+      }
       case RefusalReason.BEYOND_HEAD:
         return new BeyondHeadError(runId, about.requestedSeq ?? -1, admission.seq);
       case RefusalReason.IMPLICIT_FORK: {

@@ -95,6 +95,40 @@ describe('fork --continue', () => {
   });
 });
 
+describe('a fork the store or the log refuses', () => {
+  it('at a record that is not a checkpoint: the record\'s kind named, and the advice lists the checkpoints', async () => {
+    const db = join(cwd, 'fork-not-checkpoint.db');
+    const run = await remit('--db', db, '--workflow', COUNTER_MODULE, '--json', 'run', '--run-id', 'src');
+    const head = (run.json() as { headSeq: number }).headSeq; // RUN_COMPLETED
+    const refused = await remit('--db', db, 'fork', 'src', String(head));
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/REMIT_NOT_A_CHECKPOINT: the record at this seq \(RUN_COMPLETED\) is not a checkpoint/);
+    const advice = refused.stderr.split('\n')[1]!;
+    expect(advice).toMatch(/^ {2}find a checkpoint: `remit .*inspect src` lists the records/);
+    expect(wordsOf(advice.slice(advice.indexOf('`') + 1, advice.lastIndexOf('`')))).toEqual([`--db=${db}`, 'inspect', 'src']);
+    const json = await remit('--db', db, '--json', 'fork', 'src', String(head));
+    expect(json.json()).toMatchObject({ error: { code: 'REMIT_NOT_A_CHECKPOINT', runId: 'src', seq: head, recordKind: 'RUN_COMPLETED' } });
+  });
+
+  it('into an id that is taken: the advice says to name another, and how to see the run that has it', async () => {
+    const db = join(cwd, 'fork-taken.db');
+    expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'src')).code).toBe(0);
+    expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'taken')).code).toBe(0);
+    const refused = await remit('--db', db, 'fork', 'src', '1', '--run-id', 'taken');
+    expect(refused.code).toBe(4);
+    const [line, advice] = refused.stderr.split('\n');
+    expect(line).toMatch(/REMIT_FORK_TARGET_EXISTS: cannot fork into taken/);
+    expect(advice).toMatch(/^ {2}name another new run with --run-id, or leave it out for a fresh id; `remit .*inspect taken` shows the run that has this one$/);
+  });
+
+  it('a --run-id that is not a run id names the source run too (--json runId)', async () => {
+    const db = join(cwd, 'fork-bad-id.db');
+    expect((await remit('--db', db, '--workflow', COUNTER_MODULE, 'run', '--run-id', 'src')).code).toBe(0);
+    const refused = await remit('--db', db, '--json', 'fork', 'src', '1', '--run-id', '   ');
+    expect(refused.json()).toMatchObject({ error: { code: 'REMIT_RUN_ID_INVALID', field: '--run-id', runId: 'src', problem: expect.stringMatching(/no visible character/) } });
+  });
+});
+
 describe("commander's own refusals", () => {
   it('print `remit: usage: <message>` and the help hint on stderr', async () => {
     const unknown = await remit('bogus');

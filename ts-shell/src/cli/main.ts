@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { displayText } from '../display.js';
-import { EffectInFlightError, ImplicitForkError, RemitError, setSuggestedCommandOptions, shellWord, suggestCommand } from '../errors.js';
+import { EffectInFlightError, ForkTargetExistsError, ImplicitForkError, NotACheckpointError, RemitError, setSuggestedCommandOptions, shellWord, suggestCommand } from '../errors.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { DEFAULT_DB, globalOptions, reportFields, suggestedCommandOptions, UsageError, workflowModuleStep } from './context.js';
 import { registerCommands } from './registry.js';
@@ -107,6 +107,12 @@ export function implicitForkAdvice(error: ImplicitForkError): string {
 function adviceFor(error: unknown): string | undefined {
   if (error instanceof EffectInFlightError) return inFlightAdvice(error);
   if (error instanceof ImplicitForkError) return implicitForkAdvice(error);
+  if (error instanceof NotACheckpointError) {
+    return `  find a checkpoint: \`${suggestCommand('inspect', error.runId ?? '<runId>')}\` lists the records (RUN_STARTED and NODE_COMPLETED are checkpoints)`;
+  }
+  if (error instanceof ForkTargetExistsError) {
+    return `  name another new run with --run-id, or leave it out for a fresh id; \`${suggestCommand('inspect', error.targetRunId)}\` shows the run that has this one`;
+  }
   return undefined;
 }
 

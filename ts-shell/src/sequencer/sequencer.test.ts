@@ -162,7 +162,9 @@ describe('the sequencer on the refund workflow', () => {
     await remit.resume('s', parked.interrupt!.id, approval);
     const source = await store.readLog('s');
     await expect(remit.fork('s', 2)).rejects.toBeInstanceOf(NotACheckpointError);
-    await expect(remit.fork('s', 3)).rejects.toBeInstanceOf(NotACheckpointError);
+    // The record's kind is named (what is at seq 3 is not a checkpoint, and which it is).
+    await expect(remit.fork('s', 3)).rejects.toMatchObject({ code: 'REMIT_NOT_A_CHECKPOINT', runId: 's', seq: 3, recordKind: (await remit.inspect('s')).records[3]!.kind });
+    await expect(remit.fork('s', 3)).rejects.toThrow(/^the record at this seq \([A-Z_]+\) is not a checkpoint/);
     await expect(remit.fork('s', 40)).rejects.toBeInstanceOf(BeyondHeadError);
     const fork = await remit.fork('s', 8, { intent: { why: 'redo the notification' }, newRunId: 's-f' });
     expect(fork).toEqual({ runId: 's-f', sourceRunId: 's', checkpointSeq: 8, forkSeq: 9 });

@@ -41,11 +41,7 @@ async function forkNamingFlag<T>(newRunId: string | undefined, fork: () => Promi
     return await fork();
   } catch (error) {
     if (!(error instanceof RunIdInvalidError) || error.field !== LIBRARY_NEW_RUN_ID) throw error;
-    const head = `(${LIBRARY_NEW_RUN_ID}): `;
-    const tail = ` [field ${LIBRARY_NEW_RUN_ID}]`;
-    const start = error.message.indexOf(head);
-    if (start < 0 || !error.message.endsWith(tail)) throw error;
-    throw new RunIdInvalidError(newRunId, error.message.slice(start + head.length, -tail.length), '--run-id');
+    throw new RunIdInvalidError(newRunId, error.problem, '--run-id', error.runId === undefined ? {} : { runId: error.runId });
   }
 }
 
@@ -80,7 +76,7 @@ export const forkCommand: CommandModule = {
       .option('--continue', 'drive the new run right away (refused, with nothing written, unless --workflow registers the definition the source run was started under)')
       .action(async (runId: string, seqText: string, opts: { intent: string; runId?: string; continue?: boolean }, command: Command) => {
         const seq = parseSeq(seqText, '<seq>');
-        if (opts.runId !== undefined) checkRunId(opts.runId, '--run-id');
+        if (opts.runId !== undefined) checkRunId(opts.runId, '--run-id', { runId });
         const session = await openSession(command, { workflows: opts.continue ? 'required' : 'optional' });
         try {
           if (opts.continue) await checkSourceWorkflow(session, runId);
