@@ -69,6 +69,10 @@ done
 runs="$(cd "$app" && ./node_modules/.bin/remit --db ./.remit/app.db runs --json)"
 node -e 'const r = JSON.parse(process.argv[1]); if (r.length !== 2 || !r.every((x) => x.status === "completed")) { console.error(r); process.exit(1); }' "$runs"
 log "  the installed remit bin lists both runs as completed"
+# The README's form: with `--`, npm leaves --db (and --workflow, --help) to remit.
+runs_npx="$(cd "$app" && npx --no -- remit --db ./.remit/app.db runs --json)"
+[ "$runs_npx" = "$runs" ] || { echo "npx --no -- remit printed: $runs_npx" >&2; exit 1; }
+log "  npx --no -- remit, as the README writes it, gives the same listing"
 
 log "remit/postgres without pg installed: the import works, opening a store says what to install"
 pg_missing="$(cd "$app" && node --input-type=module -e '

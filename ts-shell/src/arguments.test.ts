@@ -164,6 +164,15 @@ describe('sequence numbers and interrupt ids', () => {
     });
   }
 
+  it('resume(interruptId, runId, value), the first two swapped, is refused saying they look swapped; a malformed id alone does not say so', async () => {
+    const { store, remit, before } = await parked();
+    const swapped = await remit.resume('ask@1', 'r', { ok: true }).catch((e) => e);
+    expect(swapped).toMatchObject({ code: 'REMIT_ARGUMENT_INVALID', argument: 'interruptId' });
+    expect(String(swapped.message)).toMatch(/got "r" \(resume takes \(runId, interruptId, value\): were the first two swapped\? "ask@1" looks like an interrupt id\)/);
+    expect(String((await remit.resume('r', 'ask', { ok: true }).catch((e) => e)).message)).not.toMatch(/swapped/);
+    expect(await store.readLog('r')).toEqual(before);
+  });
+
   it('a well-formed interrupt id that names nothing parked is still UNKNOWN_INTERRUPT', async () => {
     const { remit } = await parked();
     await expect(remit.resume('r', 'ask@7', { ok: true })).rejects.toMatchObject({ code: 'REMIT_UNKNOWN_INTERRUPT' });

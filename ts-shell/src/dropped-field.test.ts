@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from './core/index.js';
-import { StateInvalidError } from './errors.js';
+import { ResumeValueInvalidError, StateInvalidError } from './errors.js';
 import { Remit } from './remit.js';
 import { MemoryStore } from './store/memory.js';
 import { checkWorkflow } from './testing/check-workflow.js';
@@ -113,5 +113,63 @@ describe('a returned field the state schema drops', () => {
       if (unknown.length === 0) expect(outcome).toMatchObject({ status: 'completed' });
       else expect((outcome as StateInvalidError).issues?.[0]?.path).toBe(unknown[0]);
     }), { numRuns: 40 });
+  });
+});
+
+describe('a field of start()\'s input or of a resume value that its schema drops', () => {
+  const Approval = z.object({ approved: z.boolean().default(false), comment: z.string().optional() });
+  const approvals = (resume: z.ZodType) => workflow({ name: 'approve', version: '1', state: State.extend({ approved: z.boolean().optional() }) })
+    .interrupt('ask', { resume, apply: (_s, v) => ({ approved: (v as { approved: boolean }).approved }), next: END })
+    .build();
+
+  it('is refused exactly for the keys the schema names nowhere: start writes nothing, a resume leaves the interrupt open (fast-check over key sets)', async () => {
+    const key = fc.constantFrom('approved', 'comment', 'aproved', 'coment', 'count', 'cuont');
+    await fc.assert(fc.asyncProperty(fc.uniqueArray(key, { maxLength: 4 }), fc.boolean(), async (keys, atStart) => {
+      const wf = approvals(Approval);
+      const store = new MemoryStore();
+      const remit = new Remit(store, await createCore('reference'), [wf]);
+      const given = Object.fromEntries(keys.map((k) => [k, k.startsWith('c') && k !== 'count' && k !== 'cuont' ? 'x' : k === 'count' || k === 'cuont' ? 1 : true]));
+      if (atStart) {
+        // The state schema names count, note, user and approved.
+        const input = { count: 0, ...given };
+        const unknown = Object.keys(input).filter((k) => !['count', 'note', 'user', 'approved'].includes(k));
+        const outcome = await remit.start(wf, input, { runId: 'r' }).catch((e: unknown) => e);
+        if (unknown.length === 0) expect(outcome).toMatchObject({ status: 'parked' });
+        else {
+          expect(outcome).toBeInstanceOf(StateInvalidError);
+          expect((outcome as StateInvalidError).issues?.[0]).toMatchObject({ path: unknown[0], message: expect.stringMatching(/^the input has this field, which the state schema names nowhere/) });
+          expect(await store.listRuns()).toEqual([]);
+        }
+      } else {
+        const parked = await remit.start(wf, { count: 0 }, { runId: 'r' });
+        const unknown = keys.filter((k) => !['approved', 'comment'].includes(k));
+        const outcome = await remit.resume('r', parked.interrupt!.id, given).catch((e: unknown) => e);
+        if (unknown.length === 0) expect(outcome).toMatchObject({ status: 'completed' });
+        else {
+          expect(outcome).toBeInstanceOf(ResumeValueInvalidError);
+          expect(outcome).toMatchObject({ runId: 'r', node: 'ask', field: unknown[0] });
+          expect((outcome as Error).message).toMatch(/the resume schema names nowhere and drops, so it would be lost .*; the interrupt was not consumed/);
+          // Open: the corrected value resumes it.
+          expect(await remit.resume('r', parked.interrupt!.id, { approved: true })).toMatchObject({ status: 'completed', state: { approved: true } });
+        }
+      }
+      await remit.close();
+    }), { numRuns: 60 });
+  });
+
+  it('is accepted by a schema that drops (.strip()) or keeps (.loose()) unknown fields, or names the field in another variant', async () => {
+    for (const [resume, value, expected] of [
+      [Approval.strip(), { aproved: true }, { approved: false }],
+      [Approval.loose(), { approved: true, extra: 1 }, { approved: true }],
+      [z.union([Approval, z.object({ approved: z.boolean(), reason: z.string() })]), { approved: true, reason: 'r' }, { approved: true }],
+    ] as const) {
+      const wf = approvals(resume as z.ZodType);
+      const remit = new Remit(new MemoryStore(), await createCore('reference'), [wf]);
+      const parked = await remit.start(wf, { count: 0 }, { runId: 'r' });
+      expect(await remit.resume('r', parked.interrupt!.id, value)).toMatchObject({ status: 'completed', state: expected });
+      await remit.close();
+    }
+    const loose = workflow({ name: 'loose', version: '1', state: State.loose() }).pure('p', { run: () => ({}), next: END }).build();
+    expect((await runOnce(loose, { count: 0, extra: 1 })).outcome).toMatchObject({ status: 'completed', state: { extra: 1 } });
   });
 });

@@ -333,3 +333,23 @@ describe('recoverAll when the store cannot read one run', () => {
     for (const runId of ['a', 'c']) expect(outcomes.find((o) => o.runId === runId)).toMatchObject({ result: { status: 'completed' } });
   });
 });
+
+describe('a resume whose completion is refused before the claim', () => {
+  it('says the interrupt is still parked, whatever refused it (the state schema, the route), and a value that passes resumes it', async () => {
+    const Offer = z.object({ n: z.number(), accepted: z.boolean().optional() }).refine((s) => s.accepted !== false, 'a refused offer is not kept');
+    const wf = workflow({ name: 'offer', version: '1', state: Offer })
+      .interrupt('decide', { resume: z.object({ accept: z.boolean(), to: z.string().optional() }), apply: (_s, v) => ({ accepted: v.accept }), next: ((s: { n: number }) => (s.n > 0 ? 'nowhere' : END)) as never })
+      .build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    const parked = await remit.start(wf, { n: 0 }, { runId: 'o1' });
+    const refusedByState = await remit.resume('o1', parked.interrupt!.id, { accept: false }).catch((e: unknown) => e);
+    expect(refusedByState).toMatchObject({ code: 'REMIT_STATE_INVALID', runId: 'o1', node: 'decide' });
+    expect((refusedByState as Error).message).toMatch(/a refused offer is not kept; nothing was written: the value was not claimed and the interrupt is still parked \(a value whose completion passes resumes it\) \[run o1/);
+    const other = await remit.start(wf, { n: 1 }, { runId: 'o2' });
+    const refusedByRoute = await remit.resume('o2', other.interrupt!.id, { accept: true }).catch((e: unknown) => e);
+    expect(refusedByRoute).toBeInstanceOf(RouteInvalidError);
+    expect((refusedByRoute as Error).message).toMatch(/the interrupt is still parked/);
+    expect((await remit.status('o2')).status).toBe('parked');
+    expect(await remit.resume('o1', parked.interrupt!.id, { accept: true })).toMatchObject({ status: 'completed', state: { accepted: true } });
+  });
+});

@@ -48,6 +48,7 @@ import { durableValue, encodeRecordWithinLimits, validate, type ReadBackSchema }
 import { assert } from './assert.js';
 import { allKeysOf, notKnown, unknownKey } from './known-keys.js';
 import { canonicalDescriptor, diffDescriptors } from './workflow/descriptor.js';
+import { droppedField, ON_PURPOSE } from './workflow/declared-fields.js';
 import { isBuiltWorkflow, isLeaseMs, MAX_LEASE_MS, MAX_NODE_NAME_BYTES, WorkflowBuilder, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
 
 export { MAX_RUN_ID_BYTES } from './ids.js';
@@ -461,7 +462,8 @@ function fenceSettings(options: Partial<FenceOptions>): FenceSettings {
   if (options.canary !== undefined && !canaryAllowed()) {
     throw new OptionInvalidError('fence canary', options.canary, 'is for tests only (set REMIT_ALLOW_CANARY=1 outside vitest)');
   }
-  return { instanceId: ownerScoped(instanceId), effectLeaseMs, now: options.now ?? Date.now, ...(options.canary ? { canary: options.canary } : {}) };
+  // Date.now read at each call, not kept: a test's fake timers installed after createRemit drive its leases too.
+  return { instanceId: ownerScoped(instanceId), effectLeaseMs, now: options.now ?? (() => Date.now()), ...(options.canary ? { canary: options.canary } : {}) };
 }
 
 /**
@@ -734,7 +736,11 @@ export class Remit implements Engine {
     // No node name is over MAX_NODE_NAME_BYTES (build() refuses one; UTF-8 takes at least a byte
     // per UTF-16 unit): such an id is malformed, refused with the id cut short, not echoed whole.
     if (parsedId === null || parsedId.node.length > MAX_NODE_NAME_BYTES || utf8(parsedId.node).length > MAX_NODE_NAME_BYTES) {
-      throw new ArgumentInvalidError('interruptId', INTERRUPT_ID_EXPECTED, describeArgument(interruptId), { runId });
+      // resume(interruptId, runId, ...): the run id given is shaped as an interrupt id.
+      const swapped = typeof interruptId === 'string' && parseInterruptId(runId) !== null
+        ? ` (resume takes (runId, interruptId, value): were the first two swapped? ${describeArgument(runId)} looks like an interrupt id)`
+        : '';
+      throw new ArgumentInvalidError('interruptId', INTERRUPT_ID_EXPECTED, `${describeArgument(interruptId)}${swapped}`, { runId });
     }
     const session = await this.openRun(runId);
     const wf = session.workflowFor(session.recover());
@@ -753,12 +759,20 @@ export class Remit implements Engine {
     if (!parsed.success) {
       throw new ResumeValueInvalidError(interruptId, { runId, node: nodeName }, toValidationIssues(parsed.error.issues));
     }
+    // A misspelt field the schema would drop: refused before the claim, which would consume the
+    // interrupt with a value that lost it.
+    const dropped = droppedField(def.spec.resume, value, parsed.data);
+    if (dropped !== undefined) {
+      throw new ResumeValueInvalidError(interruptId, { runId, node: nodeName }, [
+        { path: dropped, message: `the value has this field, which the resume schema names nowhere and drops, so it would be lost (a misspelt name? ${ON_PURPOSE})` },
+      ]);
+    }
     // Fully checked before the claim: once RESUME_CLAIMED is durable, the stored value is applied
     // as it is, so it must read back as itself (values.ts), or the run could never finish; and the
     // completion the claimed value leads to must succeed, or the interrupt would be consumed by a
     // value that can never finish the run.
     const encoded = durableValue('resume value', parsed.data, def.spec.resume, { runId, seq: admission.seq, node: nodeName }, value);
-    session.checkResume(nodeName, decodeJson(encoded.bytes));
+    checkResumeBeforeClaim(session, nodeName, decodeJson(encoded.bytes));
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) {
         admission = session.admit(request);
@@ -1491,7 +1505,24 @@ export function checkStart(wf: Workflow, input: unknown, runId: string | undefin
 export function startState(wf: Workflow, input: unknown, subject: ErrorSubject = { seq: 0 }): ReturnType<typeof durableValue> {
   const parsed = validate(wf.stateSchema, input, subject);
   if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
+  const dropped = droppedField(wf.stateSchema, input, parsed.data);
+  if (dropped !== undefined) {
+    throw new StateInvalidError(subject, [{ path: dropped, message: `the input has this field, which the state schema names nowhere and drops, so it would be lost (a misspelt name? ${ON_PURPOSE})` }]);
+  }
   return durableValue('input', parsed.data, wf.stateSchema, subject, input);
+}
+
+/**
+ * RunSession.checkResume, whose refusals (the completion's state refused by the state schema, a
+ * route that names no node, ...) say, as a refused value does, that the interrupt was not consumed.
+ */
+function checkResumeBeforeClaim(session: RunSession, node: string, value: Json): void {
+  try {
+    session.checkResume(node, value);
+  } catch (error) {
+    if (!(error instanceof RemitError) || /interrupt (is still parked|was not consumed)/.test(error.message)) throw error;
+    throw restateRecorded(error, 'nothing was written: the value was not claimed and the interrupt is still parked (a value whose completion passes resumes it)');
+  }
 }
 
 /** How an argument that was refused looked, for the message. */

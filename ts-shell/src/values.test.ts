@@ -189,9 +189,17 @@ describe('effect results', () => {
     const { store, remit } = fresh(wf);
     const error = await remit.start(wf, {}, { runId: 'big' }).catch((e) => e);
     expect(error).toBeInstanceOf(NotJsonError);
-    expect(error.message).toMatch(/is not JSON-serialisable: .*; EFFECT_RELEASED was recorded \(attempt 1 is given up: .*\); the node's completion was not recorded \[run big, seq 3, node count\]$/);
-    expect(error.toJSON()).toMatchObject({ code: 'REMIT_NOT_JSON', runId: 'big', seq: 3, node: 'count', message: error.message });
+    expect(error.message).toMatch(/is not JSON-serialisable: n: .*; EFFECT_RELEASED was recorded \(attempt 1 is given up: .*\); the node's completion was not recorded \[run big, seq 3, node count, field n\]$/);
+    expect(error.toJSON()).toMatchObject({ code: 'REMIT_NOT_JSON', runId: 'big', seq: 3, node: 'count', field: 'n', message: error.message });
     expect(await kinds(store, 'big')).toEqual([RecordKind.RUN_STARTED, RecordKind.EFFECT_INTENT, RecordKind.EFFECT_ATTEMPT, RecordKind.EFFECT_RELEASED]);
+  });
+
+  it('a BigInt deep in a value is named by its path (JSON.stringify says only that one exists; from a newcomer\'s review)', () => {
+    const value = { order: { items: [1, { qty: 5n }], seen: null as unknown } };
+    value.order.seen = value.order.items; // a shared object is walked once
+    const error = (() => { try { checkedRoundTrip('state', value, { runId: 'r' }); } catch (e) { return e as NotJsonError; } })()!;
+    expect(error).toBeInstanceOf(NotJsonError);
+    expect(error).toMatchObject({ field: 'order.items.1.qty', message: expect.stringMatching(/^the state is not JSON-serialisable: order\.items\.1\.qty: /) });
   });
 
   it('a Proxy whose getPrototypeOf trap throws is refused with a typed error, the attempt released (from a security review: a plain Error escaped)', async () => {

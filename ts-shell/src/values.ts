@@ -262,6 +262,8 @@ export function checkedRoundTrip(what: string, output: unknown, subject: ErrorSu
     }
     if (deep !== null) throw tooDeep(what, deep, subject);
     if (isStringTooLong(error)) throw textTooLong(what, subject);
+    const at = bigintAt(output);
+    if (at !== null) throw new NotJsonError(`the ${what}`, `${pathText(at)}: ${(error as Error).message}`, { ...subject, field: pathText(at) });
     throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
   }
   const deep = tooDeepAt(encoded.value, true);
@@ -308,6 +310,30 @@ function tooDeepAt(value: unknown, parsed: boolean): Path | null {
     frames.push(open(child));
   }
   return null;
+}
+
+/**
+ * The path to the first BigInt in a value (JSON.stringify throws on one without saying where),
+ * or null. Read on a refusal only: own enumerable keys, each object once; a getter or Proxy that
+ * throws ends the search (the stringify error is then reported as it is).
+ */
+function bigintAt(value: unknown): Path | null {
+  const seen = new Set<object>();
+  const walk = (node: unknown, path: Path): Path | null => {
+    if (typeof node === 'bigint') return path;
+    if (node === null || typeof node !== 'object' || seen.has(node) || path.length > MAX_VALUE_DEPTH) return null;
+    seen.add(node);
+    for (const key of Array.isArray(node) ? node.keys() : Object.keys(node)) {
+      const found = walk((node as Record<string | number, unknown>)[key], [...path, key]);
+      if (found !== null) return found;
+    }
+    return null;
+  };
+  try {
+    return walk(value, []);
+  } catch {
+    return null;
+  }
 }
 
 function tooDeep(what: string, path: Path, subject: ErrorSubject): ValueUnfaithfulError {

@@ -75,6 +75,15 @@ interface StagedRecords {
 /** The kind byte of an encoded record (docs/log-format.md: header byte 9, every format). */
 const KIND_BYTE = 9;
 
+/** How long a drive runs without letting the event loop run (RunSession.drive). */
+const PAUSE_AFTER_MS = 10;
+
+/**
+ * setImmediate as it was when this module loaded: a test's fake timers (installed after the import)
+ * would otherwise hold a drive's pause until the test advanced them.
+ */
+const setImmediateAtLoad = globalThis.setImmediate;
+
 /** The head state as of the checkpoint record `checkpointSeq`. */
 interface CachedHead extends HeadState {
   checkpointSeq: number;
@@ -752,10 +761,19 @@ export class RunSession {
     new Step(this, this.workflowFor(recovered), fromUtf8(recovered.runId), recovered.recordCount, recovered).checkResume(node, value);
   }
 
-  /** Drive the run until it parks, completes or fails. */
+  /**
+   * Drive the run until it parks, completes or fails. A drive that has run for PAUSE_AFTER_MS
+   * without waiting (pure steps on a store that answers at once: SQLite's appends are synchronous,
+   * the memory store's resolve as microtasks) lets the event loop run, so that a long loop does not
+   * hold every other request of the process. What it staged stays staged: a pause is an await as
+   * an asynchronous store's append is one (another call on the run meanwhile is a concurrent
+   * sequencer, refused at the append), and the groups, and so the appends, are the same whether a
+   * drive paused or not.
+   */
   async drive(): Promise<RunResult> {
     if (this.stale) await this.reload();
-    for (;;) {
+    let pausedAt = performance.now();
+    for (;; pausedAt = await this.pauseIfDue(pausedAt)) {
       const recovered = this.recover();
       const wf = this.workflowFor(recovered);
       const action = recovered.action;
@@ -772,6 +790,13 @@ export class RunSession {
       if (this.groupFull) await this.flush();
       await this.runGroup(wf, runId, action, recovered);
     }
+  }
+
+  /** After PAUSE_AFTER_MS of driving since `pausedAt`, let the event loop run; the time the drive goes on from. */
+  private async pauseIfDue(pausedAt: number): Promise<number> {
+    if (performance.now() - pausedAt < PAUSE_AFTER_MS) return pausedAt;
+    await new Promise<void>((resolve) => setImmediateAtLoad(resolve));
+    return performance.now();
   }
 
   /**

@@ -63,3 +63,29 @@ function partsOf(def: Def): unknown[] | 'object' | 'any' {
     default: return INNER.has(def.type ?? '') ? [def.innerType] : 'any';
   }
 }
+
+/**
+ * The first top-level field of `given` (with a value) that the parsed output does not have and
+ * the schema names nowhere: a schema that strips keys it does not name (zod's default) would drop
+ * a misspelt field without a word. A field the schema names (a transform that removes it, another
+ * variant of a union) is the schema's doing, and a schema that keeps or accepts unknown fields, or
+ * drops them on purpose (`.strip()`), is not checked (declaredFields). Only the top-level fields
+ * are, not what they hold: a nested object may be narrowed to its declared fields on purpose.
+ * Checked where a value enters a run: a node's returned fields, start's input, a resume value.
+ */
+export function droppedField(schema: unknown, given: unknown, parsed: unknown): string | undefined {
+  if (given === null || typeof given !== 'object' || Array.isArray(given) || parsed === null || typeof parsed !== 'object') return undefined;
+  const declared = declaredFields(schema);
+  if (declared === 'any') return undefined;
+  try {
+    for (const key of Object.keys(given)) {
+      if ((given as Record<string, unknown>)[key] !== undefined && !Object.hasOwn(parsed, key) && !declared.has(key)) return key;
+    }
+  } catch {
+    // A Proxy whose traps throw: not checked here; the value's read-back check refuses it.
+  }
+  return undefined;
+}
+
+/** How to keep fields a schema does not name, said wherever one is refused as dropped. */
+export const ON_PURPOSE = 'to drop unknown fields on purpose, end the object schema with .strip(); to keep them, .loose()';

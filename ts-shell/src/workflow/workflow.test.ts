@@ -114,7 +114,11 @@ describe('workflow definitions', () => {
   it('refuses bad definitions with a typed error naming the node', () => {
     const base = () => workflow({ name: 'bad', version: '1', state: State });
     expect(() => base().build()).toThrow(DefinitionInvalidError);
-    expect(() => base().pure('a', { run: () => ({}), next: 'nowhere' }).build()).toThrow(/unknown node nowhere/);
+    expect(() => base().pure('a', { run: () => ({}), next: 'nowhere' }).build()).toThrow(/unknown node nowhere \[node a, field next\]$/);
+    // The string a newcomer writes for the END constant is pointed at it.
+    for (const end of ['END', 'end', 'End']) {
+      expect(() => base().pure('a', { run: () => ({}), next: end }).build()).toThrow(`unknown node ${end} (to end the run, route to the END constant remit exports, not the string)`);
+    }
     expect(() => base().pure('a', { run: () => ({}), next: END }).pure('a', { run: () => ({}), next: END })).toThrow(/defined twice/);
     expect(() => base().pure(END, { run: () => ({}), next: END })).toThrow(/reserved/);
     expect(() => base().pure('a', { run: () => ({}), next: END }).startAt('b').build()).toThrow(/start node b/);

@@ -237,7 +237,8 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     for (const def of this.definitions) {
       const next = def.spec.next;
       if (typeof next === 'string' && next !== END && !nodes.has(next)) {
-        throw new DefinitionInvalidError(wf, `route of ${def.name} names unknown node ${next}`, { node: def.name, field: 'next' });
+        const endMeant = /^end$/i.test(next) ? ' (to end the run, route to the END constant remit exports, not the string)' : '';
+        throw new DefinitionInvalidError(wf, `route of ${def.name} names unknown node ${next}${endMeant}`, { node: def.name, field: 'next' });
       }
       if (typeof next !== 'string' && typeof next !== 'function') {
         throw new DefinitionInvalidError(wf, `next of ${def.name} must be a node name, END or a function`, { node: def.name, field: 'next' });
