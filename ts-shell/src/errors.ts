@@ -417,6 +417,28 @@ export class ConflictError extends RemitError {
 }
 
 /**
+ * A ConflictError from the append of an effect's EFFECT_DONE (with the node's completion, or the
+ * failure recorded after it), restated: "called no handler" would be untrue. This call's handler
+ * was called and returned (the outside effect happened), and its result was not recorded, since
+ * another sequencer appended after the attempt: its lease ran out and the attempt was taken over,
+ * and the attempt that took it over calls the handler with the same key. Class and code are kept
+ * (a waiting continueRun retries on it as on any conflict). Internal: not exported by the package.
+ */
+export function afterHandlerTakenOver(error: ConflictError, node: string, key: string, attempt: number): ConflictError {
+  if (error.node === undefined) Object.defineProperty(error, 'node', { value: node, enumerable: true });
+  return restateRecorded(error, `the handler of effect ${node} had been called here and had returned (attempt ${attempt}, key ${key}: the outside effect happened), ` +
+    'and its result was not recorded (EFFECT_DONE: nothing was written): the attempt\'s lease ran out and another sequencer took it over, so this call\'s ' +
+    'outcome is not the run\'s; the attempt that took it over calls the handler with the same idempotency key');
+}
+
+/**
+ * The longest lease (MAX_LEASE_MS, workflow/workflow.ts, a day; not imported from there, since that
+ * module imports this one): a lease that ends further than this from a reader's clock was stamped
+ * by a clock ahead of the reader's.
+ */
+const LONGEST_LEASE_MS = 86_400_000;
+
+/**
  * An attempt of this effect is recorded without an outcome and its owner may be calling the handler
  * now: its lease has not expired, or its owner is this very instance and the call is still running
  * here. Nothing was written and no handler was called. Retry after `retryAfterMs` (or pass
@@ -444,11 +466,35 @@ export class EffectInFlightError extends RemitError {
     readonly runningHere = false,
   ) {
     super(
-      `attempt ${attempt} of effect ${key} is in flight (owner ${owner || '?'}, lease until ${new Date(leaseExpiresAtMs).toISOString()}); ` +
-        `no handler was called and nothing was written; retry after ${retryAfterMs} ms (${runningHere ? 'a call in this thread is running it: a poll interval, not the lease\'s remaining time' : 'when its lease runs out'})`,
+      `attempt ${attempt} of effect ${key} is in flight (owner ${owner || '?'}, lease until ${leaseTimeText(leaseExpiresAtMs)}); ` +
+        `no handler was called and nothing was written; retry after ${retryAfterMs} ms (${runningHere ? 'a call in this thread is running it: a poll interval, not the lease\'s remaining time' : 'when its lease runs out'})` +
+        (!runningHere && retryAfterMs > LONGEST_LEASE_MS ? `; ${leaseBeyondLongestClause(owner)}` : ''),
       { runId, seq: attemptSeq, node },
     );
   }
+}
+
+/**
+ * A lease's end as ISO 8601, or, for a time no Date can hold (a lease another program or version
+ * stored: the lease codec accepts any finite number), the number itself: the refusal must not
+ * become a RangeError from toISOString.
+ */
+function leaseTimeText(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? `${String(ms)} ms since the epoch, beyond the times a Date can hold` : date.toISOString();
+}
+
+/**
+ * Why a lease ends more than the longest lease after this instance's clock, and what to do: it is
+ * not taken over (the clock behind may be this one), so waiting would take longer than any lease.
+ */
+function leaseBeyondLongestClause(owner: string): string {
+  const takeOver = owner === ''
+    ? ''
+    : ` If its owner ${owner} crashed, continue under its instance id (createRemit({ instanceId }), \`remit --instance-id\`), which takes its attempts over at once ` +
+      '(never while a process with that id may still be running).';
+  return `that lease ends more than the longest lease (${LONGEST_LEASE_MS} ms, a day) after this instance's clock: the owner's clock was ahead of this one's ` +
+    `when it claimed the attempt, or this one is behind. The attempt is not taken over before its lease ends by this clock, which may be the wrong one.${takeOver}`;
 }
 
 /** An option passed to REMIT (createRemit, continueRun, recoverAll, an effect node) has a value it cannot use. */

@@ -49,6 +49,7 @@ import { assert } from './assert.js';
 import { allKeysOf, notKnown, unknownKey } from './known-keys.js';
 import { canonicalDescriptor, diffDescriptors } from './workflow/descriptor.js';
 import { droppedField, ON_PURPOSE } from './workflow/declared-fields.js';
+import { internalTimers } from './timers.js';
 import { isBuiltWorkflow, isLeaseMs, MAX_LEASE_MS, MAX_NODE_NAME_BYTES, WorkflowBuilder, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
 
 export { MAX_RUN_ID_BYTES } from './ids.js';
@@ -848,15 +849,16 @@ export class Remit implements Engine {
    */
   private async driveWaiting(session: RunSession, waitMs: number): Promise<RunResult> {
     // Timed by the monotonic clock: the wall clock (the fence's, which leases are judged by) may be
-    // stepped, and a wait of 1 s took 6 s with it set back 5 s.
-    const deadline = performance.now() + waitMs;
+    // stepped, and a wait of 1 s took 6 s with it set back 5 s. REMIT's own (timers.ts): a test's
+    // fake timers would otherwise hold the wait.
+    const deadline = internalTimers.monotonicNow() + waitMs;
     let pollMs = 20;
     for (;;) {
       try {
         return await session.drive();
       } catch (error) {
         if (!(error instanceof EffectInFlightError || error instanceof ConflictError)) throw error;
-        const left = deadline - performance.now();
+        const left = deadline - internalTimers.monotonicNow();
         if (left <= 0 || this.closing) throw error;
         const retryAfter = error instanceof EffectInFlightError ? error.retryAfterMs : 0;
         await this.sleepUnlessClosed(Math.max(1, Math.min(left, pollMs, retryAfter > 0 ? retryAfter : pollMs)));
@@ -874,11 +876,11 @@ export class Remit implements Engine {
   private sleepUnlessClosed(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const wake = () => {
-        clearTimeout(timer);
+        internalTimers.clearTimeout(timer);
         this.sleeping.delete(wake);
         resolve();
       };
-      const timer = setTimeout(wake, ms);
+      const timer = internalTimers.setTimeout(wake, ms);
       this.sleeping.add(wake);
     });
   }

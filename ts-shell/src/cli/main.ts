@@ -74,9 +74,14 @@ const MAX_WAIT_MS = 86_400_000;
 export function inFlightAdvice(error: EffectInFlightError): string {
   const runId = error.runId ?? '<runId>';
   const continueWith = (option: string) => `${suggestCommand('continue')} ${option} ${runId.startsWith('-') ? '-- ' : ''}${shellWord(runId)}`;
-  const waitMs = leaseWaitMs(error);
+  const remainingMs = leaseRemainingMs(error);
+  const waitMs = Math.min(remainingMs, MAX_WAIT_MS);
   const poll = error.runningHere ? `a call in this process was running it (retryAfterMs ${error.retryAfterMs} is a poll interval, not the lease's remaining time); ` : '';
-  const wait = `${poll}wait for it: \`${continueWith(`--wait ${waitMs}`)}\` waits up to ${waitMs} ms, until its lease runs out`;
+  // A lease that ends past the longest --wait was stamped by a clock ahead of this one (or this one is behind): no wait reaches its end.
+  const until = remainingMs > MAX_WAIT_MS
+    ? `the longest --wait; its lease runs out later than that (in ${remainingMs} ms by this host's clock: the owner's clock was ahead of this one, or this one is behind)`
+    : 'until its lease runs out';
+  const wait = `${poll}wait for it: \`${continueWith(`--wait ${waitMs}`)}\` waits up to ${waitMs} ms, ${until}`;
   if (error.owner === '') return `  ${wait}`;
   // A worker thread's or cluster worker's owner (`<id>#thread-N`, `<id>#worker-N`) cannot be taken as an instance id ('#' is refused:
   // it is how a worker's calls are told from the main thread's): waiting is the way.
@@ -85,12 +90,13 @@ export function inFlightAdvice(error: EffectInFlightError): string {
 }
 
 /**
- * The lease's remaining time (within --wait's range): retryAfterMs, except when a call in this
- * process runs the attempt, where retryAfterMs is a poll interval and the lease says how long.
+ * The lease's remaining time (at least 1 ms; --wait takes at most MAX_WAIT_MS of it): retryAfterMs,
+ * except when a call in this process runs the attempt, where retryAfterMs is a poll interval and
+ * the lease says how long.
  */
-function leaseWaitMs(error: EffectInFlightError): number {
+function leaseRemainingMs(error: EffectInFlightError): number {
   const remaining = error.runningHere ? error.leaseExpiresAtMs - Date.now() : Number(error.retryAfterMs);
-  return Math.min(Math.max(1, Math.ceil(remaining || 1)), MAX_WAIT_MS);
+  return Math.max(1, Math.ceil(remaining || 1));
 }
 
 /**

@@ -42,6 +42,13 @@ describe('the takeover rule', () => {
     expect(decideTakeover({ owner: 'other', leaseUntilMs: 99_000 }, me, true)).toEqual({ takeover: false, owner: 'other', leaseExpiresAtMs: 99_000, retryAfterMs: OWN_CALL_RETRY_MS, runningHere: true });
     expect(OWN_CALL_RETRY_MS).toBe(50);
   });
+  it('refuses a clock reading that is not a time a Date holds (a stub answering undefined), naming the run, the seq and the node', () => {
+    for (const reading of [undefined, Number.NaN, Number.POSITIVE_INFINITY, '5000', 8.64e15 + 1]) {
+      const broken: FenceSettings = { ...me, now: () => reading as number };
+      expect(() => decideTakeover({ owner: 'other', leaseUntilMs: 9_000 }, broken, false, { runId: 'r', seq: 2, node: 'send' }), String(reading))
+        .toThrow(expect.objectContaining({ code: 'REMIT_OPTION_INVALID', option: 'now', runId: 'r', seq: 2, node: 'send' }));
+    }
+  });
   it('leases round-trip; anything else is unreadable', () => {
     expect(decodeLease(encodeLease({ owner: 'a', leaseUntilMs: 12 }))).toEqual({ owner: 'a', leaseUntilMs: 12 });
     for (const bad of ['', '{', '[]', '{"owner":1,"leaseUntilMs":2}', '{"owner":"a"}', '{"owner":"a","leaseUntilMs":"2"}']) {
@@ -57,9 +64,13 @@ describe('the takeover rule', () => {
     expect(other).not.toBeNull();
     // The same run id and key in another store (another record 0) is another run's call.
     expect(inFlightCalls.has('i', 'r', 'k', '2')).toBe(false);
+    // An unreadable lease names no owner: a call of any instance on the effect counts.
+    expect(inFlightCalls.hasAnyOwner('r', 'k', '1')).toBe(true);
+    expect(inFlightCalls.hasAnyOwner('r', 'k', '2')).toBe(false);
     a!.leave();
     other!.leave();
     expect(inFlightCalls.has('i', 'r', 'k', '1')).toBe(false);
+    expect(inFlightCalls.hasAnyOwner('r', 'k', '1')).toBe(false);
     expect(() => a!.leave()).toThrow(/left twice/);
   });
 });

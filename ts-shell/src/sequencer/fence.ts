@@ -8,7 +8,7 @@
  */
 
 import { assert } from '../assert.js';
-import { describeThrown } from '../errors.js';
+import { describeThrown, OptionInvalidError, type ErrorSubject } from '../errors.js';
 import { decodeJson, encodeJson } from '../json.js';
 
 /** Default effect lease (createRemit({ effectLeaseMs })): 30 s. */
@@ -35,14 +35,41 @@ export interface Lease {
   leaseUntilMs: number;
 }
 
+/** The greatest time a Date holds, either side of the epoch (ECMA-262's time value range). */
+const MAX_DATE_MS = 8.64e15;
+
+/**
+ * The lease clock (the fence's `now`: Date.now outside tests) read once, for a decision or for a
+ * lease `aheadMs` long. A reading that is not a number of milliseconds since the epoch that a Date
+ * can hold, `aheadMs` later too, is refused with OptionInvalidError naming the run, the seq and
+ * the node, before anything is written: a stub of Date.now without a return value answers
+ * undefined, and a lease stamped with it was stored as `"leaseUntilMs": null`, which reads as
+ * unreadable, and so as taken over at once by any other instance, its handler still running.
+ */
+export function readLeaseClock(settings: FenceSettings, subject: ErrorSubject, aheadMs = 0): number {
+  const reading: unknown = settings.now();
+  if (typeof reading !== 'number' || !Number.isFinite(reading) || Math.abs(reading) > MAX_DATE_MS || Math.abs(reading + aheadMs) > MAX_DATE_MS) {
+    throw new OptionInvalidError(
+      'now', reading,
+      `(the clock effect leases are read against: Date.now) returned something that is not a number of milliseconds since the epoch within a Date's range${aheadMs > 0 ? `, ${aheadMs} ms (the lease) later too` : ''} ` +
+        '(a stub of Date.now without a return value?); no attempt was claimed or taken over, no handler was called and nothing was written',
+      subject,
+    );
+  }
+  return reading;
+}
+
 export function encodeLease(lease: Lease): Uint8Array {
   return encodeJson({ owner: lease.owner, leaseUntilMs: lease.leaseUntilMs }).bytes;
 }
 
 /**
  * The lease of an attempt record, or null when it is not one the shell writes (the core does not
- * look inside it). An unreadable lease is treated as expired: no live sequencer of this library
- * wrote it, so nobody can be waiting on it, and refusing to ever take it over would wedge the run.
+ * look inside it). An unreadable lease is treated as expired, unless a call of this thread is
+ * running the effect (step.ts looks the effect up in the registry whatever its lease reads as): this
+ * library no longer writes one (readLeaseClock refuses a reading that is not a time; an older
+ * version stamped a stubbed Date.now's undefined as null), and refusing to ever take it over would
+ * wedge the run.
  */
 export function decodeLease(bytes: Uint8Array): Lease | null {
   let value: unknown;
@@ -103,6 +130,19 @@ class InFlightCalls {
   has(instanceId: string, runId: string, key: string, run: string): boolean {
     return this.calls.has(InFlightCalls.id(instanceId, runId, key, run));
   }
+
+  /**
+   * Whether a call of this thread, under any instance id, is claiming or executing this effect: for
+   * an attempt whose lease is unreadable, which names no owner to look up. Goes through every
+   * entry, on that rare path only.
+   */
+  hasAnyOwner(runId: string, key: string, run: string): boolean {
+    for (const id of this.calls) {
+      const [, entryRunId, entryKey, entryRun] = JSON.parse(id) as string[];
+      if (entryRunId === runId && entryKey === key && entryRun === run) return true;
+    }
+    return false;
+  }
 }
 
 /**
@@ -139,16 +179,17 @@ export const OWN_CALL_RETRY_MS = 50;
 /**
  * The takeover rule (docs/guide.md, "Concurrent sequencers"). Attempt a of an effect has no outcome;
  * the caller may claim attempt a + 1 only if no call of this thread is executing attempt a
- * (`runningHere`: the owner's entry in the registry; such a call is known to be alive, whatever its
- * lease says) and:
+ * (`runningHere`: the owner's entry in the registry, or any entry for the effect when the lease is
+ * unreadable; such a call is known to be alive, whatever its lease says) and:
  * - its owner is this instance (a crash, a thrown hook or a lost connection left it idle: the owner
  *   itself is the only one that could be running it, and it is not), or
  * - its lease has expired by the caller's clock, or
  * - its lease is unreadable (not written by this library).
  * Otherwise the attempt is in flight: the caller writes nothing and calls nothing.
  */
-export function decideTakeover(lease: Lease | null, settings: FenceSettings, runningHere: boolean): TakeoverDecision {
-  const now = settings.now();
+export function decideTakeover(lease: Lease | null, settings: FenceSettings, runningHere: boolean, subject: ErrorSubject = {}): TakeoverDecision {
+  // Read first, whatever the decision: a clock that gives no time is refused, never judged by.
+  const now = readLeaseClock(settings, subject);
   if (runningHere) {
     return { takeover: false, owner: lease?.owner ?? '', leaseExpiresAtMs: lease?.leaseUntilMs ?? now, retryAfterMs: OWN_CALL_RETRY_MS, runningHere: true };
   }

@@ -32,6 +32,7 @@ import { checkWholeRead } from '../store/whole-read.js';
 import { openSummary, sealSummary } from './stored-summary.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
 import { GROUPABLE_ACTIONS, Step } from './step.js';
+import { internalTimers, yieldToEventLoop } from '../timers.js';
 
 /**
  * A durable recovery summary goes with an append once at least this many records were appended
@@ -77,12 +78,6 @@ const KIND_BYTE = 9;
 
 /** How long a drive runs without letting the event loop run (RunSession.drive). */
 const PAUSE_AFTER_MS = 10;
-
-/**
- * setImmediate as it was when this module loaded: a test's fake timers (installed after the import)
- * would otherwise hold a drive's pause until the test advanced them.
- */
-const setImmediateAtLoad = globalThis.setImmediate;
 
 /** The head state as of the checkpoint record `checkpointSeq`. */
 interface CachedHead extends HeadState {
@@ -772,7 +767,7 @@ export class RunSession {
    */
   async drive(): Promise<RunResult> {
     if (this.stale) await this.reload();
-    let pausedAt = performance.now();
+    let pausedAt = internalTimers.monotonicNow();
     for (;; pausedAt = await this.pauseIfDue(pausedAt)) {
       const recovered = this.recover();
       const wf = this.workflowFor(recovered);
@@ -794,9 +789,12 @@ export class RunSession {
 
   /** After PAUSE_AFTER_MS of driving since `pausedAt`, let the event loop run; the time the drive goes on from. */
   private async pauseIfDue(pausedAt: number): Promise<number> {
-    if (performance.now() - pausedAt < PAUSE_AFTER_MS) return pausedAt;
-    await new Promise<void>((resolve) => setImmediateAtLoad(resolve));
-    return performance.now();
+    // REMIT's own timers (timers.ts): under a test's fake timers a faked clock never moves, and a
+    // faked setImmediate would hold the drive until the test advanced it.
+    const now = internalTimers.monotonicNow();
+    if (now - pausedAt < PAUSE_AFTER_MS) return pausedAt;
+    await yieldToEventLoop();
+    return internalTimers.monotonicNow();
   }
 
   /**

@@ -10,20 +10,20 @@
 
 import { RecordKind, StateForm, type LogRecord, type NextAction, type RecoveredRun } from '../core/types.js';
 import {
-  afterHandlerReturned, ConflictError, EffectInFlightError, HandlerThrewError, RemitError, restateRecorded, RouteInvalidError, StateInvalidError,
+  afterHandlerReturned, afterHandlerTakenOver, ConflictError, EffectInFlightError, HandlerThrewError, RemitError, restateRecorded, RouteInvalidError, StateInvalidError,
   StoreError, TerminalFailure, isInstanceOf, isThenable, toValidationIssues, type ErrorSubject,
 } from '../errors.js';
 import { assert, unreachable } from '../assert.js';
 import { effectKey, interruptId } from '../ids.js';
 import { withArticle } from '../display.js';
-import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls, OWN_CALL_RETRY_MS } from './fence.js';
+import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls, OWN_CALL_RETRY_MS, readLeaseClock } from './fence.js';
 import { fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
 import { durableText, durableValue, MAX_VALUE_TEXT_BYTES, textBytesOverLimit, validate } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
 import { cloneJson, kindName, recordedValue, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
-import { declaredFields } from '../workflow/declared-fields.js';
+import { droppedField } from '../workflow/declared-fields.js';
 
 /** The `next` of a completion that ends the run (records only copy it into their frames). */
 const NO_BYTES = new Uint8Array();
@@ -174,8 +174,12 @@ export class Step {
       return this.after(action.attemptSeq).callHandler(name, key, action.attempt);
     }
     const lease = decodeLease(record.lease);
-    const runningHere = lease !== null && inFlightCalls.has(lease.owner, this.runId, key, this.runDigest());
-    const decision = decideTakeover(lease, fence, runningHere);
+    // An unreadable lease names no owner to look up (another program or version wrote it, or a
+    // clock that gave no time): any call of this thread on this effect may be the one running it.
+    const runningHere = lease === null
+      ? inFlightCalls.hasAnyOwner(this.runId, key, this.runDigest())
+      : inFlightCalls.has(lease.owner, this.runId, key, this.runDigest());
+    const decision = decideTakeover(lease, fence, runningHere, { runId: this.runId, seq: action.attemptSeq, node: name });
     if (!decision.takeover) {
       throw new EffectInFlightError(
         this.runId, action.attemptSeq, name, key, action.attempt, decision.owner, decision.leaseExpiresAtMs, decision.retryAfterMs, decision.runningHere,
@@ -194,18 +198,21 @@ export class Step {
     const def = this.node(name);
     assert(def.kind === 'effect', () => `${name} is not an effect`);
     const fence = this.session.fence;
+    const attemptSeq = this.nextSeq + before.length;
+    const leaseMs = def.spec.leaseMs ?? fence.effectLeaseMs;
     const call = inFlightCalls.enter(fence.instanceId, this.runId, key, this.runDigest());
     if (call === null) {
       // Another call of this instance is claiming or executing this effect right now: the attempt
       // in flight is its claim of this same attempt, at the same seq (after the intent on the
       // effect's first step; over the abandoned attempt on a takeover), with a lease from about
       // now. (Reported before as the attempt taken over, whose owner and lease are another's.)
-      const leaseUntilMs = fence.now() + (def.spec.leaseMs ?? fence.effectLeaseMs);
-      throw new EffectInFlightError(this.runId, this.nextSeq + before.length, name, key, attempt, fence.instanceId, leaseUntilMs, OWN_CALL_RETRY_MS, true);
+      const leaseUntilMs = readLeaseClock(fence, { runId: this.runId, seq: attemptSeq, node: name }, leaseMs) + leaseMs;
+      throw new EffectInFlightError(this.runId, attemptSeq, name, key, attempt, fence.instanceId, leaseUntilMs, OWN_CALL_RETRY_MS, true);
     }
     try {
-      const attemptSeq = this.nextSeq + before.length;
-      const leaseUntilMs = fence.now() + (def.spec.leaseMs ?? fence.effectLeaseMs);
+      // Checked before the claim is written: a lease stamped from a clock that gave no time would
+      // be unreadable, and so taken over at once by another instance while this call runs.
+      const leaseUntilMs = readLeaseClock(fence, { runId: this.runId, seq: attemptSeq, node: name }, leaseMs) + leaseMs;
       const claim: LogRecord = {
         kind: RecordKind.EFFECT_ATTEMPT, seq: attemptSeq, node: utf8(name), key: utf8(key), attempt,
         lease: encodeLease({ owner: fence.instanceId, leaseUntilMs }),
@@ -278,7 +285,10 @@ export class Step {
       await this.completeEffect(name, def, head, recorded.value, [done], 'append');
     } catch (error) {
       // A store failure at the append of EFFECT_DONE (a lock, a lost connection) says only that
-      // the append failed: the caller must also learn that the outside effect happened.
+      // the append failed, and a lost race (the attempt was taken over after its lease ran out)
+      // that nothing was written and no handler called: the caller must also learn that this
+      // call's handler ran and the outside effect happened.
+      if (isInstanceOf(error, ConflictError)) throw afterHandlerTakenOver(error, name, key, attempt);
       // BAD_APPEND_OUTCOME: a custom store said it committed, with a wrong next seq; not a failure to record.
       throw isInstanceOf(error, StoreError) && error.storeCode !== 'BAD_APPEND_OUTCOME' ? afterHandlerReturned(error, name, key, attempt, done.seq) : error;
     }
@@ -419,7 +429,7 @@ export class Step {
     const merged = mergeUpdate(head.state, update, subject);
     const parsed = validate(this.wf.stateSchema, merged, subject);
     if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
-    const dropped = droppedField(update, parsed.data, declaredFields(this.wf.stateSchema));
+    const dropped = droppedField(this.wf.stateSchema, update, parsed.data);
     if (dropped !== undefined) throw new StateInvalidError(subject, [{ path: dropped, message: DROPPED_FIELD }]);
     const snapshot = durableText('state', parsed.data, this.wf.stateSchema, subject, merged);
     // The delta is made of JSON read back (snapshot.value), so it is JSON as it stands; its copy
@@ -549,22 +559,6 @@ function mergeUpdate(state: Json, update: unknown, subject: ErrorSubject): unkno
 
 const DROPPED_FIELD = 'the node returned this field, which the state schema names nowhere and drops, so the change would be lost ' +
   '(a misspelt name? return the state\'s own fields; for a run already started, fix the node code: a changed schema is another definition, which the run refuses)';
-
-/**
- * The first field a node returned (with a value) that the parsed state does not have and the
- * schema names nowhere: a schema that strips keys it does not name (zod's default) would drop a
- * misspelt field without a word. A field the schema names (a transform that removes it, another
- * variant of a union) is the schema's doing, and a schema that keeps or accepts unknown fields, or
- * drops them on purpose (`.strip()`), is not checked (`declaredFields`). Only the returned fields
- * are, not what they hold: a nested object may be narrowed to its declared fields on purpose.
- */
-function droppedField(update: unknown, parsed: unknown, declared: ReadonlySet<string> | 'any'): string | undefined {
-  if (declared === 'any' || update === null || typeof update !== 'object' || parsed === null || typeof parsed !== 'object') return undefined;
-  for (const key of Object.keys(update)) {
-    if ((update as Record<string, unknown>)[key] !== undefined && !Object.hasOwn(parsed, key) && !declared.has(key)) return key;
-  }
-  return undefined;
-}
 
 function describeUpdate(update: unknown): string {
   if (Array.isArray(update)) return 'an array';

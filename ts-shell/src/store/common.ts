@@ -11,23 +11,33 @@ import type { RunStatusCorrection, RunStatusHint, StoredRecord } from './store.j
 export type StoreClock = () => number;
 
 /**
- * A store's `clock` option checked (OptionInvalidError unless a function; default Date.now), and
- * wrapped so that each reading is checked too: the times are stored (createdAtMs, updatedAtMs) and
- * listed, so a clock that returns a string, NaN or Infinity is refused at the write that asks
- * for it (OptionInvalidError naming the value; nothing written) instead of being stored as it is;
- * a fraction of a millisecond is dropped.
+ * A store's `clock` option checked (OptionInvalidError unless a function), and wrapped so that
+ * each reading is checked too: the times are stored (createdAtMs, updatedAtMs) and listed, so a
+ * clock that returns a string, NaN or Infinity is refused at the write that asks for it
+ * (OptionInvalidError naming the value; nothing written) instead of being stored as it is; a
+ * fraction of a millisecond is dropped. The default reads Date.now() at each call, checked the
+ * same way: a test's stub (sinon's `stub(Date, 'now')` answers undefined) or fake timers installed
+ * after the store was opened are what it reads, and a stub's undefined is refused, never stored.
  */
 export function checkedClock(clock: unknown): StoreClock {
-  if (clock === undefined) return Date.now;
+  if (clock === undefined) return checkedReadings(() => Date.now(), '(not given: Date.now) returned something that is not a number of milliseconds since the epoch (a stub of Date.now without a return value?)');
   if (typeof clock !== 'function') throw new OptionInvalidError('clock', clock, 'must be a function returning the time in milliseconds since the epoch (default Date.now)');
+  return checkedReadings(clock as () => unknown, 'returned something that is not a number of milliseconds since the epoch');
+}
+
+/** `read` wrapped so that a reading that is not milliseconds since the epoch is refused: OptionInvalidError naming `clock`, saying `problem`. */
+function checkedReadings(read: () => unknown, problem: string): StoreClock {
   return () => {
-    const now: unknown = (clock as () => unknown)();
+    const now = read();
+    if (!isEpochMs(now)) throw new OptionInvalidError('clock', now, problem);
     // A fraction (performance.timeOrigin + performance.now()) is kept to the millisecond.
-    if (typeof now !== 'number' || !Number.isFinite(now) || !Number.isSafeInteger(Math.floor(now))) {
-      throw new OptionInvalidError('clock', now, 'returned something that is not a number of milliseconds since the epoch');
-    }
     return Math.floor(now);
   };
+}
+
+/** Whether a clock's reading is a number of milliseconds since the epoch a store can keep: finite, a safe integer once its fraction is dropped. */
+export function isEpochMs(reading: unknown): reading is number {
+  return typeof reading === 'number' && Number.isFinite(reading) && Number.isSafeInteger(Math.floor(reading));
 }
 
 /** The smallest frame: a 12-byte header and a 4-byte checksum around an empty payload. */

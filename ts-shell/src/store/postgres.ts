@@ -45,9 +45,10 @@ import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { describeThrown, OptionInvalidError, StoreError, type ErrorSubject } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
-  checkBatchSeqs, checkCorrections, checkReadArguments, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf, storedRecordBytes, storedSummaryBytes,
-  type NotBytes,
+  checkBatchSeqs, checkCorrections, checkReadArguments, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf,
+  storedRecordBytes, storedSummaryBytes, type NotBytes,
 } from './common.js';
+import { internalTimers, sleepInternally } from '../timers.js';
 import { formatTarget, parseConnectionString, ParserMissing, type ConnectionTarget } from './postgres-connection-string.js';
 import { backoffMs, classifyConnectFailure, classifyStatementFailure, errorCode, isRetryable, type FailureKind } from './postgres-failures.js';
 import { migrateSchema, quoteSchema, SCHEMA_NAME_PATTERN, SchemaVersionError, type Migration } from './postgres-migrations.js';
@@ -318,7 +319,14 @@ function discard(client: pg.Client): void {
 /** pg-pool's message when a call queued for a connection of a full pool waited connectionTimeoutMillis. */
 const POOL_QUEUE_TIMEOUT = 'timeout exceeded when trying to connect';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * Deadlines of the store's own waits (a retry's backoff, resolving an ambiguous write) are timed by
+ * the monotonic clock and slept on the timer REMIT loaded with (internalTimers): a wall clock set
+ * back or frozen (a test's fake Date) stretched them, and a test's fake timers stopped them. No
+ * time the store keeps or compares with a stored one is read here: the server stamps those.
+ */
+const monotonicNow = (): number => internalTimers.monotonicNow();
+const sleep = sleepInternally;
 
 export class PostgresStore implements Store {
   readonly description: string;
@@ -442,7 +450,7 @@ export class PostgresStore implements Store {
     const subject = { runId, seq: expectedSeq };
     const batch = records.map((r) => Buffer.from(r)); // our own copy: a retry sends the same bytes
     const token = randomUUID();
-    const deadline = Date.now() + this.retryBudgetMs;
+    const deadline = monotonicNow() + this.retryBudgetMs;
     let afterAmbiguity = false;
     let caughtUp = 0;
     for (let attempt = 1; ; attempt++) {
@@ -492,7 +500,7 @@ export class PostgresStore implements Store {
     if (prefixRecords + 1 > MAX_SEQ) throw this.storeError('fork', 'SEQ_OUT_OF_RANGE', { runId: targetRunId, seq: prefixRecords });
     const subject = { runId: targetRunId, seq: prefixRecords };
     const token = randomUUID();
-    const deadline = Date.now() + this.retryBudgetMs;
+    const deadline = monotonicNow() + this.retryBudgetMs;
     let afterAmbiguity = false;
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
@@ -547,7 +555,7 @@ export class PostgresStore implements Store {
     if (!Number.isInteger(seq) || seq < 1 || seq >= MAX_SEQ) return false;
     const subject = { runId, seq };
     const bytes = toBuffer(expected);
-    const deadline = Date.now() + this.retryBudgetMs;
+    const deadline = monotonicNow() + this.retryBudgetMs;
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
       try {
@@ -839,7 +847,7 @@ export class PostgresStore implements Store {
   ): Promise<Refusal | undefined> {
     this.faultCounters.ambiguousWrites++;
     await this.onAmbiguousWrite?.({ operation: 'append', runId, seq: expectedSeq });
-    const deadline = Date.now() + this.resolveTimeoutMs;
+    const deadline = monotonicNow() + this.resolveTimeoutMs;
     await this.waitUntilBackendGone('append', { runId, seq: expectedSeq }, failure, deadline);
     const owner = await this.appendOwner(runId, expectedSeq, count, token, failure, deadline);
     if (owner === 'mine') {
@@ -861,7 +869,7 @@ export class PostgresStore implements Store {
   private async refusedAppend(runId: string, expectedSeq: number, count: number, token: string, afterAmbiguity: boolean): Promise<Refusal> {
     if (afterAmbiguity) {
       const failure = new AttemptFailure('connection_lost', new Error('an earlier attempt of this append lost its connection'));
-      const owner = await this.appendOwner(runId, expectedSeq, count, token, failure, Date.now() + this.resolveTimeoutMs);
+      const owner = await this.appendOwner(runId, expectedSeq, count, token, failure, monotonicNow() + this.resolveTimeoutMs);
       if (owner === 'mine') {
         this.faultCounters.resolvedCommitted++;
         return { committed: true, nextSeq: expectedSeq + count };
@@ -897,7 +905,7 @@ export class PostgresStore implements Store {
   ): Promise<ForkOutcome | undefined> {
     this.faultCounters.ambiguousWrites++;
     await this.onAmbiguousWrite?.({ operation: 'fork', runId: targetRunId, seq: prefixRecords });
-    const deadline = Date.now() + this.resolveTimeoutMs;
+    const deadline = monotonicNow() + this.resolveTimeoutMs;
     await this.waitUntilBackendGone('fork', { runId: targetRunId, seq: prefixRecords }, failure, deadline);
     const owner = await this.forkOwner(targetRunId, prefixRecords, token, failure, deadline);
     if (owner === 'mine') {
@@ -922,7 +930,7 @@ export class PostgresStore implements Store {
   private async resolveRemoval(runId: string, seq: number, expected: Buffer, failure: AttemptFailure): Promise<boolean | undefined> {
     this.faultCounters.ambiguousWrites++;
     const subject = { runId, seq };
-    const deadline = Date.now() + this.resolveTimeoutMs;
+    const deadline = monotonicNow() + this.resolveTimeoutMs;
     await this.waitUntilBackendGone('removeLastRecord', subject, failure, deadline);
     const rows = await this.resolveRead('removeLastRecord', subject, failure, deadline, (c) =>
       c.query<{ next_seq: number; kept: boolean }>(this.sql.removalState, [runId, seq, expected]),
@@ -945,7 +953,7 @@ export class PostgresStore implements Store {
   /** A fork refused with TARGET_EXISTS after an earlier attempt broke: the target may be ours. */
   private async refusedForkAfterAmbiguity(targetRunId: string, prefixRecords: number, token: string): Promise<ForkOutcome> {
     const failure = new AttemptFailure('connection_lost', new Error('an earlier attempt of this fork lost its connection'));
-    const owner = await this.forkOwner(targetRunId, prefixRecords, token, failure, Date.now() + this.resolveTimeoutMs);
+    const owner = await this.forkOwner(targetRunId, prefixRecords, token, failure, monotonicNow() + this.resolveTimeoutMs);
     if (owner === 'mine') {
       this.faultCounters.resolvedCommitted++;
       return { committed: true };
@@ -986,7 +994,7 @@ export class PostgresStore implements Store {
         if (error.kind === 'fatal' && errorCode(error.cause) === '42501') terminate = false;
         else if (!isRetryable(error.kind)) throw this.unknownOutcome(operation, subject, error);
       }
-      if (Date.now() + 25 > deadline) throw this.unknownOutcome(operation, subject, failure);
+      if (monotonicNow() + 25 > deadline) throw this.unknownOutcome(operation, subject, failure);
       await sleep(Math.min(25 * round, 250));
     }
   }
@@ -1004,7 +1012,7 @@ export class PostgresStore implements Store {
         return await this.attemptAside(step);
       } catch (error) {
         if (!(error instanceof AttemptFailure)) throw error;
-        if (!isRetryable(error.kind) || Date.now() + backoffMs(attempt) > deadline) throw this.unknownOutcome(operation, subject, failure);
+        if (!isRetryable(error.kind) || monotonicNow() + backoffMs(attempt) > deadline) throw this.unknownOutcome(operation, subject, failure);
       }
       await sleep(backoffMs(attempt));
     }
@@ -1121,7 +1129,7 @@ export class PostgresStore implements Store {
 
   /** A read with transparent retries (reads change nothing, so running one twice is harmless). */
   private async read<T>(operation: string, subject: ErrorSubject, step: (c: PoolClient) => Promise<T>): Promise<T> {
-    const deadline = Date.now() + this.retryBudgetMs;
+    const deadline = monotonicNow() + this.retryBudgetMs;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.attempt(step);
@@ -1174,7 +1182,7 @@ export class PostgresStore implements Store {
   /** Sleeps before retry `attempt + 1`; false if that would overrun the budget. */
   private async pauseBeforeRetry(attempt: number, deadline: number): Promise<boolean> {
     const waitMs = backoffMs(attempt);
-    if (Date.now() + waitMs > deadline || this.closed) return false;
+    if (monotonicNow() + waitMs > deadline || this.closed) return false;
     this.faultCounters.retries++;
     await sleep(waitMs);
     return true;

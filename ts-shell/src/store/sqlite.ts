@@ -39,6 +39,7 @@ import {
   bytesEqual, checkBatchSeqs, checkCorrections, checkReadArguments, checkRunStatus, checkStoredRunId, clockFailed, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf,
   checkedClock, storedRecordBytes, storedSummaryBytes, type NotBytes, type StoreClock,
 } from './common.js';
+import { internalTimers, sleepInternally } from '../timers.js';
 import type {
   AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
 } from './store.js';
@@ -120,13 +121,15 @@ function replaceListing(statements: ReturnType<typeof prepareStatements>, runId:
  * load. A file already in WAL mode needs no such lock: the first try succeeds.
  */
 export function enableWal(db: { pragma(source: string): unknown }, busyTimeoutMs: number): void {
-  const deadline = Date.now() + busyTimeoutMs;
+  // The monotonic clock, as REMIT loaded it: a wall clock frozen or set back (a test's fake Date,
+  // an NTP step) kept the thread blocked past busyTimeoutMs, for as long as the lock was held.
+  const deadline = internalTimers.monotonicNow() + busyTimeoutMs;
   for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 50)) {
     try {
       db.pragma('journal_mode = WAL');
       return;
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() + pauseMs > deadline) throw error;
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || internalTimers.monotonicNow() + pauseMs > deadline) throw error;
       sleepBlocking(pauseMs);
     }
   }
@@ -1106,10 +1109,11 @@ export class SqliteStore implements Store {
         if (!(error instanceof StoreError) || !error.storeCode.startsWith('SQLITE_BUSY')) throw error;
         // The clock is read only once a lock is met: a call without contention costs nothing more.
         // A monotonic clock: a step of the wall clock must not cut the wait short or stretch it.
-        if (deadline === Number.POSITIVE_INFINITY) deadline = performance.now() + this.busyTimeoutMs;
-        if (performance.now() >= deadline) throw error;
+        // Both the clock and the timer as REMIT loaded them: a test's fake timers must not stop the wait.
+        if (deadline === Number.POSITIVE_INFINITY) deadline = internalTimers.monotonicNow() + this.busyTimeoutMs;
+        if (internalTimers.monotonicNow() >= deadline) throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs, Math.max(1, deadline - performance.now()))));
+      await sleepInternally(Math.min(pauseMs, Math.max(1, deadline - internalTimers.monotonicNow())));
     }
   }
 

@@ -61,6 +61,7 @@ import { bytesEqual, fromUtf8 } from '../json.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { createRemit, Remit, startState } from '../remit.js';
 import type { RunResult } from '../sequencer/run-result.js';
+import { internalTimers, sleepInternally } from '../timers.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { durableValue, validate } from '../values.js';
 import { isBuiltWorkflow, type InputOf, type ResumesOf, type StateOf, type Workflow } from '../workflow/workflow.js';
@@ -218,7 +219,7 @@ async function checkRuns(settings: DriveSettings): Promise<WorkflowCheckReport> 
   const report: WorkflowCheckReport = { workflow: settings.workflow.name, reference: referenceOf(first), faults: [], problems: [...first.problems], unchecked: [] };
   // A run that does not end without faults has nothing to recover to: no scenario is run.
   if (first.problems.length > 0) return report;
-  await sleep(2); // a pure node reading a millisecond clock reads another one in the second run
+  await sleepInternally(2); // a pure node reading a millisecond clock reads another one in the second run
   const second = await drive(settings, null);
   // Which fault-free run did not end: the first one's problem would read the same, without a fault.
   report.problems.push(...second.problems.map((p) => ({ ...p, message: p.message.replace(/^the run /, 'the second fault-free run ') })));
@@ -463,7 +464,7 @@ class Observer implements SequencerHooks {
   abandoned = false;
   steps = 0;
   /** The last progress: when a fault point was reached, and which (for a stalled run's report). */
-  progress: { at: number; point: string | null; node?: string } = { at: Date.now(), point: null };
+  progress: { at: number; point: string | null; node?: string } = { at: internalTimers.monotonicNow(), point: null };
   private readonly tail: string[] = [];
   private readonly seen = new Map<string, number>();
 
@@ -497,7 +498,7 @@ class Observer implements SequencerHooks {
   /** `where` was reached now; the node is kept when it is the one whose code runs next (a handler, an interrupt's apply). */
   noteProgress(where: string, point?: FaultPoint, info?: FaultInfo): void {
     const next = point === 'effect.before-handler' || point === 'resume.after-claim' ? info?.node : undefined;
-    this.progress = { at: Date.now(), point: where, ...(next === undefined ? {} : { node: next }) };
+    this.progress = { at: internalTimers.monotonicNow(), point: where, ...(next === undefined ? {} : { node: next }) };
   }
 
   /** append.before fires once per step whose records a batch carries (with group commit too). */
@@ -652,12 +653,14 @@ function repeatedKeyHint(settings: DriveSettings, observer: Observer, node: stri
  * until its next fault point, where the abandoned observer stops it (Observer.abandoned).
  */
 function untilStalled<T>(running: Promise<T>, observer: Observer, limitMs: number, abandon = () => { observer.abandoned = true; }): Promise<T> {
+  // The timer and the clock REMIT loaded with (internalTimers): under a test's fake timers a faked
+  // setTimeout never fired, and the check never settled; a frozen fake clock never saw a stall.
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stalled = new Promise<never>((_resolve, reject) => {
     const check = () => {
-      const idle = Date.now() - observer.progress.at;
+      const idle = internalTimers.monotonicNow() - observer.progress.at;
       if (idle < limitMs) {
-        timer = setTimeout(check, limitMs - idle);
+        timer = internalTimers.setTimeout(check, limitMs - idle);
         return;
       }
       abandon();
@@ -669,9 +672,9 @@ function untilStalled<T>(running: Promise<T>, observer: Observer, limitMs: numbe
         true,
       ));
     };
-    timer = setTimeout(check, limitMs);
+    timer = internalTimers.setTimeout(check, limitMs);
   });
-  return Promise.race([running, stalled]).finally(() => clearTimeout(timer));
+  return Promise.race([running, stalled]).finally(() => internalTimers.clearTimeout(timer));
 }
 
 /** After a crash: start again when nothing was durable, else continue. */
@@ -974,4 +977,3 @@ function describe(value: unknown): string {
   return String(value);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
