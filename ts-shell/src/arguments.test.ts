@@ -164,11 +164,11 @@ describe('sequence numbers and interrupt ids', () => {
     });
   }
 
-  it('resume(interruptId, runId, value), the first two swapped, is refused saying they look swapped; a malformed id alone does not say so', async () => {
+  it('resume(interruptId, runId, value), the first two swapped, is refused saying what to do if they were; a malformed id alone does not', async () => {
     const { store, remit, before } = await parked();
     const swapped = await remit.resume('ask@1', 'r', { ok: true }).catch((e) => e);
     expect(swapped).toMatchObject({ code: 'REMIT_ARGUMENT_INVALID', argument: 'interruptId' });
-    expect(String(swapped.message)).toMatch(/got "r" \(resume takes \(runId, interruptId, value\): were the first two swapped\? "ask@1" looks like an interrupt id\)/);
+    expect(String(swapped.message)).toMatch(/got "r" \(the run id "ask@1" has an interrupt id's form: if the first two arguments were swapped, resume takes \(runId, interruptId, value\)\)/);
     expect(String((await remit.resume('r', 'ask', { ok: true }).catch((e) => e)).message)).not.toMatch(/swapped/);
     expect(await store.readLog('r')).toEqual(before);
   });

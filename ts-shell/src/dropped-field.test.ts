@@ -169,6 +169,23 @@ describe('a field of start()\'s input or of a resume value that its schema drops
       expect(await remit.resume('r', parked.interrupt!.id, value)).toMatchObject({ status: 'completed', state: expected });
       await remit.close();
     }
+    // A preprocess that renames a legacy field, or a catch that takes anything, reads fields no
+    // shape names: a value given from outside is not refused for them (from a review of own changes:
+    // both were refused at first).
+    const renaming = workflow({ name: 'renaming', version: '1', state: z.preprocess((v: unknown) => {
+      const given = v as { orderId?: string; order_id?: string };
+      return { orderId: given.orderId ?? given.order_id };
+    }, z.object({ orderId: z.string() })) }).pure('p', { run: () => ({}), next: END }).build();
+    expect((await runOnce(renaming, { order_id: 'o1' })).outcome).toMatchObject({ status: 'completed', state: { orderId: 'o1' } });
+    const catching = workflow({ name: 'catching', version: '1', state: z.object({ a: z.number() }).catch({ a: 0 }) }).pure('p', { run: () => ({}), next: END }).build();
+    expect((await runOnce(catching, { b: 'junk' })).outcome).toMatchObject({ status: 'completed', state: { a: 0 } });
+    // A transform on the output side still reads only the input side's fields: a misspelling there is refused.
+    const transformed = workflow({ name: 'transformed', version: '1', state: z.object({ a: z.number() }).transform((s) => ({ a: s.a })) }).pure('p', { run: () => ({}), next: END }).build();
+    expect((await runOnce(transformed, { a: 1, aa: 2 })).outcome).toBeInstanceOf(StateInvalidError);
+    // What the refusal advises for runs in flight: .strip() is the same definition, .loose() another.
+    const defined = (state: z.ZodType) => workflow({ name: 'fp', version: '1', state: state as typeof State }).interrupt('ask', { resume: Approval, apply: () => ({}), next: END }).build().fingerprintHex;
+    expect(defined(State.strip())).toBe(defined(State));
+    expect(defined(State.loose())).not.toBe(defined(State));
     const loose = workflow({ name: 'loose', version: '1', state: State.loose() }).pure('p', { run: () => ({}), next: END }).build();
     expect((await runOnce(loose, { count: 0, extra: 1 })).outcome).toMatchObject({ status: 'completed', state: { extra: 1 } });
   });

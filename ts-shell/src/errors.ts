@@ -323,7 +323,7 @@ export class ValueUnfaithfulError extends RemitError {
 export class RouteInvalidError extends RemitError {
   readonly code = ErrorCode.ROUTE_INVALID;
   constructor(readonly target: unknown, subject: ErrorSubject) {
-    super(`the route returned ${describeRouteTarget(target)}, which is neither a node of the workflow nor END`, subject);
+    super(`the route returned ${describeRouteTarget(target)}, which is neither a node of the workflow nor END${endMeant(target)}`, subject);
   }
   /** A string target as it is; any other answer (a Promise, a number, an object) described. */
   protected override details() {
@@ -332,6 +332,11 @@ export class RouteInvalidError extends RemitError {
 }
 
 /** A route's answer for its error: a string as JSON, a Promise named as one (routes are synchronous), the rest by kind. */
+/** For a route to the string a newcomer writes for the END constant ("END", "end"): where END is. Else ''. */
+export function endMeant(target: unknown): string {
+  return typeof target === 'string' && /^end$/i.test(target) ? ' (to end the run, route to the END constant remit exports, not the string)' : '';
+}
+
 function describeRouteTarget(target: unknown): string {
   if (typeof target === 'string') return JSON.stringify(target);
   if (isThenable(target)) {
@@ -438,6 +443,9 @@ export function afterHandlerTakenOver(error: ConflictError, node: string, key: s
  */
 const LONGEST_LEASE_MS = 86_400_000;
 
+/** Skew between hosts' clocks taken as ordinary: a lease that ends less than this past the longest one is not remarked on. */
+export const ORDINARY_SKEW_MS = 300_000;
+
 /**
  * An attempt of this effect is recorded without an outcome and its owner may be calling the handler
  * now: its lease has not expired, or its owner is this very instance and the call is still running
@@ -468,7 +476,7 @@ export class EffectInFlightError extends RemitError {
     super(
       `attempt ${attempt} of effect ${key} is in flight (owner ${owner || '?'}, lease until ${leaseTimeText(leaseExpiresAtMs)}); ` +
         `no handler was called and nothing was written; retry after ${retryAfterMs} ms (${runningHere ? 'a call in this thread is running it: a poll interval, not the lease\'s remaining time' : 'when its lease runs out'})` +
-        (!runningHere && retryAfterMs > LONGEST_LEASE_MS ? `; ${leaseBeyondLongestClause(owner)}` : ''),
+        (!runningHere && retryAfterMs > LONGEST_LEASE_MS + ORDINARY_SKEW_MS ? `; ${leaseBeyondLongestClause(owner)}` : ''),
       { runId, seq: attemptSeq, node },
     );
   }
@@ -493,7 +501,7 @@ function leaseBeyondLongestClause(owner: string): string {
     ? ''
     : ` If its owner ${owner} crashed, continue under its instance id (createRemit({ instanceId }), \`remit --instance-id\`), which takes its attempts over at once ` +
       '(never while a process with that id may still be running).';
-  return `that lease ends more than the longest lease (${LONGEST_LEASE_MS} ms, a day) after this instance's clock: the owner's clock was ahead of this one's ` +
+  return `that lease ends more than the longest lease (${LONGEST_LEASE_MS} ms, a day) and ${ORDINARY_SKEW_MS / 60_000} minutes after this instance's clock: the owner's clock was ahead of this one's ` +
     `when it claimed the attempt, or this one is behind. The attempt is not taken over before its lease ends by this clock, which may be the wrong one.${takeOver}`;
 }
 

@@ -228,6 +228,14 @@ describe('definitions and registration', () => {
     expect((error as Error).message).toMatch(/the route returned a Promise \(a route returns a node name or END synchronously\)/);
   });
 
+  it('a route function returning the string END is pointed at the END constant', async () => {
+    const wf = workflow({ name: 'r', version: '1', state: State }).pure('p', { run: () => ({}), next: (() => 'END') as never }).build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    const error = await remit.start(wf, { n: 1 }, { runId: 'r-end' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RouteInvalidError);
+    expect((error as Error).message).toMatch(/the route returned "END", which is neither a node of the workflow nor END \(to end the run, route to the END constant remit exports, not the string\)/);
+  });
+
   it('a route whose Promise rejects is refused, and its rejection is handled (an unhandled one would end a service)', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -287,6 +295,29 @@ describe('schemas and node code that make a Promise which rejects (an unhandled 
       });
       expect(unhandled, what).toEqual([]);
     }
+  });
+
+  it('a rejecting Promise left in a field (no await) of a node\'s result, start()\'s input or a resume value: refused or dropped by the schema, its rejection is handled (from a review of own changes: only a field typed z.any() reached the check)', async () => {
+    const Typed = z.object({ total: z.number().optional() });
+    const unhandled = await unhandledDuring(async () => {
+      const typed = workflow({ name: 'typed', version: '1', state: Typed }).pure('sum', { run: () => ({ total: rejecting() as never }), next: END }).build();
+      const stripped = workflow({ name: 'stripped', version: '1', state: Typed.strip() }).pure('sum', { run: () => ({ other: rejecting() }) as never, next: END }).build();
+      const asking = workflow({ name: 'asking', version: '1', state: Typed })
+        .interrupt('ask', { resume: z.object({ n: z.number() }), apply: (_s, v) => ({ total: v.n }), next: END })
+        .build();
+      const remit = new Remit(new MemoryStore(), core, [typed, stripped, asking]);
+      await expect(remit.start(typed, {})).rejects.toThrow(/total/);
+      expect((await remit.start(stripped, {})).status).toBe('completed');
+      await expect(remit.start(typed, { total: rejecting() as never })).rejects.toThrow(/total/);
+      await expect(remit.start(typed, { nested: { deep: rejecting() } } as never)).rejects.toThrow(/nested/);
+      const parked = await remit.start(asking, {}, { runId: 'asking' });
+      for (const value of [{ n: rejecting() }, { n: 1, extra: { deep: rejecting() } }, rejecting()]) {
+        await expect(remit.resume('asking', parked.interrupt!.id, value)).rejects.toMatchObject({ code: 'REMIT_RESUME_VALUE_INVALID' });
+      }
+      await expect(remit.resume('asking', 'ask@99', { n: rejecting() })).rejects.toMatchObject({ code: 'REMIT_UNKNOWN_INTERRUPT' });
+      expect((await remit.status('asking')).status).toBe('parked');
+    });
+    expect(unhandled).toEqual([]);
   });
 
   it('a plain overwrite in a resume schema, or an apply, that puts a rejecting Promise in a value: ValueUnfaithfulError, nothing written, the rejection handled', async () => {

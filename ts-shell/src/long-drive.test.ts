@@ -58,6 +58,23 @@ describe.each(stores)('a long drive on the %s store', (_name, open) => {
     }
   });
 
+  it('of slow pure steps within one group (fewer than a group holds) lets a timer fire before it ends', async () => {
+    const busy = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until); };
+    const slow = workflow({ name: 'slow', version: '1', state: Count })
+      .pure('tick', { run: (s) => (busy(1), { n: s.n + 1 }), next: (s) => (s.n < 40 ? 'tick' : END) })
+      .build();
+    const remit = new Remit(open().store, core, [slow]);
+    let ended = false;
+    let firedBeforeEnd: boolean | undefined;
+    setTimeout(() => { firedBeforeEnd = !ended; }, 5);
+    const done = await remit.start(slow, { n: 0 }, { runId: 'slow' });
+    ended = true;
+    expect(done).toMatchObject({ status: 'completed', state: { n: 40 } });
+    // 40 steps of 1 ms: at least 40 ms, in one group of pure steps; the 5 ms timer fired inside it.
+    expect(firedBeforeEnd).toBe(true);
+    await remit.close();
+  });
+
   it('of a loop that only the outside world ends lets that world run: a timer ends it, and close() waits for it', async () => {
     let stop = false;
     const untilStopped = workflow({ name: 'until-stopped', version: '1', state: Count })

@@ -44,7 +44,7 @@ import {
   checkEffectKeysFit, checkInstanceId, checkRunId, defaultForkRunId, defaultInstanceId, defaultRunId, INTERRUPT_ID_EXPECTED, isSeq,
   MAX_RUN_ID_BYTES, parseInterruptId, runIdProblem, SEQ_EXPECTED,
 } from './ids.js';
-import { durableValue, encodeRecordWithinLimits, validate, type ReadBackSchema } from './values.js';
+import { durableValue, encodeRecordWithinLimits, handleRejectionsIn, validate, type ReadBackSchema } from './values.js';
 import { assert } from './assert.js';
 import { allKeysOf, notKnown, unknownKey } from './known-keys.js';
 import { canonicalDescriptor, diffDescriptors } from './workflow/descriptor.js';
@@ -732,6 +732,8 @@ export class Remit implements Engine {
    * AlreadyConsumedError before any node runs), then the run is driven on.
    */
   async resume(runId: string, interruptId: string, value: unknown): Promise<RunResult> {
+    // Whatever refuses the call (the id, the run, the interrupt), a Promise the value holds has its rejection handled.
+    handleRejectionsIn(value, false);
     checkRunId(runId);
     const parsedId = parseInterruptId(interruptId);
     // No node name is over MAX_NODE_NAME_BYTES (build() refuses one; UTF-8 takes at least a byte
@@ -739,7 +741,7 @@ export class Remit implements Engine {
     if (parsedId === null || parsedId.node.length > MAX_NODE_NAME_BYTES || utf8(parsedId.node).length > MAX_NODE_NAME_BYTES) {
       // resume(interruptId, runId, ...): the run id given is shaped as an interrupt id.
       const swapped = typeof interruptId === 'string' && parseInterruptId(runId) !== null
-        ? ` (resume takes (runId, interruptId, value): were the first two swapped? ${describeArgument(runId)} looks like an interrupt id)`
+        ? ` (the run id ${describeArgument(runId)} has an interrupt id's form: if the first two arguments were swapped, resume takes (runId, interruptId, value))`
         : '';
       throw new ArgumentInvalidError('interruptId', INTERRUPT_ID_EXPECTED, `${describeArgument(interruptId)}${swapped}`, { runId });
     }
@@ -756,30 +758,13 @@ export class Remit implements Engine {
     const request: AdmissionRequest = { tag: 'RESUME', interruptId: utf8(interruptId) };
     let admission = session.admit(request);
     if (!admission.accepted) throw await this.resumeRefusal(admission, session, { interruptId, node: nodeName, claim: () => this.claimOf(def.spec.resume, value, runId) });
-    const parsed = validate(def.spec.resume, value, { runId });
-    if (!parsed.success) {
-      throw new ResumeValueInvalidError(interruptId, { runId, node: nodeName }, toValidationIssues(parsed.error.issues));
-    }
-    // A misspelt field the schema would drop: refused before the claim, which would consume the
-    // interrupt with a value that lost it.
-    const dropped = droppedField(def.spec.resume, value, parsed.data);
-    if (dropped !== undefined) {
-      throw new ResumeValueInvalidError(interruptId, { runId, node: nodeName }, [
-        { path: dropped, message: `the value has this field, which the resume schema names nowhere and drops, so it would be lost (a misspelt name? ${ON_PURPOSE})` },
-      ]);
-    }
-    // Fully checked before the claim: once RESUME_CLAIMED is durable, the stored value is applied
-    // as it is, so it must read back as itself (values.ts), or the run could never finish; and the
-    // completion the claimed value leads to must succeed, or the interrupt would be consumed by a
-    // value that can never finish the run.
-    const encoded = durableValue('resume value', parsed.data, def.spec.resume, { runId, seq: admission.seq, node: nodeName }, value);
-    checkResumeBeforeClaim(session, nodeName, decodeJson(encoded.bytes));
+    const encoded = checkedResumeValue(session, def.spec.resume, { runId, seq: admission.seq, node: nodeName }, interruptId, value);
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) {
         admission = session.admit(request);
-        if (!admission.accepted) throw await this.resumeRefusal(admission, session, { interruptId, node: nodeName, claim: () => encoded.bytes });
+        if (!admission.accepted) throw await this.resumeRefusal(admission, session, { interruptId, node: nodeName, claim: () => encoded });
       }
-      const claim: LogRecord = { kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId: utf8(interruptId), value: encoded.bytes };
+      const claim: LogRecord = { kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId: utf8(interruptId), value: encoded };
       try {
         await session.append(admission.seq, [claim], nodeName);
         break;
@@ -1505,13 +1490,52 @@ export function checkStart(wf: Workflow, input: unknown, runId: string | undefin
  * with it before it creates a database.
  */
 export function startState(wf: Workflow, input: unknown, subject: ErrorSubject = { seq: 0 }): ReturnType<typeof durableValue> {
+  // A Promise in the input (a field set without await) has its rejection handled, refused or not.
+  handleRejectionsIn(input, false);
+  try {
+    return checkedStartState(wf, input, subject);
+  } catch (error) {
+    handleRejectionsIn(input, true);
+    throw error;
+  }
+}
+
+function checkedStartState(wf: Workflow, input: unknown, subject: ErrorSubject): ReturnType<typeof durableValue> {
   const parsed = validate(wf.stateSchema, input, subject);
   if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
-  const dropped = droppedField(wf.stateSchema, input, parsed.data);
+  const dropped = droppedField(wf.stateSchema, input, parsed.data, 'input');
   if (dropped !== undefined) {
     throw new StateInvalidError(subject, [{ path: dropped, message: `the input has this field, which the state schema names nowhere and drops, so it would be lost (a misspelt name? ${ON_PURPOSE})` }]);
   }
   return durableValue('input', parsed.data, wf.stateSchema, subject, input);
+}
+
+/**
+ * The claim's bytes of a resume value, fully checked before the claim: once RESUME_CLAIMED is
+ * durable, the stored value is applied as it is, so it must pass its schema without losing a field,
+ * read back as itself (values.ts), or the run could never finish; and the completion it leads to
+ * must succeed, or the interrupt would be consumed by a value that can never finish the run. On
+ * a refusal, every Promise the value holds has its rejection handled (resume handles its fields').
+ */
+function checkedResumeValue(session: RunSession, schema: ReadBackSchema, at: { runId: string; seq: number; node: string }, interruptId: string, value: unknown): Uint8Array {
+  try {
+    const parsed = validate(schema, value, { runId: at.runId });
+    if (!parsed.success) throw new ResumeValueInvalidError(interruptId, { runId: at.runId, node: at.node }, toValidationIssues(parsed.error.issues));
+    // A misspelt field the schema would drop: refused, where the claim would consume the interrupt
+    // with a value that lost it.
+    const dropped = droppedField(schema, value, parsed.data, 'input');
+    if (dropped !== undefined) {
+      throw new ResumeValueInvalidError(interruptId, { runId: at.runId, node: at.node }, [
+        { path: dropped, message: `the value has this field, which the resume schema names nowhere and drops, so it would be lost (a misspelt name? ${ON_PURPOSE})` },
+      ]);
+    }
+    const encoded = durableValue('resume value', parsed.data, schema, at, value);
+    checkResumeBeforeClaim(session, at.node, decodeJson(encoded.bytes));
+    return encoded.bytes;
+  } catch (error) {
+    handleRejectionsIn(value, true);
+    throw error;
+  }
 }
 
 /**

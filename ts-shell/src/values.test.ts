@@ -200,6 +200,15 @@ describe('effect results', () => {
     const error = (() => { try { checkedRoundTrip('state', value, { runId: 'r' }); } catch (e) { return e as NotJsonError; } })()!;
     expect(error).toBeInstanceOf(NotJsonError);
     expect(error).toMatchObject({ field: 'order.items.1.qty', message: expect.stringMatching(/^the state is not JSON-serialisable: order\.items\.1\.qty: /) });
+    // Another error than the BigInt's (a cycle met first, a toJSON that throws) names no BigInt's path.
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    const exploding = { a: { toJSON: () => { throw new Error('toJSON exploded'); } }, b: 1n };
+    for (const value of [{ a: cyclic, b: 1n }, exploding]) {
+      const other = (() => { try { checkedRoundTrip('state', value, { runId: 'r' }); } catch (e) { return e as NotJsonError; } })()!;
+      expect(other).toBeInstanceOf(NotJsonError);
+      expect(other.field).toBeUndefined();
+    }
   });
 
   it('a Proxy whose getPrototypeOf trap throws is refused with a typed error, the attempt released (from a security review: a plain Error escaped)', async () => {

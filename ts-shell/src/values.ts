@@ -262,7 +262,8 @@ export function checkedRoundTrip(what: string, output: unknown, subject: ErrorSu
     }
     if (deep !== null) throw tooDeep(what, deep, subject);
     if (isStringTooLong(error)) throw textTooLong(what, subject);
-    const at = bigintAt(output);
+    // Only for JSON.stringify's own BigInt refusal: a cycle's or a toJSON's error is another value's.
+    const at = error instanceof Error && /BigInt/.test(error.message) ? bigintAt(output) : null;
     if (at !== null) throw new NotJsonError(`the ${what}`, `${pathText(at)}: ${(error as Error).message}`, { ...subject, field: pathText(at) });
     throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
   }
@@ -502,15 +503,42 @@ function isPlain(object: object): boolean {
 }
 
 /**
- * A Promise found in a value is refused, and nothing else will ever hold it: if it rejects, its
- * rejection would be unhandled and end the process (Node's default), so a value refused here
- * could take a service down. Its rejection is handled (ignored; the refusal says what was wrong).
+ * Handles the rejection of a Promise node code or a schema put where REMIT refuses or drops it:
+ * nothing else will ever hold it, and an unhandled rejection ends a Node process by default, so a
+ * refused value could take a service down. Attaching a handler reads a native Promise's
+ * `constructor` and calls another thenable's `then`; either can throw, and then there is nothing
+ * to attach to (the refusal stands).
  */
-function handleRejection(promise: Promise<unknown>): void {
+export function ignoreRejection(thenable: PromiseLike<unknown>): void {
   try {
-    Promise.prototype.then.call(promise, undefined, () => undefined);
+    Promise.resolve(thenable).catch(() => undefined);
   } catch {
-    // A subclass whose species constructor throws: nothing more can be attached.
+    // See above.
+  }
+}
+
+/**
+ * Handles the rejection of every Promise `value` holds (a field set without `await`): `deep`
+ * false looks at the value and its own fields (cheap enough for every step: a zod schema that
+ * refuses or strips such a field never hands it on), true at all it holds, each object once (on
+ * a refusal, where the whole value is dropped). Never calls node code: native Promises only, and
+ * a Proxy whose traps throw ends the search.
+ */
+export function handleRejectionsIn(value: unknown, deep: boolean): void {
+  const seen = new Set<object>();
+  const visit = (node: unknown, depth: number): void => {
+    if (node === null || typeof node !== 'object' || seen.has(node)) return;
+    if (types.isPromise(node)) return ignoreRejection(node);
+    seen.add(node);
+    if (depth === 0 || depth > MAX_VALUE_DEPTH) return;
+    for (const key of Object.keys(node)) visit((node as Record<string, unknown>)[key], depth + 1);
+  };
+  try {
+    if (deep) visit(value, 1);
+    else if (types.isPromise(value)) ignoreRejection(value);
+    else if (value !== null && typeof value === 'object') for (const key of Object.keys(value)) visit((value as Record<string, unknown>)[key], 0);
+  } catch {
+    // A getter or a Proxy trap threw: the value's own checks report it.
   }
 }
 
@@ -526,7 +554,7 @@ function nonPlainKind(object: object): string | null {
 
 function readNonPlainKind(object: object): string | null {
   if (types.isPromise(object)) {
-    handleRejection(object);
+    ignoreRejection(object);
     return 'a Promise (an async function: a transform, default, catch or overwrite of the schema, or node code that returned without await)';
   }
   if (object instanceof Date) return 'a Date';

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { displayText } from '../display.js';
-import { EffectInFlightError, ForkTargetExistsError, ImplicitForkError, NotACheckpointError, RemitError, setSuggestedCommandOptions, shellWord, suggestCommand } from '../errors.js';
+import { EffectInFlightError, ForkTargetExistsError, ImplicitForkError, NotACheckpointError, ORDINARY_SKEW_MS, RemitError, setSuggestedCommandOptions, shellWord, suggestCommand } from '../errors.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { DEFAULT_DB, globalOptions, reportFields, suggestedCommandOptions, UsageError, workflowModuleStep } from './context.js';
 import { registerCommands } from './registry.js';
@@ -78,8 +78,9 @@ export function inFlightAdvice(error: EffectInFlightError): string {
   const waitMs = Math.min(remainingMs, MAX_WAIT_MS);
   const poll = error.runningHere ? `a call in this process was running it (retryAfterMs ${error.retryAfterMs} is a poll interval, not the lease's remaining time); ` : '';
   // A lease that ends past the longest --wait was stamped by a clock ahead of this one (or this one is behind): no wait reaches its end.
+  const skewed = remainingMs > MAX_WAIT_MS + ORDINARY_SKEW_MS ? ': the owner\'s clock was ahead of this one, or this one is behind' : '';
   const until = remainingMs > MAX_WAIT_MS
-    ? `the longest --wait; its lease runs out later than that (in ${remainingMs} ms by this host's clock: the owner's clock was ahead of this one, or this one is behind)`
+    ? `the longest --wait; its lease runs out later than that (in ${remainingMs} ms by this host's clock${skewed})`
     : 'until its lease runs out';
   const wait = `${poll}wait for it: \`${continueWith(`--wait ${waitMs}`)}\` waits up to ${waitMs} ms, ${until}`;
   if (error.owner === '') return `  ${wait}`;

@@ -119,6 +119,8 @@ export class RunSession {
   private digest: string | undefined;
   /** An append failed: nothing cached may be used until the log is read again. */
   private stale = false;
+  /** When the drive under way last let the event loop run (internalTimers.monotonicNow). */
+  private pausedAt = 0;
   private checkedWorkflow: Workflow | undefined;
   /** Damage found in the stored records at the last reload (null: sound). */
   private damage: RunDamage | null = null;
@@ -767,8 +769,8 @@ export class RunSession {
    */
   async drive(): Promise<RunResult> {
     if (this.stale) await this.reload();
-    let pausedAt = internalTimers.monotonicNow();
-    for (;; pausedAt = await this.pauseIfDue(pausedAt)) {
+    this.pausedAt = internalTimers.monotonicNow();
+    for (;; await this.pauseIfDue()) {
       const recovered = this.recover();
       const wf = this.workflowFor(recovered);
       const action = recovered.action;
@@ -787,14 +789,13 @@ export class RunSession {
     }
   }
 
-  /** After PAUSE_AFTER_MS of driving since `pausedAt`, let the event loop run; the time the drive goes on from. */
-  private async pauseIfDue(pausedAt: number): Promise<number> {
+  /** After PAUSE_AFTER_MS of driving since the last pause (or the drive's start), let the event loop run. */
+  private async pauseIfDue(): Promise<void> {
     // REMIT's own timers (timers.ts): under a test's fake timers a faked clock never moves, and a
     // faked setImmediate would hold the drive until the test advanced it.
-    const now = internalTimers.monotonicNow();
-    if (now - pausedAt < PAUSE_AFTER_MS) return pausedAt;
+    if (internalTimers.monotonicNow() - this.pausedAt < PAUSE_AFTER_MS) return;
     await yieldToEventLoop();
-    return internalTimers.monotonicNow();
+    this.pausedAt = internalTimers.monotonicNow();
   }
 
   /**
@@ -807,6 +808,8 @@ export class RunSession {
     try {
       let next = await new Step(this, wf, runId, this.recordCount, recovered).performStaged(action);
       while (next !== null && next !== END && !this.groupFull && wf.nodes.get(next)?.kind === 'pure') {
+        // Inside a group too: a group of slow pure steps (up to maxGroupedPureSteps) would hold the loop.
+        await this.pauseIfDue();
         next = await new Step(this, wf, runId, this.recordCount).runPure(next, 'stage');
       }
     } catch (error) {

@@ -19,7 +19,7 @@ import { withArticle } from '../display.js';
 import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls, OWN_CALL_RETRY_MS, readLeaseClock } from './fence.js';
 import { fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
-import { durableText, durableValue, MAX_VALUE_TEXT_BYTES, textBytesOverLimit, validate } from '../values.js';
+import { durableText, durableValue, handleRejectionsIn, ignoreRejection, MAX_VALUE_TEXT_BYTES, textBytesOverLimit, validate, type DurableText } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
 import { cloneJson, kindName, recordedValue, type HeadState } from './log-view.js';
 import type { RunSession } from './run-session.js';
@@ -426,12 +426,7 @@ export class Step {
     seq: number,
   ): Completion {
     const subject = { runId: this.runId, seq, node: name };
-    const merged = mergeUpdate(head.state, update, subject);
-    const parsed = validate(this.wf.stateSchema, merged, subject);
-    if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
-    const dropped = droppedField(this.wf.stateSchema, update, parsed.data);
-    if (dropped !== undefined) throw new StateInvalidError(subject, [{ path: dropped, message: DROPPED_FIELD }]);
-    const snapshot = durableText('state', parsed.data, this.wf.stateSchema, subject, merged);
+    const snapshot = checkedState(this.wf, head, update, subject);
     // The delta is made of JSON read back (snapshot.value), so it is JSON as it stands; its copy
     // for the head cache equals what parsing its bytes gives. All of it is taken before the route
     // runs: the route is given snapshot.value itself (no copy per step), so a change the route
@@ -527,16 +522,23 @@ function recordedResultClause(doneSeq: number): string {
 }
 
 /**
- * Handles the rejection of a Promise node code returned where REMIT refuses one, so that it does
- * not go unhandled (which ends a Node process by default). Attaching a handler reads a native
- * Promise's `constructor` and calls another thenable's `then`; node code can make either throw, and
- * then there is nothing to attach to (the refusal stands).
+ * The state after `update` (a node's returned fields) is merged in, validated by the state schema
+ * and read back as its JSON text: StateInvalidError for a refused state or a field the schema
+ * would drop, a value error for one that would not read back. A Promise the update holds (a field
+ * set without `await`) has its rejection handled whatever the schema does with it.
  */
-function ignoreRejection(thenable: PromiseLike<unknown>): void {
+function checkedState(wf: Workflow, head: HeadState, update: unknown, subject: ErrorSubject): DurableText {
+  handleRejectionsIn(update, false);
   try {
-    Promise.resolve(thenable).catch(() => {});
-  } catch {
-    // See above.
+    const merged = mergeUpdate(head.state, update, subject);
+    const parsed = validate(wf.stateSchema, merged, subject);
+    if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
+    const dropped = droppedField(wf.stateSchema, update, parsed.data);
+    if (dropped !== undefined) throw new StateInvalidError(subject, [{ path: dropped, message: DROPPED_FIELD }]);
+    return durableText('state', parsed.data, wf.stateSchema, subject, merged);
+  } catch (error) {
+    handleRejectionsIn(update, true);
+    throw error;
   }
 }
 

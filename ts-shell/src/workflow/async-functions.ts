@@ -59,8 +59,8 @@ const FUNCTION_KEYS = {
 /**
  * Whether the value zod's JSON Schema writes for a default, prefault or catch is a Promise: read as
  * zod reads it there (a default's getter, which calls its function; a catch's function called with
- * undefined), so the user's function is called no more often than build() already calls it. A
- * Promise's rejection is handled.
+ * undefined), with the same argument zod gives it there; build() so calls it once more than zod's
+ * JSON Schema passes do (twice for the fingerprint). A Promise's rejection is handled.
  */
 function writtenValueIsPromise(def: Record<string, unknown>): boolean {
   let value: unknown;

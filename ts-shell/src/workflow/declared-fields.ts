@@ -18,28 +18,36 @@ const defOf = (schema: unknown): Def | undefined => (schema as { _zod?: { def?: 
 /** Wrappers whose fields are their inner schema's. */
 const INNER = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional', 'success']);
 
-const cache = new WeakMap<object, ReadonlySet<string> | 'any'>();
+/**
+ * Which fields count as named. 'either': a node's returned fields, merged into the state and then
+ * parsed, named on the input or output side of a pipe or transform. 'input': a value given from
+ * outside (start's input, a resume value), read by the schema's input side only, where a function
+ * (a preprocess that renames a legacy field, a catch that takes anything) may read any field.
+ */
+type Side = 'either' | 'input';
 
-export function declaredFields(schema: unknown): ReadonlySet<string> | 'any' {
+const caches: Record<Side, WeakMap<object, ReadonlySet<string> | 'any'>> = { either: new WeakMap(), input: new WeakMap() };
+
+export function declaredFields(schema: unknown, side: Side = 'either'): ReadonlySet<string> | 'any' {
   if (schema === null || typeof schema !== 'object') return 'any';
-  let known = cache.get(schema);
+  let known = caches[side].get(schema);
   if (known === undefined) {
-    known = collect(schema, new Set(), new Set());
-    cache.set(schema, known);
+    known = collect(schema, side, new Set(), new Set());
+    caches[side].set(schema, known);
   }
   return known;
 }
 
 /** Adds the fields of `schema` to `into`; 'any' as soon as one part accepts fields it does not name. */
-function collect(schema: unknown, into: Set<string>, seen: Set<unknown>): Set<string> | 'any' {
+function collect(schema: unknown, side: Side, into: Set<string>, seen: Set<unknown>): Set<string> | 'any' {
   const def = defOf(schema);
   if (def === undefined) return 'any';
   if (seen.has(schema)) return into; // a recursive schema: its fields are already being collected
   seen.add(schema);
-  const parts = partsOf(def);
+  const parts = side === 'input' ? inputPartsOf(def) : partsOf(def);
   if (parts === 'any') return 'any';
   if (Array.isArray(parts)) {
-    for (const part of parts) if (collect(part, into, seen) === 'any') return 'any';
+    for (const part of parts) if (collect(part, side, into, seen) === 'any') return 'any';
     return into;
   }
   // An object: its shape's keys, unless it keeps, accepts or drops on purpose other keys.
@@ -49,6 +57,16 @@ function collect(schema: unknown, into: Set<string>, seen: Set<unknown>): Set<st
   }
   for (const key of Object.keys((def.shape ?? {}) as object)) into.add(key);
   return into;
+}
+
+/** partsOf for a value given from outside: a pipe's input side only; a transform or a catch reads any field. */
+function inputPartsOf(def: Def): unknown[] | 'object' | 'any' {
+  switch (def.type) {
+    case 'pipe': return [def.in];
+    case 'transform': return 'any';
+    case 'catch': return 'any';
+    default: return partsOf(def);
+  }
 }
 
 /** The schemas whose fields make `def`'s, 'object' for an object, or 'any'. */
@@ -71,11 +89,12 @@ function partsOf(def: Def): unknown[] | 'object' | 'any' {
  * variant of a union) is the schema's doing, and a schema that keeps or accepts unknown fields, or
  * drops them on purpose (`.strip()`), is not checked (declaredFields). Only the top-level fields
  * are, not what they hold: a nested object may be narrowed to its declared fields on purpose.
- * Checked where a value enters a run: a node's returned fields, start's input, a resume value.
+ * Checked where a value enters a run: a node's returned fields (side 'either'), start's input and
+ * a resume value (side 'input': a preprocess or a catch on the way in may read any field).
  */
-export function droppedField(schema: unknown, given: unknown, parsed: unknown): string | undefined {
+export function droppedField(schema: unknown, given: unknown, parsed: unknown, side: Side = 'either'): string | undefined {
   if (given === null || typeof given !== 'object' || Array.isArray(given) || parsed === null || typeof parsed !== 'object') return undefined;
-  const declared = declaredFields(schema);
+  const declared = declaredFields(schema, side);
   if (declared === 'any') return undefined;
   try {
     for (const key of Object.keys(given)) {
@@ -88,4 +107,5 @@ export function droppedField(schema: unknown, given: unknown, parsed: unknown): 
 }
 
 /** How to keep fields a schema does not name, said wherever one is refused as dropped. */
-export const ON_PURPOSE = 'to drop unknown fields on purpose, end the object schema with .strip(); to keep them, .loose()';
+export const ON_PURPOSE = 'to drop unknown fields on purpose, end the object schema with .strip(), which keeps the fingerprint, so runs in flight accept it; ' +
+  '.loose() keeps them but changes the fingerprint, which runs started before refuse';

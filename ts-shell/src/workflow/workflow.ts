@@ -16,7 +16,7 @@
 
 import { z } from 'zod';
 import { MAX_NODE_COUNT } from '../core/framing.js';
-import { DefinitionInvalidError } from '../errors.js';
+import { DefinitionInvalidError, endMeant } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { isPlainObject, isWellFormedUnicode, utf8, type Json } from '../json.js';
 import { asyncFunctionIn } from './async-functions.js';
@@ -237,8 +237,7 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     for (const def of this.definitions) {
       const next = def.spec.next;
       if (typeof next === 'string' && next !== END && !nodes.has(next)) {
-        const endMeant = /^end$/i.test(next) ? ' (to end the run, route to the END constant remit exports, not the string)' : '';
-        throw new DefinitionInvalidError(wf, `route of ${def.name} names unknown node ${next}${endMeant}`, { node: def.name, field: 'next' });
+        throw new DefinitionInvalidError(wf, `route of ${def.name} names unknown node ${next}${endMeant(next)}`, { node: def.name, field: 'next' });
       }
       if (typeof next !== 'string' && typeof next !== 'function') {
         throw new DefinitionInvalidError(wf, `next of ${def.name} must be a node name, END or a function`, { node: def.name, field: 'next' });
