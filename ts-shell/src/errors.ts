@@ -183,8 +183,25 @@ function withSubject(message: string, subject: ErrorSubject): string {
   if (subject.runId !== undefined) parts.push(`run ${subject.runId}`);
   if (subject.seq !== undefined) parts.push(`seq ${subject.seq}`);
   if (subject.node !== undefined) parts.push(`node ${subject.node}`);
-  if (subject.field !== undefined) parts.push(`field ${subject.field}`);
+  // A field may be a caller's key (a misspelt field of a request's value): cut in the message, whole in `field`.
+  if (subject.field !== undefined) parts.push(`field ${cutForMessage(subject.field, MAX_QUOTED_CHARS)}`);
   return parts.length === 0 ? message : `${message} [${parts.join(', ')}]`;
+}
+
+/** The most characters of a caller's text (a key, a thrown message) a message quotes; the error's fields keep it whole. */
+const MAX_QUOTED_CHARS = 200;
+/** The most characters of what node code threw a message quotes; `cause` keeps it. */
+const MAX_THROWN_CHARS = 2000;
+/** The most validation issues a message lists; `issues` holds every one. */
+const MAX_LISTED_ISSUES = 10;
+
+/**
+ * `text` as a message quotes it: whole up to `max` characters, else its start and how long it
+ * was. A message is written to logs line by line; a caller's text (a megabyte key, a handler's
+ * 100 KB message, 100,000 issues of one array) must not make it megabytes.
+ */
+export function cutForMessage(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
 }
 
 // ------------------------------------------------------------------ definitions
@@ -338,7 +355,7 @@ export function endMeant(target: unknown): string {
 }
 
 function describeRouteTarget(target: unknown): string {
-  if (typeof target === 'string') return JSON.stringify(target);
+  if (typeof target === 'string') return JSON.stringify(cutForMessage(target, MAX_QUOTED_CHARS));
   if (isThenable(target)) {
     return 'a Promise (a route returns a node name or END synchronously)';
   }
@@ -353,7 +370,7 @@ export class HandlerThrewError extends RemitError {
   readonly code = ErrorCode.HANDLER_THREW;
   /** `recorded`: what the step did record before the code threw (default: nothing). */
   constructor(subject: ErrorSubject, cause: unknown, recorded = 'nothing was recorded for this step') {
-    super(`node code threw: ${describeThrown(cause)}; ${recorded}`, subject, { cause });
+    super(`node code threw: ${cutForMessage(describeThrown(cause), MAX_THROWN_CHARS)}; ${recorded}`, subject, { cause });
   }
 }
 
@@ -783,8 +800,13 @@ export function toValidationIssues(issues: ReadonlyArray<{ path: ReadonlyArray<P
 }
 
 function describeIssues(issues: ValidationIssue[]): string {
-  return issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((i) => `${cutForMessage(i.path, MAX_QUOTED_CHARS)}: ${cutForMessage(i.message, MAX_ISSUE_MESSAGE_CHARS)}`);
+  const more = issues.length - listed.length;
+  return more > 0 ? `${listed.join('; ')}; and ${more} more (the error's issues lists all ${issues.length})` : listed.join('; ');
 }
+
+/** An issue's message is REMIT's or the schema's own (a refine's), longer than a key: cut later. */
+const MAX_ISSUE_MESSAGE_CHARS = 1000;
 
 function firstPath(issues: ValidationIssue[]): string | undefined {
   return issues[0]?.path;

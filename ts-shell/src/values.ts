@@ -17,7 +17,7 @@
  * (effect results, fork intents) get rules 1 and 3 only.
  */
 
-import { NotJsonError, RemitError, ValueUnfaithfulError, describeThrown, isInstanceOf, namingRun, toValidationIssues, type ErrorSubject } from './errors.js';
+import { NotJsonError, RemitError, ValueUnfaithfulError, cutForMessage, describeThrown, isInstanceOf, namingRun, toValidationIssues, type ErrorSubject } from './errors.js';
 import { encodeJsonText, setOwnKey, utf8, utf8Length, type Json } from './json.js';
 import { constants } from 'node:buffer';
 import { types } from 'node:util';
@@ -124,7 +124,7 @@ export function durableText(what: string, output: unknown, schema: ReadBackSchem
     throw new ValueUnfaithfulError(
       what,
       'TRANSFORM_NOT_IDEMPOTENT',
-      `${field}: the schema turns the stored ${render(valueAt(encoded.value, moved.path))} into ${render(valueAt(again.data, moved.path))} ` +
+      `${shownPath(moved.path)}: the schema turns the stored ${render(valueAt(encoded.value, moved.path))} into ${render(valueAt(again.data, moved.path))} ` +
         'when it reads it back (a transform that is not idempotent would be applied again at every read)',
       { ...subject, field },
     );
@@ -264,14 +264,14 @@ export function checkedRoundTrip(what: string, output: unknown, subject: ErrorSu
     if (isStringTooLong(error)) throw textTooLong(what, subject);
     // Only for JSON.stringify's own BigInt refusal: a cycle's or a toJSON's error is another value's.
     const at = error instanceof Error && /BigInt/.test(error.message) ? bigintAt(output) : null;
-    if (at !== null) throw new NotJsonError(`the ${what}`, `${pathText(at)}: ${(error as Error).message}`, { ...subject, field: pathText(at) });
+    if (at !== null) throw new NotJsonError(`the ${what}`, `${shownPath(at)}: ${(error as Error).message}`, { ...subject, field: pathText(at) });
     throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
   }
   const deep = tooDeepAt(encoded.value, true);
   if (deep !== null) throw tooDeep(what, deep, subject);
   const changed = jsonChange(output, encoded.value, []);
   if (changed !== null) {
-    throw new ValueUnfaithfulError(what, 'CHANGED_BY_JSON', `${pathText(changed.path)}: ${changed.why}`, { ...subject, field: pathText(changed.path) });
+    throw new ValueUnfaithfulError(what, 'CHANGED_BY_JSON', `${shownPath(changed.path)}: ${changed.why}`, { ...subject, field: pathText(changed.path) });
   }
   return encoded;
 }
@@ -435,6 +435,11 @@ function isExactly(value: unknown, json: Json): boolean {
 /** The zod-style path: `items.3.sku`, or "(root)". */
 function pathText(path: Path): string {
   return path.length === 0 ? '(root)' : path.join('.');
+}
+
+/** A path as a message shows it: its keys are a caller's, which may be megabytes (the field keeps it whole). */
+function shownPath(path: Path): string {
+  return cutForMessage(pathText(path), 200);
 }
 
 /**
