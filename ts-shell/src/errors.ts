@@ -247,7 +247,7 @@ export class DefinitionMismatchError extends RemitError {
 export class UnknownWorkflowError extends RemitError {
   readonly code = ErrorCode.UNKNOWN_WORKFLOW;
   /** `ofStartedRun`: the workflow is the one an existing run was started under (its message says how to finish it). */
-  constructor(readonly workflow: string, readonly known: string[], subject: ErrorSubject = {}, ofStartedRun = false) {
+  constructor(readonly workflow: string, readonly known: string[], subject: ErrorSubject = {}, { ofStartedRun = false }: { ofStartedRun?: boolean } = {}) {
     const finish = ofStartedRun ? '; the run finishes when the definition it was started under is registered again, unchanged (docs/guide.md, "Changing a workflow")' : '';
     super(`no workflow named ${quoteName(workflow)} is registered (known: ${known.join(', ') || 'none'})${finish}`, subject);
   }

@@ -1178,7 +1178,7 @@ export class Remit implements Engine {
     if (run.undrivenFork === true) return undefined;
     // Reported, not skipped: a service whose `workflows` misses one would otherwise never
     // recover that workflow's runs, and nothing would say so.
-    if (!this.workflows.has(run.workflow)) return { runId, error: new UnknownWorkflowError(run.workflow, this.workflowNames(), { runId }, true) };
+    if (!this.workflows.has(run.workflow)) return { runId, error: new UnknownWorkflowError(run.workflow, this.workflowNames(), { runId }, { ofStartedRun: true }) };
     if (this.closing) {
       // close() was called while this run was read: it is not continued (a continue could call
       // a handler after the close began).

@@ -500,7 +500,7 @@ export class RunSession {
     if (this.checkedWorkflow) return this.checkedWorkflow;
     const name = fromUtf8(recovered.workflow);
     const wf = this.engine.workflowNamed(name);
-    if (!wf) throw new UnknownWorkflowError(name, this.engine.workflowNames(), { runId: this.runId }, true);
+    if (!wf) throw new UnknownWorkflowError(name, this.engine.workflowNames(), { runId: this.runId }, { ofStartedRun: true });
     if (!startedUnder(wf, recovered.fingerprint)) {
       const started = runStartedRecord(this.log.held, this.runId);
       let recorded: WorkflowDescriptor | null = null;

@@ -22,12 +22,7 @@
  */
 
 import { types } from 'node:util';
-
-interface ZodInternals {
-  def?: Record<string, unknown>;
-  /** A lazy schema's target, made once by zod from its getter and kept. */
-  innerType?: unknown;
-}
+import { lazyTargetOf, zodInternalsOf, type ZodInternals } from './zod-internals.js';
 
 /**
  * The most schemas one walk reads. A getter that makes a new schema at each call (a function that
@@ -35,12 +30,6 @@ interface ZodInternals {
  * such a function is refused where a value meets it. (The definition's descriptor is bounded too.)
  */
 const MAX_SCHEMAS_WALKED = 200_000;
-
-function internalsOf(value: unknown): ZodInternals | undefined {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined;
-  const zod = (value as { _zod?: unknown })._zod;
-  return zod !== null && typeof zod === 'object' ? (zod as ZodInternals) : undefined;
-}
 
 function isAsyncFunction(value: unknown): boolean {
   if (typeof value !== 'function') return false;
@@ -85,7 +74,7 @@ export function asyncFunctionIn(schema: unknown): string | undefined {
   const pending: unknown[] = [schema];
   while (pending.length > 0 && seen.size < MAX_SCHEMAS_WALKED) {
     const value = pending.pop();
-    const internals = internalsOf(value);
+    const internals = zodInternalsOf(value);
     if (internals === undefined || seen.has(value as object)) continue;
     seen.add(value as object);
     const def = internals.def ?? {};
@@ -109,20 +98,15 @@ function heldSchemas(internals: ZodInternals, def: Record<string, unknown>): unk
     if (key === 'defaultValue') continue;
     const value = def[key];
     if (key === 'getter' && typeof value === 'function') {
-      // A lazy schema: its target as zod keeps it (a getter that throws is zod's to report when
-      // the schema is used).
-      try {
-        held.push(internals.innerType);
-      } catch {
-        // nothing to walk
-      }
+      // A lazy schema: its target as zod keeps it.
+      held.push(lazyTargetOf(internals));
     } else if (Array.isArray(value)) {
-      for (const item of value) if (internalsOf(item) !== undefined) held.push(item);
-    } else if (internalsOf(value) !== undefined) {
+      for (const item of value) if (zodInternalsOf(item) !== undefined) held.push(item);
+    } else if (zodInternalsOf(value) !== undefined) {
       held.push(value);
     } else if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
       // An object's shape: its fields' schemas (an enum's values are not schemas, and are skipped).
-      for (const field of Object.values(value)) if (internalsOf(field) !== undefined) held.push(field);
+      for (const field of Object.values(value)) if (zodInternalsOf(field) !== undefined) held.push(field);
     }
   }
   return held;

@@ -11,9 +11,7 @@
  * `_zod.def` structurally, as `isZodSchema` does, so that another zod 4 copy's schemas work too.
  */
 
-type Def = { type?: string; [key: string]: unknown };
-
-const defOf = (schema: unknown): Def | undefined => (schema as { _zod?: { def?: Def } } | null)?._zod?.def;
+import { lazyTargetOf, zodDefOf as defOf, zodInternalsOf, type ZodDef as Def } from './zod-internals.js';
 
 /** Wrappers whose fields are their inner schema's. */
 const INNER = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional', 'success']);
@@ -44,7 +42,7 @@ function collect(schema: unknown, side: Side, into: Set<string>, seen: Set<unkno
   if (def === undefined) return 'any';
   if (seen.has(schema)) return into; // a recursive schema: its fields are already being collected
   seen.add(schema);
-  const parts = side === 'input' ? inputPartsOf(def) : partsOf(def);
+  const parts = side === 'input' ? inputPartsOf(def, schema) : partsOf(def, schema);
   if (parts === 'any') return 'any';
   if (Array.isArray(parts)) {
     for (const part of parts) if (collect(part, side, into, seen) === 'any') return 'any';
@@ -60,24 +58,25 @@ function collect(schema: unknown, side: Side, into: Set<string>, seen: Set<unkno
 }
 
 /** partsOf for a value given from outside: a pipe's input side only; a transform or a catch reads any field. */
-function inputPartsOf(def: Def): unknown[] | 'object' | 'any' {
+function inputPartsOf(def: Def, schema: unknown): unknown[] | 'object' | 'any' {
   switch (def.type) {
     case 'pipe': return [def.in];
     case 'transform': return 'any';
     case 'catch': return 'any';
-    default: return partsOf(def);
+    default: return partsOf(def, schema);
   }
 }
 
 /** The schemas whose fields make `def`'s, 'object' for an object, or 'any'. */
-function partsOf(def: Def): unknown[] | 'object' | 'any' {
+function partsOf(def: Def, schema: unknown): unknown[] | 'object' | 'any' {
   switch (def.type) {
     case 'object': return 'object';
     case 'pipe': return [def.in, def.out];
     case 'transform': return []; // the output side of a .transform(): names nothing itself
     case 'union': return Array.isArray(def.options) ? def.options : 'any';
     case 'intersection': return [def.left, def.right];
-    case 'lazy': return typeof def.getter === 'function' ? [(def.getter as () => unknown)()] : 'any';
+    // zod's own target, made once (a getter that throws reads as undefined, and so as 'any').
+    case 'lazy': return [lazyTargetOf(zodInternalsOf(schema) ?? {})];
     default: return INNER.has(def.type ?? '') ? [def.innerType] : 'any';
   }
 }
