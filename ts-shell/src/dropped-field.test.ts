@@ -94,8 +94,12 @@ describe('a returned field the state schema drops', () => {
     expect(await runs('strip', State.strip(), { count: 0 }, { cuont: 1 })).toMatchObject({ status: 'completed', state: { count: 0 } });
     expect(await runs('catchall', State.catchall(z.number()), { count: 0 }, { extra: 1 })).toMatchObject({ status: 'completed', state: { extra: 1 } });
     expect(await runs('loose-proto', State.loose(), { count: 0 }, JSON.parse('{"__proto__": 1}') as Record<string, unknown>)).toMatchObject({ status: 'completed' });
-    // A strict object refuses the unknown key itself (zod's own issue), as before.
-    expect(await runs('strict', State.strict(), { count: 0 }, { cuont: 1 })).toBeInstanceOf(StateInvalidError);
+    // A strict object refuses the unknown key itself (zod's own issue), naming the key as the field (it named "(root)").
+    const strict = await runs('strict', State.strict(), { count: 0 }, { cuont: 1 }) as unknown as StateInvalidError;
+    expect(strict).toBeInstanceOf(StateInvalidError);
+    expect(strict).toMatchObject({ field: 'cuont', issues: [{ path: 'cuont', message: 'an unrecognized key: the schema names no such field' }] });
+    const nested = await runs('strict-nested', z.object({ count: z.number(), user: z.strictObject({ id: z.string() }).optional() }), { count: 0 }, { user: { id: 'u', idd: 'v', x: 1 } }) as unknown as StateInvalidError;
+    expect(nested.issues?.map((i) => i.path)).toEqual(['user.idd', 'user.x']);
     // A field the schema names nowhere, behind a preprocess that renames an alias, is refused: the
     // returned name is not the state's.
     const Aliased = z.preprocess((v) => v, z.object({ total: z.number() }));
@@ -113,6 +117,19 @@ describe('a returned field the state schema drops', () => {
       if (unknown.length === 0) expect(outcome).toMatchObject({ status: 'completed' });
       else expect((outcome as StateInvalidError).issues?.[0]?.path).toBe(unknown[0]);
     }), { numRuns: 40 });
+  });
+});
+
+describe('a field returned as undefined', () => {
+  it('is removed before the schema sees the state, so an .exactOptional() field can be cleared (from a review: refused at every retry)', async () => {
+    const wf = workflow({ name: 'clear', version: '1', state: z.object({ a: z.string().exactOptional(), b: z.string().optional(), c: z.string() }) })
+      .pure('set', { run: () => ({ a: 'x', b: 'y' }), next: 'clear' })
+      .pure('clear', { run: () => ({ a: undefined, b: undefined }), next: END })
+      .build();
+    expect((await runOnce(wf, { c: 'kept' })).outcome).toMatchObject({ status: 'completed', state: { c: 'kept' } });
+    // A required field returned as undefined is still refused, naming it.
+    const required = workflow({ name: 'required', version: '1', state: z.object({ c: z.string() }) }).pure('p', { run: () => ({ c: undefined }) as never, next: END }).build();
+    expect((await runOnce(required, { c: 'x' })).outcome).toMatchObject({ code: 'REMIT_STATE_INVALID', field: 'c' });
   });
 });
 
@@ -155,6 +172,21 @@ describe('a field of start()\'s input or of a resume value that its schema drops
       }
       await remit.close();
     }), { numRuns: 60 });
+  });
+
+  it('is refused when the object is one option of a union with a null, a literal, a string or an array (from a review: the other option turned the check off)', async () => {
+    for (const resume of [z.union([Approval, z.null()]), Approval.or(z.literal('skip')), z.union([Approval, z.string()]), z.union([Approval, z.array(z.number())]), Approval.nullable()]) {
+      const wf = approvals(resume);
+      const remit = new Remit(new MemoryStore(), await createCore('reference'), [wf]);
+      const parked = await remit.start(wf, { count: 0 }, { runId: 'r' });
+      await expect(remit.resume('r', parked.interrupt!.id, { aproved: true })).rejects.toMatchObject({ code: 'REMIT_RESUME_VALUE_INVALID', field: 'aproved' });
+      expect((await remit.status('r')).status).toBe('parked');
+      await remit.close();
+    }
+    // A state of an object and a union of an object with null (an intersection): the input's misspelling is refused too.
+    const input = workflow({ name: 'and-or-null', version: '1', state: z.object({ a: z.string() }).and(z.union([z.object({ b: z.number().optional() }), z.null()])) })
+      .pure('p', { run: () => ({}), next: END }).build();
+    expect((await runOnce(input, { a: 'x', aa: 1 })).outcome).toBeInstanceOf(StateInvalidError);
   });
 
   it('is accepted by a schema that drops (.strip()) or keeps (.loose()) unknown fields, or names the field in another variant', async () => {

@@ -792,11 +792,16 @@ export interface ValidationIssue {
 }
 
 /** zod issues (`{ path, message }`) in a stable, printable form. */
-export function toValidationIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): ValidationIssue[] {
-  return issues.map((issue) => ({
-    path: issue.path.length === 0 ? '(root)' : issue.path.map((p) => String(p)).join('.'),
-    message: issue.message,
-  }));
+export function toValidationIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code?: string; keys?: unknown }>): ValidationIssue[] {
+  const pathText = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? '(root)' : path.map((p) => String(p)).join('.'));
+  return issues.flatMap((issue) => {
+    // A strict object's unknown keys (`z.strictObject`, `.strict()`): zod's path is the object's;
+    // each key is named by its own path, as a field a schema would drop is.
+    if (issue.code === 'unrecognized_keys' && Array.isArray(issue.keys) && issue.keys.length > 0) {
+      return issue.keys.map((key) => ({ path: pathText([...issue.path, String(key)]), message: 'an unrecognized key: the schema names no such field' }));
+    }
+    return [{ path: pathText(issue.path), message: issue.message }];
+  });
 }
 
 function describeIssues(issues: ValidationIssue[]): string {

@@ -375,7 +375,17 @@ describe('a resume whose completion is refused before the claim', () => {
     const parked = await remit.start(wf, { n: 0 }, { runId: 'o1' });
     const refusedByState = await remit.resume('o1', parked.interrupt!.id, { accept: false }).catch((e: unknown) => e);
     expect(refusedByState).toMatchObject({ code: 'REMIT_STATE_INVALID', runId: 'o1', node: 'decide' });
-    expect((refusedByState as Error).message).toMatch(/a refused offer is not kept; nothing was written: the value was not claimed and the interrupt is still parked \(a value whose completion passes resumes it\) \[run o1/);
+    expect((refusedByState as Error).message).toMatch(/a refused offer is not kept; nothing was written: the value was not claimed and the interrupt is still parked \(a value that passes resumes it\) \[run o1/);
+    // A value that would not read back (a Date where the schema takes anything) says so too (from a review of an approval inbox).
+    const anyMeta = workflow({ name: 'meta', version: '1', state: z.object({ n: z.number() }) })
+      .interrupt('decide', { resume: z.object({ meta: z.any() }), apply: () => ({}), next: END })
+      .build();
+    const metaRemit = new Remit(new MemoryStore(), core, [anyMeta]);
+    const metaRun = await metaRemit.start(anyMeta, { n: 0 }, { runId: 'm1' });
+    const unfaithful = await metaRemit.resume('m1', metaRun.interrupt!.id, { meta: new Date(0) }).catch((e: unknown) => e);
+    expect(unfaithful).toMatchObject({ code: 'REMIT_VALUE_UNFAITHFUL', field: 'meta' });
+    expect((unfaithful as Error).message).toMatch(/the interrupt is still parked/);
+    expect((await metaRemit.status('m1')).status).toBe('parked');
     const other = await remit.start(wf, { n: 1 }, { runId: 'o2' });
     const refusedByRoute = await remit.resume('o2', other.interrupt!.id, { accept: true }).catch((e: unknown) => e);
     expect(refusedByRoute).toBeInstanceOf(RouteInvalidError);

@@ -49,7 +49,7 @@ import { assert } from './assert.js';
 import { allKeysOf, notKnown, unknownKey } from './known-keys.js';
 import { canonicalDescriptor, diffDescriptors } from './workflow/descriptor.js';
 import { droppedField, ON_PURPOSE } from './workflow/declared-fields.js';
-import { internalTimers } from './timers.js';
+import { eventLoopPacer, internalTimers } from './timers.js';
 import { isBuiltWorkflow, isLeaseMs, MAX_LEASE_MS, MAX_NODE_NAME_BYTES, WorkflowBuilder, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
 
 export { MAX_RUN_ID_BYTES } from './ids.js';
@@ -1056,7 +1056,10 @@ export class Remit implements Engine {
     // The listing is read whole (one row a run); each run's log is read only for the page asked.
     const listings = pageOf(checkedListings(this.store, await this.store.listRuns()), options ?? {});
     const out: RunSummary[] = [];
+    // Reading thousands of logs on SQLite (synchronous reads) would hold the event loop for the whole listing.
+    const pause = eventLoopPacer();
     for (const listing of listings) {
+      await pause();
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
       const examined = await this.examine(listing.runId).catch(async (error: unknown): Promise<ExaminedRun> => {
         // A run the Wasm core has no memory for (a failure message or fork intent near the payload
@@ -1125,9 +1128,13 @@ export class Remit implements Engine {
     // One slot per candidate: the outcomes keep the candidates' order whatever order runs end in.
     const looked: CandidateLook[] = new Array<CandidateLook>(candidates.length).fill(undefined);
     let next = 0;
+    // Thousands of candidates read on SQLite (synchronous reads) would hold the event loop throughout.
+    const pause = eventLoopPacer();
     const takeUp = async (): Promise<void> => {
       // close() was called: the run being continued is finished, no other is taken up.
       while (next < candidates.length && !this.closing) {
+        await pause();
+        if (next >= candidates.length || this.closing) break;
         const index = next++;
         const runId = candidates[index]!;
         // recoverCandidate reports every failure as the run's outcome; this catch is for a throw it
@@ -1530,25 +1537,22 @@ function checkedResumeValue(session: RunSession, schema: ReadBackSchema, at: { r
       ]);
     }
     const encoded = durableValue('resume value', parsed.data, schema, at, value);
-    checkResumeBeforeClaim(session, at.node, decodeJson(encoded.bytes));
+    session.checkResume(at.node, decodeJson(encoded.bytes));
     return encoded.bytes;
   } catch (error) {
     handleRejectionsIn(value, true);
-    throw error;
+    throw notClaimed(error);
   }
 }
 
 /**
- * RunSession.checkResume, whose refusals (the completion's state refused by the state schema, a
- * route that names no node, ...) say, as a refused value does, that the interrupt was not consumed.
+ * A refusal before the claim (a value that would not read back, the completion's state refused by
+ * the state schema, a route that names no node, ...) restated to say, as a refused value does,
+ * that the interrupt was not consumed.
  */
-function checkResumeBeforeClaim(session: RunSession, node: string, value: Json): void {
-  try {
-    session.checkResume(node, value);
-  } catch (error) {
-    if (!(error instanceof RemitError) || /interrupt (is still parked|was not consumed)/.test(error.message)) throw error;
-    throw restateRecorded(error, 'nothing was written: the value was not claimed and the interrupt is still parked (a value whose completion passes resumes it)');
-  }
+function notClaimed(error: unknown): unknown {
+  if (!(error instanceof RemitError) || /interrupt (is still parked|was not consumed)/.test(error.message)) return error;
+  return restateRecorded(error, 'nothing was written: the value was not claimed and the interrupt is still parked (a value that passes resumes it)');
 }
 
 /** How an argument that was refused looked, for the message. */

@@ -24,3 +24,18 @@ export function sleepInternally(ms: number): Promise<void> {
 export function yieldToEventLoop(): Promise<void> {
   return new Promise<void>((resolve) => internalTimers.setImmediate(resolve));
 }
+
+/**
+ * A pause for long synchronous-looking work (a drive of pure steps on a store that answers at
+ * once, a listing that reads thousands of logs): the function it gives lets the event loop run
+ * when `everyMs` have passed since the pacer was made or last paused, and returns at once
+ * otherwise, so that other requests of the process are served meanwhile.
+ */
+export function eventLoopPacer(everyMs = 10): () => Promise<void> {
+  let since = internalTimers.monotonicNow();
+  return async () => {
+    if (internalTimers.monotonicNow() - since < everyMs) return;
+    await yieldToEventLoop();
+    since = internalTimers.monotonicNow();
+  };
+}

@@ -32,7 +32,7 @@ import { checkWholeRead } from '../store/whole-read.js';
 import { openSummary, sealSummary } from './stored-summary.js';
 import { DEFAULT_SEQUENCING, type Engine, type RunResult, type SequencingOptions } from './run-result.js';
 import { GROUPABLE_ACTIONS, Step } from './step.js';
-import { internalTimers, yieldToEventLoop } from '../timers.js';
+import { eventLoopPacer } from '../timers.js';
 
 /**
  * A durable recovery summary goes with an append once at least this many records were appended
@@ -119,8 +119,12 @@ export class RunSession {
   private digest: string | undefined;
   /** An append failed: nothing cached may be used until the log is read again. */
   private stale = false;
-  /** When the drive under way last let the event loop run (internalTimers.monotonicNow). */
-  private pausedAt = 0;
+  /**
+   * The drive's pause (timers.ts, eventLoopPacer): lets the event loop run after PAUSE_AFTER_MS of
+   * driving. REMIT's own timers: under a test's fake timers a faked clock never moves, and a faked
+   * setImmediate would hold the drive until the test advanced it.
+   */
+  private pauseIfDue: () => Promise<void> = eventLoopPacer(PAUSE_AFTER_MS);
   private checkedWorkflow: Workflow | undefined;
   /** Damage found in the stored records at the last reload (null: sound). */
   private damage: RunDamage | null = null;
@@ -769,7 +773,7 @@ export class RunSession {
    */
   async drive(): Promise<RunResult> {
     if (this.stale) await this.reload();
-    this.pausedAt = internalTimers.monotonicNow();
+    this.pauseIfDue = eventLoopPacer(PAUSE_AFTER_MS);
     for (;; await this.pauseIfDue()) {
       const recovered = this.recover();
       const wf = this.workflowFor(recovered);
@@ -787,15 +791,6 @@ export class RunSession {
       if (this.groupFull) await this.flush();
       await this.runGroup(wf, runId, action, recovered);
     }
-  }
-
-  /** After PAUSE_AFTER_MS of driving since the last pause (or the drive's start), let the event loop run. */
-  private async pauseIfDue(): Promise<void> {
-    // REMIT's own timers (timers.ts): under a test's fake timers a faked clock never moves, and a
-    // faked setImmediate would hold the drive until the test advanced it.
-    if (internalTimers.monotonicNow() - this.pausedAt < PAUSE_AFTER_MS) return;
-    await yieldToEventLoop();
-    this.pausedAt = internalTimers.monotonicNow();
   }
 
   /**

@@ -556,7 +556,11 @@ function mergeUpdate(state: Json, update: unknown, subject: ErrorSubject): unkno
   if (!isPlainObject(update as Json) || (prototype !== Object.prototype && prototype !== null) || !isPlainObject(state)) {
     throw new StateInvalidError(subject, [{ path: '(root)', message: `a node must return a plain object of changed fields, or nothing (got ${describeUpdate(update)})` }]);
   }
-  return { ...state, ...(update as Record<string, Json>) };
+  // A field returned as undefined is removed, as JSON would drop it, before the schema sees the
+  // state: an .exactOptional() field refuses undefined but accepts its absence.
+  const merged: Record<string, unknown> = { ...state, ...(update as Record<string, Json>) };
+  for (const key of Object.keys(update as object)) if ((update as Record<string, unknown>)[key] === undefined) delete merged[key];
+  return merged;
 }
 
 const DROPPED_FIELD = 'the node returned this field, which the state schema names nowhere and drops, so the change would be lost ' +

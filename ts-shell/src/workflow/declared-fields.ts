@@ -13,6 +13,16 @@
 
 import { lazyTargetOf, zodDefOf as defOf, zodInternalsOf, type ZodDef as Def } from './zod-internals.js';
 
+/**
+ * Kinds of schema that accept no object with fields of its own (a primitive, an array, a Map):
+ * as an option of a union beside an object (`z.union([approval, z.null()])`) they name no field,
+ * and so leave the object's check on, where reading them as 'any' turned the whole check off.
+ */
+const NO_FIELDS = new Set([
+  'null', 'undefined', 'void', 'never', 'literal', 'string', 'number', 'int', 'boolean', 'bigint', 'symbol', 'nan', 'enum',
+  'template_literal', 'date', 'array', 'tuple', 'set', 'map', 'file', 'function', 'promise',
+]);
+
 /** Wrappers whose fields are their inner schema's. */
 const INNER = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional', 'success']);
 
@@ -77,7 +87,7 @@ function partsOf(def: Def, schema: unknown): unknown[] | 'object' | 'any' {
     case 'intersection': return [def.left, def.right];
     // zod's own target, made once (a getter that throws reads as undefined, and so as 'any').
     case 'lazy': return [lazyTargetOf(zodInternalsOf(schema) ?? {})];
-    default: return INNER.has(def.type ?? '') ? [def.innerType] : 'any';
+    default: return INNER.has(def.type ?? '') ? [def.innerType] : NO_FIELDS.has(def.type ?? '') ? [] : 'any';
   }
 }
 

@@ -152,6 +152,85 @@ const COERCED: Record<string, { schema: string; why: string; instead: string }> 
   bigint: { schema: 'z.coerce.bigint()', why: 'it turns the string or number it accepts into a bigint, which has no JSON form', instead: BIGINT },
 };
 
+/** The kinds of JSON value: what a pipe's sides are compared by. */
+type JsonKind = 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
+
+const KIND_OF_TYPE: Record<string, JsonKind> = {
+  string: 'string', template_literal: 'string', number: 'number', int: 'number', boolean: 'boolean', null: 'null',
+  object: 'object', record: 'object', array: 'array', tuple: 'array',
+};
+
+/**
+ * A pipe whose last schema gives only kinds of JSON value its first refuses (`z.stringbool()`: a
+ * string in, a boolean out; a codec from a string to a number; `z.string().pipe(z.coerce.number())`):
+ * a kept value is what the last gives and is given back to the first, so none passes. Null when
+ * the kinds are not known on both sides (a transform, a lazy, a custom check) or may meet.
+ */
+function pipeMismatch(def: SchemaDef, path: Array<string | number>): Unkeepable[] | null {
+  const accepted = jsonKinds(def.in, 'in', 0);
+  const given = jsonKinds(def.out, 'out', 0);
+  if (accepted === null || given === null || [...given].some((kind) => accepted.has(kind))) return null;
+  const named = (kinds: Set<JsonKind>) => [...kinds].map((kind) => `a${kind === 'object' || kind === 'array' ? 'n' : ''} ${kind}`).join(' or ');
+  return [{
+    schema: 'pipe (a codec, z.stringbool(), .pipe())',
+    path: [...path],
+    why: `what it gives (${named(given)}) its first schema refuses (it takes ${named(accepted)}) when the value is read back`,
+    instead: 'a schema whose output it accepts again: the output\'s own type (z.boolean(), z.number()), converting the caller\'s text before resume(), or z.enum(["true", "false"]) converted in apply',
+    noValue: false,
+  }];
+}
+
+/**
+ * The kinds of JSON value a schema accepts (`in`) or gives (`out`), or null when not known here
+ * (a transform, a lazy, an intersection, a custom check, anything not listed: such a pipe is not refused).
+ */
+function jsonKinds(schema: unknown, role: 'in' | 'out', depth: number): Set<JsonKind> | null {
+  const internals = internalsOf(schema);
+  const def = internals === undefined ? undefined : read(internals, 'def');
+  if (def === undefined || def === null || typeof def.type !== 'string' || depth > MAX_DEPTH) return null;
+  const inner = (next: unknown, nextRole: 'in' | 'out' = role) => jsonKinds(next, nextRole, depth + 1);
+  const kind = KIND_OF_TYPE[def.type];
+  if (kind !== undefined) return role === 'in' && def.coerce === true ? null : new Set([kind]);
+  switch (def.type) {
+    case 'enum':
+    case 'literal': {
+      const values = def.type === 'enum' ? Object.values((def as { entries?: object }).entries ?? {}) : def.values;
+      if (!Array.isArray(values)) return null;
+      const kinds = new Set<JsonKind>();
+      for (const value of values) {
+        if (value === null) kinds.add('null');
+        else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') kinds.add(typeof value as JsonKind);
+        else return null;
+      }
+      return kinds;
+    }
+    case 'nullable': {
+      const kinds = inner(def.innerType);
+      return kinds === null ? null : new Set([...kinds, 'null' as const]);
+    }
+    case 'optional':
+    case 'nonoptional':
+    case 'readonly':
+    case 'default':
+    case 'prefault':
+      return inner(def.innerType);
+    case 'pipe':
+      return role === 'in' ? inner(def.in, 'in') : inner(def.out, 'out');
+    case 'union': {
+      if (!Array.isArray(def.options)) return null;
+      const kinds = new Set<JsonKind>();
+      for (const option of def.options) {
+        const optionKinds = inner(option);
+        if (optionKinds === null) return null;
+        for (const k of optionKinds) kinds.add(k);
+      }
+      return kinds;
+    }
+    default:
+      return null;
+  }
+}
+
 /**
  * A walk's bounds: the schema nodes it visits, and how deeply it nests (wrappers count, so a
  * lazy that makes a new schema at each call ends too). Beyond them a schema may have a kept value.
@@ -241,7 +320,7 @@ class Walk {
         // A kept value is given back to the first schema (in), and is what the last one gives (out).
         if (role === 'in') return this.visit(def.in, 'in', path);
         if (role === 'out') return this.visit(def.out, 'out', path);
-        return this.visit(def.in, 'in', path) ?? this.visit(def.out, 'out', path);
+        return this.visit(def.in, 'in', path) ?? this.visit(def.out, 'out', path) ?? pipeMismatch(def, path);
       case 'union': {
         if (!Array.isArray(def.options) || def.options.length === 0) return null;
         const found: Unkeepable[] = [];

@@ -1,5 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import { z as z3 } from 'zod/v3';
+import * as zcore from 'zod/v4/core';
 import { createCore, MAX_NODE_COUNT as CORE_MAX_NODE_COUNT } from '../core/index.js';
 import { DefinitionInvalidError, NotParkedError, StateInvalidError } from '../errors.js';
 import { createRemit, Remit } from '../remit.js';
@@ -115,6 +117,10 @@ describe('workflow definitions', () => {
     const base = () => workflow({ name: 'bad', version: '1', state: State });
     expect(() => base().build()).toThrow(DefinitionInvalidError);
     expect(() => base().pure('a', { run: () => ({}), next: 'nowhere' }).build()).toThrow(/unknown node nowhere \[node a, field next\]$/);
+    // A schema of another flavour: zod 3 (shipped in zod 4 as zod/v3) and zod/v4/core's classes, which have no safeParse, are named as such.
+    const state = (schema: unknown) => () => workflow({ name: 'flavour', version: '1', state: schema as z.ZodObject }).pure('a', { run: () => ({}), next: END }).build();
+    expect(state(z3.object({ a: z3.string() }))).toThrow(/state must be a zod schema \(zod 4, e\.g\. z\.object\(\{ \.\.\. \}\)\), got a zod 3 schema/);
+    expect(state(new zcore.$ZodObject({ type: 'object', shape: { a: new zcore.$ZodString({ type: 'string' }) } }))).toThrow(/got a zod 4 core schema without a safeParse method .*make it with zod or zod\/mini/);
     // The string a newcomer writes for the END constant is pointed at it.
     for (const end of ['END', 'end', 'End']) {
       expect(() => base().pure('a', { run: () => ({}), next: end }).build()).toThrow(`unknown node ${end} (to end the run, route to the END constant remit exports, not the string)`);

@@ -408,6 +408,10 @@ export function isZodSchema(value: unknown): value is z.ZodType {
 function describeNonSchema(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'object' && typeof (value as { _def?: unknown })._def === 'object') return 'a zod 3 schema';
+  // zod/v4/core's classes ($ZodObject, ...) have no methods: REMIT validates with the schema's own safeParse.
+  if (typeof value === 'object' && typeof (value as { _zod?: { def?: unknown } })._zod?.def === 'object') {
+    return 'a zod 4 core schema without a safeParse method (zod/v4/core\'s classes have none: make it with zod or zod/mini, whose schemas have it)';
+  }
   return Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object that is not a zod schema' : typeof value;
 }
 
