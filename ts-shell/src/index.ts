@@ -17,7 +17,7 @@ export { fail, TerminalFailure } from './errors.js';
 // Running them.
 export { createRemit, MAX_RUN_ID_BYTES } from './remit.js';
 export type {
-  Remit, RemitOptions, StartOptions, ContinueOptions, RecoverAllOptions, RunsOptions, ForkOptions, ForkResult, RunSummary, RecoverAllOutcome,
+  Remit, RemitOptions, StartOptions, ContinueOptions, RecoverAllOptions, RunsOptions, ListedStatus, ForkOptions, ForkResult, RunSummary, RecoverAllOutcome,
   RepairResult,
   ScrubReport,
 } from './remit.js';

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from './core/index.js';
 import { ArgumentInvalidError, OptionInvalidError, RemitError } from './errors.js';
-import { createRemit, Remit, type RemitOptions } from './remit.js';
+import { createRemit, Remit, type ListedStatus, type RemitOptions } from './remit.js';
 import { MemoryStore } from './store/memory.js';
 import { openSqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
 import { END, workflow } from './workflow/workflow.js';
@@ -326,6 +326,47 @@ describe('a key REMIT does not know is refused wherever it takes options or a no
     expect((await remit.runs({ after: 'r4' })).map((r) => r.runId)).toEqual(['r5', 'r6']);
     expect(await remit.runs({ limit: 2 })).toEqual(all.slice(0, 2));
     expect(await remit.runs(undefined)).toEqual(all);
+  });
+
+  it('runs({ status }) gives the runs of those statuses; its pages, joined, are the listing filtered, and limit counts the runs given (fast-check over runs and page sizes)', async () => {
+    const parking = workflow({ name: 'parking', version: '1', state: z.object({ n: z.number(), ok: z.boolean().optional() }) })
+      .pure('decide', { run: () => ({}), next: (s) => (s.n % 2 === 1 ? 'ask' : END) })
+      .interrupt('ask', { resume: z.boolean(), apply: (_s, ok) => ({ ok }), next: END })
+      .build();
+    const statuses = fc.constantFrom<ListedStatus>('running', 'parked', 'completed', 'failed', 'damaged');
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.nat(9), { minLength: 0, maxLength: 12 }), fc.integer({ min: 1, max: 5 }), fc.uniqueArray(statuses, { minLength: 1, maxLength: 3 }),
+      async (inputs, pageSize, wanted) => {
+        const remit = await createRemit({ store: new MemoryStore(), workflows: [parking], core: 'reference' });
+        for (const [i, n] of inputs.entries()) await remit.start(parking, { n }, { runId: `r${String(i).padStart(2, '0')}` });
+        const all = await remit.runs({ limit: 1000 });
+        const expected = all.filter((r) => wanted.includes(r.status)).map((r) => r.runId);
+        expect((await remit.runs({ status: wanted, limit: 1000 })).map((r) => r.runId)).toEqual(expected);
+        const joined: string[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await remit.runs({ status: wanted, limit: pageSize, ...(after === undefined ? {} : { after }) });
+          expect(page.length).toBeLessThanOrEqual(pageSize);
+          for (const run of page) expect(wanted).toContain(run.status);
+          joined.push(...page.map((r) => r.runId));
+          if (page.length < pageSize) break;
+          after = page[page.length - 1]!.runId;
+        }
+        expect(joined).toEqual(expected);
+        await remit.close();
+      },
+    ), { numRuns: 40 });
+  });
+
+  it('runs({ status }) refuses a status it does not give, naming the option; one status or an array', async () => {
+    const remit = await createRemit({ store: new MemoryStore(), workflows: [wf], core: 'reference' });
+    await remit.start(wf, { n: 0 }, { runId: 'r1' });
+    for (const status of ['parked ', 'PARKED', 'empty', [], ['parked', 'done'], 3]) {
+      await expect(remit.runs({ status: status as ListedStatus })).rejects.toMatchObject({ code: 'REMIT_OPTION_INVALID', field: 'status' });
+    }
+    const [only] = await remit.runs();
+    expect((await remit.runs({ status: only!.status })).map((r) => r.runId)).toEqual(['r1']);
+    expect(await remit.runs({ status: ['failed', 'damaged'] })).toEqual([]);
   });
 
   it('runs() pages in creation order, then run id, whatever order a store lists in; runs created in one millisecond are each in one page', async () => {

@@ -113,7 +113,18 @@ export interface RunsOptions {
    * whose clock is behind, or on PostgreSQL, whose creation time is the transaction's start.
    */
   after?: string;
+  /**
+   * Only the runs of this status, or of one of these (`'parked'`: an inbox of the runs waiting for
+   * a resume). Every run passed over is still read to know its status; `limit` counts the runs
+   * given, so a page of 50 parked runs reads as many runs as it takes to find them.
+   */
+  status?: ListedStatus | readonly ListedStatus[];
 }
+
+/** A status runs() gives: a run's status, or `damaged`. */
+export type ListedStatus = RunSummary['status'];
+
+const LISTED_STATUSES: readonly ListedStatus[] = ['running', 'parked', 'completed', 'failed', 'damaged'];
 
 export interface RecoverAllOptions {
   /** Passed to each continueRun (ContinueOptions.waitForEffectMs). */
@@ -395,7 +406,7 @@ function checkConcurrency(value: unknown): number {
   }
   return value;
 }
-const RUNS_OPTIONS = allKeysOf<RunsOptions>()('limit', 'after');
+const RUNS_OPTIONS = allKeysOf<RunsOptions>()('limit', 'after', 'status');
 
 /** runs()'s options, checked before anything is read: a mistyped limit is refused as such, not after a listing read. */
 function checkRunsOptions(options: RunsOptions): void {
@@ -404,6 +415,17 @@ function checkRunsOptions(options: RunsOptions): void {
     throw new OptionInvalidError('limit', limit, 'must be a whole number from 1');
   }
   if (after !== undefined && typeof after !== 'string') throw new OptionInvalidError('after', after, 'must be the runId of a listed run (the last of the previous page)');
+  statusesWanted(options.status);
+}
+
+/** The statuses runs() keeps (null: every one), or OptionInvalidError naming the option. */
+function statusesWanted(status: RunsOptions['status']): ReadonlySet<ListedStatus> | null {
+  if (status === undefined) return null;
+  const given: unknown[] = Array.isArray(status) ? status : [status];
+  if (given.length === 0 || !given.every((one) => (LISTED_STATUSES as readonly unknown[]).includes(one))) {
+    throw new OptionInvalidError('status', status, `must be one of ${LISTED_STATUSES.join(', ')}, or a non-empty array of them`);
+  }
+  return new Set(given as ListedStatus[]);
 }
 
 /**
@@ -424,7 +446,8 @@ function pageOf(listings: RunListing[], options: RunsOptions): RunListing[] {
     if (at < 0) throw new OptionInvalidError('after', after, 'names no run of this store: it must be the runId of a listed run (the last of the previous page)');
     from = at + 1;
   }
-  return ordered.slice(from, limit === undefined ? undefined : from + limit);
+  // With a status filter, the limit counts the runs kept, known only once each is read (runs()).
+  return ordered.slice(from, limit === undefined || options.status !== undefined ? undefined : from + limit);
 }
 
 /** The fence settings a Remit is constructed with (createRemit passes instanceId and effectLeaseMs). */
@@ -1049,16 +1072,18 @@ export class Remit implements Engine {
    */
   async runs(options?: RunsOptions): Promise<RunSummary[]> {
     if (arguments.length > 1) {
-      throw new ArgumentInvalidError('runs()', 'called with at most one argument (its options: { limit, after })', `${arguments.length} arguments`);
+      throw new ArgumentInvalidError('runs()', 'called with at most one argument (its options: { limit, after, status })', `${arguments.length} arguments`);
     }
     checkOptionsArgument('runs', options, RUNS_OPTIONS, {});
     checkRunsOptions(options ?? {});
     // The listing is read whole (one row a run); each run's log is read only for the page asked.
     const listings = pageOf(checkedListings(this.store, await this.store.listRuns()), options ?? {});
+    const wanted = statusesWanted(options?.status);
     const out: RunSummary[] = [];
     // Reading thousands of logs on SQLite (synchronous reads) would hold the event loop for the whole listing.
     const pause = eventLoopPacer();
     for (const listing of listings) {
+      if (options?.limit !== undefined && out.length >= options.limit) break;
       await pause();
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
       const examined = await this.examine(listing.runId).catch(async (error: unknown): Promise<ExaminedRun> => {
@@ -1071,6 +1096,7 @@ export class Remit implements Engine {
         if (damage === null) throw error;
         return { workflow: '?', status: 'damaged', headSeq: -1, damage };
       });
+      if (wanted !== null && !wanted.has(examined.status)) continue;
       out.push({ ...base, ...examined, ...listedHint(listing, examined) });
     }
     return out;

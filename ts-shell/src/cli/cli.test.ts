@@ -285,4 +285,19 @@ describe('remit runs in pages', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('--after must name a listed run (the last run of the previous page), got "nobody"');
   });
+
+  it('--status lists only runs of those statuses, its next-page command keeps it, and a status it does not know exits 2', async () => {
+    const db = join(cwd, 'status.db');
+    const lib = new Remit(new SqliteStore(db), await createCore('reference'), [counter]);
+    for (const runId of ['s-1', 's-2', 's-3']) expect((await lib.start(counter, { i: 78 }, { runId })).status).toBe('completed');
+    await lib.close();
+    const completed = await remit('--db', db, 'runs', '--status', 'completed', '--limit', '2');
+    expect(completed.code).toBe(0);
+    expect(completed.stdout).toMatch(/^more runs may follow: remit --db=\S+ runs --limit 2 --status=completed --after=s-2$/m);
+    expect(((await remit('--db', db, '--json', 'runs', '--status', 'parked,running')).json() as unknown[])).toEqual([]);
+    expect((await remit('--db', db, 'runs', '--status', 'parked')).stdout).toMatch(/^no parked runs in /);
+    const bad = await remit('--db', db, 'runs', '--status', 'done');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--status takes statuses separated by commas, each one of running, parked, completed, failed, damaged; got "done"');
+  });
 });

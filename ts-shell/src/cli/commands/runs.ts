@@ -3,7 +3,7 @@ import { shown } from '../../display.js';
 import { OptionInvalidError, shellWord, suggestCommand } from '../../errors.js';
 import { isoTime, table } from '../../inspect.js';
 import { openSession, parseLimit, print, UsageError } from '../context.js';
-import { describeStoredHint, type RunSummary } from '../../remit.js';
+import { describeStoredHint, type ListedStatus, type RunSummary } from '../../remit.js';
 import { ExitCode } from '../exit-codes.js';
 import { isUnreadableRunCode } from '../../sequencer/log-health.js';
 import type { CommandModule } from '../registry.js';
@@ -48,18 +48,26 @@ export const runsCommand: CommandModule = {
       .description('list the runs in the database with their status; exit 7 when any is damaged or its status hint disagrees with its log')
       .option('--limit <n>', 'at most <n> runs, in order of creation (a page: each listed run\'s log is read, so list a large database in pages)')
       .option('--after <runId>', 'only the runs after this one: the last run of the previous page')
-      .action(async (opts: { limit?: string; after?: string }, command: Command) => {
+      .option('--status <statuses>', 'only the runs of these statuses, comma-separated (running, parked, completed, failed, damaged); every run passed over is still read')
+      .action(async (opts: { limit?: string; after?: string; status?: string }, command: Command) => {
         const limit = opts.limit === undefined ? undefined : parseLimit(opts.limit, '--limit');
+        const status = opts.status === undefined ? undefined : (opts.status.split(',') as ListedStatus[]);
         const session = await openSession(command, { workflows: 'optional' });
         try {
-          const runs = await session.remit.runs({ ...(limit === undefined ? {} : { limit }), ...(opts.after === undefined ? {} : { after: opts.after }) }).catch((error: unknown) => {
+          const asked = { ...(limit === undefined ? {} : { limit }), ...(opts.after === undefined ? {} : { after: opts.after }), ...(status === undefined ? {} : { status }) };
+          const runs = await session.remit.runs(asked).catch((error: unknown) => {
             // Named as the command line names it, not as the library's option.
             if (error instanceof OptionInvalidError && error.option === 'after') throw new UsageError(`--after must name a listed run (the last run of the previous page), got ${JSON.stringify(opts.after)}`);
+            if (error instanceof OptionInvalidError && error.option === 'status') {
+              throw new UsageError(`--status takes statuses separated by commas, each one of running, parked, completed, failed, damaged; got ${JSON.stringify(opts.status)}`);
+            }
             throw error;
           });
           print(session.options, runs, () => {
-            if (runs.length === 0) return opts.after === undefined ? shown`no runs in ${session.dbPath}` : shown`no runs after ${opts.after} in ${session.dbPath}`;
-            const more = limit !== undefined && runs.length === limit ? [`more runs may follow: ${suggestCommand('runs')} --limit ${limit} ${shellWord(`--after=${runs[runs.length - 1]!.runId}`)}`] : [];
+            const which = opts.status === undefined ? 'runs' : `${opts.status} runs`;
+            if (runs.length === 0) return opts.after === undefined ? shown`no ${which} in ${session.dbPath}` : shown`no ${which} after ${opts.after} in ${session.dbPath}`;
+            const statusOption = opts.status === undefined ? '' : ` ${shellWord(`--status=${opts.status}`)}`;
+            const more = limit !== undefined && runs.length === limit ? [`more runs may follow: ${suggestCommand('runs')} --limit ${limit}${statusOption} ${shellWord(`--after=${runs[runs.length - 1]!.runId}`)}`] : [];
             const rows = runs.map((r) => [
               // A run with no intact record has no head (headSeq -1 in --json): shown as '-'.
               r.runId, r.workflow, r.status, r.headSeq < 0 ? '-' : String(r.headSeq), isoTime(r.updatedAtMs), [r.interruptId ?? damageNote(r), continueNote(r), hintNote(r)].filter((note) => note !== '').join('; '),
