@@ -151,6 +151,10 @@ function writeFailureCause(error: unknown): string {
   if (/"undefined" is not valid JSON/.test(errorText(error))) {
     return 'a default or prefault whose value is undefined (a function returning undefined) is the usual cause: zod cannot write it; leave the default out (an optional field is undefined when absent) or give a JSON value';
   }
+  // zod 4 reads each part's `_zod.def`; a zod 3 schema has `_def` instead, and reading fails there.
+  if (/reading 'def'/.test(errorText(error))) {
+    return 'a zod 3 schema (from zod/v3, or a zod 3 package) inside this zod 4 schema is the usual cause: make every part with zod 4';
+  }
   return 'a default, prefault or catch function that throws when called at build() is the usual cause: make it callable then';
 }
 

@@ -121,6 +121,8 @@ describe('workflow definitions', () => {
     const state = (schema: unknown) => () => workflow({ name: 'flavour', version: '1', state: schema as z.ZodObject }).pure('a', { run: () => ({}), next: END }).build();
     expect(state(z3.object({ a: z3.string() }))).toThrow(/state must be a zod schema \(zod 4, e\.g\. z\.object\(\{ \.\.\. \}\)\), got a zod 3 schema/);
     expect(state(new zcore.$ZodObject({ type: 'object', shape: { a: new zcore.$ZodString({ type: 'string' }) } }))).toThrow(/got a zod 4 core schema without a safeParse method .*make it with zod or zod\/mini/);
+    // Nested inside a zod 4 schema (plain JavaScript: TypeScript refuses it), the cause is named too.
+    expect(state(z.object({ a: z3.string() as never }))).toThrow(/a zod 3 schema \(from zod\/v3, or a zod 3 package\) inside this zod 4 schema is the usual cause/);
     // The string a newcomer writes for the END constant is pointed at it.
     for (const end of ['END', 'end', 'End']) {
       expect(() => base().pure('a', { run: () => ({}), next: end }).build()).toThrow(`unknown node ${end} (to end the run, route to the END constant remit exports, not the string)`);
