@@ -201,7 +201,10 @@ const MAX_LISTED_ISSUES = 10;
  * 100 KB message, 100,000 issues of one array) must not make it megabytes.
  */
 export function cutForMessage(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+  if (text.length <= max) return text;
+  // Never between the two halves of a surrogate pair: the message stays well-formed Unicode.
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length} characters)`;
 }
 
 // ------------------------------------------------------------------ definitions
@@ -526,7 +529,7 @@ function leaseBeyondLongestClause(owner: string): string {
 export class OptionInvalidError extends RemitError {
   readonly code = ErrorCode.OPTION_INVALID;
   constructor(readonly option: string, readonly value: unknown, problem: string, subject: ErrorSubject = {}) {
-    super(`option ${option} ${problem} (got ${describeValue(value)})`, { ...subject, field: option });
+    super(`option ${cutForMessage(option, MAX_QUOTED_CHARS)} ${problem} (got ${describeValue(value)})`, { ...subject, field: option });
   }
   /** The value described, as in the message (it may be any object, even a cyclic one). */
   protected override details() {

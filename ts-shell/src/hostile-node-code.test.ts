@@ -394,3 +394,15 @@ describe('a resume whose completion is refused before the claim', () => {
     expect(await remit.resume('o1', parked.interrupt!.id, { accept: true })).toMatchObject({ status: 'completed', state: { accepted: true } });
   });
 });
+
+describe('a node result with getters', () => {
+  it('has each getter read once, so every check and the merge see one value (from a review of own changes: read four times, and a getter answering undefined the second time lost its field)', async () => {
+    let reads = 0;
+    const wf = workflow({ name: 'getters', version: '1', state: z.object({ a: z.number().optional() }) })
+      .pure('n', { run: () => ({ get a() { reads += 1; return reads === 1 ? 1 : undefined; } }) as never, next: END })
+      .build();
+    const remit = new Remit(new MemoryStore(), core, [wf]);
+    expect(await remit.start(wf, {}, { runId: 'g' })).toMatchObject({ status: 'completed', state: { a: 1 } });
+    expect(reads).toBe(1);
+  });
+});

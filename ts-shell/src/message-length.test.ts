@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { createCore } from './core/index.js';
 import { HandlerThrewError, RemitError, ResumeValueInvalidError, RouteInvalidError } from './errors.js';
 import { Remit } from './remit.js';
+import { isWellFormedUnicode } from './json.js';
 import { MemoryStore } from './store/memory.js';
 import { END, workflow } from './workflow/workflow.js';
 
@@ -68,5 +69,36 @@ describe('error messages quoting a caller\'s text', () => {
     expect(dated.code).toBe('REMIT_VALUE_UNFAITHFUL');
     expect(dated.message.length).toBeLessThan(SHORT);
     expect(dated.field).toBe(`at.${MB_KEY}`);
+  });
+
+  it('cut in every refusal a request\'s value can reach: a value its schema refuses when read back, one nested too deep, a cycle, a toJSON that throws, an unknown option (from a review of own changes)', async () => {
+    const reading = workflow({ name: 'reading', version: '1', state: z.object({ n: z.number() }) })
+      .interrupt('ask', { resume: z.record(z.string(), z.string().transform(Number)), apply: () => ({}), next: END }).build();
+    const anything = workflow({ name: 'anything', version: '1', state: z.object({ n: z.number() }) })
+      .interrupt('ask', { resume: z.any(), apply: () => ({}), next: END }).build();
+    const remit = new Remit(new MemoryStore(), core, [reading, anything]);
+    const readParked = await remit.start(reading, { n: 0 }, { runId: 'reading' });
+    const anyParked = await remit.start(anything, { n: 0 }, { runId: 'anything' });
+    const refusals: unknown[] = [await remit.resume('reading', readParked.interrupt!.id, { [MB_KEY]: '5' }).catch((e: unknown) => e)];
+    let deep: Record<string, unknown> = {};
+    const top = deep;
+    for (let i = 0; i < 300; i++) { const next = {}; deep['k'.repeat(100_000) + i] = next; deep = next; }
+    const cyclic: Record<string, unknown> = { a: {} };
+    (cyclic['a'] as Record<string, unknown>)[MB_KEY] = cyclic;
+    for (const value of [top, cyclic, { a: { toJSON: () => { throw new Error('x'.repeat(1_000_000)); } } }]) {
+      refusals.push(await remit.resume('anything', anyParked.interrupt!.id, value).catch((e: unknown) => e));
+    }
+    refusals.push(await remit.runs({ [MB_KEY]: 1 } as never).catch((e: unknown) => e));
+    for (const refusal of refusals) {
+      expect(refusal).toBeInstanceOf(RemitError);
+      expect((refusal as Error).message.length, (refusal as RemitError).code).toBeLessThan(SHORT);
+    }
+    expect(refusals.map((e) => (e as RemitError).code)).toEqual(['REMIT_VALUE_UNFAITHFUL', 'REMIT_VALUE_UNFAITHFUL', 'REMIT_NOT_JSON', 'REMIT_NOT_JSON', 'REMIT_OPTION_INVALID']);
+  });
+
+  it('never cut between the halves of a surrogate pair', async () => {
+    const { remit, id } = await parked();
+    const error = await remit.resume('r', id, { xs: [1], ['x' + '😀'.repeat(150)]: 1 }).catch((e: unknown) => e) as Error;
+    expect(isWellFormedUnicode(error.message)).toBe(true);
   });
 });

@@ -648,6 +648,21 @@ export class Remit implements Engine {
   private readonly enclosing = ENCLOSING_OPERATIONS;
 
   private track<T>(name: TrackedOperation, args: unknown[], start: () => Promise<T>): Promise<T> {
+    // A Promise in start's input or a resume value (a field set without await) has its rejection
+    // handled, whatever refuses the call (a closed instance, an unknown workflow, a bad id, ...):
+    // the value's own fields at once, all it holds once the call is refused.
+    const given = name === 'start' ? args[1] : name === 'resume' ? args[2] : undefined;
+    if (given !== undefined) handleRejectionsIn(given, false);
+    const operation = this.tracked(name, args, start);
+    if (given === undefined) return operation;
+    // The caller gets this derived Promise: one it leaves unhandled is still reported as before.
+    return operation.catch((error: unknown) => {
+      handleRejectionsIn(given, true);
+      throw error;
+    });
+  }
+
+  private tracked<T>(name: TrackedOperation, args: unknown[], start: () => Promise<T>): Promise<T> {
     const around = this.enclosing.getStore() ?? new Set<Promise<unknown>>();
     // Once close() is called, a call from outside the instance's operations is refused before it
     // touches the store (a shutdown must not be held open by new work); a call made by running
@@ -755,8 +770,6 @@ export class Remit implements Engine {
    * AlreadyConsumedError before any node runs), then the run is driven on.
    */
   async resume(runId: string, interruptId: string, value: unknown): Promise<RunResult> {
-    // Whatever refuses the call (the id, the run, the interrupt), a Promise the value holds has its rejection handled.
-    handleRejectionsIn(value, false);
     checkRunId(runId);
     const parsedId = parseInterruptId(interruptId);
     // No node name is over MAX_NODE_NAME_BYTES (build() refuses one; UTF-8 takes at least a byte

@@ -28,14 +28,25 @@ export function yieldToEventLoop(): Promise<void> {
 /**
  * A pause for long synchronous-looking work (a drive of pure steps on a store that answers at
  * once, a listing that reads thousands of logs): the function it gives lets the event loop run
- * when `everyMs` have passed since the pacer was made or last paused, and returns at once
- * otherwise, so that other requests of the process are served meanwhile.
+ * when `everyMs` have passed since it was made or since the process's REMIT work last let the
+ * loop run, the later, and returns at once otherwise, so that other requests of the process are served meanwhile. One turn for the whole
+ * process: several drives or recoverAll's concurrent workers each pausing on its own would each
+ * run its `everyMs` in the same turn of the loop (64 workers held it for 530 ms), so they share
+ * the last pause's time and wait for the same turn.
  */
 export function eventLoopPacer(everyMs = 10): () => Promise<void> {
-  let since = internalTimers.monotonicNow();
+  // From the pacer's making (a short drive never pauses), or the process's last turn, the later.
+  const madeAt = internalTimers.monotonicNow();
   return async () => {
-    if (internalTimers.monotonicNow() - since < everyMs) return;
-    await yieldToEventLoop();
-    since = internalTimers.monotonicNow();
+    if (sharedTurn === null && internalTimers.monotonicNow() - Math.max(madeAt, lastTurnAt) < everyMs) return;
+    sharedTurn ??= yieldToEventLoop().then(() => {
+      lastTurnAt = internalTimers.monotonicNow();
+      sharedTurn = null;
+    });
+    await sharedTurn;
   };
 }
+
+/** When the process's REMIT work last let the event loop run (eventLoopPacer), and the turn it waits for, if any. */
+let lastTurnAt = internalTimers.monotonicNow();
+let sharedTurn: Promise<void> | null = null;

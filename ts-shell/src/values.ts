@@ -113,7 +113,7 @@ export function durableText(what: string, output: unknown, schema: ReadBackSchem
     throw new ValueUnfaithfulError(
       what,
       'FAILS_SCHEMA_AGAIN',
-      `${issue.path}: the schema rejects its own output when it reads it back (${issue.message}); ` +
+      `${cutForMessage(issue.path, 200)}: the schema rejects its own output when it reads it back (${cutForMessage(issue.message, 1000)}); ` +
         'use a schema whose output it also accepts, or convert the value in node code',
       { ...subject, field: issue.path },
     );
@@ -265,7 +265,8 @@ export function checkedRoundTrip(what: string, output: unknown, subject: ErrorSu
     // Only for JSON.stringify's own BigInt refusal: a cycle's or a toJSON's error is another value's.
     const at = error instanceof Error && /BigInt/.test(error.message) ? bigintAt(output) : null;
     if (at !== null) throw new NotJsonError(`the ${what}`, `${shownPath(at)}: ${(error as Error).message}`, { ...subject, field: pathText(at) });
-    throw new NotJsonError(`the ${what}`, (error as Error).message, subject);
+    // JSON.stringify's text may quote a caller's key (a cycle's path) or be a toJSON's own message.
+    throw new NotJsonError(`the ${what}`, cutForMessage(describeThrown(error), 2000), subject);
   }
   const deep = tooDeepAt(encoded.value, true);
   if (deep !== null) throw tooDeep(what, deep, subject);
@@ -339,7 +340,7 @@ function bigintAt(value: unknown): Path | null {
 
 function tooDeep(what: string, path: Path, subject: ErrorSubject): ValueUnfaithfulError {
   const field = pathText(path);
-  const shown = path.length <= 6 ? field : `${path.slice(0, 3).join('.')}.(${path.length - 5} more).${path.slice(-2).join('.')}`;
+  const shown = cutForMessage(path.length <= 6 ? field : `${path.slice(0, 3).join('.')}.(${path.length - 5} more).${path.slice(-2).join('.')}`, 200);
   return new ValueUnfaithfulError(
     what,
     'TOO_DEEP',
@@ -526,8 +527,9 @@ export function ignoreRejection(thenable: PromiseLike<unknown>): void {
  * Handles the rejection of every Promise `value` holds (a field set without `await`): `deep`
  * false looks at the value and its own fields (cheap enough for every step: a zod schema that
  * refuses or strips such a field never hands it on), true at all it holds, each object once (on
- * a refusal, where the whole value is dropped). Never calls node code: native Promises only, and
- * a Proxy whose traps throw ends the search.
+ * a refusal, where the whole value is dropped). It reads the value's fields, so a getter runs
+ * (step.ts hands it a node result's fields read once); only native Promises are handled (no
+ * `then` of node code is called), and a Proxy whose traps throw ends the search.
  */
 export function handleRejectionsIn(value: unknown, deep: boolean): void {
   const seen = new Set<object>();

@@ -295,6 +295,9 @@ describe('remit runs in pages', () => {
     expect(completed.code).toBe(0);
     expect(completed.stdout).toMatch(/^more runs may follow: remit --db=\S+ runs --limit 2 --status=completed --after=s-2$/m);
     expect(((await remit('--db', db, '--json', 'runs', '--status', 'parked,running')).json() as unknown[])).toEqual([]);
+    // Repeated, or with spaces after the commas: the same list.
+    expect(((await remit('--db', db, '--json', 'runs', '--status', 'parked', '--status', 'completed')).json() as unknown[])).toHaveLength(3);
+    expect(((await remit('--db', db, '--json', 'runs', '--status', 'parked, completed')).json() as unknown[])).toHaveLength(3);
     expect((await remit('--db', db, 'runs', '--status', 'parked')).stdout).toMatch(/^no parked runs in /);
     const bad = await remit('--db', db, 'runs', '--status', 'done');
     expect(bad.code).toBe(2);

@@ -17,7 +17,7 @@ import { assert, unreachable } from '../assert.js';
 import { effectKey, interruptId } from '../ids.js';
 import { withArticle } from '../display.js';
 import { decideTakeover, decodeLease, encodeLease, encodeReleaseReason, inFlightCalls, OWN_CALL_RETRY_MS, readLeaseClock } from './fence.js';
-import { fromUtf8, isPlainObject, jsonBytes, utf8, utf8Length, type Json } from '../json.js';
+import { fromUtf8, isPlainObject, jsonBytes, setOwnKey, utf8, utf8Length, type Json } from '../json.js';
 import { chooseSnapshot, computeDelta, EMPTY_DELTA } from '../state/delta.js';
 import { durableText, durableValue, handleRejectionsIn, ignoreRejection, MAX_VALUE_TEXT_BYTES, textBytesOverLimit, validate, type DurableText } from '../values.js';
 import { END, type NodeDefinition, type Route, type Workflow } from '../workflow/workflow.js';
@@ -528,18 +528,34 @@ function recordedResultClause(doneSeq: number): string {
  * set without `await`) has its rejection handled whatever the schema does with it.
  */
 function checkedState(wf: Workflow, head: HeadState, update: unknown, subject: ErrorSubject): DurableText {
-  handleRejectionsIn(update, false);
+  let fields = update;
   try {
-    const merged = mergeUpdate(head.state, update, subject);
+    fields = fieldsReadOnce(update);
+    handleRejectionsIn(fields, false);
+    const merged = mergeUpdate(head.state, fields, subject);
     const parsed = validate(wf.stateSchema, merged, subject);
     if (!parsed.success) throw new StateInvalidError(subject, toValidationIssues(parsed.error.issues));
-    const dropped = droppedField(wf.stateSchema, update, parsed.data);
+    const dropped = droppedField(wf.stateSchema, fields, parsed.data);
     if (dropped !== undefined) throw new StateInvalidError(subject, [{ path: dropped, message: DROPPED_FIELD }]);
     return durableText('state', parsed.data, wf.stateSchema, subject, merged);
   } catch (error) {
-    handleRejectionsIn(update, true);
+    handleRejectionsIn(fields, true);
     throw error;
   }
+}
+
+/**
+ * A plain object's own fields, each read once (a getter of node code runs once), so that the
+ * Promise check, the merge and the dropped-field check see the same values; anything else as it is
+ * (mergeUpdate refuses it).
+ */
+function fieldsReadOnce(update: unknown): unknown {
+  if (update === null || typeof update !== 'object' || Array.isArray(update) || isThenable(update)) return update;
+  const prototype = Object.getPrototypeOf(update) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return update;
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(update)) setOwnKey(fields, key, (update as Record<string, unknown>)[key]);
+  return fields;
 }
 
 /** Shallow merge of a node's returned fields into the state (LangGraph's default reducer). */

@@ -48,10 +48,11 @@ export const runsCommand: CommandModule = {
       .description('list the runs in the database with their status; exit 7 when any is damaged or its status hint disagrees with its log')
       .option('--limit <n>', 'at most <n> runs, in order of creation (a page: each listed run\'s log is read, so list a large database in pages)')
       .option('--after <runId>', 'only the runs after this one: the last run of the previous page')
-      .option('--status <statuses>', 'only the runs of these statuses, comma-separated (running, parked, completed, failed, damaged); every run passed over is still read')
+      .option('--status <statuses>', 'only the runs of these statuses, comma-separated or repeated (running, parked, completed, failed, damaged); every run passed over is still read',
+        (value: string, previous?: string) => (previous === undefined ? value : `${previous},${value}`))
       .action(async (opts: { limit?: string; after?: string; status?: string }, command: Command) => {
         const limit = opts.limit === undefined ? undefined : parseLimit(opts.limit, '--limit');
-        const status = opts.status === undefined ? undefined : (opts.status.split(',') as ListedStatus[]);
+        const status = opts.status === undefined ? undefined : (opts.status.split(',').map((one) => one.trim()) as ListedStatus[]);
         const session = await openSession(command, { workflows: 'optional' });
         try {
           const asked = { ...(limit === undefined ? {} : { limit }), ...(opts.after === undefined ? {} : { after: opts.after }), ...(status === undefined ? {} : { status }) };
