@@ -320,6 +320,23 @@ describe('schemas and node code that make a Promise which rejects (an unhandled 
     expect(unhandled).toEqual([]);
   });
 
+  it('a rejecting Promise in start()\'s input or a resume value whose call is refused before it is read (an unknown workflow, a bad run id, a closed instance): its rejection is handled', async () => {
+    const unhandled = await unhandledDuring(async () => {
+      const asking = workflow({ name: 'asking2', version: '1', state: z.object({ total: z.number().optional() }) })
+        .interrupt('ask', { resume: z.object({ n: z.number() }), apply: (_s, v) => ({ total: v.n }), next: END })
+        .build();
+      const remit = new Remit(new MemoryStore(), core, [asking]);
+      const parked = await remit.start(asking, {}, { runId: 'p' });
+      await expect(remit.start('nope', { v: rejecting() })).rejects.toMatchObject({ code: 'REMIT_UNKNOWN_WORKFLOW' });
+      await expect(remit.start(asking, { v: rejecting() } as never, { runId: '' })).rejects.toMatchObject({ code: 'REMIT_RUN_ID_INVALID' });
+      await expect(remit.resume('p', 'ask@9', { a: { b: rejecting() } })).rejects.toMatchObject({ code: 'REMIT_UNKNOWN_INTERRUPT' });
+      await remit.close();
+      await expect(remit.start(asking, { v: rejecting() } as never)).rejects.toMatchObject({ storeCode: 'CLOSED' });
+      await expect(remit.resume('p', parked.interrupt!.id, { n: rejecting() })).rejects.toMatchObject({ storeCode: 'CLOSED' });
+    });
+    expect(unhandled).toEqual([]);
+  });
+
   it('a plain overwrite in a resume schema, or an apply, that puts a rejecting Promise in a value: ValueUnfaithfulError, nothing written, the rejection handled', async () => {
     const unhandled = await unhandledDuring(async () => {
       const overwriting = workflow({ name: 'o', version: '1', state: State })
