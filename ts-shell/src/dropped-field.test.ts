@@ -168,6 +168,8 @@ describe('a field of start()\'s input or of a resume value that its schema drops
           expect((outcome as Error).message).toMatch(/the resume schema names nowhere and drops, so it would be lost .*; the interrupt was not consumed/);
           // Open: the corrected value resumes it.
           expect(await remit.resume('r', parked.interrupt!.id, { approved: true })).toMatchObject({ status: 'completed', state: { approved: true } });
+          // Sent again once consumed, the misspelt value is not "the same value" as the claim (from a review of an upgrade).
+          expect(await remit.resume('r', parked.interrupt!.id, { approved: true, ...given }).catch((e: unknown) => e)).toMatchObject({ code: 'REMIT_ALREADY_CONSUMED', sameValue: false });
         }
       }
       await remit.close();

@@ -50,7 +50,7 @@ import { allKeysOf, notKnown, unknownKey } from './known-keys.js';
 import { canonicalDescriptor, diffDescriptors } from './workflow/descriptor.js';
 import { droppedField, ON_PURPOSE } from './workflow/declared-fields.js';
 import { eventLoopPacer, internalTimers } from './timers.js';
-import { isBuiltWorkflow, isLeaseMs, MAX_LEASE_MS, MAX_NODE_NAME_BYTES, WorkflowBuilder, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
+import { isBuiltWorkflow, isLeaseMs, MAX_LEASE_MS, MAX_NODE_NAME_BYTES, unresumableInterrupt, WorkflowBuilder, type InputOf, type StateOf, type Workflow } from './workflow/workflow.js';
 
 export { MAX_RUN_ID_BYTES } from './ids.js';
 
@@ -738,6 +738,7 @@ export class Remit implements Engine {
     // An unknown name is refused naming the run id asked for (an id that is not a string is
     // refused by checkStart, after the name).
     const wf = this.resolveWorkflow(workflow, typeof options.runId === 'string' ? { runId: options.runId } : {});
+    refuseUnresumable(wf);
     const { runId, state } = checkStart(wf, input, options.runId);
     const started: LogRecord = {
       kind: RecordKind.RUN_STARTED,
@@ -1451,7 +1452,9 @@ export class Remit implements Engine {
   private claimOf(schema: ReadBackSchema, value: unknown, runId: string): Uint8Array | null {
     try {
       const parsed = validate(schema, value, { runId });
-      return parsed.success ? durableValue('resume value', parsed.data, schema, { runId }, value).bytes : null;
+      // A value with a field the schema would drop is refused, never "the same value" as a claim.
+      if (!parsed.success || droppedField(schema, value, parsed.data, 'input') !== undefined) return null;
+      return durableValue('resume value', parsed.data, schema, { runId }, value).bytes;
     } catch {
       return null;
     }
@@ -1592,6 +1595,20 @@ function checkedResumeValue(session: RunSession, schema: ReadBackSchema, at: { r
 function notClaimed(error: unknown): unknown {
   if (!(error instanceof RemitError) || /interrupt (is still parked|was not consumed)/.test(error.message)) return error;
   return restateRecorded(error, 'nothing was written: the value was not claimed and the interrupt is still parked (a value that passes resumes it)');
+}
+
+/**
+ * A new run of a workflow with an interrupt no value can resume (workflow.ts, unresumableInterrupt)
+ * is refused: it would park there for ever. Runs already started (by a release that did not refuse
+ * such a definition) continue, and finish if their route passes the interrupt by.
+ */
+function refuseUnresumable(wf: Workflow): void {
+  const unresumable = unresumableInterrupt(wf);
+  if (unresumable === undefined) return;
+  throw new DefinitionInvalidError(wf.name,
+    `${unresumable.why}; no new run is started (runs started before continue, and finish if their route passes ${unresumable.node} by): ` +
+      'define the fixed workflow under a new name for new runs (docs/guide.md, "Changing a workflow")',
+    { node: unresumable.node, field: 'resume' });
 }
 
 /** How an argument that was refused looked, for the message. */

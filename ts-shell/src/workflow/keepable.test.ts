@@ -179,14 +179,22 @@ async function resumes(wf: Workflow, value: unknown, runId: string): Promise<boo
   }
 }
 
-function refusal(schema: z.ZodType): DefinitionInvalidError | null {
+/**
+ * How the workflow with this resume schema is refused: when the interrupt is defined, or, for a
+ * pipe whose output its input refuses (built by earlier releases, so with runs in flight), at the
+ * start of each new run. Null when neither.
+ */
+async function refusal(schema: z.ZodType): Promise<DefinitionInvalidError | null> {
+  let wf: Workflow;
   try {
-    define(schema);
-    return null;
+    wf = define(schema);
   } catch (error) {
     if (error instanceof DefinitionInvalidError && error.field === 'resume') return error;
     throw error;
   }
+  const started = await new Remit(new MemoryStore(), core, [wf]).start(wf, { n: 1 }).then(() => null, (error: unknown) => error);
+  if (started instanceof DefinitionInvalidError && started.field === 'resume') return started;
+  return null;
 }
 
 describe('build() refuses a resume schema exactly when no value resumes a run parked at it', () => {
@@ -194,7 +202,7 @@ describe('build() refuses a resume schema exactly when no value resumes a run pa
     let runNo = 0;
     await fc.assert(
       fc.asyncProperty(arbSchema, async (arb) => {
-        const refused = refusal(arb.schema);
+        const refused = await refusal(arb.schema);
         let wf: Workflow;
         try {
           wf = define(hidden(arb.schema));
@@ -216,17 +224,36 @@ describe('build() refuses a resume schema exactly when no value resumes a run pa
   });
 });
 
-describe('a pipe whose output its input refuses (z.stringbool(), a codec, .pipe(z.coerce.number())): refused, naming what each side takes', () => {
-  it('as the whole schema or a field, and not when another option or null can be kept', () => {
-    const build = (resume: z.ZodType) => () =>
-      workflow({ name: 'piped', version: '1', state: z.object({}) }).interrupt('ask', { resume, apply: () => ({}), next: END }).build();
-    expect(build(z.stringbool())).toThrow(/what it gives \(a boolean\) its first schema refuses \(it takes a string\)/);
-    expect(build(z.object({ ok: z.stringbool() }))).toThrow(/pipe \(a codec, z\.stringbool\(\), \.pipe\(\)\) at ok/);
-    expect(build(z.codec(z.string(), z.number(), { decode: Number, encode: String }))).toThrow(DefinitionInvalidError);
-    expect(build(z.string().pipe(z.coerce.number()))).toThrow(/gives \(a number\)/);
+describe('a pipe whose output its input refuses (z.stringbool(), a codec, .pipe(z.coerce.number())): new runs refused, naming what each side takes; runs in flight go on', () => {
+  const starting = async (resume: z.ZodType) => {
+    const wf = workflow({ name: 'piped', version: '1', state: z.object({}) }).interrupt('ask', { resume, apply: () => ({}), next: END }).build();
+    return new Remit(new MemoryStore(), core, [wf]).start(wf, {}).then(() => null, (error: unknown) => error as Error);
+  };
+
+  it('as the whole schema or a field, and not when another option or null can be kept', async () => {
+    expect((await starting(z.stringbool()))?.message).toMatch(/what it gives \(a boolean\) its first schema refuses \(it takes a string\).*; no new run is started \(runs started before continue, and finish if their route passes ask by\)/);
+    expect((await starting(z.object({ ok: z.stringbool() })))?.message).toMatch(/pipe \(a codec, z\.stringbool\(\), \.pipe\(\)\) at ok/);
+    expect(await starting(z.codec(z.string(), z.number(), { decode: Number, encode: String }))).toBeInstanceOf(DefinitionInvalidError);
+    expect((await starting(z.string().pipe(z.coerce.number())))?.message).toMatch(/gives \(a number\)/);
     for (const keepable of [z.union([z.stringbool(), z.boolean()]), z.stringbool().nullable(), z.string().transform(Number), z.string().pipe(z.email())]) {
-      expect(build(keepable)).not.toThrow();
+      expect(await starting(keepable)).toBeNull();
     }
+  });
+
+  it('a run started before (by a release that built the workflow) continues, resumes and finishes when its route passes that interrupt by (from a review of an upgrade: the refusal at build() stranded every run of the workflow)', async () => {
+    const gate = (confirm: z.ZodType) => workflow({ name: 'gate', version: '1', state: z.object({ approved: z.boolean().optional() }) })
+      .interrupt('review', { resume: z.object({ approved: z.boolean() }), apply: (_s, v) => ({ approved: v.approved }), next: (s) => (s.approved ? 'confirm' : END) })
+      .interrupt('confirm', { resume: confirm, apply: () => ({}), next: END })
+      .build();
+    const current = gate(z.object({ ok: z.stringbool() }));
+    // The same definition with the pipe hidden from the check: what an earlier release built (one fingerprint).
+    const earlier = gate(hidden(z.object({ ok: z.stringbool() })));
+    expect(earlier.fingerprintHex).toBe(current.fingerprintHex);
+    const store = new MemoryStore();
+    const parked = await new Remit(store, core, [earlier]).start(earlier, {}, { runId: 'in-flight' });
+    const upgraded = new Remit(store, core, [current]);
+    await expect(upgraded.start(current, {})).rejects.toMatchObject({ code: 'REMIT_DEFINITION_INVALID', node: 'confirm', field: 'resume' });
+    expect(await upgraded.resume('in-flight', parked.interrupt!.id, { approved: false })).toMatchObject({ status: 'completed' });
   });
 });
 

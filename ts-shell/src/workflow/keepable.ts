@@ -26,13 +26,19 @@ interface Unkeepable {
   instead: string;
   /** It accepts no JSON value at all (void, undefined, never): "no payload" is z.null(). */
   noValue: boolean;
+  /** A pipe whose output its input refuses (pipeMismatch): earlier releases built it. */
+  pipe?: true;
 }
 
 /**
  * The message build() throws for a resume schema without a value the log can keep, or null when
  * the schema may have one. Several parts: a union none of whose options has one, each named.
+ * `onlyPipes`: every part found is a pipe whose output its input refuses (pipeMismatch). Such a
+ * schema was built by earlier releases, so a workflow holding one may have runs in flight: it is
+ * built, and only its new runs are refused (workflow.ts, unresumableInterrupt), so that those
+ * runs finish.
  */
-export function resumeWithoutKeptValue(schema: unknown, node: string): string | null {
+export function resumeWithoutKeptValue(schema: unknown, node: string): { message: string; onlyPipes: boolean } | null {
   let found: ReturnType<typeof unkeepableParts>;
   try {
     found = unkeepableParts(schema);
@@ -42,6 +48,11 @@ export function resumeWithoutKeptValue(schema: unknown, node: string): string | 
     return null;
   }
   if (found === null) return null;
+  return { message: keptValueMessage(found, node), onlyPipes: found.every((part) => part.pipe === true) };
+}
+
+/** What build() says of the parts that leave a resume schema without a kept value. */
+function keptValueMessage(found: Unkeepable[], node: string): string {
   const lead = `the resume schema of interrupt ${node}`;
   const unresumable = 'so a run parked there could never be resumed';
   if (found.every((part) => part.noValue)) {
@@ -177,6 +188,7 @@ function pipeMismatch(def: SchemaDef, path: Array<string | number>): Unkeepable[
     why: `what it gives (${named(given)}) its first schema refuses (it takes ${named(accepted)}) when the value is read back`,
     instead: 'a schema whose output it accepts again: the output\'s own type (z.boolean(), z.number()), converting the caller\'s text before resume(), or z.enum(["true", "false"]) converted in apply',
     noValue: false,
+    pipe: true,
   }];
 }
 

@@ -171,11 +171,26 @@ const SPEC_KEYS: Record<NodeKindName, readonly string[]> = {
   interrupt: allKeysOf<InterruptNodeSpec<unknown, z.ZodType>>()('resume', 'apply', 'next'),
 };
 
+/** The built workflows with an interrupt no value can resume (a refused pipe), and which. */
+const UNRESUMABLE = new WeakMap<object, { node: string; why: string }>();
+
+/**
+ * The interrupt of a built workflow that no value can resume, as a pipe whose output its input
+ * refuses leaves it (`z.stringbool()`, a codec from a string to a number), and why; start()
+ * refuses new runs of such a workflow (keepable.ts), its runs in flight continue. Undefined for
+ * every other workflow.
+ */
+export function unresumableInterrupt(wf: Workflow): { node: string; why: string } | undefined {
+  return UNRESUMABLE.get(wf);
+}
+
 export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
   private readonly definitions: NodeDefinition<S>[] = [];
   /** The names in `definitions`, so that adding a node costs the same at the 60 000th as at the first. */
   private readonly names = new Set<string>();
   private startNode: string | undefined;
+  /** The first interrupt whose resume schema only a refused pipe leaves without a kept value, and why (unresumableInterrupt). */
+  private unresumable: { node: string; why: string } | undefined;
 
   constructor(private readonly options: WorkflowOptions<z.ZodType<S, Input>>) {
     if (options === null || typeof options !== 'object') {
@@ -284,6 +299,7 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
       },
     });
     describers.set(built, describeIn);
+    if (this.unresumable !== undefined) UNRESUMABLE.set(built, this.unresumable);
     return built;
   }
 
@@ -316,7 +332,10 @@ export class WorkflowBuilder<S, Input, Resumes extends object = {}> {
     if (def.kind === 'interrupt') {
       // A resume schema without a value the log can keep would wedge a run parked there (keepable.ts).
       const refusal = resumeWithoutKeptValue(def.spec.resume, def.name);
-      if (refusal !== null) throw new DefinitionInvalidError(wf, refusal, { node: def.name, field: 'resume' });
+      // A pipe whose output its input refuses was built by earlier releases: the workflow is built,
+      // so that its runs in flight finish, and its new runs are refused (unresumableInterrupt).
+      if (refusal?.onlyPipes === true) this.unresumable ??= { node: def.name, why: refusal.message };
+      else if (refusal !== null) throw new DefinitionInvalidError(wf, refusal.message, { node: def.name, field: 'resume' });
     }
     if (def.kind === 'interrupt' && typeof def.spec.apply !== 'function') {
       throw new DefinitionInvalidError(wf, `interrupt ${def.name} needs an apply function`, { node: def.name, field: 'apply' });
