@@ -189,9 +189,9 @@ function withSubject(message: string, subject: ErrorSubject): string {
 }
 
 /** The most characters of a caller's text (a key, a thrown message) a message quotes; the error's fields keep it whole. */
-const MAX_QUOTED_CHARS = 200;
+export const MAX_QUOTED_CHARS = 200;
 /** The most characters of what node code threw a message quotes; `cause` keeps it. */
-const MAX_THROWN_CHARS = 2000;
+export const MAX_THROWN_CHARS = 2000;
 /** The most validation issues a message lists; `issues` holds every one. */
 const MAX_LISTED_ISSUES = 10;
 
@@ -814,7 +814,7 @@ function describeIssues(issues: ValidationIssue[]): string {
 }
 
 /** An issue's message is REMIT's or the schema's own (a refine's), longer than a key: cut later. */
-const MAX_ISSUE_MESSAGE_CHARS = 1000;
+export const MAX_ISSUE_MESSAGE_CHARS = 1000;
 
 function firstPath(issues: ValidationIssue[]): string | undefined {
   return issues[0]?.path;

@@ -17,7 +17,10 @@
  * (effect results, fork intents) get rules 1 and 3 only.
  */
 
-import { NotJsonError, RemitError, ValueUnfaithfulError, cutForMessage, describeThrown, isInstanceOf, namingRun, toValidationIssues, type ErrorSubject } from './errors.js';
+import {
+  MAX_ISSUE_MESSAGE_CHARS, MAX_QUOTED_CHARS, MAX_THROWN_CHARS, NotJsonError, RemitError, ValueUnfaithfulError, cutForMessage, describeThrown, isInstanceOf,
+  namingRun, toValidationIssues, type ErrorSubject,
+} from './errors.js';
 import { encodeJsonText, setOwnKey, utf8, utf8Length, type Json } from './json.js';
 import { constants } from 'node:buffer';
 import { types } from 'node:util';
@@ -113,7 +116,7 @@ export function durableText(what: string, output: unknown, schema: ReadBackSchem
     throw new ValueUnfaithfulError(
       what,
       'FAILS_SCHEMA_AGAIN',
-      `${cutForMessage(issue.path, 200)}: the schema rejects its own output when it reads it back (${cutForMessage(issue.message, 1000)}); ` +
+      `${cutForMessage(issue.path, MAX_QUOTED_CHARS)}: the schema rejects its own output when it reads it back (${cutForMessage(issue.message, MAX_ISSUE_MESSAGE_CHARS)}); ` +
         'use a schema whose output it also accepts, or convert the value in node code',
       { ...subject, field: issue.path },
     );
@@ -266,7 +269,7 @@ export function checkedRoundTrip(what: string, output: unknown, subject: ErrorSu
     const at = error instanceof Error && /BigInt/.test(error.message) ? bigintAt(output) : null;
     if (at !== null) throw new NotJsonError(`the ${what}`, `${shownPath(at)}: ${(error as Error).message}`, { ...subject, field: pathText(at) });
     // JSON.stringify's text may quote a caller's key (a cycle's path) or be a toJSON's own message.
-    throw new NotJsonError(`the ${what}`, cutForMessage(describeThrown(error), 2000), subject);
+    throw new NotJsonError(`the ${what}`, cutForMessage(describeThrown(error), MAX_THROWN_CHARS), subject);
   }
   const deep = tooDeepAt(encoded.value, true);
   if (deep !== null) throw tooDeep(what, deep, subject);
@@ -340,7 +343,7 @@ function bigintAt(value: unknown): Path | null {
 
 function tooDeep(what: string, path: Path, subject: ErrorSubject): ValueUnfaithfulError {
   const field = pathText(path);
-  const shown = cutForMessage(path.length <= 6 ? field : `${path.slice(0, 3).join('.')}.(${path.length - 5} more).${path.slice(-2).join('.')}`, 200);
+  const shown = cutForMessage(path.length <= 6 ? field : `${path.slice(0, 3).join('.')}.(${path.length - 5} more).${path.slice(-2).join('.')}`, MAX_QUOTED_CHARS);
   return new ValueUnfaithfulError(
     what,
     'TOO_DEEP',
@@ -440,7 +443,7 @@ function pathText(path: Path): string {
 
 /** A path as a message shows it: its keys are a caller's, which may be megabytes (the field keeps it whole). */
 function shownPath(path: Path): string {
-  return cutForMessage(pathText(path), 200);
+  return cutForMessage(pathText(path), MAX_QUOTED_CHARS);
 }
 
 /**
