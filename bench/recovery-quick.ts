@@ -51,7 +51,8 @@ function buildLog(recordCount: number): Uint8Array {
   const form = () => (++checkpoints % 8 === 0 ? 0 : 1);
   for (let loop = 0; parts.length < recordCount; loop++) {
     const key = te.encode(`bench-run/charge#${loop}`);
-    const id = te.encode(`bench-run/approve#${loop}`);
+    // As the shell names it: node@parkSeq, the park being the fifth record of the loop.
+    const id = te.encode(`approve@${parts.length + 4}`);
     const steps: Array<Omit<LogRecord, 'seq'>> = [
       { kind: RecordKind.NODE_COMPLETED, node: names.prepare, next: names.charge, stateForm: form(), state: state() },
       { kind: RecordKind.EFFECT_INTENT, node: names.charge, key },

@@ -134,7 +134,8 @@ export function buildMixedLog(totalRecords: number, prefixes: readonly number[],
         push({ kind: RecordKind.EFFECT_DONE, seq: parts.length, node: nodeName[node]!, key, result: filler(span(MIX.resultBytes)) }, 'EFFECT_DONE');
         if (parts.length >= totalRecords) break;
       } else if (kind === NodeKind.INTERRUPT) {
-        const interruptId = name(`review-${cycle}`);
+        // As the shell names it: node@parkSeq (a reserved id, which the core does not list).
+        const interruptId = name(`${NODES[node]!.name}@${parts.length}`);
         push({ kind: RecordKind.INTERRUPT_PARKED, seq: parts.length, node: nodeName[node]!, interruptId }, 'INTERRUPT_PARKED');
         if (parts.length >= totalRecords) break;
         push({ kind: RecordKind.RESUME_CLAIMED, seq: parts.length, interruptId, value: filler(span(MIX.resumeValueBytes)) }, 'RESUME_CLAIMED');

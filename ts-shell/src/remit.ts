@@ -793,12 +793,12 @@ export class Remit implements Engine {
     // UnknownInterruptError, ...) whatever the value, and a value error's "the interrupt was not
     // consumed" is then true: it is parked and open.
     const request: AdmissionRequest = { tag: 'RESUME', interruptId: utf8(interruptId) };
-    let admission = session.admit(request);
+    let admission = await session.admitReadingLog(request);
     if (!admission.accepted) throw await this.resumeRefusal(admission, session, { interruptId, node: nodeName, claim: () => this.claimOf(def.spec.resume, value, runId) });
     const encoded = checkedResumeValue(session, def.spec.resume, { runId, seq: admission.seq, node: nodeName }, interruptId, value);
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) {
-        admission = session.admit(request);
+        admission = await session.admitReadingLog(request);
         if (!admission.accepted) throw await this.resumeRefusal(admission, session, { interruptId, node: nodeName, claim: () => encoded });
       }
       const claim: LogRecord = { kind: RecordKind.RESUME_CLAIMED, seq: admission.seq, interruptId: utf8(interruptId), value: encoded };

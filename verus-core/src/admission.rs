@@ -1,8 +1,11 @@
 //! Admission (docs/core-api.md, "Admission"): may this resume / fork / continue go ahead, judged
 //! from the log alone. The model is `spec::admission::spec_admit`.
 
-use crate::codec::{LogErrorCode, KIND_NODE_COMPLETED, KIND_RUN_STARTED, MAX_NAME_LEN};
-use crate::recovery::{record_span, recover_log, to_u32, Phase, Recovered};
+use crate::codec::{
+    decode_payload, LogErrorCode, Record, FORMAT_VERSION_2, HEADER_LEN, KIND_NODE_COMPLETED, KIND_RESUME_CLAIMED, KIND_RUN_STARTED,
+    MAX_NAME_LEN, TRAILER_LEN, TRAILER_LEN_V2,
+};
+use crate::recovery::{record_span, recover_log, reserved_interrupt_id, to_u32, Phase, Recovered};
 
 /// A parsed admission request (docs/core-api.md, "Admission request encoding").
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -77,16 +80,55 @@ pub fn parse_request(request: &[u8]) -> Option<AdmissionRequest<'_>> {
     }
 }
 
-pub(crate) fn admit_resume(run: &Recovered<'_>, interrupt_id: &[u8], head: u32) -> Admission {
+/// Where an earlier claim of a reserved interrupt id is looked up: in the log, or nowhere (a
+/// summary, which keeps no reserved id: its admission then needs the log).
+#[derive(Clone, Copy)]
+pub(crate) enum EarlierClaims<'l> {
+    InLog(&'l [u8]),
+    NotKept,
+}
+
+pub(crate) fn admit_resume(run: &Recovered<'_>, interrupt_id: &[u8], head: u32, earlier: EarlierClaims<'_>) -> Admission {
     if let Some(claim) = run.claim_of(interrupt_id) {
         return Admission::refuse(RefusalReason::AlreadyConsumed, claim.seq, claim.offset);
     }
-    match run.phase {
-        Phase::Parked { interrupt_id: parked, .. } if parked == interrupt_id => {
-            Admission::Accept { seq: run.record_count, offset: run.durable_len }
+    let parked_here = matches!(run.phase, Phase::Parked { interrupt_id: parked, .. } if parked == interrupt_id);
+    if !parked_here {
+        // A reserved id `name@s` with s < head may have been parked at s and claimed at s + 1,
+        // and neither the table nor the phase says so: the record after s does.
+        if let Some((_, at)) = reserved_interrupt_id(interrupt_id).filter(|&(_, at)| at < head) {
+            let claim_seq = at.saturating_add(1);
+            match earlier {
+                EarlierClaims::NotKept => return Admission::refuse(RefusalReason::NeedsLog, claim_seq, 0),
+                EarlierClaims::InLog(log) => {
+                    if let Some(offset) = claim_in_log(log, interrupt_id, claim_seq) {
+                        return Admission::refuse(RefusalReason::AlreadyConsumed, claim_seq, offset);
+                    }
+                }
+            }
         }
+    }
+    match run.phase {
+        Phase::Parked { .. } if parked_here => Admission::Accept { seq: run.record_count, offset: run.durable_len },
         Phase::Parked { .. } => Admission::refuse(RefusalReason::UnknownInterrupt, head, run.durable_len),
         _ => Admission::refuse(RefusalReason::NotParked, head, run.durable_len),
+    }
+}
+
+/// The offset of record `seq` of a recovered `log` when it is the claim of `interrupt_id`. In a log
+/// that recovers, a RESUME_CLAIMED follows the park of its id, so the claim of the park at `s` of a
+/// reserved id is record `s + 1` or none.
+fn claim_in_log(log: &[u8], interrupt_id: &[u8], seq: u32) -> Option<u32> {
+    let (start, end, kind) = record_span(log, seq)?;
+    if kind != KIND_RESUME_CLAIMED {
+        return None;
+    }
+    let version = *log.get(start.checked_add(8)?)?;
+    let trailer = if version == FORMAT_VERSION_2 { TRAILER_LEN_V2 } else { TRAILER_LEN };
+    let payload = log.get(start.checked_add(HEADER_LEN)?..end.checked_sub(trailer)?)?;
+    match decode_payload(kind, payload) {
+        Ok(Record::ResumeClaimed { interrupt_id: claimed, .. }) if claimed == interrupt_id => Some(to_u32(start)),
+        _ => None,
     }
 }
 
@@ -136,7 +178,7 @@ pub fn admit_request(log: &[u8], request: &[u8]) -> Admission {
     };
     match parse_request(request) {
         None => Admission::refuse(RefusalReason::BadRequest, 0, 0),
-        Some(AdmissionRequest::Resume { interrupt_id }) => admit_resume(&run, interrupt_id, head),
+        Some(AdmissionRequest::Resume { interrupt_id }) => admit_resume(&run, interrupt_id, head, EarlierClaims::InLog(log)),
         Some(AdmissionRequest::ForkAt { seq }) => admit_fork(log, &run, seq, head),
         Some(AdmissionRequest::ContinueFrom { seq }) => admit_continue(&run, seq, head),
     }

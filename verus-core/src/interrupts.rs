@@ -1,4 +1,7 @@
-//! The interrupt ids a run has parked, each with the position of its claim if claimed.
+//! The interrupt ids a run has parked, each with the position of its claim if claimed; only the
+//! ids that are not reserved (`name@seq`, `recovery::reserved_interrupt_id`): a reserved id is
+//! unique by its seq and its claim is the record after its park, so it is not listed, and a run
+//! whose ids the shell wrote keeps this table empty.
 //!
 //! Why not one `BTreeMap`: a fold that resumes from a summary starts with every id the run ever
 //! parked. Building a map of them cost one allocation and about log2(n) comparisons per id at

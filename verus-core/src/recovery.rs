@@ -135,8 +135,12 @@ pub struct Recovered<'a> {
     pub nodes: Vec<NodeEntry<'a>>,
     /// Parallel to `nodes`; meaningful for effect nodes only.
     pub effects: Vec<EffectTally>,
-    /// Every interrupt id parked in the log, with the position of its claim if claimed.
+    /// Every interrupt id parked in the log that is not reserved (`name@seq`), with the position
+    /// of its claim if claimed.
     pub interrupts: InterruptTable<'a>,
+    /// The latest RESUME_CLAIMED's id and position: a second resume of the interrupt claimed last
+    /// (a retry whose answer was lost, a double click) is refused from a summary without the log.
+    pub last_claim: Option<(&'a [u8], Position)>,
     pub interrupts_parked: u32,
     pub interrupts_claimed: u32,
     pub lineage: Vec<ForkLink<'a>>,
@@ -177,6 +181,7 @@ impl<'a> Recovered<'a> {
             nodes: Vec::new(),
             effects: Vec::new(),
             interrupts: InterruptTable::new(),
+            last_claim: None,
             interrupts_parked: 0,
             interrupts_claimed: 0,
             lineage: Vec::new(),
@@ -257,9 +262,14 @@ impl<'a> Recovered<'a> {
         }
     }
 
-    /// Where the claim of `interrupt_id` is, if the log holds one.
+    /// Where the claim of `interrupt_id` is, if the fold knows it: the latest claim's, or an id's
+    /// in the table. The claim of an earlier reserved id (`name@s`) is in the log only, at seq
+    /// `s + 1` (`crate::admission::claim_in_log`).
     pub fn claim_of(&self, interrupt_id: &[u8]) -> Option<Position> {
-        self.interrupts.get(interrupt_id).flatten()
+        match self.last_claim {
+            Some((claimed, at)) if claimed == interrupt_id => Some(at),
+            _ => self.interrupts.get(interrupt_id).flatten(),
+        }
     }
 }
 
@@ -436,7 +446,14 @@ impl<'a> Fold<'a> {
         if self.run.phase != (Phase::At { node: ix }) || self.run.node_kind(ix) != NODE_INTERRUPT {
             return Err(LogErrorCode::ImpossibleOrder);
         }
-        if !self.run.interrupts.park(interrupt_id) {
+        // An id that reads `name@s` names the park of node `name` at seq `s`, and only that park
+        // may use it: no two records share a seq, so such an id is unique without being listed
+        // (the table keeps only the other ids, and stays empty for the ids the shell writes).
+        let unique = match reserved_interrupt_id(interrupt_id) {
+            Some((name, at)) => name == node && at == seq,
+            None => self.run.interrupts.park(interrupt_id),
+        };
+        if !unique {
             return Err(LogErrorCode::DuplicateInterrupt);
         }
         self.run.phase = Phase::Parked { node: ix, interrupt_id, seq };
@@ -450,7 +467,11 @@ impl<'a> Fold<'a> {
             _ => return Err(LogErrorCode::ImpossibleOrder),
         };
         self.run.phase = Phase::Claimed { node, interrupt_id, seq, offset };
-        self.run.interrupts.claim(interrupt_id, Position { seq, offset });
+        self.run.last_claim = Some((interrupt_id, Position { seq, offset }));
+        // A reserved id (`name@s`) is not in the table: its claim is the record after seq `s`.
+        if reserved_interrupt_id(interrupt_id).is_none() {
+            self.run.interrupts.claim(interrupt_id, Position { seq, offset });
+        }
         self.run.interrupts_claimed = self.run.interrupts_claimed.saturating_add(1);
         Ok(())
     }
@@ -504,6 +525,26 @@ impl<'a> Fold<'a> {
             }
         }
     }
+}
+
+/// The node name and seq an interrupt id names when it reads `name@seq`: a non-empty `name`, the
+/// last `@`, and the seq in decimal without leading zeros (a u32). docs/core-api.md, "Transitions":
+/// such an id may be parked only by node `name` at seq `seq`, which is how the shell names every
+/// interrupt (`node@parkSeq`); None for any other id.
+pub fn reserved_interrupt_id(id: &[u8]) -> Option<(&[u8], u32)> {
+    let at = id.iter().rposition(|&b| b == b'@')?;
+    let (name, rest) = id.split_at(at);
+    let digits = rest.get(1..)?;
+    let canonical_digits = match digits {
+        [] => false,
+        [b'0', _, ..] => false,
+        _ => digits.len() <= 10 && digits.iter().all(u8::is_ascii_digit),
+    };
+    if name.is_empty() || !canonical_digits {
+        return None;
+    }
+    let value = digits.iter().fold(0u64, |n, d| n.saturating_mul(10).saturating_add(u64::from(d.saturating_sub(b'0'))));
+    u32::try_from(value).ok().map(|seq| (name, seq))
 }
 
 /// Folds the records of `bytes`, which start at the absolute position `at` of the log, into

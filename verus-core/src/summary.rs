@@ -11,12 +11,12 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use vstd::prelude::*;
 
-use crate::admission::{admit_continue, admit_resume, parse_request, Admission, AdmissionRequest, RefusalReason};
+use crate::admission::{admit_continue, admit_resume, parse_request, EarlierClaims, Admission, AdmissionRequest, RefusalReason};
 use crate::codec::{Chain, NodeEntry, Reader, NODE_INTERRUPT, NODE_PURE};
 use crate::encoding::{write_lineage, write_recovery, Counter, Sink};
 use crate::interrupts::InterruptTable;
 use crate::recovery::{
-    fold_chunk, to_u32, Cursor, EffectStatus, EffectTally, Failure, Fold, ForkLink, Phase, Position, Recovered, RecoveryError,
+    fold_chunk, reserved_interrupt_id, to_u32, Cursor, EffectStatus, EffectTally, Failure, Fold, ForkLink, Phase, Position, Recovered, RecoveryError,
 };
 
 /// Version byte of the summary encoding.
@@ -158,6 +158,15 @@ fn write_summary<S: Sink>(out: &mut S, fold: &Fold<'_>, cursor: Cursor) {
     out.u32(run.interrupts_parked);
     out.u32(run.interrupts_claimed);
     write_interrupts(out, &run.interrupts);
+    match run.last_claim {
+        Some((id, at)) => {
+            out.u8(1);
+            out.bytes(id);
+            out.u32(at.seq);
+            out.u32(at.offset);
+        }
+        None => out.u8(0),
+    }
     write_lineage(out, &run.lineage);
     if let (Phase::Failed, Some(failure)) = (run.phase, run.failure) {
         out.bytes(failure.node);
@@ -246,16 +255,38 @@ fn read_nodes<'a>(r: &mut Reader<'a>) -> Option<(Vec<NodeEntry<'a>>, Vec<EffectT
     Some((nodes, effects, index))
 }
 
-/// A parked phase's id is listed unclaimed; a claimed phase's id is listed with that very claim:
+/// A parked phase's id is listed unclaimed, a claimed phase's id with that very claim, unless the
+/// id is reserved (`name@s`), when it must name the phase's node and park seq (and is not listed):
 /// what every summary a core writes holds, so a summary without it is refused.
-fn phase_agrees_with_interrupts(phase: &Phase<'_>, interrupts: &InterruptTable<'_>) -> bool {
-    match phase {
-        Phase::Parked { interrupt_id, .. } => interrupts.get(interrupt_id) == Some(None),
-        Phase::Claimed { interrupt_id, seq, offset, .. } => {
-            interrupts.get(interrupt_id) == Some(Some(Position { seq: *seq, offset: *offset }))
+fn phase_agrees_with_interrupts(phase: &Phase<'_>, nodes: &[NodeEntry<'_>], interrupts: &InterruptTable<'_>) -> bool {
+    let names_its_park = |id: &[u8], node: u32, parked_seq: Option<u32>| {
+        reserved_interrupt_id(id).map(|(name, at)| {
+            usize::try_from(node).ok().and_then(|n| nodes.get(n)).is_some_and(|e| e.name == name) && parked_seq == Some(at)
+        })
+    };
+    match *phase {
+        Phase::Parked { interrupt_id, node, seq } => {
+            names_its_park(interrupt_id, node, Some(seq)).unwrap_or_else(|| interrupts.get(interrupt_id) == Some(None))
         }
+        Phase::Claimed { interrupt_id, node, seq, offset } => names_its_park(interrupt_id, node, seq.checked_sub(1))
+            .unwrap_or_else(|| interrupts.get(interrupt_id) == Some(Some(Position { seq, offset }))),
         _ => true,
     }
+}
+
+/// A CLAIMED phase's claim is the latest claim; a latest claim of an id that is not reserved is
+/// that id's listed claim (every summary a core writes agrees so; one that does not could make the
+/// cores answer a resume from different fields).
+fn last_claim_agrees(run: &Recovered<'_>) -> bool {
+    let claimed_phase_agrees = match run.phase {
+        Phase::Claimed { interrupt_id, seq, offset, .. } => run.last_claim == Some((interrupt_id, Position { seq, offset })),
+        _ => true,
+    };
+    let listed_agrees = match run.last_claim {
+        Some((id, at)) if reserved_interrupt_id(id).is_none() => run.interrupts.get(id) == Some(Some(at)),
+        _ => true,
+    };
+    claimed_phase_agrees && listed_agrees
 }
 
 /// Interrupt ids in strictly ascending bytewise order, each with its claim if claimed.
@@ -266,6 +297,10 @@ fn read_interrupts<'a>(r: &mut Reader<'a>) -> Option<InterruptTable<'a>> {
     let mut interrupts = Vec::new();
     for _ in 0..count {
         let id = r.bytes()?;
+        // A reserved id (`name@s`) is never listed: the fold keeps only the others.
+        if reserved_interrupt_id(id).is_some() {
+            return None;
+        }
         let claim = if read_flag(r)? { Some(read_position(r)?) } else { None };
         interrupts.push((id, claim));
     }
@@ -323,7 +358,8 @@ fn decode_summary(summary: &[u8]) -> Option<(Fold<'_>, Cursor)> {
     run.interrupts_parked = r.u32()?;
     run.interrupts_claimed = r.u32()?;
     run.interrupts = read_interrupts(&mut r)?;
-    if !phase_agrees_with_interrupts(&phase, &run.interrupts) {
+    run.last_claim = if read_flag(&mut r)? { Some((r.bytes()?, read_position(&mut r)?)) } else { None };
+    if !phase_agrees_with_interrupts(&phase, &run.nodes, &run.interrupts) || !last_claim_agrees(&run) {
         return None;
     }
     run.lineage = read_lineage(&mut r)?;
@@ -395,7 +431,7 @@ pub fn admit_from_summary(summary: &[u8], request: &[u8]) -> Admission {
     };
     match parse_request(request) {
         None => Admission::Refuse { reason: RefusalReason::BadRequest, detail: 0, seq: 0, offset: 0 },
-        Some(AdmissionRequest::Resume { interrupt_id }) => admit_resume(&run, interrupt_id, head),
+        Some(AdmissionRequest::Resume { interrupt_id }) => admit_resume(&run, interrupt_id, head, EarlierClaims::NotKept),
         Some(AdmissionRequest::ContinueFrom { seq }) => admit_continue(&run, seq, head),
         Some(AdmissionRequest::ForkAt { seq }) if seq > head => {
             Admission::Refuse { reason: RefusalReason::BeyondHead, detail: 0, seq: head, offset: run.durable_len }

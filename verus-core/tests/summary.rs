@@ -29,9 +29,12 @@ fn durable_len(recovery: &[u8]) -> Option<usize> {
     Some(u32::from_le_bytes([recovery[6], recovery[7], recovery[8], recovery[9]]) as usize)
 }
 
+/// Every intermediate (cut, recovery), then the last recovery and summary.
+type Pieces = (Vec<(usize, Vec<u8>)>, Vec<u8>, Vec<u8>);
+
 /// Feed `log` cut at `cuts` (ascending byte positions), each time from the summary's durable
 /// length; returns every intermediate recovery and the last (recovery, summary).
-fn feed_in_pieces(log: &[u8], cuts: &[usize]) -> (Vec<(usize, Vec<u8>)>, Vec<u8>, Vec<u8>) {
+fn feed_in_pieces(log: &[u8], cuts: &[usize]) -> Pieces {
     let mut summary: Vec<u8> = Vec::new();
     let mut from = 0usize;
     let mut seen = Vec::new();

@@ -15,7 +15,7 @@ import { describe, withByteArguments } from './byte-arguments.js';
 import { ByteRangeMap } from './byte-range-map.js';
 import { ByteWriter, encodeAdmission, encodeFed, encodeRecovery, isWellFormedRequest, parseAdmissionRequest } from './encoding.js';
 import {
-  Frame, FrameOutcome, FRAME_OVERHEAD, FRAME_OVERHEAD_V2, FORMAT_VERSION_1, FORMAT_VERSION_2, MAX_NODE_COUNT, NO_CHAIN, PayloadFields,
+  Frame, FrameOutcome, FRAME_OVERHEAD, FRAME_OVERHEAD_V2, FORMAT_VERSION_1, FORMAT_VERSION_2, HEADER_LEN, MAX_NODE_COUNT, NO_CHAIN, PayloadFields,
   parsePayload, rangesEqual, readFrame, readU32,
 } from './framing.js';
 import {
@@ -129,8 +129,14 @@ class RecoveryFold {
    */
   private interruptEntriesStart = -1;
   private interruptEntriesEnd = -1;
-  /** Claimed interrupt ids; value = the claim's seq, value2 = its offset. */
+  /** Claimed interrupt ids that are not reserved; value = the claim's seq, value2 = its offset. */
   claimedIds: ByteRangeMap;
+  /**
+   * The latest RESUME_CLAIMED's id (a range of `log`; start -1 when none) and position: a second
+   * resume of the interrupt claimed last is refused from a summary without the log.
+   */
+  lastClaimIdStart = -1; lastClaimIdEnd = -1;
+  lastClaimSeq = 0; lastClaimOffset = 0;
   interruptsParked = 0;
   interruptsClaimed = 0;
   lineage: LineageEntry[] = [];
@@ -362,11 +368,16 @@ class RecoveryFold {
     const node = this.findNode(f.nodeStart, f.nodeEnd);
     if (node < 0) return LogErrorCode.UNKNOWN_NODE;
     if (!this.atNodeOfKind(node, NodeKind.INTERRUPT)) return LogErrorCode.IMPOSSIBLE_ORDER;
-    if (this.parkedIds.find(this.log, f.interruptIdStart, f.interruptIdEnd) >= 0) {
-      return LogErrorCode.DUPLICATE_INTERRUPT;
+    // An id reading `name@s` may be parked only by node `name` at seq s: unique by its seq, it is
+    // not listed (docs/core-api.md, "Transitions"); the table keeps the other ids.
+    const reserved = reservedInterruptId(this.log, f.interruptIdStart, f.interruptIdEnd);
+    if (reserved !== null) {
+      if (!this.namesItsPark(reserved, node, seq)) return LogErrorCode.DUPLICATE_INTERRUPT;
+    } else {
+      if (this.parkedIds.find(this.log, f.interruptIdStart, f.interruptIdEnd) >= 0) return LogErrorCode.DUPLICATE_INTERRUPT;
+      this.parkedIds.add(f.interruptIdStart, f.interruptIdEnd);
+      this.interruptEntriesStart = -1;
     }
-    this.parkedIds.add(f.interruptIdStart, f.interruptIdEnd);
-    this.interruptEntriesStart = -1;
     this.phase = Phase.PARKED;
     this.phaseIdStart = f.interruptIdStart; this.phaseIdEnd = f.interruptIdEnd;
     this.phaseSeq = seq;
@@ -380,12 +391,16 @@ class RecoveryFold {
     const sameId = rangesEqual(log, this.phaseIdStart, this.phaseIdEnd, log, f.interruptIdStart, f.interruptIdEnd);
     const secondClaimCanary = this.canary === 'accept-second-claim' && this.phase === Phase.CLAIMED && sameId;
     if (!(this.phase === Phase.PARKED && sameId) && !secondClaimCanary) return LogErrorCode.IMPOSSIBLE_ORDER;
-    if (!secondClaimCanary) this.claimedIds.add(f.interruptIdStart, f.interruptIdEnd, seq, offset);
-    this.interruptEntriesStart = -1;
+    if (!secondClaimCanary && reservedInterruptId(log, f.interruptIdStart, f.interruptIdEnd) === null) {
+      this.claimedIds.add(f.interruptIdStart, f.interruptIdEnd, seq, offset);
+      this.interruptEntriesStart = -1;
+    }
     this.phase = Phase.CLAIMED;
     this.phaseIdStart = f.interruptIdStart; this.phaseIdEnd = f.interruptIdEnd;
     this.phaseSeq = seq;
     this.phaseOffset = offset;
+    this.lastClaimIdStart = f.interruptIdStart; this.lastClaimIdEnd = f.interruptIdEnd;
+    this.lastClaimSeq = seq; this.lastClaimOffset = offset;
     this.interruptsClaimed += 1;
     return NO_ERROR;
   }
@@ -451,6 +466,13 @@ class RecoveryFold {
     this.interruptsParked = r.u32();
     this.interruptsClaimed = r.u32();
     if (r.failed || !this.readInterrupts(r) || !this.phaseAgreesWithInterrupts()) return false;
+    const lastClaim = r.u8();
+    if (lastClaim > 1) return false;
+    if (lastClaim === 1) {
+      [this.lastClaimIdStart, this.lastClaimIdEnd] = r.bytes();
+      this.lastClaimSeq = r.u32(); this.lastClaimOffset = r.u32();
+    }
+    if (r.failed || !this.lastClaimAgrees()) return false;
     const forks = r.u32();
     for (let i = 0; i < forks && !r.failed; i++) {
       const [sourceRunIdStart, sourceRunIdEnd] = r.bytes();
@@ -546,6 +568,8 @@ class RecoveryFold {
       const [start, end] = r.bytes();
       const claimed = r.u8();
       if (r.failed || claimed > 1) return false;
+      // A reserved id (`name@s`) is never listed.
+      if (reservedInterruptId(this.log, start, end) !== null) return false;
       if (prevStart >= 0 && compareRanges(this.log, prevStart, prevEnd, start, end) >= 0) return false;
       prevStart = start; prevEnd = end;
       this.parkedIds.add(start, end);
@@ -579,6 +603,8 @@ class RecoveryFold {
     }
     w.u32(this.interruptsParked).u32(this.interruptsClaimed);
     this.writeInterrupts(w);
+    if (this.lastClaimIdStart < 0) w.u8(0);
+    else w.u8(1).bytesRange(log, this.lastClaimIdStart, this.lastClaimIdEnd).u32(this.lastClaimSeq).u32(this.lastClaimOffset);
     w.u32(this.lineage.length);
     for (const l of this.lineage) {
       w.bytesRange(log, l.sourceRunIdStart, l.sourceRunIdEnd).u32(l.sourceSeq).bytesRange(log, l.runIdStart, l.runIdEnd);
@@ -608,17 +634,41 @@ class RecoveryFold {
     }
   }
 
+  /** Whether the reserved id `reserved` names the park of `node` at `parkSeq`. */
+  private namesItsPark(reserved: ReservedId, node: number, parkSeq: number): boolean {
+    return reserved.seq === parkSeq && rangesEqual(this.log, reserved.nameStart, reserved.nameEnd, this.log, this.nodeNameStart[node]!, this.nodeNameEnd[node]!);
+  }
+
   /**
-   * A parked phase's id is listed unclaimed; a claimed phase's id is listed with that very claim
-   * (what every summary a core writes holds: docs/core-api.md, "Summary encoding").
+   * A parked phase's id is listed unclaimed; a claimed phase's id is listed with that very claim;
+   * unless the id is reserved (`name@s`), when it names the phase's node and park seq and is not
+   * listed (what every summary a core writes holds: docs/core-api.md, "Summary encoding").
    */
   private phaseAgreesWithInterrupts(): boolean {
     if (this.phase !== Phase.PARKED && this.phase !== Phase.CLAIMED) return true;
     const log = this.log;
+    const reserved = reservedInterruptId(log, this.phaseIdStart, this.phaseIdEnd);
+    if (reserved !== null) return this.namesItsPark(reserved, this.phaseNode, this.phase === Phase.PARKED ? this.phaseSeq : this.phaseSeq - 1);
     if (this.parkedIds.find(log, this.phaseIdStart, this.phaseIdEnd) < 0) return false;
     const claim = this.claimedIds.find(log, this.phaseIdStart, this.phaseIdEnd);
     if (this.phase === Phase.PARKED) return claim < 0;
     return claim >= 0 && this.claimedIds.value(claim) === this.phaseSeq && this.claimedIds.value2(claim) === this.phaseOffset;
+  }
+
+  /**
+   * A CLAIMED phase's claim is the latest claim; a latest claim of an id that is not reserved is
+   * that id's listed claim (what every summary a core writes holds).
+   */
+  private lastClaimAgrees(): boolean {
+    const log = this.log;
+    const has = this.lastClaimIdStart >= 0;
+    if (this.phase === Phase.CLAIMED) {
+      const same = has && rangesEqual(log, this.lastClaimIdStart, this.lastClaimIdEnd, log, this.phaseIdStart, this.phaseIdEnd);
+      if (!same || this.lastClaimSeq !== this.phaseSeq || this.lastClaimOffset !== this.phaseOffset) return false;
+    }
+    if (!has || reservedInterruptId(log, this.lastClaimIdStart, this.lastClaimIdEnd) !== null) return true;
+    const claim = this.claimedIds.find(log, this.lastClaimIdStart, this.lastClaimIdEnd);
+    return claim >= 0 && this.claimedIds.value(claim) === this.lastClaimSeq && this.claimedIds.value2(claim) === this.lastClaimOffset;
   }
 
   /** Entry indexes of parkedIds in ascending bytewise order of their ids. */
@@ -790,7 +840,7 @@ function admitRequest(log: Uint8Array, request: AdmissionRequest | null, canary:
   const head = fold.recordCount - 1;
   switch (request.tag) {
     case 'RESUME':
-      return admitResume(fold, request.interruptId, head, canary);
+      return admitResume(fold, request.interruptId, head, canary, log);
     case 'FORK_AT': {
       const n = request.seq;
       if (n > head) return refuse(RefusalReason.BEYOND_HEAD, head, fold.durableLen);
@@ -812,16 +862,67 @@ function admitContinue(fold: RecoveryFold, n: number, head: number): Admission {
   return refuse(RefusalReason.IMPLICIT_FORK, head, fold.durableLen);
 }
 
-function admitResume(fold: RecoveryFold, id: Uint8Array, head: number, canary: ReferenceCanary | null): Admission {
+/**
+ * admission of RESUME(id). `log` is the whole log, or null when judged from a summary, which lists
+ * no reserved id (`name@s`): the claim of such an id parked before the phase is then in the log only
+ * (record s + 1), and the answer is NEEDS_LOG.
+ */
+function admitResume(fold: RecoveryFold, id: Uint8Array, head: number, canary: ReferenceCanary | null, log: Uint8Array | null): Admission {
   const onThisId = rangesEqual(fold.log, fold.phaseIdStart, fold.phaseIdEnd, id, 0, id.length);
   const secondClaimCanary = canary === 'accept-second-claim' && fold.phase === Phase.CLAIMED && onThisId;
-  const claim = fold.claimedIds.find(id, 0, id.length);
-  if (claim >= 0 && !secondClaimCanary) {
-    return refuse(RefusalReason.ALREADY_CONSUMED, fold.claimedIds.value(claim), fold.claimedIds.value2(claim));
+  if (secondClaimCanary) return accept(fold.recordCount, fold.durableLen);
+  if (fold.lastClaimIdStart >= 0 && rangesEqual(fold.log, fold.lastClaimIdStart, fold.lastClaimIdEnd, id, 0, id.length)) {
+    return refuse(RefusalReason.ALREADY_CONSUMED, fold.lastClaimSeq, fold.lastClaimOffset);
   }
-  if ((fold.phase === Phase.PARKED && onThisId) || secondClaimCanary) return accept(fold.recordCount, fold.durableLen);
+  const claim = fold.claimedIds.find(id, 0, id.length);
+  if (claim >= 0) return refuse(RefusalReason.ALREADY_CONSUMED, fold.claimedIds.value(claim), fold.claimedIds.value2(claim));
+  const parkedHere = fold.phase === Phase.PARKED && onThisId;
+  const reserved = parkedHere ? null : reservedInterruptId(id, 0, id.length);
+  if (reserved !== null && reserved.seq < head) {
+    const claimSeq = reserved.seq + 1;
+    if (log === null) return refuse(RefusalReason.NEEDS_LOG, claimSeq, 0);
+    const offset = claimInLog(log, id, claimSeq);
+    if (offset !== null) return refuse(RefusalReason.ALREADY_CONSUMED, claimSeq, offset);
+  }
+  if (parkedHere) return accept(fold.recordCount, fold.durableLen);
   if (fold.phase !== Phase.PARKED) return refuse(RefusalReason.NOT_PARKED, head, fold.durableLen);
   return refuse(RefusalReason.UNKNOWN_INTERRUPT, head, fold.durableLen);
+}
+
+/**
+ * The start offset of record `seq` of a recovered `log` when it is the claim of `id`, else null.
+ * In a log that recovers a claim follows the park of its id, so the claim of the park of a
+ * reserved id at s is record s + 1 or none.
+ */
+function claimInLog(log: Uint8Array, id: Uint8Array, seq: number): number | null {
+  const offset = recordOffset(log, seq);
+  if (log[offset + 9] !== RecordKind.RESUME_CLAIMED) return null;
+  const payloadStart = offset + HEADER_LEN;
+  const f = new PayloadFields();
+  if (!parsePayload(log, RecordKind.RESUME_CLAIMED, payloadStart, payloadStart + readU32(log, offset), f)) return null;
+  return rangesEqual(log, f.interruptIdStart, f.interruptIdEnd, id, 0, id.length) ? offset : null;
+}
+
+/** The node name (a range of `bytes`) and seq a reserved interrupt id names. */
+interface ReservedId { nameStart: number; nameEnd: number; seq: number }
+
+/**
+ * The node name and seq an interrupt id `bytes[start..end)` names when it reads `name@seq`: a
+ * non-empty name, the last `@`, the seq in decimal without leading zeros (a u32). docs/core-api.md,
+ * "Transitions": only node `name` may park it, at seq `seq`. Null for any other id.
+ */
+function reservedInterruptId(bytes: Uint8Array, start: number, end: number): ReservedId | null {
+  let at = end - 1;
+  while (at >= start && bytes[at] !== 0x40) at--;
+  const digits = end - at - 1;
+  if (at <= start || digits < 1 || digits > 10 || (digits > 1 && bytes[at + 1] === 0x30)) return null;
+  let seq = 0;
+  for (let i = at + 1; i < end; i++) {
+    const d = bytes[i]! - 0x30;
+    if (d < 0 || d > 9) return null;
+    seq = seq * 10 + d;
+  }
+  return seq <= 0xffff_ffff ? { nameStart: start, nameEnd: at, seq } : null;
 }
 
 // ------------------------------------------------------------------ the summary encoding
@@ -909,7 +1010,7 @@ function admitFromWith(summary: Uint8Array, request: AdmissionRequest | null, ca
   const head = fold.recordCount - 1;
   switch (request.tag) {
     case 'RESUME':
-      return admitResume(fold, request.interruptId, head, canary);
+      return admitResume(fold, request.interruptId, head, canary, null);
     case 'CONTINUE_FROM':
       return admitContinue(fold, request.seq, head);
     case 'FORK_AT':

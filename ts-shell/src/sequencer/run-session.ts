@@ -45,9 +45,11 @@ export const SUMMARY_EVERY_RECORDS = 32;
 
 /**
  * The most summary bytes stored per log byte appended: a summary goes with an append only once the
- * log bytes appended since the stored one reach its size divided by this. A summary grows with the
- * run (every consumed interrupt id stays in it): stored every 32 records alone, an interrupt loop of
- * 8,000 cycles wrote 60 times its log's bytes in summaries, a ratio that grew with the run. Why 8
+ * log bytes appended since the stored one reach its size divided by this. A summary can grow with
+ * the run: it lists the interrupt ids that are not reserved (`name@seq`; the shell writes only
+ * reserved ones, so its own runs' summaries do not grow), and before 2026-12-07 it listed every id:
+ * stored every 32 records alone, an interrupt loop of 8,000 cycles then wrote 60 times its log's
+ * bytes in summaries, a ratio that grew with the run. Why 8
  * and not 1: a fresh process reads the records past the summary's end, one store row each, and
  * feeds them to the core; with 1 (a summary's size of records, about 1,000 cycles there) a fresh
  * status() of that run on SQLite took 5 ms instead of 0.6-1.2, and each resume cycle twice as
@@ -135,7 +137,7 @@ export class RunSession {
     private readonly engine: Engine,
     readonly runId: string,
     /** Read every record at each reload (operations that may look before the head snapshot). */
-    private readonly wholeLog: boolean,
+    private wholeLog: boolean,
   ) {
     this.sequencing = engine.sequencing ?? DEFAULT_SEQUENCING;
   }
@@ -441,7 +443,25 @@ export class RunSession {
     if (this.recovery?.byteLength !== byteLength) this.recovery = { byteLength, value: this.feedCoreOwn(byteLength) };
     if (!this.recovery.value.ok) return this.admitFromWholeLog(request);
     const admission = this.engine.core.admitFrom(this.summary, request);
-    return admission.reason === RefusalReason.NEEDS_LOG ? this.admitFromWholeLog(request) : admission;
+    if (admission.reason !== RefusalReason.NEEDS_LOG) return admission;
+    // A resume of an id parked before the head whose claim only the log holds: a session that read
+    // from a stored summary gives NEEDS_LOG back (admitReadingLog reads the whole log then).
+    if (request.tag === 'RESUME' && this.heldFrom !== 0) return admission;
+    return this.admitFromWholeLog(request);
+  }
+
+  /**
+   * admit(), reading the run's whole log first when the answer needs it and this session read from
+   * a stored summary: a resume of an interrupt claimed before the latest claim (a second click on
+   * an old request), whose claim the summary does not keep (docs/core-api.md, "Admission from a
+   * summary"). Only that refusal path reads the log; the session then holds the whole log.
+   */
+  async admitReadingLog(request: AdmissionRequest): Promise<Admission> {
+    const admission = this.admit(request);
+    if (admission.reason !== RefusalReason.NEEDS_LOG) return admission;
+    this.wholeLog = true;
+    await this.reload();
+    return this.admit(request);
   }
 
   private admitFromWholeLog(request: AdmissionRequest): Admission {

@@ -117,6 +117,55 @@ pub open spec fn spec_node_kind(nodes: Seq<SpecNodeEntry>, name: Seq<u8>) -> Opt
     }
 }
 
+/// Position of the last `@` in `id[0..i)`, or -1.
+pub open spec fn spec_last_at(id: Seq<u8>, i: int) -> int
+    decreases i,
+{
+    if i <= 0 {
+        -1
+    } else if id[i - 1] == 64u8 {
+        i - 1
+    } else {
+        spec_last_at(id, i - 1)
+    }
+}
+
+/// The value of ASCII decimal digits.
+pub open spec fn spec_decimal(digits: Seq<u8>) -> nat
+    decreases digits.len(),
+{
+    if digits.len() == 0 {
+        0
+    } else {
+        spec_decimal(digits.drop_last()) * 10 + (digits.last() - 48u8) as nat
+    }
+}
+
+/// The node name and seq a reserved interrupt id names: `name@seq` with a non-empty name, the last
+/// `@`, and seq in decimal without leading zeros, 1 to 10 digits, below 2^32 (docs/core-api.md,
+/// "Transitions"). None for any other id.
+pub open spec fn spec_reserved_id(id: Seq<u8>) -> Option<(Seq<u8>, nat)> {
+    let at = spec_last_at(id, id.len() as int);
+    let digits = id.subrange(at + 1, id.len() as int);
+    if at <= 0 || digits.len() < 1 || digits.len() > 10 || (digits.len() > 1 && digits[0] == 48u8) {
+        None
+    } else if !(forall|i: int| 0 <= i < digits.len() ==> 48u8 <= #[trigger] digits[i] <= 57u8) {
+        None
+    } else if spec_decimal(digits) >= 0x1_0000_0000 {
+        None
+    } else {
+        Some((id.subrange(0, at), spec_decimal(digits)))
+    }
+}
+
+/// A reserved id may be parked only by the node it names, at the seq it names; any other id may.
+pub open spec fn spec_may_park(id: Seq<u8>, node: Seq<u8>, s: u32) -> bool {
+    match spec_reserved_id(id) {
+        None => true,
+        Some((name, at)) => name == node && at == s as nat,
+    }
+}
+
 pub open spec fn spec_node_table_ok(nodes: Seq<SpecNodeEntry>) -> bool {
     &&& 1 <= nodes.len() <= 65535
     &&& forall|i: int| 0 <= i < nodes.len() ==> 1 <= #[trigger] nodes[i].kind <= 3
@@ -289,7 +338,7 @@ pub open spec fn spec_step_later(run: SpecRun, s: u32, o: u32, version: u8, r: S
                 Err(code_unknown_node())
             } else if !(run.phase == (SpecPhase::At { node }) && nk == Some(3u8)) {
                 Err(code_impossible_order())
-            } else if run.parked.contains(interrupt_id) {
+            } else if run.parked.contains(interrupt_id) || !spec_may_park(interrupt_id, node, s) {
                 Err(code_duplicate_interrupt())
             } else {
                 Ok(SpecRun {

@@ -397,7 +397,7 @@ pub fn step(run: &mut Run, s: u32, o: u32, version: u8, r: Rec) -> Result<(), u8
             if !(phase == Phase::At(node.clone()) && nk == Some(3)) {
                 return Err(8);
             }
-            if run.parked.contains(&interrupt_id) {
+            if run.parked.contains(&interrupt_id) || !may_park(&interrupt_id, &node, s) {
                 return Err(10);
             }
             run.parked.insert(interrupt_id.clone());
@@ -715,4 +715,17 @@ pub fn seq_request(tag: u8, n: u32) -> Vec<u8> {
     let mut r = vec![tag];
     put_u32(&mut r, n);
     r
+}
+
+/// The reserved-id rule: an id reading `name@seq` (seq in decimal, no leading zero, a u32) may be
+/// parked only by node `name` at seq `seq`. Written apart from the core's parser on purpose.
+fn may_park(id: &[u8], node: &[u8], seq: u32) -> bool {
+    let Some(at) = id.iter().rposition(|&b| b == b'@') else { return true };
+    let (name, digits) = (&id[..at], &id[at + 1..]);
+    let decimal = !digits.is_empty() && digits.len() <= 10 && digits.iter().all(|d| d.is_ascii_digit()) && !(digits.len() > 1 && digits[0] == b'0');
+    let value = if decimal { std::str::from_utf8(digits).unwrap().parse::<u64>().unwrap() } else { u64::MAX };
+    if name.is_empty() || value > u32::MAX as u64 {
+        return true;
+    }
+    name == node && value == seq as u64
 }

@@ -1,0 +1,78 @@
+/**
+ * The interrupt ids the shell writes (`node@parkSeq`) are reserved ids (docs/core-api.md,
+ * "Transitions"): unique by their seq, so the core's summary does not list them. A run that parks
+ * once per cycle keeps a summary of one size however many cycles it ran, and a fresh process that
+ * read that summary still refuses a second resume of any earlier interrupt as already consumed
+ * (reading the whole log for that refusal only), with the value it was claimed with.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCore } from '../core/index.js';
+import { AlreadyConsumedError, UnknownInterruptError } from '../errors.js';
+import { Remit } from '../remit.js';
+import { MemoryBacking, MemoryStore } from '../store/memory.js';
+import { SqliteStore } from '../store/sqlite.js';
+import type { Store } from '../store/store.js';
+import { workflow } from '../workflow/workflow.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'remit-reserved-ids-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+/** ask (pure) -> approve (interrupt) -> ask ... : one park per cycle, for ever. */
+const approvals = workflow({ name: 'approvals', version: '1', state: z.object({ n: z.number().int(), last: z.string() }) })
+  .pure('ask', { run: (s) => ({ n: s.n + 1 }), next: 'approve' })
+  .interrupt('approve', { resume: z.object({ by: z.string() }), apply: (s, v) => ({ last: v.by }), next: 'ask' })
+  .build();
+
+function opener(kind: 'memory' | 'sqlite'): () => Store {
+  if (kind === 'memory') {
+    const backing = new MemoryBacking();
+    return () => new MemoryStore({ backing });
+  }
+  const path = join(dir, `s${files++}.db`);
+  return () => new SqliteStore(path);
+}
+
+describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)', (coreKind) => {
+  it.each(['memory', 'sqlite'] as const)('the stored summary keeps one size over the cycles; an old interrupt is still refused as consumed (%s store)', async (storeKind) => {
+    const open = opener(storeKind);
+    const store = open();
+    const remit = new Remit(store, await createCore(coreKind), [approvals]);
+    let result: Awaited<ReturnType<Remit['resume']>> = await remit.start(approvals, { n: 0, last: '' }, { runId: 'r' });
+    const ids: string[] = [];
+    const summaryBytes: number[] = [];
+    for (let cycle = 1; cycle <= 400; cycle++) {
+      ids.push(result.interrupt!.id);
+      result = await remit.resume('r', result.interrupt!.id, { by: `user-${cycle}` });
+      if (cycle % 100 === 0) summaryBytes.push((await store.readSummary!('r'))!.summary.summary.length);
+    }
+    await store.close();
+    // Listed, the 300 ids parked between the first and the last reading would add about 20 bytes
+    // each; only the counters and the digits of the phase's id may change.
+    expect(Math.max(...summaryBytes) - Math.min(...summaryBytes)).toBeLessThanOrEqual(4);
+
+    // A fresh process, reading from the stored summary.
+    const fresh = new Remit(open(), await createCore(coreKind), [approvals]);
+    const firstClaim = await fresh.resume('r', ids[0]!, { by: 'user-1' }).then(() => null, (error: unknown) => error);
+    expect(firstClaim).toBeInstanceOf(AlreadyConsumedError);
+    expect((firstClaim as AlreadyConsumedError).sameValue).toBe(true);
+    expect((firstClaim as AlreadyConsumedError).claimedValue).toEqual({ by: 'user-1' });
+    const other = await fresh.resume('r', ids[199]!, { by: 'someone else' }).then(() => null, (error: unknown) => error);
+    expect(other).toBeInstanceOf(AlreadyConsumedError);
+    expect((other as AlreadyConsumedError).sameValue).toBe(false);
+    expect((other as AlreadyConsumedError).claimedValue).toEqual({ by: 'user-200' });
+    // An id of the reserved form that no park used: a seq past the head, a seq of a pure step.
+    const head = (await fresh.status('r')).interrupt!.parkedSeq;
+    await expect(fresh.resume('r', `approve@${head + 5}`, { by: 'x' })).rejects.toBeInstanceOf(UnknownInterruptError);
+    await expect(fresh.resume('r', 'approve@1', { by: 'x' })).rejects.toBeInstanceOf(UnknownInterruptError);
+    // Nothing was written by the refusals; the parked interrupt resumes.
+    const after = await new Remit(open(), await createCore(coreKind), [approvals]).resume('r', result.interrupt!.id, { by: 'last' });
+    expect(after.status).toBe('parked');
+    expect(after.state).toEqual({ n: 402, last: 'last' });
+  });
+});
