@@ -89,6 +89,12 @@ function vocabularyRecordArb(words: string[]): fc.Arbitrary<Omit<LogRecord, 'seq
 }
 
 const WORDS = ['a', 'b', 'c', 'i', 'k'];
+/**
+ * The words of the damage records: WORDS and three reserved interrupt ids (`name@seq`,
+ * docs/core-api.md, "Transitions"), which a random record may park at their seq, at another, by
+ * another node, or use as a node name or key.
+ */
+const DAMAGE_WORDS = [...WORDS, 'a@3', 'b@12', 'i@2'];
 
 type Stage = 'at' | 'intent' | 'attempted' | 'released' | 'done' | 'parked' | 'claimed' | 'ended' | 'completed' | 'failed';
 
@@ -111,7 +117,7 @@ const grammarWalkArb = fc.record({
     fc.record({
       how: fc.constantFrom('replace' as const, 'insert' as const, 'delete' as const, 'duplicate' as const),
       at: fc.nat(),
-      record: vocabularyRecordArb(WORDS),
+      record: vocabularyRecordArb(DAMAGE_WORDS),
     }),
     { freq: 2 },
   ),
@@ -122,8 +128,9 @@ const grammarWalkArb = fc.record({
  * each choice picks one record the rules allow next (a completion routes to a table node or ends
  * the run; an effect in format 2 claims attempt 1, then completes, is released or is taken over;
  * an interrupt parks a fresh id and is claimed), and one choice in 16 forks at a checkpoint or
- * fails the run instead. Keys and interrupt ids are vocabulary words, so a damage record often
- * names them. Written from the documents: it never asks a core what may come next.
+ * fails the run instead. Keys are vocabulary words, so a damage record often names them;
+ * interrupt ids are mostly `node@seq` (walkInterruptId), two parks in 16 break the reserved-id
+ * rule on purpose. Written from the documents: it never asks a core what may come next.
  */
 function walkGrammar(w: { kinds: number[]; start: number; format: number; upgradeAt: number; choices: number[] }): {
   records: Omit<LogRecord, 'seq'>[]; versions: number[];
@@ -178,7 +185,7 @@ function walkGrammar(w: { kinds: number[]; start: number; format: number; upgrad
             stage = 'intent';
             record = { kind: RecordKind.EFFECT_INTENT, node: te.encode(node), key: te.encode(key) } as Omit<LogRecord, 'seq'>;
           } else {
-            id = WORDS[pick % WORDS.length]!;
+            id = walkInterruptId(node, records.length, pick);
             if (parked.includes(id)) id = `${id}${parked.length}`;
             parked.push(id);
             stage = 'parked';
@@ -217,6 +224,23 @@ function walkGrammar(w: { kinds: number[]; start: number; format: number; upgrad
   return { records, versions: records.map((_, i) => formatAt(i)) };
 }
 
+/**
+ * The id of a park at `seq` by `node`: mostly the reserved id the shell writes (`node@seq`,
+ * docs/core-api.md, "Transitions"); else a word (not reserved: the rule of ids never parked
+ * twice), an id that only looks reserved (`node@0seq`, a leading zero; `@seq`, no name), or a
+ * reserved id that breaks the rule (another seq, another node: DUPLICATE_INTERRUPT there).
+ */
+function walkInterruptId(node: string, seq: number, pick: number): string {
+  const word = WORDS[pick % WORDS.length]!;
+  switch (Math.floor(pick / WORDS.length) % 16) {
+    case 10: case 11: case 12: return word;
+    case 13: return (pick & 1) === 0 ? `${node}@0${seq}` : `@${seq}`;
+    case 14: return `${node}@${(pick & 1) === 0 ? seq + 1 : seq - 1}`;
+    case 15: return `${word === node ? `${node}${node}` : word}@${seq}`;
+    default: return `${node}@${seq}`;
+  }
+}
+
 function damageGrammar(records: Omit<LogRecord, 'seq'>[], versions: number[], d: GrammarDamage): void {
   const at = d.at % (d.how === 'insert' ? records.length + 1 : records.length);
   const version = versions[Math.min(at, versions.length - 1)]!;
@@ -242,7 +266,8 @@ export const grammarLogArb: fc.Arbitrary<LogCase> = grammarWalkArb.map((w) => {
 
 // ---------------------------------------------------------------- model workflows and histories
 
-const NODE_NAMES = ['a', 'b', 'c', 'd', 'e', 'é', 'a\u0000', 'node-with-a-longer-name'];
+/** `d@7`: a name with an `@`, whose reserved ids (`d@7@seq`) name it by their last `@`. */
+const NODE_NAMES = ['a', 'b', 'c', 'd@7', 'e', 'é', 'a\u0000', 'node-with-a-longer-name'];
 
 export const workflowArb: fc.Arbitrary<ModelWorkflow> = fc
   .integer({ min: 1, max: 5 })
@@ -269,14 +294,22 @@ export const workflowArb: fc.Arbitrary<ModelWorkflow> = fc
 export interface ModelHistory {
   workflow: ModelWorkflow;
   choices: number[];
+  /** False: only the interrupt ids a valid execution writes (no reserved id naming another node or seq). */
+  brokenIds?: boolean;
 }
 
-export function historyArb(maxSteps: number): fc.Arbitrary<ModelHistory> {
-  return fc.record({ workflow: workflowArb, choices: fc.array(fc.nat(), { maxLength: maxSteps, size: 'max' }) });
+/**
+ * Model histories; one park in eight breaks the reserved-id rule (model.ts, `parkIdForm`) unless
+ * `validOnly`, for properties of valid executions.
+ */
+export function historyArb(maxSteps: number, options: { validOnly?: boolean } = {}): fc.Arbitrary<ModelHistory> {
+  const choices = fc.array(fc.nat(), { maxLength: maxSteps, size: 'max' });
+  if (options.validOnly) return fc.record({ workflow: workflowArb, choices, brokenIds: fc.constant(false) });
+  return fc.record({ workflow: workflowArb, choices });
 }
 
 export function historyLogs(h: ModelHistory): Uint8Array[] {
-  return runChoices(h.workflow, h.choices).logs();
+  return runChoices(h.workflow, h.choices, { brokenIds: h.brokenIds !== false }).logs();
 }
 
 export function modelLogArb(maxSteps: number): fc.Arbitrary<LogCase> {

@@ -11,10 +11,11 @@
  * the two cores' fed encodings (summaries included) must be byte-identical.
  */
 
-import { EMPTY_SUMMARY, RefusalReason, type RecoveryCore } from 'remit/core';
+import { decodeLog, EMPTY_SUMMARY, RecordKind, RefusalReason, type RecoveryCore } from 'remit/core';
 import { splitRecords } from './mutations.js';
 import type { ModelOracle } from './oracle.js';
 import { planRequests, requestsAtCut, requestsAtPrefix } from './requests.js';
+import { reservedInterruptId } from './reserved.js';
 
 export interface Divergence {
   /** 'feed' / 'admitFrom': the two cores differ; 'split': one core fed in pieces differs from itself whole. */
@@ -41,6 +42,8 @@ export interface CompareStats {
   admitCalls: number;
   /** Split-property checks (each: two feeds per core, the admissions from the summary). */
   splitChecks: number;
+  /** admitFrom answers NEEDS_LOG to a RESUME of a reserved id where admit answers from the log (`reservedResumeNeedsLog`). */
+  reservedNeedsLog: number;
 }
 
 /** A fed encoding split into its parts (null: the summary was refused, or not a fed encoding). */
@@ -112,8 +115,38 @@ function cutPoints(log: Uint8Array, bounds: number[], options: CompareOptions): 
   return [...cuts].sort((a, b) => a - b);
 }
 
+const RESUME_TAG = 1;
+
+/** The seq of the last RESUME_CLAIMED of a log that recovers (the summary's last claim), or -1. */
+function lastClaimSeq(log: Uint8Array): number {
+  const records = decodeLog(log).records;
+  for (let i = records.length - 1; i >= 0; i--) if (records[i]!.kind === RecordKind.RESUME_CLAIMED) return i;
+  return -1;
+}
+
+/**
+ * Whether NEEDS_LOG from a summary is the answer to `request` (docs/core-api.md, "Admission from a
+ * summary"): a RESUME of a reserved id `name@s` (./reserved.ts) with s below the head, which the
+ * summary does not list (its claim, if any, is record s + 1 of the log), answered NEEDS_LOG at
+ * seq s + 1, offset 0; and the log's own answer is one the summary cannot give: ALREADY_CONSUMED by
+ * a claim at s + 1 that is not the log's last claim (the summary keeps the last claim, which is
+ * also a CLAIMED phase's), or the refusals of an id not in the table (NOT_PARKED, UNKNOWN_INTERRUPT).
+ */
+function reservedResumeNeedsLog(request: Uint8Array, prefix: Uint8Array, summary: Uint8Array, fromSummary: Uint8Array, logAnswer: Uint8Array): boolean {
+  if (request.length < 5 || request[0] !== RESUME_TAG || u32At(request, 1) !== request.length - 5) return false;
+  const reserved = reservedInterruptId(request.subarray(5));
+  if (reserved === null || summary.length < 5) return false;
+  const head = u32At(summary, 1) - 1;
+  const claimSeq = reserved.seq + 1;
+  if (!(reserved.seq < head) || u32At(fromSummary, 3) !== claimSeq || u32At(fromSummary, 7) !== 0) return false;
+  if (logAnswer[0] !== 2) return false;
+  const reason = logAnswer[1];
+  if (reason === RefusalReason.ALREADY_CONSUMED) return u32At(logAnswer, 3) === claimSeq && lastClaimSeq(prefix) !== claimSeq;
+  return reason === RefusalReason.NOT_PARKED || reason === RefusalReason.UNKNOWN_INTERRUPT;
+}
+
 export class CoreComparison {
-  readonly stats: CompareStats = { recoverCalls: 0, admitCalls: 0, splitChecks: 0 };
+  readonly stats: CompareStats = { recoverCalls: 0, admitCalls: 0, splitChecks: 0, reservedNeedsLog: 0 };
   /** The agreed encoding of the last call that agreed (for outcome counts). */
   lastAgreed: Uint8Array = new Uint8Array(0);
   /** With an oracle, every answer the two cores agree on is also checked against the extracted model. */
@@ -210,7 +243,10 @@ export class CoreComparison {
     return answer;
   }
 
-  /** admitFrom(summary of prefix) = admit(prefix), except NEEDS_LOG, which only FORK_AT at or before the head may give. */
+  /**
+   * admitFrom(summary of prefix) = admit(prefix), except NEEDS_LOG, which only FORK_AT at or before
+   * the head and RESUME of a reserved id parked before the head may give (`reservedResumeNeedsLog`).
+   */
   private admitFromSummary(core: RecoveryCore, prefix: Uint8Array, summary: Uint8Array, requests: readonly Uint8Array[], cut: number): Divergence | null {
     for (const r of requests) {
       const fromSummary = outcome(() => core.admitFromEncoded(summary, r));
@@ -222,6 +258,10 @@ export class CoreComparison {
       const forkAtOrBeforeHead = r.length === 5 && r[0] === 2 && logAnswer !== null &&
         (logAnswer[0] === 1 || logAnswer[1] === RefusalReason.NOT_A_CHECKPOINT);
       if (needsLog && forkAtOrBeforeHead) continue;
+      if (needsLog && logAnswer !== null && reservedResumeNeedsLog(r, prefix, summary, fromSummary, logAnswer)) {
+        this.stats.reservedNeedsLog++;
+        continue;
+      }
       return {
         operation: 'split', cut, coreNames: [`${core.name} admitFrom(summary)`, `${core.name} admit(prefix)`], log: prefix.slice(), request: r,
         outputs: [shown(fromSummary), shown(fromLog)],

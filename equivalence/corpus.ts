@@ -61,7 +61,15 @@ export function writeCorpusEntry(
   const digest = createHash('sha256').update(log).digest('hex').slice(0, 12);
   const name = `${options.prefix ?? 'found'}-${digest}`;
   writeFileSync(`${dir}${name}.hex`, `${hex(log)}\n`);
-  writeFileSync(`${dir}${name}.json`, `${JSON.stringify({ ...note, found: new Date().toISOString() }, null, 2)}\n`);
+  // Written again with the same note (seed-corpus.ts rewrites every edge entry): keep the date it was first written.
+  let found = new Date().toISOString();
+  try {
+    const { found: before, ...rest } = JSON.parse(readFileSync(`${dir}${name}.json`, 'utf8')) as CorpusNote;
+    if (JSON.stringify(rest) === JSON.stringify(note) && typeof before === 'string') found = before;
+  } catch {
+    // a new entry
+  }
+  writeFileSync(`${dir}${name}.json`, `${JSON.stringify({ ...note, found }, null, 2)}\n`);
   return name;
 }
 

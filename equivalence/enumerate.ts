@@ -8,7 +8,8 @@
  * boundary, recover at byte cuts inside the last record (torn tails). Histories share prefixes, so
  * the search is a tree and each node is one log. Each node also gets every "wrong next record" from
  * a fixed vocabulary (any node completed with any route, intents, results, attempts and releases,
- * parks and claims with current and other keys/ids/numbers, forks naming the right and wrong seq, a
+ * parks and claims with current and other keys/ids/numbers, parks of reserved ids (`node@seq`)
+ * naming another node or the next seq, forks naming the right and wrong seq, a
  * second RUN_STARTED, ...) as a leaf, written in the run's format; plus a format-1 record after a
  * format-2 one, and a right next record chained to a wrong predecessor: the error paths,
  * exhaustively.
@@ -244,6 +245,14 @@ function wrongNextRecords(ex: ModelExecution): RecordBody[] {
     out.push({ kind: RecordKind.INTERRUPT_PARKED, node: interruptNode, interruptId: id });
     out.push({ kind: RecordKind.RESUME_CLAIMED, interruptId: id, value: te.encode('1') });
   }
+  // Reserved ids (`node@seq`, docs/core-api.md "Transitions") that break the rule at seq head + 1:
+  // another node's name, the next seq (the park the model writes, node@(head + 1), is a step).
+  const next = head + 1;
+  const interruptName = wf.nodes.find((n) => n.kind === 'interrupt')?.name ?? 'none';
+  const otherName = wf.nodes.find((n) => n.name !== interruptName)?.name ?? 'ghost';
+  for (const id of [`${otherName}@${next}`, `${interruptName}@${next + 1}`]) {
+    out.push({ kind: RecordKind.INTERRUPT_PARKED, node: interruptNode, interruptId: te.encode(id) });
+  }
   for (const sourceSeq of [head, Math.max(head - 1, 0)]) {
     out.push({ kind: RecordKind.FORKED, sourceRunId: te.encode('run-0'), sourceSeq, runId: te.encode('run-x'), intent: new Uint8Array(0) });
   }
@@ -331,7 +340,7 @@ async function main(argv: string[]): Promise<number> {
   const a = against === 'reference' ? reference : await loadWasmCore();
   const oracle = command.oracle ? new ModelOracle(loadExtractedModel(), reference.name) : null;
   const result = enumerateHistories(a, reference, { maxRecords, cuts, formats, upgrades, oracle });
-  if (oracle) console.log(`oracle: ${oracle.stats.recoverCalls} recover + ${oracle.stats.admitCalls} admit calls to the extracted model, not sent: ${JSON.stringify([...oracle.stats.unrepresentable])}`);
+  if (oracle) console.log(`oracle: ${oracle.stats.recoverCalls} recover + ${oracle.stats.admitCalls} admit calls to the extracted model, ${oracle.stats.reservedRule} answers set by the reserved-id rule, not sent: ${JSON.stringify([...oracle.stats.unrepresentable])}`);
   console.log(describeEnumeration(result));
   if (result.divergence) {
     const { describeDivergence } = await import('./report.js');

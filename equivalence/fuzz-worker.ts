@@ -97,6 +97,7 @@ function oracleCounts(runner: CampaignRunner): Array<[string, number]> {
   if (!o) return [];
   return [
     ['oracle: model recover', o.stats.recoverCalls], ['oracle: model admit', o.stats.admitCalls],
+    ['oracle: answers set by the reserved-id rule', o.stats.reservedRule],
     ...[...o.stats.unrepresentable].map(([why, n]): [string, number] => [`oracle: not sent (${why})`, n]),
   ];
 }

@@ -63,12 +63,21 @@ export type Move = (
   | { type: 'attempt'; owner: string }
   | { type: 'release' }
   | { type: 'effect-done'; result: string }
-  | { type: 'park' }
+  | { type: 'park'; id?: InterruptIdForm }
   | { type: 'claim'; value: string }
   | { type: 'finish' }
   | { type: 'fail'; namesNode: boolean }
   | { type: 'fork'; checkpointIndex: number }
 ) & { upgrade?: true };
+
+/**
+ * How a park names its interrupt id. 'canonical' (the default, what the shell writes):
+ * `node@seq`, the park's own seq, a reserved id (docs/core-api.md, "Transitions"); 'free':
+ * `run/node#visit`, not reserved (the rule of ids never parked twice); 'wrong-seq' and
+ * 'wrong-node': a reserved id naming the park's node at another seq, or another node at its seq
+ * (the recovery fails there: DUPLICATE_INTERRUPT).
+ */
+export type InterruptIdForm = 'canonical' | 'free' | 'wrong-seq' | 'wrong-node';
 
 const te = new TextEncoder();
 const bytes = (s: string) => te.encode(s);
@@ -251,7 +260,7 @@ export class ModelExecution {
         return this.push({ kind: RecordKind.EFFECT_DONE, seq, node: bytes(s.node), key: bytes(s.key), result: bytes(move.result) }, s);
       case 'park':
         s.stage = 'parked';
-        s.interruptId = `${s.runId}/${s.node}#${s.visits[s.node]}`;
+        s.interruptId = this.interruptId(move.id ?? 'canonical', s, seq);
         return this.push({ kind: RecordKind.INTERRUPT_PARKED, seq, node: bytes(s.node), interruptId: bytes(s.interruptId) }, s);
       case 'claim':
         s.stage = 'claimed';
@@ -266,6 +275,20 @@ export class ModelExecution {
       }
       case 'fork':
         return this.fork(move.checkpointIndex);
+    }
+  }
+
+  /** The id a park at `seq` writes, in the form asked. */
+  private interruptId(form: InterruptIdForm, s: RunState, seq: number): string {
+    switch (form) {
+      case 'canonical': return `${s.node}@${seq}`;
+      case 'free': return `${s.runId}/${s.node}#${s.visits[s.node]}`;
+      // The seq of the record before (another park's seq after a loop, or a claim's) or after.
+      case 'wrong-seq': return `${s.node}@${seq % 2 === 0 ? seq + 1 : seq - 1}`;
+      case 'wrong-node': {
+        const other = this.workflow.nodes.find((n) => n.name !== s.node)?.name ?? `${s.node}x`;
+        return `${other}@${seq}`;
+      }
     }
   }
 
@@ -297,18 +320,31 @@ export class ModelExecution {
 }
 
 /**
- * Drive a run by a list of choices (what fast-check generates and shrinks). Most choices pick a
- * sequencer step; one in 16 picks a failure, a fork of some checkpoint, or (a format-1 run) an
- * upgrade to format 2 before the next step instead.
+ * The id form of a park, from the bits of its choice above the four that pick the move: canonical
+ * 11 times in 16, free 3 times, a wrong seq or a wrong node once each (canonical instead when
+ * `brokenIds` is false).
  */
-export function runChoices(workflow: ModelWorkflow, choices: readonly number[]): ModelExecution {
+export function parkIdForm(c: number, brokenIds = true): InterruptIdForm {
+  const r = (c >>> 4) % 16;
+  if (r >= 14 && !brokenIds) return 'canonical';
+  return r < 11 ? 'canonical' : r < 14 ? 'free' : r === 14 ? 'wrong-seq' : 'wrong-node';
+}
+
+/**
+ * Drive a run by a list of choices (what fast-check generates and shrinks). Most choices pick a
+ * sequencer step (a park also its id form: `parkIdForm`; `brokenIds: false` keeps to the ids a
+ * valid execution writes); one in 16 picks a failure, a fork of some checkpoint, or (a format-1
+ * run) an upgrade to format 2 before the next step instead.
+ */
+export function runChoices(workflow: ModelWorkflow, choices: readonly number[], options: { brokenIds?: boolean } = {}): ModelExecution {
   const ex = new ModelExecution(workflow);
   for (const c of choices) {
     const steps = ex.stepMoves();
     if (steps.length === 0 && c % 4 !== 0) break; // a finished run mostly stays finished
     const rare = c % 16 === 15 || steps.length === 0;
     if (!rare) {
-      ex.apply(steps[c % steps.length]!);
+      const move = steps[c % steps.length]!;
+      ex.apply(move.type === 'park' ? { ...move, id: parkIdForm(c, options.brokenIds) } : move);
       continue;
     }
     const checkpoints = ex.checkpointIndices();

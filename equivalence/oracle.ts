@@ -2,7 +2,8 @@
  * The third implementation: the functions proved in proofs/coq (recover, next action, admit),
  * extracted to OCaml and compiled to JavaScript by proofs/extract/build.sh, compared with a core.
  *
- * The bridge has two halves, both plain conversions (no rule of recovery or admission is here):
+ * The bridge has two halves, both plain conversions (no rule of recovery or admission is there; the
+ * one rule added to the model's answers is below):
  *  - log bytes -> the model's records: the shipped codec (`decodeLog`) decodes framing and
  *    payloads; names are interned as naturals in order of first appearance, one numbering per
  *    namespace (node names, keys, interrupt ids, run ids, payloads); a FORK_AT or CONTINUE_FROM seq
@@ -16,6 +17,15 @@
  *    effect tallies (status, completions), parked and claimed counts, lineage, failure; for an
  *    error, its code and seq; for an admission, verdict, reason, detail and seq (no offsets).
  *
+ * One rule of recovery is added on top of the model, because the model lacks it: its interrupt ids
+ * are abstract numbers, so it cannot read an id as `name@seq` (a reserved id, docs/core-api.md,
+ * "Transitions": only node `name` may park it, at seq `seq`). The bridge finds the first
+ * INTERRUPT_PARKED whose reserved id names another node or seq (`reservedViolation`); where the
+ * model's recovery gets past that record (recovers, or fails later), the expected answer is
+ * DUPLICATE_INTERRUPT at that record and LOG_INVALID (detail DUPLICATE_INTERRUPT, that seq) for
+ * every admission; where it fails at or before it, the model's answer stands. Everything else is
+ * the model's (`OracleStats.reservedRule` counts the answers the rule changed).
+ *
  * What the model does not represent is compared between the two cores only (equivalence/README.md,
  * "The extracted model"). Inputs it cannot represent are not sent and are counted
  * (`OracleStats.unrepresentable`): a node-table kind byte other than 1..3, an attempt number or a
@@ -28,10 +38,11 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import {
-  decodeAdmission, decodeLog, decodeRecovery, FORMAT_VERSION_2, NONE32, parseAdmissionRequest, RecordKind, RunStatus,
+  decodeAdmission, decodeLog, decodeRecovery, FORMAT_VERSION_2, LogErrorCode, NONE32, parseAdmissionRequest, RecordKind, RefusalReason, RunStatus,
   type LogRecord, type Recovery,
 } from 'remit/core';
 import type { Divergence } from './compare.js';
+import { breaksReservedRule } from './reserved.js';
 
 export const EXTRACT_DIR = fileURLToPath(new URL('../proofs/extract/', import.meta.url));
 export const MODEL_MODULE = `${EXTRACT_DIR}build/remit-model.cjs`;
@@ -106,6 +117,13 @@ export interface BridgedLog {
   names: Names;
   /** Why the log cannot be sent, or null. */
   unrepresentable: string | null;
+  /** The seq of the first INTERRUPT_PARKED whose reserved id names another node or seq, or null. */
+  reservedViolation: number | null;
+}
+
+/** Whether record `seq` (an INTERRUPT_PARKED) breaks the reserved-id rule: its id is reserved and names another node or seq. */
+function parkBreaksReservedRule(r: LogRecord, seq: number): boolean {
+  return r.kind === RecordKind.INTERRUPT_PARKED && breaksReservedRule(r.node, r.interruptId, seq);
 }
 
 function recordNumbers(r: LogRecord, version: number, n: Names): number[] | string {
@@ -149,9 +167,13 @@ export function bridgeLog(log: Uint8Array): BridgedLog {
   const decoded = decodeLog(log);
   const parts: number[] = [];
   let records = 0;
+  let reservedViolation: number | null = null;
   for (let i = 0; i < decoded.records.length; i++) {
-    const nums = recordNumbers(decoded.records[i]!, decoded.versions[i]!, names);
-    if (typeof nums === 'string') return { text: '', records, names, unrepresentable: nums };
+    const record = decoded.records[i]!;
+    const nums = recordNumbers(record, decoded.versions[i]!, names);
+    if (typeof nums === 'string') return { text: '', records, names, unrepresentable: nums, reservedViolation: null };
+    // The codec stops at a wrong stored seq (BAD_SEQ), so record i has seq i.
+    if (reservedViolation === null && parkBreaksReservedRule(record, i)) reservedViolation = i;
     parts.push(...nums);
     records++;
   }
@@ -160,7 +182,7 @@ export function bridgeLog(log: Uint8Array): BridgedLog {
     parts.push(Tag.CORRUPT, decoded.error.code);
     records++;
   }
-  return { text: `${records} ${parts.join(' ')}`, records, names, unrepresentable: null };
+  return { text: `${records} ${parts.join(' ')}`, records, names, unrepresentable: null, reservedViolation };
 }
 
 // ------------------------------------------------------------------ results -> comparable parts
@@ -232,6 +254,8 @@ export function coreRecovery(r: Recovery, n: Names): ComparableRecovery {
 export interface OracleStats {
   recoverCalls: number;
   admitCalls: number;
+  /** Answers of the model replaced by the reserved-id rule (DUPLICATE_INTERRUPT where the model got past a violating park). */
+  reservedRule: number;
   /** Calls not sent to the model, by reason. */
   unrepresentable: Map<string, number>;
 }
@@ -246,7 +270,7 @@ export type OracleCanary =
  * divergence is reported like the two cores' ones, with the core names ['model', core].
  */
 export class ModelOracle {
-  readonly stats: OracleStats = { recoverCalls: 0, admitCalls: 0, unrepresentable: new Map() };
+  readonly stats: OracleStats = { recoverCalls: 0, admitCalls: 0, reservedRule: 0, unrepresentable: new Map() };
   private cachedLog: Uint8Array | null = null;
   private cachedBridge: BridgedLog | null = null;
 
@@ -272,7 +296,7 @@ export class ModelOracle {
     const b = this.bridge(log);
     if (b.unrepresentable) return this.skip(b.unrepresentable.replace(/[0-9]+/g, 'N'));
     this.stats.recoverCalls++;
-    const model = modelRecovery(this.model.recover(b.text));
+    const model = this.withReservedRule(modelRecovery(this.model.recover(b.text)), b.reservedViolation);
     const core = coreRecovery(decodeRecovery(encoded), b.names);
     return this.compare('recover', log, null, model, core);
   }
@@ -294,7 +318,26 @@ export class ModelOracle {
     if (m.input_error) throw new Error(`the extracted model refused its input: ${m.input_error}`);
     const c = decodeAdmission(encoded);
     const core: ComparableAdmission = { accepted: c.accepted, reason: c.reason, detail: c.detail, seq: c.seq };
-    return this.compare('admit', log, request, { accepted: m.accepted, reason: m.reason, detail: m.detail, seq: m.seq }, core);
+    const expected = this.withReservedRuleAdmit({ accepted: m.accepted, reason: m.reason, detail: m.detail, seq: m.seq }, b.reservedViolation);
+    return this.compare('admit', log, request, expected, core);
+  }
+
+  /**
+   * The reserved-id rule the model lacks (see the head of this file): a park at `violation` whose
+   * reserved id names another node or seq fails the recovery there with DUPLICATE_INTERRUPT,
+   * unless the model already failed at or before it.
+   */
+  private withReservedRule(model: ComparableRecovery, violation: number | null): ComparableRecovery {
+    if (violation === null || (!model.ok && model.seq <= violation)) return model;
+    this.stats.reservedRule++;
+    return { ok: false, code: LogErrorCode.DUPLICATE_INTERRUPT, seq: violation };
+  }
+
+  /** The same for an admission: the log is invalid (LOG_INVALID, detail the error code, seq the error's). */
+  private withReservedRuleAdmit(model: ComparableAdmission, violation: number | null): ComparableAdmission {
+    if (violation === null || (!model.accepted && model.reason === RefusalReason.LOG_INVALID && model.seq <= violation)) return model;
+    this.stats.reservedRule++;
+    return { accepted: false, reason: RefusalReason.LOG_INVALID, detail: LogErrorCode.DUPLICATE_INTERRUPT, seq: violation };
   }
 
   private compare(operation: 'recover' | 'admit', log: Uint8Array, request: Uint8Array | null, model: unknown, core: unknown): Divergence | null {

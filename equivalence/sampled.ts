@@ -5,7 +5,8 @@
  * histories fit in well under an hour. Per log it asks:
  *
  * - at EVERY record boundary (and the whole log when it ends in a partial record): recover, one
- *   RESUME (an id the log names, 3 in 4 when it names any, else one of the four special ids), one
+ *   RESUME (1 in 4 a reserved id no park of the log uses, when there are such probes; else an id
+ *   the log names, 3 in 4 when it names any, else one of the four special ids), one
  *   FORK_AT and one CONTINUE_FROM (seq below the head, the head, one past it, or 0xFFFFFFFF), and
  *   at one boundary in `malformedEvery` one of the 15 malformed requests;
  * - at ONE boundary chosen at random: every request of the full check (./requests.ts);
@@ -82,9 +83,12 @@ export const CUT_OFFSETS = [1, 4, 11, 12, 13, 17, -1, -4, -5, -8, -9] as const;
 /** The split-property checks of one log (./compare.ts, `split` and `recordByRecord`). */
 const SPLIT_KINDS: readonly string[] = ['split at a boundary (3 requests from the summary)', 'split inside a record', 'fed record by record'];
 
+/** A RESUME of one of `RequestPlan.reservedResumes`. */
+const RESERVED_PROBE_KIND = 'RESUME of a reserved id no park uses';
+
 /** The kinds of request the campaign must ask (Coverage keys), for the end-of-campaign check. */
 export const REQUEST_KINDS: readonly string[] = [
-  'RESUME of an id the log names', ...SPECIAL_RESUMES.map((r) => `RESUME of ${r.name}`),
+  'RESUME of an id the log names', RESERVED_PROBE_KIND, ...SPECIAL_RESUMES.map((r) => `RESUME of ${r.name}`),
   'FORK_AT below the head', 'FORK_AT the head', 'FORK_AT one past the head', 'FORK_AT 0xFFFFFFFF',
   'CONTINUE_FROM below the head', 'CONTINUE_FROM the head', 'CONTINUE_FROM one past the head', 'CONTINUE_FROM 0xFFFFFFFF',
   ...MALFORMED_REQUESTS.map((_, i) => `malformed request #${i}`),
@@ -228,6 +232,9 @@ export class SampledCheck {
   }
 
   private admitResume(prefix: Uint8Array, plan: RequestPlan, rng: SamplingRng): Divergence | null {
+    if (plan.reservedResumes.length > 0 && rng.below(4) === 0) {
+      return this.admit(prefix, plan.reservedResumes[rng.below(plan.reservedResumes.length)]!, RESERVED_PROBE_KIND);
+    }
     if (plan.idResumes.length > 0 && rng.below(4) !== 0) {
       return this.admit(prefix, plan.idResumes[rng.below(plan.idResumes.length)]!, 'RESUME of an id the log names');
     }

@@ -94,8 +94,51 @@ const entries: Array<[string, string, Uint8Array]> = [
   ['claim-empty-value', 'RESUME_CLAIMED with an empty value', logOf(start, done('p', 'i'), parked('x'), claimed('x'))],
   ['name-1024', 'an interrupt id of exactly 1024 bytes', logOf(start, done('p', 'i'), { kind: RecordKind.INTERRUPT_PARKED, node: t('i'), interruptId: new Uint8Array(1024).fill(0x7a) })],
   ['name-1025', 'an interrupt id of 1025 bytes: MALFORMED_PAYLOAD', logOf(start, done('p', 'i'), { kind: RecordKind.INTERRUPT_PARKED, node: t('i'), interruptId: new Uint8Array(1025).fill(0x7a) })],
+  ...reservedIdEntries(),
   ['state-form-2', 'state_form 2: MALFORMED_PAYLOAD', concatBytes([logOf(start), (() => { const r = encodeRecord({ ...done('p', ''), seq: 1 } as LogRecord); r[12 + 5 + 4] = 2; return resealed(r); })()])],
 ];
+
+/**
+ * Reserved interrupt ids (docs/core-api.md, "Transitions"): an id reading `name@seq` (a non-empty
+ * name before the last `@`, the seq in decimal without leading zeros, a u32) may be parked only by
+ * node `name` at seq `seq`; the shell writes every id so (`node@parkSeq`).
+ */
+function reservedIdEntries(): Array<[string, string, Uint8Array]> {
+  const parkedBy = (node: string, id: string): Body => ({ kind: RecordKind.INTERRUPT_PARKED, node: t(node), interruptId: t(id) });
+  const startWith = (nodes: Array<[string, number]>, startNode: string): Body =>
+    ({ ...start, nodes: nodes.map(([name, kind]) => ({ name: t(name), kind })), startNode: t(startNode) }) as Body;
+  /** An interrupt node `i` that routes to itself `cycles` times: park i@s, claim, complete (3 records a cycle), then the end. */
+  const loop = (cycles: number): Body[] => {
+    const bodies: Body[] = [startWith([['p', 1], ['i', 3]], 'p'), done('p', 'i')];
+    for (let c = 0; c < cycles; c++) {
+      const id = `i@${bodies.length}`;
+      bodies.push(parkedBy('i', id), claimed(id), done('i', c === cycles - 1 ? '' : 'i'));
+    }
+    return [...bodies, completed];
+  };
+  return [
+    ['reserved-canonical-loop-30', 'node i parks its canonical id i@<seq> 30 times in a loop, each claimed, then the run ends (format 2): valid; the summary lists no id (30, not more: the corpus is checked at every byte cut, O(length²))', logV2(...loop(30))],
+    ['reserved-canonical-parked', 'a canonical id i@2 parked (format 1): AWAIT_RESUME; RESUME(i@2) accepted', logOf(start, done('p', 'i'), parked('i@2'))],
+    ['reserved-canonical-claimed-then-fork', 'i@2 parked and claimed, a fork at the checkpoint after it: RESUME(i@2) is ALREADY_CONSUMED at 3 from the log (the summary needs the log)',
+      logOf(start, done('p', 'i'), parked('i@2'), claimed('i@2'), done('i', 'p'), forked(4), done('p', 'e'))],
+    ['reserved-wrong-seq', 'node i parks i@3 at seq 2: a reserved id at another seq, DUPLICATE_INTERRUPT at 2', logOf(start, done('p', 'i'), parked('i@3'), claimed('i@3'))],
+    ['reserved-wrong-seq-earlier', 'i@2 parked and claimed, then parked again at seq 6 (format 2): DUPLICATE_INTERRUPT at 6',
+      logV2(start, done('p', 'i'), parked('i@2'), claimed('i@2'), done('i', 'p'), done('p', 'i'), parked('i@2'))],
+    ['reserved-wrong-node', 'node i parks p@2 at seq 2 (p is a node of the table): DUPLICATE_INTERRUPT at 2', logOf(start, done('p', 'i'), parked('p@2'))],
+    ['reserved-unknown-node', 'node i parks zz@2 at seq 2 (no node zz): DUPLICATE_INTERRUPT at 2', logOf(start, done('p', 'i'), parked('zz@2'))],
+    ['reserved-max-seq', 'node i parks i@4294967295 at seq 2 (reserved, the largest seq): DUPLICATE_INTERRUPT at 2', logOf(start, done('p', 'i'), parked('i@4294967295'))],
+    ['reserved-over-u32', 'node i parks i@4294967296 (10 digits, over a u32: not reserved), claimed: valid', logOf(start, done('p', 'i'), parked('i@4294967296'), claimed('i@4294967296'))],
+    ['reserved-11-digits', 'node i parks i@00000000002 and then i@10000000002 after a loop (not reserved: a leading zero, 11 digits): valid',
+      logOf(start, done('p', 'i'), parked('i@00000000002'), claimed('i@00000000002'), done('i', 'i'), parked('i@10000000002'))],
+    ['reserved-empty-name', 'node i parks @2 (no name before the @: not reserved), claimed: valid', logOf(start, done('p', 'i'), parked('@2'), claimed('@2'))],
+    ['reserved-node-with-at', 'node a@1 parks a@1@1 at seq 1, claimed, routes to itself, parks a@1@4 at 4, claimed, the run completes: valid (the name is before the last @)',
+      logOf(startWith([['a@1', 3]], 'a@1'), parkedBy('a@1', 'a@1@1'), claimed('a@1@1'), done('a@1', 'a@1'), parkedBy('a@1', 'a@1@4'), claimed('a@1@4'), done('a@1', ''), completed)],
+    ['reserved-node-with-at-own-name', 'node i@1 parks i@1 at seq 1: the id names node i (before its last @), not i@1: DUPLICATE_INTERRUPT at 1',
+      logOf(startWith([['i@1', 3], ['i', 3]], 'i@1'), parkedBy('i@1', 'i@1'))],
+    ['reserved-leading-zero-twice', 'node n parks n@05 (a leading zero: not reserved) at 2, claimed, loops, parks n@05 again at 5: DUPLICATE_INTERRUPT at 5 as before',
+      logOf(startWith([['p', 1], ['n', 3]], 'p'), done('p', 'n'), parkedBy('n', 'n@05'), claimed('n@05'), done('n', 'n'), parkedBy('n', 'n@05'))],
+  ];
+}
 
 function resealed(r: Uint8Array): Uint8Array {
   const crc = crc32c(r, 0, r.length - 4);

@@ -3,15 +3,18 @@
  * then changed — most of all in its interrupt section, where the Rust core keeps the decoded ids
  * as a sorted vector and copies their bytes when nothing changed them — gives the same answer on
  * both cores for `feed` (with no chunk, the rest of the log, the next record) and for `admitFrom`
- * of every interrupt id of the log: the same refusal, or the same recovery and summary. Ten damage
- * kinds: a byte of the interrupt section set or bit-flipped, the count off by -1..+1, an entry
- * dropped (count - 1) or duplicated in place (count + 1), a claim toggled or its position
- * rewritten, any byte set, removed or inserted. The decoding rules one by one, each broken alone,
+ * of every interrupt id of the log (and of reserved ids no park of it uses): the same refusal, or the
+ * same recovery and summary. Eleven damage kinds: a byte of the interrupt section set or
+ * bit-flipped, the count off by -1..+1, an entry dropped (count - 1) or duplicated in place
+ * (count + 1), a claim toggled or its position rewritten, the last claim dropped, moved or made up,
+ * any byte set, removed or inserted. The decoding rules one by one, each broken alone,
  * are ./summary-rules.test.ts.
  *
  * The directed cases are the two on which the cores disagreed until commit fc54a8a (2026-12-02;
  * the disagreement predates the sorted vector: a PARKED phase whose id the list omits, or lists
- * as claimed, then a claim in the chunk). Such a summary is refused now, by both cores.
+ * as claimed, then a claim in the chunk). Such a summary is refused now, by both cores. And a
+ * reserved phase id (`node@parkSeq`, not listed in a summary a core writes) listed, or rewritten
+ * to name the next seq or another node: refused by both cores.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -20,11 +23,13 @@ import { modelLogArb } from './arbitraries.js';
 import { fedParts, hex, recordBoundaries } from './compare.js';
 import { loadCoresUnderTest } from './cores.js';
 import { planRequests } from './requests.js';
+import { reservedInterruptId } from './reserved.js';
 import { scaledRuns, scaleFromEnv } from './property.js';
 
 const cores = await loadCoresUnderTest();
 const scale = scaleFromEnv();
 
+const te = new TextEncoder();
 const u32 = (b: Uint8Array, at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 const le = (n: number) => Uint8Array.from([n & 255, (n >>> 8) & 255, (n >>> 16) & 255, (n >>> 24) & 255]);
 const concat = (...parts: Uint8Array[]) => {
@@ -99,7 +104,7 @@ function entryOf(s: Uint8Array, layout: Layout, id: Uint8Array): { start: number
 }
 
 type Damage = { kind: number; a: number; b: number };
-const damageArb: fc.Arbitrary<Damage> = fc.record({ kind: fc.nat(9), a: fc.nat(), b: fc.nat(255) });
+const damageArb: fc.Arbitrary<Damage> = fc.record({ kind: fc.nat(10), a: fc.nat(), b: fc.nat(255) });
 
 function damage(s: Uint8Array, d: Damage): Uint8Array {
   const layout = layoutOf(s);
@@ -125,6 +130,19 @@ function damage(s: Uint8Array, d: Damage): Uint8Array {
       return out;
     case 6: out[d.a % s.length] = d.b; return out;
     case 7: { const at = d.a % (s.length + 1); return concat(s.subarray(0, at), s.subarray(at + 1)); }
+    case 10: { // the last claim (right after the entries): dropped, moved, or made up (an id `i@<a>` at (a + 1, b))
+      const at = layout.end;
+      if (s[at] === 1) {
+        const fieldsEnd = at + 1 + 4 + u32(s, at + 1) + 8;
+        if (fieldsEnd > s.length) return out; // an earlier damage cut the fields short
+        if (d.b % 2 === 0) return concat(s.subarray(0, at), Uint8Array.of(0), s.subarray(fieldsEnd));
+        out.set(le(d.a), fieldsEnd - 8 + (d.b % 4 < 2 ? 0 : 4));
+        return out;
+      }
+      if (s[at] !== 0) return out;
+      const id = te.encode(`i@${d.a % 1000}`);
+      return concat(s.subarray(0, at), Uint8Array.of(1), le(id.length), id, le((d.a % 1000) + 1), le(d.b), s.subarray(at + 1));
+    }
     case 9: // duplicate an entry in place (the copy right after it), count + 1: ids no longer strictly ascending
       if (entry < 0) return out;
       return concat(s.subarray(0, layout.countAt), le(layout.entries.length + 1), s.subarray(layout.countAt + 4, entryEnd), s.subarray(entry, entryEnd), s.subarray(entryEnd));
@@ -147,6 +165,17 @@ function disagreement(wasm: RecoveryCore, summary: Uint8Array, chunks: Uint8Arra
   return null;
 }
 
+/** RESUME of every id the log names and of reserved ids no park of it uses (NEEDS_LOG from a summary below the head). */
+function requestsOf(log: Uint8Array): Uint8Array[] {
+  const plan = planRequests(log);
+  return [...plan.idResumes, ...plan.reservedResumes];
+}
+
+const compareBytes = (x: Uint8Array, y: Uint8Array): number => {
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+};
+
 /** The summaries of a log at record boundaries, each with the chunks that can follow it. */
 function summariesOf(log: Uint8Array): { summary: Uint8Array; chunks: Uint8Array[] }[] {
   const bounds = recordBoundaries(log);
@@ -166,7 +195,7 @@ describe.skipIf(cores.wasm === null)('damaged summaries: wasm ≡ reference', ()
     fc.assert(
       fc.property(modelLogArb(40), fc.array(damageArb, { minLength: 1, maxLength: 3 }), fc.nat(), (c, damages, pick) => {
         const log = c.logs[c.logs.length - 1]!;
-        const requests = planRequests(log).idResumes;
+        const requests = requestsOf(log);
         const all = summariesOf(log);
         if (all.length === 0) return;
         for (const { summary, chunks } of [all[pick % all.length]!, all[all.length - 1]!]) {
@@ -186,17 +215,42 @@ describe.skipIf(cores.wasm === null)('damaged summaries: wasm ≡ reference', ()
   });
 
   it('a PARKED or CLAIMED phase the interrupt list does not agree with is refused by both cores', () => {
-    const seen = { parkedOmitted: 0, parkedClaimed: 0, claimedMoved: 0 };
+    const seen = { parkedOmitted: 0, parkedClaimed: 0, claimedMoved: 0, reservedListed: 0, reservedOtherSeq: 0, reservedOtherNode: 0 };
     for (const c of fc.sample(modelLogArb(40), { numRuns: 300, seed: 20261202 })) {
       const log = c.logs[c.logs.length - 1]!;
-      const requests = planRequests(log).idResumes;
+      const requests = requestsOf(log);
       for (const { summary, chunks } of summariesOf(log)) {
         const layout = layoutOf(summary)!;
         if (layout.phaseTag !== 6 && layout.phaseTag !== 7) continue;
-        const id = summary.subarray(layout.phaseIdAt + 4, layout.phaseIdAt + 4 + u32(summary, layout.phaseIdAt));
-        const entry = entryOf(summary, layout, id)!;
-        expect(entry, 'a core-written summary lists the phase id').not.toBeNull();
+        const idLen = u32(summary, layout.phaseIdAt);
+        const id = summary.subarray(layout.phaseIdAt + 4, layout.phaseIdAt + 4 + idLen);
+        const entry = entryOf(summary, layout, id);
         const variants: [keyof typeof seen, Uint8Array][] = [];
+        const reserved = reservedInterruptId(id);
+        if (reserved !== null) {
+          // A reserved phase id (`node@parkSeq`, what the shell writes) is not listed; listed, or
+          // naming another seq or node, the summary is refused.
+          expect(entry, 'a core-written summary does not list a reserved phase id').toBeNull();
+          const listed = layout.phaseTag === 6 ? Uint8Array.of(0) : concat(Uint8Array.of(1), summary.subarray(layout.phaseIdAt + 4 + idLen, layout.phaseIdAt + 4 + idLen + 8));
+          const before = layout.entries.find((e) => compareBytes(summary.subarray(e + 4, e + 4 + u32(summary, e)), id) > 0) ?? layout.end;
+          variants.push(['reservedListed', concat(
+            summary.subarray(0, layout.countAt), le(layout.entries.length + 1), summary.subarray(layout.countAt + 4, before),
+            le(id.length), id, listed, summary.subarray(before),
+          )]);
+          const withPhaseId = (other: Uint8Array) => concat(summary.subarray(0, layout.phaseIdAt), le(other.length), other, summary.subarray(layout.phaseIdAt + 4 + idLen));
+          variants.push(['reservedOtherSeq', withPhaseId(concat(reserved.name, te.encode(`@${reserved.seq + 1}`)))]);
+          variants.push(['reservedOtherNode', withPhaseId(concat(reserved.name, te.encode(`x@${reserved.seq}`)))]);
+          for (const [name, damaged] of variants) {
+            seen[name]++;
+            for (const core of [cores.wasm!, reference]) {
+              for (const chunk of chunks) expect(core.feedEncoded(damaged, chunk)[0], `${core.name} feed of ${name}`).toBe(0);
+            }
+            expect(disagreement(cores.wasm!, damaged, chunks, requests)).toBeNull();
+          }
+          continue;
+        }
+        expect(entry, 'a core-written summary lists a phase id that is not reserved').not.toBeNull();
+        if (entry === null) continue;
         variants.push(['parkedOmitted', concat(summary.subarray(0, layout.countAt), le(layout.entries.length - 1), summary.subarray(layout.countAt + 4, entry.start), summary.subarray(entry.end))]);
         if (layout.phaseTag === 6) {
           variants.push(['parkedClaimed', concat(summary.subarray(0, entry.flagAt), Uint8Array.of(1, 5, 0, 0, 0, 6, 0, 0, 0), summary.subarray(entry.flagAt + 1))]);
@@ -214,8 +268,6 @@ describe.skipIf(cores.wasm === null)('damaged summaries: wasm ≡ reference', ()
         }
       }
     }
-    expect(seen.parkedOmitted).toBeGreaterThan(0);
-    expect(seen.parkedClaimed).toBeGreaterThan(0);
-    expect(seen.claimedMoved).toBeGreaterThan(0);
+    for (const [name, count] of Object.entries(seen)) expect(count, name).toBeGreaterThan(0);
   });
 });

@@ -3,7 +3,10 @@
  * exactly these"), one directed case per rule: a summary built from the documented layout (not
  * taken from a core), accepted by both cores, then changed so that it breaks that rule and no
  * other. Both cores must refuse it: `feed` answers `ok = 0`, `admitFrom` answers `BAD_SUMMARY`
- * (reason 11), byte for byte alike. And summaries whose u32 fields sit at 0xFFFF_FFFF (a RELEASED
+ * (reason 11), byte for byte alike. Reserved interrupt ids (`name@seq`, docs/core-api.md
+ * "Transitions"): never listed, and a PARKED or CLAIMED phase holding one must name its node and
+ * park seq; RESUME of one is answered from the summary as the document says (NEEDS_LOG at seq + 1
+ * below the head unless it is the phase's or the last claim's). And summaries whose u32 fields sit at 0xFFFF_FFFF (a RELEASED
  * phase at attempt 0xFFFF_FFFF, whose next attempt saturates) are fed and admitted from by both
  * cores with byte-identical answers.
  *
@@ -39,6 +42,8 @@ interface SummaryFields {
   parked: number; claimed: number;
   /** Each id with its claimed byte (`flag`, default 0/1 from `claim`) and claim position. */
   interrupts: Array<{ id: Uint8Array; claim?: [number, number]; flag?: number }>;
+  /** The log's latest RESUME_CLAIMED (id, claim seq, claim offset), or null; `flag` overrides the byte written (default 0/1). */
+  lastClaim: { id: Uint8Array; seq: number; offset: number; flag?: number } | null;
   lineage: Array<{ sourceRunId: Uint8Array; sourceSeq: number; runId: Uint8Array; forkSeq: number; intent: Uint8Array }>;
   /** Only written when the phase is FAILED (10). */
   failure: [Uint8Array, Uint8Array, Uint8Array];
@@ -69,6 +74,8 @@ function encodeSummary(s: SummaryFields): Uint8Array {
     w.bytes(e.id).u8(e.flag ?? (e.claim ? 1 : 0));
     if (e.claim) w.u32(e.claim[0]).u32(e.claim[1]);
   }
+  if (s.lastClaim === null) w.u8(0);
+  else w.u8(s.lastClaim.flag ?? 1).bytes(s.lastClaim.id).u32(s.lastClaim.seq).u32(s.lastClaim.offset);
   w.u32(s.lineage.length);
   for (const l of s.lineage) w.bytes(l.sourceRunId).u32(l.sourceSeq).bytes(l.runId).u32(l.forkSeq).bytes(l.intent);
   if (tag === 10) for (const b of s.failure) w.bytes(b);
@@ -91,6 +98,7 @@ const BASE: SummaryFields = {
   nodes: NODES,
   parked: 1, claimed: 1,
   interrupts: [{ id: b('i1'), claim: [6, 280] }],
+  lastClaim: { id: b('i1'), seq: 6, offset: 280 },
   lineage: [{ sourceRunId: b('r'), sourceSeq: 1, runId: b('r~1'), forkSeq: 2, intent: b('{}') }],
   failure: [b('a'), b('E'), b('m')],
 };
@@ -100,7 +108,7 @@ const with_ = (over: Partial<SummaryFields>): SummaryFields => ({ ...BASE, ...ov
 const BASES: Record<string, SummaryFields> = {
   'AT, ids i < i1 < i2': with_({
     interrupts: [{ id: b('i'), claim: [3, 100] }, { id: b('i1'), claim: [6, 280] }, { id: b('i2'), claim: [7, 320] }],
-    parked: 3, claimed: 3,
+    lastClaim: { id: b('i2'), seq: 7, offset: 320 }, parked: 3, claimed: 3,
   }),
   'PARKED on i2': with_({
     phase: [6, 2, b('i2'), 8], prevKind: RecordKind.INTERRUPT_PARKED, parked: 2, claimed: 1,
@@ -108,7 +116,22 @@ const BASES: Record<string, SummaryFields> = {
   }),
   'CLAIMED i2': with_({
     phase: [7, 2, b('i2'), 9, 380], prevKind: RecordKind.RESUME_CLAIMED, recordCount: 10, parked: 2, claimed: 2,
-    interrupts: [{ id: b('i1'), claim: [6, 280] }, { id: b('i2'), claim: [9, 380] }],
+    interrupts: [{ id: b('i1'), claim: [6, 280] }, { id: b('i2'), claim: [9, 380] }], lastClaim: { id: b('i2'), seq: 9, offset: 380 },
+  }),
+  // A reserved id (`node@parkSeq`, docs/core-api.md "Transitions", what the shell writes) names
+  // the phase's node and park seq and is not listed.
+  'PARKED on i@8': with_({ phase: [6, 2, b('i@8'), 8], prevKind: RecordKind.INTERRUPT_PARKED, parked: 2, claimed: 1 }),
+  'CLAIMED i@8': with_({
+    phase: [7, 2, b('i@8'), 9, 380], prevKind: RecordKind.RESUME_CLAIMED, recordCount: 10, parked: 2, claimed: 2,
+    lastClaim: { id: b('i@8'), seq: 9, offset: 380 },
+  }),
+  // Claimed last, then completed (AT): the summary keeps the last claim, reserved or not.
+  'AT after claiming i@8': with_({ recordCount: 11, lastClaim: { id: b('i@8'), seq: 9, offset: 380 }, parked: 2, claimed: 2 }),
+  'no claim': with_({ interrupts: [], lastClaim: null, parked: 0, claimed: 0 }),
+  // Not reserved (a leading zero): listed as any other id.
+  'PARKED on i@08': with_({
+    phase: [6, 2, b('i@08'), 8], prevKind: RecordKind.INTERRUPT_PARKED, parked: 2, claimed: 1,
+    interrupts: [{ id: b('i1'), claim: [6, 280] }, { id: b('i@08') }],
   }),
   ENDED: with_({ phase: [8] }),
   COMPLETED: with_({ phase: [9], prevKind: RecordKind.RUN_COMPLETED }),
@@ -185,6 +208,9 @@ const RULES: Array<{ rule: string; cases: Array<[string, Uint8Array]> }> = [
   ] },
   { rule: 'a PARKED phase whose interrupt id is not listed unclaimed', cases: [
     ['PARKED id not listed', encodeSummary(with_({ ...BASES['PARKED on i2']!, interrupts: [{ id: b('i1'), claim: [6, 280] }] }))],
+    ['PARKED id i@08 (not reserved: a leading zero) not listed', encodeSummary(with_({
+      ...BASES['PARKED on i@08']!, interrupts: [{ id: b('i1'), claim: [6, 280] }],
+    }))],
     ['PARKED id listed claimed', encodeSummary(with_({
       ...BASES['PARKED on i2']!, interrupts: [{ id: b('i1'), claim: [6, 280] }, { id: b('i2'), claim: [8, 360] }],
     }))],
@@ -200,6 +226,53 @@ const RULES: Array<{ rule: string; cases: Array<[string, Uint8Array]> }> = [
     ['CLAIMED id listed at another claim_offset', encodeSummary(with_({
       ...BASES['CLAIMED i2']!, interrupts: [{ id: b('i1'), claim: [6, 280] }, { id: b('i2'), claim: [9, 381] }],
     }))],
+  ] },
+  { rule: 'a reserved interrupt id (name@seq) listed', cases: [
+    ['i@6 listed, claimed', encodeSummary(with_({
+      interrupts: [{ id: b('i1'), claim: [6, 280] }, { id: b('i@6'), claim: [7, 320] }], parked: 2, claimed: 2,
+    }))],
+    ['the PARKED phase id i@8 listed unclaimed', encodeSummary(with_({
+      ...BASES['PARKED on i@8']!, interrupts: [{ id: b('i1'), claim: [6, 280] }, { id: b('i@8') }],
+    }))],
+    ['the CLAIMED phase id i@8 listed at its claim', encodeSummary(with_({
+      ...BASES['CLAIMED i@8']!, interrupts: [{ id: b('i1'), claim: [6, 280] }, { id: b('i@8'), claim: [9, 380] }],
+    }))],
+    ['another node\'s a@1 and the largest seq x@4294967295 listed', encodeSummary(with_({
+      interrupts: [{ id: b('a@1') }, { id: b('i1'), claim: [6, 280] }, { id: b('x@4294967295') }], parked: 3, claimed: 1,
+    }))],
+  ] },
+  { rule: 'a PARKED or CLAIMED phase whose reserved id names another node or seq', cases: [
+    ['PARKED on i@7 at seq 8', encodeSummary(with_({ ...BASES['PARKED on i@8']!, phase: [6, 2, b('i@7'), 8] }))],
+    ['PARKED on a@8 at node i', encodeSummary(with_({ ...BASES['PARKED on i@8']!, phase: [6, 2, b('a@8'), 8] }))],
+    ['PARKED on i@8 at node a', encodeSummary(with_({ ...BASES['PARKED on i@8']!, phase: [6, 0, b('i@8'), 8] }))],
+    // The last claim is the phase's claim (another rule), so it changes with it.
+    ['CLAIMED i@9 at claim seq 9 (parked at 8)', encodeSummary(with_({
+      ...BASES['CLAIMED i@8']!, phase: [7, 2, b('i@9'), 9, 380], lastClaim: { id: b('i@9'), seq: 9, offset: 380 },
+    }))],
+    ['CLAIMED a@8 at node i', encodeSummary(with_({
+      ...BASES['CLAIMED i@8']!, phase: [7, 2, b('a@8'), 9, 380], lastClaim: { id: b('a@8'), seq: 9, offset: 380 },
+    }))],
+    ['CLAIMED i@0 at claim seq 0', encodeSummary(with_({
+      ...BASES['CLAIMED i@8']!, phase: [7, 2, b('i@0'), 0, 380], lastClaim: { id: b('i@0'), seq: 0, offset: 380 },
+    }))],
+  ] },
+  { rule: 'last_claim not 0 or 1', cases: [
+    ['last_claim 2', encodeSummary(with_({ lastClaim: { id: b('i1'), seq: 6, offset: 280, flag: 2 } }))],
+    ['last_claim 255', encodeSummary(with_({ lastClaim: { id: b('i1'), seq: 6, offset: 280, flag: 255 } }))],
+  ] },
+  { rule: 'a CLAIMED phase whose id, claim_seq and claim_offset are not the last claim\'s', cases: [
+    ['CLAIMED i@8, no last claim', encodeSummary(with_({ ...BASES['CLAIMED i@8']!, lastClaim: null }))],
+    ['CLAIMED i@8, last claim i1', encodeSummary(with_({ ...BASES['CLAIMED i@8']!, lastClaim: { id: b('i1'), seq: 6, offset: 280 } }))],
+    ['CLAIMED i@8, last claim i@8 at another offset', encodeSummary(with_({ ...BASES['CLAIMED i@8']!, lastClaim: { id: b('i@8'), seq: 9, offset: 381 } }))],
+    ['CLAIMED i@8, last claim i@8 at another seq', encodeSummary(with_({ ...BASES['CLAIMED i@8']!, lastClaim: { id: b('i@8'), seq: 8, offset: 380 } }))],
+    ['CLAIMED i2, last claim i1', encodeSummary(with_({ ...BASES['CLAIMED i2']!, lastClaim: { id: b('i1'), seq: 6, offset: 280 } }))],
+  ] },
+  { rule: 'a last claim of an id that is not reserved and not listed claimed at the same position', cases: [
+    ['last claim i1 at another offset', encodeSummary(with_({ lastClaim: { id: b('i1'), seq: 6, offset: 281 } }))],
+    ['last claim i1 at another seq', encodeSummary(with_({ lastClaim: { id: b('i1'), seq: 7, offset: 280 } }))],
+    ['last claim of an id not listed', encodeSummary(with_({ lastClaim: { id: b('zz'), seq: 6, offset: 280 } }))],
+    ['last claim of i@08 (not reserved), not listed', encodeSummary(with_({ lastClaim: { id: b('i@08'), seq: 6, offset: 280 } }))],
+    ['last claim of i2, listed unclaimed (PARKED on i2)', encodeSummary(with_({ ...BASES['PARKED on i2']!, lastClaim: { id: b('i2'), seq: 6, offset: 280 } }))],
   ] },
   { rule: 'a field that runs past the end', cases: [
     ...Object.entries(BASES).flatMap(([name, s]): Array<[string, Uint8Array]> => {
@@ -226,6 +299,8 @@ const CHUNKS = [new Uint8Array(0), Uint8Array.of(0)];
 const REQUESTS = [
   encodeAdmissionRequest({ tag: 'RESUME', interruptId: b('i2') }),
   encodeAdmissionRequest({ tag: 'RESUME', interruptId: b('x') }),
+  encodeAdmissionRequest({ tag: 'RESUME', interruptId: b('i@8') }),
+  encodeAdmissionRequest({ tag: 'RESUME', interruptId: b('i@3') }),
   encodeAdmissionRequest({ tag: 'CONTINUE_FROM', seq: 0 }),
   encodeAdmissionRequest({ tag: 'CONTINUE_FROM', seq: MAX }),
   encodeAdmissionRequest({ tag: 'FORK_AT', seq: MAX }),
@@ -278,13 +353,40 @@ describe('summary decoding rules: each broken alone, refused by both cores', () 
   });
 });
 
+describe('admission of reserved ids from a summary (docs/core-api.md, "Admission from a summary")', () => {
+  const resume = (id: string) => encodeAdmissionRequest({ tag: 'RESUME', interruptId: b(id) });
+  /** [base, id, [accepted, reason, seq, offset]]: the summary lists no reserved id, so one parked before the head needs the log. */
+  const CASES: Array<[string, string, [boolean, number, number, number]]> = [
+    ['PARKED on i@8', 'i@8', [true, 0, 9, 400]],
+    ['PARKED on i@8', 'i@3', [false, RefusalReason.NEEDS_LOG, 4, 0]],
+    ['PARKED on i@8', 'i@7', [false, RefusalReason.NEEDS_LOG, 8, 0]],
+    ['PARKED on i@8', 'a@8', [false, RefusalReason.UNKNOWN_INTERRUPT, 8, 400]],
+    ['PARKED on i@8', 'i@9', [false, RefusalReason.UNKNOWN_INTERRUPT, 8, 400]],
+    ['PARKED on i@8', 'i@03', [false, RefusalReason.UNKNOWN_INTERRUPT, 8, 400]],
+    ['CLAIMED i@8', 'i@8', [false, RefusalReason.ALREADY_CONSUMED, 9, 380]],
+    ['CLAIMED i@8', 'i@3', [false, RefusalReason.NEEDS_LOG, 4, 0]],
+    ['CLAIMED i@8', 'i@9', [false, RefusalReason.NOT_PARKED, 9, 400]],
+    ['CLAIMED i@8', 'i@4294967295', [false, RefusalReason.NOT_PARKED, 9, 400]],
+    ['AT after claiming i@8', 'i@8', [false, RefusalReason.ALREADY_CONSUMED, 9, 380]],
+    ['AT after claiming i@8', 'i@7', [false, RefusalReason.NEEDS_LOG, 8, 0]],
+    ['AT after claiming i@8', 'i@10', [false, RefusalReason.NOT_PARKED, 10, 400]],
+    ['AT, ids i < i1 < i2', 'i1', [false, RefusalReason.ALREADY_CONSUMED, 6, 280]],
+    ['AT, ids i < i1 < i2', 'a@0', [false, RefusalReason.NEEDS_LOG, 1, 0]],
+  ];
+  it.each(CASES)('%s: RESUME(%s)', (base, id, expected) => {
+    const { admitted } = answers(encodeSummary(BASES[base]!), [], [resume(id)]);
+    const d = decodeAdmission(admitted[0]!);
+    expect([d.accepted, d.reason, d.seq, d.offset]).toEqual(expected);
+  });
+});
+
 describe('summary fields at their u32 limits: both cores alike', () => {
   const limits = (phase: [number, ...Field[]], prevKind: number): SummaryFields => with_({
     phase, prevKind, recordCount: MAX, durableLen: MAX, chainPrev: MAX,
     checkpointSeq: MAX, checkpointOffset: MAX, snapshotSeq: MAX, snapshotOffset: MAX,
     nodes: [NODES[0]!, { ...NODES[1]!, status: 1, doneCount: MAX, attempts: MAX }, NODES[2]!],
     parked: MAX, claimed: MAX,
-    interrupts: [{ id: b('i1'), claim: [MAX, MAX] }],
+    interrupts: [{ id: b('i1'), claim: [MAX, MAX] }], lastClaim: { id: b('i1'), seq: MAX, offset: MAX },
     lineage: [{ sourceRunId: b('r'), sourceSeq: MAX, runId: b('r~1'), forkSeq: MAX, intent: b('{}') }],
   });
   const LIMITS: Array<[string, SummaryFields]> = [
@@ -298,7 +400,13 @@ describe('summary fields at their u32 limits: both cores alike', () => {
   ];
   // PARKED lists its id unclaimed (decoding rule), after i1.
   LIMITS[5]![1].interrupts = [{ id: b('i1'), claim: [MAX, MAX] }, { id: b('i2') }];
-  LIMITS.push(['CLAIMED', { ...limits([7, 2, b('i2'), MAX, MAX], RecordKind.RESUME_CLAIMED), interrupts: [{ id: b('i1'), claim: [MAX - 1, MAX - 1] }, { id: b('i2'), claim: [MAX, MAX] }] }]);
+  LIMITS.push(['CLAIMED', {
+    ...limits([7, 2, b('i2'), MAX, MAX], RecordKind.RESUME_CLAIMED),
+    interrupts: [{ id: b('i1'), claim: [MAX - 1, MAX - 1] }, { id: b('i2'), claim: [MAX, MAX] }], lastClaim: { id: b('i2'), seq: MAX, offset: MAX },
+  }]);
+  LIMITS.push(['CLAIMED a reserved id', {
+    ...limits([7, 2, b('i@4294967294'), MAX, MAX], RecordKind.RESUME_CLAIMED), lastClaim: { id: b('i@4294967294'), seq: MAX, offset: MAX },
+  }]);
 
   const requests = [
     ...['i1', 'i2', 'x'].map((id) => encodeAdmissionRequest({ tag: 'RESUME', interruptId: b(id) })),

@@ -719,7 +719,7 @@ pub fn seq_request(tag: u8, n: u32) -> Vec<u8> {
 
 /// The reserved-id rule: an id reading `name@seq` (seq in decimal, no leading zero, a u32) may be
 /// parked only by node `name` at seq `seq`. Written apart from the core's parser on purpose.
-fn may_park(id: &[u8], node: &[u8], seq: u32) -> bool {
+pub fn may_park(id: &[u8], node: &[u8], seq: u32) -> bool {
     let Some(at) = id.iter().rposition(|&b| b == b'@') else { return true };
     let (name, digits) = (&id[..at], &id[at + 1..]);
     let decimal = !digits.is_empty() && digits.len() <= 10 && digits.iter().all(|d| d.is_ascii_digit()) && !(digits.len() > 1 && digits[0] == b'0');

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::model::may_park;
 use super::{put_bytes, Rec};
 use remit_verus_core::crc::crc32c_bitwise;
 
@@ -638,15 +639,3 @@ pub fn seq_request(tag: u8, n: u32) -> Vec<u8> {
     r
 }
 
-/// The reserved-id rule: an id reading `name@seq` (seq in decimal, no leading zero, a u32) may be
-/// parked only by node `name` at seq `seq`. Written apart from the core's parser on purpose.
-fn may_park(id: &[u8], node: &[u8], seq: u32) -> bool {
-    let Some(at) = id.iter().rposition(|&b| b == b'@') else { return true };
-    let (name, digits) = (&id[..at], &id[at + 1..]);
-    let decimal = !digits.is_empty() && digits.len() <= 10 && digits.iter().all(|d| d.is_ascii_digit()) && !(digits.len() > 1 && digits[0] == b'0');
-    let value = if decimal { std::str::from_utf8(digits).unwrap().parse::<u64>().unwrap() } else { u64::MAX };
-    if name.is_empty() || value > u32::MAX as u64 {
-        return true;
-    }
-    name == node && value == seq as u64
-}
