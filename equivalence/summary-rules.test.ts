@@ -91,7 +91,7 @@ const NODES = [
 
 /** At the pure node `a` after a claimed interrupt `i1`, an effect done, a fork: every section has content. */
 const BASE: SummaryFields = {
-  version: 1, recordCount: 9, durableLen: 400, chainPrev: 0x1234_5678, v2Seen: 1, prevKind: RecordKind.NODE_COMPLETED,
+  version: 2, recordCount: 9, durableLen: 400, chainPrev: 0x1234_5678, v2Seen: 1, prevKind: RecordKind.NODE_COMPLETED,
   phase: [1, 0],
   runId: b('r~1'), workflow: b('w'), version_: b('1'), fingerprint: b('fp'),
   checkpointSeq: 8, checkpointOffset: 350, snapshotSeq: 8, snapshotOffset: 350,
@@ -150,9 +150,11 @@ const manyNodes = (count: number) =>
 
 /** Each decoding rule, as the document words it, with summaries that break that rule alone. */
 const RULES: Array<{ rule: string; cases: Array<[string, Uint8Array]> }> = [
-  { rule: 'a version byte other than 1', cases: [
+  { rule: 'a version byte other than 1 and 2', cases: [
     ['version 0', encodeSummary(with_({ version: 0 }))],
-    ['version 2', encodeSummary(with_({ version: 2 }))],
+    ['version 3', encodeSummary(with_({ version: 3 }))],
+    // Version 1's layout has no last-claim byte: this layout under version 1 does not decode.
+    ['version 1 over version 2\'s layout', encodeSummary(with_({ version: 1 }))],
   ] },
   { rule: 'record_count 0 in a non-empty summary', cases: [['record_count 0', encodeSummary(with_({ recordCount: 0 }))]] },
   { rule: 'v2_seen not 0 or 1', cases: [

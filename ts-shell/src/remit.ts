@@ -1073,7 +1073,7 @@ export class Remit implements Engine {
       fed.recovery.durableLen === stored.byteLength &&
       fed.recovery.recordCount === stored.recordCount &&
       fed.recovery.snapshotSeq === stored.snapshotSeq &&
-      bytesEqual(fed.at.summary, core);
+      bytesEqual(fed.at.summary, inCurrentEncoding(this.core, core));
     return { summaryRecords: stored.recordCount, summaryAgrees };
   }
 
@@ -1667,6 +1667,18 @@ function hintOfStatus(status: RunStatusName): RunStatusHint | null {
 export function describeStoredHint(hint: { statusHint: RunStatusHint | null; statusHintInvalid?: string }): string {
   if (hint.statusHintInvalid !== undefined) return `${JSON.stringify(hint.statusHintInvalid)} (not a status)`;
   return hint.statusHint ?? 'unknown';
+}
+
+/**
+ * A stored summary's core bytes in the encoding `core` writes now: a summary of an earlier
+ * encoding (version 1, before reserved interrupt ids) is read by the core, and agrees with the
+ * records when it says what they say, whichever version wrote it. Fed nothing, the core writes the
+ * summary it read back out in its own encoding (the very bytes, for a summary of this version);
+ * one it refuses is returned as it is, and so does not agree.
+ */
+function inCurrentEncoding(core: RecoveryCore, summary: Uint8Array): Uint8Array {
+  const fed = core.feed(summary, new Uint8Array(0));
+  return fed.ok && fed.recovery.ok ? fed.summary : summary;
 }
 
 /**

@@ -19,8 +19,13 @@ use crate::recovery::{
     fold_chunk, reserved_interrupt_id, to_u32, Cursor, EffectStatus, EffectTally, Failure, Fold, ForkLink, Phase, Position, Recovered, RecoveryError,
 };
 
-/// Version byte of the summary encoding.
-pub const SUMMARY_VERSION: u8 = 1;
+/// Version byte of the summary encoding this core writes.
+pub const SUMMARY_VERSION: u8 = 2;
+
+/// The layout written before reserved interrupt ids (until 2026-12-07): every parked id listed,
+/// no last claim. Still read, so that the summaries earlier releases stored stay of use
+/// (`read_listing_every_id`); never written.
+const SUMMARY_VERSION_LISTING_EVERY_ID: u8 = 1;
 
 /// Phase tags of the summary encoding (`Empty` has none: the summary of an empty log is empty).
 const PHASE_AT: u8 = 1;
@@ -308,6 +313,39 @@ fn read_interrupts<'a>(r: &mut Reader<'a>) -> Option<InterruptTable<'a>> {
     InterruptTable::from_summary(interrupts, encoded)
 }
 
+/// The latest claim: its interrupt id and position.
+type LastClaim<'a> = (&'a [u8], Position);
+
+/// Version 1's interrupt list (every parked id, reserved or not, ascending, each with its claim),
+/// checked by version 1's rule (a PARKED phase's id listed unclaimed, a CLAIMED phase's id listed
+/// with that claim) and turned into what a fold of the same log keeps now: the ids that are not
+/// reserved, and the latest claim, which is the listed claim of the greatest seq. For a log that
+/// follows the reserved-id rule (the shell's logs do) the fold is then the one the whole log gives.
+fn read_listing_every_id<'a>(r: &mut Reader<'a>, phase: &Phase<'a>) -> Option<(InterruptTable<'a>, Option<LastClaim<'a>>)> {
+    let count = r.u32()?;
+    let mut entries: Vec<(&'a [u8], Option<Position>)> = Vec::new();
+    for _ in 0..count {
+        let id = r.bytes()?;
+        let claim = if read_flag(r)? { Some(read_position(r)?) } else { None };
+        entries.push((id, claim));
+    }
+    if !entries.iter().zip(entries.iter().skip(1)).all(|((a, _), (b, _))| a < b) {
+        return None;
+    }
+    let listed = |id: &[u8]| entries.binary_search_by(|(k, _)| (*k).cmp(id)).ok().and_then(|i| entries.get(i)).map(|(_, claim)| *claim);
+    let phase_listed = match *phase {
+        Phase::Parked { interrupt_id, .. } => listed(interrupt_id) == Some(None),
+        Phase::Claimed { interrupt_id, seq, offset, .. } => listed(interrupt_id) == Some(Some(Position { seq, offset })),
+        _ => true,
+    };
+    if !phase_listed {
+        return None;
+    }
+    let last_claim = entries.iter().filter_map(|(id, claim)| claim.map(|at| (*id, at))).max_by_key(|(_, at)| at.seq);
+    let unreserved = entries.into_iter().filter(|(id, _)| reserved_interrupt_id(id).is_none()).collect();
+    Some((InterruptTable::from_ascending(unreserved)?, last_claim))
+}
+
 fn read_lineage<'a>(r: &mut Reader<'a>) -> Option<Vec<ForkLink<'a>>> {
     let count = r.u32()?;
     let mut lineage = Vec::new();
@@ -330,7 +368,8 @@ fn decode_summary(summary: &[u8]) -> Option<(Fold<'_>, Cursor)> {
         return Some((Fold::start(), Cursor::START));
     }
     let mut r = Reader::new(summary);
-    if r.u8()? != SUMMARY_VERSION {
+    let version = r.u8()?;
+    if version != SUMMARY_VERSION && version != SUMMARY_VERSION_LISTING_EVERY_ID {
         return None;
     }
     let seq = r.u32()?;
@@ -357,10 +396,14 @@ fn decode_summary(summary: &[u8]) -> Option<(Fold<'_>, Cursor)> {
     run.effects = effects;
     run.interrupts_parked = r.u32()?;
     run.interrupts_claimed = r.u32()?;
-    run.interrupts = read_interrupts(&mut r)?;
-    run.last_claim = if read_flag(&mut r)? { Some((r.bytes()?, read_position(&mut r)?)) } else { None };
-    if !phase_agrees_with_interrupts(&phase, &run.nodes, &run.interrupts) || !last_claim_agrees(&run) {
-        return None;
+    if version == SUMMARY_VERSION_LISTING_EVERY_ID {
+        (run.interrupts, run.last_claim) = read_listing_every_id(&mut r, &phase)?;
+    } else {
+        run.interrupts = read_interrupts(&mut r)?;
+        run.last_claim = if read_flag(&mut r)? { Some((r.bytes()?, read_position(&mut r)?)) } else { None };
+        if !phase_agrees_with_interrupts(&phase, &run.nodes, &run.interrupts) || !last_claim_agrees(&run) {
+            return None;
+        }
     }
     run.lineage = read_lineage(&mut r)?;
     if phase == Phase::Failed {
@@ -419,8 +462,10 @@ pub fn encode_fed(fed: &Result<Fed<'_>, SummaryError>) -> Vec<u8> {
 
 /// Admission judged from a summary instead of the log (docs/core-api.md, "Admission from a
 /// summary"): identical to `admit(log, request)` for every log whose durable records the summary
-/// summarises, except `FORK_AT(n)` with `n <= head`, which needs the log (`NeedsLog`): the
-/// summary keeps only the latest checkpoint, not which records are checkpoints.
+/// summarises, except where only the log can say (`NeedsLog`): `FORK_AT(n)` with `n <= head` (the
+/// summary keeps only the latest checkpoint, not which records are checkpoints), and `RESUME` of a
+/// reserved id `name@p`, `p < head`, that is neither the parked id nor the last claim (the summary
+/// lists no reserved id; its claim, if any, is record `p + 1`).
 pub fn admit_from_summary(summary: &[u8], request: &[u8]) -> Admission {
     let Some((fold, at)) = decode_summary(summary) else {
         return Admission::Refuse { reason: RefusalReason::BadSummary, detail: 0, seq: 0, offset: 0 };

@@ -382,7 +382,7 @@ struct Parsed {
 /// A summary read by hand, every field to the last byte (docs/core-api.md, "Summary encoding").
 fn parse_summary(summary: &[u8]) -> Parsed {
     let mut c = Cursor::new(summary);
-    assert_eq!(c.u8(), 1, "summary version");
+    assert_eq!(c.u8(), 2, "summary version");
     for _ in 0..3 {
         c.u32();
     }

@@ -446,7 +446,8 @@ class RecoveryFold {
     this.start = summaryLen;
     if (summaryLen === 0) return true;
     const r = new SummaryReader(this.log, summaryLen);
-    if (r.u8() !== SUMMARY_VERSION) return false;
+    const version = r.u8();
+    if (version !== SUMMARY_VERSION && version !== SUMMARY_VERSION_LISTING_EVERY_ID) return false;
     const seq = r.u32();
     const durableLen = r.u32();
     this.previousChain = r.u32();
@@ -465,14 +466,18 @@ class RecoveryFold {
     if (this.phaseNode >= this.nodeKind.length) return false;
     this.interruptsParked = r.u32();
     this.interruptsClaimed = r.u32();
-    if (r.failed || !this.readInterrupts(r) || !this.phaseAgreesWithInterrupts()) return false;
-    const lastClaim = r.u8();
-    if (lastClaim > 1) return false;
-    if (lastClaim === 1) {
-      [this.lastClaimIdStart, this.lastClaimIdEnd] = r.bytes();
-      this.lastClaimSeq = r.u32(); this.lastClaimOffset = r.u32();
+    if (version === SUMMARY_VERSION_LISTING_EVERY_ID) {
+      if (r.failed || !this.readListingEveryId(r)) return false;
+    } else {
+      if (r.failed || !this.readInterrupts(r) || !this.phaseAgreesWithInterrupts()) return false;
+      const lastClaim = r.u8();
+      if (lastClaim > 1) return false;
+      if (lastClaim === 1) {
+        [this.lastClaimIdStart, this.lastClaimIdEnd] = r.bytes();
+        this.lastClaimSeq = r.u32(); this.lastClaimOffset = r.u32();
+      }
+      if (r.failed || !this.lastClaimAgrees()) return false;
     }
-    if (r.failed || !this.lastClaimAgrees()) return false;
     const forks = r.u32();
     for (let i = 0; i < forks && !r.failed; i++) {
       const [sourceRunIdStart, sourceRunIdEnd] = r.bytes();
@@ -583,6 +588,42 @@ class RecoveryFold {
     this.interruptEntriesStart = entriesStart;
     this.interruptEntriesEnd = r.pos;
     return !r.failed;
+  }
+
+  /**
+   * Version 1's interrupt list (every parked id, reserved or not, ascending, each with its claim),
+   * checked by version 1's rule (a PARKED phase's id listed unclaimed, a CLAIMED phase's id listed
+   * with that claim) and kept as a fold of the same log keeps it now: the ids that are not reserved,
+   * and the latest claim, the listed claim of the greatest seq (the Rust core does the same).
+   */
+  private readListingEveryId(r: SummaryReader): boolean {
+    const log = this.log;
+    const count = r.u32();
+    let prevStart = -1, prevEnd = -1;
+    let phaseListed = this.phase !== Phase.PARKED && this.phase !== Phase.CLAIMED;
+    for (let i = 0; i < count; i++) {
+      const [start, end] = r.bytes();
+      const claimed = r.u8();
+      if (r.failed || claimed > 1) return false;
+      if (prevStart >= 0 && compareRanges(log, prevStart, prevEnd, start, end) >= 0) return false;
+      prevStart = start; prevEnd = end;
+      const seq = claimed === 1 ? r.u32() : 0;
+      const offset = claimed === 1 ? r.u32() : 0;
+      if (r.failed) return false;
+      if (!phaseListed && rangesEqual(log, start, end, log, this.phaseIdStart, this.phaseIdEnd)) {
+        phaseListed = this.phase === Phase.PARKED ? claimed === 0 : claimed === 1 && seq === this.phaseSeq && offset === this.phaseOffset;
+        if (!phaseListed) return false;
+      }
+      if (claimed === 1 && (this.lastClaimIdStart < 0 || seq > this.lastClaimSeq)) {
+        this.lastClaimIdStart = start; this.lastClaimIdEnd = end;
+        this.lastClaimSeq = seq; this.lastClaimOffset = offset;
+      }
+      if (reservedInterruptId(log, start, end) !== null) continue;
+      this.parkedIds.add(start, end);
+      if (claimed === 1) this.claimedIds.add(start, end, seq, offset);
+    }
+    this.parkedSortedCount = this.parkedIds.size;
+    return phaseListed;
   }
 
   /** The summary encoding of the fold as it stands (empty when no record is durable). */
@@ -927,8 +968,13 @@ function reservedInterruptId(bytes: Uint8Array, start: number, end: number): Res
 
 // ------------------------------------------------------------------ the summary encoding
 
-/** Version byte of the summary encoding. */
-const SUMMARY_VERSION = 1;
+/** Version byte of the summary encoding this core writes. */
+const SUMMARY_VERSION = 2;
+/**
+ * The layout written before reserved interrupt ids (until 2026-12-07): every parked id listed, no
+ * last claim. Still read (readListingEveryId), never written.
+ */
+const SUMMARY_VERSION_LISTING_EVERY_ID = 1;
 
 /** Summary phase tags (docs/core-api.md, "Summary encoding") -> fold phases. */
 const SUMMARY_PHASE: Record<number, Phase> = {

@@ -158,7 +158,11 @@ export const RefusalReason = {
   LOG_INVALID: 7,
   NO_RUN: 8,
   BAD_REQUEST: 9,
-  /** Only from admitFrom: FORK_AT at or before the head needs the log (the summary does not know every checkpoint). */
+  /**
+   * Only from admitFrom: the summary cannot decide, the log can. FORK_AT at or before the head (the
+   * summary does not know every checkpoint), and RESUME of a reserved id `name@p` below the head
+   * that is neither the parked one nor the last claim (its claim, if any, is record p + 1).
+   */
   NEEDS_LOG: 10,
   /** Only from admitFrom: the bytes given are not a summary encoding. */
   BAD_SUMMARY: 11,
@@ -204,7 +208,7 @@ export interface RecoveryCore {
    * into `summary` (EMPTY_SUMMARY: the start of a log). Cost O(summary + chunk).
    */
   feed(summary: Uint8Array, chunk: Uint8Array): Fed;
-  /** Admission from a summary: admit() of the summarised log, except FORK_AT <= head (NEEDS_LOG). */
+  /** Admission from a summary: admit() of the summarised log, or NEEDS_LOG where only the log can say (RefusalReason.NEEDS_LOG). */
   admitFrom(summary: Uint8Array, request: AdmissionRequest): Admission;
   feedEncoded(summary: Uint8Array, chunk: Uint8Array): Uint8Array;
   admitFromEncoded(summary: Uint8Array, request: Uint8Array): Uint8Array;

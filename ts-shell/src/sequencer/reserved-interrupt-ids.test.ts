@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from '../core/index.js';
-import { AlreadyConsumedError, UnknownInterruptError } from '../errors.js';
+import { AlreadyConsumedError, LogCorruptError, UnknownInterruptError } from '../errors.js';
 import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { SqliteStore } from '../store/sqlite.js';
-import type { Store } from '../store/store.js';
+import type { Store, StoredRecord } from '../store/store.js';
 import { workflow } from '../workflow/workflow.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-reserved-ids-'));
@@ -74,5 +74,38 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     const after = await new Remit(open(), await createCore(coreKind), [approvals]).resume('r', result.interrupt!.id, { by: 'last' });
     expect(after.status).toBe('parked');
     expect(after.state).toEqual({ n: 402, last: 'last' });
+  });
+
+  it('a stale resume that reads the whole log of a run damaged before its snapshot names the damage', async () => {
+    const path = join(dir, `damaged-${coreKind}.db`);
+    const writer = new Remit(new SqliteStore(path), await createCore(coreKind), [approvals]);
+    let result: Awaited<ReturnType<Remit['resume']>> = await writer.start(approvals, { n: 0, last: '' }, { runId: 'r' });
+    const ids: string[] = [];
+    for (let cycle = 0; cycle < 100; cycle++) {
+      ids.push(result.interrupt!.id);
+      result = await writer.resume('r', result.interrupt!.id, { by: `user-${cycle}` });
+    }
+    await writer.close();
+    // Record 20's bytes flipped as every read returns them: before the stored summary's snapshot.
+    const damaged = (record: StoredRecord): StoredRecord => {
+      if (record.seq !== 20) return record;
+      const flipped = record.bytes.slice();
+      flipped[flipped.length - 6]! ^= 0xff;
+      return { ...record, bytes: flipped };
+    };
+    const raw = new SqliteStore(path);
+    const store = Object.create(raw) as SqliteStore;
+    store.readRecords = async (...args) => (await raw.readRecords(...args)).map(damaged);
+    store.readRun = async (runId) => {
+      const read = await raw.readRun(runId);
+      return { ...read, records: read.records.map(damaged) };
+    };
+    const reader = new Remit(store, await createCore(coreKind), [approvals]);
+    expect((await reader.status('r')).status).toBe('parked');
+    const error = await reader.resume('r', ids[30]!, { by: 'user-30' }).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(LogCorruptError);
+    expect((error as LogCorruptError).message).toContain('BAD_CHECKSUM');
+    expect((error as LogCorruptError).seq).toBe(20);
+    await reader.close();
   });
 });

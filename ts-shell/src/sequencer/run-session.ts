@@ -434,8 +434,10 @@ export class RunSession {
   /**
    * Admission of `request` against the log this session holds (durable plus staged records), judged
    * from the core's summary instead of a pass over the whole log: docs/core-api.md, "Admission from
-   * a summary". The log itself is asked only when the summary cannot decide (a fork at an earlier
-   * checkpoint: NEEDS_LOG) or the log does not recover (the log's answer names the bad record).
+   * a summary". The log itself is asked only when the summary cannot decide (NEEDS_LOG: a fork at
+   * an earlier checkpoint, or a resume of an interrupt claimed before the last claim, for which a
+   * session read from a stored summary gives NEEDS_LOG back: admitReadingLog) or the log does not
+   * recover (the log's answer names the bad record).
    */
   admit(request: AdmissionRequest): Admission {
     assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
@@ -461,6 +463,9 @@ export class RunSession {
     if (admission.reason !== RefusalReason.NEEDS_LOG) return admission;
     this.wholeLog = true;
     await this.reload();
+    // Damage the whole log shows and the summary's read did not (a record before the snapshot) is
+    // thrown as every view throws it, named (LogCorruptError, LogTornError), not as an admission.
+    this.recover();
     return this.admit(request);
   }
 
