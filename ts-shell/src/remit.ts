@@ -299,7 +299,7 @@ function checkOneDefinitionPerName(workflows: readonly Workflow[]): void {
 /** The options createRemit knows; any other key is refused (a misspelt option would be ignored). */
 const REMIT_OPTIONS = allKeysOf<RemitOptions>()('store', 'workflows', 'core', 'hooks', 'groupPureSteps', 'maxGroupedPureSteps', 'instanceId', 'effectLeaseMs');
 const STORE_METHODS = ['readLog', 'readRecords', 'append', 'fork', 'listRuns', 'close'] as const;
-const OPTIONAL_STORE_METHODS = ['readSummary', 'readRun', 'listRunsToRecover', 'readStatusHint', 'correctRunStatuses', 'removeLastRecord'] as const;
+const OPTIONAL_STORE_METHODS = ['readSummary', 'readRun', 'listRunsToRecover', 'readStatusHint', 'correctRunStatuses', 'removeLastRecord', 'listRunsPage'] as const;
 const CORE_METHODS = ['recover', 'admit', 'recoverEncoded', 'admitEncoded', 'feed', 'admitFrom', 'feedEncoded', 'admitFromEncoded'] as const;
 
 /**
@@ -432,7 +432,8 @@ function statusesWanted(status: RunsOptions['status']): ReadonlySet<ListedStatus
  * The listings of the page `options` ask for (all of them, in the store's order, without paging
  * options). Pages are cut from the listing ordered here by creation time, then run id (as
  * JavaScript compares strings), whatever order a store lists in: a custom store need not order
- * its listing for pages to neither skip nor repeat a run listed throughout.
+ * its listing for pages to neither skip nor repeat a run listed throughout. (A store's
+ * listRunsPage pages in this order too: compareListings, store/common.ts.)
  */
 function pageOf(listings: RunListing[], options: RunsOptions): RunListing[] {
   const { limit, after } = options;
@@ -440,14 +441,73 @@ function pageOf(listings: RunListing[], options: RunsOptions): RunListing[] {
   const ordered = [...listings].sort((a, b) => a.createdAtMs - b.createdAtMs || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   let from = 0;
   if (after !== undefined) {
-    // A cursor that names no listed run is refused: read as "from the start" it would list the
-    // first pages again, read as "nothing after" it would end the paging early.
     const at = ordered.findIndex((listing) => listing.runId === after);
-    if (at < 0) throw new OptionInvalidError('after', after, 'names no run of this store: it must be the runId of a listed run (the last of the previous page)');
+    if (at < 0) throw unknownCursor(after);
     from = at + 1;
   }
   // With a status filter, the limit counts the runs kept, known only once each is read (runs()).
   return ordered.slice(from, limit === undefined || options.status !== undefined ? undefined : from + limit);
+}
+
+/**
+ * runs()'s refusal of a cursor that names no listed run: read as "from the start" it would list
+ * the first pages again, read as "nothing after" it would end the paging early.
+ */
+function unknownCursor(after: string): OptionInvalidError {
+  return new OptionInvalidError('after', after, 'names no run of this store: it must be the runId of a listed run (the last of the previous page)');
+}
+
+/**
+ * How many listings runs() asks listRunsPage for at a time under a status filter, at least: the
+ * runs kept are known only once read, so an inbox of a few parked runs among thousands would
+ * otherwise take a call per listing or two.
+ */
+const FILTERED_PAGE_READ = 32;
+
+/**
+ * The listings runs() examines, in its order, read as far as runs() takes them: with a limit, a
+ * store's pages (listRunsPage), each costing its page, the next one only when a status filter has
+ * kept fewer runs than the limit; otherwise, or from a store without listRunsPage, the whole
+ * listing (one row a run) cut by pageOf.
+ */
+async function* listingsToExamine(store: Store, options: RunsOptions): AsyncGenerator<RunListing> {
+  const { limit } = options;
+  if (limit === undefined || typeof store.listRunsPage !== 'function') {
+    yield* pageOf(checkedListings(store, await store.listRuns()), options);
+    return;
+  }
+  const count = options.status === undefined ? limit : Math.max(limit, FILTERED_PAGE_READ);
+  for (let after = options.after; ; ) {
+    const page = checkedPage(store, await store.listRunsPage(after, count), after, count);
+    if (page === null) throw after === options.after ? unknownCursor(after!) : listingGone(store, after!);
+    yield* page;
+    if (page.length < count) return;
+    after = page[page.length - 1]!.runId;
+  }
+}
+
+/**
+ * listRunsPage's answer: null (the cursor `after` names no listed run; never without one), or at
+ * most `limit` listings; else StoreError BAD_READ.
+ */
+function checkedPage(store: Store, page: unknown, after: string | undefined, limit: number): RunListing[] | null {
+  if (page === null && after !== undefined) return null;
+  const listings = Array.isArray(page) && page.every((l: Partial<RunListing> | null) => l !== null && typeof l === 'object' && typeof l.runId === 'string');
+  if (listings && page.length <= limit) return page as RunListing[];
+  const what = listings ? `${page.length} listings for a page of at most ${limit}`
+    : page === null ? 'null (no such cursor) to a page from the first run'
+      : 'something that is neither null nor an array of run listings ({ runId, nextSeq, createdAtMs, ... })';
+  throw new StoreError(store.description, 'listRunsPage', 'BAD_READ', {}, new Error(`the store answered ${what}`));
+}
+
+/**
+ * The last run of the page the store gave just before names no listed run now (its listing row
+ * deleted by hand meanwhile): runs() cannot tell where the next page starts.
+ */
+function listingGone(store: Store, runId: string): StoreError {
+  return new StoreError(store.description, 'listRunsPage', 'BAD_READ', { runId }, new Error(
+    `the store answered that run ${runId}, the last of the page it had just given, names no listed run (its listing removed meanwhile): call runs() again`,
+  ));
 }
 
 /** The fence settings a Remit is constructed with (createRemit passes instanceId and effectLeaseMs). */
@@ -1090,14 +1150,12 @@ export class Remit implements Engine {
     }
     checkOptionsArgument('runs', options, RUNS_OPTIONS, {});
     checkRunsOptions(options ?? {});
-    // The listing is read whole (one row a run); each run's log is read only for the page asked.
-    const listings = pageOf(checkedListings(this.store, await this.store.listRuns()), options ?? {});
+    // Each run's log is read only for the page asked (listingsToExamine).
     const wanted = statusesWanted(options?.status);
     const out: RunSummary[] = [];
     // Reading thousands of logs on SQLite (synchronous reads) would hold the event loop for the whole listing.
     const pause = eventLoopPacer();
-    for (const listing of listings) {
-      if (options?.limit !== undefined && out.length >= options.limit) break;
+    for await (const listing of listingsToExamine(this.store, options ?? {})) {
       await pause();
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
       const examined = await this.examine(listing.runId).catch(async (error: unknown): Promise<ExaminedRun> => {
@@ -1112,6 +1170,8 @@ export class Remit implements Engine {
       });
       if (wanted !== null && !wanted.has(examined.status)) continue;
       out.push({ ...base, ...examined, ...listedHint(listing, examined) });
+      // Here, not before the next listing is taken: a store's next page is read only if needed.
+      if (options?.limit !== undefined && out.length >= options.limit) break;
     }
     return out;
   }

@@ -6,7 +6,7 @@
 
 import { describeThrown, describeValue, OptionInvalidError, StoreError } from '../errors.js';
 import { isWellFormedUnicode } from '../json.js';
-import type { RunStatusCorrection, RunStatusHint, StoredRecord } from './store.js';
+import type { RunListing, RunStatusCorrection, RunStatusHint, StoredRecord } from './store.js';
 
 export type StoreClock = () => number;
 
@@ -85,6 +85,131 @@ export function checkReadArguments(store: string, operation: string, runId: stri
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
     throw new StoreError(store, operation, 'BAD_LIMIT', { runId, field: 'limit' }, new Error(`limit must be a whole number from 1, or left out, got ${describeValue(limit)}`));
   }
+}
+
+/**
+ * listRunsPage's arguments, checked as every store checks them: `limit` a whole number from 1
+ * (StoreError BAD_LIMIT), `after` a string or undefined (BAD_RUN_ID). A string no store can keep
+ * as a run id (empty, a NUL, a lone surrogate) is not refused: it names no listed run, and the
+ * store answers null, as runs() refuses an unknown cursor (checked here, not by the driver: SQLite
+ * would read a lone surrogate as U+FFFD, and so find the run of that name).
+ */
+export function checkPageArguments(store: string, after: unknown, limit: unknown): void {
+  if (after !== undefined && typeof after !== 'string') {
+    throw new StoreError(store, 'listRunsPage', 'BAD_RUN_ID', { field: 'after' }, new Error(`after must be a run id or left out, got ${describeValue(after)}`));
+  }
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+    throw new StoreError(store, 'listRunsPage', 'BAD_LIMIT', { field: 'limit' }, new Error(`limit must be a whole number from 1, got ${describeValue(limit)}`));
+  }
+}
+
+/** Whether a store can hold a run of this id (checkStoredRunId's rule): one that cannot names no listed run. */
+export function isStorableRunId(runId: string): boolean {
+  return runId !== '' && !runId.includes('\u0000') && isWellFormedUnicode(runId);
+}
+
+/**
+ * The order runs() pages in (RunsOptions.after; docs/guide.md, "Recovery at start-up"): creation
+ * time, then run id as JavaScript compares strings, by UTF-16 code units. Not the order of a store's `ORDER BY run_id`:
+ * SQLite (BINARY) and PostgreSQL (collation "C") compare UTF-8 bytes, by which a character above
+ * U+FFFF ('\u{1F600}') sorts after one in U+E000..U+FFFF ('\uFFFD'), and UTF-16 puts it before
+ * (its surrogates are 0xD800..0xDFFF); another collation orders by language rules.
+ */
+export function compareListings(a: Pick<RunListing, 'createdAtMs' | 'runId'>, b: Pick<RunListing, 'createdAtMs' | 'runId'>): number {
+  return a.createdAtMs - b.createdAtMs || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0);
+}
+
+/** A listing with its place in a store's own order of its listing (`key`: its index entry, e.g. created_at and run_id). */
+export interface KeyedListing<K> {
+  listing: RunListing;
+  key: K;
+}
+
+/**
+ * A read listRunsPage asks of a store: up to `count` listings next to the one at `from` in the
+ * store's own order (by creation time, then run id as the store compares them), the nearest first:
+ * those after it, or before it; the first ones when `from` is undefined.
+ */
+export interface ListingScan<K> {
+  direction: 'after' | 'before';
+  from: K | undefined;
+  count: number;
+}
+
+/** How many listings before the cursor the first read of its millisecond asks for (each next read twice as many). */
+const CURSOR_MILLISECOND_READ = 8;
+
+/**
+ * One page of listRunsPage, from a store that reads its listing through an index in an order of
+ * its own: by creation time (as runs() orders), then run id as the store compares them, which is
+ * not runs()'s order (compareListings). The two orders differ only among the runs of one creation
+ * time, so those are read whole where a page starts and ends, and ordered here. Yields each read
+ * (ListingScan), is given its listings, and returns the page: at most `limit` listings after
+ * `cursor` (from the first without one) in runs()'s order. What it reads: `limit` + 1 listings,
+ * and the runs of the cursor's creation time before it in the store's order (usually none), and
+ * more only while the last listing read shares its creation time with the page's last.
+ * Exact for any store order along which createdAtMs never decreases.
+ */
+export function* pageReads<K>(cursor: KeyedListing<K> | undefined, limit: number): Generator<ListingScan<K>, RunListing[], KeyedListing<K>[]> {
+  const read: RunListing[] = cursor === undefined ? [] : yield* sameMillisecondBefore(cursor);
+  let from = cursor?.key;
+  for (let count = limit + 1; ; count *= 2) {
+    const rows = yield { direction: 'after', from, count };
+    read.push(...rows.map((row) => row.listing));
+    const last = rows[rows.length - 1];
+    if (last === undefined || rows.length < count) break; // the end of the listing
+    from = last.key;
+    if (settledAfter(read, cursor?.listing, last.listing.createdAtMs) >= limit) break;
+  }
+  return read.filter((listing) => cursor === undefined || compareListings(listing, cursor.listing) > 0).sort(compareListings).slice(0, limit);
+}
+
+/**
+ * The runs created in the cursor's millisecond that come before it in the store's order: in
+ * runs()'s order they may come after it. Read backwards from the cursor until another creation
+ * time (createdAtMs never decreases along the store's order, so the rest are older).
+ */
+function* sameMillisecondBefore<K>(cursor: KeyedListing<K>): Generator<ListingScan<K>, RunListing[], KeyedListing<K>[]> {
+  const found: RunListing[] = [];
+  let from = cursor.key;
+  for (let count = CURSOR_MILLISECOND_READ; ; count *= 2) {
+    const rows = yield { direction: 'before', from, count };
+    for (const row of rows) {
+      if (row.listing.createdAtMs !== cursor.listing.createdAtMs) return found;
+      found.push(row.listing);
+    }
+    if (rows.length < count) return found;
+    from = rows[rows.length - 1]!.key;
+  }
+}
+
+/**
+ * How many listings read follow the cursor in runs()'s order and were created before `lastMs`, the
+ * creation time of the last listing read: every such run has been read (no later one is older),
+ * so once they are `limit` the page is among them.
+ */
+function settledAfter(read: readonly RunListing[], cursor: RunListing | undefined, lastMs: number): number {
+  let settled = 0;
+  for (const listing of read) {
+    if (listing.createdAtMs < lastMs && (cursor === undefined || compareListings(listing, cursor) > 0)) settled += 1;
+  }
+  return settled;
+}
+
+/** pageReads driven by a store whose reads are synchronous (SQLite, inside one read transaction). */
+export function readPageNow<K>(cursor: KeyedListing<K> | undefined, limit: number, scan: (read: ListingScan<K>) => KeyedListing<K>[]): RunListing[] {
+  const reads = pageReads(cursor, limit);
+  let step = reads.next();
+  while (step.done !== true) step = reads.next(scan(step.value));
+  return step.value;
+}
+
+/** pageReads driven by a store whose reads are asynchronous (PostgreSQL). */
+export async function readPage<K>(cursor: KeyedListing<K> | undefined, limit: number, scan: (read: ListingScan<K>) => Promise<KeyedListing<K>[]>): Promise<RunListing[]> {
+  const reads = pageReads(cursor, limit);
+  let step = reads.next();
+  while (step.done !== true) step = reads.next(await scan(step.value));
+  return step.value;
 }
 
 /**

@@ -8,7 +8,8 @@
 import { isInstanceOf, OptionInvalidError, RemitError, StoreError } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
-  bytesEqual, checkBatchSeqs, checkedClock, checkCorrections, checkReadArguments, checkRunStatus, checkStoredRunId, clockFailed, concatRecords, statusHintOf, type StoreClock,
+  bytesEqual, checkBatchSeqs, checkedClock, checkCorrections, checkPageArguments, checkReadArguments, checkRunStatus, checkStoredRunId, clockFailed, compareListings, concatRecords,
+  isStorableRunId, statusHintOf, type StoreClock,
 } from './common.js';
 import type {
   AppendOutcome, ForkOutcome, RecoverySummary, RunListing, RunRead, RunStatusCorrection, RunStatusHint, Store, StoredRecord, StoredStatusHint,
@@ -152,8 +153,26 @@ export class MemoryStore implements Store {
   async listRuns(): Promise<RunListing[]> {
     this.assertOpen('listRuns');
     return [...this.backing.runs.entries()]
-      .map(([runId, run]) => ({ runId, nextSeq: run.records.length, createdAtMs: run.createdAtMs, updatedAtMs: run.updatedAtMs, ...statusHintOf(run.status) }))
+      .map(([runId, run]) => listingOf(runId, run))
       .sort((a, b) => a.createdAtMs - b.createdAtMs || a.runId.localeCompare(b.runId));
+  }
+
+  /**
+   * One pass over the map (in memory, so no I/O per run), without an index: the runs after the
+   * cursor, of which the first `limit` are listed. The cursor is one lookup.
+   */
+  async listRunsPage(after: string | undefined, limit: number): Promise<RunListing[] | null> {
+    checkPageArguments(this.description, after, limit);
+    this.assertOpen('listRunsPage');
+    const at = after === undefined || !isStorableRunId(after) ? undefined : this.backing.runs.get(after);
+    if (after !== undefined && at === undefined) return null;
+    const cursor = at === undefined ? undefined : { runId: after!, createdAtMs: at.createdAtMs };
+    const later: { runId: string; createdAtMs: number }[] = [];
+    for (const [runId, run] of this.backing.runs) {
+      const place = { runId, createdAtMs: run.createdAtMs };
+      if (cursor === undefined || compareListings(place, cursor) > 0) later.push(place);
+    }
+    return later.sort(compareListings).slice(0, limit).map(({ runId }) => listingOf(runId, this.backing.runs.get(runId)!));
   }
 
   /** A pass over the map (in memory, so no I/O per run); the durable stores read an index. */
@@ -208,6 +227,10 @@ export class MemoryStore implements Store {
   private assertOpen(operation: string, runId?: string, seq?: number): void {
     if (this.closed) throw new StoreError(this.description, operation, 'CLOSED', { ...(runId === undefined ? {} : { runId }), ...(seq === undefined ? {} : { seq }) });
   }
+}
+
+function listingOf(runId: string, run: MemoryRun): RunListing {
+  return { runId, nextSeq: run.records.length, createdAtMs: run.createdAtMs, updatedAtMs: run.updatedAtMs, ...statusHintOf(run.status) };
 }
 
 function copyRecords(records: StoredRecord[]): StoredRecord[] {

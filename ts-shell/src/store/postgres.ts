@@ -18,7 +18,8 @@
  *
  * An append that changes the run's status hint sets `runs.status` in that same compare-and-set.
  * `listRunsToRecover` reads the partial index `runs_to_recover` (migration 4): every run whose
- * hint is not parked, completed or failed.
+ * hint is not parked, completed or failed. `listRunsPage` reads ranges of the index `runs_created_at`
+ * (created_at, run_id), which migration 1 made: paging needs no migration.
  *
  * Fork is one transaction: claim the target's run row (a run there already → TARGET_EXISTS), check
  * the source is long enough, copy rows 0..prefix-1 byte for byte, insert the fork record.
@@ -45,8 +46,8 @@ import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { describeThrown, OptionInvalidError, StoreError, type ErrorSubject } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
-  checkBatchSeqs, checkCorrections, checkReadArguments, checkRunStatus, checkStoredRunId, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf,
-  storedRecordBytes, storedSummaryBytes, type NotBytes,
+  checkBatchSeqs, checkCorrections, checkPageArguments, checkReadArguments, checkRunStatus, checkStoredRunId, concatRecords, isStorableRunId, readPage,
+  RECOVERY_CANDIDATE_SQL, statusHintOf, storedRecordBytes, storedSummaryBytes, type KeyedListing, type ListingScan, type NotBytes,
 } from './common.js';
 import { internalTimers, sleepInternally } from '../timers.js';
 import { formatTarget, parseConnectionString, ParserMissing, type ConnectionTarget } from './postgres-connection-string.js';
@@ -253,6 +254,23 @@ function notBytes(value: unknown): NotBytes {
     cause: 'pg returned it for the bytea column: a type parser for bytea (OID 17) set with pg.types.setTypeParser or the pool\'s types setting replaced pg\'s own',
     remedy: 'remove that parser (the stored bytes are intact)',
   };
+}
+
+/** A row of listRuns, and of listRunsPage with `created_key`: the run's created_at as text, its place in runs_created_at. */
+type ListingRow = { run_id: string; next_seq: number; created_ms: number; updated_ms: number; status: string | null; created_key?: string };
+/**
+ * A listing's place in the index runs_created_at: created_at as the session writes it as text
+ * (to the microsecond, or 'infinity'), which it reads back exactly (a JavaScript Date keeps only
+ * milliseconds), and the run id.
+ */
+type PagingKey = readonly [createdAt: string, runId: string];
+
+function listingOf(r: ListingRow): RunListing {
+  return { runId: r.run_id, nextSeq: r.next_seq, createdAtMs: r.created_ms, updatedAtMs: r.updated_ms, ...statusHintOf(r.status) };
+}
+
+function keyedListing(r: ListingRow): KeyedListing<PagingKey> {
+  return { listing: listingOf(r), key: [r.created_key!, r.run_id] };
 }
 
 /** A row of readRun: a record, and on record 0 the run's summary (null columns: none). */
@@ -577,10 +595,31 @@ export class PostgresStore implements Store {
   }
 
   async listRuns(): Promise<RunListing[]> {
-    const rows = await this.read('listRuns', {}, (c) =>
-      c.query<{ run_id: string; next_seq: number; created_ms: number; updated_ms: number; status: string | null }>(this.sql.listRuns),
-    );
-    return rows.rows.map((r) => ({ runId: r.run_id, nextSeq: r.next_seq, createdAtMs: r.created_ms, updatedAtMs: r.updated_ms, ...statusHintOf(r.status) }));
+    const rows = await this.read('listRuns', {}, (c) => c.query<ListingRow>(this.sql.listRuns));
+    return rows.rows.map(listingOf);
+  }
+
+  /**
+   * pageReads on one pooled connection: the cursor by its primary key, then a range of
+   * runs_created_at or two. Each is a statement of its own (its own snapshot): a run listed
+   * throughout is in each of them, which is what keeps it in exactly one page; a run created
+   * meanwhile may be read by one and not another, like a run created between two pages. Read only:
+   * retried whole after a broken connection.
+   */
+  async listRunsPage(after: string | undefined, limit: number): Promise<RunListing[] | null> {
+    checkPageArguments(this.description, after, limit);
+    return this.read('listRunsPage', {}, async (c) => {
+      if (after !== undefined && !isStorableRunId(after)) return null; // no run holds it (a NUL would be a server error)
+      const found = after === undefined ? undefined : (await c.query<ListingRow>(this.sql.listing, [after])).rows[0];
+      if (after !== undefined && found === undefined) return null;
+      return readPage(found && keyedListing(found), limit, async (scan) => (await this.scanListings(c, scan)).rows.map(keyedListing));
+    });
+  }
+
+  /** One of pageReads' reads: a range of runs_created_at next to a key, nearest first. */
+  private scanListings(c: PoolClient, { direction, from, count }: ListingScan<PagingKey>): Promise<pg.QueryResult<ListingRow>> {
+    if (from === undefined) return c.query<ListingRow>(this.sql.listingsFirst, [count]);
+    return c.query<ListingRow>(direction === 'after' ? this.sql.listingsAfter : this.sql.listingsBefore, [from[0], from[1], count]);
   }
 
   /** One statement on the run row: the hint and next_seq (its record count) in one snapshot. */
@@ -1367,6 +1406,11 @@ function toBuffer(bytes: Uint8Array): Buffer {
 }
 
 /** Every statement the store runs, for one schema. */
+/** A run's listing as listRuns and listRunsPage read it (ListingRow). */
+const LISTING_COLUMNS = `run_id, next_seq, status,
+  (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
+  (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms`;
+
 type NamedStatements = { [K in keyof ReturnType<typeof statements>]: { name: string; text: string } };
 
 /**
@@ -1517,10 +1561,16 @@ ${summary ? summaryCte : ''}SELECT CASE WHEN f.n = 0 THEN 0
       FROM ${s}.records WHERE run_id = $1 AND seq >= $2 ORDER BY seq`,
     readFromAtMost: `SELECT seq, bytes, (extract(epoch FROM committed_at) * 1000)::float8 AS committed_ms
       FROM ${s}.records WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-    listRuns: `SELECT run_id, next_seq, status,
-        (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
-        (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms
-      FROM ${s}.runs ORDER BY created_at, run_id`,
+    listRuns: `SELECT ${LISTING_COLUMNS} FROM ${s}.runs ORDER BY created_at, run_id`,
+    // listRunsPage: the cursor by its primary key, then ranges of runs_created_at (created_at,
+    // run_id) from a key, nearest first. Run ids compare in the column's collation here (the
+    // index's), never taken for runs()'s order: pageReads orders each creation time's runs.
+    listing: `SELECT ${LISTING_COLUMNS}, created_at::text AS created_key FROM ${s}.runs WHERE run_id = $1`,
+    listingsFirst: `SELECT ${LISTING_COLUMNS}, created_at::text AS created_key FROM ${s}.runs ORDER BY created_at, run_id LIMIT $1`,
+    listingsAfter: `SELECT ${LISTING_COLUMNS}, created_at::text AS created_key FROM ${s}.runs
+      WHERE (created_at, run_id) > ($1::timestamptz, $2::text) ORDER BY created_at, run_id LIMIT $3`,
+    listingsBefore: `SELECT ${LISTING_COLUMNS}, created_at::text AS created_key FROM ${s}.runs
+      WHERE (created_at, run_id) < ($1::timestamptz, $2::text) ORDER BY created_at DESC, run_id DESC LIMIT $3`,
     claimForkTarget: `INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at, status)
       VALUES ($1, $2, now(), now(), $3::text) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
     // replaceListing (a run row that keeps no record): the lock, then, as statements of their own,

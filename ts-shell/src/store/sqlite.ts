@@ -23,7 +23,9 @@
  *   Its `status` is the sequencer's status hint, rewritten (in the append's transaction) only by
  *   the batches that change it, so a step writes nothing more; a partial index on the runs whose
  *   hint is not parked, completed or failed (running, unknown: NULL, or a value that is not a
- *   status, written by hand) makes `listRunsToRecover` cost what it returns.
+ *   status, written by hand) makes `listRunsToRecover` cost what it returns. An index on
+ *   (created_at_ms, run_id), remit_runs_by_creation, makes a page of `listRunsPage` cost its
+ *   page, and `listRuns` read in that order without sorting.
  * - The layout's version is kept in REMIT's own table `remit_schema`, never in `PRAGMA
  *   user_version`, which belongs to the program whose file REMIT may share (SQLITE_SCHEMA_VERSION).
  */
@@ -36,8 +38,8 @@ import { describeThrown, OptionInvalidError, RemitError, StoreError, StoreNotFou
 import { ensureDirectory } from '../files.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import {
-  bytesEqual, checkBatchSeqs, checkCorrections, checkReadArguments, checkRunStatus, checkStoredRunId, clockFailed, concatRecords, RECOVERY_CANDIDATE_SQL, statusHintOf,
-  checkedClock, storedRecordBytes, storedSummaryBytes, type NotBytes, type StoreClock,
+  bytesEqual, checkBatchSeqs, checkCorrections, checkPageArguments, checkReadArguments, checkRunStatus, checkStoredRunId, clockFailed, concatRecords, isStorableRunId,
+  readPageNow, RECOVERY_CANDIDATE_SQL, statusHintOf, checkedClock, storedRecordBytes, storedSummaryBytes, type KeyedListing, type ListingScan, type NotBytes, type StoreClock,
 } from './common.js';
 import { internalTimers, sleepInternally } from '../timers.js';
 import type {
@@ -73,6 +75,16 @@ const SQLITE_STORE_OPTIONS = allKeysOf<SqliteStoreOptions>()('synchronous', 'bus
 export const SQLITE_SCHEMA_VERSION = 5;
 
 const RECOVERY_INDEX_SQL = `CREATE INDEX remit_runs_to_recover ON remit_runs (created_at_ms, run_id) WHERE ${RECOVERY_CANDIDATE_SQL}`;
+
+/**
+ * The index listRunsPage reads (and listRuns, in its order): every run by creation time, then run
+ * id. Not part of the layout's version: a file without it is read and written alike (a page then
+ * scans and sorts remit_runs), and releases that do not know it keep it up to date and never drop
+ * it, so making it in a file of layout 5 needs no new version, which would lock those releases
+ * out of the file (checkLayoutNotNewer). An open that may write makes it (migrate).
+ */
+const PAGING_INDEX_SQL = 'CREATE INDEX remit_runs_by_creation ON remit_runs (created_at_ms, run_id)';
+const PAGING_INDEX_CHANGE = 'create the index remit_runs_by_creation (of runs by creation time, which listRunsPage reads)';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS remit_schema (
@@ -192,6 +204,13 @@ const MAX_ROWS_PER_INSERT = 64;
 type SummaryRow = { record_count: number; byte_length: number; snapshot_seq: number; summary: unknown };
 type StoredRow = { seq: number; bytes: unknown; committed_at_ms: number };
 type ListingRow = { run_id: string; created_at_ms: number; last_seq: number | null; updated_at_ms: number | null; status: unknown };
+/** A listing's place in remit_runs_by_creation: its created_at_ms as stored (a hand edit may make it REAL) and its run id. */
+type PagingKey = readonly [createdAtMs: number, runId: string];
+
+/** A run's listing as listRuns and listRunsPage read it: its row, its next seq and last commit time from its records. */
+const LISTING_COLUMNS = `r.run_id, r.created_at_ms, r.status,
+  (SELECT max(seq) FROM remit_records x WHERE x.run_id = r.run_id) AS last_seq,
+  (SELECT committed_at_ms FROM remit_records x WHERE x.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS updated_at_ms`;
 /** `status` is unknown: a hand edit may have stored any value (TEXT affinity keeps blobs as they are). */
 type HintRow = { status: unknown; last_seq: number | null };
 
@@ -259,11 +278,16 @@ function prepareStatements(db: Db) {
       'INSERT INTO remit_runs (run_id, created_at_ms, status) SELECT run_id, committed_at_ms, NULL FROM remit_records ' +
         'WHERE run_id = ? AND NOT EXISTS (SELECT 1 FROM remit_runs r WHERE r.run_id = ?) ORDER BY seq LIMIT 1',
     ),
-    listRuns: () => db.prepare<[], ListingRow>(
-      `SELECT r.run_id, r.created_at_ms, r.status,
-         (SELECT max(seq) FROM remit_records x WHERE x.run_id = r.run_id) AS last_seq,
-         (SELECT committed_at_ms FROM remit_records x WHERE x.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS updated_at_ms
-       FROM remit_runs r ORDER BY r.created_at_ms, r.run_id`,
+    listRuns: () => db.prepare<[], ListingRow>(`SELECT ${LISTING_COLUMNS} FROM remit_runs r ORDER BY r.created_at_ms, r.run_id`),
+    /** listRunsPage's cursor: one lookup through the primary key. */
+    listing: () => db.prepare<[string], ListingRow>(`SELECT ${LISTING_COLUMNS} FROM remit_runs r WHERE r.run_id = ?`),
+    /** listRunsPage's reads (pageReads), each a range of remit_runs_by_creation from a key, nearest first. */
+    listingsFirst: () => db.prepare<[number], ListingRow>(`SELECT ${LISTING_COLUMNS} FROM remit_runs r ORDER BY r.created_at_ms, r.run_id LIMIT ?`),
+    listingsAfter: () => db.prepare<[number, string, number], ListingRow>(
+      `SELECT ${LISTING_COLUMNS} FROM remit_runs r WHERE (r.created_at_ms, r.run_id) > (?, ?) ORDER BY r.created_at_ms, r.run_id LIMIT ?`,
+    ),
+    listingsBefore: () => db.prepare<[number, string, number], ListingRow>(
+      `SELECT ${LISTING_COLUMNS} FROM remit_runs r WHERE (r.created_at_ms, r.run_id) < (?, ?) ORDER BY r.created_at_ms DESC, r.run_id DESC LIMIT ?`,
     ),
   });
 }
@@ -488,7 +512,8 @@ function checkFileExists(description: string, path: string): void {
  * builds the partial index of the candidates with the condition RECOVERY_CANDIDATE_SQL (every hint
  * but parked, completed and failed; version 4's held only running and NULL, so a value that is not
  * a status hid its run); the index holds only candidates, so the rebuild is one pass over
- * remit_runs. Records and hints are never touched.
+ * remit_runs. Records and hints are never touched. Any open that may write also makes the index
+ * listRunsPage reads, remit_runs_by_creation, where it is missing (PAGING_INDEX_SQL: no version).
  *
  * `earlierRelease`: the file has REMIT's tables but no remit_schema, so a release that kept its
  * layout version in `PRAGMA user_version` wrote it. Those releases still read it there: one of
@@ -515,6 +540,11 @@ function migrate(db: Db, earlierRelease: boolean): void {
     db.exec('DROP INDEX IF EXISTS remit_runs_to_recover');
     db.exec(RECOVERY_INDEX_SQL);
     changed = true;
+  }
+  // Not `changed`: an earlier release reading user_version has nothing to undo about this index.
+  if (db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = 'remit_runs_by_creation'").pluck().get() !== PAGING_INDEX_SQL) {
+    db.exec('DROP INDEX IF EXISTS remit_runs_by_creation');
+    db.exec(PAGING_INDEX_SQL);
   }
   db.prepare('INSERT INTO remit_schema (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version').run(SQLITE_SCHEMA_VERSION);
   if (earlierRelease && changed && (db.pragma('user_version', { simple: true }) as number) < SQLITE_SCHEMA_VERSION) {
@@ -550,15 +580,21 @@ interface LayoutFound {
    * Whether this release reads and writes the file as it is: every table and column it uses is
    * there, and the version is this layout's. Only the version row (a layout-5 file of an earlier
    * release) or the index of the runs to recover (dropped by hand: listRunsToRecover then scans
-   * remit_runs) may be missing or other.
+   * remit_runs) may be missing or other, and the paging index.
    */
   usableAsIs: boolean;
+  /**
+   * Whether the file has the paging index as this release makes it (PAGING_INDEX_SQL). Not among
+   * `changes` (what brings the layout to its version): without it, a file of this layout is used
+   * as it is, and an open that may write makes it (a file of the release before holds none).
+   */
+  pagingIndex: boolean;
 }
 
 /** REMIT's tables and its index, as sqlite_schema lists them (one statement: the open's fast path reads it). */
 const LAYOUT_OBJECTS_SQL =
   "SELECT type, name, sql FROM sqlite_schema WHERE (type = 'table' AND name IN ('remit_schema', 'remit_runs', 'remit_records', 'remit_summaries')) " +
-  "OR (type = 'index' AND name = 'remit_runs_to_recover')";
+  "OR (type = 'index' AND name IN ('remit_runs_to_recover', 'remit_runs_by_creation'))";
 
 /** The columns of REMIT's tables in the file (one statement). */
 const LAYOUT_COLUMNS_SQL =
@@ -656,6 +692,7 @@ function layoutOf(db: Db, description: string, path: string): LayoutFound | unde
   return {
     version, versionRecorded: recorded !== undefined, altered: altered && version === SQLITE_SCHEMA_VERSION, changes,
     usableAsIs: obsolete.length === 0 && summaries && status && version === SQLITE_SCHEMA_VERSION,
+    pagingIndex: objects.get('remit_runs_by_creation')?.sql === PAGING_INDEX_SQL,
   };
 }
 
@@ -713,6 +750,7 @@ export class SqliteStore implements Store {
   /** A refused one-statement append's outcome: the records in the way and the next seq, one snapshot. */
   private readonly refusal: (runId: string, expectedSeq: number) => AppendOutcome;
   private readonly readRunTx: (runId: string) => RunRead;
+  private readonly readPageTx: (after: string | undefined, limit: number) => RunListing[] | null;
   private readonly readSummaryTx: (runId: string, operation: string) => { summary: RecoverySummary; runStarted: StoredRecord } | null;
   private readonly forkRun: (sourceRunId: string, prefixRecords: number, targetRunId: string, forkRecord: Uint8Array, runStatus?: RunStatusHint) => ForkOutcome;
   private readonly removeLast: (runId: string, seq: number, expected: Uint8Array) => boolean;
@@ -813,6 +851,12 @@ export class SqliteStore implements Store {
       const nextSeq = tail.length > 0 ? tail[tail.length - 1]!.seq + 1 : nextSeqOf(statements.lastSeq.get(runId));
       return { committed: false, nextSeq, tail };
     }).deferred;
+    // One snapshot: the cursor through the primary key, then pageReads' ranges of remit_runs_by_creation.
+    this.readPageTx = this.db.transaction((after: string | undefined, limit: number): RunListing[] | null => {
+      const cursor = after === undefined ? undefined : statements.listing.get(after);
+      if (after !== undefined && cursor === undefined) return null;
+      return readPageNow(cursor && keyedListing(cursor), limit, (scan) => scanListings(statements, scan).map(keyedListing));
+    }).deferred;
     this.readRunTx = this.db.transaction((runId: string): RunRead => {
       const found = this.readSummaryTx(runId, 'readRun');
       return { found, records: this.recordsFrom(runId, found?.summary.snapshotSeq ?? 0, 'readRun') };
@@ -887,7 +931,9 @@ export class SqliteStore implements Store {
       // transaction that creates or migrates the tables. What is checked is what the file holds
       // (layoutOf), so an index dropped by hand is rebuilt and a status column dropped is added
       // again (NULL: every run a candidate until recoverAll has looked), never trusted to be there.
-      if (layout !== undefined && layout.changes.length === 0) return;
+      // The paging index alone missing (a file of the release before) is made by the same
+      // transaction as a migration (migrate), by an open that may write.
+      if (layout !== undefined && layout.changes.length === 0 && (layout.pagingIndex || !create)) return;
       // A file this release uses as it is (a layout-5 file of an earlier release, which has no
       // remit_schema yet; an index dropped by hand) is read as it is by a store that must not
       // change it, and when it cannot be written (a read-only backup, a user who may only read):
@@ -930,9 +976,10 @@ export class SqliteStore implements Store {
           : /error in (view|index|trigger) .* after (drop|add) column/.test(what)
             ? 'another program\'s view, index or trigger in the file uses what the migration changes (named above): drop or change it, then open again'
             : undefined;
+    // The paging index, no part of the layout, is named only when it was all there was to make.
     return new StoreError(this.description, 'open', code, {}, new Error(
       `migrating the SQLite layout of the database file ${this.path} ${layoutMigrated(layout)} ` +
-        `(to ${layout.changes.join('; ')}) failed: ${what}; ` +
+        `(to ${(layout.changes.length > 0 ? layout.changes : [PAGING_INDEX_CHANGE]).join('; ')}) failed: ${what}; ` +
         `nothing in the file was changed (the migration is one transaction)${advice === undefined ? '' : `: ${advice}`}`,
       { cause: error },
     ));
@@ -1039,15 +1086,12 @@ export class SqliteStore implements Store {
   }
 
   async listRuns(): Promise<RunListing[]> {
-    return this.call('listRuns', {}, () =>
-      this.statements.listRuns.all().map((row) => ({
-        runId: row.run_id,
-        nextSeq: nextSeqOf(row.last_seq),
-        createdAtMs: row.created_at_ms,
-        updatedAtMs: row.updated_at_ms ?? row.created_at_ms,
-        ...statusHintOf(row.status),
-      })),
-    );
+    return this.call('listRuns', {}, () => this.statements.listRuns.all().map(listingOf));
+  }
+
+  async listRunsPage(after: string | undefined, limit: number): Promise<RunListing[] | null> {
+    checkPageArguments(this.description, after, limit);
+    return this.call('listRunsPage', {}, () => (after !== undefined && !isStorableRunId(after) ? null : this.readPageTx(after, limit)));
   }
 
   async listUnlistedRuns(): Promise<string[]> {
@@ -1165,6 +1209,20 @@ export class SqliteStore implements Store {
     }
     return new StoreError(this.description ?? 'sqlite', operation, typeof code === 'string' ? code : 'SQLITE_ERROR', subject, error);
   }
+}
+
+function listingOf(row: ListingRow): RunListing {
+  return { runId: row.run_id, nextSeq: nextSeqOf(row.last_seq), createdAtMs: row.created_at_ms, updatedAtMs: row.updated_at_ms ?? row.created_at_ms, ...statusHintOf(row.status) };
+}
+
+function keyedListing(row: ListingRow): KeyedListing<PagingKey> {
+  return { listing: listingOf(row), key: [row.created_at_ms, row.run_id] };
+}
+
+/** One of pageReads' reads: a range of remit_runs_by_creation next to a key, nearest first. */
+function scanListings(statements: ReturnType<typeof prepareStatements>, { direction, from, count }: ListingScan<PagingKey>): ListingRow[] {
+  if (from === undefined) return statements.listingsFirst.all(count);
+  return (direction === 'after' ? statements.listingsAfter : statements.listingsBefore).all(from[0], from[1], count);
 }
 
 /**

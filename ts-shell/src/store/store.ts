@@ -161,6 +161,20 @@ export interface Store {
   listRuns(): Promise<RunListing[]>;
 
   /**
+   * Optional capability: one page of `listRuns`, for `Remit.runs({ limit, after })`: at most
+   * `limit` listings (a whole number from 1), those that follow the run `after` (from the first
+   * when it is undefined) in the order runs() pages in: by `createdAtMs`, then by run id as
+   * JavaScript compares strings (UTF-16 code units; `a < b`), which is not the order of a SQL
+   * `ORDER BY run_id` (UTF-8 bytes, or a language's collation) among the runs created in one
+   * millisecond. Null when `after` names no listed run (runs() refuses such a cursor). Its cost
+   * follows the page, not the number of stored runs: one indexed lookup of the cursor and an
+   * index range of about `limit` listings (plus the runs that share the creation time of the
+   * cursor or of the page's last run, read whole to be ordered). A run listed throughout a
+   * paging is in exactly one page. Without it, runs() reads the whole listing at every page.
+   */
+  listRunsPage?(after: string | undefined, limit: number): Promise<RunListing[] | null>;
+
+  /**
    * Optional capability: the ids of the runs that may need recovery, in `listRuns` order: those
    * whose status hint is 'running' or unknown (no hint: written before the store kept hints, or
    * after `removeLastRecord`; or a stored value that is not one of the four statuses, which no
