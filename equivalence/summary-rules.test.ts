@@ -74,7 +74,8 @@ function encodeSummary(s: SummaryFields): Uint8Array {
     w.bytes(e.id).u8(e.flag ?? (e.claim ? 1 : 0));
     if (e.claim) w.u32(e.claim[0]).u32(e.claim[1]);
   }
-  if (s.lastClaim === null) w.u8(0);
+  // Version 1 (before reserved interrupt ids) has no last-claim field.
+  if (s.version === 1) { /* none */ } else if (s.lastClaim === null) w.u8(0);
   else w.u8(s.lastClaim.flag ?? 1).bytes(s.lastClaim.id).u32(s.lastClaim.seq).u32(s.lastClaim.offset);
   w.u32(s.lineage.length);
   for (const l of s.lineage) w.bytes(l.sourceRunId).u32(l.sourceSeq).bytes(l.runId).u32(l.forkSeq).bytes(l.intent);
@@ -154,7 +155,7 @@ const RULES: Array<{ rule: string; cases: Array<[string, Uint8Array]> }> = [
     ['version 0', encodeSummary(with_({ version: 0 }))],
     ['version 3', encodeSummary(with_({ version: 3 }))],
     // Version 1's layout has no last-claim byte: this layout under version 1 does not decode.
-    ['version 1 over version 2\'s layout', encodeSummary(with_({ version: 1 }))],
+    ['version 1 over version 2\'s layout', patched(BASE, (s) => at(s, 0, 1))],
   ] },
   { rule: 'record_count 0 in a non-empty summary', cases: [['record_count 0', encodeSummary(with_({ recordCount: 0 }))]] },
   { rule: 'v2_seen not 0 or 1', cases: [
@@ -283,6 +284,22 @@ const RULES: Array<{ rule: string; cases: Array<[string, Uint8Array]> }> = [
     }),
     ['run_id length 0xFFFF_FFFF', patched(BASE, (s) => { const out = s.slice(); out.set([255, 255, 255, 255], 16 + 4); return out; })],
   ] },
+  // Version 1 (docs/core-api.md, "Version 1"): its own rules, and what version 2 requires of the
+  // last claim it gives.
+  { rule: 'version 1: two claims at one seq (which is the last would be the cores\' choice)', cases: [
+    ['two ids claimed at seq 7', encodeSummary(with_({
+      version: 1, parked: 2, claimed: 2, interrupts: [{ id: b('i1'), claim: [7, 280] }, { id: b('i2'), claim: [7, 320] }],
+    }))],
+  ] },
+  { rule: 'version 1: a CLAIMED phase whose claim is not the greatest listed', cases: [
+    ['CLAIMED i1 at 9, i2 claimed at 12', encodeSummary(with_({
+      version: 1, phase: [7, 2, b('i1'), 9, 380], prevKind: RecordKind.RESUME_CLAIMED, recordCount: 10, parked: 2, claimed: 2,
+      interrupts: [{ id: b('i1'), claim: [9, 380] }, { id: b('i2'), claim: [12, 420] }],
+    }))],
+    ['CLAIMED i@8 not listed (version 1 lists every id)', encodeSummary(with_({
+      version: 1, phase: [7, 2, b('i@8'), 9, 380], prevKind: RecordKind.RESUME_CLAIMED, recordCount: 10, parked: 2, claimed: 2,
+    }))],
+  ] },
   { rule: 'any byte after the last field', cases: Object.entries(BASES).flatMap(([name, s]): Array<[string, Uint8Array]> => [
     [`${name} + 0x00`, concat(encodeSummary(s), Uint8Array.of(0))],
     [`${name} + 5 bytes`, concat(encodeSummary(s), Uint8Array.of(1, 2, 3, 4, 5))],
@@ -328,6 +345,12 @@ describe('summary decoding rules: each broken alone, refused by both cores', () 
       ['65535 nodes', encodeSummary(with_({ phase: [9], prevKind: RecordKind.RUN_COMPLETED, nodes: manyNodes(65535) }))],
       ['v2_seen 0', encodeSummary(with_({ v2Seen: 0 }))],
       ['effect status 1', encodeSummary(with_({ nodes: [NODES[0]!, { ...NODES[1]!, status: 1 }, NODES[2]!] }))],
+      // Version 1, as an earlier release wrote it: every id listed, reserved ones too.
+      ['version 1', encodeSummary(with_({ version: 1 }))],
+      ['version 1, CLAIMED i@8 listed', encodeSummary(with_({
+        version: 1, phase: [7, 2, b('i@8'), 9, 380], prevKind: RecordKind.RESUME_CLAIMED, recordCount: 10, parked: 2, claimed: 2,
+        interrupts: [{ id: b('i1'), claim: [6, 280] }, { id: b('i@8'), claim: [9, 380] }],
+      }))],
     ];
     for (const [name, summary] of controls) {
       const { fed, admitted } = answers(summary, CHUNKS.slice(0, 1), REQUESTS);

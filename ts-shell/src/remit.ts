@@ -17,12 +17,13 @@ import { getEnvironmentData, isMainThread, setEnvironmentData, threadId } from '
 import { chainValueBefore } from './core/framing.js';
 import { createCore, type CoreKind } from './core/index.js';
 import { reference } from './core/reference-core.js';
+import { compareListings } from './store/common.js';
 import { CoreOutOfMemoryError } from './core/wasm-core.js';
 import {
   NodeKind, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type RecoveredRun, type RecoveryCore,
 } from './core/types.js';
 import {
-  afterOwnClaim, AlreadyConsumedError, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
+  afterOwnClaim, AlreadyConsumedError, cutForMessage, MAX_QUOTED_CHARS, ArgumentInvalidError, BeyondHeadError, ConflictError, CoreRefusedError, DefinitionInvalidError,
   EffectInFlightError, ForkTargetExistsError, ImplicitForkError, LogCorruptError, NotACheckpointError, NotParkedError,
   OptionInvalidError, RemitError, RepairRefusedError, ResumeValueInvalidError, RunExistsError, RunNotFoundError, StateInvalidError, StoreError,
   isInstanceOf, namingRun, restateRecorded, toValidationIssues, undrivenForkAdvice, UnknownInterruptError, UnknownWorkflowError, type ErrorSubject,
@@ -438,7 +439,7 @@ function statusesWanted(status: RunsOptions['status']): ReadonlySet<ListedStatus
 function pageOf(listings: RunListing[], options: RunsOptions): RunListing[] {
   const { limit, after } = options;
   if (limit === undefined && after === undefined) return listings;
-  const ordered = [...listings].sort((a, b) => a.createdAtMs - b.createdAtMs || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  const ordered = [...listings].sort(compareListings);
   let from = 0;
   if (after !== undefined) {
     const at = ordered.findIndex((listing) => listing.runId === after);
@@ -488,16 +489,27 @@ async function* listingsToExamine(store: Store, options: RunsOptions): AsyncGene
 
 /**
  * listRunsPage's answer: null (the cursor `after` names no listed run; never without one), or at
- * most `limit` listings; else StoreError BAD_READ.
+ * most `limit` listings, strictly in runs()'s order and after the cursor; else StoreError
+ * BAD_READ. The order is checked, not taken on trust: the whole-listing path sorts a custom
+ * store's listing itself, and a page out of order, repeating a run or not past its cursor would
+ * list a run twice or make a paging loop that never ends.
  */
 function checkedPage(store: Store, page: unknown, after: string | undefined, limit: number): RunListing[] | null {
   if (page === null && after !== undefined) return null;
-  const listings = Array.isArray(page) && page.every((l: Partial<RunListing> | null) => l !== null && typeof l === 'object' && typeof l.runId === 'string');
-  if (listings && page.length <= limit) return page as RunListing[];
-  const what = listings ? `${page.length} listings for a page of at most ${limit}`
-    : page === null ? 'null (no such cursor) to a page from the first run'
-      : 'something that is neither null nor an array of run listings ({ runId, nextSeq, createdAtMs, ... })';
+  const listings = Array.isArray(page) && page.every((l: Partial<RunListing> | null) => l !== null && typeof l === 'object' && typeof l.runId === 'string' && Number.isFinite(l.createdAtMs));
+  const what = !listings
+    ? page === null ? 'null (no such cursor) to a page from the first run'
+      : 'something that is neither null nor an array of run listings ({ runId, nextSeq, createdAtMs, ... })'
+    : page.length > limit ? `${page.length} listings for a page of at most ${limit}` : pageOrderProblem(page as RunListing[], after);
+  if (what === null) return page as RunListing[];
   throw new StoreError(store.description, 'listRunsPage', 'BAD_READ', {}, new Error(`the store answered ${what}`));
+}
+
+/** What is wrong with the order of a page after the cursor `after`, or null. */
+function pageOrderProblem(page: readonly RunListing[], after: string | undefined): string | null {
+  if (after !== undefined && page.some((listing) => listing.runId === after)) return `a page that holds its cursor run ${JSON.stringify(cutForMessage(after, MAX_QUOTED_CHARS))}`;
+  const at = page.findIndex((listing, i) => i > 0 && compareListings(page[i - 1]!, listing) >= 0);
+  return at < 0 ? null : `a page out of order or repeating a run at item ${at} (runs() orders by createdAtMs, then runId)`;
 }
 
 /**

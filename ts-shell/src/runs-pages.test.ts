@@ -275,6 +275,39 @@ describe('a custom store\'s listRunsPage that answers something else', () => {
     expect(error).toMatchObject({ operation: 'listRunsPage', storeCode: 'BAD_READ', runId: 'r31' });
     await remit0.close();
   });
+
+  it('is StoreError BAD_READ for a page out of order, repeating a run or holding its cursor (a paging loop would not end)', async () => {
+    const store = new MemoryStore();
+    const remit0 = await createRemit({ store, workflows: [kinds], core: 'reference' });
+    for (let i = 0; i < 6; i++) await remit0.start(kinds, { n: 1 }, { runId: `r${i}` });
+    const honest = (await store.listRunsPage!(undefined, 6))!;
+    const cases: Array<[string, (after: string | undefined, limit: number) => RunListing[]]> = [
+      ['out of order', (_after, limit) => honest.slice(0, limit).reverse()],
+      ['repeating a run', (_after, limit) => [honest[0]!, honest[0]!].slice(0, limit)],
+      ['holding its cursor', (after, limit) => honest.filter((l) => after === undefined || l.runId >= after).slice(0, limit)],
+    ];
+    for (const [name, answer] of cases) {
+      const view = Object.create(store) as Store;
+      view.listRunsPage = async (after, limit) => answer(after, limit);
+      const remit = await createRemit({ store: view, workflows: [kinds], core: 'reference' });
+      const error = await remit.runs({ limit: 2, after: name === 'holding its cursor' ? 'r1' : undefined }).catch((e: unknown) => e);
+      expect(error, name).toMatchObject({ operation: 'listRunsPage', storeCode: 'BAD_READ' });
+    }
+    await remit0.close();
+  });
+});
+
+describe('a limit past what any store holds', () => {
+  it.each([['memory', memoryStore], ['SQLite', sqliteStore]] as const)('lists every run (%s): runs({ limit: 2 ** 63 }) as the old path did', async (_name, make) => {
+    const { store, setNow } = make();
+    const remit = await createRemit({ store, workflows: [kinds], core: 'reference' });
+    for (let i = 0; i < 5; i++) {
+      setNow(BASE_MS + i);
+      await remit.start(kinds, { n: 1 }, { runId: `r${i}` });
+    }
+    for (const limit of [2 ** 53, 2 ** 63, 1e300]) expect((await remit.runs({ limit })).map((r) => r.runId)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
+    await remit.close();
+  });
 });
 
 describePg('runs() on PostgreSQL through listRunsPage', (url) => {

@@ -342,6 +342,13 @@ fn read_listing_every_id<'a>(r: &mut Reader<'a>, phase: &Phase<'a>) -> Option<(I
         return None;
     }
     let last_claim = entries.iter().filter_map(|(id, claim)| claim.map(|at| (*id, at))).max_by_key(|(_, at)| at.seq);
+    // Two claims at one seq: no log holds them (a seq is one record), and which is "the last"
+    // would be the cores' choice.
+    if let Some((_, last)) = last_claim {
+        if entries.iter().filter(|(_, claim)| claim.is_some_and(|at| at.seq == last.seq)).count() > 1 {
+            return None;
+        }
+    }
     let unreserved = entries.into_iter().filter(|(id, _)| reserved_interrupt_id(id).is_none()).collect();
     Some((InterruptTable::from_ascending(unreserved)?, last_claim))
 }
@@ -398,6 +405,11 @@ fn decode_summary(summary: &[u8]) -> Option<(Fold<'_>, Cursor)> {
     run.interrupts_claimed = r.u32()?;
     if version == SUMMARY_VERSION_LISTING_EVERY_ID {
         (run.interrupts, run.last_claim) = read_listing_every_id(&mut r, &phase)?;
+        // What version 2 requires of what it keeps holds of what version 1 gave too (a CLAIMED
+        // phase's claim is the last claim), or the summary written from it would be refused.
+        if !last_claim_agrees(&run) {
+            return None;
+        }
     } else {
         run.interrupts = read_interrupts(&mut r)?;
         run.last_claim = if read_flag(&mut r)? { Some((r.bytes()?, read_position(&mut r)?)) } else { None };

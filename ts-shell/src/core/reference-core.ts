@@ -467,7 +467,9 @@ class RecoveryFold {
     this.interruptsParked = r.u32();
     this.interruptsClaimed = r.u32();
     if (version === SUMMARY_VERSION_LISTING_EVERY_ID) {
-      if (r.failed || !this.readListingEveryId(r)) return false;
+      // What version 2 requires of what it keeps holds of what version 1 gave too (a CLAIMED
+      // phase's claim is the last claim), or the summary written from it would be refused.
+      if (r.failed || !this.readListingEveryId(r) || !this.lastClaimAgrees()) return false;
     } else {
       if (r.failed || !this.readInterrupts(r) || !this.phaseAgreesWithInterrupts()) return false;
       const lastClaim = r.u8();
@@ -601,6 +603,8 @@ class RecoveryFold {
     const count = r.u32();
     let prevStart = -1, prevEnd = -1;
     let phaseListed = this.phase !== Phase.PARKED && this.phase !== Phase.CLAIMED;
+    // Two claims at one seq: no log holds them, and which is "the last" would be the cores' choice.
+    let lastClaimTied = false;
     for (let i = 0; i < count; i++) {
       const [start, end] = r.bytes();
       const claimed = r.u8();
@@ -614,16 +618,18 @@ class RecoveryFold {
         phaseListed = this.phase === Phase.PARKED ? claimed === 0 : claimed === 1 && seq === this.phaseSeq && offset === this.phaseOffset;
         if (!phaseListed) return false;
       }
+      if (claimed === 1 && this.lastClaimIdStart >= 0 && seq === this.lastClaimSeq) lastClaimTied = true;
       if (claimed === 1 && (this.lastClaimIdStart < 0 || seq > this.lastClaimSeq)) {
         this.lastClaimIdStart = start; this.lastClaimIdEnd = end;
         this.lastClaimSeq = seq; this.lastClaimOffset = offset;
+        lastClaimTied = false;
       }
       if (reservedInterruptId(log, start, end) !== null) continue;
       this.parkedIds.add(start, end);
       if (claimed === 1) this.claimedIds.add(start, end, seq, offset);
     }
     this.parkedSortedCount = this.parkedIds.size;
-    return phaseListed;
+    return phaseListed && !lastClaimTied;
   }
 
   /** The summary encoding of the fold as it stands (empty when no record is durable). */

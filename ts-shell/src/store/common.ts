@@ -139,6 +139,9 @@ export interface ListingScan<K> {
 /** How many listings before the cursor the first read of its millisecond asks for (each next read twice as many). */
 const CURSOR_MILLISECOND_READ = 8;
 
+/** The most listings one read of a page asks for: an int32, which SQLite and PostgreSQL both bind. */
+const MAX_PAGE_READ = 2 ** 31 - 1;
+
 /**
  * One page of listRunsPage, from a store that reads its listing through an index in an order of
  * its own: by creation time (as runs() orders), then run id as the store compares them, which is
@@ -153,7 +156,8 @@ const CURSOR_MILLISECOND_READ = 8;
 export function* pageReads<K>(cursor: KeyedListing<K> | undefined, limit: number): Generator<ListingScan<K>, RunListing[], KeyedListing<K>[]> {
   const read: RunListing[] = cursor === undefined ? [] : yield* sameMillisecondBefore(cursor);
   let from = cursor?.key;
-  for (let count = limit + 1; ; count *= 2) {
+  // A limit past what any store holds (runs({ limit: 2 ** 63 })) asks for a count SQL can bind.
+  for (let count = Math.min(limit, MAX_PAGE_READ) + 1; ; count = Math.min(count * 2, MAX_PAGE_READ)) {
     const rows = yield { direction: 'after', from, count };
     read.push(...rows.map((row) => row.listing));
     const last = rows[rows.length - 1];

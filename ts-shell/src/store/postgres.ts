@@ -1411,6 +1411,14 @@ const LISTING_COLUMNS = `run_id, next_seq, status,
   (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
   (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms`;
 
+/**
+ * A run's created_at as listRunsPage's key: its exact value (microseconds) as text of one fixed
+ * form in UTC, whatever the session's DateStyle and TimeZone (created_at::text follows both, and
+ * a zone abbreviation it prints may mean another zone when read back), and how a key is read back.
+ */
+const CREATED_KEY = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
+const CREATED_AT_KEY_PARAM = `($1::timestamp AT TIME ZONE 'UTC')`;
+
 type NamedStatements = { [K in keyof ReturnType<typeof statements>]: { name: string; text: string } };
 
 /**
@@ -1565,12 +1573,12 @@ ${summary ? summaryCte : ''}SELECT CASE WHEN f.n = 0 THEN 0
     // listRunsPage: the cursor by its primary key, then ranges of runs_created_at (created_at,
     // run_id) from a key, nearest first. Run ids compare in the column's collation here (the
     // index's), never taken for runs()'s order: pageReads orders each creation time's runs.
-    listing: `SELECT ${LISTING_COLUMNS}, created_at::text AS created_key FROM ${s}.runs WHERE run_id = $1`,
-    listingsFirst: `SELECT ${LISTING_COLUMNS}, created_at::text AS created_key FROM ${s}.runs ORDER BY created_at, run_id LIMIT $1`,
-    listingsAfter: `SELECT ${LISTING_COLUMNS}, created_at::text AS created_key FROM ${s}.runs
-      WHERE (created_at, run_id) > ($1::timestamptz, $2::text) ORDER BY created_at, run_id LIMIT $3`,
-    listingsBefore: `SELECT ${LISTING_COLUMNS}, created_at::text AS created_key FROM ${s}.runs
-      WHERE (created_at, run_id) < ($1::timestamptz, $2::text) ORDER BY created_at DESC, run_id DESC LIMIT $3`,
+    listing: `SELECT ${LISTING_COLUMNS}, ${CREATED_KEY} AS created_key FROM ${s}.runs WHERE run_id = $1`,
+    listingsFirst: `SELECT ${LISTING_COLUMNS}, ${CREATED_KEY} AS created_key FROM ${s}.runs ORDER BY created_at, run_id LIMIT $1`,
+    listingsAfter: `SELECT ${LISTING_COLUMNS}, ${CREATED_KEY} AS created_key FROM ${s}.runs
+      WHERE (created_at, run_id) > (${CREATED_AT_KEY_PARAM}, $2::text) ORDER BY created_at, run_id LIMIT $3`,
+    listingsBefore: `SELECT ${LISTING_COLUMNS}, ${CREATED_KEY} AS created_key FROM ${s}.runs
+      WHERE (created_at, run_id) < (${CREATED_AT_KEY_PARAM}, $2::text) ORDER BY created_at DESC, run_id DESC LIMIT $3`,
     claimForkTarget: `INSERT INTO ${s}.runs (run_id, next_seq, created_at, updated_at, status)
       VALUES ($1, $2, now(), now(), $3::text) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
     // replaceListing (a run row that keeps no record): the lock, then, as statements of their own,

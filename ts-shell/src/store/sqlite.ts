@@ -949,6 +949,10 @@ export class SqliteStore implements Store {
         }).immediate();
       } catch (error) {
         if (layout?.usableAsIs === true && isReadonlyError(error)) return;
+        // The paging index alone, with another connection holding the write lock past the busy
+        // timeout: the file is used as it is (pages then scan the runs table), as an earlier
+        // release opened it, and the next open that takes the lock makes the index.
+        if (layout?.usableAsIs === true && layout.changes.length === 0 && isBusyError(error)) return;
         // A new file's tables (no layout yet) fail as any open does.
         if (layout === undefined || (error instanceof StoreError && error.storeCode === 'SCHEMA_VERSION')) throw error;
         throw this.migrationFailed(layout, error, busyTimeoutMs);
@@ -1272,6 +1276,12 @@ interface OpenedFile {
 function fileIdentityOf(path: string): string {
   const stats = statSync(path, { bigint: true });
   return `${stats.dev}:${stats.ino}`;
+}
+
+/** SQLite's answer while another connection holds the lock past the busy timeout (SQLITE_BUSY, SQLITE_BUSY_*). */
+function isBusyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 /** An error of SQLite refusing to write a read-only file or folder (SQLITE_READONLY, SQLITE_READONLY_*). */

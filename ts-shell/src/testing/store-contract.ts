@@ -11,6 +11,7 @@ import { concatBytes as concat } from '../core/codec.js';
 import { ArgumentInvalidError, OptionInvalidError, StoreError } from '../errors.js';
 import { allKeysOf, notKnown, unknownKey } from '../known-keys.js';
 import { sleepInternally } from '../timers.js';
+import { compareListings } from '../store/common.js';
 import type { AppendOutcome, Store } from '../store/store.js';
 import { testRecord } from './test-record.js';
 
@@ -459,6 +460,28 @@ export function describeStoreContract(name: string, openStore: OpenStore, option
       const listed = await store.listRuns();
       expect(listed.map((r) => r.runId).sort()).toEqual(ids);
       expect(new Set(listed.map((r) => r.runId)).size).toBe(listed.length);
+    });
+
+    it('listRunsPage (if the store has it) pages the listing in runs()\'s order: the pages joined are every run once; an unlisted cursor is null', async (ctx) => {
+      const store = await open();
+      if (store.listRunsPage === undefined) return ctx.skip();
+      // Many runs in few milliseconds, with ids whose UTF-8 and UTF-16 orders differ.
+      const ids = Array.from({ length: 60 }, (_, i) => `${i % 2 === 0 ? '\uFFFD' : '\u{1F600}'}page-${String(59 - i).padStart(2, '0')}`);
+      for (const id of ids) expect((await store.append(id, 0, records(0, 1, id))).committed).toBe(true);
+      const all = [...(await store.listRuns())].sort(compareListings).map((r) => r.runId);
+      for (const limit of [1, 7, 60, 61]) {
+        const paged: string[] = [];
+        for (let after: string | undefined; ;) {
+          const page = await store.listRunsPage(after, limit);
+          expect(page, `a page after ${after ?? 'the start'}`).not.toBeNull();
+          expect(page!.length).toBeLessThanOrEqual(limit);
+          paged.push(...page!.map((r) => r.runId));
+          if (page!.length < limit) break;
+          after = page![page!.length - 1]!.runId;
+        }
+        expect(paged, `pages of ${limit}`).toEqual(all);
+      }
+      expect(await store.listRunsPage('never-listed', 5)).toBeNull();
     });
 
     it('an append carrying a recovery summary commits its records whether or not the store keeps summaries', async () => {
