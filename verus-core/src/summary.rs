@@ -14,7 +14,7 @@ use vstd::prelude::*;
 use crate::admission::{admit_continue, admit_resume, parse_request, EarlierClaims, Admission, AdmissionRequest, RefusalReason};
 use crate::codec::{Chain, NodeEntry, Reader, NODE_INTERRUPT, NODE_PURE};
 use crate::encoding::{write_lineage, write_recovery, Counter, Sink};
-use crate::interrupts::InterruptTable;
+use crate::interrupts::{InterruptEntry, InterruptTable};
 use crate::recovery::{
     fold_chunk, reserved_interrupt_id, to_u32, Cursor, EffectStatus, EffectTally, Failure, Fold, ForkLink, Phase, Position, Recovered, RecoveryError,
 };
@@ -298,19 +298,26 @@ fn last_claim_agrees(run: &Recovered<'_>) -> bool {
 fn read_interrupts<'a>(r: &mut Reader<'a>) -> Option<InterruptTable<'a>> {
     let count = r.u32()?;
     let start = r.remaining();
-    // Not pre-sized from `count`: a damaged count must not reserve memory the bytes cannot fill.
-    let mut interrupts = Vec::new();
-    for _ in 0..count {
-        let id = r.bytes()?;
-        // A reserved id (`name@s`) is never listed: the fold keeps only the others.
-        if reserved_interrupt_id(id).is_some() {
-            return None;
-        }
-        let claim = if read_flag(r)? { Some(read_position(r)?) } else { None };
-        interrupts.push((id, claim));
+    let interrupts = read_entries(r, count)?;
+    // A reserved id (`name@s`) is never listed: the fold keeps only the others.
+    if interrupts.iter().any(|(id, _)| reserved_interrupt_id(id).is_some()) {
+        return None;
     }
     let encoded = start.get(..start.len().saturating_sub(r.remaining().len()))?;
     InterruptTable::from_summary(interrupts, encoded)
+}
+
+/// `count` interrupt entries, as both versions lay them out: bytes id, u8 claimed, and when
+/// claimed u32 claim_seq, u32 claim_offset.
+fn read_entries<'a>(r: &mut Reader<'a>, count: u32) -> Option<Vec<InterruptEntry<'a>>> {
+    // Not pre-sized from `count`: a damaged count must not reserve memory the bytes cannot fill.
+    let mut entries = Vec::new();
+    for _ in 0..count {
+        let id = r.bytes()?;
+        let claim = if read_flag(r)? { Some(read_position(r)?) } else { None };
+        entries.push((id, claim));
+    }
+    Some(entries)
 }
 
 /// The latest claim: its interrupt id and position.
@@ -323,12 +330,7 @@ type LastClaim<'a> = (&'a [u8], Position);
 /// follows the reserved-id rule (the shell's logs do) the fold is then the one the whole log gives.
 fn read_listing_every_id<'a>(r: &mut Reader<'a>, phase: &Phase<'a>) -> Option<(InterruptTable<'a>, Option<LastClaim<'a>>)> {
     let count = r.u32()?;
-    let mut entries: Vec<(&'a [u8], Option<Position>)> = Vec::new();
-    for _ in 0..count {
-        let id = r.bytes()?;
-        let claim = if read_flag(r)? { Some(read_position(r)?) } else { None };
-        entries.push((id, claim));
-    }
+    let entries = read_entries(r, count)?;
     if !entries.iter().zip(entries.iter().skip(1)).all(|((a, _), (b, _))| a < b) {
         return None;
     }
