@@ -5,8 +5,8 @@
  * snapshot, which the shell reads as it reads its own). Run against a
  * checkout of that commit (it needs its dependencies, e.g. a node_modules link):
  *
- *   git worktree add /tmp/remit-5361384 5361384 && ln -s "$PWD/node_modules" /tmp/remit-5361384/
- *   node --import tsx equivalence/make-summary-v1.mts /tmp/remit-5361384 equivalence/summary-v1.json
+ *   git worktree add <dir> 5361384 && ln -s "$PWD/node_modules" <dir>/
+ *   node --import tsx equivalence/make-summary-v1.mts <dir> equivalence/summary-v1.json
  */
 import { writeFileSync } from 'node:fs';
 // The sources of the release to take summaries from: a checkout of commit 5361384.
