@@ -137,10 +137,14 @@ function runLine(r: SuiteRun): string {
 
 export function renderMarkdown(doc: ResultsDocument): string {
   const out: string[] = [];
-  out.push(`# REMIT benchmarks (${doc.profile} profile)`, '');
+  const earlierSuites = doc.suites.filter((x) => x.run && x.run.started_at !== doc.started_at);
+  const earlier = earlierSuites.map((x) => x.name);
+  // A document merged from runs of other profiles says so in its title, not only above each table.
+  const otherProfiles = earlierSuites.filter((x) => x.run!.profile !== doc.profile);
+  const title = otherProfiles.length === 0 ? `${doc.profile} profile` : `${doc.profile} profile; ${otherProfiles.map((x) => `${x.name}: ${x.run!.profile}`).join(', ')}`;
+  out.push(`# REMIT benchmarks (${title})`, '');
   out.push(`Run ${doc.started_at}, ${doc.duration_s.toFixed(0)} s, \`${doc.command}\`.`, '');
-  const earlier = doc.suites.filter((x) => x.run && x.run.started_at !== doc.started_at).map((x) => x.name);
-  if (earlier.length > 0) out.push(`This run measured ${doc.suites.filter((x) => !earlier.includes(x.name)).map((x) => x.name).join(', ') || 'no suite'}; the other suites (${earlier.join(', ')}) were measured by earlier runs, each named above its table. The machine line is this run's.`, '');
+  if (earlier.length > 0) out.push(`This run measured ${doc.suites.filter((x) => !earlier.includes(x.name)).map((x) => x.name).join(', ') || 'no suite'}; the other suites were measured by earlier runs (${earlierSuites.map((x) => `${x.name}: ${x.run!.started_at}, ${x.run!.profile} profile, git ${x.run!.git_commit.slice(0, 10)}`).join('; ')}), each also named above its table. A target is judged on the rows of its suite, so on that suite's run. The machine line is this run's.`, '');
   out.push(`Machine: ${machineLine(doc)}.`, '');
   out.push('Packages: ' + Object.entries(doc.machine.packages).map(([k, v]) => `${k} ${v}`).join(', ') + '.', '');
   out.push('Times are medians over pooled samples (p25–p75 shown); rates are derived from the medians. Ratios compare rows of the same case measured in this run; a speed ratio above 1 means faster than the row named.', '');

@@ -15,6 +15,8 @@ export const SUITE_NAMES: readonly SuiteName[] = ['recovery', 'resume', 'commit'
 
 /** How a row skipped for its suite's time budget is marked (in its note; its status is unavailable). */
 export const NOT_RUN_BUDGET = 'not run (budget)';
+/** The commit suite's REMIT task with groupPureSteps: false at NORMAL (one commit per step), beside the grouped one. */
+export const ONE_COMMIT_PER_STEP = 'remit:one-commit-per-step';
 
 /** subject: one of ours or a competitor; limit: what the hardware/runtime allows (the yardstick). */
 export type Role = 'subject' | 'limit' | 'competitor';

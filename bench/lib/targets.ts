@@ -4,16 +4,25 @@
  */
 
 import { linearFit } from './stats.js';
-import type { ResultRow, ResultsDocument, TargetReport } from './results.js';
+import { ONE_COMMIT_PER_STEP, type ResultRow, type ResultsDocument, type TargetReport } from './results.js';
 
 function rowsOf(doc: ResultsDocument, suite: string): ResultRow[] {
   return doc.suites.find((s) => s.name === suite)?.rows.filter((r) => r.status === 'measured') ?? [];
 }
 
+/**
+ * The row of `impl` at the largest log the recovery suite ran, whatever its status: a largest log
+ * that errored (out of memory, say) must not leave the verdict to a smaller one that succeeded.
+ */
 function largestRecoveryRow(doc: ResultsDocument, impl: string): ResultRow | undefined {
-  return rowsOf(doc, 'recovery')
+  return (doc.suites.find((s) => s.name === 'recovery')?.rows ?? [])
     .filter((r) => r.impl === impl && typeof r.params.records === 'number' && r.params.records > 0)
     .sort((a, b) => (b.params.records as number) - (a.params.records as number))[0];
+}
+
+/** A target whose measurement exists but errored: missed, with the error, never "not measured". */
+function failedTarget(id: string, goal: string, unit: string, failure: string): TargetReport {
+  return { id, goal, measured: null, unit, met: false, note: failure };
 }
 
 function target(id: string, goal: string, measured: number | undefined, unit: string, ok: (v: number) => boolean, describe: (v: number) => string): TargetReport {
@@ -23,18 +32,15 @@ function target(id: string, goal: string, measured: number | undefined, unit: st
   return { id, goal, measured, unit, met: ok(measured), note: describe(measured) };
 }
 
-const pctOff = (v: number, goal: number) => `${(((goal - v) / goal) * 100).toFixed(0)} % short of the goal`;
+/** How far below a lower bound: one decimal under 10 %, so a miss never reads "0 % short". */
+const pctOff = (v: number, goal: number) => `${percent((goal - v) / goal)} short of the goal`;
+/** How far above an upper bound, as a share of it: never "missed by 1.00×". */
+const overBy = (v: number, limit: number) => `missed: ${percent(v / limit - 1)} above the limit`;
+const percent = (share: number) => `${(share * 100).toFixed(Math.abs(share) < 0.1 ? 1 : 0)} %`;
 
 export function evaluateTargets(doc: ResultsDocument): TargetReport[] {
   const out: TargetReport[] = [];
-  const wasmBulk = largestRecoveryRow(doc, 'wasm');
-  const bulkSize = wasmBulk?.params.records ?? '?';
-  out.push(target('recovery-rate', 'Wasm recovery ≥ 5 M records/s on the largest log', wasmBulk?.metrics.records_per_s, 'records/s',
-    (v) => v >= 5e6, (v) => `median at ${bulkSize} records; ${v >= 5e6 ? 'met' : pctOff(v, 5e6)}; fastest sample ${((wasmBulk?.metrics.records_per_s_best ?? 0) / 1e6).toFixed(2)} M records/s`));
-  out.push(target('recovery-vs-limit', 'Wasm within 2× of the framing+CRC walk (speed ratio ≥ 0.5)', wasmBulk?.ratios['speed_vs_framing-crc-walk'], '×',
-    (v) => v >= 0.5, (v) => `at ${bulkSize} records Wasm takes ${(1 / v).toFixed(2)}× the walk's time`));
-  out.push(target('recovery-vs-reference', 'Wasm ≥ 2× the TypeScript reference', wasmBulk?.ratios.speed_vs_reference, '×',
-    (v) => v >= 2, (v) => `at ${bulkSize} records; ${v >= 2 ? 'met' : pctOff(v, 2)}`));
+  out.push(...recoveryTargets(doc));
   // NORMAL: the issue's target, a grouped step against a raw insert-commit (a commit at NORMAL is
   // not flushed, so the two compare the CPU of a step). FULL: one commit per step on both sides;
   // a grouped step (64 to a flush) against a flushed raw commit is no comparison (it read 861 %).
@@ -42,8 +48,12 @@ export function evaluateTargets(doc: ResultsDocument): TargetReport[] {
   const full = rowsOf(doc, 'commit').find((x) => x.impl === 'remit' && x.params.group_pure_steps === 'false');
   out.push(target('commit-full', 'REMIT step commit ≥ 80 % of raw insert-commit (synchronous=FULL, one commit per step on both sides)',
     full?.ratios['speed_vs_raw-insert-commit'], 'share', (v) => v >= 0.8, (v) => `${(v * 100).toFixed(0)} % of the raw rate${v >= 0.8 ? '' : `; ${pctOff(v, 0.8)}`}`));
-  out.push(target('commit-normal', 'REMIT step commit ≥ 80 % of raw insert-commit (synchronous=NORMAL; REMIT groups pure steps, as by default)',
-    normal?.ratios['speed_vs_raw-insert-commit'], 'share', (v) => v >= 0.8, (v) => `${(v * 100).toFixed(0)} % of the raw rate${v >= 0.8 ? '' : `; ${pctOff(v, 0.8)}`}`));
+  // Shown beside it, never hidden: the same steps with one commit each at NORMAL, the per-step
+  // comparison (grouping spreads a commit's fixed cost over up to 64 steps; the raw loop cannot).
+  const normalEach = rowsOf(doc, 'commit').find((x) => x.impl === ONE_COMMIT_PER_STEP && x.case === 'synchronous=NORMAL');
+  const eachNote = normalEach ? `; with one commit per step (groupPureSteps: false, reported, not the target): ${(normalEach.ratios['speed_vs_raw-insert-commit']! * 100).toFixed(0)} % of the raw rate` : '';
+  out.push(target('commit-normal', 'REMIT step commit ≥ 80 % of raw insert-commit (synchronous=NORMAL; REMIT groups pure steps, as by default; the raw loop commits each insert)',
+    normal?.ratios['speed_vs_raw-insert-commit'], 'share', (v) => v >= 0.8, (v) => `${(v * 100).toFixed(0)} % of the raw rate${v >= 0.8 ? '' : `; ${pctOff(v, 0.8)}`}${eachNote}`));
   // The in-child time is the target's measure: the paired spawn→exit minus import-only difference
   // is reported too, but on a loaded machine the import time's spread (hundreds of ms for
   // LangGraph) swamps a resume of tens of ms.
@@ -54,21 +64,64 @@ export function evaluateTargets(doc: ResultsDocument): TargetReport[] {
     resume?.ratios.in_child_vs_langgraph, '×', (v) => v >= 10,
     () => `REMIT ${resume?.metrics.in_child_resume_ms?.toFixed(1)} ms vs LangGraph ${((resume?.metrics.in_child_resume_ms ?? 0) * (resume?.ratios.in_child_vs_langgraph ?? 0)).toFixed(1)} ms inside the child (${r('in_child_vs_langgraph')}×); spawn→exit ${r('spawn_to_exit_vs_langgraph')}×; spawn→exit minus import-only child ${r('resume_over_import_vs_langgraph')}×`));
   out.push(...resumeScalingTargets(doc));
+  out.push(...storageTargets(doc), ...stepCostTargets(doc), ...wasmMemoryTargets(doc), ...gateTargets(doc));
+  return out;
+}
+
+/**
+ * Storage linear in steps. A fit's r² alone passes N·log N (r² 0.998 over 10…1,000 steps), so the
+ * bytes a step adds are compared too: between the two largest N, within 1.25× of between the two
+ * smallest (N·log N grows that by about 1.6× over those sizes).
+ */
+function storageTargets(doc: ResultsDocument): TargetReport[] {
+  const out: TargetReport[] = [];
   for (const state of ['growing', 'fixed']) {
     const pts = rowsOf(doc, 'storage').filter((x) => x.impl === 'remit' && x.params.state === state)
       .sort((a, b) => (a.params.steps as number) - (b.params.steps as number));
     let r2: number | undefined;
     let slope = 0;
-    if (pts.length >= 2) {
-      const fit = linearFit(pts.map((p) => p.params.steps as number), pts.map((p) => p.metrics.logical_bytes ?? 0));
+    let growth = Number.NaN;
+    if (pts.length >= 3) {
+      const xs = pts.map((p) => p.params.steps as number);
+      const ys = pts.map((p) => p.metrics.logical_bytes ?? 0);
+      const fit = linearFit(xs, ys);
       r2 = fit.r2;
       slope = fit.slope;
+      const added = (i: number) => (ys[i + 1]! - ys[i]!) / (xs[i + 1]! - xs[i]!);
+      growth = added(xs.length - 2) / added(0);
     }
-    out.push(target(`storage-linear-${state}`, `REMIT storage linear in steps (${state} state): stored bytes vs N fit r² ≥ 0.99`, r2, 'r²',
-      (v) => v >= 0.99, () => `${slope.toFixed(0)} stored bytes per step`));
+    out.push(target(`storage-linear-${state}`, `REMIT storage linear in steps (${state} state): stored bytes vs N fit r² ≥ 0.99, and the bytes a step adds between the two largest N within 1.25× of between the two smallest`, r2, 'r²',
+      (v) => v >= 0.99 && growth <= 1.25,
+      () => `${slope.toFixed(0)} stored bytes per step; a step adds ${growth.toFixed(2)}× as many bytes between the two largest N as between the two smallest${growth <= 1.25 ? '' : ' (growing faster than linear)'}`));
   }
-  out.push(...stepCostTargets(doc), ...wasmMemoryTargets(doc), ...gateTargets(doc));
   return out;
+}
+
+/**
+ * Recovery at the largest log the suite ran (10^6 records in both profiles). A largest-log row that
+ * errored or did not run makes each target missed, naming why; a comparison whose other side
+ * (the walk, the reference) did not measure at that size is not measured.
+ */
+function recoveryTargets(doc: ResultsDocument): TargetReport[] {
+  const wasmBulk = largestRecoveryRow(doc, 'wasm');
+  const bulkSize = wasmBulk?.params.records ?? '?';
+  const goals = {
+    rate: 'Wasm recovery ≥ 5 M records/s on the largest log',
+    limit: 'Wasm within 2× of the framing+CRC walk (speed ratio ≥ 0.5)',
+    reference: 'Wasm ≥ 2× the TypeScript reference',
+  };
+  if (wasmBulk !== undefined && wasmBulk.status !== 'measured') {
+    const why = `the Wasm row at the largest log (${bulkSize} records) ${wasmBulk.status === 'error' ? 'errored' : `was ${wasmBulk.status}`}: ${wasmBulk.note ?? 'no detail'}`;
+    return [failedTarget('recovery-rate', goals.rate, 'records/s', why), failedTarget('recovery-vs-limit', goals.limit, '×', why), failedTarget('recovery-vs-reference', goals.reference, '×', why)];
+  }
+  return [
+    target('recovery-rate', goals.rate, wasmBulk?.metrics.records_per_s, 'records/s',
+      (v) => v >= 5e6, (v) => `median at ${bulkSize} records; ${v >= 5e6 ? 'met' : pctOff(v, 5e6)}; fastest sample ${((wasmBulk?.metrics.records_per_s_best ?? 0) / 1e6).toFixed(2)} M records/s`),
+    target('recovery-vs-limit', goals.limit, wasmBulk?.ratios['speed_vs_framing-crc-walk'], '×',
+      (v) => v >= 0.5, (v) => `at ${bulkSize} records Wasm takes ${(1 / v).toFixed(2)}× the walk's time`),
+    target('recovery-vs-reference', goals.reference, wasmBulk?.ratios.speed_vs_reference, '×',
+      (v) => v >= 2, (v) => `at ${bulkSize} records; ${v >= 2 ? 'met' : pctOff(v, 2)}`),
+  ];
 }
 
 /**
@@ -101,7 +154,8 @@ function gateTargets(doc: ResultsDocument): TargetReport[] {
 }
 
 const x2 = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : `${v.toFixed(2)}×`);
-const MiB = 2 ** 20;
+/** The issue's unit: 16 MB is 16 × 10^6 bytes (15.3 MiB), the stricter reading. */
+const MB = 1e6;
 
 function flushTargets(doc: ResultsDocument): TargetReport[] {
   const rows = rowsOf(doc, 'commit').filter((r) => r.params.group_pure_steps === 'false');
@@ -126,9 +180,11 @@ function resumeScalingTargets(doc: ResultsDocument): TargetReport[] {
     const notRun = remitRows.filter((r) => r.status !== 'measured').map((r) => r.params.nodes);
     const ratios = measured.map((r) => `N=${r.params.nodes} ${x2(r.ratios.in_child_vs_langgraph)}`).join(', ');
     const worst = measured.length > 0 ? Math.min(...measured.map((r) => r.ratios.in_child_vs_langgraph!)) : undefined;
+    // Every N of the goal, each compared: a run of fewer sizes shows nothing about the others.
+    const absent = RESUME_NS.filter((n) => !measured.some((r) => r.params.nodes === n) && !notRun.includes(n));
     const every = target(`resume-every-n-${sync.toLowerCase()}`, `Fresh-process resume faster than LangGraph.js at every N from 10 to 100,000, both at synchronous=${sync} (in-child time; speed ratio ≥ 1 at the slowest N)`,
-      worst, '×', (v) => v >= 1 && notRun.length === 0,
-      (v) => `${ratios}${notRun.length > 0 ? `; not run (budget): N=${notRun.join(', ')}` : ''}; ${v >= 1 ? (notRun.length > 0 ? 'not shown at every N' : 'met') : `missed: ${x2(v)} at the slowest N`}`);
+      worst, '×', (v) => v >= 1 && notRun.length === 0 && absent.length === 0,
+      (v) => `${ratios}${notRun.length > 0 ? `; not run (budget): N=${notRun.join(', ')}` : ''}${absent.length > 0 ? `; not in this run: N=${absent.join(', ')}` : ''}; ${v >= 1 ? (notRun.length + absent.length > 0 ? 'not shown at every N' : 'met') : `missed: ${x2(v)} at the slowest N`}`);
     if (every.met === false && worst !== undefined && worst >= 1) every.met = null;
     out.push(every);
     const at = (n: number) => measured.find((r) => r.params.nodes === n);
@@ -140,40 +196,82 @@ function resumeScalingTargets(doc: ResultsDocument): TargetReport[] {
     const flat = r10k && r10 ? r10k.metrics.in_child_resume_ms! / r10.metrics.in_child_resume_ms! : undefined;
     out.push(target(`resume-flat-${sync.toLowerCase()}`, `REMIT resume at N = 10,000 within 2× of its N = 10 figure (synchronous=${sync}, in-child time)`,
       flat, '×', (v) => v <= 2,
-      (v) => `${r10k?.metrics.in_child_resume_ms?.toFixed(1)} ms at N = 10,000 vs ${r10?.metrics.in_child_resume_ms?.toFixed(1)} ms at N = 10; ${v <= 2 ? 'met' : `missed by ${x2(v / 2)}`}`));
+      (v) => `${r10k?.metrics.in_child_resume_ms?.toFixed(1)} ms at N = 10,000 vs ${r10?.metrics.in_child_resume_ms?.toFixed(1)} ms at N = 10; ${v <= 2 ? 'met' : overBy(v, 2)}`));
+    // Equal durability is read back from each side's connection, not assumed: a row whose
+    // connection reported another setting (or none) makes every comparison at this setting missed.
+    const unequal = all.filter((r) => r.status === 'measured' && (r.impl === 'remit' || r.impl === 'langgraph') && r.params.synchronous === sync && r.params.synchronous_read_back !== sync);
+    if (unequal.length > 0) {
+      const why = `not at equal durability: ${unequal.map((r) => `${r.impl} N=${r.params.nodes} read back synchronous=${r.params.synchronous_read_back ?? 'nothing'}`).join(', ')}`;
+      for (const t of out.slice(-3)) Object.assign(t, { met: false, note: `${why}; ${t.note}` });
+    }
   }
   return out;
 }
 
+/** The run lengths of the resume targets ("every N from 10 to 100,000"). */
+const RESUME_NS = [10, 100, 1_000, 10_000, 100_000];
+
+/** The four loop/store pairs the step-flat and core-bytes targets are about. */
+const STEP_COST_PAIRS = ['pure/memory', 'pure/sqlite', 'effect/memory', 'effect/sqlite'];
+const pairOf = (r: ResultRow) => `${r.params.loop}/${r.params.store}`;
+
+/**
+ * A run's flatness: its last decile's µs/step over its first's, the worse of two readings of a
+ * decile's µs/step: the median of its windows (robust to a pause from outside the process) and its
+ * mean (the decile's time over its steps, which a cost paid in a few windows, a pause every few
+ * hundred steps, cannot hide under the median). Rows written before the mean was recorded have
+ * the median only.
+ */
+const flatnessOf = (r: ResultRow) => Math.max(r.metrics.last_over_first_decile!, r.metrics.last_over_first_decile_mean ?? 0);
+
 function stepCostTargets(doc: ResultsDocument): TargetReport[] {
   const rowsOfSuite = doc.suites.find((s) => s.name === 'step-cost')?.rows ?? [];
+  // The pure and effect loops: the interrupt loop has its own target (and hands the core its
+  // summary five times a cycle, a constant reported in the core-bytes note).
   const all = rowsOfSuite.filter((r) => r.params.loop !== 'interrupt');
   const out: TargetReport[] = [];
   for (const n of [10_000, 100_000]) {
     const rows = all.filter((r) => r.params.steps === n);
     const ran = rows.filter((r) => r.status === 'measured');
     const cut = ran.filter((r) => r.metrics.stopped_by_budget);
-    const missing = rows.filter((r) => r.status !== 'measured');
-    const each = ran.map((r) => `${r.params.loop}/${r.params.store} ${x2(r.metrics.last_over_first_decile)}${r.metrics.stopped_by_budget ? ` (cut by budget at ${r.metrics.steps_run} steps)` : ''}`).join(', ');
-    const worst = ran.length > 0 ? Math.max(...ran.map((r) => r.metrics.last_over_first_decile!)) : undefined;
-    const t = target(`step-flat-n${n}`, `µs/step of the last 10 % within 1.5× of the first 10 % at N = ${n.toLocaleString('en')} (pure and effect loops, memory and SQLite; the worst of the four)`,
-      worst, '×', (v) => v <= 1.5 && cut.length === 0 && missing.length === 0,
-      (v) => `${each}${missing.length > 0 ? `; ${missing.map((r) => `${r.params.loop}/${r.params.store}`).join(', ')} not run (budget)` : ''}; ${v <= 1.5 ? (cut.length + missing.length > 0 ? 'not shown for every run' : 'met') : `missed by ${x2(v / 1.5)}`}`);
+    const missing = STEP_COST_PAIRS.filter((p) => !ran.some((r) => pairOf(r) === p));
+    const each = ran.map((r) => `${pairOf(r)} ${x2(r.metrics.last_over_first_decile)} median / ${x2(r.metrics.last_over_first_decile_mean)} mean${r.metrics.stopped_by_budget ? ` (cut by budget at ${r.metrics.steps_run} steps)` : ''}`).join(', ');
+    const worst = ran.length > 0 ? Math.max(...ran.map(flatnessOf)) : undefined;
+    const complete = cut.length === 0 && missing.length === 0;
+    const t = target(`step-flat-n${n}`, `µs/step of the last 10 % within 1.5× of the first 10 % at N = ${n.toLocaleString('en')} (pure and effect loops, memory and SQLite; the worst of the four, each decile read as the median of its windows and as its mean, the worse)`,
+      worst, '×', (v) => v <= 1.5 && complete,
+      (v) => `${each}${missing.length > 0 ? `; ${missing.join(', ')} not run` : ''}; ${v <= 1.5 ? (complete ? 'met' : 'not shown for every run') : overBy(v, 1.5)}`);
     if (t.met === false && worst !== undefined && worst <= 1.5) t.met = null;
     out.push(t);
   }
+  out.push(coreBytesTarget(all, rowsOfSuite.filter((r) => r.params.loop === 'interrupt' && r.status === 'measured')));
+  out.push(interruptCycleTarget(rowsOfSuite.filter((r) => r.params.loop === 'interrupt' && r.params.steps === 10_000)));
+  return out;
+}
+
+/**
+ * Bytes handed to the core per run against the log, over every pure and effect run (all four
+ * pairs must have run). The interrupt loop's figure is given in the note, not judged: each cycle
+ * passes the core's summary (a few hundred bytes) in each of its five core calls, against a
+ * cycle's log of about the same size, so it stays near 10× whatever N is.
+ */
+function coreBytesTarget(all: ResultRow[], interrupt: ResultRow[]): TargetReport {
   const ran = all.filter((r) => r.status === 'measured');
+  const missing = STEP_COST_PAIRS.filter((p) => !ran.some((r) => pairOf(r) === p));
   const worst = ran.length > 0 ? ran.reduce((a, b) => (b.metrics.bytes_to_core_over_log! > a.metrics.bytes_to_core_over_log! ? b : a)) : undefined;
   const largest = new Map<string, ResultRow>();
   for (const r of ran) {
-    const k = `${r.params.loop}/${r.params.store}`;
+    const k = pairOf(r);
     if (!largest.has(k) || (largest.get(k)!.params.steps as number) < (r.params.steps as number)) largest.set(k, r);
   }
-  out.push(target('core-bytes-vs-log', 'Total bytes handed to the core per run ≤ 2× the log size (every step-cost run; the worst)',
-    worst?.metrics.bytes_to_core_over_log, '×', (v) => v <= 2,
-    (v) => `worst: ${worst?.case} (${x2(v)}); at the largest N each loop/store ran: ${[...largest.entries()].map(([k, r]) => `${k} N=${r.metrics.steps_run} ${x2(r.metrics.bytes_to_core_over_log)}`).join(', ')}; ${v <= 2 ? 'met' : `missed by ${x2(v / 2)}`}`));
-  out.push(interruptCycleTarget(rowsOfSuite.filter((r) => r.params.loop === 'interrupt' && r.params.steps === 10_000)));
-  return out;
+  const interruptNote = interrupt.length > 0
+    ? `; the interrupt loop (not judged here: five core calls a cycle each pass the summary): ${interrupt.map((r) => `${r.params.store} N=${r.metrics.steps_run} ${x2(r.metrics.bytes_to_core_over_log)}`).join(', ')}`
+    : '';
+  const t = target('core-bytes-vs-log', 'Total bytes handed to the core per run ≤ 2× the log size (every pure and effect loop run, memory and SQLite; the worst)',
+    worst?.metrics.bytes_to_core_over_log, '×', (v) => v <= 2 && missing.length === 0,
+    (v) => `worst: ${worst?.case} (${x2(v)}); at the largest N each loop/store ran: ${[...largest.entries()].map(([k, r]) => `${k} N=${r.metrics.steps_run} ${x2(r.metrics.bytes_to_core_over_log)}`).join(', ')}${missing.length > 0 ? `; ${missing.join(', ')} not run` : ''}; ${v <= 2 ? (missing.length === 0 ? 'met' : 'not shown for every loop') : overBy(v, 2)}${interruptNote}`);
+  if (t.met === false && worst !== undefined && worst.metrics.bytes_to_core_over_log! <= 2) t.met = null;
+  return t;
 }
 
 /**
@@ -183,11 +281,11 @@ function stepCostTargets(doc: ResultsDocument): TargetReport[] {
 function interruptCycleTarget(rows: ResultRow[]): TargetReport {
   const ran = rows.filter((r) => r.status === 'measured');
   const complete = ran.length === 2 && ran.every((r) => !r.metrics.stopped_by_budget);
-  const worst = ran.length > 0 ? Math.max(...ran.map((r) => r.metrics.last_over_first_decile!)) : undefined;
-  const each = ran.map((r) => `${r.params.store} ${x2(r.metrics.last_over_first_decile)} (${r.metrics.step_us_decile_1!.toFixed(0)} → ${r.metrics.step_us_decile_10!.toFixed(0)} µs${r.metrics.stopped_by_budget ? `, cut by budget at ${r.metrics.steps_run} cycles` : ''})`).join(', ');
-  const t = target('interrupt-cycle-flat-n10000', 'Interrupt loop: µs per park-and-resume cycle of the last 10 % within 1.5× of the first 10 % at N = 10,000 cycles (memory and SQLite; the worse)',
+  const worst = ran.length > 0 ? Math.max(...ran.map(flatnessOf)) : undefined;
+  const each = ran.map((r) => `${r.params.store} ${x2(r.metrics.last_over_first_decile)} median / ${x2(r.metrics.last_over_first_decile_mean)} mean (${r.metrics.step_us_decile_1!.toFixed(0)} → ${r.metrics.step_us_decile_10!.toFixed(0)} µs${r.metrics.stopped_by_budget ? `, cut by budget at ${r.metrics.steps_run} cycles` : ''})`).join(', ');
+  const t = target('interrupt-cycle-flat-n10000', 'Interrupt loop: µs per park-and-resume cycle of the last 10 % within 1.5× of the first 10 % at N = 10,000 cycles (memory and SQLite; the worse; each decile read as the median of its windows and as its mean, the worse)',
     worst, '×', (v) => v <= 1.5 && complete,
-    (v) => `${each}; ${v <= 1.5 ? (complete ? 'met' : 'not shown for every run') : `missed by ${x2(v / 1.5)}`}`);
+    (v) => `${each}; ${v <= 1.5 ? (complete ? 'met' : 'not shown for every run') : overBy(v, 1.5)}`);
   if (t.met === false && worst !== undefined && worst <= 1.5) t.met = null;
   return t;
 }
@@ -198,16 +296,16 @@ function wasmMemoryTargets(doc: ResultsDocument): TargetReport[] {
   const rows = rowsOf(doc, 'wasm-memory').filter((x) => x.metrics.after_bytes !== undefined && x.metrics.peak_bytes !== undefined);
   const records = rows[0]?.params.records;
   const logOf = (x: ResultRow) => (x.params.log_bytes as number | undefined) ?? 0;
-  const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+  const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
   const worstAfter = rows.length > 0 ? rows.reduce((a, b) => (b.metrics.after_bytes! > a.metrics.after_bytes! ? b : a)) : undefined;
   const worstPeak = rows.length > 0 ? rows.reduce((a, b) => (b.metrics.peak_bytes! - logOf(b) > a.metrics.peak_bytes! - logOf(a) ? b : a)) : undefined;
-  const each = rows.map((x) => `${x.impl}: ${mib(x.metrics.before_bytes!)} before, ${mib(x.metrics.peak_bytes!)} peak, ${mib(x.metrics.after_bytes!)} after`).join('; ');
+  const each = rows.map((x) => `${x.impl}: ${mb(x.metrics.before_bytes!)} before, ${mb(x.metrics.peak_bytes!)} peak, ${mb(x.metrics.after_bytes!)} after`).join('; ');
   return [
-    target('wasm-memory-after', `Wasm linear memory back under 16 MiB after recovering ${records ?? '10^6'} records (every path; the worst)`,
-      worstAfter ? worstAfter.metrics.after_bytes! / MiB : undefined, 'MiB', (v) => v < 16,
-      (v) => `${each}; ${v < 16 ? 'met' : `missed by ${(v - 16).toFixed(1)} MiB (${worstAfter!.impl})`}`),
-    target('wasm-memory-peak', 'Wasm linear memory peak ≤ log size + 16 MiB during that recovery (every path; the worst)',
-      worstPeak ? worstPeak.metrics.peak_bytes! / MiB : undefined, 'MiB', (v) => v <= logOf(worstPeak!) / MiB + 16,
-      (v) => `log ${mib(logOf(worstPeak!))}, peak ${v.toFixed(1)} MiB (log + ${(v - logOf(worstPeak!) / MiB).toFixed(1)} MiB; ${worstPeak!.impl})`),
+    target('wasm-memory-after', `Wasm linear memory back under 16 MB (16 × 10^6 bytes) after recovering ${records ?? '10^6'} records (every path; the worst)`,
+      worstAfter ? worstAfter.metrics.after_bytes! / MB : undefined, 'MB', (v) => v < 16,
+      (v) => `${each}; ${v < 16 ? 'met' : `missed by ${(v - 16).toFixed(1)} MB (${worstAfter!.impl})`}`),
+    target('wasm-memory-peak', 'Wasm linear memory peak ≤ log size + 16 MB during that recovery (every path; the worst)',
+      worstPeak ? worstPeak.metrics.peak_bytes! / MB : undefined, 'MB', (v) => v <= logOf(worstPeak!) / MB + 16,
+      (v) => `log ${mb(logOf(worstPeak!))}, peak ${v.toFixed(1)} MB (log + ${(v - logOf(worstPeak!) / MB).toFixed(1)} MB; ${worstPeak!.impl})`),
   ];
 }

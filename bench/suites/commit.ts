@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { compareTasks, warmUpNote, type TimedTask } from '../lib/measure.js';
 import { freshDbPath, type SuiteContext, type SuiteOutput } from '../lib/context.js';
-import { row, unavailableRow, type ResultRow } from '../lib/results.js';
+import { ONE_COMMIT_PER_STEP, row, unavailableRow, type ResultRow } from '../lib/results.js';
 import { runPostgresCommitSuite } from '../postgres.js';
 import { scaleSummary } from '../lib/stats.js';
 import { openRawDb, rawInsertCommitLoop, type SyncMode } from '../workloads/raw-sqlite.js';
@@ -55,6 +55,7 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     const caseName = `synchronous=${sync}`;
     const params: ResultRow['params'] = { synchronous: sync, steps_per_sample: steps };
     const tasks: TimedTask[] = [];
+    const closeAfter: (() => Promise<void>)[] = [];
     let recordBytes = 64;
     if (remitMod) {
       const mod = remitMod;
@@ -70,6 +71,18 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
         fn: () => mod.remitRunGrowth(file, steps, false, { remit, runId: `commit-${runNo++}`, fixedBytes: COMMIT_STATE_FIXED_BYTES }),
       });
       params.remit_step_record_bytes = recordBytes;
+      if (sync === 'NORMAL') {
+        // Beside the grouped steps, the same steps with one commit each, so the per-step
+        // comparison with the raw loop (one commit per insert) is shown too (lib/targets.ts).
+        const eachFile = freshDbPath(ctx.tmpDir, 'remit-commit-NORMAL-each.db');
+        const each = await mod.remitOpen(eachFile, wf, sync, { groupPureSteps: false });
+        closeAfter.push(() => each.close());
+        let eachNo = 0;
+        tasks.push({
+          impl: ONE_COMMIT_PER_STEP, async: true,
+          fn: () => mod.remitRunGrowth(eachFile, steps, false, { remit: each, runId: `each-${eachNo++}`, fixedBytes: COMMIT_STATE_FIXED_BYTES }),
+        });
+      }
     }
     const rawFile = freshDbPath(ctx.tmpDir, `raw-commit-${sync}.db`);
     const rawDb = openRawDb(rawFile, sync as SyncMode);
@@ -79,6 +92,7 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
     ctx.log(`commit: ${caseName}, ${samples} samples of ${steps} steps`);
     const outcomes = await compareTasks(`commit ${caseName}`, tasks, { iterations: 1, timeMs: 0, warmupIterations: warmUpRuns(STEP_COMMIT_WARMUP_STEPS, steps), rounds: samples });
     rawDb.close();
+    for (const close of closeAfter.splice(0)) await close();
     notes.push(warmUpNote(caseName, outcomes, steps, 'step'));
     const caseRows = outcomes.map((o) => {
       if (!o.time_ms) return row({ suite: 'commit', case: caseName, params, impl: o.impl, role: 'subject', status: 'error', note: o.error });
@@ -111,6 +125,7 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
   notes.push(
     `One sample = ${steps} steps; times are per step. REMIT runs a one-node self-loop whose state is a counter plus a ${COMMIT_STATE_FIXED_BYTES}-byte string, so each step writes one small NODE_COMPLETED delta (a run adds RUN_STARTED before and RUN_COMPLETED, batched with the last step). Each task first runs ${warmUpRuns(STEP_COMMIT_WARMUP_STEPS, steps)} untimed runs (${STEP_COMMIT_WARMUP_STEPS} steps: JIT warm-up, the same for every task, alternating; STEP_COMMIT_WARMUP_STEPS in suites/commit.ts says why so many).`,
     'The raw loop inserts rows of the REMIT step record\'s average size into a (run_id, seq) WITHOUT ROWID table, one autocommit transaction per row, WAL journal, same synchronous setting.',
+    `"remit" groups pure steps (up to 64 to a commit, the default); at NORMAL "${ONE_COMMIT_PER_STEP}" runs the same steps with groupPureSteps: false, one commit each as the raw loop makes, alternating with the other two.`,
     `"${ONE_COMMIT_CASE}": REMIT with groupPureSteps: false (one append, so one WAL flush, per step), the raw loop, and "${FDATASYNC}" (write ${FDATASYNC_BLOCK_BYTES} B in place into a preallocated file in the bench's scratch folder, fdatasync; ${ctx.profile.commit.fdatasyncWrites} per sample), alternating in one Bench; share of fdatasync rate = commits/s over fdatasyncs/s measured beside them.`,
   );
   return { rows, notes, charts: [] };

@@ -75,15 +75,16 @@ export async function remitPrepareParked(file: string, nodes: number, runId = RE
 }
 
 /**
- * `PRAGMA synchronous` of the store's connection, read back. The store does not expose its
- * connection; the bench reads the (TypeScript-private) field so the table can show both sides'
- * setting as SQLite reports it, and says '?' if the field is not there.
+ * `PRAGMA synchronous` and `journal_mode` of the store's connection, read back. The store does not
+ * expose its connection; the bench reads the (TypeScript-private) field so the table can show both
+ * sides' settings as SQLite reports them. A store without that field throws: the comparison at
+ * equal durability must not pass on a setting nobody read.
  */
-function storeSynchronous(store: object): string {
+function storePragmas(store: object): { synchronous: string; journalMode: string } {
   const db = (store as { db?: { pragma?: (p: string, o: { simple: boolean }) => unknown } }).db;
-  if (typeof db?.pragma !== 'function') return '?';
+  if (typeof db?.pragma !== 'function') throw new Error('the REMIT SQLite store has no `db` connection to read its PRAGMA synchronous back from (bench/workloads/remit.ts, storePragmas)');
   const v = db.pragma('synchronous', { simple: true }) as number;
-  return ['OFF', 'NORMAL', 'FULL', 'EXTRA'][v] ?? String(v);
+  return { synchronous: ['OFF', 'NORMAL', 'FULL', 'EXTRA'][v] ?? String(v), journalMode: String(db.pragma('journal_mode', { simple: true })) };
 }
 
 /** The phases of remitResume, in order; each ends where the next begins. */
@@ -104,8 +105,8 @@ export async function remitResume(
   const { core } = await remitCore();
   ended('core');
   const store = openSqliteStore(file, { synchronous });
-  const readBack = storeSynchronous(store);
-  if (readBack !== '?' && readBack !== synchronous) throw new Error(`REMIT's store reads back synchronous=${readBack} after asking for ${synchronous}`);
+  const { synchronous: readBack, journalMode } = storePragmas(store);
+  if (readBack !== synchronous) throw new Error(`REMIT's store reads back synchronous=${readBack} after asking for ${synchronous}`);
   ended('open');
   const counter: CallCounter = { calls: {} };
   const remit = await createRemit({ store: countingStore(store, counter), workflows: [wf], core });
@@ -117,7 +118,7 @@ export async function remitResume(
       throw new Error(`REMIT resume ended ${run.status} at step ${s.step}`);
     }
     ended('resume');
-    return { synchronous_read_back: readBack, commits: (counter.calls['append'] ?? 0) + (counter.calls['fork'] ?? 0) };
+    return { synchronous_read_back: readBack, journal_mode: journalMode, commits: (counter.calls['append'] ?? 0) + (counter.calls['fork'] ?? 0) };
   } finally {
     await remit.close();
     ended('close');

@@ -7,8 +7,10 @@
  * The interrupt loop is a human-in-the-loop cycle: a pure node, then an interrupt that parks the
  * run, resumed at once by the caller (`resume()`, one call per cycle, each opening the run from
  * the store as a service handling a resume request does); a "step" is one cycle, stamped in the
- * pure node. Every parked id stays in the core's summary (a later resume of it must be refused as
- * already consumed), so this loop shows what a growing interrupt table costs a step.
+ * pure node. Each cycle parks one more interrupt id, named as the shell names every interrupt
+ * (node@parkSeq, a reserved id the core's summary does not list: docs/core-api.md, "Transitions"),
+ * so this loop shows whether a park-and-resume cycle's cost grows with the cycles before it
+ * (until 2026-12-07 every parked id stayed in the summary, and it did).
  *
  * A run stops early when its time budget is spent: the node then records `stopped` in the state
  * (in the run's own result, so the log stays a faithful history) and `next` ends the run.
@@ -68,10 +70,34 @@ function loopWorkflow(kind: LoopKind, steps: number, stamps: Float64Array, deadl
   }).build();
 }
 
+/**
+ * Steps of the untimed run each case makes first (fewer when the case's N is smaller): without
+ * it the first decile of a case is the first run of its code in this process (V8 compiling it, the
+ * SQLite file's first pages), and a last decile "within 1.5× of the first" would be measured
+ * against an inflated baseline (pure/memory at N = 10,000: first decile about 3× the last).
+ */
+export const STEP_COST_WARMUP_STEPS = 2_000;
+
+/** An untimed run of the same loop on a scratch store of the same kind (its own file for SQLite). */
+async function warmUp(kind: LoopKind, storeKind: StoreKind, steps: number, sqliteFile: string, core: Awaited<ReturnType<typeof remitCore>>['core']): Promise<void> {
+  const store: Store = storeKind === 'memory' ? openMemoryStore() : openSqliteStore(`${sqliteFile}.warm-up.db`, { synchronous: 'NORMAL' });
+  const wf = loopWorkflow(kind, steps, new Float64Array(steps + 1), Number.POSITIVE_INFINITY);
+  const remit = await createRemit({ store, workflows: [wf], core });
+  try {
+    const runId = `warm-up-${kind}`;
+    let run: RunResult<unknown> = await remit.start(wf, { step: 0, fixed: fillerText(STEP_STATE_FIXED_BYTES), stopped: false }, { runId });
+    while (kind === 'interrupt' && run.status === 'parked') run = await remit.resume(runId, run.interrupt!.id, 'go');
+    if (run.status !== 'completed') throw new Error(`step-cost warm-up run ended ${run.status}`);
+  } finally {
+    await remit.close();
+  }
+}
+
 export async function runStepCost(
   kind: LoopKind, storeKind: StoreKind, steps: number, budgetMs: number, sqliteFile: string,
 ): Promise<StepCostRun> {
   const { core } = await remitCore();
+  await warmUp(kind, storeKind, Math.min(steps, STEP_COST_WARMUP_STEPS), sqliteFile, core);
   const counter: ByteCounter = newByteCounter();
   const store: Store = storeKind === 'memory' ? openMemoryStore() : openSqliteStore(sqliteFile, { synchronous: 'NORMAL' });
   const stamps = new Float64Array(steps + 1).fill(Number.NaN);
