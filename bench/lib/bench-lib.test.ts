@@ -228,6 +228,14 @@ describe('reports', () => {
       expect(unequal[id]!.note).toMatch(/not at equal durability: langgraph N=10 read back synchronous=NORMAL/);
     }
     expect(unequal['resume-every-n-normal']).toMatchObject({ met: true });
+    // The N = 1000 target (judged at FULL) is held to the same rule, however large its ratio.
+    const fast = resumeRows(every, (impl, s) => (impl === 'langgraph' ? 'NORMAL' : s)).map((r) => (r.impl === 'remit' ? { ...r, ratios: { in_child_vs_langgraph: 15 } } : r));
+    expect(byId(fast)['resume-vs-langgraph']).toMatchObject({ met: false });
+    expect(byId(resumeRows(every, (_i, s) => s).map((r) => (r.impl === 'remit' ? { ...r, ratios: { in_child_vs_langgraph: 15 } } : r)))['resume-vs-langgraph']).toMatchObject({ met: true });
+    // Journal modes reported by both sides must agree.
+    const journals = resumeRows(every, (_i, s) => s).map((r) => ({ ...r, params: { ...r.params, journal_mode: r.impl === 'remit' && r.params.nodes === 100 ? 'delete' : 'wal' } }));
+    expect(byId(journals)['resume-every-n-normal']!.note).toMatch(/N=100 journal modes/);
+    expect(byId(journals)['resume-every-n-normal']!.met).toBe(false);
   });
   it('commit NORMAL: the one-commit-per-step figure is shown beside the grouped one it does not replace', () => {
     const commitRow = (impl: string, ratio?: number): ResultRow => ({
@@ -238,5 +246,9 @@ describe('reports', () => {
       .find((x) => x.id === 'commit-normal')!;
     expect(t).toMatchObject({ met: true, measured: 1.2 });
     expect(t.note).toMatch(/with one commit per step \(groupPureSteps: false, reported, not the target\): 45 % of the raw rate/);
+    // A miss by a hair never reads "0 % short" or "0.0 % short".
+    const hair = evaluateTargets(documentOf('commit', [commitRow('remit', 0.7999), commitRow('raw-insert-commit')])).find((x) => x.id === 'commit-normal')!;
+    expect(hair).toMatchObject({ met: false });
+    expect(hair.note).toMatch(/less than 0\.1 % short of the goal; no one-commit-per-step row in this document/);
   });
 });

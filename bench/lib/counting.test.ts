@@ -93,7 +93,7 @@ describe('targets of the scaling suites', () => {
   const stepRow = (loop: string, store: string, ratio: number, bytesRatio: number, stopped = 0): ResultRow => ({
     suite: 'step-cost', case: `${loop} ${store} N=10000`, params: { loop, store, steps: 10_000 }, impl: 'remit', role: 'subject', status: 'measured',
     metrics: {
-      last_over_first_decile: ratio, bytes_to_core_over_log: bytesRatio, steps_run: 10_000, stopped_by_budget: stopped,
+      last_over_first_decile: ratio, last_over_first_decile_mean: ratio, bytes_to_core_over_log: bytesRatio, steps_run: 10_000, stopped_by_budget: stopped,
       step_us_decile_1: 400, step_us_decile_10: 400 * ratio,
     }, ratios: {},
   });
@@ -120,6 +120,13 @@ describe('targets of the scaling suites', () => {
     const t = evaluateTargets(doc(rows)).find((x) => x.id === 'step-flat-n10000')!;
     expect(t.met).toBe(false);
     expect(t.note).toMatch(/effect\/memory 1\.00× median \/ [0-9.]+× mean/);
+  });
+  it('rows without the mean reading (an older document re-rendered) are never met by the median alone', () => {
+    const pairs = [['pure', 'memory'], ['pure', 'sqlite'], ['effect', 'memory'], ['effect', 'sqlite']];
+    const old = pairs.map(([l, s]) => { const r = stepRow(l!, s!, 1.1, 1.5); delete r.metrics.last_over_first_decile_mean; return r; });
+    const t = evaluateTargets(doc(old)).find((x) => x.id === 'step-flat-n10000')!;
+    expect(t.met).toBeNull();
+    expect(t.note).toMatch(/no mean reading in this document/);
   });
   it('the four loop/store pairs must all have run for step-flat and core-bytes to be met', () => {
     const three = [['pure', 'memory'], ['pure', 'sqlite'], ['effect', 'memory']].map(([l, s]) => stepRow(l!, s!, 1.1, 1.5));

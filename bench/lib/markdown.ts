@@ -19,7 +19,8 @@ export function fmt(v: number | undefined, digits = 3): string {
 
 const ratio = (v: number | undefined) => (v === undefined ? '–' : `${fmt(v)}×`);
 const pct = (v: number | undefined) => (v === undefined ? '–' : `${(v * 100).toFixed(1)} %`);
-const mb = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : `${(v / 2 ** 20).toFixed(1)} MiB`);
+/** Bytes in MB (10^6 bytes): the unit of the memory targets (lib/targets.ts). */
+const mb = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : `${(v / 1e6).toFixed(1)} MB`);
 const ms = (r: ResultRow) => fmt(r.time_ms?.median);
 const spread = (r: ResultRow) => (r.time_ms ? `${fmt(r.time_ms.p25)}–${fmt(r.time_ms.p75)}` : '–');
 const samples = (r: ResultRow) => (r.time_ms ? String(r.time_ms.samples) : '–');

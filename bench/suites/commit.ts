@@ -62,6 +62,7 @@ export async function runCommit(ctx: SuiteContext): Promise<SuiteOutput> {
       const file = freshDbPath(ctx.tmpDir, `remit-commit-${sync}.db`);
       const wf = mod.growthWorkflow(steps, false);
       const remit = await mod.remitOpen(file, wf, sync);
+      closeAfter.push(() => remit.close());
       let runNo = 0;
       // One untimed run measures the REMIT step record's size, so the raw rows carry the same bytes.
       await mod.remitRunGrowth(file, steps, false, { remit, runId: `size-probe`, fixedBytes: COMMIT_STATE_FIXED_BYTES });
