@@ -1280,24 +1280,30 @@ export class Remit implements Engine {
    * nobody continued, which waits for continueRun).
    */
   private async recoverCandidate(runId: string, waitForEffectMs: number): Promise<CandidateLook> {
-    let run: ExaminedRun;
+    let recovered: RecoveredRun;
     try {
-      run = await this.examine(runId);
+      // Read as status() and continueRun read a run: record 0 and the records from its stored
+      // summary's snapshot on (the whole log when it has none), so start-up costs each run its
+      // tail, not its history. Damage in what that reads is thrown named (LogTornError,
+      // LogCorruptError, with advice); damage before the snapshot is scrub's to find (guide,
+      // "Fresh-process resume"), as it is for continueRun.
+      recovered = (await this.openRun(runId)).recover();
     } catch (error) {
-      // One run the store cannot read (a damaged page, a lost connection) is that run's
-      // outcome: the other runs are still recovered and reported.
+      // One run the store cannot read (damage, a lost connection) is that run's outcome: the
+      // other runs are still recovered and reported.
       return { runId, error };
     }
-    if (run.damage !== undefined) return { runId, error: damageError(runId, run.damage) };
-    if (run.status === 'parked' || run.status === 'completed' || run.status === 'failed') {
-      return { runId, recordCount: run.headSeq + 1, runStatus: run.status };
+    const status = STATUS_NAMES[recovered.status];
+    if (status === 'parked' || status === 'completed' || status === 'failed') {
+      return { runId, recordCount: recovered.recordCount, runStatus: status };
     }
-    if (run.status !== 'running') return undefined;
+    if (status !== 'running') return undefined;
     // A fork that nobody continued waits for continueRun, as a parked run waits for resume.
-    if (run.undrivenFork === true) return undefined;
+    if (endsInOwnFork(recovered)) return undefined;
+    const workflow = fromUtf8(recovered.workflow);
     // Reported, not skipped: a service whose `workflows` misses one would otherwise never
     // recover that workflow's runs, and nothing would say so.
-    if (!this.workflows.has(run.workflow)) return { runId, error: new UnknownWorkflowError(run.workflow, this.workflowNames(), { runId }, { ofStartedRun: true }) };
+    if (!this.workflows.has(workflow)) return { runId, error: new UnknownWorkflowError(workflow, this.workflowNames(), { runId }, { ofStartedRun: true }) };
     if (this.closing) {
       // close() was called while this run was read: it is not continued (a continue could call
       // a handler after the close began).
