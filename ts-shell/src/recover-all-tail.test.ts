@@ -1,5 +1,6 @@
 /**
- * recoverAll at start-up reads each candidate as continueRun does (guide, "Recovery at start-up"):
+ * recoverAll at start-up reads each candidate as continueRun does (guide, "Damaged runs" and
+ * "Fresh-process resume"):
  * record 0 and the records from the run's stored recovery summary's snapshot on, not its whole
  * log, so a service restarting with long runs in flight pays their tails, not their histories.
  * What that read leaves to scrub: damage between record 0 and the snapshot (guide, "Fresh-process
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRemit, END, openSqliteStore, workflow, type Store } from './index.js';
+import { createRemit, END, LogCorruptError, openSqliteStore, RunNotFoundError, workflow, type Store } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-recover-all-tail-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,7 +80,7 @@ describe('recoverAll reads a long run from its stored summary', () => {
     const db = new Database(file);
     const row = db.prepare("SELECT bytes FROM remit_records WHERE run_id = 'long' AND seq = 5").get() as { bytes: Buffer };
     const damaged = Buffer.from(row.bytes);
-    damaged[damaged.length - 1]! ^= 0xff; // the record's checksum no longer matches
+    damaged[damaged.length - 1]! ^= 0xff; // the record's trailer (its checksum or link) no longer matches
     db.prepare("UPDATE remit_records SET bytes = ? WHERE run_id = 'long' AND seq = 5").run(damaged);
     db.close();
     const remit = await createRemit({ store: openSqliteStore(file), workflows: [counter], core: 'reference' });
@@ -104,7 +105,36 @@ describe('recoverAll reads a long run from its stored summary', () => {
     const outcomes = await remit.recoverAll();
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]!.runId).toBe('long');
-    expect((outcomes[0] as { error?: { code?: string; seq?: number } }).error).toMatchObject({ seq: last });
+    const error = (outcomes[0] as { error?: unknown }).error;
+    expect(error).toBeInstanceOf(LogCorruptError);
+    expect(error).toMatchObject({ code: 'REMIT_LOG_CORRUPT', seq: last, logError: expect.stringMatching(/^BAD_(CHECKSUM|LINK)$/) });
+    await remit.close();
+  });
+
+  it('a run removed between the listing and the look is that run\'s RunNotFoundError', async () => {
+    const { file } = await crashedRun(100);
+    const store = openSqliteStore(file);
+    const removing = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (key === 'listRunsToRecover') {
+          return async () => {
+            const listed = await target.listRunsToRecover!();
+            const db = new Database(file);
+            db.prepare("DELETE FROM remit_records WHERE run_id = 'long'").run();
+            db.prepare("DELETE FROM remit_summaries WHERE run_id = 'long'").run();
+            db.prepare("DELETE FROM remit_runs WHERE run_id = 'long'").run();
+            db.close();
+            return listed;
+          };
+        }
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const remit = await createRemit({ store: removing, workflows: [counter], core: 'reference' });
+    const outcomes = await remit.recoverAll();
+    expect(outcomes).toHaveLength(1);
+    expect((outcomes[0] as { error?: unknown }).error).toBeInstanceOf(RunNotFoundError);
     await remit.close();
   });
 });

@@ -1188,7 +1188,7 @@ export class Remit implements Engine {
     return out;
   }
 
-  /** One run's whole log read and recovered: what `runs` and `recoverAll` say about it. */
+  /** One run's whole log read and recovered: what `runs` says about it. */
   private async examine(runId: string, core: RecoveryCore = this.core): Promise<ExaminedRun> {
     const rows = checkedRecords(this.store, 'readRecords', runId, await this.store.readRecords(runId));
     // Listed but without a record: a store writes a run's listing with its first record, so only
@@ -1213,8 +1213,11 @@ export class Remit implements Engine {
   /**
    * Continue every running run of a registered workflow (call at service start-up). A run whose
    * effect attempt is in flight elsewhere is reported with its EffectInFlightError, unless
-   * `waitForEffectMs` lets each continue wait for it. A damaged run is not touched; it is reported
-   * with its typed error (LogTornError, LogCorruptError), so that start-up logs show it. So is a
+   * `waitForEffectMs` lets each continue wait for it. Each run is read as a fresh process reads it
+   * (record 0 and the records from its stored summary's snapshot on): a run damaged in those
+   * records is not touched; it is reported with its typed error (LogTornError, LogCorruptError), so
+   * that start-up logs show it (damage before the snapshot is scrub's to find, and does not change
+   * the run's recovery: docs/guide.md, "Damaged runs"). So is a
    * running run of a workflow this instance does not have registered (UnknownWorkflowError, naming
    * the workflow and the registered ones): it is left as it is, for an instance that has it. A
    * fork that nobody has continued (`RunSummary.undrivenFork`: its last record is FORKED) is left
