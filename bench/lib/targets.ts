@@ -234,6 +234,8 @@ const RESUME_NS = [10, 100, 1_000, 10_000, 100_000];
 /** The four loop/store pairs the step-flat and core-bytes targets are about. */
 const STEP_COST_PAIRS = ['pure/memory', 'pure/sqlite', 'effect/memory', 'effect/sqlite'];
 const pairOf = (r: ResultRow) => `${r.params.loop}/${r.params.store}`;
+/** The pairs of STEP_COST_PAIRS no row of `ran` measured. */
+const missingPairs = (ran: ResultRow[]) => STEP_COST_PAIRS.filter((p) => !ran.some((r) => pairOf(r) === p));
 
 /**
  * A run's flatness: its last decile's µs/step over its first's, the worse of two readings of a
@@ -246,7 +248,7 @@ const flatnessOf = (r: ResultRow) => Math.max(r.metrics.last_over_first_decile!,
 /** Rows written before the mean was recorded (an older results document re-rendered): judged by the median only, so never met. */
 const withoutMean = (rows: ResultRow[]) => rows.filter((r) => r.metrics.last_over_first_decile_mean === undefined);
 const withoutMeanNote = (rows: ResultRow[]) =>
-  rows.length === 0 ? '' : `; ${rows.map((r) => `${r.params.loop}/${r.params.store}`).join(', ')}: no mean reading in this document (written before it was recorded), so not shown by the mean`;
+  rows.length === 0 ? '' : `; ${rows.map(pairOf).join(', ')}: no mean reading in this document (written before it was recorded), so not shown by the mean`;
 
 function stepCostTargets(doc: ResultsDocument): TargetReport[] {
   const rowsOfSuite = doc.suites.find((s) => s.name === 'step-cost')?.rows ?? [];
@@ -258,7 +260,7 @@ function stepCostTargets(doc: ResultsDocument): TargetReport[] {
     const rows = all.filter((r) => r.params.steps === n);
     const ran = rows.filter((r) => r.status === 'measured');
     const cut = ran.filter((r) => r.metrics.stopped_by_budget);
-    const missing = STEP_COST_PAIRS.filter((p) => !ran.some((r) => pairOf(r) === p));
+    const missing = missingPairs(ran);
     const each = ran.map((r) => `${pairOf(r)} ${x2(r.metrics.last_over_first_decile)} median / ${x2(r.metrics.last_over_first_decile_mean)} mean${r.metrics.stopped_by_budget ? ` (cut by budget at ${r.metrics.steps_run} steps)` : ''}`).join(', ');
     const worst = ran.length > 0 ? Math.max(...ran.map(flatnessOf)) : undefined;
     const unread = withoutMean(ran);
@@ -282,7 +284,7 @@ function stepCostTargets(doc: ResultsDocument): TargetReport[] {
  */
 function coreBytesTarget(all: ResultRow[], interrupt: ResultRow[]): TargetReport {
   const ran = all.filter((r) => r.status === 'measured');
-  const missing = STEP_COST_PAIRS.filter((p) => !ran.some((r) => pairOf(r) === p));
+  const missing = missingPairs(ran);
   const worst = ran.length > 0 ? ran.reduce((a, b) => (b.metrics.bytes_to_core_over_log! > a.metrics.bytes_to_core_over_log! ? b : a)) : undefined;
   const largest = new Map<string, ResultRow>();
   for (const r of ran) {

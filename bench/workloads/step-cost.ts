@@ -17,7 +17,7 @@
  */
 
 import { z } from 'zod';
-import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type RunResult, type Store } from 'remit';
+import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type Remit, type RunResult, type Store } from 'remit';
 import { countingCore, newByteCounter, type ByteCounter } from '../lib/counting.js';
 import { remitCore } from './remit.js';
 import { fillerText } from './shapes.js';
@@ -78,16 +78,22 @@ function loopWorkflow(kind: LoopKind, steps: number, stamps: Float64Array, deadl
  */
 export const STEP_COST_WARMUP_STEPS = 2_000;
 
+/** The loop's run from its start to its end (the interrupt loop resumed at every park); throws unless it completed. */
+async function runToEnd(remit: Remit, wf: ReturnType<typeof loopWorkflow>, kind: LoopKind, runId: string): Promise<z.infer<typeof LoopState>> {
+  let run: RunResult<unknown> = await remit.start(wf, { step: 0, fixed: fillerText(STEP_STATE_FIXED_BYTES), stopped: false }, { runId });
+  while (kind === 'interrupt' && run.status === 'parked') run = await remit.resume(runId, run.interrupt!.id, 'go');
+  const s = run.state as z.infer<typeof LoopState>;
+  if (run.status !== 'completed') throw new Error(`step-cost run ${runId} ended ${run.status} at step ${s.step}`);
+  return s;
+}
+
 /** An untimed run of the same loop on a scratch store of the same kind (its own file for SQLite). */
 async function warmUp(kind: LoopKind, storeKind: StoreKind, steps: number, sqliteFile: string, core: Awaited<ReturnType<typeof remitCore>>['core']): Promise<void> {
   const store: Store = storeKind === 'memory' ? openMemoryStore() : openSqliteStore(`${sqliteFile}.warm-up.db`, { synchronous: 'NORMAL' });
   const wf = loopWorkflow(kind, steps, new Float64Array(steps + 1), Number.POSITIVE_INFINITY);
   const remit = await createRemit({ store, workflows: [wf], core });
   try {
-    const runId = `warm-up-${kind}`;
-    let run: RunResult<unknown> = await remit.start(wf, { step: 0, fixed: fillerText(STEP_STATE_FIXED_BYTES), stopped: false }, { runId });
-    while (kind === 'interrupt' && run.status === 'parked') run = await remit.resume(runId, run.interrupt!.id, 'go');
-    if (run.status !== 'completed') throw new Error(`step-cost warm-up run ended ${run.status}`);
+    await runToEnd(remit, wf, kind, `warm-up-${kind}`);
   } finally {
     await remit.close();
   }
@@ -106,11 +112,8 @@ export async function runStepCost(
   const remit = await createRemit({ store, workflows: [wf], core: countingCore(core, counter) });
   try {
     const runId = `step-cost-${kind}-${steps}`;
-    let run: RunResult<unknown> = await remit.start(wf, { step: 0, fixed: fillerText(STEP_STATE_FIXED_BYTES), stopped: false }, { runId });
-    while (kind === 'interrupt' && run.status === 'parked') run = await remit.resume(runId, run.interrupt!.id, 'go');
+    const s = await runToEnd(remit, wf, kind, runId);
     const wallMs = performance.now() - t0;
-    const s = run.state as z.infer<typeof LoopState>;
-    if (run.status !== 'completed') throw new Error(`step-cost run ended ${run.status} at step ${s.step}`);
     stamps[s.step] = t0 + wallMs;
     const logBytes = (await store.readLog(runId)).length;
     return {
