@@ -43,15 +43,16 @@ async function crashedRun(appends: number): Promise<{ file: string; records: num
   return { file, records };
 }
 
-/** The store with the records its reads of `runId` returned counted (readRecords and readRun). */
-function countingReads(store: Store, read: { records: number }): Store {
+/** The store with its reads of runs counted (calls of readRecords, readRun and readSummary), and the records they returned. */
+function countingReads(store: Store, read: { records: number; calls?: number }): Store {
   return new Proxy(store, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver) as unknown;
-      if ((key === 'readRecords' || key === 'readRun') && typeof value === 'function') {
+      if ((key === 'readRecords' || key === 'readRun' || key === 'readSummary') && typeof value === 'function') {
         return async (...args: unknown[]) => {
+          read.calls = (read.calls ?? 0) + 1;
           const out = (await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)) as { records?: unknown[] } | unknown[];
-          read.records += Array.isArray(out) ? out.length : (out.records?.length ?? 0);
+          if (key !== 'readSummary') read.records += Array.isArray(out) ? out.length : (out.records?.length ?? 0);
           return out;
         };
       }
@@ -69,9 +70,21 @@ describe('recoverAll reads a long run from its stored summary', () => {
     const outcomes = await remit.recoverAll();
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]).toMatchObject({ runId: 'long', result: { status: 'completed', state: { n: STEPS } } });
-    // The look at the run and the continue each read record 0 and the tail from the snapshot: a
-    // few dozen records, where reading the whole log (as recoverAll did before) read all of them.
+    // One read of record 0 and the tail from the snapshot: a few dozen records, where reading
+    // the whole log (as recoverAll did before) read all of them.
     expect(read.records).toBeLessThan(records / 4);
+    await remit.close();
+  });
+
+  it('reads each run it continues once: the look at it is the read it is continued from', async () => {
+    const { file } = await crashedRun(1_500);
+    const read = { records: 0, calls: 0 };
+    const remit = await createRemit({ store: countingReads(openSqliteStore(file), read), workflows: [counter], core: 'reference' });
+    const outcomes = await remit.recoverAll();
+    expect(outcomes[0]).toMatchObject({ runId: 'long', result: { status: 'completed', state: { n: STEPS } } });
+    // SQLite's readRun is record 0, the summary and the tail in one call; continuing the run
+    // reads nothing more (every append it makes commits: no other sequencer is in the way).
+    expect(read.calls).toBe(1);
     await remit.close();
   });
 

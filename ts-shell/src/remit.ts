@@ -1283,6 +1283,7 @@ export class Remit implements Engine {
    * nobody continued, which waits for continueRun).
    */
   private async recoverCandidate(runId: string, waitForEffectMs: number): Promise<CandidateLook> {
+    let session: RunSession;
     let recovered: RecoveredRun;
     try {
       // Read as status() and continueRun read a run: record 0 and the records from its stored
@@ -1290,7 +1291,8 @@ export class Remit implements Engine {
       // tail, not its history. Damage in what that reads is thrown named (LogTornError,
       // LogCorruptError, with advice); damage before the snapshot is scrub's to find (guide,
       // "Fresh-process resume"), as it is for continueRun.
-      recovered = (await this.openRun(runId)).recover();
+      session = await this.openRun(runId);
+      recovered = session.recover();
     } catch (error) {
       // One run the store cannot read (damage, a lost connection) is that run's outcome: the
       // other runs are still recovered and reported.
@@ -1313,7 +1315,9 @@ export class Remit implements Engine {
       return { runId, error: closedError(this.store.description, 'recoverAll', runId, 'recoverAll read this run and did not continue it') };
     }
     try {
-      return { runId, result: await this.continueRun(runId, { waitForEffectMs }) };
+      // Driven as continueRun drives it, from this read: reading the run again would cost its
+      // tail twice. A sequencer that appended since is caught up on by the conditional append.
+      return { runId, result: await this.driveWaiting(session, waitForEffectMs) };
     } catch (error) {
       return { runId, error };
     }
