@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRemit, END, LogCorruptError, openSqliteStore, RunNotFoundError, workflow, type Store } from './index.js';
+import { createRemit, END, LogCorruptError, openSqliteStore, RunNotFoundError, workflow } from './index.js';
+import { countingReads } from '../test-support/counting-reads.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-recover-all-tail-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,30 +44,12 @@ async function crashedRun(appends: number): Promise<{ file: string; records: num
   return { file, records };
 }
 
-/** The store with its reads of runs counted (calls of readRecords, readRun and readSummary), and the records they returned. */
-function countingReads(store: Store, read: { records: number; calls?: number }): Store {
-  return new Proxy(store, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver) as unknown;
-      if ((key === 'readRecords' || key === 'readRun' || key === 'readSummary') && typeof value === 'function') {
-        return async (...args: unknown[]) => {
-          read.calls = (read.calls ?? 0) + 1;
-          const out = (await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)) as { records?: unknown[] } | unknown[];
-          if (key !== 'readSummary') read.records += Array.isArray(out) ? out.length : (out.records?.length ?? 0);
-          return out;
-        };
-      }
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
-
 describe('recoverAll reads a long run from its stored summary', () => {
   it('continues a run crashed 1,500 steps in, reading its tail, not its 1,500 records', async () => {
     const { file, records } = await crashedRun(1_500);
     expect(records).toBeGreaterThanOrEqual(1_500);
-    const read = { records: 0 };
-    const remit = await createRemit({ store: countingReads(openSqliteStore(file), read), workflows: [counter], core: 'reference' });
+    const { store, count: read } = countingReads(openSqliteStore(file));
+    const remit = await createRemit({ store, workflows: [counter], core: 'reference' });
     const outcomes = await remit.recoverAll();
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]).toMatchObject({ runId: 'long', result: { status: 'completed', state: { n: STEPS } } });
@@ -78,8 +61,8 @@ describe('recoverAll reads a long run from its stored summary', () => {
 
   it('reads each run it continues once: the look at it is the read it is continued from', async () => {
     const { file } = await crashedRun(1_500);
-    const read = { records: 0, calls: 0 };
-    const remit = await createRemit({ store: countingReads(openSqliteStore(file), read), workflows: [counter], core: 'reference' });
+    const { store, count: read } = countingReads(openSqliteStore(file));
+    const remit = await createRemit({ store, workflows: [counter], core: 'reference' });
     const outcomes = await remit.recoverAll();
     expect(outcomes[0]).toMatchObject({ runId: 'long', result: { status: 'completed', state: { n: STEPS } } });
     // SQLite's readRun is record 0, the summary and the tail in one call; continuing the run

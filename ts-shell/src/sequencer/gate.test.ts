@@ -19,6 +19,7 @@ import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { PostgresStore } from '../store/postgres.js';
 import { SqliteStore } from '../store/sqlite.js';
+import { countingReads } from '../../test-support/counting-reads.js';
 import { describePg, dropSchemas, freshSchemaName } from '../../test-support/postgres-test-env.js';
 import type { Store } from '../store/store.js';
 import { END, workflow } from '../workflow/workflow.js';
@@ -29,24 +30,6 @@ const parked = workflow({ name: 'gate', version: '1', state: State })
   .interrupt('approve', { resume: z.string(), apply: (_s, v) => ({ approved: v }), next: 'finish' })
   .pure('finish', { run: (s) => ({ step: s.step + 1 }), next: END })
   .build();
-
-const READS = ['readRun', 'readSummary', 'readRecords', 'readLog'] as const;
-
-/** `store` with a count of its reads (every read method, whatever the sequencer calls). */
-function countingReads(store: Store): { store: Store; reads: () => number } {
-  let reads = 0;
-  const counted = new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if ((READS as readonly PropertyKey[]).includes(name)) reads++;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: counted, reads: () => reads };
-}
 
 type OpenHandle = () => Promise<Store>;
 
@@ -75,7 +58,7 @@ function describeGate(name: string, openHandle: () => Promise<OpenHandle>, runs:
           expect(done.value).toMatchObject({ status: 'completed', state: { step: 2, approved: values[winner] } });
           // Losers: one read each (the cold read); the store's refusal told them what won.
           handles.forEach((h, i) => {
-            if (i !== winner) expect(h.reads()).toBe(1);
+            if (i !== winner) expect(h.count.calls).toBe(1);
           });
           expect((await preparer.status(runId)).state).toEqual({ step: 2, approved: values[winner] });
         } finally {

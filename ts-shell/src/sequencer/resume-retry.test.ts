@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AlreadyConsumedError } from '../errors.js';
 import { createRemit, END, openMemoryStore, openSqliteStore, workflow, type Store } from '../index.js';
+import { countingReads } from '../../test-support/counting-reads.js';
 
 const root = mkdtempSync(join(tmpdir(), 'remit-resume-retry-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -36,21 +37,9 @@ async function refusalOf(call: Promise<unknown>): Promise<AlreadyConsumedError> 
   return error as AlreadyConsumedError;
 }
 
-/** A memory store that keeps where each readRecords call started. */
-function countingStore(): { store: Store; readsFrom: number[] } {
-  const base = openMemoryStore();
-  const readsFrom: number[] = [];
-  const store: Store = Object.create(base) as Store;
-  store.readRecords = (runId, fromSeq) => {
-    readsFrom.push(fromSeq ?? 0);
-    return base.readRecords(runId, fromSeq);
-  };
-  return { store, readsFrom };
-}
-
 describe('a resume refused as already consumed names the value that consumed it', () => {
   it('a retry with the same value is told so; another value is told it was another; the value is as recorded (parsed)', async () => {
-    const { store, readsFrom } = countingStore();
+    const { store, count: { recordsFrom: readsFrom } } = countingReads(openMemoryStore());
     const wf = approvals();
     const remit = await createRemit({ store, workflows: [wf], core: 'reference' });
     const parked = await remit.start(wf, { n: 0 }, { runId: 'r' });
@@ -80,7 +69,7 @@ describe('a resume refused as already consumed names the value that consumed it'
   });
 
   it('a session that holds the claim (no snapshot after it) reads nothing more for it', async () => {
-    const { store, readsFrom } = countingStore();
+    const { store, count: { recordsFrom: readsFrom } } = countingReads(openMemoryStore());
     const wf = approvals();
     const remit = await createRemit({ store, workflows: [wf], core: 'reference' });
     const parked = await remit.start(wf, { n: 60 }, { runId: 'r' });

@@ -1,6 +1,6 @@
 /**
  * The promise of docs/guide.md, "Fresh-process resume", as a property: whatever summary is stored
- * for a run, a fresh process's `status`, `continueRun` and `resume` give exactly the answers (or
+ * for a run, a fresh process's `status`, `continueRun`, `recoverAll` and `resume` give exactly the answers (or
  * the same typed errors) of a fresh process that reads the whole log, and leave exactly the same
  * records behind. A bad summary never loses data, never changes an answer and never blocks a run.
  *
@@ -22,6 +22,7 @@ import { NO_HOOKS, type SequencerHooks } from '../faults.js';
 import { openSummary, sealSummary } from './stored-summary.js';
 import type { RunResult } from './run-result.js';
 import { copyBacking } from '../../test-support/memory-backing.js';
+import { countingReads } from '../../test-support/counting-reads.js';
 
 const State = z.object({ i: z.number().int(), pad: z.string() });
 
@@ -116,17 +117,27 @@ function wholeLogStore(backing: MemoryBacking): Store {
   };
 }
 
-type Op = { call: 'status' } | { call: 'continueRun' } | { call: 'resume'; id: string; value: unknown };
-type Outcome = { ok: RunResult } | { error: { name: string; code: unknown; seq: unknown } };
+type Op = { call: 'status' } | { call: 'continueRun' } | { call: 'recoverAll' } | { call: 'resume'; id: string; value: unknown };
+type Failure = { name: string; code: unknown; seq: unknown };
+/** An operation's answer; recoverAll's is what it reported for the run (nothing for a run it found parked or ended). */
+type Outcome = { ok: RunResult } | { error: Failure } | { recovered: ({ ok: RunResult } | { error: Failure })[] };
+
+function failure(error: unknown): Failure {
+  const e = error as { constructor?: { name?: string }; code?: unknown; seq?: unknown };
+  return { name: e.constructor?.name ?? typeof error, code: e.code, seq: e.seq };
+}
 
 async function perform(remit: Remit, runId: string, op: Op): Promise<Outcome> {
   try {
     if (op.call === 'status') return { ok: await remit.status(runId) };
     if (op.call === 'continueRun') return { ok: await remit.continueRun(runId) };
+    if (op.call === 'recoverAll') {
+      const reported = (await remit.recoverAll()).filter((outcome) => outcome.runId === runId);
+      return { recovered: reported.map((outcome) => ('result' in outcome ? { ok: outcome.result } : { error: failure(outcome.error) })) };
+    }
     return { ok: await remit.resume(runId, op.id, op.value as never) };
   } catch (error) {
-    const e = error as { constructor?: { name?: string }; code?: unknown; seq?: unknown };
-    return { error: { name: e.constructor?.name ?? typeof error, code: e.code, seq: e.seq } };
+    return { error: failure(error) };
   }
 }
 
@@ -316,31 +327,14 @@ async function answers(core: RecoveryCore, wf: Workflow, runId: string, ops: Op[
   return { outcomes, records: (await open().readRecords(runId)).map((r) => r.bytes) };
 }
 
-/** A memory store view on `backing` counting the records its reads return (readRun's and readRecords'). */
-function countingStore(backing: MemoryBacking, read: { records: number }): Store {
-  const store = new MemoryStore({ backing });
-  const readRun = store.readRun.bind(store);
-  const readRecords = store.readRecords.bind(store);
-  store.readRun = async (runId) => {
-    const found = await readRun(runId);
-    read.records += found.records.length;
-    return found;
-  };
-  store.readRecords = async (runId, fromSeq) => {
-    const rows = await readRecords(runId, fromSeq);
-    read.records += rows.length;
-    return rows;
-  };
-  return store;
-}
-
 /**
- * The calls a fresh process makes: status, continueRun, then a resume of the interrupt the
- * whole-log answer parks on (and one with an id that is not the parked one), then status again.
+ * The calls a fresh process makes: status, continueRun (or, for a start-up, recoverAll), then a
+ * resume of the interrupt the whole-log answer parks on (and one with an id that is not the parked
+ * one), then status again.
  */
-async function opsFor(core: RecoveryCore, wf: Workflow, runId: string, backing: MemoryBacking, bogusSeq: number): Promise<Op[]> {
+async function opsFor(core: RecoveryCore, wf: Workflow, runId: string, backing: MemoryBacking, bogusSeq: number, startUp: boolean): Promise<Op[]> {
   const probe = copyWithSummary(backing, undefined);
-  const ops: Op[] = [{ call: 'status' }, { call: 'continueRun' }];
+  const ops: Op[] = [{ call: 'status' }, { call: startUp ? 'recoverAll' : 'continueRun' }];
   const continued = await perform(new Remit(wholeLogStore(probe), core, [wf], NO_HOOKS, {}, READER), runId, { call: 'continueRun' });
   ops.push({ call: 'resume', id: `approve@${bogusSeq}`, value: true });
   if ('ok' in continued && continued.ok.status === 'parked') ops.push({ call: 'resume', id: continued.ok.interrupt.id, value: true });
@@ -349,25 +343,27 @@ async function opsFor(core: RecoveryCore, wf: Workflow, runId: string, backing: 
 }
 
 describe.each(['reference', 'wasm'] as const)('a stored summary never changes a fresh process\'s answer (%s core)', (coreKind) => {
-  it('status, continueRun and resume from any stored summary give the whole-log answers and records', async () => {
+  it('status, continueRun, recoverAll and resume from any stored summary give the whole-log answers and records', async () => {
     const core = await createCore(coreKind);
     // How the first status call was answered: from the summary (fewer records read than the log
     // holds) or from the whole log. Both must occur, or the property says nothing.
     const firstStatus = { fromSummary: 0, wholeLog: 0 };
+    // recoverAll must also continue runs here (a writer that crashed), or its case says little.
+    let startUpContinued = 0;
     await fc.assert(
-      fc.asyncProperty(shape, shape, fc.boolean(), spec, fc.nat({ max: 300 }), async (ownShape, otherShape, sameId, placedSpec, bogusSeq) => {
+      fc.asyncProperty(shape, shape, fc.boolean(), spec, fc.nat({ max: 300 }), fc.boolean(), async (ownShape, otherShape, sameId, placedSpec, bogusSeq, startUp) => {
         const own = await write(core, ownShape, 'r');
         const other = await write(core, otherShape, sameId ? 'r' : 'q');
         const before = own.backing.runs.get('r')!.records.map((r) => r.bytes.slice());
-        const ops = await opsFor(core, own.wf, 'r', own.backing, bogusSeq);
+        const ops = await opsFor(core, own.wf, 'r', own.backing, bogusSeq, startUp);
 
         const wholeBacking = copyWithSummary(own.backing, undefined);
         const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
 
         const placed = place(placedSpec, own, other);
         const summaryBacking = copyWithSummary(own.backing, placed.summary);
-        const read = { records: 0 };
-        const first = await perform(new Remit(countingStore(summaryBacking, read), core, [own.wf], NO_HOOKS, {}, READER), 'r', { call: 'status' });
+        const { store: counted, count: read } = countingReads(new MemoryStore({ backing: summaryBacking }));
+        const first = await perform(new Remit(counted, core, [own.wf], NO_HOOKS, {}, READER), 'r', { call: 'status' });
         if (placed.summary !== undefined) firstStatus[read.records < before.length ? 'fromSummary' : 'wholeLog'] += 1;
         const actual = await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: summaryBacking }));
 
@@ -379,6 +375,7 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
         if (undetectable(placed, core, own, other)) return;
         expect(first).toEqual(expected.outcomes[0]);
         expect(actual.outcomes).toEqual(expected.outcomes);
+        if (startUp && 'recovered' in actual.outcomes[1]! && actual.outcomes[1].recovered.some((r) => 'ok' in r)) startUpContinued += 1;
         expect(actual.records.length).toBe(expected.records.length);
         actual.records.forEach((bytes, i) => expect(Buffer.compare(bytes, expected.records[i]!), `record ${i}`).toBe(0));
       }),
@@ -386,6 +383,7 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
     );
     expect(firstStatus.fromSummary).toBeGreaterThan(0);
     expect(firstStatus.wholeLog).toBeGreaterThan(0);
+    expect(startUpContinued).toBeGreaterThan(0);
   }, 60_000);
 
   it('regression: a genuine summary resealed under a byte length of 2^32 - 1 is refused (the log with its tail would pass the limit), not a RangeError', async () => {
