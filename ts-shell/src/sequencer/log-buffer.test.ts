@@ -71,6 +71,41 @@ describe('LogBuffer', () => {
     ));
   });
 
+  it('skipping more later (a long drive releasing its history): holds record 0 and the bytes from the new point on, offsets unchanged', () => {
+    fc.assert(fc.property(
+      fc.uint8Array({ minLength: 2, maxLength: 200 }), fc.nat(), fc.nat(), fc.nat(), fc.nat(16), fc.uint8Array({ maxLength: 40 }),
+      (whole, a, b, c, room, after) => {
+        // keep: record 0's end; first: where an earlier skip (a read from a summary) ended; then: the new point.
+        const keep = 1 + (a % (whole.length - 1));
+        const first = keep + (b % (whole.length - keep + 1));
+        const then = first + (c % (whole.length - first + 1));
+        const read = new Uint8Array([...whole.subarray(0, keep), ...whole.subarray(first)]);
+        const log = new LogBuffer(read, read.length, { at: keep, bytes: first - keep }).skipping(keep, then, room);
+        expect(log.byteLength).toBe(whole.length);
+        expect(log.skippedBytes).toBe(then - keep);
+        expect(log.skipStart).toBe(keep);
+        expect([...log.held]).toEqual([...whole.subarray(0, keep), ...whole.subarray(then)]);
+        expect(log.capacity).toBe(keep + whole.length - then + room);
+        for (let offset = 0; offset < whole.length; offset++) {
+          const index = log.indexOf(offset);
+          if (offset >= keep && offset < then) expect(index).toBe(-1);
+          else expect(log.held[index]).toBe(whole[offset]);
+        }
+        log.push([after]);
+        expect(log.byteLength).toBe(whole.length + after.length);
+        expect([...log.held.subarray(log.held.length - after.length)]).toEqual([...after]);
+      },
+    ));
+  });
+
+  it('refuses to skip from another point than the one it already skips from, or to skip bytes it does not hold', () => {
+    const read = new LogBuffer(new Uint8Array(10), 10, { at: 3, bytes: 5 });
+    expect(() => read.skipping(4, 12, 0)).toThrow(/cannot keep 4 bytes and skip to 12/);
+    expect(() => read.skipping(3, 6, 0)).toThrow(/cannot keep 3 bytes and skip to 6/);
+    expect(() => new LogBuffer(new Uint8Array(10)).skipping(0, 5, 0)).toThrow(/cannot keep 0 bytes/);
+    expect(read.skipping(3, 12, 0).held.length).toBe(6);
+  });
+
   it('refuses a length outside its buffer', () => {
     expect(() => new LogBuffer(new Uint8Array(4), 5)).toThrow(RangeError);
     expect(() => new LogBuffer(new Uint8Array(4), -1)).toThrow(/outside its 4-byte buffer/);

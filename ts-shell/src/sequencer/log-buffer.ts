@@ -63,6 +63,11 @@ export class LogBuffer {
     return this.length + this.skip.bytes;
   }
 
+  /** Where the bytes this buffer skips begin: the end of record 0 for a buffer made to skip (even none), else 0. */
+  get skipStart(): number {
+    return this.skip.at;
+  }
+
   /** The log's bytes this buffer skips (none: 0). */
   get skippedBytes(): number {
     return this.skip.bytes;
@@ -93,6 +98,21 @@ export class LogBuffer {
     const index = this.indexOf(byteLength);
     assert(index >= 0 && index <= this.length, () => `log prefix of ${byteLength} bytes ends outside the held bytes`);
     return new LogBuffer(this.buffer.subarray(0, index), index, this.skip);
+  }
+
+  /**
+   * This log holding only its first `keep` bytes (record 0) and the bytes from offset `from` on,
+   * with `room` bytes to grow into: the bytes between are skipped from then on (a buffer that
+   * skips already must skip from `keep`). A copy of what is kept; offsets stay the whole log's.
+   */
+  skipping(keep: number, from: number, room: number): LogBuffer {
+    const tail = this.indexOf(from);
+    assert(keep > 0 && keep <= from && tail >= keep && (this.skip.bytes === 0 || this.skip.at === keep), () => `log buffer cannot keep ${keep} bytes and skip to ${from} (it skips ${this.skip.bytes} at ${this.skip.at})`);
+    const tailBytes = this.buffer.subarray(tail, this.length);
+    const buffer = new Uint8Array(keep + tailBytes.length + room);
+    buffer.set(this.buffer.subarray(0, keep), 0);
+    buffer.set(tailBytes, keep);
+    return new LogBuffer(buffer, keep + tailBytes.length, { at: keep, bytes: from - keep });
   }
 
   /**

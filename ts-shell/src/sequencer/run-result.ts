@@ -53,9 +53,16 @@ export interface SequencingOptions {
   groupPureSteps: boolean;
   /** At most this many pure steps wait in memory before they are appended anyway (default 64). */
   maxGroupedPureSteps: number;
+  /**
+   * A session driving a run releases, after a commit, the log bytes it holds between record 0 and
+   * the head snapshot once they pass this many (default 1 MiB): it then holds what a fresh
+   * process's read of the run would (run-session.ts, releaseHistory), so a long drive's memory
+   * does not grow with the run. Not a public option: tests set it low to release at every commit.
+   */
+  maxHeldHistoryBytes: number;
 }
 
-export const DEFAULT_SEQUENCING: SequencingOptions = { groupPureSteps: true, maxGroupedPureSteps: 64 };
+export const DEFAULT_SEQUENCING: SequencingOptions = { groupPureSteps: true, maxGroupedPureSteps: 64, maxHeldHistoryBytes: 1024 * 1024 };
 
 /** What a sequencer needs from its owner (the Remit instance). */
 export interface Engine {

@@ -657,7 +657,34 @@ export class RunSession {
       throw this.storeLied(firstSeq, 'BAD_APPEND_OUTCOME', `reported the append of ${encoded.length} records at seq ${firstSeq} committed with next seq ${outcome.nextSeq}, not ${firstSeq + encoded.length}`);
     }
     this.dropStaged();
+    this.releaseHistory();
     if (this.hooked) for (const g of groups) await this.engine.hooks.at('append.after', this.faultInfo(g));
+  }
+
+  /**
+   * Stop holding the log's bytes between record 0 and the head snapshot once they pass
+   * sequencing.maxHeldHistoryBytes: the session then holds what a fresh process's read of the run
+   * from a stored summary holds (record 0 and the bytes from the head snapshot on), so a drive of
+   * 10^6 steps does not keep its whole log in memory. Nothing needs those bytes again: the core's
+   * summary covers them (it is fed only what follows), the cached head state and a rebuilt one
+   * start at the head snapshot, and the current action's records lie after it. What would need
+   * them reads the run again as a fresh session does: a resume of an interrupt claimed before the
+   * latest claim (admitReadingLog), a reload after a failed append. A session opened on the whole
+   * log (fork, continueRun from a seq) keeps it: it may be asked for admission from it.
+   */
+  private releaseHistory(): void {
+    // The last recovery, of the log up to this commit or of a prefix of it (a step's records are
+    // appended before the core is asked about them): its head snapshot is a committed record.
+    const recovery = this.recovery;
+    if (this.wholeLog || recovery === undefined || recovery.byteLength > this.log.byteLength || !recovery.value.ok) return;
+    const { snapshotOffset, snapshotSeq } = recovery.value;
+    if (snapshotSeq <= 0 || snapshotOffset <= this.heldFrom || snapshotOffset > this.summaryEnd) return;
+    if (offsetsOf(recovery.value.action).some((offset) => offset < snapshotOffset)) return;
+    const firstEnd = this.heldFrom === 0 ? this.offsetOfSeq(1) : this.log.skipStart;
+    if (this.log.indexOf(snapshotOffset) - firstEnd < this.sequencing.maxHeldHistoryBytes) return;
+    this.log = this.log.skipping(firstEnd, snapshotOffset, Math.min(this.log.byteLength - snapshotOffset, APPEND_ROOM_BYTES));
+    this.heldFrom = snapshotOffset;
+    this.heldFromSeq = snapshotSeq;
   }
 
   /** A store's answer to an append that no sound store gives (docs/guide.md, "Stores"): a StoreError, never a race. */
