@@ -3,7 +3,8 @@
  * "Transitions"): unique by their seq, so the core's summary does not list them. A run that parks
  * once per cycle keeps a summary of one size however many cycles it ran, and a fresh process that
  * read that summary still refuses a second resume of any earlier interrupt as already consumed
- * (reading the whole log for that refusal only), with the value it was claimed with.
+ * (reading that interrupt's claim alone, the record after its park), with the value it was
+ * claimed with.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { SqliteStore } from '../store/sqlite.js';
 import type { Store, StoredRecord } from '../store/store.js';
 import { workflow } from '../workflow/workflow.js';
+import { countingReads } from '../../test-support/counting-reads.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'remit-reserved-ids-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,6 +30,9 @@ const approvals = workflow({ name: 'approvals', version: '1', state: z.object({ 
   .pure('ask', { run: (s) => ({ n: s.n + 1 }), next: 'approve' })
   .interrupt('approve', { resume: z.object({ by: z.string() }), apply: (s, v) => ({ last: v.by }), next: 'ask' })
   .build();
+
+/** The seq of the claim of reserved id `node@park`: the record after its park. */
+const claimSeqOf = (id: string) => Number(id.slice(id.indexOf('@') + 1)) + 1;
 
 function opener(kind: 'memory' | 'sqlite'): () => Store {
   if (kind === 'memory') {
@@ -76,8 +81,30 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     expect(after.state).toEqual({ n: 402, last: 'last' });
   });
 
-  it('a stale resume that reads the whole log of a run damaged before its snapshot names the damage', async () => {
-    const path = join(dir, `damaged-${coreKind}.db`);
+  it.each(['memory', 'sqlite'] as const)('a second click on an old request reads that request\'s claim, not the log (%s store)', async (storeKind) => {
+    const open = opener(storeKind);
+    const remit = new Remit(open(), await createCore(coreKind), [approvals]);
+    let result: Awaited<ReturnType<Remit['resume']>> = await remit.start(approvals, { n: 0, last: '' }, { runId: 'r' });
+    const ids: string[] = [];
+    for (let cycle = 0; cycle < 300; cycle++) {
+      ids.push(result.interrupt!.id);
+      result = await remit.resume('r', result.interrupt!.id, { by: `user-${cycle}` });
+    }
+    await remit.close();
+    const { store, count } = countingReads(open());
+    const fresh = new Remit(store, await createCore(coreKind), [approvals]);
+    const error = await fresh.resume('r', ids[5]!, { by: 'user-5' }).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(AlreadyConsumedError);
+    expect(error).toMatchObject({ seq: claimSeqOf(ids[5]!), sameValue: true, claimedValue: { by: 'user-5' } });
+    // The run's tail from its stored summary's snapshot, then the claim: a few dozen of its 900 records.
+    expect(count.records).toBeLessThan(100);
+    expect(count.recordsFrom).toContain(claimSeqOf(ids[5]!));
+    await fresh.close();
+  });
+
+  /** A run of 100 cycles on SQLite, and a reader whose every read returns record `damagedSeq` with a byte flipped. */
+  async function damagedRun(damagedSeq: (ids: string[]) => number) {
+    const path = join(dir, `damaged-${coreKind}-${files++}.db`);
     const writer = new Remit(new SqliteStore(path), await createCore(coreKind), [approvals]);
     let result: Awaited<ReturnType<Remit['resume']>> = await writer.start(approvals, { n: 0, last: '' }, { runId: 'r' });
     const ids: string[] = [];
@@ -86,9 +113,9 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
       result = await writer.resume('r', result.interrupt!.id, { by: `user-${cycle}` });
     }
     await writer.close();
-    // Record 20's bytes flipped as every read returns them: before the stored summary's snapshot.
+    const seq = damagedSeq(ids);
     const damaged = (record: StoredRecord): StoredRecord => {
-      if (record.seq !== 20) return record;
+      if (record.seq !== seq) return record;
       const flipped = record.bytes.slice();
       flipped[flipped.length - 6]! ^= 0xff;
       return { ...record, bytes: flipped };
@@ -100,12 +127,27 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
       const read = await raw.readRun(runId);
       return { ...read, records: read.records.map(damaged) };
     };
-    const reader = new Remit(store, await createCore(coreKind), [approvals]);
+    return { ids, seq, reader: new Remit(store, await createCore(coreKind), [approvals]) };
+  }
+
+  it('a stale resume reads the claim alone: damage elsewhere before the snapshot is scrub\'s to find, as for status', async () => {
+    const { ids, reader } = await damagedRun(() => 20);
+    expect((await reader.status('r')).status).toBe('parked');
+    const error = await reader.resume('r', ids[30]!, { by: 'user-30' }).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(AlreadyConsumedError);
+    expect(error).toMatchObject({ seq: claimSeqOf(ids[30]!), sameValue: true, claimedValue: { by: 'user-30' } });
+    expect((await reader.scrub('r')).damage).toMatchObject({ seq: 20 });
+    await reader.close();
+  });
+
+  it('a stale resume whose claim is the damaged record reads the whole log and names the damage', async () => {
+    const { ids, seq, reader } = await damagedRun((all) => claimSeqOf(all[30]!));
     expect((await reader.status('r')).status).toBe('parked');
     const error = await reader.resume('r', ids[30]!, { by: 'user-30' }).then(() => null, (e: unknown) => e);
     expect(error).toBeInstanceOf(LogCorruptError);
     expect((error as LogCorruptError).message).toContain('BAD_CHECKSUM');
-    expect((error as LogCorruptError).seq).toBe(20);
+    expect((error as LogCorruptError).seq).toBe(seq);
     await reader.close();
   });
+
 });

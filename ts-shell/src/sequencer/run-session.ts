@@ -110,8 +110,9 @@ export class RunSession {
   /** The log bytes that summary covers (0 after a whole-log read: none known to be stored). */
   private storedSummaryBytes = 0;
   /**
-   * Where the bytes this session read begin: 0 after a whole-log read; after a read from a stored
-   * summary, the offset of the head snapshot's record, whose seq is `heldFromSeq`. The log buffer
+   * Where the bytes this session holds begin: 0 after a whole-log read; after a read from a stored
+   * summary, or once a drive released its history (releaseHistory), the offset of a head snapshot's
+   * record, whose seq is `heldFromSeq`. The log buffer
    * does not hold `log[recordEnd(0)..heldFrom)` (never read; ./log-buffer.ts): nothing before
    * `heldFrom` but RUN_STARTED may be decoded.
    */
@@ -461,12 +462,44 @@ export class RunSession {
   async admitReadingLog(request: AdmissionRequest): Promise<Admission> {
     const admission = this.admit(request);
     if (admission.reason !== RefusalReason.NEEDS_LOG) return admission;
+    if (request.tag === 'RESUME') {
+      const claimed = await this.storedClaim(request.interruptId, admission.seq);
+      if (claimed !== null) return claimed;
+    }
     this.wholeLog = true;
     await this.reload();
     // Damage the whole log shows and the summary's read did not (a record before the snapshot) is
     // thrown as every view throws it, named (LogCorruptError, LogTornError), not as an admission.
     this.recover();
     return this.admit(request);
+  }
+
+  /**
+   * The refusal of a resume of `interruptId` as already consumed, when the record at `seq` (the
+   * one the core's NEEDS_LOG names: the record after the park of a reserved id, where its claim is
+   * if it has one, docs/core-api.md, "Admission from a summary") is a RESUME_CLAIMED of that id;
+   * else null. One record is read and checked as a fresh read checks the records it reads (frame,
+   * header and record CRCs, seq), not its link; the core's summary covers it, so the log up to it
+   * recovered, and a claim there is the claim of that park. So a second click on an old request
+   * costs one record, not the whole log; an id that was never claimed still reads the whole log.
+   */
+  private async storedClaim(interruptId: Uint8Array, seq: number): Promise<Admission | null> {
+    if (!Number.isInteger(seq) || seq <= 0 || seq >= this.summaryRecords) return null;
+    const held = this.offsetOfSeq(seq);
+    const record = held >= 0 ? this.heldRecordAt(held, seq) : await this.storedRecord(seq);
+    if (record === null || record.kind !== RecordKind.RESUME_CLAIMED || !bytesEqual(record.interruptId, interruptId)) return null;
+    // The offset is the record's in the whole log when this session holds it, else 0 (before the
+    // bytes held: whoever reads the claim's value reads it from the store by its seq).
+    return { accepted: false, reason: RefusalReason.ALREADY_CONSUMED, detail: 0, seq, offset: Math.max(held, 0) };
+  }
+
+  /** Record `seq` of this run as the store has it (one record), or null when it does not read as record `seq`. */
+  private async storedRecord(seq: number): Promise<LogRecord | null> {
+    const rows = checkedRecords(this.engine.store, 'readRecords', this.runId, await this.engine.store.readRecords(this.runId, seq, 1));
+    const row = rows.find((r) => r.seq === seq);
+    if (row === undefined) return null;
+    const step = decodeRecordAt(row.bytes, 0, seq);
+    return step.outcome === 'record' && step.end === row.bytes.length ? step.record : null;
   }
 
   private admitFromWholeLog(request: AdmissionRequest): Admission {
@@ -679,9 +712,9 @@ export class RunSession {
     if (this.wholeLog || recovery === undefined || recovery.byteLength > this.log.byteLength || !recovery.value.ok) return;
     const { snapshotOffset, snapshotSeq } = recovery.value;
     if (snapshotSeq <= 0 || snapshotOffset <= this.heldFrom || snapshotOffset > this.summaryEnd) return;
-    if (offsetsOf(recovery.value.action).some((offset) => offset < snapshotOffset)) return;
     const firstEnd = this.heldFrom === 0 ? this.offsetOfSeq(1) : this.log.skipStart;
     if (this.log.indexOf(snapshotOffset) - firstEnd < this.sequencing.maxHeldHistoryBytes) return;
+    if (offsetsOf(recovery.value.action).some((offset) => offset < snapshotOffset)) return;
     this.log = this.log.skipping(firstEnd, snapshotOffset, Math.min(this.log.byteLength - snapshotOffset, APPEND_ROOM_BYTES));
     this.heldFrom = snapshotOffset;
     this.heldFromSeq = snapshotSeq;

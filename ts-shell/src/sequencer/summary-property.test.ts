@@ -13,7 +13,9 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createCore } from '../core/index.js';
-import { EMPTY_SUMMARY, type RecoveryCore } from '../core/types.js';
+import { decodeLog } from '../core/codec.js';
+import { EMPTY_SUMMARY, RecordKind, type RecoveryCore } from '../core/types.js';
+import { fromUtf8 } from '../json.js';
 import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import type { RecoverySummary, Store } from '../store/store.js';
@@ -119,13 +121,15 @@ function wholeLogStore(backing: MemoryBacking): Store {
 }
 
 type Op = { call: 'status' } | { call: 'continueRun' } | { call: 'recoverAll' } | { call: 'resume'; id: string; value: unknown };
-type Failure = { name: string; code: unknown; seq: unknown };
+type Failure = { name: string; code: unknown; seq: unknown; sameValue?: unknown; claimedValue?: unknown };
 /** An operation's answer; recoverAll's is what it reported for the run (nothing for a run it found parked or ended). */
 type Outcome = { ok: RunResult } | { error: Failure } | { recovered: ({ ok: RunResult } | { error: Failure })[] };
 
 function failure(error: unknown): Failure {
-  const e = error as { constructor?: { name?: string }; code?: unknown; seq?: unknown };
-  return { name: e.constructor?.name ?? typeof error, code: e.code, seq: e.seq };
+  const e = error as { constructor?: { name?: string }; code?: unknown; seq?: unknown; sameValue?: unknown; claimedValue?: unknown };
+  // An already-consumed refusal also names the value it was claimed with, and whether this one is it.
+  const claim = 'claimedValue' in (e as object) ? { sameValue: e.sameValue, claimedValue: e.claimedValue } : {};
+  return { name: e.constructor?.name ?? typeof error, code: e.code, seq: e.seq, ...claim };
 }
 
 async function perform(remit: Remit, runId: string, op: Op): Promise<Outcome> {
@@ -333,11 +337,16 @@ async function answers(core: RecoveryCore, wf: Workflow, runId: string, ops: Op[
  * resume of the interrupt the whole-log answer parks on (and one with an id that is not the parked
  * one), then status again.
  */
-async function opsFor(core: RecoveryCore, wf: Workflow, runId: string, backing: MemoryBacking, bogusSeq: number, startUp: boolean): Promise<Op[]> {
+async function opsFor(core: RecoveryCore, wf: Workflow, runId: string, backing: MemoryBacking, bogusSeq: number, startUp: boolean, claimSeq = 0): Promise<Op[]> {
   const probe = copyWithSummary(backing, undefined);
   const ops: Op[] = [{ call: 'status' }, { call: startUp ? 'recoverAll' : 'continueRun' }];
   const continued = await perform(new Remit(wholeLogStore(probe), core, [wf], NO_HOOKS, {}, READER), runId, { call: 'continueRun' });
   ops.push({ call: 'resume', id: `approve@${bogusSeq}`, value: true });
+  // A second click on an earlier request: an id claimed before (a summary keeps only the latest claim).
+  const claimed = decodeLog(Buffer.concat(probe.runs.get(runId)!.records.map((r) => r.bytes))).records.filter((r) => r.kind === RecordKind.RESUME_CLAIMED);
+  // One claimed before the latest when there is one (the latest is judged from the summary itself).
+  const earlier = claimed.length > 1 ? claimed.slice(0, -1) : claimed;
+  if (earlier.length > 0) ops.push({ call: 'resume', id: fromUtf8((earlier[claimSeq % earlier.length] as { interruptId: Uint8Array }).interruptId), value: claimSeq % 2 === 0 });
   if ('ok' in continued && continued.ok.status === 'parked') ops.push({ call: 'resume', id: continued.ok.interrupt.id, value: true });
   ops.push({ call: 'status' });
   return ops;
@@ -356,7 +365,7 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
         const own = await write(core, ownShape, 'r');
         const other = await write(core, otherShape, sameId ? 'r' : 'q');
         const before = own.backing.runs.get('r')!.records.map((r) => r.bytes.slice());
-        const ops = await opsFor(core, own.wf, 'r', own.backing, bogusSeq, startUp);
+        const ops = await opsFor(core, own.wf, 'r', own.backing, bogusSeq, startUp, bogusSeq);
 
         const wholeBacking = copyWithSummary(own.backing, undefined);
         const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
@@ -385,6 +394,40 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
     expect(firstStatus.fromSummary).toBeGreaterThan(0);
     expect(firstStatus.wholeLog).toBeGreaterThan(0);
     expect(startUpContinued).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a second resume of any earlier request, from the run\'s current summary, gives the whole-log answer reading its claim alone', async () => {
+    const core = await createCore(coreKind);
+    let judgedFromClaim = 0;
+    const manyClaims = fc.record({
+      steps: fc.integer({ min: 20, max: 110 }), parkEvery: fc.integer({ min: 6, max: 12 }), finalPark: fc.boolean(),
+      pad: fc.constantFrom('', 'a'), resumes: fc.integer({ min: 2, max: 6 }), crash: fc.constant(null),
+    });
+    await fc.assert(
+      fc.asyncProperty(manyClaims, fc.nat(), fc.boolean(), async (runShape, pick, sameValue) => {
+        const own = await write(core, runShape, 'r');
+        const records = own.backing.runs.get('r')!.records;
+        const claims = decodeLog(Buffer.concat(records.map((r) => r.bytes))).records.filter((r) => r.kind === RecordKind.RESUME_CLAIMED);
+        if (claims.length < 2 || own.backing.runs.get('r')!.summary === undefined) return;
+        const id = fromUtf8((claims[pick % (claims.length - 1)] as { interruptId: Uint8Array }).interruptId);
+        const ops: Op[] = [{ call: 'resume', id, value: sameValue }, { call: 'status' }];
+        const wholeBacking = copyWithSummary(own.backing, undefined);
+        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
+        const actual = await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: own.backing }));
+        expect(expected.outcomes[0]).toMatchObject({ error: { name: 'AlreadyConsumedError' } });
+        expect(actual).toEqual(expected);
+        // Judged from the claim: the records read are the tail from the summary's snapshot and the
+        // claim, never the whole log (which the whole-log path reads).
+        const { store: counted, count } = countingReads(new MemoryStore({ backing: own.backing }));
+        await perform(new Remit(counted, core, [own.wf], NO_HOOKS, {}, READER), 'r', ops[0]!);
+        const snapshotSeq = own.backing.runs.get('r')!.summary!.snapshotSeq;
+        expect(count.records).toBeLessThanOrEqual(records.length - snapshotSeq + 2);
+        expect(count.recordsFrom).not.toContain(0);
+        judgedFromClaim += 1;
+      }),
+      { numRuns: 40 },
+    );
+    expect(judgedFromClaim).toBeGreaterThan(10);
   }, 60_000);
 
   it('a session that releases the log before its head snapshot at every commit writes the very records and summaries of one that holds it all', async () => {
