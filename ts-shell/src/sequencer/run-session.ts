@@ -118,6 +118,8 @@ export class RunSession {
    */
   private heldFrom = 0;
   private heldFromSeq = 0;
+  /** Records before the bytes held that storedClaim read alone from the store, by seq (this read's only). */
+  private readonly claimsReadAlone = new Map<number, LogRecord>();
   /** runDigest, once computed from this read's record 0 (undefined: not yet). */
   private digest: string | undefined;
   /** An append failed: nothing cached may be used until the log is read again. */
@@ -180,8 +182,14 @@ export class RunSession {
     return this.log.capacity;
   }
 
-  /** The record at `offset` (seq `seq`) when this session read its bytes; null before what it read. */
+  /**
+   * The record at `offset` (seq `seq`) when this session read its bytes, or the record `seq` it
+   * read alone (storedClaim: an old interrupt's claim, whose offset it does not know); null before
+   * what it read.
+   */
   heldRecordAt(offset: number, seq: number): LogRecord | null {
+    const readAlone = this.claimsReadAlone.get(seq);
+    if (readAlone !== undefined) return readAlone;
     if (offset < this.heldFrom || offset >= this.log.byteLength) return null;
     const step = decodeRecordAt(this.log.held, this.log.indexOf(offset), seq);
     return step.outcome === 'record' ? step.record : null;
@@ -397,6 +405,7 @@ export class RunSession {
     this.storedSummaryBytes = from.byteLength;
     this.heldFrom = from.heldFrom;
     this.heldFromSeq = from.heldFromSeq;
+    this.claimsReadAlone.clear();
     this.digest = undefined;
   }
 
@@ -488,8 +497,10 @@ export class RunSession {
     const held = this.offsetOfSeq(seq);
     const record = held >= 0 ? this.heldRecordAt(held, seq) : await this.storedRecord(seq);
     if (record === null || record.kind !== RecordKind.RESUME_CLAIMED || !bytesEqual(record.interruptId, interruptId)) return null;
+    // Kept, so that the refusal's claimed value is read from it (heldRecordAt), not from the store again.
+    if (held < 0) this.claimsReadAlone.set(seq, record);
     // The offset is the record's in the whole log when this session holds it, else 0 (before the
-    // bytes held: whoever reads the claim's value reads it from the store by its seq).
+    // bytes held: heldRecordAt finds the record by its seq).
     return { accepted: false, reason: RefusalReason.ALREADY_CONSUMED, detail: 0, seq, offset: Math.max(held, 0) };
   }
 
