@@ -81,16 +81,22 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     expect(after.state).toEqual({ n: 402, last: 'last' });
   });
 
-  it.each(['memory', 'sqlite'] as const)('a second click on an old request reads that request\'s claim, not the log (%s store)', async (storeKind) => {
-    const open = opener(storeKind);
-    const remit = new Remit(open(), await createCore(coreKind), [approvals]);
+  /** Run 'r' on `store` through `cycles` park-and-resume cycles, the k-th resumed by user-k (from 0); the ids it parked, in order. */
+  async function cycled(store: Store, cycles: number): Promise<string[]> {
+    const remit = new Remit(store, await createCore(coreKind), [approvals]);
     let result: Awaited<ReturnType<Remit['resume']>> = await remit.start(approvals, { n: 0, last: '' }, { runId: 'r' });
     const ids: string[] = [];
-    for (let cycle = 0; cycle < 300; cycle++) {
+    for (let cycle = 0; cycle < cycles; cycle++) {
       ids.push(result.interrupt!.id);
       result = await remit.resume('r', result.interrupt!.id, { by: `user-${cycle}` });
     }
     await remit.close();
+    return ids;
+  }
+
+  it.each(['memory', 'sqlite'] as const)('a second click on an old request reads that request\'s claim, not the log (%s store)', async (storeKind) => {
+    const open = opener(storeKind);
+    const ids = await cycled(open(), 300);
     const { store, count } = countingReads(open());
     const fresh = new Remit(store, await createCore(coreKind), [approvals]);
     const error = await fresh.resume('r', ids[5]!, { by: 'user-5' }).then(() => null, (e: unknown) => e);
@@ -106,14 +112,7 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
   /** A run of 100 cycles on SQLite, and a reader whose every read returns record `damagedSeq` with a byte flipped. */
   async function damagedRun(damagedSeq: (ids: string[]) => number) {
     const path = join(dir, `damaged-${coreKind}-${files++}.db`);
-    const writer = new Remit(new SqliteStore(path), await createCore(coreKind), [approvals]);
-    let result: Awaited<ReturnType<Remit['resume']>> = await writer.start(approvals, { n: 0, last: '' }, { runId: 'r' });
-    const ids: string[] = [];
-    for (let cycle = 0; cycle < 100; cycle++) {
-      ids.push(result.interrupt!.id);
-      result = await writer.resume('r', result.interrupt!.id, { by: `user-${cycle}` });
-    }
-    await writer.close();
+    const ids = await cycled(new SqliteStore(path), 100);
     const seq = damagedSeq(ids);
     const damaged = (record: StoredRecord): StoredRecord => {
       if (record.seq !== seq) return record;
