@@ -1518,14 +1518,7 @@ export class Remit implements Engine {
    */
   private async recordedClaimValue(session: RunSession, claim: Admission): Promise<{ bytes: Uint8Array; value: Json } | null> {
     try {
-      let record = session.heldRecordAt(claim.offset, claim.seq);
-      if (record === null) {
-        // One record (a store may give more; a custom store's answer is checked as every read's).
-        const records = checkedRecords(this.store, 'readRecords', session.runId, await this.store.readRecords(session.runId, claim.seq, 1));
-        const stored = records.find((r) => r.seq === claim.seq);
-        const step = stored === undefined ? null : decodeRecordAt(stored.bytes, 0, claim.seq);
-        record = step?.outcome === 'record' ? step.record : null;
-      }
+      const record = session.heldRecordAt(claim.offset, claim.seq) ?? (await session.storedRecord(claim.seq));
       if (record === null || record.kind !== RecordKind.RESUME_CLAIMED) return null;
       return { bytes: record.value, value: decodeJson(record.value) };
     } catch {

@@ -504,8 +504,11 @@ export class RunSession {
     return { accepted: false, reason: RefusalReason.ALREADY_CONSUMED, detail: 0, seq, offset: Math.max(held, 0) };
   }
 
-  /** Record `seq` of this run as the store has it (one record), or null when it does not read as record `seq`. */
-  private async storedRecord(seq: number): Promise<LogRecord | null> {
+  /**
+   * Record `seq` of this run as the store has it (one record read; a store may give more, and a
+   * custom store's answer is checked as every read's), or null when it does not read as record `seq`.
+   */
+  async storedRecord(seq: number): Promise<LogRecord | null> {
     const rows = checkedRecords(this.engine.store, 'readRecords', this.runId, await this.engine.store.readRecords(this.runId, seq, 1));
     const row = rows.find((r) => r.seq === seq);
     if (row === undefined) return null;
