@@ -25,8 +25,11 @@ export interface Profile {
   commit: { steps: number; samples: number; syncModes: ('FULL' | 'NORMAL')[]; fdatasyncWrites: number };
   gate: { claims: number; racers: number[]; samples: number };
   storage: { steps: number[] };
-  /** Run lengths of the step-cost suite and the time budget of one run. */
-  stepCost: { steps: number[]; caseBudgetMs: number };
+  /**
+   * Run lengths of the step-cost suite, the time budget of one run, and how many runs each case
+   * the targets judge makes (suites/step-cost.ts, JUDGED_STEPS): its row is the median run.
+   */
+  stepCost: { steps: number[]; caseBudgetMs: number; judgedRuns: number };
   /** Records of the log whose recovery the wasm-memory suite measures. */
   wasmMemory: { records: number };
 }
@@ -48,7 +51,7 @@ export const QUICK: Profile = {
   commit: { steps: 100, samples: 15, syncModes: ['FULL', 'NORMAL'], fdatasyncWrites: 200 },
   gate: { claims: 100, racers: [1, 2, 8], samples: 5 },
   storage: { steps: [10, 100, 300, 1000] },
-  stepCost: { steps: [100, 1000, 10_000], caseBudgetMs: 30_000 },
+  stepCost: { steps: [100, 1000, 10_000], caseBudgetMs: 30_000, judgedRuns: 3 },
   wasmMemory: { records: 1_000_000 },
 };
 
@@ -65,6 +68,6 @@ export const FULL: Profile = {
   commit: { steps: 300, samples: 25, syncModes: ['FULL', 'NORMAL'], fdatasyncWrites: 500 },
   gate: { claims: 300, racers: [1, 2, 8], samples: 8 },
   storage: { steps: [10, 100, 300, 1000, 3000] },
-  stepCost: { steps: [100, 1000, 10_000, 100_000], caseBudgetMs: 120_000 },
+  stepCost: { steps: [100, 1000, 10_000, 100_000], caseBudgetMs: 120_000, judgedRuns: 3 },
   wasmMemory: { records: 1_000_000 },
 };
