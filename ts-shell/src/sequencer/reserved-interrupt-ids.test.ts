@@ -109,6 +109,23 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     await fresh.close();
   });
 
+  it.each(['memory', 'sqlite'] as const)('a made-up id of the reserved form (a pure step\'s seq) is refused reading one record, not the log (%s store)', async (storeKind) => {
+    const open = opener(storeKind);
+    const ids = await cycled(open(), 300);
+    const { store, count } = countingReads(open());
+    const fresh = new Remit(store, await createCore(coreKind), [approvals]);
+    // The seq after a claim is the pure step `ask`'s completion: no park of approve is there.
+    const madeUp = `approve@${claimSeqOf(ids[5]!) + 1}`;
+    const error = await fresh.resume('r', madeUp, { by: 'mallory' }).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(UnknownInterruptError);
+    expect((error as UnknownInterruptError).message).toContain(`the run is parked on approve@`);
+    expect(count.records).toBeLessThan(100);
+    expect(count.recordsFrom).not.toContain(0);
+    // Nothing was written: the run is parked where it was.
+    expect((await fresh.status('r')).interrupt!.id).not.toBe(madeUp);
+    await fresh.close();
+  });
+
   /** A run of 100 cycles on SQLite, and a reader whose every read returns record `damagedSeq` with a byte flipped. */
   async function damagedRun(damagedSeq: (ids: string[]) => number) {
     const path = join(dir, `damaged-${coreKind}-${files++}.db`);

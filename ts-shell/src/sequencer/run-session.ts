@@ -9,7 +9,7 @@ import { chainOf, concatBytes, decodeRecordAt } from '../core/codec.js';
 import { checkLogRoom, encodeRecordWithinLimits } from '../values.js';
 import { Frame, FrameOutcome, MAX_LOG_BYTES, readFrame } from '../core/framing.js';
 import {
-  EMPTY_SUMMARY, RecordKind, RefusalReason, type Admission, type AdmissionRequest, type LogRecord, type NextAction, type RecoveredRun,
+  EMPTY_SUMMARY, RecordKind, RefusalReason, RunStatus, type Admission, type AdmissionRequest, type LogRecord, type NextAction, type RecoveredRun,
   type Recovery,
 } from '../core/types.js';
 import { ConflictError, DefinitionMismatchError, LogCorruptError, StoreError, UnknownWorkflowError } from '../errors.js';
@@ -118,7 +118,7 @@ export class RunSession {
    */
   private heldFrom = 0;
   private heldFromSeq = 0;
-  /** Records before the bytes held that storedClaim read alone from the store, by seq (this read's only). */
+  /** Records before the bytes held that judgedByRecordAfterPark read alone from the store, by seq (this read's only). */
   private readonly claimsReadAlone = new Map<number, LogRecord>();
   /** runDigest, once computed from this read's record 0 (undefined: not yet). */
   private digest: string | undefined;
@@ -184,8 +184,8 @@ export class RunSession {
 
   /**
    * The record at `offset` (seq `seq`) when this session read its bytes, or the record `seq` it
-   * read alone (storedClaim: an old interrupt's claim, whose offset it does not know); null before
-   * what it read.
+   * read alone (judgedByRecordAfterPark: an old interrupt's claim, whose offset it does not know);
+   * null before what it read.
    */
   heldRecordAt(offset: number, seq: number): LogRecord | null {
     const readAlone = this.claimsReadAlone.get(seq);
@@ -464,16 +464,17 @@ export class RunSession {
 
   /**
    * admit(), reading the run's whole log first when the answer needs it and this session read from
-   * a stored summary: a resume of an interrupt claimed before the latest claim (a second click on
-   * an old request), whose claim the summary does not keep (docs/core-api.md, "Admission from a
-   * summary"). Only that refusal path reads the log; the session then holds the whole log.
+   * a stored summary. A resume of a reserved id `name@p` below the head that the summary cannot
+   * judge reads record p + 1 alone (judgedByRecordAfterPark); only when that record does not read
+   * is the whole log read (and a fork at an earlier seq, which a resume never asks). The session
+   * then holds the whole log.
    */
   async admitReadingLog(request: AdmissionRequest): Promise<Admission> {
     const admission = this.admit(request);
     if (admission.reason !== RefusalReason.NEEDS_LOG) return admission;
     if (request.tag === 'RESUME') {
-      const claimed = await this.storedClaim(request.interruptId, admission.seq);
-      if (claimed !== null) return claimed;
+      const judged = await this.judgedByRecordAfterPark(request.interruptId, admission.seq);
+      if (judged !== null) return judged;
     }
     this.wholeLog = true;
     await this.reload();
@@ -484,19 +485,30 @@ export class RunSession {
   }
 
   /**
-   * The refusal of a resume of `interruptId` as already consumed, when the record at `seq` (the
-   * one the core's NEEDS_LOG names: the record after the park of a reserved id, where its claim is
-   * if it has one, docs/core-api.md, "Admission from a summary") is a RESUME_CLAIMED of that id;
-   * else null. One record is read and checked as a fresh read checks the records it reads (frame,
-   * header and record CRCs, seq), not its link; the core's summary covers it, so the log up to it
-   * recovered, and a claim there is the claim of that park. So a second click on an old request
-   * costs one record, not the whole log; an id that was never claimed still reads the whole log.
+   * The whole log's answer to a resume of reserved id `name@p` that the summary could not judge,
+   * from record `seq` = p + 1 alone (the one the core's NEEDS_LOG names; docs/core-api.md,
+   * "Admission from a summary"), or null when that record does not read. The core's summary
+   * covers it, so the log up to it recovered, and in a log that recovers the claim of a park at p,
+   * if there is one, is record p + 1. So:
+   * - a RESUME_CLAIMED of that id there is that claim: refused as ALREADY_CONSUMED at seq (a
+   *   second click on an old request);
+   * - anything else there means that id was never claimed (a made-up id, `name@p` naming a pure
+   *   step's seq; a park the run failed in), and it is not the parked one (admitFrom answers that
+   *   itself): the log's answer is NOT_PARKED, or UNKNOWN_INTERRUPT when the run is parked, at the
+   *   head.
+   * The record is checked as a fresh read checks the records it reads (frame, header and record
+   * CRCs, seq), not its link. So neither resume reads more than one record besides the tail.
    */
-  private async storedClaim(interruptId: Uint8Array, seq: number): Promise<Admission | null> {
-    if (!Number.isInteger(seq) || seq <= 0 || seq >= this.summaryRecords) return null;
+  private async judgedByRecordAfterPark(interruptId: Uint8Array, seq: number): Promise<Admission | null> {
+    const recovered = this.recovery?.value;
+    if (!Number.isInteger(seq) || seq <= 0 || seq >= this.summaryRecords || recovered === undefined || !recovered.ok) return null;
     const held = this.offsetOfSeq(seq);
     const record = held >= 0 ? this.heldRecordAt(held, seq) : await this.storedRecord(seq);
-    if (record === null || record.kind !== RecordKind.RESUME_CLAIMED || !bytesEqual(record.interruptId, interruptId)) return null;
+    if (record === null) return null;
+    if (record.kind !== RecordKind.RESUME_CLAIMED || !bytesEqual(record.interruptId, interruptId)) {
+      const reason = recovered.status === RunStatus.PARKED ? RefusalReason.UNKNOWN_INTERRUPT : RefusalReason.NOT_PARKED;
+      return { accepted: false, reason, detail: 0, seq: recovered.recordCount - 1, offset: recovered.durableLen };
+    }
     // Kept, so that the refusal's claimed value is read from it (heldRecordAt), not from the store again.
     if (held < 0) this.claimsReadAlone.set(seq, record);
     // The offset is the record's in the whole log when this session holds it, else 0 (before the

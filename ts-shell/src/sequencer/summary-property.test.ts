@@ -430,6 +430,38 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
     expect(judgedFromClaim).toBeGreaterThan(10);
   }, 60_000);
 
+  it('a resume of any reserved-form id `approve@p` below the head (most made up: no park used them) gives the whole-log answer, reading one record besides the tail', async () => {
+    const core = await createCore(coreKind);
+    const refusals = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(shape, fc.nat(), fc.boolean(), async (runShape, pick, value) => {
+        const own = await write(core, runShape, 'r');
+        const records = own.backing.runs.get('r')!.records;
+        const summary = own.backing.runs.get('r')!.summary;
+        if (summary === undefined || records.length < 3) return;
+        // 1 .. head - 1: below the head, where the summary cannot judge a reserved id (NEEDS_LOG).
+        const id = `approve@${1 + (pick % (records.length - 2))}`;
+        const ops: Op[] = [{ call: 'resume', id, value }, { call: 'status' }];
+        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(copyWithSummary(own.backing, undefined)));
+        const actual = await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: own.backing }));
+        expect(actual).toEqual(expected);
+        const answer = expected.outcomes[0]!;
+        const name = 'error' in answer ? answer.error.name : 'accepted';
+        refusals.set(name, (refusals.get(name) ?? 0) + 1);
+        // The tail from the summary's snapshot and record p + 1, never the whole log.
+        const { store: counted, count } = countingReads(new MemoryStore({ backing: own.backing }));
+        await perform(new Remit(counted, core, [own.wf], NO_HOOKS, {}, READER), 'r', ops[0]!);
+        expect(count.records).toBeLessThanOrEqual(records.length - summary.snapshotSeq + 2);
+        expect(count.recordsFrom).not.toContain(0);
+      }),
+      { numRuns: 80 },
+    );
+    // Both of admit's answers for an id it does not know came up (and no resume was accepted).
+    expect(refusals.get('UnknownInterruptError') ?? 0).toBeGreaterThan(0);
+    expect(refusals.get('NotParkedError') ?? 0).toBeGreaterThan(0);
+    expect(refusals.has('accepted')).toBe(false);
+  }, 60_000);
+
   it('a session that releases the log before its head snapshot at every commit writes the very records and summaries of one that holds it all', async () => {
     // RunSession.releaseHistory at its most eager (maxHeldHistoryBytes 0: after every commit that
     // moved the head snapshot) against never: the drives, crashes and resumes of generated runs
