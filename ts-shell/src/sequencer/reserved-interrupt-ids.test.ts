@@ -157,6 +157,21 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     await reader.close();
   });
 
+  it('a made-up id reads the record after its seq alone: damage before the snapshot is scrub\'s to find; damage in that record is named', async () => {
+    const madeUpSeq = (ids: string[]) => claimSeqOf(ids[30]!) + 1;
+    const elsewhere = await damagedRun(() => 20);
+    const refused = await elsewhere.reader.resume('r', `approve@${madeUpSeq(elsewhere.ids)}`, { by: 'x' }).then(() => null, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(UnknownInterruptError);
+    expect((await elsewhere.reader.scrub('r')).damage).toMatchObject({ seq: 20 });
+    await elsewhere.reader.close();
+    // The record after the made-up seq is the damaged one: the whole log is read, and it names it.
+    const there = await damagedRun((all) => madeUpSeq(all) + 1);
+    const named = await there.reader.resume('r', `approve@${madeUpSeq(there.ids)}`, { by: 'x' }).then(() => null, (e: unknown) => e);
+    expect(named).toBeInstanceOf(LogCorruptError);
+    expect((named as LogCorruptError).seq).toBe(there.seq);
+    await there.reader.close();
+  });
+
   it('a stale resume whose claim is the damaged record reads the whole log and names the damage', async () => {
     const { ids, seq, reader } = await damagedRun((all) => claimSeqOf(all[30]!));
     expect((await reader.status('r')).status).toBe('parked');

@@ -445,9 +445,9 @@ export class RunSession {
    * Admission of `request` against the log this session holds (durable plus staged records), judged
    * from the core's summary instead of a pass over the whole log: docs/core-api.md, "Admission from
    * a summary". The log itself is asked only when the summary cannot decide (NEEDS_LOG: a fork at
-   * an earlier checkpoint, or a resume of an interrupt claimed before the last claim, for which a
-   * session read from a stored summary gives NEEDS_LOG back: admitReadingLog) or the log does not
-   * recover (the log's answer names the bad record).
+   * an earlier checkpoint, or a resume of a reserved id below the head that is not the parked one
+   * nor the last claim's, for which a session read from a stored summary gives NEEDS_LOG back:
+   * admitReadingLog) or the log does not recover (the log's answer names the bad record).
    */
   admit(request: AdmissionRequest): Admission {
     assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
@@ -456,8 +456,8 @@ export class RunSession {
     if (!this.recovery.value.ok) return this.admitFromWholeLog(request);
     const admission = this.engine.core.admitFrom(this.summary, request);
     if (admission.reason !== RefusalReason.NEEDS_LOG) return admission;
-    // A resume of an id parked before the head whose claim only the log holds: a session that read
-    // from a stored summary gives NEEDS_LOG back (admitReadingLog reads the whole log then).
+    // A resume of a reserved id below the head whose claim, if any, only the log holds: a session
+    // that read from a stored summary gives NEEDS_LOG back (admitReadingLog reads record p + 1).
     if (request.tag === 'RESUME' && this.heldFrom !== 0) return admission;
     return this.admitFromWholeLog(request);
   }
