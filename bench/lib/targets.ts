@@ -245,7 +245,6 @@ const missingPairs = (ran: ResultRow[]) => STEP_COST_PAIRS.filter((p) => !ran.so
  * the median only.
  */
 const flatnessOf = (r: ResultRow) => Math.max(r.metrics.last_over_first_decile!, r.metrics.last_over_first_decile_mean ?? 0);
-/** Rows written before the mean was recorded (an older results document re-rendered): judged by the median only, so never met. */
 /**
  * Of a case run several times (suites/step-cost.ts, JUDGED_STEPS), the row is the median run: this
  * names how many ran and each one's flatness, so the runs the median left out are read too.
@@ -258,6 +257,7 @@ const runsNote = (r: ResultRow) => {
 };
 /** Bytes to the core over the log: the most any run of the case handed it (rows of one run: that run's). */
 const coreBytesOf = (r: ResultRow) => r.metrics.bytes_to_core_over_log_max ?? r.metrics.bytes_to_core_over_log!;
+/** Rows written before the mean was recorded (an older results document re-rendered): judged by the median only, so never met. */
 const withoutMean = (rows: ResultRow[]) => rows.filter((r) => r.metrics.last_over_first_decile_mean === undefined);
 const withoutMeanNote = (rows: ResultRow[]) =>
   rows.length === 0 ? '' : `; ${rows.map(pairOf).join(', ')}: no mean reading in this document (written before it was recorded), so not shown by the mean`;

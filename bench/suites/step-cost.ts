@@ -70,9 +70,15 @@ export function decileFigures(stamps: Float64Array, steps: number): DecileFigure
  */
 const JUDGED_STEPS: Record<LoopKind, number[]> = { pure: [10_000, 100_000], effect: [10_000, 100_000], interrupt: [10_000] };
 
+/** Last decile over first, by the median of windows and by the mean. */
+function lastOverFirst(f: Pick<DecileFigures, 'decileUs' | 'decileMeanUs'>): { median: number; mean: number } {
+  return { median: f.decileUs[9]! / f.decileUs[0]!, mean: f.decileMeanUs[9]! / f.decileMeanUs[0]! };
+}
+
 /** A run's flatness as the targets read it: last decile over first, the worse of median and mean. */
 export function flatnessOfFigures(f: Pick<DecileFigures, 'decileUs' | 'decileMeanUs'>): number {
-  return Math.max(f.decileUs[9]! / f.decileUs[0]!, f.decileMeanUs[9]! / f.decileMeanUs[0]!);
+  const { median, mean } = lastOverFirst(f);
+  return Math.max(median, mean);
 }
 
 /**
@@ -102,8 +108,10 @@ async function measureCase(ctx: SuiteContext, loop: LoopKind, storeKind: StoreKi
   return measured;
 }
 
-function caseMetrics(chosen: MeasuredRun, all: MeasuredRun[]): Record<string, number> {
+/** The row's metrics: the chosen run's figures, with every run's flatness (`flatness`, in run order) and the most bytes any run handed the core. */
+function caseMetrics(chosen: MeasuredRun, all: MeasuredRun[], flatness: number[]): Record<string, number> {
   const { run: r, figures: f } = chosen;
+  const ratio = lastOverFirst(f);
   const metrics: Record<string, number> = {
     steps_run: r.steps,
     stopped_by_budget: r.stoppedByBudget ? 1 : 0,
@@ -111,8 +119,8 @@ function caseMetrics(chosen: MeasuredRun, all: MeasuredRun[]): Record<string, nu
     // From the first step's start to the end of the run (its last commit included).
     step_us_mean: ((r.stamps[r.steps]! - r.stamps[0]!) / r.steps) * 1000,
     window_steps: f.windowSteps,
-    last_over_first_decile: f.decileUs[9]! / f.decileUs[0]!,
-    last_over_first_decile_mean: f.decileMeanUs[9]! / f.decileMeanUs[0]!,
+    last_over_first_decile: ratio.median,
+    last_over_first_decile_mean: ratio.mean,
     bytes_to_core: r.bytesToCore,
     log_bytes: r.logBytes,
     bytes_to_core_over_log: r.bytesToCore / r.logBytes,
@@ -122,8 +130,7 @@ function caseMetrics(chosen: MeasuredRun, all: MeasuredRun[]): Record<string, nu
   f.decileUs.forEach((us, i) => (metrics[`step_us_decile_${i + 1}`] = us));
   metrics.step_us_mean_decile_1 = f.decileMeanUs[0]!;
   metrics.step_us_mean_decile_10 = f.decileMeanUs[9]!;
-  // Every run's flatness, in the order they ran, and the most bytes any of them handed the core.
-  all.forEach((m, i) => (metrics[`flatness_run_${i + 1}`] = flatnessOfFigures(m.figures)));
+  flatness.forEach((v, i) => (metrics[`flatness_run_${i + 1}`] = v));
   metrics.bytes_to_core_over_log_max = Math.max(...all.map((m) => m.run.bytesToCore / m.run.logBytes));
   return metrics;
 }
@@ -149,13 +156,14 @@ export async function runStepCostSuite(ctx: SuiteContext): Promise<SuiteOutput> 
         const runs = JUDGED_STEPS[loop].includes(n) ? judgedRuns : 1;
         ctx.log(`step-cost: ${caseName} (budget ${caseBudgetMs / 1000} s${runs > 1 ? `, ${runs} runs` : ''})`);
         const measured = await measureCase(ctx, loop, storeKind, n, runs);
-        const chosen = measured[medianRunIndex(measured.map((m) => flatnessOfFigures(m.figures)))]!;
+        const flatness = measured.map((m) => flatnessOfFigures(m.figures));
+        const chosen = measured[medianRunIndex(flatness)]!;
         if (measured.some((m) => m.run.stoppedByBudget)) outOfBudget.add(pair);
         const r = chosen.run;
         rows.push(row({
           suite: 'step-cost', case: caseName, params, impl: 'remit', role: 'subject',
           time_ms: summarize(chosen.figures.allWindowsUs.map((us) => us / 1000)),
-          metrics: caseMetrics(chosen, measured),
+          metrics: caseMetrics(chosen, measured, flatness),
           ...(r.stoppedByBudget ? { note: `stopped by its ${caseBudgetMs / 1000} s budget after ${r.steps} of ${n} steps; figures are over those steps` } : {}),
         }));
       }
