@@ -924,12 +924,18 @@ export class Remit implements Engine {
     checkOptionsArgument('continueRun', options, CONTINUE_OPTIONS, { runId });
     if (options.fromSeq !== undefined) checkSeqArgument('fromSeq', options.fromSeq, { runId });
     const waitMs = checkWaitMs(options.waitForEffectMs, { runId });
-    // Continuing from an earlier seq may need admission from the whole log (NEEDS_LOG).
-    const session = await this.openRun(runId, { wholeLog: options.fromSeq !== undefined });
+    // Read as without fromSeq (from the stored summary and the records after its snapshot): the
+    // summary decides CONTINUE_FROM (docs/core-api.md, "Admission from a summary").
+    const session = await this.openRun(runId);
     session.recover();
     if (options.fromSeq !== undefined) {
-      const admission = session.admit({ tag: 'CONTINUE_FROM', seq: options.fromSeq });
-      if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq: options.fromSeq });
+      const requestedSeq = options.fromSeq;
+      const admission = await session.admitReadingLog({ tag: 'CONTINUE_FROM', seq: requestedSeq });
+      if (!admission.accepted) {
+        // The fork the message suggests must be one fork() accepts: only at a checkpoint.
+        const requestedIsCheckpoint = admission.reason === RefusalReason.IMPLICIT_FORK && (await session.isCheckpoint(requestedSeq));
+        throw this.refusal(admission, runId, session, { requestedSeq, requestedIsCheckpoint });
+      }
     }
     return this.driveWaiting(session, waitMs);
   }
@@ -1543,7 +1549,7 @@ export class Remit implements Engine {
     admission: Admission,
     runId: string,
     session: RunSession,
-    about: { interruptId?: string; node?: string; requestedSeq?: number },
+    about: { interruptId?: string; node?: string; requestedSeq?: number; requestedIsCheckpoint?: boolean },
   ): Error {
     const subject = { runId, seq: admission.seq, ...(about.node === undefined ? {} : { node: about.node }) };
     const id = about.interruptId ?? '';
@@ -1568,12 +1574,8 @@ export class Remit implements Engine {
       }
       case RefusalReason.BEYOND_HEAD:
         return new BeyondHeadError(runId, about.requestedSeq ?? -1, admission.seq);
-      case RefusalReason.IMPLICIT_FORK: {
-        // The fork the message suggests must be one fork() accepts: only at a checkpoint.
-        const requested = about.requestedSeq ?? -1;
-        const forkable = requested >= 0 && session.admit({ tag: 'FORK_AT', seq: requested }).accepted;
-        return new ImplicitForkError(runId, requested, admission.seq, forkable);
-      }
+      case RefusalReason.IMPLICIT_FORK:
+        return new ImplicitForkError(runId, about.requestedSeq ?? -1, admission.seq, about.requestedIsCheckpoint ?? false);
       case RefusalReason.NO_RUN:
         return new RunNotFoundError(runId);
       case RefusalReason.LOG_INVALID:

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from '../core/index.js';
-import { AlreadyConsumedError, LogCorruptError, UnknownInterruptError } from '../errors.js';
+import { AlreadyConsumedError, BeyondHeadError, ImplicitForkError, LogCorruptError, UnknownInterruptError } from '../errors.js';
 import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { SqliteStore } from '../store/sqlite.js';
@@ -124,6 +124,35 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     // Nothing was written: the run is parked where it was.
     expect((await fresh.status('r')).interrupt!.id).not.toBe(madeUp);
     await fresh.close();
+  });
+
+  it.each(['memory', 'sqlite'] as const)('a continue from a seq of a long run (continueRun fromSeq) reads the tail and at most that record, not the log (%s store)', async (storeKind) => {
+    const open = opener(storeKind);
+    const ids = await cycled(open(), 300);
+    const core = await createCore(coreKind);
+    const head = (await new Remit(open(), core, [approvals]).status('r')).headSeq;
+    /** `fromSeq` continued by a fresh process: its answer, and what it read. */
+    const continued = async (fromSeq: number) => {
+      const { store, count } = countingReads(open());
+      const answer = await new Remit(store, core, [approvals]).continueRun('r', { fromSeq }).then((r) => r, (e: unknown) => e);
+      return { answer, count };
+    };
+    // ask's completion after a claim (a checkpoint: the refusal names the fork), approve's park (none).
+    const checkpoint = claimSeqOf(ids[5]!) + 1;
+    const park = claimSeqOf(ids[5]!) - 1;
+    for (const [fromSeq, requestedIsCheckpoint] of [[checkpoint, true], [park, false]] as const) {
+      const { answer, count } = await continued(fromSeq);
+      expect(answer).toBeInstanceOf(ImplicitForkError);
+      expect(answer).toMatchObject({ seq: head, requestedSeq: fromSeq, requestedIsCheckpoint });
+      expect(count.records).toBeLessThan(100);
+      expect(count.recordsFrom).not.toContain(0);
+    }
+    // From the head: driven as continueRun drives it, parked where it was; past it: refused.
+    const atHead = await continued(head);
+    expect(atHead.answer).toMatchObject({ status: 'parked', headSeq: head, interrupt: { id: `approve@${head}` } });
+    expect(atHead.count.records).toBeLessThan(100);
+    expect(atHead.count.recordsFrom).not.toContain(0);
+    expect((await continued(head + 1)).answer).toBeInstanceOf(BeyondHeadError);
   });
 
   /** A run of 100 cycles on SQLite, and a reader whose every read returns record `damagedSeq` with a byte flipped. */

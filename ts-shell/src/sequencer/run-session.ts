@@ -517,6 +517,26 @@ export class RunSession {
   }
 
   /**
+   * Whether record `seq` is a checkpoint (RUN_STARTED or NODE_COMPLETED: a seq fork() accepts,
+   * docs/core-api.md, "Admission", FORK_AT), judged from that record alone: from the bytes this
+   * session holds, or read from the store when it lies before them (one record, not the whole log).
+   * False when the record does not read (a fork there is refused, naming the damage) or is past the head.
+   */
+  async isCheckpoint(seq: number): Promise<boolean> {
+    if (!Number.isInteger(seq) || seq < 0 || seq >= this.recordCount) return false;
+    const held = this.offsetOfSeq(seq);
+    // Record 0 is held by every session (a read from a summary holds it before the skipped bytes).
+    const record = seq === 0 ? this.firstRecord() : held >= 0 ? this.heldRecordAt(held, seq) : await this.storedRecord(seq);
+    return record !== null && (record.kind === RecordKind.RUN_STARTED || record.kind === RecordKind.NODE_COMPLETED);
+  }
+
+  /** Record 0 as this session holds it, or null when it does not read. */
+  private firstRecord(): LogRecord | null {
+    const step = decodeRecordAt(this.log.held, 0, 0);
+    return step.outcome === 'record' ? step.record : null;
+  }
+
+  /**
    * Record `seq` of this run as the store has it (one record read; a store may give more, and a
    * custom store's answer is checked as every read's), or null when it does not read as record `seq`.
    */
@@ -728,8 +748,8 @@ export class RunSession {
    * summary covers them (it is fed only what follows), the cached head state and a rebuilt one
    * start at the head snapshot, and the current action's records lie after it. What would need
    * them reads the run again as a fresh session does: a resume of an interrupt claimed before the
-   * latest claim (admitReadingLog), a reload after a failed append. A session opened on the whole
-   * log (fork, continueRun from a seq) keeps it: it may be asked for admission from it.
+   * latest claim (admitReadingLog), a reload after a failed append. A session that holds the whole
+   * log (a fork's, or one that read it for a resume) keeps it: it may be asked for admission from it.
    */
   private releaseHistory(): void {
     // The last recovery, of the log up to this commit or of a prefix of it (a step's records are

@@ -120,8 +120,8 @@ function wholeLogStore(backing: MemoryBacking): Store {
   };
 }
 
-type Op = { call: 'status' } | { call: 'continueRun' } | { call: 'recoverAll' } | { call: 'resume'; id: string; value: unknown };
-type Failure = { name: string; code: unknown; seq: unknown; sameValue?: unknown; claimedValue?: unknown };
+type Op = { call: 'status' } | { call: 'continueRun'; fromSeq?: number } | { call: 'recoverAll' } | { call: 'resume'; id: string; value: unknown };
+type Failure = { name: string; code: unknown; seq: unknown; sameValue?: unknown; claimedValue?: unknown; requestedIsCheckpoint?: unknown };
 /** An operation's answer; recoverAll's is what it reported for the run (nothing for a run it found parked or ended). */
 type Outcome = { ok: RunResult } | { error: Failure } | { recovered: ({ ok: RunResult } | { error: Failure })[] };
 
@@ -129,13 +129,15 @@ function failure(error: unknown): Failure {
   const e = error as { constructor?: { name?: string }; code?: unknown; seq?: unknown; sameValue?: unknown; claimedValue?: unknown };
   // An already-consumed refusal also names the value it was claimed with, and whether this one is it.
   const claim = 'claimedValue' in (e as object) ? { sameValue: e.sameValue, claimedValue: e.claimedValue } : {};
-  return { name: e.constructor?.name ?? typeof error, code: e.code, seq: e.seq, ...claim };
+  // A refused continue from an earlier seq also says whether a fork could start there.
+  const requested = 'requestedIsCheckpoint' in (e as object) ? { requestedIsCheckpoint: (e as { requestedIsCheckpoint: unknown }).requestedIsCheckpoint } : {};
+  return { name: e.constructor?.name ?? typeof error, code: e.code, seq: e.seq, ...claim, ...requested };
 }
 
 async function perform(remit: Remit, runId: string, op: Op): Promise<Outcome> {
   try {
     if (op.call === 'status') return { ok: await remit.status(runId) };
-    if (op.call === 'continueRun') return { ok: await remit.continueRun(runId) };
+    if (op.call === 'continueRun') return { ok: await remit.continueRun(runId, op.fromSeq === undefined ? {} : { fromSeq: op.fromSeq }) };
     if (op.call === 'recoverAll') {
       const reported = (await remit.recoverAll()).filter((outcome) => outcome.runId === runId);
       return { recovered: reported.map((outcome) => ('result' in outcome ? { ok: outcome.result } : { error: failure(outcome.error) })) };
@@ -333,14 +335,17 @@ async function answers(core: RecoveryCore, wf: Workflow, runId: string, ops: Op[
 }
 
 /**
- * The calls a fresh process makes: status, continueRun (or, for a start-up, recoverAll), then a
- * resume of the interrupt the whole-log answer parks on (and one with an id that is not the parked
- * one), then status again.
+ * The calls a fresh process makes: status, continueRun (or, for a start-up, recoverAll), a
+ * continue from some seq, then a resume of the interrupt the whole-log answer parks on (and one
+ * with an id that is not the parked one), then status again.
  */
 async function opsFor(core: RecoveryCore, wf: Workflow, runId: string, backing: MemoryBacking, bogusSeq: number, startUp: boolean, claimSeq = 0): Promise<Op[]> {
   const probe = copyWithSummary(backing, undefined);
   const ops: Op[] = [{ call: 'status' }, { call: startUp ? 'recoverAll' : 'continueRun' }];
   const continued = await perform(new Remit(wholeLogStore(probe), core, [wf], NO_HOOKS, {}, READER), runId, { call: 'continueRun' });
+  // A continue from some seq of the run, or just past it (after the continue: the head, when this
+  // seq is it, is where the continue left the run).
+  ops.push({ call: 'continueRun', fromSeq: bogusSeq % (probe.runs.get(runId)!.records.length + 1) });
   ops.push({ call: 'resume', id: `approve@${bogusSeq}`, value: true });
   // A second click on an earlier request: an id claimed before (a summary keeps only the latest claim).
   const claimed = decodeLog(Buffer.concat(probe.runs.get(runId)!.records.map((r) => r.bytes))).records.filter((r) => r.kind === RecordKind.RESUME_CLAIMED);
@@ -460,6 +465,47 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
     expect(refusals.get('UnknownInterruptError') ?? 0).toBeGreaterThan(0);
     expect(refusals.get('NotParkedError') ?? 0).toBeGreaterThan(0);
     expect(refusals.has('accepted')).toBe(false);
+  }, 60_000);
+
+  it('a continue from any seq (`continueRun({ fromSeq })`) gives the whole-log answer, reading the tail and at most one record before it', async () => {
+    const core = await createCore(coreKind);
+    const answersSeen = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(shape, fc.constantFrom('earlier', 'head', 'past'), fc.nat(), async (runShape, where, pick) => {
+        const own = await write(core, runShape, 'r');
+        const recordCount = own.backing.runs.get('r')!.records.length;
+        const summary = own.backing.runs.get('r')!.summary;
+        if (summary === undefined) return;
+        // Before the head (an implicit fork, at a checkpoint or not), the head, or past it.
+        const head = recordCount - 1;
+        const fromSeq = where === 'earlier' ? pick % head : where === 'head' ? head : head + 1 + (pick % 3);
+        const ops: Op[] = [{ call: 'continueRun', fromSeq }, { call: 'status' }];
+        // Copies taken before either path writes (a continue from the head drives the run).
+        const wholeBacking = copyWithSummary(own.backing, undefined);
+        const countedBacking = copyBacking(own.backing);
+        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
+        const actual = await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: own.backing }));
+        expect(actual).toEqual(expected);
+        const answer = expected.outcomes[0]!;
+        if ('error' in answer && answer.error.name === 'ImplicitForkError') {
+          // Whether a fork could start there is the core's FORK_AT answer on the whole log.
+          const log = Buffer.concat(countedBacking.runs.get('r')!.records.map((r) => r.bytes));
+          expect(answer.error.requestedIsCheckpoint).toBe(core.admit(log, { tag: 'FORK_AT', seq: fromSeq }).accepted);
+        }
+        const name = 'error' in answer ? `${answer.error.name}${answer.error.requestedIsCheckpoint === true ? ' at a checkpoint' : ''}` : 'accepted';
+        answersSeen.set(name, (answersSeen.get(name) ?? 0) + 1);
+        // The tail from the summary's snapshot and, for a refused earlier seq, that record: never the whole log.
+        const { store: counted, count } = countingReads(new MemoryStore({ backing: countedBacking }));
+        await perform(new Remit(counted, core, [own.wf], NO_HOOKS, {}, READER), 'r', ops[0]!);
+        expect(count.recordsFrom).not.toContain(0);
+        expect(count.records).toBeLessThanOrEqual(recordCount - summary.snapshotSeq + 2);
+      }),
+      { numRuns: 80 },
+    );
+    // Each of the answers came up: the head continued, a seq past it, an earlier checkpoint and an earlier other record.
+    for (const name of ['accepted', 'BeyondHeadError', 'ImplicitForkError', 'ImplicitForkError at a checkpoint']) {
+      expect(answersSeen.get(name) ?? 0, name).toBeGreaterThan(0);
+    }
   }, 60_000);
 
   it('a session that releases the log before its head snapshot at every commit writes the very records and summaries of one that holds it all', async () => {
