@@ -370,3 +370,155 @@ Proof.
      replace (r_count r - 1 <? n) with true by (symmetry; apply Nat.ltb_lt; lia);
      replace (r_count r - 1 <? S (length l)) with true by (symmetry; apply Nat.ltb_lt; lia); reflexivity ]).
 Qed.
+
+(** ** A claim is read off the record after its park
+
+    The shell names every interrupt it parks [node@s], [s] the park's seq, and the core refuses a
+    park of such a reserved id at any other seq (docs/core-api.md, "Transitions"); the core's
+    summary does not list reserved ids. A resume of a reserved id below the head that the summary
+    cannot judge is judged from record [p + 1] alone (docs/core-api.md, "Admission from a
+    summary"; [RunSession.judgedByRecordAfterPark]). The reserved-id rule is not modelled here
+    (ids are numbers): it enters as the hypothesis that [id] is parked at [p] only, if at all.
+    Given it, the whole log's answer is the one that record gives. *)
+
+(** The phase PARKED is left by the park record itself, the last one read. *)
+Lemma parked_phase_last : forall l r n id s,
+  recover l = Recovered r -> r_phase r = PParked n id s ->
+  r_prev_checkpoint r = false /\ exists l0, l = l0 ++ [InterruptParked n id] /\ s = length l0.
+Proof.
+  induction l as [|x l IH] using rev_ind; intros r n id s H P.
+  - inversion H; subst; discriminate.
+  - destruct (recover_snoc_next l x r H) as [r0 [H0 S]].
+    pose proof (recover_count l r0 H0) as C.
+    apply step_next in S; destruct S as [_ [_ [r1 [A ->]]]].
+    destruct x; simpl in A; simpl in P;
+    repeat match type of A with
+           | context [if ?c then _ else _] => let E := fresh "E" in destruct c eqn:E; try discriminate
+           | context [match r_phase r0 with _ => _ end] => let Q := fresh "Q" in destruct (r_phase r0) eqn:Q; try discriminate
+           end;
+    inversion A; subst; simpl in P; try discriminate;
+    try (match type of P with next_phase ?nx = _ => destruct nx; discriminate end).
+    + (* the park *)
+      inversion P; subst; split; [reflexivity|]; exists l; split; [reflexivity | exact C].
+    + (* FORKED keeps the phase, and needs a checkpoint before it: the park is none *)
+      destruct (IH r0 n id s H0 P) as [Pc _]; rewrite Pc in E; discriminate.
+Qed.
+
+(** Every claim in the recovered set is the record at its seq. *)
+Lemma claimed_at : forall l r id s,
+  recover l = Recovered r -> In (id, s) (r_claimed r) ->
+  s < length l /\ exists v, nth_error l s = Some (ResumeClaimed id v).
+Proof.
+  induction l as [|x l IH] using rev_ind; intros r id s H Hin.
+  - inversion H; subst; contradiction.
+  - destruct (recover_snoc_next l x r H) as [r0 [H0 S]].
+    pose proof (recover_count l r0 H0) as C.
+    rewrite (step_claimed r0 x r S) in Hin; rewrite app_length; simpl.
+    assert (Old : In (id, s) (r_claimed r0) -> s < length l + 1 /\ exists v, nth_error (l ++ [x]) s = Some (ResumeClaimed id v)).
+    { intros Hi; destruct (IH r0 id s H0 Hi) as [Hs [v Hv]]; split; [lia|].
+      exists v; rewrite nth_error_app1; auto. }
+    destruct x; try (apply Old; exact Hin); try contradiction.
+    destruct Hin as [Hq | Hi]; [|apply Old; exact Hi].
+    inversion Hq; subst; split; [rewrite C; lia|].
+    exists v; rewrite C, nth_error_app2, Nat.sub_diag by lia; reflexivity.
+Qed.
+
+(** Every claim record of a log that recovers is in the recovered set, with its seq. *)
+Lemma claim_in_claimed : forall l r id v s,
+  recover l = Recovered r -> nth_error l s = Some (ResumeClaimed id v) -> In (id, s) (r_claimed r).
+Proof.
+  induction l as [|x l IH] using rev_ind; intros r id v s H N.
+  - destruct s; discriminate.
+  - destruct (recover_snoc_next l x r H) as [r0 [H0 S]].
+    pose proof (recover_count l r0 H0) as C.
+    pose proof (step_claimed r0 x r S) as Cl.
+    destruct (Nat.lt_ge_cases s (length l)) as [Lt | Ge].
+    + rewrite nth_error_app1 in N by exact Lt.
+      pose proof (IH r0 id v s H0 N) as Hin; rewrite Cl.
+      destruct x; try exact Hin; try (right; exact Hin).
+      (* RUN_STARTED is record 0: nothing is before it *)
+      exfalso; apply step_next in S; destruct S as [_ [Z _]].
+      assert (r_count r0 = 0) as Z0 by (apply Z; reflexivity); rewrite C in Z0; lia.
+    + rewrite nth_error_app2 in N by exact Ge.
+      destruct (s - length l) eqn:D; [|destruct n; discriminate].
+      simpl in N; inversion N; subst; rewrite Cl; left; f_equal; lia.
+Qed.
+
+(** A claim's record follows its park's, with the same id. *)
+Lemma claim_follows_park : forall l r id v s,
+  recover l = Recovered r -> nth_error l s = Some (ResumeClaimed id v) ->
+  exists n p, s = S p /\ nth_error l p = Some (InterruptParked n id).
+Proof.
+  intros l r id v s H N.
+  destruct (nth_error_split l s N) as [l1 [l2 [-> Len]]].
+  replace (l1 ++ ResumeClaimed id v :: l2) with ((l1 ++ [ResumeClaimed id v]) ++ l2) in H
+    by (rewrite <- app_assoc; reflexivity).
+  destruct (recover_prefix_ok _ _ _ H) as [r1 H1].
+  destruct (recover_snoc_next l1 _ r1 H1) as [r0 [H0 S]].
+  apply step_next in S; destruct S as [_ [_ [r2 [A _]]]]; simpl in A.
+  destruct (r_phase r0) eqn:P; try discriminate.
+  destruct (Nat.eqb id0 id) eqn:E; try discriminate; apply Nat.eqb_eq in E; subst id0.
+  destruct (parked_phase_last l1 r0 n id seq H0 P) as [_ [l0 [-> _]]].
+  exists n, (length l0); split; [rewrite <- Len, app_length; simpl; lia|].
+  rewrite <- app_assoc, nth_error_app2, Nat.sub_diag by lia; reflexivity.
+Qed.
+
+(** The whole log's claim of [id], when [id] is parked at [p] only: read off record [p + 1]. *)
+Theorem claim_read_after_park : forall l r id p,
+  recover l = Recovered r ->
+  (forall k n, nth_error l k = Some (InterruptParked n id) -> k = p) ->
+  claim_seq (r_claimed r) id =
+    match nth_error l (S p) with
+    | Some (ResumeClaimed id' _) => if Nat.eqb id' id then Some (S p) else None
+    | _ => None
+    end.
+Proof.
+  intros l r id p H Only.
+  destruct (claim_seq (r_claimed r) id) as [s|] eqn:Cs.
+  - apply claim_seq_some_in in Cs.
+    destruct (claimed_at l r id s H Cs) as [_ [v Hv]].
+    destruct (claim_follows_park l r id v s H Hv) as [n [p' [-> Hp]]].
+    rewrite (Only p' n Hp) in Hv |- *; rewrite Hv, Nat.eqb_refl; reflexivity.
+  - apply claim_seq_none in Cs.
+    destruct (nth_error l (S p)) as [x|] eqn:N; [|reflexivity].
+    destruct x; try reflexivity.
+    destruct (Nat.eqb id0 id) eqn:E; [|reflexivity].
+    apply Nat.eqb_eq in E; subst id0.
+    exfalso; apply Cs; apply in_map_iff; exists (id, S p); split; [reflexivity|].
+    eapply claim_in_claimed; eauto.
+Qed.
+
+(** A claim of [id] at [p + 1]: the second resume is refused ALREADY_CONSUMED there. *)
+Corollary resume_refused_by_claim_after_park : forall l r id p v,
+  recover l = Recovered r -> nth_error l (S p) = Some (ResumeClaimed id v) ->
+  admit l (RResume id) = Refuse AlreadyConsumed (S p).
+Proof.
+  intros l r id p v H N; apply resume_refused_when_claimed with (r := r); [exact H|].
+  eapply claim_in_claimed; eauto.
+Qed.
+
+(** No claim of [id] at [p + 1], and [id] not the parked one: NOT_PARKED, or UNKNOWN_INTERRUPT
+    when the run is parked, at the head. *)
+Corollary resume_refused_without_claim_after_park : forall l r id p,
+  recover l = Recovered r ->
+  (forall k n, nth_error l k = Some (InterruptParked n id) -> k = p) ->
+  (forall v, nth_error l (S p) <> Some (ResumeClaimed id v)) ->
+  r_phase r <> PEmpty -> (forall n ps, r_phase r <> PParked n id ps) ->
+  admit l (RResume id) =
+    match r_phase r with
+    | PParked _ _ _ => Refuse UnknownInterrupt (length l - 1)
+    | _ => Refuse NotParked (length l - 1)
+    end.
+Proof.
+  intros l r id p H Only Nc Ne Np.
+  assert (Cs : claim_seq (r_claimed r) id = None).
+  { rewrite (claim_read_after_park l r id p H Only).
+    destruct (nth_error l (S p)) as [x|] eqn:N; [|reflexivity].
+    destruct x; try reflexivity.
+    destruct (Nat.eqb id0 id) eqn:E; [|reflexivity].
+    apply Nat.eqb_eq in E; subst id0; exfalso; exact (Nc v eq_refl). }
+  unfold admit; rewrite H, <- (recover_count l r H), Cs.
+  destruct (r_phase r) eqn:P; try (exfalso; apply Ne; reflexivity); try reflexivity.
+  replace (Nat.eqb id0 id) with false; [reflexivity|].
+  symmetry; apply Nat.eqb_neq; intros ->; exact (Np n seq eq_refl).
+Qed.

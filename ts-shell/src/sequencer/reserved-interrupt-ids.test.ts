@@ -153,6 +153,13 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     expect(atHead.count.records).toBeLessThan(100);
     expect(atHead.count.recordsFrom).not.toContain(0);
     expect((await continued(head + 1)).answer).toBeInstanceOf(BeyondHeadError);
+    // A store whose readRecords starts at seq 0 whatever it is asked (a custom store's bug): the
+    // record read is not record `checkpoint`, so the whole log decides, not "no checkpoint".
+    const sloppy = Object.create(open()) as Store;
+    const inner = open();
+    sloppy.readRecords = (runId, _fromSeq, limit) => inner.readRecords(runId, 0, limit);
+    const answer = await new Remit(sloppy, core, [approvals]).continueRun('r', { fromSeq: checkpoint }).then((r) => r, (e: unknown) => e);
+    expect(answer).toMatchObject({ name: 'ImplicitForkError', requestedIsCheckpoint: true });
   });
 
   /** A run of 100 cycles on SQLite, and a reader whose every read returns record `damagedSeq` with a byte flipped. */
@@ -199,6 +206,23 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     expect(named).toBeInstanceOf(LogCorruptError);
     expect((named as LogCorruptError).seq).toBe(there.seq);
     await there.reader.close();
+  });
+
+  it('a continue from an earlier seq whose record is damaged reads the whole log and names the damage, never "not a checkpoint"', async () => {
+    // ask's completion after the 30th claim: a checkpoint before the summary's snapshot.
+    const checkpoint = (ids: string[]) => claimSeqOf(ids[30]!) + 1;
+    const { ids, seq, reader } = await damagedRun(checkpoint);
+    expect(seq).toBe(checkpoint(ids));
+    const error = await reader.continueRun('r', { fromSeq: seq }).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(LogCorruptError);
+    expect((error as LogCorruptError).seq).toBe(seq);
+    // Damage elsewhere before the snapshot is not read: the refusal says a fork can start there.
+    const elsewhere = await damagedRun(() => 20);
+    const refused = await elsewhere.reader.continueRun('r', { fromSeq: checkpoint(elsewhere.ids) }).then(() => null, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(ImplicitForkError);
+    expect(refused).toMatchObject({ requestedIsCheckpoint: true });
+    expect((await elsewhere.reader.scrub('r')).damage).toMatchObject({ seq: 20 });
+    await Promise.all([reader.close(), elsewhere.reader.close()]);
   });
 
   it('a stale resume whose claim is the damaged record reads the whole log and names the damage', async () => {

@@ -446,8 +446,8 @@ export class RunSession {
    * from the core's summary instead of a pass over the whole log: docs/core-api.md, "Admission from
    * a summary". The log itself is asked only when the summary cannot decide (NEEDS_LOG: a fork at
    * an earlier checkpoint, or a resume of a reserved id below the head that is not the parked one
-   * nor the last claim's, for which a session read from a stored summary gives NEEDS_LOG back:
-   * admitReadingLog) or the log does not recover (the log's answer names the bad record).
+   * nor the last claim's) or the log does not recover (the log's answer names the bad record). A
+   * session read from a stored summary gives NEEDS_LOG back: admitReadingLog reads what it needs.
    */
   admit(request: AdmissionRequest): Admission {
     assert(!this.stale, () => `run ${this.runId} used after a failed append without a reload`);
@@ -456,9 +456,9 @@ export class RunSession {
     if (!this.recovery.value.ok) return this.admitFromWholeLog(request);
     const admission = this.engine.core.admitFrom(this.summary, request);
     if (admission.reason !== RefusalReason.NEEDS_LOG) return admission;
-    // A resume of a reserved id below the head whose claim, if any, only the log holds: a session
-    // that read from a stored summary gives NEEDS_LOG back (admitReadingLog reads record p + 1).
-    if (request.tag === 'RESUME' && this.heldFrom !== 0) return admission;
+    // A session that read from a stored summary gives NEEDS_LOG back: admitReadingLog reads what
+    // the answer needs (record p + 1 for a resume of a reserved id below the head, else the whole log).
+    if (this.heldFrom !== 0) return admission;
     return this.admitFromWholeLog(request);
   }
 
@@ -517,17 +517,20 @@ export class RunSession {
   }
 
   /**
-   * Whether record `seq` is a checkpoint (RUN_STARTED or NODE_COMPLETED: a seq fork() accepts,
-   * docs/core-api.md, "Admission", FORK_AT), judged from that record alone: from the bytes this
-   * session holds, or read from the store when it lies before them (one record, not the whole log).
-   * False when the record does not read (a fork there is refused, naming the damage) or is past the head.
+   * Whether record `seq`, below the head, is a checkpoint (RUN_STARTED or NODE_COMPLETED: a seq
+   * fork() accepts, docs/core-api.md, "Admission", FORK_AT), judged from that record alone: from
+   * the bytes this session holds, or read from the store when it lies before them (one record, not
+   * the whole log). When that record does not read as record `seq` (damage before the summary's
+   * snapshot, a store that answered another seq), the whole log is read and asked, as fork() asks
+   * it: damage is then thrown named (LogCorruptError, LogTornError), never taken for "no checkpoint".
    */
   async isCheckpoint(seq: number): Promise<boolean> {
-    if (!Number.isInteger(seq) || seq < 0 || seq >= this.recordCount) return false;
+    assert(Number.isInteger(seq) && seq >= 0 && seq < this.recordCount, () => `run ${this.runId}: seq ${seq} is not below the head (${this.recordCount} records)`);
     const held = this.offsetOfSeq(seq);
     // Record 0 is held by every session (a read from a summary holds it before the skipped bytes).
     const record = seq === 0 ? this.firstRecord() : held >= 0 ? this.heldRecordAt(held, seq) : await this.storedRecord(seq);
-    return record !== null && (record.kind === RecordKind.RUN_STARTED || record.kind === RecordKind.NODE_COMPLETED);
+    if (record !== null) return record.kind === RecordKind.RUN_STARTED || record.kind === RecordKind.NODE_COMPLETED;
+    return (await this.admitReadingLog({ tag: 'FORK_AT', seq })).accepted;
   }
 
   /** Record 0 as this session holds it, or null when it does not read. */
@@ -748,8 +751,8 @@ export class RunSession {
    * summary covers them (it is fed only what follows), the cached head state and a rebuilt one
    * start at the head snapshot, and the current action's records lie after it. What would need
    * them reads the run again as a fresh session does: a resume of an interrupt claimed before the
-   * latest claim (admitReadingLog), a reload after a failed append. A session that holds the whole
-   * log (a fork's, or one that read it for a resume) keeps it: it may be asked for admission from it.
+   * latest claim (admitReadingLog), a reload after a failed append. A session opened on the whole
+   * log (a fork's) or sent to it by admitReadingLog keeps it: it may be asked for admission from it.
    */
   private releaseHistory(): void {
     // The last recovery, of the log up to this commit or of a prefix of it (a step's records are
