@@ -8,6 +8,10 @@
 
 import { assert } from '../assert.js';
 import { EMPTY_SUMMARY, type Recovery, type RecoveryCore } from '../core/types.js';
+import type { SkippedBytes } from './log-buffer.js';
+
+/** No bytes skipped: the log is held whole. */
+const NO_SKIP: SkippedBytes = { at: 0, bytes: 0 };
 
 /**
  * The most log bytes handed to the core in one call (more only when one record is longer): the
@@ -28,10 +32,12 @@ export const EMPTY_SUMMARY_AT: SummaryAt = { summary: EMPTY_SUMMARY, byteLength:
 
 /**
  * Feed the log's bytes from `from.byteLength` to `end` to the core from `from` in pieces of at
- * most `chunkBytes`. `log[offset - skipped]` is the log's byte at `offset`, for every offset from
- * `from.byteLength` on: a session read from a stored summary holds record 0 and then the bytes
- * from the head snapshot on (./log-buffer.ts), and `skipped` bytes between them, which the summary
- * covers, are not in `log` (0: `log` is the whole log). Offsets in the answers are the whole log's.
+ * most `chunkBytes`. `log` holds the log but for the `skip.bytes` bytes from offset `skip.at` on:
+ * a session read from a stored summary holds record 0 and then the bytes from the head snapshot on
+ * (./log-buffer.ts), and the bytes between them, which the summary covers, are not in `log` (no
+ * skip: `log` is the whole log). So `log[offset - skip.bytes]` is the log's byte at `offset` for
+ * every offset from the end of the skipped bytes on, where the feed must start (asserted: a feed
+ * from inside them, or from before them, would read the wrong bytes). Offsets in the answers are the whole log's.
  * A piece that ends inside a record leaves it torn and the summary where it was, so the next piece
  * starts there again, twice as long until the record fits. Returns the last answer and the summary
  * reached (durable records only: a torn tail is fed again next time; on a recovery error, the
@@ -39,9 +45,13 @@ export const EMPTY_SUMMARY_AT: SummaryAt = { summary: EMPTY_SUMMARY, byteLength:
  * a stored one can be refused; the core's own never are).
  */
 export function feedInPieces(
-  core: RecoveryCore, from: SummaryAt, log: Uint8Array, end: number, chunkBytes = FEED_CHUNK_BYTES, skipped = 0,
+  core: RecoveryCore, from: SummaryAt, log: Uint8Array, end: number, chunkBytes = FEED_CHUNK_BYTES, skip: SkippedBytes = NO_SKIP,
 ): { recovery: Recovery; at: SummaryAt } | null {
-  assert(from.byteLength >= skipped && end - skipped <= log.length, () => `feed of log bytes ${from.byteLength} to ${end} outside the ${log.length} bytes held past ${skipped} skipped`);
+  const skipped = skip.bytes;
+  assert(
+    (skipped === 0 || from.byteLength >= skip.at + skipped) && end - skipped <= log.length,
+    () => `feed of log bytes ${from.byteLength} to ${end} outside the ${log.length} bytes held (${skipped} bytes skipped from ${skip.at})`,
+  );
   let at = from;
   let pieceBytes = chunkBytes;
   for (;;) {

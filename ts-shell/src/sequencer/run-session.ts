@@ -433,7 +433,7 @@ export class RunSession {
   private feedCore(byteLength: number): Recovery | null {
     // In pieces (./feed-pieces.ts): a reload hands the core at most about 1 MiB at a time.
     const from = { summary: this.summary, byteLength: this.summaryEnd, recordCount: this.summaryRecords };
-    const fed = feedInPieces(this.engine.core, from, this.log.held, byteLength, undefined, this.log.skippedBytes);
+    const fed = feedInPieces(this.engine.core, from, this.log.held, byteLength, undefined, { at: this.log.skipStart, bytes: this.log.skippedBytes });
     if (fed === null) return null;
     this.summary = fed.at.summary;
     this.summaryEnd = fed.at.byteLength;
