@@ -12,8 +12,8 @@ import type { AdmissionRequest, RecoveryCore } from '../core/types.js';
 import { AlreadyConsumedError } from '../errors.js';
 import { Remit } from '../remit.js';
 import { MemoryStore } from '../store/memory.js';
-import type { Store } from '../store/store.js';
 import { END, workflow } from '../workflow/workflow.js';
+import { wholeLogStore } from '../../test-support/whole-log-store.js';
 
 interface Counts { recoverBytes: number; admitLogCalls: number; feedBytes: number; largestFeed: number; admitFromCalls: number }
 
@@ -88,16 +88,7 @@ describe.each(['reference', 'wasm'] as const)('incremental recovery in the seque
     expect(await logBytes(store, 'big')).toBeGreaterThan(3 * 1024 * 1024);
     const { core, counts } = counting(await createCore(kind));
     // A whole-log read: a store without the summary capability makes continueRun read every record.
-    const wholeLog: Store = {
-      description: store.description,
-      readLog: (runId, fromSeq) => store.readLog(runId, fromSeq),
-      readRecords: (runId, fromSeq, limit) => store.readRecords(runId, fromSeq, limit),
-      append: (runId, expectedSeq, records, _summary, status) => store.append(runId, expectedSeq, records, undefined, status),
-      fork: (...args) => store.fork(...args),
-      listRuns: () => store.listRuns(),
-      close: async () => {},
-    };
-    const reread = await new Remit(wholeLog, core, [wf]).continueRun('big');
+    const reread = await new Remit(wholeLogStore(store), core, [wf]).continueRun('big');
     expect(reread).toEqual(run);
     expect(counts.largestFeed).toBeGreaterThan(0);
     expect(counts.largestFeed).toBeLessThanOrEqual(1024 * 1024 + 64 * 1024);

@@ -26,6 +26,7 @@ import { openSummary, sealSummary } from './stored-summary.js';
 import type { RunResult, SequencingOptions } from './run-result.js';
 import { copyBacking } from '../../test-support/memory-backing.js';
 import { countingReads } from '../../test-support/counting-reads.js';
+import { wholeLogStore } from '../../test-support/whole-log-store.js';
 
 const State = z.object({ i: z.number().int(), pad: z.string() });
 
@@ -107,17 +108,8 @@ function copyWithSummary(from: MemoryBacking, summary: RecoverySummary | undefin
 }
 
 /** A view of `backing` without the summary capability: every open reads the whole log, nothing stores a summary. */
-function wholeLogStore(backing: MemoryBacking): Store {
-  const store = new MemoryStore({ backing });
-  return {
-    description: store.description,
-    readLog: (runId, fromSeq) => store.readLog(runId, fromSeq),
-    readRecords: (runId, fromSeq) => store.readRecords(runId, fromSeq),
-    append: (runId, expectedSeq, records, _summary, status) => store.append(runId, expectedSeq, records, undefined, status),
-    fork: (...args) => store.fork(...args),
-    listRuns: () => store.listRuns(),
-    close: async () => {},
-  };
+function wholeLogOf(backing: MemoryBacking): Store {
+  return wholeLogStore(new MemoryStore({ backing }));
 }
 
 type Op = { call: 'status' } | { call: 'continueRun'; fromSeq?: number } | { call: 'recoverAll' } | { call: 'resume'; id: string; value: unknown };
@@ -342,7 +334,7 @@ async function answers(core: RecoveryCore, wf: Workflow, runId: string, ops: Op[
 async function opsFor(core: RecoveryCore, wf: Workflow, runId: string, backing: MemoryBacking, bogusSeq: number, startUp: boolean, claimSeq = 0): Promise<Op[]> {
   const probe = copyWithSummary(backing, undefined);
   const ops: Op[] = [{ call: 'status' }, { call: startUp ? 'recoverAll' : 'continueRun' }];
-  const continued = await perform(new Remit(wholeLogStore(probe), core, [wf], NO_HOOKS, {}, READER), runId, { call: 'continueRun' });
+  const continued = await perform(new Remit(wholeLogOf(probe), core, [wf], NO_HOOKS, {}, READER), runId, { call: 'continueRun' });
   // A continue from some seq of the run, or just past it (after the continue: the head, when this
   // seq is it, is where the continue left the run).
   ops.push({ call: 'continueRun', fromSeq: bogusSeq % (probe.runs.get(runId)!.records.length + 1) });
@@ -373,7 +365,7 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
         const ops = await opsFor(core, own.wf, 'r', own.backing, bogusSeq, startUp, bogusSeq);
 
         const wholeBacking = copyWithSummary(own.backing, undefined);
-        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
+        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogOf(wholeBacking));
 
         const placed = place(placedSpec, own, other);
         const summaryBacking = copyWithSummary(own.backing, placed.summary);
@@ -417,7 +409,7 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
         const id = fromUtf8((claims[pick % (claims.length - 1)] as { interruptId: Uint8Array }).interruptId);
         const ops: Op[] = [{ call: 'resume', id, value: sameValue }, { call: 'status' }];
         const wholeBacking = copyWithSummary(own.backing, undefined);
-        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
+        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogOf(wholeBacking));
         const actual = await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: own.backing }));
         expect(expected.outcomes[0]).toMatchObject({ error: { name: 'AlreadyConsumedError' } });
         expect(actual).toEqual(expected);
@@ -447,7 +439,7 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
         // 1 .. head - 1: below the head, where the summary cannot judge a reserved id (NEEDS_LOG).
         const id = `approve@${1 + (pick % (records.length - 2))}`;
         const ops: Op[] = [{ call: 'resume', id, value }, { call: 'status' }];
-        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(copyWithSummary(own.backing, undefined)));
+        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogOf(copyWithSummary(own.backing, undefined)));
         const actual = await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: own.backing }));
         expect(actual).toEqual(expected);
         const answer = expected.outcomes[0]!;
@@ -483,7 +475,7 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
         // Copies taken before either path writes (a continue from the head drives the run).
         const wholeBacking = copyWithSummary(own.backing, undefined);
         const countedBacking = copyBacking(own.backing);
-        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
+        const expected = await answers(core, own.wf, 'r', ops, () => wholeLogOf(wholeBacking));
         const actual = await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: own.backing }));
         expect(actual).toEqual(expected);
         const answer = expected.outcomes[0]!;
@@ -538,7 +530,7 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
     expect(first.recordCount).toBeLessThan(own.backing.runs.get('r')!.records.length);
     const ops: Op[] = [{ call: 'status' }, { call: 'continueRun' }, { call: 'resume', id: 'approve@0', value: true }];
     const wholeBacking = copyWithSummary(own.backing, undefined);
-    const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
+    const expected = await answers(core, own.wf, 'r', ops, () => wholeLogOf(wholeBacking));
     expect(expected.outcomes[0]).toMatchObject({ ok: { status: 'completed' } });
     for (const byteLength of [0xffffffff, 0xffffffff - 16]) {
       const summaryBacking = copyWithSummary(own.backing, sealSummary(first.recordCount, byteLength, first.snapshotSeq, openSummary(first)!));
@@ -555,7 +547,7 @@ describe.each(['reference', 'wasm'] as const)('a stored summary never changes a 
     const first = own.stored[0]!;
     const ops: Op[] = [{ call: 'status' }, { call: 'continueRun' }, { call: 'resume', id: 'approve@0', value: true }];
     const wholeBacking = copyWithSummary(own.backing, undefined);
-    const expected = await answers(core, own.wf, 'r', ops, () => wholeLogStore(wholeBacking));
+    const expected = await answers(core, own.wf, 'r', ops, () => wholeLogOf(wholeBacking));
     const summaryBacking = copyWithSummary(own.backing, sealSummary(first.recordCount, first.byteLength, -1, openSummary(first)!));
     expect(await answers(core, own.wf, 'r', ops, () => new MemoryStore({ backing: summaryBacking }))).toEqual(expected);
   });
