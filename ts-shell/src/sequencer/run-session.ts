@@ -185,14 +185,13 @@ export class RunSession {
   /**
    * The record at `offset` (seq `seq`) when this session read its bytes, or the record `seq` it
    * read alone (judgedByRecordAfterPark: an old interrupt's claim, whose offset it does not know);
-   * null in bytes it did not read (between record 0 and `heldFrom`, or past the log).
+   * null before what it read.
    */
   heldRecordAt(offset: number, seq: number): LogRecord | null {
     const readAlone = this.claimsReadAlone.get(seq);
     if (readAlone !== undefined) return readAlone;
-    const index = offset < this.log.byteLength ? this.log.indexOf(offset) : -1;
-    if (index < 0) return null;
-    const step = decodeRecordAt(this.log.held, index, seq);
+    if (offset < this.heldFrom || offset >= this.log.byteLength) return null;
+    const step = decodeRecordAt(this.log.held, this.log.indexOf(offset), seq);
     return step.outcome === 'record' ? step.record : null;
   }
 
@@ -528,9 +527,16 @@ export class RunSession {
   async isCheckpoint(seq: number): Promise<boolean> {
     assert(Number.isInteger(seq) && seq >= 0 && seq < this.recordCount, () => `run ${this.runId}: seq ${seq} is not below the head (${this.recordCount} records)`);
     const held = this.offsetOfSeq(seq);
-    const record = held >= 0 ? this.heldRecordAt(held, seq) : await this.storedRecord(seq);
+    // Record 0 is held by every session (a read from a summary holds it before the skipped bytes).
+    const record = seq === 0 ? this.firstRecord() : held >= 0 ? this.heldRecordAt(held, seq) : await this.storedRecord(seq);
     if (record !== null) return record.kind === RecordKind.RUN_STARTED || record.kind === RecordKind.NODE_COMPLETED;
     return (await this.admitReadingLog({ tag: 'FORK_AT', seq })).accepted;
+  }
+
+  /** Record 0 as this session holds it, or null when it does not read. */
+  private firstRecord(): LogRecord | null {
+    const step = decodeRecordAt(this.log.held, 0, 0);
+    return step.outcome === 'record' ? step.record : null;
   }
 
   /**
