@@ -930,11 +930,15 @@ export class Remit implements Engine {
     session.recover();
     if (options.fromSeq !== undefined) {
       const requestedSeq = options.fromSeq;
-      const admission = await session.admitReadingLog({ tag: 'CONTINUE_FROM', seq: requestedSeq });
+      const request = { tag: 'CONTINUE_FROM', seq: requestedSeq } as const;
+      let admission = await session.admitReadingLog(request);
       if (!admission.accepted) {
         // The fork the message suggests must be one fork() accepts: only at a checkpoint.
         const requestedIsCheckpoint = admission.reason === RefusalReason.IMPLICIT_FORK && (await session.isCheckpoint(requestedSeq));
-        throw this.refusal(admission, runId, session, { requestedSeq, requestedIsCheckpoint });
+        // Asked again: isCheckpoint may have read the whole log again (a record that did not read),
+        // and another writer may have appended since the first read; the answer is that read's.
+        admission = await session.admitReadingLog(request);
+        if (!admission.accepted) throw this.refusal(admission, runId, session, { requestedSeq, requestedIsCheckpoint });
       }
     }
     return this.driveWaiting(session, waitMs);

@@ -226,6 +226,57 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     await Promise.all([reader.close(), elsewhere.reader.close()]);
   });
 
+  /**
+   * A store whose limited reads start at seq 0 whatever they are asked (so a continue's one-record
+   * read of `fromSeq` does not read as that record and the whole log is read instead), around
+   * `inner`; `beforeLimitedRead` runs before each such read.
+   */
+  function sloppyLimitedReads(inner: Store, beforeLimitedRead: () => Promise<void> = async () => {}): Store {
+    const sloppy = Object.create(inner) as Store;
+    sloppy.readRecords = async (runId, fromSeq, limit) => {
+      if (limit !== undefined) await beforeLimitedRead();
+      return inner.readRecords(runId, limit === undefined ? fromSeq : 0, limit);
+    };
+    return sloppy;
+  }
+
+  it.each(['memory', 'sqlite'] as const)('a continue whose fallback reads fewer records than the first read showed says the store cut its read short (%s store)', async (storeKind) => {
+    const open = opener(storeKind);
+    const ids = await cycled(open(), 100);
+    const inner = open();
+    // Its whole reads stop at 50 records (a page limit); its tail reads are sound.
+    const cut = sloppyLimitedReads(inner);
+    cut.readRecords = async (runId, fromSeq, limit) => {
+      const rows = await sloppyLimitedReads(inner).readRecords(runId, fromSeq, limit);
+      return (fromSeq ?? 0) === 0 && limit === undefined ? rows.slice(0, 50) : rows;
+    };
+    const checkpoint = claimSeqOf(ids[60]!) + 1;
+    const error = await new Remit(cut, await createCore(coreKind), [approvals]).continueRun('r', { fromSeq: checkpoint }).then(() => null, (e: unknown) => e);
+    expect(error).toMatchObject({ name: 'StoreError', storeCode: 'READS_CUT_SHORT', runId: 'r', seq: 50 });
+  });
+
+  it.each(['memory', 'sqlite'] as const)('a continue refused after its fallback read names the head that read saw, when another writer appended meanwhile (%s store)', async (storeKind) => {
+    const open = opener(storeKind);
+    const ids = await cycled(open(), 100);
+    const core = await createCore(coreKind);
+    const other = new Remit(open(), core, [approvals]);
+    const parked = (await other.status('r')).interrupt!.id;
+    let appended = false;
+    const racing = sloppyLimitedReads(open(), async () => {
+      if (appended) return;
+      appended = true;
+      await other.resume('r', parked, { by: 'other' });
+    });
+    const checkpoint = claimSeqOf(ids[60]!) + 1;
+    const error = await new Remit(racing, core, [approvals]).continueRun('r', { fromSeq: checkpoint }).then(() => null, (e: unknown) => e);
+    const head = (await new Remit(open(), core, [approvals]).status('r')).headSeq;
+    expect(appended).toBe(true);
+    expect(head).toBeGreaterThan(claimSeqOf(parked));
+    expect(error).toBeInstanceOf(ImplicitForkError);
+    expect(error).toMatchObject({ seq: head, requestedSeq: checkpoint, requestedIsCheckpoint: true });
+    await other.close();
+  });
+
   it('a stale resume whose claim is the damaged record reads the whole log and names the damage', async () => {
     const { ids, seq, reader } = await damagedRun((all) => claimSeqOf(all[30]!));
     expect((await reader.status('r')).status).toBe('parked');
