@@ -379,7 +379,9 @@ Qed.
     cannot judge is judged from record [p + 1] alone (docs/core-api.md, "Admission from a
     summary"; [RunSession.judgedByRecordAfterPark]). The reserved-id rule is not modelled here
     (ids are numbers): it enters as the hypothesis that [id] is parked at [p] only, if at all.
-    Given it, the whole log's answer is the one that record gives. *)
+    Given it, the whole log's answer is the one that record gives. When record [p] is [id]'s own
+    park the hypothesis holds of every log that recovers, and is discharged at the end of this
+    file ([claim_read_after_own_park]). *)
 
 (** The phase PARKED is left by the park record itself, the last one read. *)
 Lemma parked_phase_last : forall l r n id s,
@@ -521,4 +523,44 @@ Proof.
   destruct (r_phase r) eqn:P; try (exfalso; apply Ne; reflexivity); try reflexivity.
   replace (Nat.eqb id0 id) with false; [reflexivity|].
   symmetry; apply Nat.eqb_neq; intros ->; exact (Np n seq eq_refl).
+Qed.
+
+(** ** The park's own id: the hypothesis discharged
+
+    In a log that recovers an id is parked at one index at most ([park_index_unique]: the fold
+    refuses a second park of an id, DUPLICATE_INTERRUPT). So when record [p] is [id]'s own park,
+    "[id] is parked at [p] only" holds of the log itself, and a second resume of that interrupt is
+    judged from record [p + 1] alone, with no hypothesis. Only a made-up id, one the log never
+    parked at [p], still needs the core's reserved-id rule ([node@s] parked at [s] only) as the
+    hypothesis of [claim_read_after_park]: the model's ids are numbers and carry no seq. *)
+
+(** The whole log's claim of [id], when record [p] is [id]'s park: read off record [p + 1]. *)
+Corollary claim_read_after_own_park : forall l r n id p,
+  recover l = Recovered r -> nth_error l p = Some (InterruptParked n id) ->
+  claim_seq (r_claimed r) id =
+    match nth_error l (S p) with
+    | Some (ResumeClaimed id' _) => if Nat.eqb id' id then Some (S p) else None
+    | _ => None
+    end.
+Proof.
+  intros l r n id p H Np; apply claim_read_after_park; [exact H|].
+  intros k n' Nk; exact (park_index_unique l r k p n' n id H Nk Np).
+Qed.
+
+(** Record [p] is [id]'s park and record [p + 1] is no claim of [id], and [id] is not the parked
+    one: the second resume is refused NOT_PARKED, or UNKNOWN_INTERRUPT when the run is parked,
+    at the head. *)
+Corollary resume_refused_without_claim_after_own_park : forall l r n id p,
+  recover l = Recovered r -> nth_error l p = Some (InterruptParked n id) ->
+  (forall v, nth_error l (S p) <> Some (ResumeClaimed id v)) ->
+  r_phase r <> PEmpty -> (forall n ps, r_phase r <> PParked n id ps) ->
+  admit l (RResume id) =
+    match r_phase r with
+    | PParked _ _ _ => Refuse UnknownInterrupt (length l - 1)
+    | _ => Refuse NotParked (length l - 1)
+    end.
+Proof.
+  intros l r n id p H Np Nc Ne Npk; apply (resume_refused_without_claim_after_park l r id p H);
+    [| exact Nc | exact Ne | exact Npk].
+  intros k n' Nk; exact (park_index_unique l r k p n' n id H Nk Np).
 Qed.

@@ -320,6 +320,78 @@ Proof.
   intros l r id H; rewrite (claims_match_claimed_set l r id H); destruct (is_claimed r id); lia.
 Qed.
 
+(** ** Park-once, read off the log: a log that recovers parks each id at one index at most.
+    The fold refuses a park of an id it has seen parked (DUPLICATE_INTERRUPT), and [r_parked]
+    holds every id parked so far (RUN_STARTED, which clears it, is record 0 only). *)
+
+Lemma step_parked : forall r x r', step r x = Next r' ->
+  r_parked r' =
+    match x with
+    | RunStarted _ _ _ _ => []
+    | InterruptParked _ id => id :: r_parked r
+    | _ => r_parked r
+    end.
+Proof.
+  intros r x r' H; apply step_next in H; destruct H as [_ [_ [r0 [A ->]]]].
+  destruct x; simpl in A;
+  repeat match type of A with
+         | context [if ?c then _ else _] => destruct c; try discriminate
+         | context [match r_phase r with _ => _ end] => destruct (r_phase r); try discriminate
+         end; inversion A; reflexivity.
+Qed.
+
+(** Every park record of a log that recovers has its id in the recovered [r_parked]. *)
+Lemma park_in_parked : forall l r k n id,
+  recover l = Recovered r -> nth_error l k = Some (InterruptParked n id) -> In id (r_parked r).
+Proof.
+  induction l as [|x l IH] using rev_ind; intros r k n id H N.
+  - destruct k; discriminate.
+  - destruct (recover_snoc_next l x r H) as [r0 [H0 S]].
+    pose proof (recover_count l r0 H0) as C.
+    pose proof (step_parked r0 x r S) as Pk.
+    destruct (Nat.lt_ge_cases k (length l)) as [Lt | Ge].
+    + rewrite nth_error_app1 in N by exact Lt.
+      pose proof (IH r0 k n id H0 N) as Hin; rewrite Pk.
+      destruct x; try exact Hin; try (right; exact Hin).
+      (* RUN_STARTED is record 0: nothing is before it *)
+      exfalso; apply step_next in S; destruct S as [_ [Z _]].
+      assert (r_count r0 = 0) as Z0 by (apply Z; reflexivity); rewrite C in Z0; lia.
+    + rewrite nth_error_app2 in N by exact Ge.
+      destruct (k - length l) eqn:D; [|destruct n0; discriminate].
+      simpl in N; inversion N; subst; rewrite Pk; left; reflexivity.
+Qed.
+
+Lemma park_before_refused : forall l r k1 k2 n1 n2 id,
+  recover l = Recovered r -> k1 < k2 ->
+  nth_error l k1 = Some (InterruptParked n1 id) -> nth_error l k2 = Some (InterruptParked n2 id) ->
+  False.
+Proof.
+  intros l r k1 k2 n1 n2 id H Lt N1 N2.
+  destruct (nth_error_split l k2 N2) as [l1 [l2 [-> Len]]].
+  replace (l1 ++ InterruptParked n2 id :: l2) with ((l1 ++ [InterruptParked n2 id]) ++ l2) in H
+    by (rewrite <- app_assoc; reflexivity).
+  destruct (recover_prefix_ok _ _ _ H) as [r1 H1].
+  destruct (recover_snoc_next l1 _ r1 H1) as [r0 [H0 S]].
+  rewrite nth_error_app1 in N1 by lia.
+  pose proof (park_in_parked l1 r0 k1 n1 id H0 N1) as Hin.
+  apply step_next in S; destruct S as [_ [_ [r2 [A _]]]]; simpl in A.
+  assert (E : existsb (Nat.eqb id) (r_parked r0) = true)
+    by (apply existsb_exists; exists id; split; [exact Hin | apply Nat.eqb_refl]).
+  rewrite E in A; destruct (negb _); [discriminate|]; destruct (negb _); discriminate.
+Qed.
+
+(** Two parks of one id in a log that recovers are one record. *)
+Theorem park_index_unique : forall l r k1 k2 n1 n2 id,
+  recover l = Recovered r ->
+  nth_error l k1 = Some (InterruptParked n1 id) -> nth_error l k2 = Some (InterruptParked n2 id) ->
+  k1 = k2.
+Proof.
+  intros l r k1 k2 n1 n2 id H N1 N2.
+  destruct (Nat.lt_total k1 k2) as [Lt | [Eq | Gt]]; [exfalso | exact Eq | exfalso].
+  - exact (park_before_refused l r k1 k2 n1 n2 id H Lt N1 N2).
+  - exact (park_before_refused l r k2 k1 n2 n1 id H Gt N2 N1).
+Qed.
+
 (** ** Integrity: an error names the first bad record; a corrupt record is never loaded. *)
 
 Lemma fold_log_error : forall l r e s,
