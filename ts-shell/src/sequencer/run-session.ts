@@ -273,6 +273,9 @@ export class RunSession {
    * failing its integrity check) makes every later recover() throw the same typed error.
    */
   async reload(): Promise<void> {
+    // The records this session counted before (durable, and any staged ones a failed append
+    // dropped): a whole read returning fewer is checked as one cut short, below.
+    const seenBefore = this.recordCount;
     // A store that reads the summary and the records after it in one read (readRun): one round trip.
     const read = this.wholeLog ? undefined : checkedRunRead(this.engine.store, this.runId, await this.engine.store.readRun?.(this.runId));
     const fromSummary = this.wholeLog ? { kept: false as const } : await this.reloadFromSummary(read);
@@ -280,8 +283,11 @@ export class RunSession {
     const rows = read?.found === null ? read.records : checkedRecords(this.engine.store, 'readRecords', this.runId, await this.engine.store.readRecords(this.runId));
     // A summary covering more records than the whole read returned: a bad summary (read past it,
     // as any other), or a store that cut its read short, which would be taken for a run that
-    // moved (a ConflictError at every append): said as what it is.
-    if (fromSummary.summaryRecords !== undefined && fromSummary.summaryRecords > rows.length) await checkWholeRead(this.engine.store, this.runId, rows.length);
+    // moved (a ConflictError at every append): said as what it is. So is a whole read returning
+    // fewer records than this session counted (when they were staged records that were never
+    // appended, or a repair removed a torn record, the check finds none past the read and says so).
+    const expected = Math.max(fromSummary.summaryRecords ?? 0, seenBefore);
+    if (expected > rows.length) await checkWholeRead(this.engine.store, this.runId, rows.length);
     const bytes = rows.length === 1 ? rows[0]!.bytes : concatBytes(rows.map((r) => r.bytes));
     this.startFrom(new LogBuffer(bytes), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0, heldFromSeq: 0 });
     this.recordCount = rows.length === 0 ? 0 : -1;
