@@ -10,11 +10,14 @@
 
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { concatBytes, decodeLog, encodeLogV2 } from '../core/codec.js';
 import { createCore } from '../core/index.js';
+import { RecordKind, type LogRecord, type RecoveryCore } from '../core/types.js';
 import { Remit } from '../remit.js';
-import { MemoryStore } from '../store/memory.js';
-import type { Store } from '../store/store.js';
-import { workflow } from '../workflow/workflow.js';
+import { MemoryBacking, MemoryStore } from '../store/memory.js';
+import { END, workflow, type Workflow } from '../workflow/workflow.js';
+import { countingAppends } from '../../test-support/counting-appends.js';
+import { wholeLogStore } from '../../test-support/whole-log-store.js';
 import type { RunResult } from './run-result.js';
 import { RunSession, SUMMARY_BYTES_PER_LOG_BYTE, SUMMARY_EVERY_RECORDS } from './run-session.js';
 
@@ -28,29 +31,12 @@ const wf = workflow({ name: 'cadence', version: '1', state: z.object({ c: z.numb
   .interrupt('ask', { resume: z.object({ go: z.boolean() }), apply: () => ({}), next: 'p' })
   .build();
 
-/** `store` with every append's record bytes and summary bytes counted. */
-function counting(store: MemoryStore): { store: Store; written: { records: number; summaries: number; summaryBytes: number; largest: number } } {
-  const written = { records: 0, summaries: 0, summaryBytes: 0, largest: 0 };
-  const append = store.append.bind(store);
-  const view = Object.create(store) as MemoryStore;
-  view.append = async (runId, expectedSeq, records, summary, status) => {
-    for (const r of records) written.records += r.length;
-    if (summary !== undefined) {
-      written.summaries += 1;
-      written.summaryBytes += summary.summary.length;
-      written.largest = Math.max(written.largest, summary.summary.length);
-    }
-    return append(runId, expectedSeq, records, summary, status);
-  };
-  return { store: view, written };
-}
-
 // The cadence is the shell's; the cores write the same summary bytes (the equivalence suite).
 describe('summaries stored over an interrupt loop', () => {
   it('take bytes proportional to the log\'s, and a fresh process still reads from one', async () => {
     const core = await createCore('wasm');
     const backing = new MemoryStore();
-    const { store, written } = counting(backing);
+    const { store, written } = countingAppends(backing);
     const remit = new Remit(store, core, [wf]);
     let run: RunResult = await remit.start(wf, { c: 0 }, { runId: 'loop' });
     const CYCLES = 2000;
@@ -81,4 +67,90 @@ describe('summaries stored over an interrupt loop', () => {
     const whole = await RunSession.open(new Remit(backing, core, [wf]), 'loop', { wholeLog: true });
     expect(fresh.result(fresh.recover())).toEqual(whole.result(whole.recover()));
   });
+});
+
+const Looped = z.object({ k: z.number().int(), i: z.number().int() });
+
+/** `cycles` parks at `ask`, then `steps` pure steps, then the end. */
+function parksThenCounts(cycles: number, steps: number): Workflow {
+  return workflow({ name: 'unreserved', version: '1', state: Looped })
+    .interrupt('ask', { resume: z.boolean(), apply: (s) => ({ k: s.k + 1 }), next: (s) => (s.k >= cycles ? 'count' : 'ask') })
+    .pure('count', { run: (s) => ({ i: s.i + 1 }), next: (s) => (s.i >= steps ? END : 'count') })
+    .build();
+}
+
+/**
+ * The log of `cycles` parks at `ask` each claimed, up to and including the last claim (as a crash
+ * right after it leaves it), with every interrupt id rewritten to one that is not reserved
+ * (`ask:<k>:` and padding, not `name@seq`): a log another writer made, whose ids the core's summary
+ * lists (docs/core-api.md, "Summary encoding"), so that the summary is large against the records
+ * the shell appends after them.
+ */
+async function unreservedPrefix(core: RecoveryCore, cycles: number, steps: number, idBytes: number): Promise<Uint8Array[]> {
+  const wf = parksThenCounts(cycles, steps);
+  const backing = new MemoryBacking();
+  const remit = new Remit(wholeLogStore(new MemoryStore({ backing })), core, [wf]);
+  let run = await remit.start(wf, { k: 0, i: 0 }, { runId: 'u' });
+  // Resumed with the whole log read each time: `cycles` is small.
+  for (let c = 0; c < cycles; c++) {
+    if (run.status !== 'parked') throw new Error(run.status);
+    // Each resume stops at the last claim: the drive after it is the shell's under test.
+    run = c < cycles - 1 ? await remit.resume('u', run.interrupt.id, true) : run;
+  }
+  const rows = backing.runs.get('u')!.records.map((r) => r.bytes);
+  const decoded = decodeLog(concatBytes(rows));
+  const renamed = new Map<string, Uint8Array>();
+  const rename = (id: Uint8Array): Uint8Array => {
+    const key = Buffer.from(id).toString('hex');
+    if (!renamed.has(key)) renamed.set(key, new TextEncoder().encode(`ask:${renamed.size}:`.padEnd(idBytes, '.')));
+    return renamed.get(key)!;
+  };
+  // The last park's claim, written as the shell writes one (a value of `true`).
+  const lastPark = decoded.records[decoded.records.length - 1]!;
+  expect(lastPark.kind).toBe(RecordKind.INTERRUPT_PARKED);
+  const claimValue = decoded.records.find((r) => r.kind === RecordKind.RESUME_CLAIMED) as Extract<LogRecord, { kind: typeof RecordKind.RESUME_CLAIMED }>;
+  const records: LogRecord[] = [
+    ...decoded.records,
+    { kind: RecordKind.RESUME_CLAIMED, seq: decoded.records.length, interruptId: (lastPark as { interruptId: Uint8Array }).interruptId, value: claimValue.value },
+  ].map((r) => (r.kind === RecordKind.INTERRUPT_PARKED || r.kind === RecordKind.RESUME_CLAIMED ? { ...r, interruptId: rename(r.interruptId) } : r));
+  const log = encodeLogV2(records);
+  const again = decodeLog(log);
+  expect(again.error ?? null).toBeNull();
+  expect(core.recover(log)).toMatchObject({ ok: true, recordCount: records.length });
+  return again.offsets.map((at, i) => log.slice(at, again.offsets[i + 1] ?? log.length));
+}
+
+describe.each(['reference', 'wasm'] as const)('summaries stored after interrupts whose ids are not reserved (%s core)', (coreKind) => {
+  // The summary lists every unreserved id (here about 40 KB), so the byte condition of the
+  // cadence binds, not the record count: a summary goes with an append only once the log grew by
+  // an eighth of its size since the stored one. Stored every 32 records instead, the summaries of
+  // the drive below would be several times the log's bytes.
+  it('take at most SUMMARY_BYTES_PER_LOG_BYTE times the log\'s bytes, and a fresh process still reads from one', async () => {
+    const core = await createCore(coreKind);
+    const CYCLES = 100;
+    const STEPS = 3000;
+    const prefix = await unreservedPrefix(core, CYCLES, STEPS, 400);
+    const backing = new MemoryBacking();
+    await new MemoryStore({ backing }).append('u', 0, prefix);
+    const { store, written } = countingAppends(new MemoryStore({ backing }));
+    const wf = parksThenCounts(CYCLES, STEPS);
+    // One append per step (no group commit): the cadence is judged at every append.
+    const done = await new Remit(store, core, [wf], undefined, { groupPureSteps: false }).continueRun('u');
+    expect(done).toMatchObject({ status: 'completed', state: { k: CYCLES, i: STEPS } });
+    // The summary is as large as the ids make it, and was stored again and again.
+    expect(written.largest).toBeGreaterThan(30_000);
+    expect(written.summaries).toBeGreaterThan(5);
+    const rows = backing.runs.get('u')!.records;
+    const logBytes = rows.reduce((n, r) => n + r.bytes.length, 0);
+    // Each summary follows at least 1/SUMMARY_BYTES_PER_LOG_BYTE of its size in log bytes since the
+    // one before it (the first, since the log's start: a whole-log read knows of none stored).
+    expect(written.summaryBytes).toBeLessThanOrEqual(SUMMARY_BYTES_PER_LOG_BYTE * logBytes + 4 * written.summaries);
+    // The price: a fresh process reads at most about an eighth of the summary's size past its end.
+    const found = await new MemoryStore({ backing }).readSummary('u');
+    expect(found).not.toBeNull();
+    const largestRecord = Math.max(...rows.slice(prefix.length).map((r) => r.bytes.length));
+    expect(logBytes - found!.summary.byteLength).toBeLessThanOrEqual(found!.summary.summary.length / SUMMARY_BYTES_PER_LOG_BYTE + (SUMMARY_EVERY_RECORDS + 8) * largestRecord);
+    const fresh = await new Remit(new MemoryStore({ backing }), core, [wf]).status('u');
+    expect(fresh).toEqual(done);
+  }, 60_000);
 });
