@@ -1,6 +1,6 @@
 /**
- * The stand-alone scripts bench/resume-phases.ts, bench/warmup-trend.ts and
- * bench/recovery-quick.ts check their command line before any work: `--help` prints the usage and
+ * The stand-alone scripts bench/resume-phases.ts, bench/warmup-trend.ts, bench/step-cost-regimes.ts
+ * and bench/recovery-quick.ts check their command line before any work: `--help` prints the usage and
  * exits 0 (resume-phases and warmup-trend refused it as an unknown option; recovery-quick ignored
  * every argument and ran its whole benchmark); an unknown option or a bad value ("1e3", "0x10",
  * " 5", "" were taken as numbers, "abc" was refused without saying why) is refused on one line
@@ -33,6 +33,8 @@ describe('stand-alone bench scripts: command line', () => {
     ['recovery-quick', ['--max-records', 'NaN'], /^recovery-quick: --max-records wants a whole number from 1000 to 1000000, got "NaN"/],
     ['recovery-quick', ['--max-records', '999'], /^recovery-quick: --max-records wants a whole number from 1000 to 1000000, got "999"/],
     ['recovery-quick', ['--max-records'], /^recovery-quick: Option '--max-records <value>' argument missing/],
+    ['step-cost-regimes', ['--steps', '999'], /^step-cost-regimes: --steps wants a whole number of at least 1000, got "999"/],
+    ['step-cost-regimes', ['--store', 'postgres'], /^step-cost-regimes: --store wants one of memory, sqlite, got "postgres"/],
   ])('%s %j: refused before any work, one line, exit 2', (name, args, message) => {
     const r = script(name, args);
     expect(r.status).toBe(2);
@@ -44,6 +46,7 @@ describe('stand-alone bench scripts: command line', () => {
     ['resume-phases', /--nodes N[\s\S]*--sync S[\s\S]*--processes N[\s\S]*--resumes N/],
     ['warmup-trend', /--case C[\s\S]*--sync S[\s\S]*--runs N/],
     ['recovery-quick', /--max-records N/],
+    ['step-cost-regimes', /--loop L[\s\S]*--store S[\s\S]*--steps N[\s\S]*--runs N/],
   ])('%s --help prints the usage and exits 0 without running', (name, options) => {
     const r = script(name, ['--help']);
     expect(r.status).toBe(0);

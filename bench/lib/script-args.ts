@@ -1,6 +1,6 @@
 /**
  * The command line of the stand-alone bench scripts (resume-phases.ts, warmup-trend.ts,
- * recovery-quick.ts, recover-all.ts), read strictly before any work: `--help` prints the usage and exits 0; an
+ * step-cost-regimes.ts, recovery-quick.ts, recover-all.ts), read strictly before any work: `--help` prints the usage and exits 0; an
  * unknown option, a missing value, a stray argument or a bad value is refused on one line,
  * `SCRIPT: what (see --help)`, with exit code 2.
  */
