@@ -251,8 +251,37 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
       return (fromSeq ?? 0) === 0 && limit === undefined ? rows.slice(0, 50) : rows;
     };
     const checkpoint = claimSeqOf(ids[60]!) + 1;
-    const error = await new Remit(cut, await createCore(coreKind), [approvals]).continueRun('r', { fromSeq: checkpoint }).then(() => null, (e: unknown) => e);
+    const reader = new Remit(cut, await createCore(coreKind), [approvals]);
+    const error = await reader.continueRun('r', { fromSeq: checkpoint }).then(() => null, (e: unknown) => e);
     expect(error).toMatchObject({ name: 'StoreError', storeCode: 'READS_CUT_SHORT', runId: 'r', seq: 50 });
+    await reader.close();
+  });
+
+  it.each(['memory', 'sqlite'] as const)('a continue whose fallback read is behind the store (a stale whole read, then a sound one) answers from the run as it is (%s store)', async (storeKind) => {
+    const open = opener(storeKind);
+    const ids = await cycled(open(), 100);
+    const core = await createCore(coreKind);
+    const head = (await new Remit(open(), core, [approvals]).status('r')).headSeq;
+    const checkpoint = claimSeqOf(ids[60]!) + 1;
+    // Its first whole read ends at the requested checkpoint (a replica behind the primary), which
+    // read alone would make it the head; every later read is sound.
+    const inner = open();
+    const stale = sloppyLimitedReads(inner);
+    let staleReads = 0;
+    stale.readRecords = async (runId, fromSeq, limit) => {
+      const rows = await sloppyLimitedReads(inner).readRecords(runId, fromSeq, limit);
+      if ((fromSeq ?? 0) !== 0 || limit !== undefined || staleReads > 0) return rows;
+      staleReads += 1;
+      return rows.slice(0, checkpoint + 1);
+    };
+    const reader = new Remit(stale, core, [approvals]);
+    const error = await reader.continueRun('r', { fromSeq: checkpoint }).then(() => null, (e: unknown) => e);
+    expect(staleReads).toBe(1);
+    expect(error).toBeInstanceOf(ImplicitForkError);
+    expect(error).toMatchObject({ seq: head, requestedSeq: checkpoint, requestedIsCheckpoint: true });
+    // Nothing written: the run is parked where it was.
+    expect((await new Remit(open(), core, [approvals]).status('r')).headSeq).toBe(head);
+    await reader.close();
   });
 
   it.each(['memory', 'sqlite'] as const)('a continue refused after its fallback read names the head that read saw, when another writer appended meanwhile (%s store)', async (storeKind) => {
@@ -268,13 +297,14 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
       await other.resume('r', parked, { by: 'other' });
     });
     const checkpoint = claimSeqOf(ids[60]!) + 1;
-    const error = await new Remit(racing, core, [approvals]).continueRun('r', { fromSeq: checkpoint }).then(() => null, (e: unknown) => e);
+    const reader = new Remit(racing, core, [approvals]);
+    const error = await reader.continueRun('r', { fromSeq: checkpoint }).then(() => null, (e: unknown) => e);
     const head = (await new Remit(open(), core, [approvals]).status('r')).headSeq;
     expect(appended).toBe(true);
     expect(head).toBeGreaterThan(claimSeqOf(parked));
     expect(error).toBeInstanceOf(ImplicitForkError);
     expect(error).toMatchObject({ seq: head, requestedSeq: checkpoint, requestedIsCheckpoint: true });
-    await other.close();
+    await Promise.all([other.close(), reader.close()]);
   });
 
   it('a stale resume whose claim is the damaged record reads the whole log and names the damage', async () => {

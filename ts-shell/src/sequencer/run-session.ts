@@ -280,14 +280,18 @@ export class RunSession {
     const read = this.wholeLog ? undefined : checkedRunRead(this.engine.store, this.runId, await this.engine.store.readRun?.(this.runId));
     const fromSummary = this.wholeLog ? { kept: false as const } : await this.reloadFromSummary(read);
     if (fromSummary.kept) return;
-    const rows = read?.found === null ? read.records : checkedRecords(this.engine.store, 'readRecords', this.runId, await this.engine.store.readRecords(this.runId));
+    let rows = read?.found === null ? read.records : checkedRecords(this.engine.store, 'readRecords', this.runId, await this.engine.store.readRecords(this.runId));
     // A summary covering more records than the whole read returned: a bad summary (read past it,
     // as any other), or a store that cut its read short, which would be taken for a run that
     // moved (a ConflictError at every append): said as what it is. So is a whole read returning
-    // fewer records than this session counted (when they were staged records that were never
-    // appended, or a repair removed a torn record, the check finds none past the read and says so).
+    // fewer records than this session counted. When the records are really not there (staged
+    // ones a failed append dropped; a repair removed a torn record) the check finds none past the
+    // read and the read stands; when another writer appended between the reads, the run is read
+    // again, so that no answer is given from a read known to be behind the store.
     const expected = Math.max(fromSummary.summaryRecords ?? 0, seenBefore);
-    if (expected > rows.length) await checkWholeRead(this.engine.store, this.runId, rows.length);
+    if (expected > rows.length && (await checkWholeRead(this.engine.store, this.runId, rows.length)) > 0) {
+      rows = checkedRecords(this.engine.store, 'readRecords', this.runId, await this.engine.store.readRecords(this.runId));
+    }
     const bytes = rows.length === 1 ? rows[0]!.bytes : concatBytes(rows.map((r) => r.bytes));
     this.startFrom(new LogBuffer(bytes), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0, heldFromSeq: 0 });
     this.recordCount = rows.length === 0 ? 0 : -1;

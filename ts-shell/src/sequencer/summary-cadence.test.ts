@@ -17,6 +17,7 @@ import { Remit } from '../remit.js';
 import { MemoryBacking, MemoryStore } from '../store/memory.js';
 import { END, workflow, type Workflow } from '../workflow/workflow.js';
 import { countingAppends } from '../../test-support/counting-appends.js';
+import { countingReads } from '../../test-support/counting-reads.js';
 import { wholeLogStore } from '../../test-support/whole-log-store.js';
 import type { RunResult } from './run-result.js';
 import { RunSession, SUMMARY_BYTES_PER_LOG_BYTE, SUMMARY_EVERY_RECORDS } from './run-session.js';
@@ -150,7 +151,11 @@ describe.each(['reference', 'wasm'] as const)('summaries stored after interrupts
     expect(found).not.toBeNull();
     const largestRecord = Math.max(...rows.slice(prefix.length).map((r) => r.bytes.length));
     expect(logBytes - found!.summary.byteLength).toBeLessThanOrEqual(found!.summary.summary.length / SUMMARY_BYTES_PER_LOG_BYTE + (SUMMARY_EVERY_RECORDS + 8) * largestRecord);
-    const fresh = await new Remit(new MemoryStore({ backing }), core, [wf]).status('u');
+    const { store: counted, count } = countingReads(new MemoryStore({ backing }));
+    const fresh = await new Remit(counted, core, [wf]).status('u');
     expect(fresh).toEqual(done);
+    // From the summary: record 0 and the records from its snapshot on, not the log.
+    expect(count.recordsFrom).not.toContain(0);
+    expect(count.records).toBeLessThan(rows.length / 4);
   }, 60_000);
 });

@@ -116,15 +116,17 @@ describe.each(CORES)('a stored summary whose snapshot seq is 0 (%s core)', (core
           // A fresh process per call, as a user's separate requests would be.
           const { store, count } = countingReads(new MemoryStore({ backing: withSummary }));
           const actual: Answer[] = [await answerOf(ops(new Remit(store, core, [wf]))[0]!())];
-          // Read past: the first status read every record (the whole log), not a tail.
-          expect(count.records).toBeGreaterThanOrEqual(records.length);
+          // Read past: after its read from the summary, the first status read the whole log again
+          // (a readRecords from seq 0, which a summary kept never makes).
+          expect(count.recordsFrom).toContain(0);
           for (let k = 1; k < 4; k++) actual.push(await answerOf(ops(new Remit(new MemoryStore({ backing: withSummary }), core, [wf]))[k]!()));
           expect(actual).toEqual(expected);
           const recordsAfter = (b: MemoryBacking) => b.runs.get('r')!.records.map((r) => Buffer.from(r.bytes).toString('hex'));
           expect(recordsAfter(withSummary)).toEqual(recordsAfter(whole));
         },
       ),
-      { numRuns: 25 },
+      // The case only the snapshot-seq check refuses comes first, whatever the seed draws.
+      { numRuns: 25, examples: [[8, 200, 'foreign-whole', 0, 'own']] },
     );
     expect(foreignCases).toBeGreaterThan(0);
   }, 60_000);

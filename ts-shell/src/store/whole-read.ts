@@ -8,6 +8,7 @@
  */
 
 import { StoreError } from '../errors.js';
+import { checkedRecords } from './answers.js';
 import type { Store } from './store.js';
 
 /**
@@ -18,9 +19,10 @@ import type { Store } from './store.js';
  * shows).
  */
 export async function checkWholeRead(store: Store, runId: string, read: number): Promise<number> {
-  const past = await store.readRecords(runId, read);
+  // Checked as every read is (BAD_READ for an answer that is not records, never a bare TypeError).
+  const past = checkedRecords(store, 'readRecords', runId, await store.readRecords(runId, read));
   if (past.length === 0) return 0;
-  const again = await store.readRecords(runId);
+  const again = checkedRecords(store, 'readRecords', runId, await store.readRecords(runId));
   if (again.length > read) return past.length; // it grew: another process wrote meanwhile
   throw new StoreError(store.description, 'readRecords', 'READS_CUT_SHORT', { runId, seq: read }, new Error(
     `a read of the whole run returned ${read} records (twice), and a read from seq ${read} returned ${past.length} more: ` +
