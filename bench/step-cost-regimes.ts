@@ -12,19 +12,27 @@
  *   to JSON, encoded to bytes and parsed back, and every step's bytes kept (a log in memory), a few
  *   µs a step;
  * - `arithmetic`: a loop of integer arithmetic that allocates nothing.
- * For each it prints the suite's flatness figure (the last decile's over the first's, each decile
- * the mean of its steps: suites/step-cost.ts, decileFigures) and the spread (the slowest decile's
- * over the fastest's). A spread the allocating loop shows as well as REMIT's is the machine's (its
- * allocator, caches, memory), not something REMIT's steps do as the run grows.
+ * The two control loops first run STEP_COST_WARMUP_STEPS steps untimed, as runStepCost warms
+ * REMIT's up, and a full garbage collection runs before every loop, so that no loop's first
+ * decile pays for the one before it. For each it prints its deciles (µs a step, the mean of each
+ * decile's steps), the suite's flatness figure (the worse of last/first by the median of windows
+ * and by the mean: suites/step-cost.ts, flatnessOfFigures), the spread (the slowest decile's mean
+ * over the fastest's) and the garbage collector's share of the slowest decile (the collections
+ * that started in it, timed by a PerformanceObserver of 'gc' entries). A spread the allocating
+ * loop shows as well as REMIT's is the machine's (its allocator, caches, memory), not something
+ * REMIT's steps do as the run grows.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { choiceOption, readScriptArgs, wholeOption } from './lib/script-args.js';
 import { summarize } from './lib/stats.js';
-import { decileFigures } from './suites/step-cost.js';
-import { runStepCost } from './workloads/step-cost.js';
+import { decileFigures, flatnessOfFigures } from './suites/step-cost.js';
+import { runStepCost, STEP_COST_WARMUP_STEPS } from './workloads/step-cost.js';
 
 const usage = `usage: npx tsx bench/step-cost-regimes.ts [options]
   --loop L      pure|effect: REMIT's loop (pure)
@@ -76,23 +84,55 @@ function arithmeticLoop(n: number): Float64Array {
   return stamps;
 }
 
-/** Last decile over first, and slowest decile over fastest, each decile the mean of its steps. */
-function figures(stamps: Float64Array, n: number): { flatness: number; spread: number; meanUs: number[] } {
-  const { decileMeanUs } = decileFigures(stamps, n);
-  return { flatness: decileMeanUs[9]! / decileMeanUs[0]!, spread: Math.max(...decileMeanUs) / Math.min(...decileMeanUs), meanUs: decileMeanUs };
+/** A full collection, from V8's own `gc` (exposed here rather than asking for `node --expose-gc`). */
+setFlagsFromString('--expose-gc');
+const fullGc = runInNewContext('gc') as () => void;
+
+/** Every garbage collection of the process: when it started and how long it took (ms, performance.now()'s clock). */
+const collections: { start: number; ms: number }[] = [];
+const keep = (entries: readonly { startTime: number; duration: number }[]) => {
+  for (const e of entries) collections.push({ start: e.startTime, ms: e.duration });
+};
+const gcObserver = new PerformanceObserver((list) => keep(list.getEntries()));
+gcObserver.observe({ entryTypes: ['gc'] });
+/** Every entry so far: Node queues them to the observer on the event loop, so a turn of it first. */
+const settle = async () => {
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  keep(gcObserver.takeRecords());
+};
+
+interface LoopFigures { flatness: number; spread: number; meanUs: number[]; gcShareOfSlowest: number }
+
+/**
+ * The suite's flatness (flatnessOfFigures), the slowest decile's mean over the fastest's, and the
+ * share of the slowest decile's time spent in collections that started in it.
+ */
+function figures(stamps: Float64Array, n: number): LoopFigures {
+  const f = decileFigures(stamps, n);
+  const meanUs = f.decileMeanUs;
+  const slowest = meanUs.indexOf(Math.max(...meanUs));
+  const decile = Math.floor(n / 10);
+  const from = stamps[slowest * decile]!;
+  const to = stamps[slowest === 9 ? n : (slowest + 1) * decile]!;
+  const gcMs = collections.filter((c) => c.start >= from && c.start < to).reduce((sum, c) => sum + c.ms, 0);
+  return { flatness: flatnessOfFigures(f), spread: Math.max(...meanUs) / Math.min(...meanUs), meanUs, gcShareOfSlowest: gcMs / (to - from) };
 }
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 mkdirSync(join(repoRoot, 'bench', 'results', 'tmp'), { recursive: true });
 const dir = mkdtempSync(join(repoRoot, 'bench', 'results', 'tmp', 'step-cost-regimes-'));
 try {
-  const results: Record<LoopName, { flatness: number; spread: number }[]> = { remit: [], allocating: [], arithmetic: [] };
+  const results: Record<LoopName, LoopFigures[]> = { remit: [], allocating: [], arithmetic: [] };
   process.stdout.write(`REMIT ${loop} loop on ${storeKind}, ${steps} steps; µs a step by decile (the mean of its steps)\n\n`);
+  // The control loops' warm-up, as runStepCost warms REMIT's loop up before each timed run.
+  await allocatingLoop(STEP_COST_WARMUP_STEPS);
+  arithmeticLoop(STEP_COST_WARMUP_STEPS);
   for (let round = 0; round < runs; round++) {
     const order = LOOPS.map((_, i) => LOOPS[(i + round) % LOOPS.length]!);
     for (const name of order) {
       let stamps: Float64Array;
       let n = steps;
+      fullGc();
       if (name === 'remit') {
         const run = await runStepCost(loop, storeKind, steps, 3_600_000, join(dir, `round-${round}.db`));
         stamps = run.stamps;
@@ -100,16 +140,20 @@ try {
       } else {
         stamps = name === 'allocating' ? await allocatingLoop(steps) : arithmeticLoop(steps);
       }
+      await settle();
       const f = figures(stamps, n);
       results[name].push(f);
-      process.stdout.write(`round ${round + 1} ${name.padEnd(10)} ${f.meanUs.map((v) => v.toFixed(1).padStart(6)).join(' ')}  last/first ${f.flatness.toFixed(2)}  slowest/fastest ${f.spread.toFixed(2)}\n`);
+      process.stdout.write(`round ${round + 1} ${name.padEnd(10)} ${f.meanUs.map((v) => v.toFixed(1).padStart(6)).join(' ')}  `
+        + `flatness ${f.flatness.toFixed(2)}  slowest/fastest ${f.spread.toFixed(2)}  GC in the slowest ${(100 * f.gcShareOfSlowest).toFixed(1)} %\n`);
     }
   }
-  process.stdout.write('\n| loop | last/first decile, each round | median | slowest/fastest decile, each round | median |\n|---|---|---|---|---|\n');
+  process.stdout.write('\n| loop | flatness (the suite\'s), each round | median | slowest/fastest decile, each round | median | GC share of the slowest decile, most |\n|---|---|---|---|---|---|\n');
   for (const name of LOOPS) {
     const flat = results[name].map((r) => r.flatness);
     const spread = results[name].map((r) => r.spread);
-    process.stdout.write(`| ${name} | ${flat.map((v) => v.toFixed(2)).join(', ')} | ${summarize(flat).median.toFixed(2)} | ${spread.map((v) => v.toFixed(2)).join(', ')} | ${summarize(spread).median.toFixed(2)} |\n`);
+    const gc = Math.max(...results[name].map((r) => r.gcShareOfSlowest));
+    process.stdout.write(`| ${name} | ${flat.map((v) => v.toFixed(2)).join(', ')} | ${summarize(flat).median.toFixed(2)} | `
+      + `${spread.map((v) => v.toFixed(2)).join(', ')} | ${summarize(spread).median.toFixed(2)} | ${(100 * gc).toFixed(1)} % |\n`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
