@@ -1410,8 +1410,8 @@ export class Remit implements Engine {
    */
   private async hintCountNote(runId: string, counted: number, read: number): Promise<string> {
     // Records past a whole read: another process wrote meanwhile, or the store cut its read short (which throws).
-    const since = counted > read ? await checkWholeRead(this.store, runId, read) : 0;
-    if (since > 0) return `its status hint was not compared: the store counts ${counted} records where ${read} were read (another process wrote to the run meanwhile: repair it again)`;
+    const grown = counted > read ? await checkWholeRead(this.store, runId, read) : null;
+    if (grown !== null) return `its status hint was not compared: the store counts ${counted} records where ${read} were read (another process wrote to the run meanwhile: repair it again)`;
     return `its status hint was not compared: the store counts ${counted} records where ${read} are stored (read twice): its listing contradicts its records, which only a hand edit makes `
       + `(a record deleted, a count changed); restore the run from a backup (on PostgreSQL, docs/postgres.md, INCONSISTENT, says how to set the run row's count from its records)`;
   }

@@ -245,9 +245,10 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     const ids = await cycled(open(), 100);
     const inner = open();
     // Its whole reads stop at 50 records (a page limit); its tail reads are sound.
-    const cut = sloppyLimitedReads(inner);
+    const sloppy = sloppyLimitedReads(inner);
+    const cut = Object.create(sloppy) as Store;
     cut.readRecords = async (runId, fromSeq, limit) => {
-      const rows = await sloppyLimitedReads(inner).readRecords(runId, fromSeq, limit);
+      const rows = await sloppy.readRecords(runId, fromSeq, limit);
       return (fromSeq ?? 0) === 0 && limit === undefined ? rows.slice(0, 50) : rows;
     };
     const checkpoint = claimSeqOf(ids[60]!) + 1;
@@ -266,10 +267,11 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     // Its first whole read ends at the requested checkpoint (a replica behind the primary), which
     // read alone would make it the head; every later read is sound.
     const inner = open();
-    const stale = sloppyLimitedReads(inner);
+    const sloppy = sloppyLimitedReads(inner);
+    const stale = Object.create(sloppy) as Store;
     let staleReads = 0;
     stale.readRecords = async (runId, fromSeq, limit) => {
-      const rows = await sloppyLimitedReads(inner).readRecords(runId, fromSeq, limit);
+      const rows = await sloppy.readRecords(runId, fromSeq, limit);
       if ((fromSeq ?? 0) !== 0 || limit !== undefined || staleReads > 0) return rows;
       staleReads += 1;
       return rows.slice(0, checkpoint + 1);

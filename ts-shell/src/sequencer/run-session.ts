@@ -286,12 +286,10 @@ export class RunSession {
     // moved (a ConflictError at every append): said as what it is. So is a whole read returning
     // fewer records than this session counted. When the records are really not there (staged
     // ones a failed append dropped; a repair removed a torn record) the check finds none past the
-    // read and the read stands; when another writer appended between the reads, the run is read
-    // again, so that no answer is given from a read known to be behind the store.
+    // read and the read stands; when another writer appended between the reads, the check's second
+    // whole read is taken, so that no answer is given from a read known to be behind the store.
     const expected = Math.max(fromSummary.summaryRecords ?? 0, seenBefore);
-    if (expected > rows.length && (await checkWholeRead(this.engine.store, this.runId, rows.length)) > 0) {
-      rows = checkedRecords(this.engine.store, 'readRecords', this.runId, await this.engine.store.readRecords(this.runId));
-    }
+    if (expected > rows.length) rows = (await checkWholeRead(this.engine.store, this.runId, rows.length)) ?? rows;
     const bytes = rows.length === 1 ? rows[0]!.bytes : concatBytes(rows.map((r) => r.bytes));
     this.startFrom(new LogBuffer(bytes), { summary: EMPTY_SUMMARY, byteLength: 0, recordCount: 0, heldFrom: 0, heldFromSeq: 0 });
     this.recordCount = rows.length === 0 ? 0 : -1;
