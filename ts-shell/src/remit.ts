@@ -1127,25 +1127,37 @@ export class Remit implements Engine {
       // count: a run that moved in between is read again (a run driven all along is not judged).
       if (hint !== null && hint.recordCount !== rows.length && read < SCRUB_READS) continue;
       const log = concatBytes(rows.map((r) => r.bytes));
+      const summary = await this.summaryAgreement(runId, log, rows.length, read < SCRUB_READS);
+      if (summary === 'moved') continue;
       const recovery = recoverInPieces(this.core, log);
       const damage = diagnoseRows(runId, rows, recovery) ?? diagnoseValues(runId, rows, log);
       const logStatus = damage === null && recovery.ok ? hintOfStatus(STATUS_NAMES[recovery.status]) : null;
       const unlisted = hint === null && rows.length > 0 && this.store.relistRun !== undefined;
       return {
-        runId, records: rows.length, logBytes: log.length, damage, ...(await this.summaryAgreement(runId, log, rows.length)),
+        runId, records: rows.length, logBytes: log.length, damage, ...summary,
         logStatus, ...hintAgreement(hint, rows.length, logStatus), ...(unlisted ? { unlisted: true as const } : {}),
       };
     }
   }
 
-  /** The run's stored recovery summary (if the store keeps one) recomputed from `log`, the run's whole log, and compared. */
-  private async summaryAgreement(runId: string, log: Uint8Array, recordCount: number): Promise<Pick<ScrubReport, 'summaryRecords' | 'summaryAgrees'>> {
+  /**
+   * The run's stored recovery summary (if the store keeps one) recomputed from `log`, the run's
+   * whole log of `recordCount` records, and compared; 'moved' when the run changed after `log` was
+   * read and `mayReadAgain` (scrub reads it all again). On its last read, the summary is judged
+   * against the newer read, never against a read known to be behind the store.
+   */
+  private async summaryAgreement(runId: string, log: Uint8Array, recordCount: number, mayReadAgain: boolean): Promise<Pick<ScrubReport, 'summaryRecords' | 'summaryAgrees'> | 'moved'> {
     const found = (await this.store.readSummary?.(runId)) ?? null;
     if (found === null) return { summaryRecords: null, summaryAgrees: null };
     const stored = found.summary;
     // Covering more records than were read: a wrong summary, unless the store cut its read short
-    // (StoreError READS_CUT_SHORT), where repair would delete a sound summary for a wrong read.
-    if (stored.recordCount > recordCount) await checkWholeRead(this.store, runId, recordCount);
+    // (StoreError READS_CUT_SHORT), where repair would delete a sound summary for a wrong read,
+    // or another process wrote meanwhile (the summary may cover its records: judged on a newer read).
+    if (stored.recordCount > recordCount) {
+      const newer = await checkWholeRead(this.store, runId, recordCount);
+      if (newer !== null && mayReadAgain) return 'moved';
+      if (newer !== null) log = concatBytes(newer.map((r) => r.bytes));
+    }
     const core = openSummary(stored);
     if (core === null || stored.byteLength > log.length) return { summaryRecords: stored.recordCount, summaryAgrees: false };
     const fed = feedInPieces(this.core, EMPTY_SUMMARY_AT, log, stored.byteLength);
@@ -1411,7 +1423,7 @@ export class Remit implements Engine {
   private async hintCountNote(runId: string, counted: number, read: number): Promise<string> {
     // Records past a whole read: another process wrote meanwhile, or the store cut its read short (which throws).
     const grown = counted > read ? await checkWholeRead(this.store, runId, read) : null;
-    if (grown !== null) return `its status hint was not compared: the store counts ${counted} records where ${read} were read (another process wrote to the run meanwhile: repair it again)`;
+    if (grown !== null) return `its status hint was not compared: the store counts ${counted} records where ${read} were read (another process changed the run meanwhile: repair it again)`;
     return `its status hint was not compared: the store counts ${counted} records where ${read} are stored (read twice): its listing contradicts its records, which only a hand edit makes `
       + `(a record deleted, a count changed); restore the run from a backup (on PostgreSQL, docs/postgres.md, INCONSISTENT, says how to set the run row's count from its records)`;
   }
@@ -1430,7 +1442,9 @@ export class Remit implements Engine {
     const notes: string[] = [];
     const hint = (await this.store.readStatusHint?.(runId)) ?? null;
     const hintWrong = hint !== null && hintAgreement(hint, recordCount, logStatus).statusHintAgrees === false;
-    const summaryWrong = (await this.summaryAgreement(runId, log, recordCount)).summaryAgrees === false;
+    // Judged on a newer read when the run moved after `log` was read (so never 'moved' here).
+    const summary = await this.summaryAgreement(runId, log, recordCount, false);
+    const summaryWrong = summary !== 'moved' && summary.summaryAgrees === false;
     const stored = hint === null ? 'unknown' : describeStoredHint(hint);
     if (hint !== null && hint.recordCount !== recordCount) notes.push(await this.hintCountNote(runId, hint.recordCount, recordCount));
     if (hintWrong && this.store.correctRunStatuses === undefined) {

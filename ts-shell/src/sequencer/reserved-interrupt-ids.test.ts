@@ -25,9 +25,12 @@ const dir = mkdtempSync(join(tmpdir(), 'remit-reserved-ids-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 
+/** How many times `ask` ran in this file (a continue refused must run no node code). */
+let askRuns = 0;
+
 /** ask (pure) -> approve (interrupt) -> ask ... : one park per cycle, for ever. */
 const approvals = workflow({ name: 'approvals', version: '1', state: z.object({ n: z.number().int(), last: z.string() }) })
-  .pure('ask', { run: (s) => ({ n: s.n + 1 }), next: 'approve' })
+  .pure('ask', { run: (s) => { askRuns += 1; return { n: s.n + 1 }; }, next: 'approve' })
   .interrupt('approve', { resume: z.object({ by: z.string() }), apply: (s, v) => ({ last: v.by }), next: 'ask' })
   .build();
 
@@ -282,6 +285,33 @@ describe.each(['reference', 'wasm'] as const)('reserved interrupt ids (%s core)'
     expect(error).toBeInstanceOf(ImplicitForkError);
     expect(error).toMatchObject({ seq: head, requestedSeq: checkpoint, requestedIsCheckpoint: true });
     // Nothing written: the run is parked where it was.
+    expect((await new Remit(open(), core, [approvals]).status('r')).headSeq).toBe(head);
+    await reader.close();
+  });
+
+  it.each(['memory', 'sqlite'] as const)('a continue whose fallback reads are behind the store twice (a replica catching up in steps) says the store cut its reads short: no node run, nothing written (%s store)', async (storeKind) => {
+    const open = opener(storeKind);
+    const ids = await cycled(open(), 100);
+    const core = await createCore(coreKind);
+    const head = (await new Remit(open(), core, [approvals]).status('r')).headSeq;
+    const checkpoint = claimSeqOf(ids[60]!) + 1;
+    // Its first whole read ends at the requested checkpoint, its second one record later, though
+    // a read from there shows the records up to the head: taken, the second read made the
+    // continue run `ask` from a seq that is not the head (its append then refused).
+    const sloppy = sloppyLimitedReads(open());
+    const behind = Object.create(sloppy) as Store;
+    let wholeReads = 0;
+    behind.readRecords = async (runId, fromSeq, limit) => {
+      const rows = await sloppy.readRecords(runId, fromSeq, limit);
+      if ((fromSeq ?? 0) !== 0 || limit !== undefined) return rows;
+      wholeReads += 1;
+      return wholeReads <= 2 ? rows.slice(0, checkpoint + wholeReads) : rows;
+    };
+    const reader = new Remit(behind, core, [approvals]);
+    const asksBefore = askRuns;
+    const error = await reader.continueRun('r', { fromSeq: checkpoint }).then(() => null, (e: unknown) => e);
+    expect(error).toMatchObject({ name: 'StoreError', storeCode: 'READS_CUT_SHORT', runId: 'r', seq: checkpoint + 2 });
+    expect(askRuns).toBe(asksBefore);
     expect((await new Remit(open(), core, [approvals]).status('r')).headSeq).toBe(head);
     await reader.close();
   });

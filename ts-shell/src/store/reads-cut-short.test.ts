@@ -80,6 +80,28 @@ describe('a store whose whole reads are cut short', async () => {
     expect(backing.runs.get('r')!.summary).toEqual(summary);
   });
 
+  it('scrub and repair of a run read once behind the store (a replica catching up): the summary judged on the newer read, never called wrong, never deleted', async () => {
+    const { backing, summary } = await parkedRun();
+    // Its first whole read stops short of the records the summary covers (a replica behind), every
+    // later read is sound; it keeps no status hint, so nothing else makes scrub read again.
+    class BehindOnce extends MemoryStore {
+      wholeReads = 0;
+      override async readRecords(runId: string, fromSeq?: number): Promise<StoredRecord[]> {
+        const rows = await super.readRecords(runId, fromSeq);
+        if ((fromSeq ?? 0) !== 0 || this.wholeReads++ > 0) return rows;
+        return rows.slice(0, summary!.recordCount - 5);
+      }
+    }
+    const behind = new BehindOnce({ backing });
+    Object.defineProperty(behind, 'readStatusHint', { value: undefined });
+    const report = await new Remit(behind, core, [wf]).scrub('r');
+    expect(report).toMatchObject({ records: backing.runs.get('r')!.records.length, summaryRecords: summary!.recordCount, summaryAgrees: true, damage: null });
+    const again = new BehindOnce({ backing });
+    Object.defineProperty(again, 'readStatusHint', { value: undefined });
+    expect(await new Remit(again, core, [wf]).repair('r')).toMatchObject({ summaryRemoved: false });
+    expect(backing.runs.get('r')!.summary).toEqual(summary);
+  });
+
   it('the same run through a sound store: answered and resumed (the check costs a sound read nothing)', async () => {
     const { backing, interruptId } = await parkedRun();
     const fresh = new Remit(new MemoryStore({ backing }), core, [wf]);

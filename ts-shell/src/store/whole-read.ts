@@ -16,16 +16,23 @@ import type { Store, StoredRecord } from './store.js';
  * holds records past a whole read of `read` records that a second whole read does not return
  * either; otherwise resolves to that second whole read when the run grew between the reads
  * (another process wrote to it: the second read shows its records), or null when the run really
- * has `read` records.
+ * has `read` records. The second read must hold every record the read from seq `read` found:
+ * one that is longer than the first and still short of them is behind the store too, never taken
+ * as the run. Only when a read from its end finds nothing were those records removed meanwhile (a
+ * repair), and it stands. At most four reads, all on a contradiction a sound store never shows.
  */
 export async function checkWholeRead(store: Store, runId: string, read: number): Promise<StoredRecord[] | null> {
-  // Checked as every read is (BAD_READ for an answer that is not records, never a bare TypeError).
+  // Each read checked as every read is (BAD_READ for an answer that is not records, never a bare TypeError).
   const past = checkedRecords(store, 'readRecords', runId, await store.readRecords(runId, read));
   if (past.length === 0) return null;
+  const held = read + past.length;
   const again = checkedRecords(store, 'readRecords', runId, await store.readRecords(runId));
-  if (again.length > read) return again; // it grew: another process wrote meanwhile
-  throw new StoreError(store.description, 'readRecords', 'READS_CUT_SHORT', { runId, seq: read }, new Error(
-    `a read of the whole run returned ${read} records (twice), and a read from seq ${read} returned ${past.length} more: ` +
+  if (again.length >= held) return again; // it grew: another process wrote meanwhile
+  const stillPast = checkedRecords(store, 'readRecords', runId, await store.readRecords(runId, again.length));
+  if (stillPast.length === 0) return again.length === read ? null : again;
+  const returned = again.length === read ? `${read} records (twice)` : `${read} records, a second read ${again.length}`;
+  throw new StoreError(store.description, 'readRecords', 'READS_CUT_SHORT', { runId, seq: again.length }, new Error(
+    `a read of the whole run returned ${returned}, and a read from seq ${read} returned ${past.length} more (to seq ${held - 1}): ` +
       'the store leaves records out of a whole read (a page or size limit?); nothing was changed; fix the store (its contract suite, remit/testing/store-contract, tests this)',
   ));
 }
