@@ -35,6 +35,34 @@ describe('"Values in the log"', () => {
   });
 });
 
+describe('"Values in the log": what JSON does not see', () => {
+  it('a symbol-keyed, a non-enumerable and an array\'s named property are left out, alike in the step, in this process and in a fresh one', async () => {
+    const withHidden = () => {
+      const match = 'abc'.match(/b/)!; // an array with index, input and groups
+      const hidden = { a: 1, [Symbol('meta')]: 2 };
+      Object.defineProperty(hidden, 'secret', { value: 3, enumerable: false });
+      return { match, hidden };
+    };
+    const seen: unknown[] = [];
+    const State = z.object({ match: z.array(z.string()).optional(), hidden: z.object({ a: z.number() }).loose().optional(), done: z.boolean().optional() });
+    const wf = workflow({ name: 'hidden-parts', version: '1', state: State })
+      .pure('make', { run: () => withHidden(), next: 'look' })
+      .interrupt('look', { resume: z.object({ hidden: z.object({ a: z.number() }).loose() }).loose(), apply: (s, value) => (seen.push(s, value), { done: true }), next: END })
+      .build();
+    const backing = new MemoryBacking();
+    const parked = await new Remit(new MemoryStore({ backing }), core, [wf]).start(wf, {}, { runId: 'h' });
+    const stored = { match: ['b'], hidden: { a: 1 } };
+    expect(parked).toMatchObject({ status: 'parked' });
+    expect(parked.state).toStrictEqual(stored);
+    const fresh = new Remit(new MemoryStore({ backing }), core, [wf]);
+    expect((await fresh.status('h')).state).toStrictEqual(stored);
+    await fresh.resume('h', parked.status === 'parked' ? parked.interrupt.id : '', { hidden: withHidden().hidden });
+    // apply runs again when the claim completes (the guide, "Interrupts"): each time it saw the same.
+    expect(seen.length).toBeGreaterThan(0);
+    for (let i = 0; i < seen.length; i += 2) expect(seen.slice(i, i + 2)).toStrictEqual([stored, { hidden: { a: 1 } }]);
+  });
+});
+
 describe('"Changing a workflow"', () => {
   const State = z.object({ n: z.number(), ok: z.boolean().optional() });
   const define = (name: string, version: string, changed: boolean) => {

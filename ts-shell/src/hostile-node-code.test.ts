@@ -228,6 +228,21 @@ describe('definitions and registration', () => {
     expect((error as Error).message).toMatch(/the route returned a Promise \(a route returns a node name or END synchronously\)/);
   });
 
+  it('an apply that returns a Promise, or another thenable, is named as what it returned: StateInvalidError, the interrupt still parked', async () => {
+    const thenable = { then: (resolve: (v: unknown) => void) => resolve({ n: 2 }) };
+    for (const [returned, named] of [[Promise.resolve({ n: 2 }), 'a Promise'], [thenable, 'a thenable (an object with a then method)']] as const) {
+      const wf = workflow({ name: 'a', version: '1', state: State })
+        .interrupt('ask', { resume: z.number(), apply: () => returned as never, next: END })
+        .build();
+      const remit = new Remit(new MemoryStore(), core, [wf]);
+      const parked = await remit.start(wf, { n: 1 }, { runId: 'r8' });
+      const error = await remit.resume('r8', parked.status === 'parked' ? parked.interrupt.id : '', 1).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'REMIT_STATE_INVALID', runId: 'r8' });
+      expect((error as Error).message).toContain(`apply returned ${named}: an effect's or interrupt's apply must return the changed fields synchronously`);
+      expect((await remit.status('r8')).status).toBe('parked');
+    }
+  });
+
   it('a route function returning the string END is pointed at the END constant', async () => {
     const wf = workflow({ name: 'r', version: '1', state: State }).pure('p', { run: () => ({}), next: (() => 'END') as never }).build();
     const remit = new Remit(new MemoryStore(), core, [wf]);

@@ -565,7 +565,8 @@ function mergeUpdate(state: Json, update: unknown, subject: ErrorSubject): unkno
     // Only a pure node's run may be async; an apply's Promise would merge as "no change" (it has
     // no own fields), and its rejection would go unhandled.
     ignoreRejection(update);
-    throw new StateInvalidError(subject, [{ path: '(root)', message: 'apply returned a Promise: an effect\'s or interrupt\'s apply must return the changed fields synchronously' }]);
+    const returned = update instanceof Promise ? 'a Promise' : 'a thenable (an object with a then method)';
+    throw new StateInvalidError(subject, [{ path: '(root)', message: `apply returned ${returned}: an effect's or interrupt's apply must return the changed fields synchronously` }]);
   }
   // A Map, a Date or a class instance would merge as its own enumerable fields (often none).
   const prototype = typeof update === 'object' ? Object.getPrototypeOf(update) : undefined;
