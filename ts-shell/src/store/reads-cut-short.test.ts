@@ -72,6 +72,17 @@ describe('a store whose whole reads are cut short', async () => {
     expect(calls).toEqual([]);
   });
 
+  it('recoverAll reports it as the outcome of a run it reads to continue, and continues nothing', async () => {
+    const { backing, records } = await parkedRun();
+    // A status hint saying running (one left by a crash before the park's own hint): recoverAll reads the run.
+    backing.runs.get('r')!.status = 'running';
+    calls.length = 0;
+    const outcomes = await new Remit(new PagedReads({ backing }), core, [wf]).recoverAll();
+    expect(outcomes).toMatchObject([{ runId: 'r', error: { code: 'REMIT_STORE', storeCode: 'READS_CUT_SHORT', runId: 'r', seq: PAGE } }]);
+    expect(backing.runs.get('r')!.records.length).toBe(records);
+    expect(calls).toEqual([]);
+  });
+
   it('scrub and repair say so too; repair deletes no summary', async () => {
     const { backing, summary } = await parkedRun();
     const fresh = new Remit(new PagedReads({ backing }), core, [wf]);
@@ -100,6 +111,31 @@ describe('a store whose whole reads are cut short', async () => {
     Object.defineProperty(again, 'readStatusHint', { value: undefined });
     expect(await new Remit(again, core, [wf]).repair('r')).toMatchObject({ summaryRemoved: false });
     expect(backing.runs.get('r')!.summary).toEqual(summary);
+  });
+
+  it('a start that loses its run to another sequencer past a page reads it again (as a resume does after its claim) and says the store cut that read short', async () => {
+    // A run of many one-record steps: another sequencer (through a sound view of the same data)
+    // drives it to its end while this start is about to append at seq 50, past the page.
+    const steps = 80;
+    let builder = workflow({ name: 'many', version: '1', state: z.object({ n: z.number() }) }) as ReturnType<typeof workflow<z.ZodObject<{ n: z.ZodNumber }>>>;
+    for (let i = 0; i < steps; i++) builder = builder.pure(`p${i}`, { run: (s) => ({ n: s.n + 1 }), next: i + 1 < steps ? `p${i + 1}` : END });
+    const many = builder.build();
+    const backing = new MemoryBacking();
+    const other = new Remit(new MemoryStore({ backing }), core, [many], undefined, { groupPureSteps: false });
+    class OvertakenAt50 extends PagedReads {
+      override async append(...args: Parameters<MemoryStore['append']>) {
+        if (args[1] === 50) await other.continueRun(args[0]);
+        return super.append(...args);
+      }
+    }
+    // Without its summaries (a store that keeps none), a read of the run is a read of every record.
+    const overtaken = new OvertakenAt50({ backing });
+    for (const name of ['readRun', 'readSummary']) Object.defineProperty(overtaken, name, { value: undefined });
+    const starter = new Remit(overtaken, core, [many], undefined, { groupPureSteps: false });
+    const error = await starter.start(many, { n: 0 }, { runId: 'm' }).then(() => null, (e: unknown) => e);
+    expect(error).toMatchObject({ code: 'REMIT_STORE', storeCode: 'READS_CUT_SHORT', runId: 'm', seq: PAGE });
+    // The other sequencer's run stands whole: the refused start wrote nothing past its own records.
+    expect((await new Remit(new MemoryStore({ backing }), core, [many]).status('m'))).toMatchObject({ status: 'completed', headSeq: steps + 1 });
   });
 
   it('the same run through a sound store: answered and resumed (the check costs a sound read nothing)', async () => {
