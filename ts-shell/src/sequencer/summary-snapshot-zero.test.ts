@@ -77,7 +77,6 @@ describe.each(CORES)('a stored summary whose snapshot seq is 0 (%s core)', (core
   // `undetectable`); at 0 the format itself refutes it.
   it('is read past, whatever core bytes and counts it carries: status, continueRun and resume give the whole-log answers', async () => {
     const core = await createCore(coreKind);
-    let foreignCases = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 4, max: 40 }),
@@ -97,7 +96,6 @@ describe.each(CORES)('a stored summary whose snapshot seq is 0 (%s core)', (core
           const logBytes = records.reduce((n, r) => n + r.bytes.length, 0);
           const byteLength = counts === 'own' ? coreSummary.byteLength : counts === 'whole-log' ? logBytes : coreSummary.byteLength + records[0]!.bytes.length;
           const placed: RecoverySummary = sealSummary(coreSummary.recordCount, byteLength, 0, coreSummary.summary);
-          if (which === 'foreign-whole' && counts === 'own') foreignCases += 1;
 
           const wf = counter(steps);
           const ops = (remit: Remit) => [
@@ -128,7 +126,6 @@ describe.each(CORES)('a stored summary whose snapshot seq is 0 (%s core)', (core
       // The case only the snapshot-seq check refuses comes first, whatever the seed draws.
       { numRuns: 25, examples: [[8, 200, 'foreign-whole', 0, 'own']] },
     );
-    expect(foreignCases).toBeGreaterThan(0);
   }, 60_000);
 
   it('regression: another log\'s whole summary sealed at snapshot seq 0 under its own counts is not taken for this run\'s', async () => {
