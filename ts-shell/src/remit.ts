@@ -1067,17 +1067,14 @@ export class Remit implements Engine {
    * not RunNotFoundError, which stays for a run the store does not list.
    */
   private async openRun(runId: string, options: { wholeLog?: boolean } = {}): Promise<RunSession> {
-    const session = await RunSession.open(this, runId, options);
-    try {
-      session.recover();
-      return session;
-    } catch (error) {
-      if (!(error instanceof RunNotFoundError)) throw error;
-    }
+    const opened = openedIfFound(await RunSession.open(this, runId, options));
+    if (opened !== null) return opened;
     const rows = await this.readListedRecords(runId);
     if (rows.length === 0) throw damageError(runId, missingRecordsDamage(runId));
-    // Started between the two reads: its records are there now.
-    return RunSession.open(this, runId, options);
+    // Started between the two reads: its records are there now. Should the session's own read
+    // still find none (a readRun behind readRecords: a replica), it is opened by the read that
+    // found them, a whole read.
+    return openedIfFound(await RunSession.open(this, runId, options)) ?? RunSession.open(this, runId, { ...options, wholeLog: true });
   }
 
   /**
@@ -1121,11 +1118,14 @@ export class Remit implements Engine {
   async scrub(runId: string): Promise<ScrubReport> {
     checkRunId(runId);
     for (let read = 1; ; read++) {
-      const rows = await this.readListedRecords(runId);
+      let rows = await this.readListedRecords(runId);
       const hint = (await this.store.readStatusHint?.(runId)) ?? null;
       // The hint is judged against the records read only when it was read at the same record
       // count: a run that moved in between is read again (a run driven all along is not judged).
       if (hint !== null && hint.recordCount !== rows.length && read < SCRUB_READS) continue;
+      // Still counting more on the last read: the store may cut its whole reads short (said so,
+      // READS_CUT_SHORT), or the run grew (the newer read is scrubbed).
+      if (hint !== null && hint.recordCount > rows.length) rows = (await checkWholeRead(this.store, runId, rows.length)) ?? rows;
       const log = concatBytes(rows.map((r) => r.bytes));
       const summary = await this.summaryAgreement(runId, log, rows.length, read < SCRUB_READS);
       if (summary === 'moved') continue;
@@ -1192,11 +1192,11 @@ export class Remit implements Engine {
     for await (const listing of listingsToExamine(this.store, options ?? {})) {
       await pause();
       const base = { runId: listing.runId, createdAtMs: listing.createdAtMs, updatedAtMs: listing.updatedAtMs };
-      const examined = await this.examine(listing.runId).catch(async (error: unknown): Promise<ExaminedRun> => {
+      const examined = await this.examine(listing.runId, this.core, listing.nextSeq).catch(async (error: unknown): Promise<ExaminedRun> => {
         // A run the Wasm core has no memory for (a failure message or fork intent near the payload
         // limit, which its summary keeps) is listed from the reference core, which answers as the
         // Wasm core would (the equivalence suite): a listing that threw would hide every other run.
-        if (error instanceof CoreOutOfMemoryError) return this.examine(listing.runId, reference);
+        if (error instanceof CoreOutOfMemoryError) return this.examine(listing.runId, reference, listing.nextSeq);
         // One run whose rows the store cannot read is listed as damaged; the others still are.
         const damage = unreadableRunDamage(error);
         if (damage === null) throw error;
@@ -1210,9 +1210,15 @@ export class Remit implements Engine {
     return out;
   }
 
-  /** One run's whole log read and recovered: what `runs` says about it. */
-  private async examine(runId: string, core: RecoveryCore = this.core): Promise<ExaminedRun> {
-    const rows = checkedRecords(this.store, 'readRecords', runId, await this.store.readRecords(runId));
+  /**
+   * One run's whole log read and recovered: what `runs` says about it. A read of fewer records than
+   * the listing counts (`listed`, its next seq) is checked as one cut short (StoreError
+   * READS_CUT_SHORT), or replaced by the newer read when the run grew: a parked run is never
+   * listed as running from a read that left its last records out.
+   */
+  private async examine(runId: string, core: RecoveryCore, listed: number): Promise<ExaminedRun> {
+    let rows = checkedRecords(this.store, 'readRecords', runId, await this.store.readRecords(runId));
+    if (listed > rows.length && rows.length > 0) rows = (await checkWholeRead(this.store, runId, rows.length)) ?? rows;
     // Listed but without a record: a store writes a run's listing with its first record, so only
     // damage (a hand edit, a partial restore) makes one; it is shown, never skipped or "empty".
     if (rows.length === 0) return { workflow: '?', status: 'damaged', headSeq: -1, damage: missingRecordsDamage(runId) };
@@ -1753,7 +1759,19 @@ function workflowOfFirstRecord(log: Uint8Array): string {
   return first.outcome === 'record' && first.record.kind === RecordKind.RUN_STARTED ? fromUtf8(first.record.workflow) : '?';
 }
 
+/** `session` when its read found the run (it recovers to something), null when it found none (RunNotFoundError). */
+function openedIfFound(session: RunSession): RunSession | null {
+  try {
+    session.recover();
+    return session;
+  } catch (error) {
+    if (error instanceof RunNotFoundError) return null;
+    throw error;
+  }
+}
+
 /** Reads of a run scrub makes at most while the run moves under it (its hint read at another record count). */
+
 const SCRUB_READS = 3;
 
 /** A recovered status as a status hint (null for 'empty', which a run with records never is). */

@@ -278,7 +278,7 @@ export class RunSession {
     const seenBefore = this.recordCount;
     // A store that reads the summary and the records after it in one read (readRun): one round trip.
     const read = this.wholeLog ? undefined : checkedRunRead(this.engine.store, this.runId, await this.engine.store.readRun?.(this.runId));
-    const fromSummary = this.wholeLog ? { kept: false as const } : await this.reloadFromSummary(read);
+    const fromSummary = this.wholeLog ? { kept: false as const } : await this.reloadFromSummary(read, seenBefore);
     if (fromSummary.kept) return;
     let rows = read?.found === null ? read.records : checkedRecords(this.engine.store, 'readRecords', this.runId, await this.engine.store.readRecords(this.runId));
     // A summary covering more records than the whole read returned: a bad summary (read past it,
@@ -311,17 +311,22 @@ export class RunSession {
    * not recover cleanly, or a head that needs a record before the snapshot.
    * The caller then reads the whole log, so a bad summary costs time, never data.
    */
-  private async reloadFromSummary(read?: RunRead): Promise<{ kept: boolean; summaryRecords?: number }> {
+  private async reloadFromSummary(read?: RunRead, seenBefore = 0): Promise<{ kept: boolean; summaryRecords?: number }> {
     const store = this.engine.store;
     if (store.readSummary === undefined) return { kept: false };
     const found = read === undefined ? await store.readSummary(this.runId) : read.found;
     if (found === null) return { kept: false };
-    const kept = await this.keepFromSummary(found, read);
+    const kept = await this.keepFromSummary(found, read, seenBefore);
     return { kept, summaryRecords: found.summary.recordCount };
   }
 
-  /** reloadFromSummary's read of the records from `found`'s snapshot on: true when it gave the whole log's answer, and was kept. */
-  private async keepFromSummary(found: NonNullable<RunRead['found']>, read?: RunRead): Promise<boolean> {
+  /**
+   * reloadFromSummary's read of the records from `found`'s snapshot on: true when it gave the whole
+   * log's answer, and was kept. Not kept when it holds fewer records than `seenBefore`, the count
+   * this session held before (a read behind the store: a replica, a store that cuts reads short):
+   * the whole read that follows is checked as one cut short (reload), never taken as the run.
+   */
+  private async keepFromSummary(found: NonNullable<RunRead['found']>, read: RunRead | undefined, seenBefore: number): Promise<boolean> {
     const store = this.engine.store;
     const { summary, runStarted } = found;
     const coreSummary = openSummary(summary);
@@ -333,7 +338,7 @@ export class RunSession {
     // A snapshot seq that is not a seq of the log (a hand edit, a custom store's bad value) is a bad summary: read past it.
     if (!Number.isInteger(summary.snapshotSeq) || summary.snapshotSeq <= 0 || summary.snapshotSeq >= summary.recordCount) return false;
     const rows = read?.records ?? checkedRecords(store, 'readRecords', this.runId, await store.readRecords(this.runId, summary.snapshotSeq));
-    if (rows.length < summary.recordCount - summary.snapshotSeq) return false;
+    if (rows.length < summary.recordCount - summary.snapshotSeq || summary.snapshotSeq + rows.length < seenBefore) return false;
     let covered = 0;
     let total = 0;
     const frame = new Frame();

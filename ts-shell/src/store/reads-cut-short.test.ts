@@ -72,6 +72,20 @@ describe('a store whose whole reads are cut short', async () => {
     expect(calls).toEqual([]);
   });
 
+  it('scrub of a run whose status hint alone counts more than its whole reads (no summary kept) says so too', async () => {
+    const { backing, records } = await parkedRun();
+    const paged = new PagedReads({ backing });
+    for (const name of ['readRun', 'readSummary']) Object.defineProperty(paged, name, { value: undefined });
+    await expect(new Remit(paged, core, [wf]).scrub('r')).rejects.toMatchObject({ storeCode: 'READS_CUT_SHORT', runId: 'r', seq: PAGE });
+    expect(backing.runs.get('r')!.records.length).toBe(records);
+  });
+
+  it('runs() says so for a run whose listing counts more records than its whole read, never listing the parked run as running', async () => {
+    const { backing } = await parkedRun();
+    await expect(new Remit(new PagedReads({ backing }), core, [wf]).runs()).rejects.toMatchObject({ storeCode: 'READS_CUT_SHORT', runId: 'r', seq: PAGE });
+    expect(await new Remit(new MemoryStore({ backing }), core, [wf]).runs({ status: 'parked' })).toMatchObject([{ runId: 'r', status: 'parked' }]);
+  });
+
   it('recoverAll reports it as the outcome of a run it reads to continue, and continues nothing', async () => {
     const { backing, records } = await parkedRun();
     // A status hint saying running (one left by a crash before the park's own hint): recoverAll reads the run.
@@ -136,6 +150,53 @@ describe('a store whose whole reads are cut short', async () => {
     expect(error).toMatchObject({ code: 'REMIT_STORE', storeCode: 'READS_CUT_SHORT', runId: 'm', seq: PAGE });
     // The other sequencer's run stands whole: the refused start wrote nothing past its own records.
     expect((await new Remit(new MemoryStore({ backing }), core, [many]).status('m'))).toMatchObject({ status: 'completed', headSeq: steps + 1 });
+  });
+
+  it('a resume overtaken after its claim, whose read of the run again is behind (a replica still at its first read), answers from the run as it stands', async () => {
+    // 40 pure steps, a park, 5 pure steps: stored summaries kept, one record per step.
+    let builder = workflow({ name: 'gate', version: '1', state: z.object({ n: z.number(), by: z.string().optional() }) }) as ReturnType<typeof workflow<z.ZodObject<{ n: z.ZodNumber; by: z.ZodOptional<z.ZodString> }>>>;
+    for (let i = 0; i < 40; i++) builder = builder.pure(`p${i}`, { run: (s) => ({ n: s.n + 1 }), next: i + 1 < 40 ? `p${i + 1}` : 'approve' });
+    builder = builder.interrupt('approve', { resume: z.string(), apply: (_s, by) => ({ by }), next: 'q0' });
+    for (let i = 0; i < 5; i++) builder = builder.pure(`q${i}`, { run: (s) => ({ n: s.n + 1 }), next: i + 1 < 5 ? `q${i + 1}` : END });
+    const gate = builder.build();
+    const backing = new MemoryBacking();
+    const parked = await new Remit(new MemoryStore({ backing }), core, [gate], undefined, { groupPureSteps: false }).start(gate, { n: 0 }, { runId: 'g' });
+    if (parked.status !== 'parked') throw new Error(parked.status);
+    expect(backing.runs.get('g')!.summary).toBeDefined();
+    // Another sequencer drives the run to its end just after this resume's claim; every readRun
+    // after the first answers as the first did.
+    const other = new Remit(new MemoryStore({ backing }), core, [gate], undefined, { groupPureSteps: false });
+    const claimSeq = parked.headSeq + 1;
+    class Behind extends MemoryStore {
+      first: RunRead | undefined;
+      override async readRun(runId: string): Promise<RunRead> {
+        this.first ??= await super.readRun(runId);
+        return this.first;
+      }
+      override async append(...args: Parameters<MemoryStore['append']>) {
+        if (args[1] === claimSeq + 1) await other.continueRun(args[0]);
+        return super.append(...args);
+      }
+    }
+    const resumed = await new Remit(new Behind({ backing }), core, [gate], undefined, { groupPureSteps: false }).resume('g', parked.interrupt.id, 'kim');
+    const truth = await new Remit(new MemoryStore({ backing }), core, [gate]).status('g');
+    expect(truth).toMatchObject({ status: 'completed', headSeq: parked.headSeq + 8 });
+    // Not `parked` on the interrupt this very claim consumed.
+    expect(resumed).toEqual(truth);
+  });
+
+  it('a run whose readRun is behind its readRecords (a replica not yet holding it, twice) is answered from the read that found it, never RunNotFoundError', async () => {
+    const { backing, interruptId } = await parkedRun();
+    class BehindRunReads extends MemoryStore {
+      runReads = 0;
+      override async readRun(runId: string): Promise<RunRead> {
+        const read = await super.readRun(runId);
+        return this.runReads++ < 2 ? { found: null, records: [] } : read;
+      }
+    }
+    expect(await new Remit(new BehindRunReads({ backing }), core, [wf]).status('r')).toMatchObject({ status: 'parked', interrupt: { id: interruptId } });
+    expect(await new Remit(new BehindRunReads({ backing }), core, [wf]).workflowOf('r')).toBe(wf);
+    expect(await new Remit(new BehindRunReads({ backing }), core, [wf]).continueRun('r')).toMatchObject({ status: 'parked' });
   });
 
   it('the same run through a sound store: answered and resumed (the check costs a sound read nothing)', async () => {

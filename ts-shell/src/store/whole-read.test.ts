@@ -57,6 +57,12 @@ describe('checkWholeRead', () => {
     expect(error!.message).toContain('returned 30 records (twice), and a read from seq 30 returned 10 more (to seq 39)');
   });
 
+  it('a record past the read that is not at its seq (renumbered by hand: damage its diagnosis names) is no read cut short: null', async () => {
+    const renumbered = { seq: 100, bytes: new Uint8Array([1]), committedAtMs: 0 };
+    const store = { description: 'renumbered', readRecords: async (_runId: string, fromSeq = 0) => [...records(30), renumbered].filter((r) => r.seq >= fromSeq) } as unknown as Store;
+    await expect(checkWholeRead(store, 'r', 31)).resolves.toBeNull();
+  });
+
   it('the records past the read removed meanwhile (a repair): the read stands, null or the shorter read', async () => {
     const removedToFirst = scripted([31, 30], [30]);
     await expect(checkWholeRead(removedToFirst.store, 'r', 30)).resolves.toBeNull();

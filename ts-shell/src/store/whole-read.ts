@@ -24,12 +24,14 @@ import type { Store, StoredRecord } from './store.js';
 export async function checkWholeRead(store: Store, runId: string, read: number): Promise<StoredRecord[] | null> {
   // Each read checked as every read is (BAD_READ for an answer that is not records, never a bare TypeError).
   const past = checkedRecords(store, 'readRecords', runId, await store.readRecords(runId, read));
-  if (past.length === 0) return null;
+  // None past the read, or none at seq `read` (a record renumbered by hand past the end: damage
+  // the read's own diagnosis names, BAD_RECORD_SEQ), is no read cut short.
+  if (past[0]?.seq !== read) return null;
   const held = read + past.length;
   const again = checkedRecords(store, 'readRecords', runId, await store.readRecords(runId));
   if (again.length >= held) return again; // it grew: another process wrote meanwhile
   const stillPast = checkedRecords(store, 'readRecords', runId, await store.readRecords(runId, again.length));
-  if (stillPast.length === 0) return again.length === read ? null : again;
+  if (stillPast[0]?.seq !== again.length) return again.length === read ? null : again;
   const returned = again.length === read ? `${read} records (twice)` : `${read} records, a second read ${again.length}`;
   throw new StoreError(store.description, 'readRecords', 'READS_CUT_SHORT', { runId, seq: again.length }, new Error(
     `a read of the whole run returned ${returned}, and a read from seq ${read} returned ${past.length} more (to seq ${held - 1}): ` +
