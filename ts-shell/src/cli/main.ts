@@ -187,7 +187,7 @@ function usageErrorJson(message: string): { name: string; code: string; message:
 /**
  * A reader that stops reading (`remit inspect big | head`) closes the pipe: the rest of the output
  * has nowhere to go, which is not an error of the command. Any other failure to write the output (a
- * full disk behind `> file`, a closed descriptor) is said in one line on stderr, CLI_OUTPUT, exit
+ * full disk behind `> file`, a descriptor open only for reading) is said in one line on stderr, CLI_OUTPUT, exit
  * code 1, never as a stack trace: the command's work was done or not as it would have been, and
  * only its report is lost (a resume that committed stays committed), so the line says so.
  */

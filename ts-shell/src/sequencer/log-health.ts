@@ -148,7 +148,10 @@ export function missingRecordsDamage(runId: string): RunDamage {
     why: 'the store lists the run but keeps none of its records, not even its first (RUN_STARTED)',
     // A new run under the same id makes the same effect keys (run id, node, seq) as the lost run
     // did, so a deduplicating outside system would answer it with the lost run's results.
-    advice: `nothing of the run is left to inspect or repair: restore the store from a backup, or start a new run under a new id; `
+    // A damaged SQLite page under the records can read as no rows, not as an error: the store's
+    // own check comes first, before anything is written to a database that may be damaged.
+    advice: `nothing of the run is left to inspect or repair (first check the store itself: a damaged SQLite page can read as no rows, and \`sqlite3 FILE 'PRAGMA integrity_check'\` answers ok on a sound file; `
+      + `restore a damaged file from a backup before anything is written to it). Then: restore the store from a backup, or start a new run under a new id; `
       + `a new run under this id (\`${suggestCommand('run')} --run-id=${shellWord(runId)}\` replaces the listing on the memory, SQLite and PostgreSQL stores) `
       + `makes the same idempotency keys as the lost run (run id/node/seq), which an outside system that deduplicates by key answers with the lost run's results: `
       + `reuse the id only if the lost run called no effect, or no outside system keeps its keys`,

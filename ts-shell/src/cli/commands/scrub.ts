@@ -41,12 +41,22 @@ function describeLog(report: ScrubReport): string {
   return `run ${report.runId}: ok, ${checked}, ${summary}, ${hint}`;
 }
 
-/** What `scrub --all` scrubs: every listed run, then the runs whose records are stored without a listing (SQLite). */
-export async function runsToScrub(store: Pick<Store, 'listRuns' | 'listUnlistedRuns'>): Promise<string[]> {
+/**
+ * What `scrub --all` scrubs: every listed run, then the runs whose records are stored without a
+ * listing (SQLite). A search for those that fails with a store error (a damaged database page
+ * under the records' index, SQLITE_CORRUPT) is reported beside the listed runs' reports
+ * (`unlistedSearch`), never instead of them: a damaged database is when scrub is needed most.
+ */
+export async function runsToScrub(store: Pick<Store, 'listRuns' | 'listUnlistedRuns'>): Promise<{ runIds: string[]; unlistedSearch: RemitError | null }> {
   const runIds = (await store.listRuns()).map((listing) => listing.runId);
-  // One at a time, not push(...unlisted): there may be more of them than a call takes arguments.
-  for (const id of (await store.listUnlistedRuns?.()) ?? []) runIds.push(id);
-  return runIds;
+  try {
+    // One at a time, not push(...unlisted): there may be more of them than a call takes arguments.
+    for (const id of (await store.listUnlistedRuns?.()) ?? []) runIds.push(id);
+  } catch (error) {
+    if (!(error instanceof RemitError)) throw error;
+    return { runIds, unlistedSearch: error };
+  }
+  return { runIds, unlistedSearch: null };
 }
 
 export const scrubCommand: CommandModule = {
@@ -73,7 +83,7 @@ export const scrubCommand: CommandModule = {
           // report names the damage, NO_RECORDS.)
           const reports: ScrubReport[] = [];
           const failures: { runId: string; error: unknown }[] = [];
-          const runIds = await runsToScrub(session.remit.store);
+          const { runIds, unlistedSearch } = await runsToScrub(session.remit.store);
           for (const id of runIds) {
             try {
               reports.push(await session.remit.scrub(id));
@@ -84,10 +94,14 @@ export const scrubCommand: CommandModule = {
           }
           const problems = reports.filter(hasProblem);
           const scrubbed = reports.length + failures.length;
-          const problemCount = problems.length + failures.length;
-          const result = { runs: scrubbed, problems: [...problems.map((r) => r.runId), ...failures.map((f) => f.runId)], reports, failures };
+          const problemCount = problems.length + failures.length + (unlistedSearch === null ? 0 : 1);
+          const result = {
+            runs: scrubbed, problems: [...problems.map((r) => r.runId), ...failures.map((f) => f.runId)], reports, failures,
+            unlistedSearch: unlistedSearch === null ? null : unlistedSearch.toJSON(),
+          };
           print(session.options, result, () =>
             [
+              ...(unlistedSearch === null ? [] : [`runs stored without a listing NOT SEARCHED FOR: ${unlistedSearch.code}: ${unlistedSearch.message}`]),
               ...problems.map(describeReport),
               ...failures.map((f) => `run ${f.runId}: NOT SCRUBBED: ${(f.error as { code: string }).code}: ${(f.error as { message: string }).message}`),
               `scrubbed ${count(scrubbed, 'run')} in ${session.dbPath}: ${problemCount === 0 ? 'no problems' : `${problemCount} with problems`}`,
