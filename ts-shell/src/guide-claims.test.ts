@@ -53,9 +53,18 @@ describe('"Values in the log": what JSON does not see', () => {
     const parked = await new Remit(new MemoryStore({ backing }), core, [wf]).start(wf, {}, { runId: 'h' });
     const stored = { match: ['b'], hidden: { a: 1 } };
     expect(parked).toMatchObject({ status: 'parked' });
+    // toStrictEqual does not see non-enumerable properties: each state's own keys are listed too.
+    const ownKeys = (state: unknown) => {
+      const { match, hidden } = state as { match: unknown[]; hidden: object };
+      return { match: Reflect.ownKeys(match), hidden: Reflect.ownKeys(hidden) };
+    };
+    const keysStored = { match: ['0', 'length'], hidden: ['a'] };
     expect(parked.state).toStrictEqual(stored);
+    expect(ownKeys(parked.state)).toEqual(keysStored);
     const fresh = new Remit(new MemoryStore({ backing }), core, [wf]);
-    expect((await fresh.status('h')).state).toStrictEqual(stored);
+    const freshState = (await fresh.status('h')).state;
+    expect(freshState).toStrictEqual(stored);
+    expect(ownKeys(freshState)).toEqual(keysStored);
     await fresh.resume('h', parked.status === 'parked' ? parked.interrupt.id : '', { hidden: withHidden().hidden });
     // apply runs again when the claim completes (the guide, "Interrupts"): each time it saw the same.
     expect(seen.length).toBeGreaterThan(0);

@@ -744,7 +744,12 @@ export class RunSession {
       // A summary sent with the refused append was not stored.
       this.storedSummaryRecords = storedSummaryRecords;
       this.storedSummaryBytes = storedSummaryBytes;
-      if (outcome.tail === undefined || !this.catchUp(firstSeq, outcome.tail)) this.invalidate();
+      if (outcome.tail === undefined || !this.catchUp(firstSeq, outcome.tail)) {
+        this.invalidate();
+        // The records known durable are those before firstSeq: the staged ones were not written,
+        // and counted they would make the next reload distrust a sound read from the summary.
+        this.recordCount = firstSeq;
+      }
       throw new ConflictError(this.runId, firstSeq, outcome.nextSeq);
     }
     if (outcome.nextSeq !== firstSeq + encoded.length) {

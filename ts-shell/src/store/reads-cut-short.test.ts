@@ -7,12 +7,18 @@
  * repair deleted its sound summary. Nothing is written and no handler is called.
  */
 
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCore } from '../core/index.js';
 import { Remit } from '../remit.js';
 import { END, workflow } from '../workflow/workflow.js';
 import { MemoryBacking, MemoryStore } from './memory.js';
+import { SqliteStore } from './sqlite.js';
+import { counter } from '../../test-support/counter-workflow.js';
 import type { RunRead, StoredRecord } from './store.js';
 import { concatRecords } from './common.js';
 
@@ -204,5 +210,34 @@ describe('a store whose whole reads are cut short', async () => {
     const fresh = new Remit(new MemoryStore({ backing }), core, [wf]);
     expect((await fresh.status('r')).status).toBe('parked');
     expect((await fresh.resume('r', interruptId, 'kim')).status).toBe('completed');
+  });
+});
+
+describe('a record deleted by hand from the middle of a run (a gap) is damage, not a read cut short', async () => {
+  const core = await createCore('reference');
+  const dir = mkdtempSync(join(tmpdir(), 'remit-gap-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // SQLite counts a run's records from its last seq: with one deleted from the middle, the listing
+  // and the status hint count one more than a whole read returns, and a read from there finds the
+  // last record at the seq a cut-short read would give next.
+  it.each([['seq 2 deleted', 'DELETE FROM remit_records WHERE run_id = ? AND seq = 2'], ['seq 2 renumbered to the run\'s length', 'UPDATE remit_records SET seq = 5 WHERE run_id = ? AND seq = 2']])('%s: BAD_RECORD_SEQ in every view; runs() still lists the other runs', async (_name, edit) => {
+    const db = join(dir, `${_name.length}-${Math.random().toString(36).slice(2)}.db`);
+    const store = new SqliteStore(db);
+    const library = new Remit(store, core, [counter], undefined, { groupPureSteps: false });
+    for (const runId of ['sound', 'gap']) expect(await library.start(counter, { i: 0 }, { runId })).toMatchObject({ status: 'completed', headSeq: 4 });
+    await library.close();
+    await store.close();
+    const raw = new Database(db);
+    raw.prepare(edit).run('gap');
+    raw.close();
+
+    const reader = new Remit(new SqliteStore(db), core, [counter]);
+    const listed = Object.fromEntries((await reader.runs()).map((r) => [r.runId, r]));
+    expect(listed['sound']).toMatchObject({ status: 'completed' });
+    expect(listed['gap']).toMatchObject({ status: 'damaged', damage: { code: 'BAD_RECORD_SEQ' } });
+    expect(await reader.scrub('gap')).toMatchObject({ damage: { code: 'BAD_RECORD_SEQ' } });
+    await expect(reader.status('gap')).rejects.toMatchObject({ code: 'REMIT_LOG_CORRUPT', logError: 'BAD_RECORD_SEQ', runId: 'gap' });
+    await reader.close();
   });
 });

@@ -63,6 +63,13 @@ describe('checkWholeRead', () => {
     await expect(checkWholeRead(store, 'r', 31)).resolves.toBeNull();
   });
 
+  it('a record missing from the middle (deleted by hand: a gap) is no read cut short: the read stands for its diagnosis to name', async () => {
+    // 31 records stored, seq 5 deleted: whole reads return 30, the last at seq 30.
+    const gapped = records(31).filter((r) => r.seq !== 5);
+    const store = { description: 'gapped', readRecords: async (_runId: string, fromSeq = 0) => gapped.filter((r) => r.seq >= fromSeq) } as unknown as Store;
+    await expect(checkWholeRead(store, 'r', 30)).resolves.toBeNull();
+  });
+
   it('the records past the read removed meanwhile (a repair): the read stands, null or the shorter read', async () => {
     const removedToFirst = scripted([31, 30], [30]);
     await expect(checkWholeRead(removedToFirst.store, 'r', 30)).resolves.toBeNull();
