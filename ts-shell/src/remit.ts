@@ -1771,7 +1771,6 @@ function openedIfFound(session: RunSession): RunSession | null {
 }
 
 /** Reads of a run scrub makes at most while the run moves under it (its hint read at another record count). */
-
 const SCRUB_READS = 3;
 
 /** A recovered status as a status hint (null for 'empty', which a run with records never is). */

@@ -311,7 +311,7 @@ export class RunSession {
    * not recover cleanly, or a head that needs a record before the snapshot.
    * The caller then reads the whole log, so a bad summary costs time, never data.
    */
-  private async reloadFromSummary(read?: RunRead, seenBefore = 0): Promise<{ kept: boolean; summaryRecords?: number }> {
+  private async reloadFromSummary(read: RunRead | undefined, seenBefore: number): Promise<{ kept: boolean; summaryRecords?: number }> {
     const store = this.engine.store;
     if (store.readSummary === undefined) return { kept: false };
     const found = read === undefined ? await store.readSummary(this.runId) : read.found;
